@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Reading ELF files with libelf: sections, build ID, debug link. Every size
+ * read from the file is checked against the file, so a truncated or hostile
+ * file gives an error, never an out-of-bounds read.
+ */
+#ifndef UNWPROF_ELF_H
+#define UNWPROF_ELF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct elf_file;
+
+struct elf_section {
+	const uint8_t *data;	/* the section's bytes, inside the file */
+	size_t size;
+	uint64_t addr;		/* sh_addr: its virtual address when loaded */
+	uint64_t offset;	/* sh_offset */
+};
+
+#define ELF_BUILD_ID_MAX 64
+
+/*
+ * Opens an ELF64 x86_64 or aarch64 file. Returns NULL and sets errno on
+ * failure, after printing a message that names the file and what is wrong.
+ */
+struct elf_file *elf_file__open(const char *path);
+/* The same from memory (the buffer must outlive the elf_file); name is for messages. */
+struct elf_file *elf_file__open_mem(const void *buf, size_t size, const char *name);
+void elf_file__free(struct elf_file *ef);
+
+const char *elf_file__path(const struct elf_file *ef);
+/* EM_X86_64 or EM_AARCH64 */
+int elf_file__machine(const struct elf_file *ef);
+/* ET_EXEC, ET_DYN, ... */
+int elf_file__type(const struct elf_file *ef);
+
+/* 0 and *sec filled, -ENOENT when absent (or SHT_NOBITS), -EINVAL when it lies past the file. */
+int elf_file__section(const struct elf_file *ef, const char *name, struct elf_section *sec);
+
+/* Length of the GNU build ID copied to buf (at most ELF_BUILD_ID_MAX bytes), 0 when none. */
+size_t elf_file__build_id(const struct elf_file *ef, uint8_t *buf);
+
+/* The file name in .gnu_debuglink and its CRC, or NULL when there is none. */
+const char *elf_file__debuglink(const struct elf_file *ef, uint32_t *crc);
+
+/* Program headers of type PT_LOAD, in file order; returns how many were stored. */
+struct elf_load_segment {
+	uint64_t vaddr;
+	uint64_t memsz;
+	uint64_t offset;
+	uint64_t filesz;
+	uint32_t flags;	/* PF_X, PF_W, PF_R */
+};
+size_t elf_file__load_segments(const struct elf_file *ef, struct elf_load_segment *segs, size_t max);
+
+#endif

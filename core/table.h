@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The compact unwind table of one ELF file: the rows the BPF unwinder walks
+ * with, built from .eh_frame and .debug_frame (.eh_frame wins where both
+ * describe an address). Sorted by pc, redundant rows removed, an END row
+ * wherever a gap follows a function, unsupported rules kept with a reason.
+ */
+#ifndef UNWPROF_TABLE_H
+#define UNWPROF_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+
+struct elf_file;
+
+enum {
+	TABLE_SRC_EH_FRAME = 1 << 0,
+	TABLE_SRC_DEBUG_FRAME = 1 << 1,		/* in the file itself */
+	TABLE_SRC_DEBUG_FILE = 1 << 2,		/* .debug_frame of the separate debug file */
+};
+
+struct unwind_table {
+	int machine;			/* EM_X86_64 or EM_AARCH64 */
+	uint64_t base;			/* rows[i].pc is an offset from this ELF virtual address */
+	struct unw_row *rows;
+	size_t nr_rows;
+	size_t nr_fdes;			/* FDEs that contributed rows */
+	unsigned int sources;		/* TABLE_SRC_* */
+	size_t unsupported[UNW_R_NR];	/* rows per reason */
+};
+
+/*
+ * Builds the table of elf, adding the .debug_frame of debug (may be NULL).
+ * Returns NULL and sets errno on failure, after a message naming the file
+ * and what is wrong. A file without any CFI gives an empty table, not an error.
+ */
+struct unwind_table *unwind_table__build(const struct elf_file *elf, const struct elf_file *debug);
+void unwind_table__free(struct unwind_table *t);
+
+/* The row governing vaddr (an END row in a gap), or NULL when before the first row. */
+const struct unw_row *unwind_table__lookup(const struct unwind_table *t, uint64_t vaddr);
+
+static inline uint64_t unwind_table__pc(const struct unwind_table *t, const struct unw_row *r)
+{
+	return t->base + r->pc;
+}
+
+/* Bytes the rows take in the BPF maps. */
+static inline size_t unwind_table__bytes(const struct unwind_table *t)
+{
+	return t->nr_rows * sizeof(struct unw_row);
+}
+
+/*
+ * Text of each rule as dump-unwind prints it ("rsp+16", "*(rbp-8)", "plt",
+ * "cfa-16", "unchanged", "undefined", "unsupported:cfa-expression"). Return
+ * buf.
+ */
+char *unw_row__cfa_str(const struct unw_row *r, int machine, char *buf, size_t len);
+char *unw_row__fp_str(const struct unw_row *r, int machine, char *buf, size_t len);
+char *unw_row__ra_str(const struct unw_row *r, int machine, char *buf, size_t len);
+/* "cfa-register", "cfa-expression", ... */
+const char *unw_reason__str(enum unw_reason reason);
+
+#endif
