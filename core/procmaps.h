@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The executable mappings of a process, from /proc/PID/maps. */
+#ifndef UNWPROF_PROCMAPS_H
+#define UNWPROF_PROCMAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct elf_file;
+
+enum procmap_kind {
+	PROCMAP_FILE,		/* backed by a file: has unwind tables and symbols */
+	PROCMAP_ANON,		/* anonymous executable memory: JIT code */
+	PROCMAP_SPECIAL,	/* [vdso], [vsyscall], ... */
+};
+
+struct procmap {
+	uint64_t start;
+	uint64_t end;
+	uint64_t offset;	/* file offset of start */
+	uint64_t inode;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	enum procmap_kind kind;
+	char *path;		/* as in /proc/PID/maps; NULL when anonymous */
+};
+
+struct procmaps {
+	pid_t pid;
+	struct procmap *maps;	/* executable mappings only, sorted by start */
+	size_t nr;
+};
+
+/* NULL and errno (ESRCH when the process does not exist). */
+struct procmaps *procmaps__read(pid_t pid);
+void procmaps__free(struct procmaps *pm);
+const struct procmap *procmaps__find(const struct procmaps *pm, uint64_t addr);
+
+/*
+ * The ELF virtual address of addr in mapping m of file ef (through the
+ * PT_LOAD segment that holds the file offset), or -1 when none does.
+ */
+uint64_t procmap__addr_to_vaddr(const struct procmap *m, const struct elf_file *ef, uint64_t addr);
+
+#endif

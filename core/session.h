@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A BPF profiling session: loads the unwinder, uploads unwind tables,
+ * attaches one cpu-clock perf event per CPU, follows process events, and
+ * drains the in-kernel counts into samples for the caller.
+ *
+ *	s = session__new(&opts);	 opens and sizes the maps
+ *	session__load(s);		 loads and verifies the BPF programs
+ *	session__add_process(s, pid);	 tables of a target, before it matters
+ *	session__attach(s);		 starts sampling
+ *	while (...) session__poll(s, ms); events, periodic drain
+ *	session__drain(s);		 the rest of the counts
+ *	session__free(s);		 releases every BPF object and perf event
+ */
+#ifndef UNWPROF_SESSION_H
+#define UNWPROF_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common.h"
+
+struct procmaps;
+
+/* Sample walk status, as counted by BPF. */
+enum {
+	SAMPLE_COMPLETE = 1 << 0,	/* the user stack was walked to its bottom */
+	SAMPLE_FP = 1 << 1,		/* at least one frame was unwound with frame pointers */
+	SAMPLE_TRUNCATED = 1 << 2,	/* deeper than the depth limit: leaf frames kept */
+	SAMPLE_KERNEL = 1 << 3,		/* the sample hit kernel mode */
+};
+
+struct session_sample {
+	uint32_t pid;
+	uint32_t tid;
+	char comm[16];
+	const uint64_t *user_pcs;	/* leaf first */
+	uint32_t nr_user;
+	const uint64_t *kernel_pcs;	/* leaf first */
+	uint32_t nr_kernel;
+	uint64_t count;
+	uint32_t flags;			/* SAMPLE_* */
+};
+
+struct session_opts {
+	const pid_t *pids;		/* -p targets (and their threads); may be NULL */
+	size_t nr_pids;
+	bool system_wide;		/* -a */
+	bool follow_children;		/* processes forked by the targets are profiled too */
+	unsigned int freq;		/* samples per second per CPU */
+	bool fp_only;			/* no DWARF tables: frame pointers only */
+	bool kernel_stacks;
+	size_t max_shards;		/* cap on unwind table memory, in shards; 0: default */
+	size_t count_map_entries;	/* 0: default */
+
+	/* Called during poll/drain; ctx is passed back. Any may be NULL. */
+	void (*on_sample)(void *ctx, const struct session_sample *s);
+	/* A process was seen with these mappings: open its files while it lives. */
+	void (*on_process)(void *ctx, const struct procmaps *maps);
+	void (*on_exit)(void *ctx, uint32_t pid);
+	void *ctx;
+};
+
+struct session_stats {
+	uint64_t samples;		/* taken by BPF */
+	uint64_t complete;
+	uint64_t fp;
+	uint64_t truncated;
+	uint64_t lost;			/* count map full, events dropped */
+	uint64_t errors[32];		/* per reason, see session__error_name() */
+	uint64_t processes;
+	uint64_t rows_loaded;
+	uint64_t bytes_loaded;
+	uint64_t rows_unplaced;		/* did not fit under max_shards */
+};
+
+struct session *session__new(const struct session_opts *opts);
+int session__load(struct session *s);
+int session__add_process(struct session *s, pid_t pid);
+int session__attach(struct session *s);
+/* Waits up to timeout_ms for events; returns 0, or -EINTR when interrupted. */
+int session__poll(struct session *s, int timeout_ms);
+int session__drain(struct session *s);
+void session__stats(const struct session *s, struct session_stats *st);
+/* Name of an error reason index of session_stats.errors, NULL past the last. */
+const char *session__error_name(unsigned int reason);
+void session__free(struct session *s);
+
+#endif
