@@ -9,7 +9,7 @@ struct unwprof_cmd {
 	const char *name;
 	/* argv[0] is the subcommand name; returns an exit code (0, 1, 64, ...). */
 	int (*fn)(int argc, char **argv);
-	const char *help;	/* one line for `unwprof --help` */
+	const char *help; /* one line for `unwprof --help` */
 };
 
 extern const struct unwprof_cmd cmd_dump_unwind;

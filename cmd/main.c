@@ -70,7 +70,7 @@ int cmd_parse(const struct argp *argp, int argc, char **argv, void *input)
 }
 
 struct main_args {
-	int cmd_index;	/* index in argv of the subcommand, 0 when none */
+	int cmd_index; /* index in argv of the subcommand, 0 when none */
 };
 
 static const char main_doc[] =
@@ -89,7 +89,7 @@ static error_t parse_main(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		(void)arg;
 		args->cmd_index = state->next - 1;
-		state->next = state->argc;	/* the rest belongs to the subcommand */
+		state->next = state->argc; /* the rest belongs to the subcommand */
 		return 0;
 	case ARGP_KEY_END:
 		if (!args->cmd_index) {

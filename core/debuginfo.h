@@ -11,8 +11,8 @@
 struct elf_file;
 
 struct debuginfo_opts {
-	const char *root;	/* prefix for every path looked up, e.g. /proc/PID/root; NULL for / */
-	const char *debug_dir;	/* default /usr/lib/debug */
+	const char *root; /* prefix for every path looked up, e.g. /proc/PID/root; NULL for / */
+	const char *debug_dir; /* default /usr/lib/debug */
 };
 
 /*

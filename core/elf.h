@@ -14,10 +14,10 @@
 struct elf_file;
 
 struct elf_section {
-	const uint8_t *data;	/* the section's bytes, inside the file */
+	const uint8_t *data; /* the section's bytes, inside the file */
 	size_t size;
-	uint64_t addr;		/* sh_addr: its virtual address when loaded */
-	uint64_t offset;	/* sh_offset */
+	uint64_t addr;	 /* sh_addr: its virtual address when loaded */
+	uint64_t offset; /* sh_offset */
 };
 
 #define ELF_BUILD_ID_MAX 64
@@ -52,8 +52,9 @@ struct elf_load_segment {
 	uint64_t memsz;
 	uint64_t offset;
 	uint64_t filesz;
-	uint32_t flags;	/* PF_X, PF_W, PF_R */
+	uint32_t flags; /* PF_X, PF_W, PF_R */
 };
-size_t elf_file__load_segments(const struct elf_file *ef, struct elf_load_segment *segs, size_t max);
+size_t elf_file__load_segments(const struct elf_file *ef, struct elf_load_segment *segs,
+			       size_t max);
 
 #endif

@@ -23,7 +23,7 @@ void jw_object_end(struct json_writer *jw);
 void jw_array_start(struct json_writer *jw);
 void jw_array_end(struct json_writer *jw);
 void jw_key(struct json_writer *jw, const char *key);
-void jw_string(struct json_writer *jw, const char *s);	/* NULL writes null */
+void jw_string(struct json_writer *jw, const char *s); /* NULL writes null */
 void jw_stringf(struct json_writer *jw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void jw_uint(struct json_writer *jw, uint64_t v);
 void jw_int(struct json_writer *jw, int64_t v);

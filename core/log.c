@@ -15,13 +15,13 @@ static void vlog(int level, const char *prefix, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-#define DEFINE_PR(name, level, prefix)           \
-	void name(const char *fmt, ...)          \
-	{                                        \
-		va_list ap;                      \
-		va_start(ap, fmt);               \
-		vlog(level, prefix, fmt, ap);    \
-		va_end(ap);                      \
+#define DEFINE_PR(name, level, prefix)        \
+	void name(const char *fmt, ...)       \
+	{                                     \
+		va_list ap;                   \
+		va_start(ap, fmt);            \
+		vlog(level, prefix, fmt, ap); \
+		va_end(ap);                   \
 	}
 
 DEFINE_PR(pr_err, 0, "")

@@ -10,25 +10,25 @@
 struct elf_file;
 
 enum procmap_kind {
-	PROCMAP_FILE,		/* backed by a file: has unwind tables and symbols */
-	PROCMAP_ANON,		/* anonymous executable memory: JIT code */
-	PROCMAP_SPECIAL,	/* [vdso], [vsyscall], ... */
+	PROCMAP_FILE,	 /* backed by a file: has unwind tables and symbols */
+	PROCMAP_ANON,	 /* anonymous executable memory: JIT code */
+	PROCMAP_SPECIAL, /* [vdso], [vsyscall], ... */
 };
 
 struct procmap {
 	uint64_t start;
 	uint64_t end;
-	uint64_t offset;	/* file offset of start */
+	uint64_t offset; /* file offset of start */
 	uint64_t inode;
 	uint32_t dev_major;
 	uint32_t dev_minor;
 	enum procmap_kind kind;
-	char *path;		/* as in /proc/PID/maps; NULL when anonymous */
+	char *path; /* as in /proc/PID/maps; NULL when anonymous */
 };
 
 struct procmaps {
 	pid_t pid;
-	struct procmap *maps;	/* executable mappings only, sorted by start */
+	struct procmap *maps; /* executable mappings only, sorted by start */
 	size_t nr;
 };
 

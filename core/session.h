@@ -26,34 +26,34 @@ struct procmaps;
 
 /* Sample walk status, as counted by BPF. */
 enum {
-	SAMPLE_COMPLETE = 1 << 0,	/* the user stack was walked to its bottom */
-	SAMPLE_FP = 1 << 1,		/* at least one frame was unwound with frame pointers */
-	SAMPLE_TRUNCATED = 1 << 2,	/* deeper than the depth limit: leaf frames kept */
-	SAMPLE_KERNEL = 1 << 3,		/* the sample hit kernel mode */
+	SAMPLE_COMPLETE = 1 << 0,  /* the user stack was walked to its bottom */
+	SAMPLE_FP = 1 << 1,	   /* at least one frame was unwound with frame pointers */
+	SAMPLE_TRUNCATED = 1 << 2, /* deeper than the depth limit: leaf frames kept */
+	SAMPLE_KERNEL = 1 << 3,	   /* the sample hit kernel mode */
 };
 
 struct session_sample {
 	uint32_t pid;
 	uint32_t tid;
 	char comm[16];
-	const uint64_t *user_pcs;	/* leaf first */
+	const uint64_t *user_pcs; /* leaf first */
 	uint32_t nr_user;
-	const uint64_t *kernel_pcs;	/* leaf first */
+	const uint64_t *kernel_pcs; /* leaf first */
 	uint32_t nr_kernel;
 	uint64_t count;
-	uint32_t flags;			/* SAMPLE_* */
+	uint32_t flags; /* SAMPLE_* */
 };
 
 struct session_opts {
-	const pid_t *pids;		/* -p targets (and their threads); may be NULL */
+	const pid_t *pids; /* -p targets (and their threads); may be NULL */
 	size_t nr_pids;
-	bool system_wide;		/* -a */
-	bool follow_children;		/* processes forked by the targets are profiled too */
-	unsigned int freq;		/* samples per second per CPU */
-	bool fp_only;			/* no DWARF tables: frame pointers only */
+	bool system_wide;     /* -a */
+	bool follow_children; /* processes forked by the targets are profiled too */
+	unsigned int freq;    /* samples per second per CPU */
+	bool fp_only;	      /* no DWARF tables: frame pointers only */
 	bool kernel_stacks;
-	size_t max_shards;		/* cap on unwind table memory, in shards; 0: default */
-	size_t count_map_entries;	/* 0: default */
+	size_t max_shards;	  /* cap on unwind table memory, in shards; 0: default */
+	size_t count_map_entries; /* 0: default */
 
 	/* Called during poll/drain; ctx is passed back. Any may be NULL. */
 	void (*on_sample)(void *ctx, const struct session_sample *s);
@@ -64,16 +64,16 @@ struct session_opts {
 };
 
 struct session_stats {
-	uint64_t samples;		/* taken by BPF */
+	uint64_t samples; /* taken by BPF */
 	uint64_t complete;
 	uint64_t fp;
 	uint64_t truncated;
-	uint64_t lost;			/* count map full, events dropped */
-	uint64_t errors[32];		/* per reason, see session__error_name() */
+	uint64_t lost;	     /* count map full, events dropped */
+	uint64_t errors[32]; /* per reason, see session__error_name() */
 	uint64_t processes;
 	uint64_t rows_loaded;
 	uint64_t bytes_loaded;
-	uint64_t rows_unplaced;		/* did not fit under max_shards */
+	uint64_t rows_unplaced; /* did not fit under max_shards */
 };
 
 struct session *session__new(const struct session_opts *opts);

@@ -17,18 +17,18 @@ struct elf_file;
 
 enum {
 	TABLE_SRC_EH_FRAME = 1 << 0,
-	TABLE_SRC_DEBUG_FRAME = 1 << 1,		/* in the file itself */
-	TABLE_SRC_DEBUG_FILE = 1 << 2,		/* .debug_frame of the separate debug file */
+	TABLE_SRC_DEBUG_FRAME = 1 << 1, /* in the file itself */
+	TABLE_SRC_DEBUG_FILE = 1 << 2,	/* .debug_frame of the separate debug file */
 };
 
 struct unwind_table {
-	int machine;			/* EM_X86_64 or EM_AARCH64 */
-	uint64_t base;			/* rows[i].pc is an offset from this ELF virtual address */
+	int machine;   /* EM_X86_64 or EM_AARCH64 */
+	uint64_t base; /* rows[i].pc is an offset from this ELF virtual address */
 	struct unw_row *rows;
 	size_t nr_rows;
-	size_t nr_fdes;			/* FDEs that contributed rows */
-	unsigned int sources;		/* TABLE_SRC_* */
-	size_t unsupported[UNW_R_NR];	/* rows per reason */
+	size_t nr_fdes;		      /* FDEs that contributed rows */
+	unsigned int sources;	      /* TABLE_SRC_* */
+	size_t unsupported[UNW_R_NR]; /* rows per reason */
 };
 
 /*
