@@ -70,4 +70,192 @@ struct unw_row {
 
 _Static_assert(sizeof(struct unw_row) == 16, "unw_row is 16 bytes in the BPF maps");
 
+/*
+ * Limits shared by both sides. Rows live in shards: fixed-size values of one
+ * BPF array map (mmapable, filled from user space through mmap). A table is
+ * split into chunks, each chunk a run of rows inside one shard; per
+ * executable, a chunk index maps pc ranges to (shard, low, high).
+ */
+#define UNW_SHARD_ROWS (1u << 16) /* rows per shard: 1 MiB map values */
+#define UNW_SHARD_STEPS 17	  /* binary search steps over a shard */
+#define UNW_CHUNKS_MAX 64	  /* chunks per executable: 4M rows */
+#define UNW_MAPS_MAX 256	  /* executable mappings per process */
+#define UNW_DEPTH_MAX 128	  /* user frames per sample */
+#define UNW_KSTACK_DEPTH 127	  /* kernel frames per sample */
+#define UNW_STACK_COPY 8192	  /* bytes of user stack copied at once */
+#define UNW_COMM_LEN 16
+
+_Static_assert((UNW_SHARD_ROWS & (UNW_SHARD_ROWS - 1)) == 0, "masked shard indexes");
+_Static_assert((1u << (UNW_SHARD_STEPS - 1)) >= UNW_SHARD_ROWS, "shard search bound");
+_Static_assert((UNW_DEPTH_MAX & (UNW_DEPTH_MAX - 1)) == 0, "masked frame indexes");
+_Static_assert((UNW_STACK_COPY & (UNW_STACK_COPY - 1)) == 0, "masked stack copy length");
+
+/* One value of the shard map. */
+struct unw_shard {
+	struct unw_row rows[UNW_SHARD_ROWS];
+};
+
+/* Rows [low, high) of shard govern table pcs [pc_lo, pc_hi). */
+struct unw_chunk {
+	__u32 pc_lo;
+	__u32 pc_hi;
+	__u32 shard;
+	__u32 low;
+	__u32 high;
+	__u32 pad;
+};
+
+/* Value of the executable map, indexed by executable id (0: none). */
+struct unw_exec {
+	__u32 nr_chunks;
+	__u32 pad;
+	struct unw_chunk chunks[UNW_CHUNKS_MAX]; /* sorted by pc_lo, disjoint */
+};
+
+enum unw_map_type {
+	UNW_MAP_FILE = 0, /* file-backed: table pcs are pc - bias */
+	UNW_MAP_ANON,	  /* anonymous executable memory (JIT): frame pointers */
+	UNW_MAP_SPECIAL,  /* [vdso], [vsyscall]: frame pointers */
+};
+
+struct unw_mapping {
+	__u64 start;
+	__u64 end;
+	__u64 bias;    /* table pc = pc - bias */
+	__u32 exec_id; /* 0: no table, walk with frame pointers */
+	__u8 type;     /* enum unw_map_type */
+	__u8 pad[3];
+};
+
+/* Value of the process map, keyed by pid (tgid). */
+struct unw_proc {
+	__u32 nr_maps;
+	__u32 pad;
+	struct unw_mapping maps[UNW_MAPS_MAX]; /* sorted by start, disjoint */
+};
+
+/*
+ * The file map: what BPF needs to walk a pc of a mapped file it finds with
+ * bpf_find_vma, before user space has read the process's mappings (a new
+ * process, an exec, a dlopen). Keyed by the file's device (kernel dev_t
+ * encoding: major << 20 | minor) and inode, as /proc/PID/maps shows them.
+ */
+struct unw_file_key {
+	__u64 ino;
+	__u32 dev;
+	__u32 pad;
+};
+
+struct unw_file {
+	__u32 exec_id;
+	__u32 pad;
+	__u64 base;	 /* the table's base ELF virtual address */
+	__u64 seg_vaddr; /* the executable PT_LOAD segment */
+	__u64 seg_offset;
+	__u64 seg_filesz;
+};
+
+/* Key of the count map: the in-kernel aggregation of samples. */
+struct unw_count_key {
+	__u32 pid;
+	__u32 tid;
+	__u64 ustack; /* key in the user stack map; 0: no user stack */
+	__s32 kstack; /* id in the kernel stack map; < 0: none */
+	__u32 flags;  /* UNW_SAMPLE_* */
+};
+
+struct unw_count {
+	__u64 count;
+	__u8 comm[UNW_COMM_LEN]; /* recorded when the key was first seen */
+};
+
+/* Value of the user stack map, keyed by a hash of the pcs. */
+struct unw_ustack {
+	__u32 nr;
+	__u32 pad;
+	__u64 pcs[UNW_DEPTH_MAX]; /* leaf first */
+};
+
+enum unw_sample_flags {
+	UNW_SAMPLE_COMPLETE = 1 << 0,  /* walked to the bottom of the stack */
+	UNW_SAMPLE_FP = 1 << 1,	       /* at least one frame from frame pointers */
+	UNW_SAMPLE_TRUNCATED = 1 << 2, /* deeper than UNW_DEPTH_MAX: leaf frames kept */
+	UNW_SAMPLE_KERNEL = 1 << 3,    /* taken in kernel mode */
+};
+
+/* Events from BPF to user space, through the ring buffer. */
+enum unw_event_type {
+	UNW_EV_UNKNOWN_PROC = 1, /* a sampled pid without process info */
+	UNW_EV_NOT_COVERED,	 /* pc in no known mapping: re-read the mappings */
+	UNW_EV_EXEC,
+	UNW_EV_EXIT,
+	UNW_EV_FORK,   /* a child of a target (follow_children) */
+	UNW_EV_DRAIN,  /* the count map passed its drain threshold */
+	UNW_EV_MAPPED, /* a new executable mapping (mmap) */
+};
+
+struct unw_event {
+	__u32 type;
+	__u32 pid;
+	__u64 addr;
+};
+
+/* Indexes of the per-CPU stats array. */
+enum unw_stat {
+	UNW_ST_SAMPLES = 0,
+	UNW_ST_COMPLETE,
+	UNW_ST_FP,
+	UNW_ST_TRUNCATED,
+	UNW_ST_KERNEL,
+	UNW_ST_LOST,	    /* count map full */
+	UNW_ST_EVENTS_LOST, /* ring buffer full */
+	UNW_ST_ERR = 8,	    /* + enum unw_err */
+	UNW_ST_NR = UNW_ST_ERR + 32,
+};
+
+/* Why a walk stopped early or fell back, counted per reason. */
+enum unw_err {
+	UNW_E_NO_USER = 0,	/* a kernel thread: no user stack */
+	UNW_E_NO_PROC,		/* process without tables yet: frame pointers */
+	UNW_E_NOT_COVERED,	/* pc in no known mapping */
+	UNW_E_NO_ROW,		/* no chunk or row covers the pc: frame pointers */
+	UNW_E_END_ROW,		/* pc in a gap without unwind info: frame pointers */
+	UNW_E_UNSUPPORTED,	/* unsupported row: frame pointers */
+	UNW_E_CFA_READ,		/* reading a dereferenced CFA failed */
+	UNW_E_RA_READ,		/* reading the return address failed */
+	UNW_E_FP_READ,		/* reading the saved frame pointer failed */
+	UNW_E_NO_PROGRESS,	/* the next frame is not above this one */
+	UNW_E_USTACK_FULL,	/* user stack map full */
+	UNW_E_USTACK_COLLISION, /* two stacks with the same hash */
+	UNW_E_KSTACK,		/* bpf_get_stackid failed */
+	UNW_E_SHARD_MISSING,	/* chunk pointing to a missing shard */
+	UNW_E_STACK_COPY,	/* the stack top could not be copied */
+	UNW_E_NR,
+};
+
+_Static_assert(UNW_E_NR <= UNW_ST_NR - UNW_ST_ERR, "stats array holds every reason");
+
+/* Set by user space before load (read-only data of the program). */
+struct unw_config {
+	__u32 drain_at;	  /* keys in the count map that make BPF ask for a drain */
+	__u8 system_wide; /* sample every process, not only targets */
+	__u8 fp_only;	  /* never use the tables */
+	__u8 kernel_stacks;
+	__u8 follow_children;
+	__u8 pad[8];
+	__u64 event_interval_ns; /* per pid and event type */
+};
+
+_Static_assert(sizeof(struct unw_chunk) == 24, "unw_chunk layout");
+_Static_assert(sizeof(struct unw_exec) == 8 + 24 * UNW_CHUNKS_MAX, "unw_exec layout");
+_Static_assert(sizeof(struct unw_mapping) == 32, "unw_mapping layout");
+_Static_assert(sizeof(struct unw_proc) == 8 + 32 * UNW_MAPS_MAX, "unw_proc layout");
+_Static_assert(sizeof(struct unw_file_key) == 16, "unw_file_key layout");
+_Static_assert(sizeof(struct unw_file) == 40, "unw_file layout");
+_Static_assert(sizeof(struct unw_count_key) == 24, "unw_count_key layout");
+_Static_assert(sizeof(struct unw_count) == 24, "unw_count layout");
+_Static_assert(sizeof(struct unw_ustack) == 8 + 8 * UNW_DEPTH_MAX, "unw_ustack layout");
+_Static_assert(sizeof(struct unw_event) == 16, "unw_event layout");
+_Static_assert(sizeof(struct unw_config) == 24, "unw_config layout");
+
 #endif /* UNWPROF_H */

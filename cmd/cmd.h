@@ -13,6 +13,9 @@ struct unwprof_cmd {
 };
 
 extern const struct unwprof_cmd cmd_dump_unwind;
+extern const struct unwprof_cmd cmd_record;
+extern const struct unwprof_cmd cmd_shards;
+extern const struct unwprof_cmd cmd_report;
 
 /* argp child shared by every subcommand: -v/--verbose. */
 extern const struct argp common_argp;

@@ -11,7 +11,10 @@
 #include "../core/log.h"
 
 static const struct unwprof_cmd *const commands[] = {
+	&cmd_record,
+	&cmd_report,
 	&cmd_dump_unwind,
+	&cmd_shards,
 };
 
 const char *argp_program_version = "unwprof " UNWPROF_VERSION;

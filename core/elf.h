@@ -27,6 +27,11 @@ struct elf_section {
  * failure, after printing a message that names the file and what is wrong.
  */
 struct elf_file *elf_file__open(const char *path);
+/* Flags of elf_file__open_flags(). */
+enum {
+	ELF_OPEN_QUIET = 1 << 0, /* errors at debug level: probing candidate files */
+};
+struct elf_file *elf_file__open_flags(const char *path, unsigned int flags);
 /* The same from memory (the buffer must outlive the elf_file); name is for messages. */
 struct elf_file *elf_file__open_mem(const void *buf, size_t size, const char *name);
 void elf_file__free(struct elf_file *ef);
@@ -38,6 +43,10 @@ int elf_file__machine(const struct elf_file *ef);
 int elf_file__type(const struct elf_file *ef);
 
 /* 0 and *sec filled, -ENOENT when absent (or SHT_NOBITS), -EINVAL when it lies past the file. */
+/*
+ * An SHF_COMPRESSED (zlib) section is decompressed on first use and kept with
+ * the elf_file, so sec->data then points to that copy (not thread-safe).
+ */
 int elf_file__section(const struct elf_file *ef, const char *name, struct elf_section *sec);
 
 /* Length of the GNU build ID copied to buf (at most ELF_BUILD_ID_MAX bytes), 0 when none. */
@@ -56,5 +65,15 @@ struct elf_load_segment {
 };
 size_t elf_file__load_segments(const struct elf_file *ef, struct elf_load_segment *segs,
 			       size_t max);
+
+/* The whole file as mapped, e.g. for hashing a file without a build ID. */
+const void *elf_file__image(const struct elf_file *ef, size_t *size);
+/* CRC32 (zlib's, as .gnu_debuglink uses) of the whole file. */
+uint32_t elf_file__crc32(const struct elf_file *ef);
+/*
+ * Whether debug is the separate debug file of ef: same build ID when ef has
+ * one, otherwise the CRC in ef's .gnu_debuglink matches debug's contents.
+ */
+bool elf_file__debug_matches(const struct elf_file *ef, const struct elf_file *debug);
 
 #endif

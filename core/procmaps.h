@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct elf_file;
@@ -34,6 +35,8 @@ struct procmaps {
 
 /* NULL and errno (ESRCH when the process does not exist). */
 struct procmaps *procmaps__read(pid_t pid);
+/* The same from the text of a maps file; name is for messages. */
+struct procmaps *procmaps__parse(FILE *f, pid_t pid, const char *name);
 void procmaps__free(struct procmaps *pm);
 const struct procmap *procmaps__find(const struct procmaps *pm, uint64_t addr);
 

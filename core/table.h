@@ -29,6 +29,8 @@ struct unwind_table {
 	size_t nr_fdes;		      /* FDEs that contributed rows */
 	unsigned int sources;	      /* TABLE_SRC_* */
 	size_t unsupported[UNW_R_NR]; /* rows per reason */
+	size_t nr_bad_fdes;	      /* malformed FDEs skipped (warned about) */
+	size_t nr_overlaps;	      /* FDEs clipped or dropped: overlapping another one */
 };
 
 /*
@@ -38,6 +40,21 @@ struct unwind_table {
  */
 struct unwind_table *unwind_table__build(const struct elf_file *elf, const struct elf_file *debug);
 void unwind_table__free(struct unwind_table *t);
+
+struct cfi_section;
+struct elf_load_segment;
+
+/* At most .eh_frame, .debug_frame, and the debug file's .debug_frame. */
+#define TABLE_MAX_SECTIONS 3
+
+/*
+ * The same from CFI sections already located (tests, fuzzing), in order of
+ * precedence. When segs is not NULL, FDEs outside its executable segments
+ * (discarded code in .debug_frame) are ignored.
+ */
+struct unwind_table *unwind_table__build_sections(int machine, const struct cfi_section *secs,
+						  size_t nr, const struct elf_load_segment *segs,
+						  size_t nr_segs);
 
 /* The row governing vaddr (an END row in a gap), or NULL when before the first row. */
 const struct unw_row *unwind_table__lookup(const struct unwind_table *t, uint64_t vaddr);

@@ -18,10 +18,16 @@
 #include <stdlib.h>
 #include <time.h>
 
+#if __has_attribute(noipa)
 #define NOINLINE __attribute__((noinline, noipa))
+#else
+#define NOINLINE __attribute__((noinline))
+#endif
 #define KEEP() __asm__ volatile("" ::: "memory")
 
-static double workload_deadline;
+static double workload_deadline __attribute__((unused));
+/* Results are stored here so that the compiler cannot drop the work. */
+static volatile unsigned long workload_sink __attribute__((unused));
 
 static inline double workload_now(void)
 {

@@ -1,0 +1,790 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The sampler: one perf_event program per CPU walks the user stack with the
+ * DWARF-derived tables (frame pointers where there is no table), takes the
+ * kernel stack and counts the pair in a hash map. Tracepoints report exec,
+ * exit and the forks of targets to user space.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "unwprof.h"
+#include "unwind_step.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile struct unw_config cfg = {};
+
+/* The source of a new, empty process info (too large for the BPF stack). */
+struct unw_proc empty_proc = {};
+
+/* Keys added to the count map since the last drain; user space resets it. */
+__u64 nr_keys = 0;
+
+/* Every map is sized by user space before load; 1 is a placeholder. */
+/*
+ * The rows of every shard, one flat array: shard s holds rows
+ * [s * UNW_SHARD_ROWS, (s + 1) * UNW_SHARD_ROWS). Rows are looked up one at a
+ * time by index so the search index stays an imprecise scalar for the
+ * verifier, which then prunes the search paths instead of exploding.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unw_row);
+} rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unw_exec);
+} execs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unw_proc);
+} procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct unw_file_key);
+	__type(value, struct unw_file);
+} files SEC(".maps");
+
+/* Pids sampled when not system-wide. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct unw_count_key);
+	__type(value, struct unw_count);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct unw_ustack);
+} ustacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, UNW_KSTACK_DEPTH * sizeof(__u64));
+} kstacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
+/* Last time an event of a type was sent for a pid: rate limiting. */
+struct event_key {
+	__u32 pid;
+	__u32 type;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct event_key);
+	__type(value, __u64);
+} event_times SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UNW_ST_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* Per-CPU scratch: the stack being built and the copy of the stack top. */
+struct scratch {
+	struct unw_ustack stack;
+	__u64 sp0; /* user address of copy[0] */
+	__u64 copy_len;
+	__u8 copy[UNW_STACK_COPY + 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch_map SEC(".maps");
+
+/* What bpf_find_vma tells about the mapping of a pc. */
+struct vma_info {
+	struct unw_file_key key;
+	__u64 start;
+	__u64 end;
+	__u64 pgoff;
+	__u64 flags;
+	int found;
+};
+
+/* The walk, kept on the program's stack for the bpf_loop callback. */
+struct walk {
+	struct scratch *sc;
+	struct unw_proc *proc; /* NULL: no tables for this process yet */
+	__u64 pc, sp, bp;
+	__u64 hash;
+	__u32 pid;
+	__u32 flags;
+	__u32 done;
+	__u32 vma_tried;
+	struct vma_info vma; /* bpf_find_vma works once per sample: keep its answer */
+};
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline void err_inc(__u32 reason)
+{
+	stat_inc(UNW_ST_ERR + reason);
+}
+
+static __always_inline void event_send(__u32 type, __u32 pid, __u64 addr)
+{
+	struct event_key k = { .pid = pid, .type = type };
+	struct unw_event ev = { .type = type, .pid = pid, .addr = addr };
+	__u64 now = bpf_ktime_get_ns();
+	__u64 *last = bpf_map_lookup_elem(&event_times, &k);
+
+	if (last && now - *last < cfg.event_interval_ns)
+		return;
+	bpf_map_update_elem(&event_times, &k, &now, BPF_ANY);
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		stat_inc(UNW_ST_EVENTS_LOST);
+}
+
+/* Events that must not be rate-limited (exec, exit, fork, drain). */
+static __always_inline void event_send_now(__u32 type, __u32 pid, __u64 addr)
+{
+	struct unw_event ev = { .type = type, .pid = pid, .addr = addr };
+
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		stat_inc(UNW_ST_EVENTS_LOST);
+}
+
+/* A word of the user stack: from the copy when it holds it, else read. */
+static __always_inline int stack_read(struct scratch *sc, __u64 addr, __u64 *val)
+{
+	__u64 off = addr - sc->sp0;
+
+	if (addr >= sc->sp0 && off + 8 <= sc->copy_len) {
+		*val = *(__u64 *)&sc->copy[off & (UNW_STACK_COPY - 1)];
+		return 0;
+	}
+	return bpf_probe_read_user(val, sizeof(*val), (void *)addr);
+}
+
+/*
+ * Copies the top of the user stack: up to UNW_STACK_COPY bytes, ending on a
+ * page boundary; when that crosses the end of the stack mapping, only up to
+ * the end of sp's page.
+ */
+static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
+{
+	__u64 len = ((sp & ~4095ULL) + UNW_STACK_COPY) - sp;
+
+	sc->sp0 = sp;
+	sc->copy_len = 0;
+	if (len > UNW_STACK_COPY)
+		len = UNW_STACK_COPY;
+	len &= UNW_STACK_COPY | (UNW_STACK_COPY - 1);
+	if (len > UNW_STACK_COPY)
+		return;
+	if (bpf_probe_read_user(sc->copy, len, (void *)sp) == 0) {
+		sc->copy_len = len;
+		return;
+	}
+	len = 4096 - (sp & 4095);
+	len &= 4095 | 4096;
+	if (len > 4096)
+		return;
+	if (bpf_probe_read_user(sc->copy, len, (void *)sp) == 0)
+		sc->copy_len = len;
+	else
+		err_inc(UNW_E_STACK_COPY);
+}
+
+/* One frame with frame pointers: returns 1 when the walk goes on. */
+static __always_inline int step_fp(struct walk *w)
+{
+	__u64 ra, bp;
+
+	w->flags |= UNW_SAMPLE_FP;
+	if (w->bp == 0) {
+		/* The outermost frame of a frame-pointer chain. */
+		w->flags |= UNW_SAMPLE_COMPLETE;
+		return 0;
+	}
+	if (w->bp < w->sp) {
+		err_inc(UNW_E_NO_PROGRESS);
+		return 0;
+	}
+	if (stack_read(w->sc, w->bp + 8, &ra)) {
+		err_inc(UNW_E_RA_READ);
+		return 0;
+	}
+	if (stack_read(w->sc, w->bp, &bp)) {
+		err_inc(UNW_E_FP_READ);
+		return 0;
+	}
+	w->sp = w->bp + 16;
+	w->bp = bp;
+	w->pc = ra;
+	return 1;
+}
+
+/*
+ * The global index in the row map of the row governing table pc key of
+ * executable exec_id, or -1 (with the reason counted). A global function:
+ * verified once, whatever the paths that lead to it.
+ */
+__noinline long exec_row(__u32 exec_id, __u32 key)
+{
+	const struct unw_exec *e;
+	const struct unw_chunk *c;
+	const struct unw_row *r;
+	__u32 lo, hi, first, mid;
+	long i;
+
+	e = bpf_map_lookup_elem(&execs, &exec_id);
+	if (!e)
+		return -1;
+	i = unw_exec__find_chunk(e, key);
+	if (i < 0) {
+		err_inc(UNW_E_NO_ROW);
+		return -1;
+	}
+	c = &e->chunks[i & (UNW_CHUNKS_MAX - 1)];
+	/* Rows are looked up one at a time: the index stays imprecise, paths prune. */
+	first = lo = c->shard * UNW_SHARD_ROWS + c->low;
+	hi = c->shard * UNW_SHARD_ROWS + c->high;
+	for (int k = 0; k < UNW_SHARD_STEPS; k++) {
+		if (lo >= hi)
+			break;
+		mid = lo + (hi - lo) / 2;
+		r = bpf_map_lookup_elem(&rows, &mid);
+		if (!r)
+			return -1;
+		if (r->pc <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo <= first) {
+		err_inc(UNW_E_NO_ROW);
+		return -1;
+	}
+	return lo - 1;
+}
+
+/* The mapping search is a global function too. */
+__noinline long find_mapping(const struct unw_proc *p, __u64 pc)
+{
+	if (!p)
+		return -1;
+	return unw_proc__find_mapping(p, pc);
+}
+
+static long vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
+{
+	struct vma_info *vi = ctx;
+	struct file *f = BPF_CORE_READ(vma, vm_file);
+
+	if (!f)
+		return 0;
+	vi->key.ino = BPF_CORE_READ(f, f_inode, i_ino);
+	vi->key.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	vi->start = BPF_CORE_READ(vma, vm_start);
+	vi->end = BPF_CORE_READ(vma, vm_end);
+	vi->pgoff = BPF_CORE_READ(vma, vm_pgoff);
+	vi->flags = BPF_CORE_READ(vma, vm_flags);
+	vi->found = 1;
+	return 0;
+}
+
+/*
+ * The executable and table pc of pc, found through the kernel's own mapping
+ * of the pc: for a process (or a library) user space has not read yet, when
+ * its file has a table already. Returns 0 when found.
+ */
+static __always_inline int vma_lookup(struct walk *w, __u64 pc, __u32 *exec_id, __u64 *rel)
+{
+	struct vma_info *vi = &w->vma;
+	const struct unw_file *f;
+	__u64 off;
+
+	/*
+	 * The helper defers its mmap_lock release to an irq_work when called
+	 * with interrupts off, as here, and fails while that work is pending:
+	 * one lookup per sample, so the frames of one file are covered.
+	 */
+	if (!vi->found || pc < vi->start || pc >= vi->end) {
+		if (w->vma_tried)
+			return -1;
+		w->vma_tried = 1;
+		if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_cb, vi, 0) || !vi->found)
+			return -1;
+	}
+	f = bpf_map_lookup_elem(&files, &vi->key);
+	if (!f)
+		return -1;
+	off = vi->pgoff * 4096 + (pc - vi->start);
+	if (off < f->seg_offset || off - f->seg_offset >= f->seg_filesz)
+		return -1;
+	*exec_id = f->exec_id;
+	*rel = f->seg_vaddr + (off - f->seg_offset) - f->base;
+	return 0;
+}
+
+/* The governing row of pc, or NULL (with the reason counted). */
+static __always_inline const struct unw_row *row_find(struct walk *w, __u64 pc)
+{
+	const struct unw_mapping *m;
+	__u32 exec_id = 0, idx;
+	__u64 rel = 0;
+	long i = -1;
+
+	if (w->proc) {
+		i = find_mapping(w->proc, pc);
+		if (i < 0)
+			event_send(UNW_EV_NOT_COVERED, w->pid, pc);
+	}
+	if (i >= 0) {
+		m = &w->proc->maps[i & (UNW_MAPS_MAX - 1)];
+		exec_id = m->exec_id;
+		rel = pc - m->bias;
+	} else if (vma_lookup(w, pc, &exec_id, &rel)) {
+		if (w->proc)
+			err_inc(UNW_E_NOT_COVERED);
+		return NULL;
+	}
+	if (!exec_id)
+		return NULL;
+	if (rel >> 32) {
+		err_inc(UNW_E_NO_ROW);
+		return NULL;
+	}
+	i = exec_row(exec_id, rel);
+	if (i < 0)
+		return NULL;
+	idx = i;
+	return bpf_map_lookup_elem(&rows, &idx);
+}
+
+/* One frame with a table row: returns 1 when the walk goes on. */
+static __always_inline int step_row(struct walk *w, const struct unw_row *r)
+{
+	__u64 cfa, ra, bp = w->bp, fp_addr;
+	int deref;
+
+	if (r->ra == UNW_RA_UNDEFINED) {
+		w->flags |= UNW_SAMPLE_COMPLETE;
+		return 0;
+	}
+	cfa = unw_row__cfa(r, w->pc, w->sp, w->bp, &deref);
+	if (deref) {
+		if (stack_read(w->sc, cfa, &cfa)) {
+			err_inc(UNW_E_CFA_READ);
+			return 0;
+		}
+		cfa += (__s64)r->aux_off;
+	}
+	if (cfa <= w->sp) {
+		err_inc(UNW_E_NO_PROGRESS);
+		return 0;
+	}
+	if (stack_read(w->sc, cfa - 8, &ra)) {
+		err_inc(UNW_E_RA_READ);
+		return 0;
+	}
+	fp_addr = unw_row__fp_addr(r, cfa, w->bp);
+	if (fp_addr && stack_read(w->sc, fp_addr, &bp)) {
+		err_inc(UNW_E_FP_READ);
+		return 0;
+	}
+	w->sp = cfa;
+	w->bp = bp;
+	w->pc = ra;
+	return 1;
+}
+
+static long walk_frame(__u32 n, void *ctx)
+{
+	struct walk *w = ctx;
+	struct scratch *sc = w->sc;
+	const struct unw_row *r = NULL;
+	__u64 pc = w->pc;
+	int more;
+
+	if (!sc)
+		return 1;
+	sc->stack.pcs[n & (UNW_DEPTH_MAX - 1)] = pc;
+	sc->stack.nr = n + 1;
+	w->hash = unw_hash__add(w->hash, pc);
+
+	/* A return address points after the call: look up the call itself. */
+	if (!cfg.fp_only)
+		r = row_find(w, n ? pc - 1 : pc);
+	if (r && unw_row__usable(r)) {
+		more = step_row(w, r);
+	} else {
+		if (r)
+			err_inc(r->cfa == UNW_CFA_END ? UNW_E_END_ROW : UNW_E_UNSUPPORTED);
+		more = step_fp(w);
+	}
+	if (more && w->pc == 0) {
+		w->flags |= UNW_SAMPLE_COMPLETE;
+		more = 0;
+	}
+	if (!more) {
+		w->done = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* The user stack hash key, stored in ustacks; 0 when none. */
+static __always_inline __u64 ustack_store(struct walk *w)
+{
+	struct unw_ustack *old;
+	__u64 h = w->hash ? w->hash : 1;
+	long err;
+
+	err = bpf_map_update_elem(&ustacks, &h, &w->sc->stack, BPF_NOEXIST);
+	if (err == 0)
+		return h;
+	if (err != -17 /* EEXIST */) {
+		err_inc(UNW_E_USTACK_FULL);
+		return 0;
+	}
+	old = bpf_map_lookup_elem(&ustacks, &h);
+	if (!old)
+		return h; /* drained meanwhile: user space kept a copy */
+	if (old->nr != w->sc->stack.nr) {
+		err_inc(UNW_E_USTACK_COLLISION);
+		return 0;
+	}
+	for (int i = 0; i < UNW_DEPTH_MAX; i++) {
+		if (i >= old->nr)
+			break;
+		if (old->pcs[i] != w->sc->stack.pcs[i]) {
+			err_inc(UNW_E_USTACK_COLLISION);
+			return 0;
+		}
+	}
+	return h;
+}
+
+static __always_inline void count_add(struct unw_count_key *key)
+{
+	struct unw_count *c, init = { .count = 1 };
+	long err;
+
+	c = bpf_map_lookup_elem(&counts, key);
+	if (c) {
+		__sync_fetch_and_add(&c->count, 1);
+		return;
+	}
+	bpf_get_current_comm(init.comm, sizeof(init.comm));
+	err = bpf_map_update_elem(&counts, key, &init, BPF_NOEXIST);
+	if (err == -17 /* EEXIST: another CPU added it */) {
+		c = bpf_map_lookup_elem(&counts, key);
+		if (c)
+			__sync_fetch_and_add(&c->count, 1);
+		return;
+	}
+	if (err) {
+		stat_inc(UNW_ST_LOST);
+		return;
+	}
+	if (__sync_fetch_and_add(&nr_keys, 1) + 1 == cfg.drain_at)
+		event_send_now(UNW_EV_DRAIN, 0, 0);
+}
+
+/* The user registers of the sampled task: from the sample, or from the task. */
+static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct pt_regs *regs,
+				     __u32 *flags)
+{
+	struct task_struct *task;
+	struct pt_regs *uregs;
+
+	/* The context only allows 8-byte loads of the registers. */
+	if (*(volatile __u64 *)&ctx->regs.cs & 3) {
+		regs->ip = ctx->regs.ip;
+		regs->sp = ctx->regs.sp;
+		regs->bp = ctx->regs.bp;
+		return 0;
+	}
+	*flags |= UNW_SAMPLE_KERNEL;
+	task = bpf_get_current_task_btf();
+	if (BPF_CORE_READ(task, flags) & 0x00200000 /* PF_KTHREAD */)
+		return -1;
+	if (!BPF_CORE_READ(task, mm))
+		return -1;
+	uregs = (struct pt_regs *)bpf_task_pt_regs(task);
+	regs->ip = BPF_CORE_READ(uregs, ip);
+	regs->sp = BPF_CORE_READ(uregs, sp);
+	regs->bp = BPF_CORE_READ(uregs, bp);
+	return 0;
+}
+
+static __always_inline void walk_user(struct walk *w, struct pt_regs *regs)
+{
+	__u32 zero = 0;
+
+	w->sc = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!w->sc)
+		return;
+	w->sc->stack.nr = 0;
+	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
+	if (!w->proc) {
+		err_inc(UNW_E_NO_PROC);
+		if (!cfg.fp_only)
+			event_send(UNW_EV_UNKNOWN_PROC, w->pid, 0);
+	}
+	w->pc = regs->ip;
+	w->sp = regs->sp;
+	w->bp = regs->bp;
+	w->hash = UNW_HASH_INIT;
+	stack_copy(w->sc, w->sp);
+	bpf_loop(UNW_DEPTH_MAX, walk_frame, w, 0);
+	if (!w->done)
+		w->flags |= UNW_SAMPLE_TRUNCATED;
+}
+
+SEC("perf_event")
+int sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct unw_count_key key = { .pid = id >> 32, .tid = (__u32)id, .kstack = -1 };
+	struct walk w = {};
+	struct pt_regs regs = {};
+
+	if (key.pid == 0 && !cfg.system_wide)
+		return 0;
+	if (!cfg.system_wide && !bpf_map_lookup_elem(&targets, &key.pid))
+		return 0;
+	stat_inc(UNW_ST_SAMPLES);
+
+	w.pid = key.pid;
+	if (key.pid && user_regs(ctx, &regs, &w.flags) == 0) {
+		walk_user(&w, &regs);
+		if (w.sc && w.sc->stack.nr)
+			key.ustack = ustack_store(&w);
+	} else {
+		w.flags |= UNW_SAMPLE_KERNEL;
+		err_inc(UNW_E_NO_USER);
+	}
+	if (cfg.kernel_stacks && (w.flags & UNW_SAMPLE_KERNEL)) {
+		key.kstack = bpf_get_stackid(ctx, &kstacks, 0);
+		if (key.kstack < 0)
+			err_inc(UNW_E_KSTACK);
+	}
+	key.flags = w.flags;
+	if (w.flags & UNW_SAMPLE_COMPLETE)
+		stat_inc(UNW_ST_COMPLETE);
+	if (w.flags & UNW_SAMPLE_FP)
+		stat_inc(UNW_ST_FP);
+	if (w.flags & UNW_SAMPLE_TRUNCATED)
+		stat_inc(UNW_ST_TRUNCATED);
+	if (w.flags & UNW_SAMPLE_KERNEL)
+		stat_inc(UNW_ST_KERNEL);
+	count_add(&key);
+	return 0;
+}
+
+/*
+ * Inserts m into p, keeping it sorted by start. One loop, shifting from the
+ * end, so the verifier follows one path per iteration.
+ */
+static __always_inline void proc_insert(struct unw_proc *p, const struct unw_mapping *m)
+{
+	__u32 nr = p->nr_maps, j = nr;
+
+	if (nr >= UNW_MAPS_MAX)
+		return;
+	for (int k = 0; k < UNW_MAPS_MAX; k++) {
+		struct unw_mapping *prev;
+
+		j = nr - k;
+		if (j == 0 || j > nr)
+			break;
+		prev = &p->maps[(j - 1) & (UNW_MAPS_MAX - 1)];
+		if (prev->start <= m->start)
+			break;
+		p->maps[j & (UNW_MAPS_MAX - 1)] = *prev;
+	}
+	p->maps[j & (UNW_MAPS_MAX - 1)] = *m;
+	p->nr_maps = nr + 1;
+}
+
+/*
+ * Adds the mapping holding addr to the process info of pid when it is an
+ * executable mapping of a file whose table is loaded, so that the libraries
+ * a new process maps, or dlopen()s, are walked from their first sample,
+ * before user space reads the mappings. Process context only (interrupts
+ * on): bpf_find_vma may be called repeatedly there. Returns the end of the
+ * mapping, 0 when there is none.
+ */
+static __always_inline __u64 proc_add_vma(__u32 pid, __u64 addr)
+{
+	struct vma_info vi = {};
+	struct unw_mapping m = {};
+	const struct unw_file *f;
+	struct unw_proc *p;
+	__u64 off;
+
+	if (bpf_find_vma(bpf_get_current_task_btf(), addr, vma_cb, &vi, 0) || !vi.found)
+		return 0;
+	if (!(vi.flags & 0x4 /* VM_EXEC */))
+		return vi.end;
+	/* User space reads the mappings again: symbols, and tables of new files. */
+	event_send_now(UNW_EV_MAPPED, pid, addr);
+	f = bpf_map_lookup_elem(&files, &vi.key);
+	if (!f)
+		return vi.end;
+	off = vi.pgoff * 4096;
+	if (off < f->seg_offset || off - f->seg_offset >= f->seg_filesz)
+		return vi.end;
+	m.start = vi.start;
+	m.end = vi.end;
+	m.bias = m.start - (f->seg_vaddr + (off - f->seg_offset)) + f->base;
+	m.exec_id = f->exec_id;
+	m.type = UNW_MAP_FILE;
+	p = bpf_map_lookup_elem(&procs, &pid);
+	if (!p) {
+		bpf_map_update_elem(&procs, &pid, &empty_proc, BPF_NOEXIST);
+		p = bpf_map_lookup_elem(&procs, &pid);
+		if (!p)
+			return vi.end;
+	}
+	proc_insert(p, &m);
+	return vi.end;
+}
+
+static __always_inline int tracked(__u32 pid)
+{
+	return cfg.system_wide || bpf_map_lookup_elem(&targets, &pid);
+}
+
+#ifdef __TARGET_ARCH_x86
+#define NR_MMAP 9
+#define SYSCALL_NR(regs) ((regs)->orig_ax)
+#else
+#define NR_MMAP 222
+#define SYSCALL_NR(regs) ((regs)->syscallno)
+#endif
+
+/* mmap() returned: a library being loaded maps its text this way. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u32 pid;
+
+	if (SYSCALL_NR(regs) != NR_MMAP || (ret < 0 && ret > -4096))
+		return 0;
+	pid = bpf_get_current_pid_tgid() >> 32;
+	if (tracked(pid))
+		proc_add_vma(pid, ret);
+	return 0;
+}
+
+/*
+ * The mappings exec made: the executable's text (mm->start_code) and the
+ * program interpreter's, found from its base (AT_BASE) mapping by mapping.
+ */
+static __always_inline void proc_add_exec(__u32 pid, struct task_struct *task)
+{
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	__u64 at_base = 0, addr;
+
+	if (!mm)
+		return;
+	proc_add_vma(pid, BPF_CORE_READ(mm, start_code));
+	for (int i = 0; i < 32; i += 2) {
+		__u64 type = 0, val = 0;
+
+		bpf_probe_read_kernel(&type, sizeof(type), &mm->saved_auxv[i]);
+		bpf_probe_read_kernel(&val, sizeof(val), &mm->saved_auxv[i + 1]);
+		if (type == 0 /* AT_NULL */)
+			break;
+		if (type == 7 /* AT_BASE */)
+			at_base = val;
+	}
+	addr = at_base;
+	for (int i = 0; addr && i < 4; i++)
+		addr = proc_add_vma(pid, addr);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 pid = p->tgid;
+
+	if (!cfg.system_wide && !bpf_map_lookup_elem(&targets, &pid))
+		return 0;
+	/* The old mappings are gone: start again from the ones exec made. */
+	bpf_map_delete_elem(&procs, &pid);
+	proc_add_exec(pid, p);
+	event_send_now(UNW_EV_EXEC, pid, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	__u32 pid = p->tgid;
+
+	/* Only the process matters, not each of its threads. */
+	if (p->pid != p->tgid)
+		return 0;
+	if (!bpf_map_lookup_elem(&procs, &pid) && !bpf_map_lookup_elem(&targets, &pid))
+		return 0;
+	event_send_now(UNW_EV_EXIT, pid, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ppid = parent->tgid, pid = child->tgid;
+	struct unw_proc *proc;
+	__u8 one = 1;
+
+	if (!cfg.follow_children || cfg.system_wide || pid == ppid)
+		return 0;
+	if (!bpf_map_lookup_elem(&targets, &ppid))
+		return 0;
+	bpf_map_update_elem(&targets, &pid, &one, BPF_ANY);
+	/* The child runs the parent's mappings until it execs. */
+	proc = bpf_map_lookup_elem(&procs, &ppid);
+	if (proc)
+		bpf_map_update_elem(&procs, &pid, proc, BPF_NOEXIST);
+	event_send_now(UNW_EV_FORK, pid, ppid);
+	return 0;
+}

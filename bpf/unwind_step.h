@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The lookups and the frame step of the unwinder, written once for both
+ * sides: the BPF program walks with them, and user space compiles the same
+ * code to test it against tables packed by core/shards.c. Every loop has a
+ * fixed bound and every array index is masked, as the verifier wants.
+ */
+#ifndef UNWPROF_UNWIND_STEP_H
+#define UNWPROF_UNWIND_STEP_H
+
+#include "unwprof.h"
+
+#ifdef __bpf__
+#define UNW_INLINE static __always_inline
+#else
+#define UNW_INLINE static inline
+#endif
+
+/* The row of rows[low, high) governing table pc key, or -1 when key is before low. */
+UNW_INLINE long unw_rows__search(const struct unw_row *rows, __u32 low, __u32 high, __u32 key)
+{
+	__u32 lo = low, hi = high;
+
+	for (int i = 0; i < UNW_SHARD_STEPS; i++) {
+		__u32 mid;
+
+		if (lo >= hi)
+			break;
+		mid = lo + (hi - lo) / 2;
+		if (rows[mid & (UNW_SHARD_ROWS - 1)].pc <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo <= low || lo > high)
+		return -1;
+	return lo - 1;
+}
+
+/*
+ * Searches of the chunk index and of the mappings: a few halving steps down
+ * to a window of UNW_SCAN entries, then a linear scan of the window. A full
+ * binary search would make the verifier follow 2^steps paths, as the index is
+ * a precise scalar there; this bounds them to 2^halvings * UNW_SCAN.
+ */
+#define UNW_SCAN 16
+_Static_assert(UNW_MAPS_MAX <= UNW_SCAN << 8 && UNW_CHUNKS_MAX <= UNW_SCAN << 8, "search bounds");
+_Static_assert((UNW_MAPS_MAX & (UNW_MAPS_MAX - 1)) == 0, "masked mapping indexes");
+_Static_assert((UNW_CHUNKS_MAX & (UNW_CHUNKS_MAX - 1)) == 0, "masked chunk indexes");
+
+/* Index of the last of the nr sorted keys (read by KEY(i)) <= v, or -1. */
+#define UNW_SEARCH(nr, max, KEY, v)                                      \
+	({                                                               \
+		__u32 _lo = 0, _hi = (nr) < (max) ? (nr) : (max);        \
+		long _found = -1;                                        \
+		for (int _i = 0; _i < 8 && _hi - _lo > UNW_SCAN; _i++) { \
+			__u32 _mid = _lo + (_hi - _lo) / 2;              \
+			if (KEY(_mid & ((max)-1)) <= (v))                \
+				_lo = _mid;                              \
+			else                                             \
+				_hi = _mid;                              \
+		}                                                        \
+		for (int _i = 0; _i < UNW_SCAN; _i++) {                  \
+			__u32 _j = _lo + _i;                             \
+			if (_j >= _hi || KEY(_j & ((max)-1)) > (v))      \
+				break;                                   \
+			_found = _j & ((max)-1);                         \
+		}                                                        \
+		_found;                                                  \
+	})
+
+/* The chunk of e covering table pc key, or -1. */
+UNW_INLINE long unw_exec__find_chunk(const struct unw_exec *e, __u32 key)
+{
+#define CHUNK_KEY(i) (e->chunks[i].pc_lo)
+	long i = UNW_SEARCH(e->nr_chunks, UNW_CHUNKS_MAX, CHUNK_KEY, key);
+#undef CHUNK_KEY
+
+	if (i < 0 || key >= e->chunks[i & (UNW_CHUNKS_MAX - 1)].pc_hi)
+		return -1;
+	return i;
+}
+
+/* The mapping of p holding pc, or -1. */
+UNW_INLINE long unw_proc__find_mapping(const struct unw_proc *p, __u64 pc)
+{
+#define MAP_KEY(i) (p->maps[i].start)
+	long i = UNW_SEARCH(p->nr_maps, UNW_MAPS_MAX, MAP_KEY, pc);
+#undef MAP_KEY
+
+	if (i < 0 || pc >= p->maps[i & (UNW_MAPS_MAX - 1)].end)
+		return -1;
+	return i;
+}
+
+/*
+ * Where the CFA of a frame comes from under row r (x86_64): returns the
+ * address itself (*deref == 0) or the address to read it from, to which
+ * r->aux_off is added (*deref == 1). Returns 0 for a row the walker cannot
+ * follow (END or unsupported): the caller falls back to frame pointers.
+ */
+UNW_INLINE __u64 unw_row__cfa(const struct unw_row *r, __u64 pc, __u64 sp, __u64 bp, int *deref)
+{
+	__u64 cfa;
+
+	*deref = 0;
+	switch (r->cfa) {
+	case UNW_CFA_SP:
+		return sp + (__s64)r->cfa_off;
+	case UNW_CFA_FP:
+		return bp + (__s64)r->cfa_off;
+	case UNW_CFA_PLT:
+		cfa = sp + (__s64)r->cfa_off;
+		if ((__s64)(pc & 15) >= r->aux_off)
+			cfa += 8;
+		return cfa;
+	case UNW_CFA_DEREF_SP:
+		*deref = 1;
+		return sp + (__s64)r->cfa_off;
+	case UNW_CFA_DEREF_FP:
+		*deref = 1;
+		return bp + (__s64)r->cfa_off;
+	default:
+		return 0;
+	}
+}
+
+/* Whether the walker can follow row r at all (else: frame pointers). */
+UNW_INLINE int unw_row__usable(const struct unw_row *r)
+{
+	if (r->cfa == UNW_CFA_END || r->cfa >= UNW_CFA_UNSUPPORTED)
+		return 0;
+	if (r->fp >= UNW_FP_UNSUPPORTED)
+		return 0;
+	return r->ra == UNW_RA_AT_CFA || r->ra == UNW_RA_UNDEFINED;
+}
+
+/* Address of the caller's saved frame pointer under row r, or 0 when unchanged. */
+UNW_INLINE __u64 unw_row__fp_addr(const struct unw_row *r, __u64 cfa, __u64 bp)
+{
+	switch (r->fp) {
+	case UNW_FP_AT_CFA:
+		return cfa + (__s64)r->fp_off;
+	case UNW_FP_AT_FP:
+		return bp + (__s64)r->fp_off;
+	default:
+		return 0;
+	}
+}
+
+/* A cheap running hash of the pcs of a stack; never 0 (0 means "no stack"). */
+UNW_INLINE __u64 unw_hash__add(__u64 h, __u64 pc)
+{
+	h ^= pc;
+	h *= 0x100000001b3ULL;
+	h ^= h >> 29;
+	return h;
+}
+
+#define UNW_HASH_INIT 0xcbf29ce484222325ULL
+
+#endif

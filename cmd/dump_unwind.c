@@ -1,0 +1,823 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * unwprof dump-unwind: build the compact unwind table of one ELF file, as
+ * record would, and print it (a table like `readelf -wF`, or JSON).
+ *
+ * Tables run to a million rows, so the text output formats each distinct
+ * rule once (a whole library has a few thousand) and writes pcs with a hand
+ * hex formatter into a large stdio buffer.
+ */
+#include <argp.h>
+#include <ctype.h>
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "../core/common.h"
+#include "../core/debuginfo.h"
+#include "../core/elf.h"
+#include "../core/json.h"
+#include "../core/log.h"
+#include "../core/table.h"
+
+enum {
+	OPT_JSON = 256,
+	OPT_PC,
+	OPT_DEBUG_FILE,
+	OPT_NO_DEBUGINFO,
+	OPT_SUMMARY,
+};
+
+struct dump_args {
+	const char *file;
+	const char *debug_file;
+	uint64_t pc;
+	bool have_pc;
+	bool json;
+	bool summary;
+	bool no_debuginfo;
+};
+
+/* What is printed, besides the table itself. */
+struct dump_ctx {
+	const struct dump_args *args;
+	const struct elf_file *elf;
+	const struct elf_file *debug;
+	const struct unwind_table *table;
+};
+
+#define RULE_STR_MAX 64
+#define CFA_COL 12
+#define FP_COL 11
+
+static const char dump_doc[] =
+	"Print the compact unwind table that unwprof builds for an ELF file from its "
+	".eh_frame and .debug_frame (and the .debug_frame of its separate debug file), "
+	"one row per line: the first address the row governs, how to find the CFA, "
+	"how to recover the frame pointer and the return address; `end` marks a gap "
+	"without unwind info. A summary follows.\n"
+	"\v"
+	"The separate debug file is looked up by build ID under "
+	"/usr/lib/debug/.build-id/, then by the .gnu_debuglink name next to the file, "
+	"in its .debug/ directory and under /usr/lib/debug; it is used only when its "
+	"build ID (or the debug link's CRC) matches. --debug-file names it explicitly: "
+	"a missing or non-matching file is an error, since its rows would be wrong.\n\n"
+	"--pc prints the row that governs one address. An address without unwind info "
+	"(in a gap, before the first or after the last function) is not an error: the "
+	"output says so ('\"row\": null' with --json) and the exit status is 0.\n\n"
+	"Malformed call-frame information (FDEs that had to be skipped) is reported and "
+	"makes the exit status 1, after the output of what could be built.\n\n"
+	"With --summary --json, \"rows\" is left out and \"row_count\" and \"bpf_bytes\" "
+	"are given instead. Sources are \".eh_frame\", \".debug_frame\" (in the file "
+	"itself) and \".debug_frame (PATH)\" (in the separate debug file PATH).\n\n"
+	"EXAMPLES:\n"
+	"  unwprof dump-unwind /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+	"  unwprof dump-unwind --summary ./app\n"
+	"  unwprof dump-unwind --pc 0x26010 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+	"  unwprof dump-unwind --json --no-debuginfo ./app > app-unwind.json\n"
+	"  unwprof dump-unwind --debug-file ./app.debug ./app\n\n"
+	"Exit status: 0 on success, 1 on failure, 64 on a usage error.";
+
+static const struct argp_option dump_options[] = {
+	{ NULL, 0, NULL, 0, "Output:", 1 },
+	{ "json", OPT_JSON, NULL, 0, "Print JSON (\"schema\": 1) instead of a table", 1 },
+	{ "summary", OPT_SUMMARY, NULL, 0, "Print only the summary, not the rows", 1 },
+	{ "pc", OPT_PC, "ADDR", 0,
+	  "Print only the row governing the ELF virtual address ADDR (hex with 0x, or decimal)",
+	  1 },
+	{ NULL, 0, NULL, 0, "Debug files:", 2 },
+	{ "debug-file", OPT_DEBUG_FILE, "PATH", 0,
+	  "Use PATH as the separate debug file (it must match the build ID)", 2 },
+	{ "no-debuginfo", OPT_NO_DEBUGINFO, NULL, 0, "Do not look for a separate debug file", 2 },
+	{},
+};
+
+/* Hex with 0x, or decimal; no sign, no octal, no trailing text. */
+static int parse_addr(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int base = 10;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	/* strtoull() would also take a sign or leading blanks. */
+	if (base == 16 ? !isxdigit((unsigned char)s[0]) : !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static error_t dump_parse(int key, char *arg, struct argp_state *state)
+{
+	struct dump_args *args = state->input;
+
+	switch (key) {
+	case OPT_JSON:
+		args->json = true;
+		return 0;
+	case OPT_SUMMARY:
+		args->summary = true;
+		return 0;
+	case OPT_PC:
+		if (parse_addr(arg, &args->pc))
+			argp_error(state, "--pc: '%s' is not an address (hex with 0x, or decimal)",
+				   arg);
+		args->have_pc = true;
+		return 0;
+	case OPT_DEBUG_FILE:
+		args->debug_file = arg;
+		return 0;
+	case OPT_NO_DEBUGINFO:
+		args->no_debuginfo = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		if (args->file)
+			argp_error(state, "one FILE only ('%s' and '%s')", args->file, arg);
+		args->file = arg;
+		return 0;
+	case ARGP_KEY_END:
+		if (!args->file)
+			argp_error(state, "missing FILE");
+		if (args->have_pc && args->summary)
+			argp_error(state, "--pc and --summary cannot be used together");
+		if (args->debug_file && args->no_debuginfo)
+			argp_error(state,
+				   "--debug-file and --no-debuginfo cannot be used together");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp_child dump_children[] = {
+	{ &common_argp, 0, NULL, 0 },
+	{},
+};
+
+static const struct argp dump_argp = {
+	.options = dump_options,
+	.parser = dump_parse,
+	.args_doc = "FILE",
+	.doc = dump_doc,
+	.children = dump_children,
+};
+
+static const char *arch_name(int machine)
+{
+	return machine == EM_AARCH64 ? "aarch64" : "x86_64";
+}
+
+/* Writes "0x" and v in lowercase hex, zero-padded to width digits (0: no padding). */
+static char *fmt_hex(char *p, uint64_t v, int width)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	int n = 0;
+
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	*p++ = '0';
+	*p++ = 'x';
+	for (int i = n; i < width; i++)
+		*p++ = '0';
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static int hex_digits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >>= 4)
+		n++;
+	return n;
+}
+
+static bool row_is_end(const struct unw_row *r)
+{
+	return r->cfa == UNW_CFA_END;
+}
+
+/* ---- formatted rules, for the text and the JSON output ---- */
+
+/*
+ * The text of rows, by rule. A row's rule is everything but its pc; a table
+ * holds few distinct rules, so each is formatted once.
+ */
+struct rule_key {
+	int32_t cfa_off;
+	int16_t fp_off;
+	int16_t aux_off;
+	uint8_t cfa, fp, ra, reason;
+};
+
+struct rule_slot {
+	struct rule_key key;
+	bool used;
+	uint16_t len;
+	uint32_t off; /* into the pool */
+};
+
+#define RULE_CACHE_BITS 14
+#define RULE_CACHE_SIZE (1U << RULE_CACHE_BITS)
+
+/* Formats the rule of r into buf (at least 4 * RULE_STR_MAX bytes); returns the length. */
+typedef int rule_format_fn(const struct unw_row *r, int machine, char *buf);
+
+struct rule_cache {
+	rule_format_fn *format;
+	struct rule_slot slots[RULE_CACHE_SIZE];
+	size_t used;
+	char *pool;
+	size_t pool_len, pool_cap;
+};
+
+static struct rule_cache *rule_cache__new(rule_format_fn *format)
+{
+	struct rule_cache *rc = calloc(1, sizeof(*rc));
+
+	if (rc)
+		rc->format = format;
+	return rc;
+}
+
+static void rule_cache__free(struct rule_cache *rc)
+{
+	if (!rc)
+		return;
+	free(rc->pool);
+	free(rc);
+}
+
+static struct rule_key rule_key_of(const struct unw_row *r)
+{
+	struct rule_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.cfa_off = r->cfa_off;
+	k.fp_off = r->fp_off;
+	k.aux_off = r->aux_off;
+	k.cfa = r->cfa;
+	k.fp = r->fp;
+	k.ra = r->ra;
+	k.reason = r->reason;
+	return k;
+}
+
+static uint32_t rule_hash(const struct rule_key *k)
+{
+	uint64_t a = (uint32_t)k->cfa_off | (uint64_t)(uint16_t)k->fp_off << 32 |
+		     (uint64_t)(uint16_t)k->aux_off << 48;
+	uint64_t b = k->cfa | k->fp << 8 | k->ra << 16 | (uint32_t)k->reason << 24;
+
+	a = (a ^ (b * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+	return (uint32_t)(a >> (64 - RULE_CACHE_BITS));
+}
+
+static int pad_to(char *buf, int n, int col)
+{
+	do
+		buf[n++] = ' ';
+	while (n < col);
+	return n;
+}
+
+/* "CFA FP RA\n", padded to the columns of the text table. */
+static int format_rule_text(const struct unw_row *r, int machine, char *buf)
+{
+	char s[RULE_STR_MAX];
+	int n;
+
+	n = snprintf(buf, RULE_STR_MAX, "%s", unw_row__cfa_str(r, machine, s, sizeof(s)));
+	n = pad_to(buf, n, CFA_COL);
+	n += snprintf(buf + n, RULE_STR_MAX, "%s", unw_row__fp_str(r, machine, s, sizeof(s)));
+	n = pad_to(buf, n, CFA_COL + FP_COL);
+	n += snprintf(buf + n, RULE_STR_MAX, "%s\n", unw_row__ra_str(r, machine, s, sizeof(s)));
+	return n;
+}
+
+/* The formatted tail of r, from the cache, formatting it into scratch on a miss. */
+static const char *rule_cache__get(struct rule_cache *rc, const struct unw_row *r, int machine,
+				   char *scratch, int *len)
+{
+	struct rule_key k = rule_key_of(r);
+	uint32_t h = rule_hash(&k);
+	struct rule_slot *slot;
+
+	for (;; h = (h + 1) & (RULE_CACHE_SIZE - 1)) {
+		slot = &rc->slots[h];
+		if (!slot->used)
+			break;
+		if (memcmp(&slot->key, &k, sizeof(k)) == 0) {
+			*len = slot->len;
+			return rc->pool + slot->off;
+		}
+	}
+	*len = rc->format(r, machine, scratch);
+	/* Kept at most half full so probes stay short; beyond that, format every time. */
+	if (rc->used >= RULE_CACHE_SIZE / 2)
+		return scratch;
+	if (rc->pool_len + *len > rc->pool_cap) {
+		size_t cap = rc->pool_cap ? rc->pool_cap * 2 : 65536;
+		char *p = realloc(rc->pool, cap);
+
+		if (!p)
+			return scratch;
+		rc->pool = p;
+		rc->pool_cap = cap;
+	}
+	memcpy(rc->pool + rc->pool_len, scratch, *len);
+	slot->key = k;
+	slot->used = true;
+	slot->len = *len;
+	slot->off = rc->pool_len;
+	rc->pool_len += *len;
+	rc->used++;
+	return scratch;
+}
+
+/* ---- text output ---- */
+
+static int pc_width(const struct unwind_table *t)
+{
+	if (!t->nr_rows)
+		return 1;
+	return hex_digits(unwind_table__pc(t, &t->rows[t->nr_rows - 1]));
+}
+
+static void print_header(int width)
+{
+	printf("%-*s %-*s%-*sRA\n", width + 2, "PC", CFA_COL, "CFA", FP_COL, "FP");
+}
+
+static void print_row(struct rule_cache *rc, const struct unwind_table *t, const struct unw_row *r,
+		      int width)
+{
+	char line[32 + 4 * RULE_STR_MAX], *p;
+	const char *tail;
+	int len;
+
+	p = fmt_hex(line, unwind_table__pc(t, r), width);
+	*p++ = ' ';
+	if (row_is_end(r)) {
+		memcpy(p, "end\n", 4);
+		p += 4;
+		fwrite_unlocked(line, 1, p - line, stdout);
+		return;
+	}
+	tail = rule_cache__get(rc, r, t->machine, p, &len);
+	if (tail != p)
+		memcpy(p, tail, len);
+	/* Single-threaded: no stdio lock per row. */
+	fwrite_unlocked(line, 1, (p - line) + len, stdout);
+}
+
+static int print_rows(const struct unwind_table *t)
+{
+	struct rule_cache *rc;
+	int width = pc_width(t);
+
+	rc = rule_cache__new(format_rule_text);
+	if (!rc)
+		return -ENOMEM;
+	print_header(width);
+	for (size_t i = 0; i < t->nr_rows; i++) {
+		print_row(rc, t, &t->rows[i], width);
+		/* Stop early when the output is gone (a full disk); the error is reported later. */
+		if ((i & 4095) == 4095 && ferror(stdout))
+			break;
+	}
+	rule_cache__free(rc);
+	return 0;
+}
+
+static void build_id_hex(const struct elf_file *elf, char *hex)
+{
+	uint8_t id[ELF_BUILD_ID_MAX];
+	size_t len = elf_file__build_id(elf, id);
+
+	for (size_t i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	hex[2 * len] = '\0';
+}
+
+/* The sources as ".eh_frame", ".debug_frame", ".debug_frame (PATH)"; returns how many. */
+static size_t table_sources(const struct dump_ctx *c, char out[3][PATH_MAX + 32])
+{
+	unsigned int src = c->table->sources;
+	size_t n = 0;
+
+	if (src & TABLE_SRC_EH_FRAME)
+		snprintf(out[n++], PATH_MAX + 32, ".eh_frame");
+	if (src & TABLE_SRC_DEBUG_FRAME)
+		snprintf(out[n++], PATH_MAX + 32, ".debug_frame");
+	if ((src & TABLE_SRC_DEBUG_FILE) && c->debug)
+		snprintf(out[n++], PATH_MAX + 32, ".debug_frame (%.*s)", PATH_MAX,
+			 elf_file__path(c->debug));
+	return n;
+}
+
+static const char *debug_file_text(const struct dump_ctx *c)
+{
+	if (c->debug)
+		return elf_file__path(c->debug);
+	if (c->args->no_debuginfo)
+		return "not searched (--no-debuginfo)";
+	return "none found";
+}
+
+static void print_summary(const struct dump_ctx *c)
+{
+	const struct unwind_table *t = c->table;
+	char hex[2 * ELF_BUILD_ID_MAX + 1], src[3][PATH_MAX + 32];
+	size_t nsrc, total = 0;
+
+	build_id_hex(c->elf, hex);
+	printf("file:        %s\n", c->args->file);
+	printf("arch:        %s\n", arch_name(t->machine));
+	printf("build ID:    %s\n", hex[0] ? hex : "none");
+	nsrc = table_sources(c, src);
+	printf("sources:     ");
+	for (size_t i = 0; i < nsrc; i++)
+		printf("%s%s", i ? ", " : "", src[i]);
+	printf("%s\n", nsrc ? "" : "none");
+	printf("debug file:  %s\n", debug_file_text(c));
+	printf("FDEs:        %zu\n", t->nr_fdes);
+	printf("rows:        %zu\n", t->nr_rows);
+	for (int r = 0; r < UNW_R_NR; r++)
+		total += t->unsupported[r];
+	printf("unsupported: %zu", total);
+	for (int r = 0, first = 1; r < UNW_R_NR; r++) {
+		if (!t->unsupported[r])
+			continue;
+		printf("%s%s %zu", first ? " (" : ", ", unw_reason__str(r), t->unsupported[r]);
+		first = 0;
+	}
+	printf("%s\n", total ? ")" : "");
+	if (t->nr_bad_fdes)
+		printf("malformed:   %zu FDEs skipped\n", t->nr_bad_fdes);
+	printf("BPF bytes:   %zu (%zu rows x %zu)\n", unwind_table__bytes(t), t->nr_rows,
+	       sizeof(struct unw_row));
+}
+
+static int print_text(const struct dump_ctx *c)
+{
+	int err;
+
+	if (!c->args->summary) {
+		err = print_rows(c->table);
+		if (err)
+			return err;
+		printf("\n");
+	}
+	print_summary(c);
+	return 0;
+}
+
+static int print_pc_text(const struct dump_ctx *c)
+{
+	const struct unw_row *r = unwind_table__lookup(c->table, c->args->pc);
+	struct rule_cache *rc;
+	int width = pc_width(c->table);
+
+	if (!r || row_is_end(r)) {
+		printf("0x%" PRIx64 ": no unwind info\n", c->args->pc);
+		return 0;
+	}
+	rc = rule_cache__new(format_rule_text);
+	if (!rc)
+		return -ENOMEM;
+	print_header(width);
+	print_row(rc, c->table, r, width);
+	rule_cache__free(rc);
+	return 0;
+}
+
+/* ---- JSON output ---- */
+
+/* "CFA\0FP\0RA\0": the three strings of a JSON row. */
+static int format_rule_json(const struct unw_row *r, int machine, char *buf)
+{
+	int n = 0;
+
+	unw_row__cfa_str(r, machine, buf, RULE_STR_MAX);
+	n += strlen(buf) + 1;
+	unw_row__fp_str(r, machine, buf + n, RULE_STR_MAX);
+	n += strlen(buf + n) + 1;
+	unw_row__ra_str(r, machine, buf + n, RULE_STR_MAX);
+	n += strlen(buf + n) + 1;
+	return n;
+}
+
+static void json_row(struct json_writer *jw, struct rule_cache *rc, const struct unwind_table *t,
+		     const struct unw_row *r)
+{
+	char pc[32], scratch[4 * RULE_STR_MAX];
+	const char *rule;
+	int len;
+
+	*fmt_hex(pc, unwind_table__pc(t, r), 0) = '\0';
+	jw_object_start(jw);
+	jw_key(jw, "pc");
+	jw_string(jw, pc);
+	if (row_is_end(r)) {
+		jw_key(jw, "end");
+		jw_bool(jw, true);
+	} else {
+		rule = rule_cache__get(rc, r, t->machine, scratch, &len);
+		jw_key(jw, "cfa");
+		jw_string(jw, rule);
+		rule += strlen(rule) + 1;
+		jw_key(jw, "fp");
+		jw_string(jw, rule);
+		rule += strlen(rule) + 1;
+		jw_key(jw, "ra");
+		jw_string(jw, rule);
+	}
+	jw_object_end(jw);
+}
+
+static void json_head(struct json_writer *jw, const struct dump_ctx *c)
+{
+	jw_object_start(jw);
+	jw_key(jw, "schema");
+	jw_uint(jw, 1);
+	jw_key(jw, "file");
+	jw_string(jw, c->args->file);
+}
+
+static void json_summary(struct json_writer *jw, const struct dump_ctx *c)
+{
+	const struct unwind_table *t = c->table;
+	char hex[2 * ELF_BUILD_ID_MAX + 1], src[3][PATH_MAX + 32];
+	size_t nsrc;
+
+	build_id_hex(c->elf, hex);
+	jw_key(jw, "arch");
+	jw_string(jw, arch_name(t->machine));
+	jw_key(jw, "build_id");
+	jw_string(jw, hex[0] ? hex : NULL);
+	jw_key(jw, "sources");
+	jw_array_start(jw);
+	nsrc = table_sources(c, src);
+	for (size_t i = 0; i < nsrc; i++)
+		jw_string(jw, src[i]);
+	jw_array_end(jw);
+	jw_key(jw, "fdes");
+	jw_uint(jw, t->nr_fdes);
+}
+
+static void json_unsupported(struct json_writer *jw, const struct unwind_table *t)
+{
+	jw_key(jw, "unsupported");
+	jw_object_start(jw);
+	for (int r = 0; r < UNW_R_NR; r++) {
+		if (!t->unsupported[r])
+			continue;
+		jw_key(jw, unw_reason__str(r));
+		jw_uint(jw, t->unsupported[r]);
+	}
+	jw_object_end(jw);
+}
+
+/*
+ * The writer flushes stdout to see write errors; the errno of the failed
+ * write is kept for the message close_stdout() prints.
+ */
+static int json_finish(struct json_writer *jw)
+{
+	int err;
+
+	errno = 0;
+	err = json_writer__free(jw);
+	if (err == -EIO && errno)
+		return -errno;
+	if (err == -EINVAL)
+		pr_err("internal error: the JSON output is not well-formed");
+	return err;
+}
+
+static int json_rows(struct json_writer *jw, const struct unwind_table *t)
+{
+	struct rule_cache *rc = rule_cache__new(format_rule_json);
+
+	if (!rc)
+		return -ENOMEM;
+	jw_key(jw, "rows");
+	jw_array_start(jw);
+	for (size_t i = 0; i < t->nr_rows; i++) {
+		json_row(jw, rc, t, &t->rows[i]);
+		/* Stop early when the output is gone; the error is reported at the end. */
+		if ((i & 4095) == 4095 && ferror(stdout))
+			break;
+	}
+	jw_array_end(jw);
+	rule_cache__free(rc);
+	return 0;
+}
+
+static int print_json(const struct dump_ctx *c)
+{
+	const struct unwind_table *t = c->table;
+	struct json_writer *jw;
+
+	jw = json_writer__new(stdout, false);
+	if (!jw)
+		return -errno;
+	json_head(jw, c);
+	json_summary(jw, c);
+	if (c->args->summary) {
+		jw_key(jw, "row_count");
+		jw_uint(jw, t->nr_rows);
+		jw_key(jw, "bpf_bytes");
+		jw_uint(jw, unwind_table__bytes(t));
+	} else if (json_rows(jw, t)) {
+		json_writer__free(jw);
+		return -ENOMEM;
+	}
+	json_unsupported(jw, t);
+	jw_object_end(jw);
+	return json_finish(jw);
+}
+
+static int print_pc_json(const struct dump_ctx *c)
+{
+	const struct unw_row *r = unwind_table__lookup(c->table, c->args->pc);
+	struct rule_cache *rc = NULL;
+	struct json_writer *jw;
+
+	rc = rule_cache__new(format_rule_json);
+	jw = json_writer__new(stdout, false);
+	if (!rc || !jw) {
+		rule_cache__free(rc);
+		json_writer__free(jw);
+		return -ENOMEM;
+	}
+	json_head(jw, c);
+	jw_key(jw, "pc");
+	jw_stringf(jw, "0x%" PRIx64, c->args->pc);
+	jw_key(jw, "row");
+	if (!r || row_is_end(r))
+		jw_null(jw);
+	else
+		json_row(jw, rc, c->table, r);
+	jw_object_end(jw);
+	rule_cache__free(rc);
+	return json_finish(jw);
+}
+
+/* ---- the command ---- */
+
+static struct elf_file *open_debug_file(const struct dump_args *args, const struct elf_file *elf)
+{
+	uint8_t id[ELF_BUILD_ID_MAX];
+	struct elf_file *debug;
+
+	if (args->no_debuginfo)
+		return NULL;
+	if (!args->debug_file)
+		return debuginfo__find(elf, NULL);
+	debug = elf_file__open(args->debug_file);
+	if (!debug)
+		return NULL;
+	if (!elf_file__debug_matches(elf, debug)) {
+		if (elf_file__build_id(elf, id))
+			pr_err("%s is not the debug file of %s: the build IDs differ",
+			       args->debug_file, args->file);
+		else if (elf_file__debuglink(elf, NULL))
+			pr_err("%s is not the debug file of %s: the CRC in its .gnu_debuglink differs",
+			       args->debug_file, args->file);
+		else
+			pr_err("%s has neither a build ID nor a .gnu_debuglink to check the debug file %s against",
+			       args->file, args->debug_file);
+		elf_file__free(debug);
+		errno = EINVAL;
+		return NULL;
+	}
+	return debug;
+}
+
+/*
+ * Data goes to stdout: a failed write (full disk, closed pipe) must not pass
+ * silently. write_err is what an earlier flush returned, for the message.
+ */
+static int close_stdout(int write_err)
+{
+	int err = 0;
+
+	if (fflush(stdout) != 0)
+		err = -errno;
+	else if (ferror(stdout))
+		err = write_err < 0 && write_err != -EINVAL ? write_err : -EIO;
+	if (fclose(stdout) != 0 && !err)
+		err = -errno;
+	if (err)
+		pr_err("cannot write the output to stdout: %s", strerror(-err));
+	return err;
+}
+
+static int print_output(const struct dump_ctx *c)
+{
+	const struct dump_args *args = c->args;
+	int err;
+
+	if (args->have_pc && args->json)
+		err = print_pc_json(c);
+	else if (args->have_pc)
+		err = print_pc_text(c);
+	else if (args->json)
+		err = print_json(c);
+	else
+		err = print_text(c);
+	if (err == -ENOMEM)
+		pr_err("%s: out of memory", args->file);
+	if (err)
+		return err;
+	/*
+	 * dump-unwind is how a file is checked: what could be built is printed,
+	 * but malformed CFI still makes it fail.
+	 */
+	if (c->table->nr_bad_fdes) {
+		pr_err("%s: %zu malformed FDE%s skipped: the table is incomplete", args->file,
+		       c->table->nr_bad_fdes, c->table->nr_bad_fdes == 1 ? "" : "s");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int dump(const struct dump_args *args)
+{
+	struct elf_file *elf = NULL, *debug = NULL;
+	struct unwind_table *table = NULL;
+	struct dump_ctx c;
+	int err = 0;
+
+	elf = elf_file__open(args->file);
+	if (!elf) {
+		err = -errno;
+		goto cleanup;
+	}
+	/* Unrelocated, the pc-relative addresses in its CFI would all be wrong. */
+	if (elf_file__type(elf) == ET_REL) {
+		pr_err("%s: a relocatable object (.o): its code addresses are not final; dump a linked executable or shared library",
+		       args->file);
+		err = -EINVAL;
+		goto cleanup;
+	}
+	debug = open_debug_file(args, elf);
+	if (!debug && args->debug_file) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (debug)
+		pr_info("%s: using debug file %s", args->file, elf_file__path(debug));
+	table = unwind_table__build(elf, debug);
+	if (!table) {
+		err = -errno;
+		goto cleanup;
+	}
+	c = (struct dump_ctx){ .args = args, .elf = elf, .debug = debug, .table = table };
+	err = print_output(&c);
+cleanup:
+	unwind_table__free(table);
+	elf_file__free(debug);
+	elf_file__free(elf);
+	return err;
+}
+
+static int run_dump_unwind(int argc, char **argv)
+{
+	static char outbuf[1 << 18];
+	struct dump_args args = {};
+	int err;
+
+	if (cmd_parse(&dump_argp, argc, argv, &args))
+		return EXIT_USAGE;
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	err = dump(&args);
+	/* A write error of the JSON writer is reported once, by close_stdout(). */
+	if (close_stdout(err))
+		return EXIT_FAIL;
+	return err ? EXIT_FAIL : EXIT_OK;
+}
+
+const struct unwprof_cmd cmd_dump_unwind = {
+	.name = "dump-unwind",
+	.fn = run_dump_unwind,
+	.help = "print the unwind table built for an ELF file",
+};

@@ -1,0 +1,969 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * unwprof record: profile processes (-p), the whole system (-a) or a command
+ * it launches, then write folded stacks and print a summary.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "../core/common.h"
+#include "../core/folded.h"
+#include "../core/log.h"
+#include "../core/pprof.h"
+#include "../core/procmaps.h"
+#include "../core/profile.h"
+#include "../core/session.h"
+#include "../core/symbolize.h"
+
+#define DEFAULT_FREQ 99
+#define MAX_FREQ 10000
+#define POLL_MS 100
+#define CAP_PERFMON_BIT 38
+#define CAP_BPF_BIT 39
+#define CHILD_REAP_MS 1000
+
+enum {
+	OPT_PID = 256,
+	OPT_TID,
+	OPT_NO_KERNEL,
+	OPT_FP_ONLY,
+	OPT_MAX_SHARDS,
+	OPT_QUIET,
+	OPT_FORMAT,
+};
+
+struct record;
+
+/* The output formats: -o FILE.pb.gz (or .pprof) picks pprof, anything else folded. */
+struct output_format {
+	const char *name;
+	int (*write)(FILE *f, const struct record *rec);
+};
+
+struct record_args {
+	pid_t *pids;
+	size_t nr_pids;
+	bool all;
+	double duration; /* seconds; 0: until Ctrl-C or the command exits */
+	unsigned int freq;
+	const char *output;
+	bool pid_prefix;
+	bool tid_prefix;
+	bool no_kernel;
+	bool fp_only;
+	bool quiet;
+	const struct output_format *format;
+	size_t max_shards;
+	char **command; /* NULL-terminated, NULL when none */
+};
+
+/* What the session callbacks fill, and what the end of the run needs. */
+struct record {
+	struct record_args *args;
+	struct session *session;
+	struct profile *profile;
+	struct symbolizer *symbolizer;
+	int err;     /* first error in a callback */
+	pid_t child; /* the launched command, 0 when none */
+	int child_status;
+	bool child_done;
+	double elapsed;
+	uint64_t start_ns; /* wall clock at the start of sampling */
+	char *main_file;   /* executable of the launched command or of a single -p pid */
+	char *tmp_path;	   /* -o: written here, renamed at the end */
+	char *final_path;  /* -o FILE with its symlinks resolved */
+	FILE *out;
+};
+
+static volatile sig_atomic_t exiting;
+static volatile sig_atomic_t exit_signal;
+
+static const char record_doc[] =
+	"Sample the CPU with perf events and unwind every user stack in BPF with DWARF "
+	"unwind tables, so code built without frame pointers gets complete stacks. "
+	"Writes folded stacks (flamegraph.pl, speedscope, inferno) or a pprof profile "
+	"(go tool pprof, unwprof report) to stdout or to -o FILE, then a summary to "
+	"stderr.\n"
+	"\v"
+	"Exactly one target: -p PID[,PID...], -a, or a COMMAND to launch (after --). A "
+	"launched command is profiled from its exec, its children too; the run ends "
+	"when it exits, at -d SECONDS, or at Ctrl-C or SIGTERM (a second Ctrl-C kills "
+	"unwprof; at -d a launched command is sent SIGTERM). The output file is "
+	"written under a temporary name and renamed at the end, so a failed run leaves "
+	"no partial file.\n\n"
+	"Folded lines: the process name first (comm-PID with --pid, comm-PID/TID with "
+	"--tid), user frames root first, then kernel frames with the suffix _[k]. A "
+	"frame without a symbol is [FILE+0xOFFSET]: the basename of its mapping and the "
+	"offset in that file; [unknown] only when no mapping covers the address.\n\n"
+	"Needs root, or CAP_BPF and CAP_PERFMON, and a kernel with BTF.\n\n"
+	"EXAMPLES:\n"
+	"  unwprof record -p 4242 -d 10 > app.folded\n"
+	"  unwprof record -p 4242,4243 -F 999 -d 5 -o app.folded\n"
+	"  unwprof record -o build.pb.gz -- make -j2\n"
+	"  unwprof record -a -d 5 --no-kernel > system.folded\n"
+	"  unwprof record --tid -- ./build/myapp --input data.bin > myapp.folded\n"
+	"  unwprof record --fp-only -- ./app    # frame pointers only, to compare\n\n"
+	"Exit status: with a launched COMMAND, the command's status (128+N when a "
+	"signal N killed it) unless unwprof itself failed; otherwise 0 on success. "
+	"1 on failure, including a COMMAND that cannot be executed (not found, not "
+	"executable), 64 on a usage error.";
+
+static const struct argp_option record_options[] = {
+	{ NULL, 0, NULL, 0, "Target (exactly one):", 1 },
+	{ "pids", 'p', "PID[,PID...]", 0, "Profile these processes and their threads", 1 },
+	{ "all-cpus", 'a', NULL, 0, "Profile every process", 1 },
+	{ NULL, 0, NULL, 0, "Sampling:", 2 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (fractions allowed)", 2 },
+	{ "freq", 'F', "HZ", 0, "Samples per second per CPU, 1..10000 (default 99)", 2 },
+	{ "no-kernel", OPT_NO_KERNEL, NULL, 0, "Leave out kernel frames", 2 },
+	{ "fp-only", OPT_FP_ONLY, NULL, 0,
+	  "Unwind with frame pointers only, no DWARF tables (to compare)", 2 },
+	{ "max-shards", OPT_MAX_SHARDS, "N", 0, "Cap unwind table memory at N shards", 2 },
+	{ NULL, 0, NULL, 0, "Output:", 3 },
+	{ "output", 'o', "FILE", 0, "Write folded stacks to FILE instead of stdout", 3 },
+	{ "pid", OPT_PID, NULL, 0, "Begin each stack with comm-PID", 3 },
+	{ "tid", OPT_TID, NULL, 0, "Begin each stack with comm-PID/TID", 3 },
+	{ "format", OPT_FORMAT, "FORMAT", 0,
+	  "folded or pprof (default: pprof when FILE ends in .pb.gz or .pprof)", 3 },
+	{ "quiet", OPT_QUIET, NULL, 0, "Do not print the summary", 3 },
+	{},
+};
+
+/* Options */
+
+static int write_folded(FILE *f, const struct record *rec);
+static int write_pprof(FILE *f, const struct record *rec);
+
+static const struct output_format formats[] = {
+	{ "folded", write_folded },
+	{ "pprof", write_pprof },
+};
+
+static const struct output_format *find_format(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(formats); i++)
+		if (strcmp(formats[i].name, name) == 0)
+			return &formats[i];
+	return NULL;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static const struct output_format *default_format(const char *output)
+{
+	if (output && (ends_with(output, ".pb.gz") || ends_with(output, ".pprof")))
+		return find_format("pprof");
+	return find_format("folded");
+}
+
+static int parse_pid(const char *s, pid_t *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > INT_MAX)
+		return -EINVAL;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+static void parse_pids(struct argp_state *state, struct record_args *args, const char *arg)
+{
+	char *list = strdup(arg), *tok, *save = NULL;
+	pid_t *pids;
+
+	if (!list)
+		argp_failure(state, EXIT_FAIL, ENOMEM, "-p");
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		pids = reallocarray(args->pids, args->nr_pids + 1, sizeof(*pids));
+		if (!pids)
+			argp_failure(state, EXIT_FAIL, ENOMEM, "-p");
+		args->pids = pids;
+		if (parse_pid(tok, &args->pids[args->nr_pids]))
+			argp_error(state, "-p: '%s' is not a process id", tok);
+		args->nr_pids++;
+	}
+	free(list);
+	if (!args->nr_pids)
+		argp_error(state, "-p: no process id in '%s'", arg);
+}
+
+static void parse_number(struct argp_state *state, int key, const char *arg,
+			 struct record_args *args)
+{
+	char *end;
+	double d;
+	long v;
+
+	errno = 0;
+	if (key == 'd') {
+		d = strtod(arg, &end);
+		if (errno || end == arg || *end || !isfinite(d) || d <= 0)
+			argp_error(state, "-d: '%s' is not a positive number of seconds", arg);
+		args->duration = d;
+		return;
+	}
+	v = strtol(arg, &end, 10);
+	if (key == 'F') {
+		if (errno || end == arg || *end || v < 1 || v > MAX_FREQ)
+			argp_error(state, "-F: '%s' is not a frequency in 1..%d Hz", arg, MAX_FREQ);
+		args->freq = (unsigned int)v;
+		return;
+	}
+	if (errno || end == arg || *end || v < 1)
+		argp_error(state, "--max-shards: '%s' is not a positive number", arg);
+	args->max_shards = (size_t)v;
+}
+
+static void check_args(struct argp_state *state, const struct record_args *args)
+{
+	int targets = (args->nr_pids > 0) + args->all + (args->command != NULL);
+
+	if (targets == 0)
+		argp_error(state, "no target: give -p PID, -a, or -- COMMAND");
+	if (targets > 1)
+		argp_error(state, "-p, -a and COMMAND cannot be combined: give exactly one");
+}
+
+static error_t record_parse(int key, char *arg, struct argp_state *state)
+{
+	struct record_args *args = state->input;
+
+	switch (key) {
+	case 'p':
+		parse_pids(state, args, arg);
+		return 0;
+	case 'a':
+		args->all = true;
+		return 0;
+	case 'd':
+	case 'F':
+	case OPT_MAX_SHARDS:
+		parse_number(state, key, arg, args);
+		return 0;
+	case 'o':
+		args->output = arg;
+		return 0;
+	case OPT_PID:
+		args->pid_prefix = true;
+		return 0;
+	case OPT_TID:
+		args->tid_prefix = true;
+		return 0;
+	case OPT_NO_KERNEL:
+		args->no_kernel = true;
+		return 0;
+	case OPT_FP_ONLY:
+		args->fp_only = true;
+		return 0;
+	case OPT_QUIET:
+		args->quiet = true;
+		return 0;
+	case OPT_FORMAT:
+		args->format = find_format(arg);
+		if (!args->format)
+			argp_error(state, "--format: '%s' is not folded or pprof", arg);
+		return 0;
+	case ARGP_KEY_ARG:
+		/* The command and its arguments: the rest of argv, options included. */
+		args->command = &state->argv[state->next - 1];
+		state->next = state->argc;
+		return 0;
+	case ARGP_KEY_END:
+		check_args(state, args);
+		if (!args->format)
+			args->format = default_format(args->output);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp_child record_children[] = {
+	{ &common_argp, 0, NULL, 0 },
+	{},
+};
+
+static const struct argp record_argp = {
+	.options = record_options,
+	.parser = record_parse,
+	.args_doc = "[-- COMMAND [ARGS...]]",
+	.doc = record_doc,
+	.children = record_children,
+};
+
+/* Checks before anything is created */
+
+/* The effective capabilities, from /proc/self/status (no libcap needed). */
+static uint64_t effective_caps(void)
+{
+	unsigned long long caps = 0;
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return caps;
+}
+
+static int check_privileges(void)
+{
+	uint64_t need = 1ULL << CAP_BPF_BIT | 1ULL << CAP_PERFMON_BIT;
+
+	if (geteuid() == 0 || (effective_caps() & need) == need)
+		return 0;
+	pr_err("record needs root or CAP_BPF and CAP_PERFMON");
+	return -EPERM;
+}
+
+static int check_btf(void)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK) == 0)
+		return 0;
+	pr_err("the kernel has no BTF (/sys/kernel/btf/vmlinux): record needs a kernel built "
+	       "with CONFIG_DEBUG_INFO_BTF");
+	return -ENOTSUP;
+}
+
+static int check_pids(const struct record_args *args)
+{
+	for (size_t i = 0; i < args->nr_pids; i++) {
+		if (kill(args->pids[i], 0) < 0 && errno == ESRCH) {
+			pr_err("pid %d: no such process", (int)args->pids[i]);
+			return -ESRCH;
+		}
+	}
+	return 0;
+}
+
+/* Signals */
+
+static void on_signal(int sig)
+{
+	exiting = 1;
+	exit_signal = sig;
+	signal(sig, SIG_DFL); /* a second one kills */
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Output */
+
+/* A device, FIFO or /dev/stdout is written in place: renaming over it would replace it. */
+static int output_open_direct(struct record *rec, const char *path)
+{
+	rec->out = fopen(path, "we");
+	if (rec->out)
+		return 0;
+	pr_err("%s: cannot open: %s", path, strerror(errno));
+	return -errno;
+}
+
+/*
+ * A regular file gets a temporary file in its directory (the symlink's target
+ * when it is one), renamed over it at the end.
+ */
+static int output_open_tmp(struct record *rec, const char *path)
+{
+	char *dir = NULL, *base = NULL;
+	mode_t mask;
+	int fd, err = 0;
+
+	rec->final_path = realpath(path, NULL);
+	if (!rec->final_path)
+		rec->final_path = strdup(path); /* does not exist yet */
+	dir = rec->final_path ? strdup(rec->final_path) : NULL;
+	base = rec->final_path ? strdup(rec->final_path) : NULL;
+	if (!dir || !base ||
+	    asprintf(&rec->tmp_path, "%s/.%s.XXXXXX", dirname(dir), basename(base)) < 0) {
+		rec->tmp_path = NULL;
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	/* close-on-exec: a launched command must not inherit the profile being written */
+	fd = mkostemp(rec->tmp_path, O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		pr_err("%s: cannot create a file in its directory: %s", path, strerror(errno));
+		free(rec->tmp_path);
+		rec->tmp_path = NULL;
+		goto cleanup;
+	}
+	/* mkostemp gives 0600; give the file the mode a plain fopen would. */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask))
+		pr_debug("%s: cannot set the mode: %s", rec->tmp_path, strerror(errno));
+	rec->out = fdopen(fd, "w");
+	if (!rec->out) {
+		err = -errno;
+		close(fd);
+		unlink(rec->tmp_path);
+	}
+cleanup:
+	free(dir);
+	free(base);
+	return err;
+}
+
+static int output_open(struct record *rec)
+{
+	const char *path = rec->args->output;
+	struct stat st;
+
+	if (!path) {
+		rec->out = stdout;
+		return 0;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return output_open_direct(rec, path);
+	/* A dangling symlink: fopen creates its target, a rename would replace the link. */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) < 0)
+		return output_open_direct(rec, path);
+	return output_open_tmp(rec, path);
+}
+
+/* Closes the output; on success renames the temporary file, else removes it. */
+static int output_close(struct record *rec, bool ok)
+{
+	int err = 0;
+
+	if (rec->out && rec->out != stdout && fclose(rec->out))
+		err = -errno;
+	else if (rec->out == stdout && (fflush(stdout) || ferror(stdout)))
+		err = errno ? -errno : -EIO;
+	rec->out = NULL;
+	if (err)
+		pr_err("%s: %s", rec->args->output ? rec->args->output : "stdout", strerror(-err));
+	if (rec->tmp_path) {
+		if (ok && !err && rename(rec->tmp_path, rec->final_path)) {
+			err = -errno;
+			pr_err("%s: cannot rename %s to it: %s", rec->final_path, rec->tmp_path,
+			       strerror(errno));
+		}
+		if (!ok || err)
+			unlink(rec->tmp_path);
+	}
+	return err;
+}
+
+static int write_folded(FILE *f, const struct record *rec)
+{
+	struct folded_opts opts = {
+		.pid = rec->args->pid_prefix,
+		.tid = rec->args->tid_prefix,
+		.kernel = !rec->args->no_kernel,
+	};
+
+	return folded__write(f, rec->profile, &opts);
+}
+
+static int write_pprof(FILE *f, const struct record *rec)
+{
+	struct pprof_write_opts opts = {
+		.meta = {
+			.start_ns = rec->start_ns,
+			.duration_ns = (uint64_t)(rec->elapsed * 1e9),
+			.period_ns = 1000000000ULL / rec->args->freq,
+		},
+		.main_file = rec->main_file,
+		.no_kernel = rec->args->no_kernel,
+	};
+
+	return pprof__write(f, rec->profile, &opts);
+}
+
+static int write_profile(struct record *rec)
+{
+	const struct record_args *args = rec->args;
+	int err;
+
+	err = symbolizer__symbolize_profile(rec->symbolizer, rec->profile);
+	if (err) {
+		pr_err("symbolizing the profile: %s", strerror(-err));
+		return err;
+	}
+	err = args->format->write(rec->out, rec);
+	if (err)
+		pr_err("%s: cannot write: %s", args->output ? args->output : "stdout",
+		       strerror(-err));
+	return err;
+}
+
+/* Session callbacks */
+
+static void on_sample(void *ctx, const struct session_sample *s)
+{
+	struct record *rec = ctx;
+	struct profile_stack st = {
+		.pid = s->pid,
+		.tid = s->tid,
+		.comm = s->comm,
+		.flags = s->flags,
+		.user_addrs = s->user_pcs,
+		.nr_user = s->nr_user,
+		.kernel_addrs = s->kernel_pcs,
+		.nr_kernel = rec->args->no_kernel ? 0 : s->nr_kernel,
+	};
+	int err = profile__add_stack(rec->profile, &st, s->count);
+
+	if (err && !rec->err)
+		rec->err = err;
+}
+
+static void on_process(void *ctx, const struct procmaps *maps)
+{
+	struct record *rec = ctx;
+	int err = symbolizer__add_process(rec->symbolizer, maps);
+
+	if (err && !rec->err)
+		rec->err = err;
+}
+
+/* Launching a command */
+
+/*
+ * The child stops at its exec so that its tables are loaded after exec (its
+ * own mappings) and before it runs a single instruction of user code:
+ * PTRACE_TRACEME makes a successful execve stop it with SIGTRAP; the parent
+ * adds the process, attaches, then detaches, which lets it run. ptrace is
+ * used rather than perf's enable_on_exec because the tables, not only the
+ * sampling, must be in place at exec. It first waits on a pipe so that it
+ * does not exec before the session exists; execvp's errno comes back on a
+ * close-on-exec pipe.
+ */
+static void child_run(char **command, int go_fd, int err_fd)
+{
+	char c;
+	int e;
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (read(go_fd, &c, 1) != 1)
+		_exit(EXIT_FAIL); /* the parent gave up */
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
+		execvp(command[0], command);
+	e = errno;
+	if (write(err_fd, &e, sizeof(e)) < 0)
+		_exit(EXIT_FAIL);
+	_exit(EXIT_FAIL);
+}
+
+struct launch {
+	int go_fd;  /* write a byte: the child may exec */
+	int err_fd; /* the child's errno when exec failed; EOF on success */
+};
+
+static void close_pair(int fds[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+static int launch_fork(struct record *rec, struct launch *l)
+{
+	int go[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int err;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) || (rec->child = fork()) < 0) {
+		err = errno;
+		rec->child = 0;
+		close_pair(go);
+		close_pair(errp);
+		pr_err("cannot start '%s': %s", rec->args->command[0], strerror(err));
+		return -err;
+	}
+	if (rec->child == 0) {
+		close(go[1]);
+		close(errp[0]);
+		child_run(rec->args->command, go[0], errp[1]);
+	}
+	close(go[0]);
+	close(errp[1]);
+	l->go_fd = go[1];
+	l->err_fd = errp[0];
+	return 0;
+}
+
+/* Lets the child exec and waits for it to stop there; -ENOEXEC when exec failed. */
+static int launch_exec(struct record *rec, struct launch *l)
+{
+	int status, child_errno = 0;
+	char c = 1;
+
+	if (write(l->go_fd, &c, 1) != 1)
+		return -errno;
+	close(l->go_fd);
+	l->go_fd = -1;
+	if (waitpid(rec->child, &status, 0) != rec->child)
+		return -errno;
+	if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP)
+		return 0;
+	if (read(l->err_fd, &child_errno, sizeof(child_errno)) == sizeof(child_errno))
+		pr_err("cannot run '%s': %s", rec->args->command[0], strerror(child_errno));
+	else
+		pr_err("cannot run '%s': it stopped before exec", rec->args->command[0]);
+	if (!WIFEXITED(status) && !WIFSIGNALED(status)) {
+		kill(rec->child, SIGKILL);
+		waitpid(rec->child, NULL, 0);
+	}
+	rec->child = 0;
+	return -ENOEXEC;
+}
+
+static void launch_close(struct launch *l)
+{
+	if (l->go_fd >= 0)
+		close(l->go_fd);
+	if (l->err_fd >= 0)
+		close(l->err_fd);
+	l->go_fd = l->err_fd = -1;
+}
+
+static void child_finish(struct record *rec);
+
+/* Session setup */
+
+static struct session *record_session_new(struct record *rec)
+{
+	const struct record_args *args = rec->args;
+	struct session_opts opts = {
+		.pids = rec->child ? &rec->child : args->pids,
+		.nr_pids = rec->child ? 1 : args->nr_pids,
+		.system_wide = args->all,
+		.follow_children = rec->child != 0,
+		.freq = args->freq,
+		.fp_only = args->fp_only,
+		.kernel_stacks = !args->no_kernel,
+		.max_shards = args->max_shards,
+		.on_sample = on_sample,
+		.on_process = on_process,
+		.ctx = rec,
+	};
+
+	return session__new(&opts);
+}
+
+static int add_targets(struct record *rec)
+{
+	const struct record_args *args = rec->args;
+	int err;
+
+	for (size_t i = 0; i < args->nr_pids; i++) {
+		err = session__add_process(rec->session, args->pids[i]);
+		if (err) {
+			pr_err("pid %d: cannot profile it: %s", (int)args->pids[i], strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* The executable of pid as its mappings name it: pprof puts its mapping first. */
+static char *exe_path(pid_t pid)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+/*
+ * new → load → targets → attach; a launched command is released to exec
+ * after load, added at its exec stop, and let go once sampling runs.
+ */
+static int record_setup(struct record *rec)
+{
+	struct launch l = { .go_fd = -1, .err_fd = -1 };
+	int err;
+
+	if (rec->args->command) {
+		err = launch_fork(rec, &l);
+		if (err)
+			return err;
+	}
+	rec->session = record_session_new(rec);
+	if (!rec->session) {
+		err = -errno;
+		pr_err("cannot create the BPF session: %s", strerror(errno));
+		goto cleanup;
+	}
+	err = session__load(rec->session);
+	if (err)
+		goto cleanup;
+	err = rec->child ? launch_exec(rec, &l) : add_targets(rec);
+	if (!err && rec->child)
+		err = session__add_process(rec->session, rec->child);
+	if (!err && (rec->child || rec->args->nr_pids == 1))
+		rec->main_file = exe_path(rec->child ? rec->child : rec->args->pids[0]);
+	if (!err)
+		err = session__attach(rec->session);
+	if (!err && rec->child && ptrace(PTRACE_DETACH, rec->child, NULL, NULL)) {
+		err = -errno;
+		pr_err("cannot let '%s' run: %s", rec->args->command[0], strerror(errno));
+	}
+cleanup:
+	launch_close(&l);
+	/* Stopped at its exec and traced by us, only SIGKILL ends it now. */
+	if (err && rec->child) {
+		kill(rec->child, SIGKILL);
+		child_finish(rec);
+	}
+	return err;
+}
+
+/* The run */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* True once the launched command has exited; its status is kept. */
+static bool child_exited(struct record *rec)
+{
+	int status;
+
+	if (!rec->child || rec->child_done)
+		return rec->child_done;
+	if (waitpid(rec->child, &status, WNOHANG) != rec->child)
+		return false;
+	if (!WIFEXITED(status) && !WIFSIGNALED(status))
+		return false; /* a stop, not an exit */
+	rec->child_status = status;
+	rec->child_done = true;
+	return true;
+}
+
+static int record_loop(struct record *rec)
+{
+	double start = now(), left;
+	struct timespec wall;
+	int err = 0, timeout;
+
+	clock_gettime(CLOCK_REALTIME, &wall);
+	rec->start_ns = (uint64_t)wall.tv_sec * 1000000000ULL + (uint64_t)wall.tv_nsec;
+
+	while (!exiting && !rec->err && !child_exited(rec)) {
+		timeout = POLL_MS;
+		if (rec->args->duration > 0) {
+			left = rec->args->duration - (now() - start);
+			if (left <= 0)
+				break;
+			if (left * 1000 < timeout)
+				timeout = (int)(left * 1000) + 1;
+		}
+		err = session__poll(rec->session, timeout);
+		if (err == -EINTR)
+			err = 0;
+		if (err)
+			break;
+	}
+	rec->elapsed = now() - start;
+	if (!err)
+		err = session__drain(rec->session);
+	if (!err && rec->err) {
+		err = rec->err;
+		pr_err("recording samples: %s", strerror(-err));
+	}
+	return err;
+}
+
+/*
+ * unwprof stopped before the command ended (duration, signal): pass the
+ * signal on (SIGTERM after a duration) and collect its status, without
+ * waiting long for a command that ignores it.
+ */
+static void child_finish(struct record *rec)
+{
+	if (!rec->child || child_exited(rec))
+		return;
+	kill(rec->child, exit_signal ? exit_signal : SIGTERM);
+	for (int ms = 0; ms < CHILD_REAP_MS && !child_exited(rec); ms += 10)
+		usleep(10000);
+	if (!rec->child_done)
+		pr_warn("'%s' (pid %d) is still running", rec->args->command[0], (int)rec->child);
+}
+
+static int child_exit_code(const struct record *rec)
+{
+	if (!rec->child_done)
+		return exit_signal ? 128 + exit_signal : EXIT_OK;
+	if (WIFEXITED(rec->child_status))
+		return WEXITSTATUS(rec->child_status);
+	if (WIFSIGNALED(rec->child_status))
+		return 128 + WTERMSIG(rec->child_status);
+	return EXIT_FAIL;
+}
+
+/* Summary */
+
+static double percent(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * part / whole : 0.0;
+}
+
+static void print_errors(const struct session_stats *st)
+{
+	uint64_t total = 0;
+	bool first = true;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(st->errors); i++)
+		total += st->errors[i];
+	fprintf(stderr, "  %-22s %10" PRIu64, "errors", total);
+	for (unsigned int i = 0; i < ARRAY_SIZE(st->errors); i++) {
+		const char *name = session__error_name(i);
+
+		if (!st->errors[i])
+			continue;
+		fprintf(stderr, "%s%s %" PRIu64, first ? "   " : ", ", name ? name : "other",
+			st->errors[i]);
+		first = false;
+	}
+	fputc('\n', stderr);
+}
+
+static void print_summary(const struct record *rec)
+{
+	struct session_stats st = {};
+
+	session__stats(rec->session, &st);
+	fprintf(stderr, "unwprof: recorded %.1f s\n", rec->elapsed);
+	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "samples", st.samples);
+	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "walked to the bottom", st.complete,
+		percent(st.complete, st.samples));
+	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "with frame pointers", st.fp,
+		percent(st.fp, st.samples));
+	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "truncated", st.truncated,
+		percent(st.truncated, st.samples));
+	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "lost", st.lost);
+	print_errors(&st);
+	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "processes", st.processes);
+	fprintf(stderr, "  %-22s %10" PRIu64 "   %.1f MiB\n", "unwind rows loaded", st.rows_loaded,
+		st.bytes_loaded / (1024.0 * 1024.0));
+	if (st.rows_unplaced)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (raise --max-shards)\n",
+			"unwind rows left out", st.rows_unplaced);
+}
+
+/* Main */
+
+static int record_init(struct record *rec)
+{
+	int err;
+
+	err = check_privileges();
+	if (!err)
+		err = check_btf();
+	if (!err)
+		err = check_pids(rec->args);
+	if (err)
+		return err;
+	rec->profile = profile__new();
+	rec->symbolizer = symbolizer__new(NULL);
+	if (!rec->profile || !rec->symbolizer) {
+		pr_err("out of memory");
+		return -ENOMEM;
+	}
+	return output_open(rec);
+}
+
+static void record_free(struct record *rec)
+{
+	session__free(rec->session);
+	symbolizer__free(rec->symbolizer);
+	profile__free(rec->profile);
+	free(rec->tmp_path);
+	free(rec->final_path);
+	free(rec->main_file);
+}
+
+static int record_run(struct record_args *args)
+{
+	struct record rec = { .args = args };
+	int err;
+
+	install_signals();
+	err = record_init(&rec);
+	if (!err)
+		err = record_setup(&rec);
+	if (!err)
+		err = record_loop(&rec);
+	child_finish(&rec);
+	if (!err)
+		err = write_profile(&rec);
+	if (rec.out) {
+		int close_err = output_close(&rec, !err);
+
+		if (!err)
+			err = close_err;
+	}
+	if (rec.session && !args->quiet && !err)
+		print_summary(&rec);
+	record_free(&rec);
+	if (err)
+		return EXIT_FAIL;
+	return args->command ? child_exit_code(&rec) : EXIT_OK;
+}
+
+static int cmd_record_main(int argc, char **argv)
+{
+	struct record_args args = { .freq = DEFAULT_FREQ };
+	int ret;
+
+	if (cmd_parse(&record_argp, argc, argv, &args)) {
+		free(args.pids);
+		return EXIT_USAGE;
+	}
+	ret = record_run(&args);
+	free(args.pids);
+	return ret;
+}
+
+const struct unwprof_cmd cmd_record = {
+	.name = "record",
+	.fn = cmd_record_main,
+	.help = "profile processes, the system or a command",
+};

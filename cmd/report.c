@@ -1,0 +1,926 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * unwprof report: read a pprof profile or folded stacks and print the
+ * functions that took the time (top), the call tree, the folded stacks
+ * again, or the difference from a base profile.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "../core/common.h"
+#include "../core/folded.h"
+#include "../core/json.h"
+#include "../core/log.h"
+#include "../core/pprof.h"
+#include "../core/profile.h"
+#include "../core/report.h"
+
+/* A performance regression beyond --fail-above; documented in --help. */
+#define EXIT_REGRESSION 3
+
+enum {
+	OPT_TOP = 256,
+	OPT_SORT,
+	OPT_FOLDED,
+	OPT_TREE,
+	OPT_MIN_PERCENT,
+	OPT_PID,
+	OPT_COMM,
+	OPT_DIFF,
+	OPT_FAIL_ABOVE,
+	OPT_JSON,
+	OPT_NO_KERNEL,
+	OPT_WITH_PID,
+	OPT_WITH_TID,
+};
+
+enum view {
+	VIEW_TOP,
+	VIEW_TREE,
+	VIEW_FOLDED,
+	VIEW_DIFF,
+	VIEW_PPROF, /* -o: convert, print nothing */
+};
+
+struct report_args {
+	const char *input;
+	const char *base;
+	const char *output;
+	enum view view;
+	int nr_views; /* views asked for; more than one is a usage error */
+	size_t top;
+	enum report_sort sort;
+	double min_percent;
+	double fail_above; /* NAN when not given */
+	struct report_filter filter;
+	bool json;
+	bool with_pid, with_tid;
+};
+
+/* A profile as loaded and filtered, with what its file said about itself. */
+struct loaded {
+	const char *path;
+	struct profile *profile;
+	struct report_input in;
+	struct report *report;
+};
+
+static const char report_doc[] =
+	"Read a profile written by `unwprof record` (pprof or folded stacks) or by "
+	"another producer (Go's runtime/pprof, perf converters, stackcollapse tools) and "
+	"show where the time went. The format is told from the content: gzip or not, "
+	"pprof protocol buffer or folded text.\n"
+	"\v"
+	"Views (one at a time; top when none is given):\n"
+	"  top       functions by self (flat) and total (cum) samples, like pprof -top\n"
+	"  --tree    callers to callees, children by total, small branches left out\n"
+	"  --folded  the stacks as record prints them (comm, comm-PID or comm-PID/TID\n"
+	"            as the input had them, or as --with-pid/--with-tid say)\n"
+	"  --diff    each function's share of the samples in BASE and in the input,\n"
+	"            the change in points and as a ratio, largest increase first\n"
+	"--pid, --comm and --no-kernel filter the samples before any view. --json\n"
+	"prints any view as {\"schema\": 1, \"view\": NAME, ...}. Profiles larger than\n"
+	"1 GiB, compressed or not, are refused.\n\n"
+	"EXAMPLES:\n"
+	"  unwprof report -i app.pb.gz\n"
+	"  unwprof report -i app.pb.gz --sort total --top 50\n"
+	"  unwprof report -i app.folded --tree --min-percent 2\n"
+	"  unwprof report -i app.pb.gz --pid 4242 --folded > app-4242.folded\n"
+	"  unwprof report -i app.folded -o app.pb.gz          # convert to pprof\n"
+	"  unwprof report --diff base.pb.gz -i new.pb.gz --fail-above 5\n\n"
+	"Exit status: 0 on success, 1 on failure (a missing, corrupt, truncated or "
+	"empty profile), 3 when --fail-above is exceeded, 64 on a usage error.";
+
+static const struct argp_option report_options[] = {
+	{ NULL, 0, NULL, 0, "Input:", 1 },
+	{ "input", 'i', "FILE", 0, "The profile to read (required; - for stdin)", 1 },
+	{ "pid", OPT_PID, "PID", 0, "Only the samples of process PID", 1 },
+	{ "comm", OPT_COMM, "NAME", 0, "Only the samples of processes named NAME", 1 },
+	{ "no-kernel", OPT_NO_KERNEL, NULL, 0, "Leave out kernel frames", 1 },
+	{ NULL, 0, NULL, 0, "Views:", 2 },
+	{ "top", OPT_TOP, "N", 0, "Show N functions (default 20; 0 for all)", 2 },
+	{ "sort", OPT_SORT, "self|total", 0, "Order of the top view (default self)", 2 },
+	{ "tree", OPT_TREE, NULL, 0, "Show the call tree", 2 },
+	{ "min-percent", OPT_MIN_PERCENT, "PCT", 0,
+	  "Tree: leave out branches below PCT% of all samples (default 0.5)", 2 },
+	{ "folded", OPT_FOLDED, NULL, 0, "Print folded stacks", 2 },
+	{ "with-pid", OPT_WITH_PID, NULL, 0, "Folded: begin each stack with comm-PID", 2 },
+	{ "with-tid", OPT_WITH_TID, NULL, 0, "Folded: begin each stack with comm-PID/TID", 2 },
+	{ "diff", OPT_DIFF, "BASE", 0, "Compare the input with the profile BASE", 2 },
+	{ "fail-above", OPT_FAIL_ABOVE, "PCT", 0,
+	  "Diff: exit 3 when a function's total share grew by more than PCT points", 2 },
+	{ NULL, 0, NULL, 0, "Output:", 3 },
+	{ "json", OPT_JSON, NULL, 0, "Print the view as JSON ({\"schema\": 1, \"view\": ...})", 3 },
+	{ "output", 'o', "FILE", 0,
+	  "Write the (filtered) profile as gzip pprof to FILE instead of showing a view", 3 },
+	{},
+};
+
+/* Options */
+
+static double parse_percent(struct argp_state *state, const char *opt, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < 0 || v > 100)
+		argp_error(state, "%s: '%s' is not a percentage in 0..100", opt, arg);
+	return v;
+}
+
+static unsigned long parse_ulong(struct argp_state *state, const char *opt, const char *arg,
+				 unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v > max)
+		argp_error(state, "%s: '%s' is not a number in 0..%lu", opt, arg, max);
+	return v;
+}
+
+static void set_view(struct report_args *args, enum view view)
+{
+	if (args->view != view)
+		args->nr_views++;
+	args->view = view;
+}
+
+static void check_args(struct argp_state *state, struct report_args *args)
+{
+	if (!args->input)
+		argp_error(state, "no input: give -i FILE (- for stdin)");
+	if (args->nr_views > 1)
+		argp_error(state, "--tree, --folded, --diff and -o cannot be combined: give one");
+	if (!isnan(args->fail_above) && args->view != VIEW_DIFF)
+		argp_error(state, "--fail-above needs --diff BASE");
+	if (args->json && args->view == VIEW_PPROF)
+		argp_error(state, "--json and -o cannot be combined");
+	if ((args->with_pid || args->with_tid) && args->view != VIEW_FOLDED)
+		argp_error(state, "--with-pid and --with-tid need --folded");
+	if (args->base && strcmp(args->base, "-") == 0 && strcmp(args->input, "-") == 0)
+		argp_error(state, "the input and BASE cannot both be stdin");
+}
+
+static error_t report_parse(int key, char *arg, struct argp_state *state)
+{
+	struct report_args *args = state->input;
+
+	switch (key) {
+	case 'i':
+		args->input = arg;
+		return 0;
+	case 'o':
+		args->output = arg;
+		set_view(args, VIEW_PPROF);
+		return 0;
+	case OPT_TOP:
+		args->top = parse_ulong(state, "--top", arg, INT_MAX);
+		return 0;
+	case OPT_SORT:
+		if (strcmp(arg, "self") && strcmp(arg, "total"))
+			argp_error(state, "--sort: '%s' is not self or total", arg);
+		args->sort = strcmp(arg, "self") ? REPORT_SORT_TOTAL : REPORT_SORT_SELF;
+		return 0;
+	case OPT_TREE:
+		set_view(args, VIEW_TREE);
+		return 0;
+	case OPT_FOLDED:
+		set_view(args, VIEW_FOLDED);
+		return 0;
+	case OPT_DIFF:
+		args->base = arg;
+		set_view(args, VIEW_DIFF);
+		return 0;
+	case OPT_MIN_PERCENT:
+		args->min_percent = parse_percent(state, "--min-percent", arg);
+		return 0;
+	case OPT_FAIL_ABOVE:
+		args->fail_above = parse_percent(state, "--fail-above", arg);
+		return 0;
+	case OPT_PID:
+		args->filter.pid = (uint32_t)parse_ulong(state, "--pid", arg, UINT32_MAX);
+		args->filter.has_pid = true;
+		return 0;
+	case OPT_COMM:
+		args->filter.comm = arg;
+		return 0;
+	case OPT_NO_KERNEL:
+		args->filter.no_kernel = true;
+		return 0;
+	case OPT_JSON:
+		args->json = true;
+		return 0;
+	case OPT_WITH_PID:
+		args->with_pid = true;
+		return 0;
+	case OPT_WITH_TID:
+		args->with_tid = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s': give the profile with -i", arg);
+		return 0;
+	case ARGP_KEY_END:
+		check_args(state, args);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp_child report_children[] = {
+	{ &common_argp, 0, NULL, 0 },
+	{},
+};
+
+static const struct argp report_argp = {
+	.options = report_options,
+	.parser = report_parse,
+	.doc = report_doc,
+	.children = report_children,
+};
+
+/* Loading */
+
+static int loaded__open(struct loaded *l, const char *path, const struct report_filter *filter,
+			bool need_report)
+{
+	struct profile *all = NULL;
+	int err;
+
+	l->path = path;
+	err = report__load(path, &all, &l->in);
+	if (err)
+		return err;
+	l->profile = report__filter(all, filter);
+	profile__free(all);
+	if (!l->profile) {
+		err = -errno;
+		pr_err("%s: %s", path, strerror(errno));
+		return err;
+	}
+	if (!profile__total(l->profile)) {
+		pr_err("%s: no sample matches --pid/--comm", path);
+		return -ENODATA;
+	}
+	if (!need_report)
+		return 0;
+	l->report = report__new(l->profile);
+	if (!l->report) {
+		err = -errno;
+		pr_err("%s: %s", path, strerror(errno));
+	}
+	return err;
+}
+
+static void loaded__close(struct loaded *l)
+{
+	report__free(l->report);
+	profile__free(l->profile);
+}
+
+/* Printing helpers */
+
+static double pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0;
+}
+
+static const char *format_name(enum report_format f)
+{
+	return f == REPORT_FORMAT_PPROF ? "pprof" : "folded";
+}
+
+static void print_header(const struct loaded *l)
+{
+	const struct pprof_meta *m = &l->in.meta;
+
+	printf("File: %s (%s%s)\n", l->path, format_name(l->in.format), l->in.gzip ? ", gzip" : "");
+	printf("Samples: %" PRIu64, report__total(l->report));
+	if (m->value_type[0] && strcmp(m->value_type, "samples") != 0)
+		printf(" (%s/%s)", m->value_type, m->value_unit);
+	if (m->period_ns)
+		printf(", period %.3f ms", (double)m->period_ns / 1e6);
+	if (m->duration_ns)
+		printf(", duration %.2f s", (double)m->duration_ns / 1e9);
+	printf("\n");
+}
+
+static size_t rows_shown(size_t nr, size_t top)
+{
+	return top && top < nr ? top : nr;
+}
+
+/* Top */
+
+static void top_print_text(const struct loaded *l, const struct report_args *args)
+{
+	const struct report *r = l->report;
+	uint64_t total = report__total(r);
+	size_t nr = rows_shown(report__nr_funcs(r), args->top);
+	double sum = 0;
+
+	print_header(l);
+	printf("Showing %zu of %zu functions, sorted by %s\n", nr, report__nr_funcs(r),
+	       args->sort == REPORT_SORT_SELF ? "self (flat)" : "total (cum)");
+	printf("%10s %7s %7s %10s %7s  %s\n", "flat", "flat%", "sum%", "cum", "cum%", "function");
+	for (size_t i = 0; i < nr; i++) {
+		const struct report_func *f = report__func(r, i);
+
+		sum += pct(f->self, total);
+		printf("%10" PRIu64 " %6.2f%% %6.2f%% %10" PRIu64 " %6.2f%%  %s\n", f->self,
+		       pct(f->self, total), sum, f->total, pct(f->total, total), f->name);
+	}
+}
+
+static void json_input(struct json_writer *jw, const struct loaded *l)
+{
+	const struct pprof_meta *m = &l->in.meta;
+
+	jw_object_start(jw);
+	jw_key(jw, "file");
+	jw_string(jw, l->path);
+	jw_key(jw, "format");
+	jw_string(jw, format_name(l->in.format));
+	jw_key(jw, "gzip");
+	jw_bool(jw, l->in.gzip);
+	jw_key(jw, "samples");
+	jw_uint(jw, profile__total(l->profile));
+	jw_key(jw, "period_ns");
+	jw_uint(jw, m->period_ns);
+	jw_key(jw, "duration_ns");
+	jw_uint(jw, m->duration_ns);
+	jw_key(jw, "start_ns");
+	jw_uint(jw, m->start_ns);
+	jw_object_end(jw);
+}
+
+static void json_begin(struct json_writer *jw, const char *view)
+{
+	jw_object_start(jw);
+	jw_key(jw, "schema");
+	jw_uint(jw, 1);
+	jw_key(jw, "view");
+	jw_string(jw, view);
+}
+
+static void top_print_json(struct json_writer *jw, const struct loaded *l,
+			   const struct report_args *args)
+{
+	const struct report *r = l->report;
+	uint64_t total = report__total(r);
+	size_t nr = rows_shown(report__nr_funcs(r), args->top);
+	double sum = 0;
+
+	json_begin(jw, "top");
+	jw_key(jw, "input");
+	json_input(jw, l);
+	jw_key(jw, "sort");
+	jw_string(jw, args->sort == REPORT_SORT_SELF ? "self" : "total");
+	jw_key(jw, "nr_functions");
+	jw_uint(jw, report__nr_funcs(r));
+	jw_key(jw, "functions");
+	jw_array_start(jw);
+	for (size_t i = 0; i < nr; i++) {
+		const struct report_func *f = report__func(r, i);
+
+		sum += pct(f->self, total);
+		jw_object_start(jw);
+		jw_key(jw, "name");
+		jw_string(jw, f->name);
+		jw_key(jw, "self");
+		jw_uint(jw, f->self);
+		jw_key(jw, "self_percent");
+		jw_double(jw, pct(f->self, total));
+		jw_key(jw, "sum_percent");
+		jw_double(jw, sum);
+		jw_key(jw, "total");
+		jw_uint(jw, f->total);
+		jw_key(jw, "total_percent");
+		jw_double(jw, pct(f->total, total));
+		jw_object_end(jw);
+	}
+	jw_array_end(jw);
+	jw_object_end(jw);
+}
+
+/* Tree */
+
+struct tree_ctx {
+	const struct report *r;
+	uint64_t total;
+	double min_percent;
+	char prefix[1024];
+};
+
+static bool node_shown(const struct tree_ctx *t, const struct report_node *n)
+{
+	return pct(n->total, t->total) >= t->min_percent;
+}
+
+/* Children of n above the cut-off: they come first, sorted by total. */
+static uint32_t nr_shown(const struct tree_ctx *t, const struct report_node *n)
+{
+	uint32_t i = 0;
+
+	while (i < n->nr_children && node_shown(t, report__child(t->r, n, i)))
+		i++;
+	return i;
+}
+
+/*
+ * Like `perf report --stdio`: each child is "|--PCT%--name", the last one
+ * " --PCT%--name", its own children indented under its name. The indent
+ * is bounded: deeper frames are summed up in one line.
+ */
+static void tree_print_children(struct tree_ctx *t, const struct report_node *n);
+
+/* The only callee with all of n's samples; NULL when n has no such single child. */
+static const struct report_node *single_child(const struct tree_ctx *t, const struct report_node *n)
+{
+	const struct report_node *c = report__child(t->r, n, 0);
+
+	return nr_shown(t, n) == 1 && c->total == n->total ? c : NULL;
+}
+
+/* A chain of single callees, "---name" and then one name a line, as perf prints it. */
+static void tree_print_chain(struct tree_ctx *t, const struct report_node *c)
+{
+	size_t len = strlen(t->prefix);
+	const char *head = "---";
+
+	for (;;) {
+		printf("%s%s%s\n", t->prefix, head, report__func_name(t->r, c->func));
+		head = "   ";
+		if (!single_child(t, c))
+			break;
+		c = single_child(t, c);
+	}
+	if (!nr_shown(t, c) || len + 4 >= sizeof(t->prefix))
+		return;
+	snprintf(t->prefix + len, sizeof(t->prefix) - len, "   ");
+	printf("%s|\n", t->prefix);
+	tree_print_children(t, c);
+	t->prefix[len] = '\0';
+}
+
+static void tree_print_children(struct tree_ctx *t, const struct report_node *n)
+{
+	uint32_t nr = nr_shown(t, n);
+	size_t len = strlen(t->prefix);
+
+	if (single_child(t, n)) {
+		tree_print_chain(t, single_child(t, n));
+		return;
+	}
+
+	for (uint32_t i = 0; i < nr; i++) {
+		const struct report_node *c = report__child(t->r, n, i);
+		bool last = i + 1 == nr;
+		char head[32];
+		int w;
+
+		w = snprintf(head, sizeof(head), "%s%.2f%%--", last ? " --" : "|--",
+			     pct(c->total, t->total));
+		printf("%s%s%s\n", t->prefix, head, report__func_name(t->r, c->func));
+		if (!nr_shown(t, c))
+			continue;
+		if (len + (size_t)w + 1 >= sizeof(t->prefix)) {
+			printf("%s   (deeper frames left out)\n", t->prefix);
+			continue;
+		}
+		snprintf(t->prefix + len, sizeof(t->prefix) - len, "%s%*s", last ? " " : "|", w - 1,
+			 "");
+		printf("%s|\n", t->prefix);
+		tree_print_children(t, c);
+		if (!last)
+			printf("%.*s|\n", (int)len, t->prefix);
+		t->prefix[len] = '\0';
+	}
+}
+
+static void tree_print_text(const struct loaded *l, const struct report_args *args)
+{
+	struct tree_ctx t = {
+		.r = l->report,
+		.total = report__total(l->report),
+		.min_percent = args->min_percent,
+	};
+	const struct report_node *root = report__root(l->report);
+
+	print_header(l);
+	printf("Call tree, callers first; branches below %.2f%% left out\n\n", args->min_percent);
+	for (uint32_t i = 0; i < nr_shown(&t, root); i++) {
+		const struct report_node *c = report__child(l->report, root, i);
+
+		printf("%6.2f%%  %s\n", pct(c->total, t.total), report__func_name(t.r, c->func));
+		snprintf(t.prefix, sizeof(t.prefix), "%9s", "");
+		if (nr_shown(&t, c)) {
+			printf("%s|\n", t.prefix);
+			tree_print_children(&t, c);
+		}
+		printf("\n");
+	}
+}
+
+static void tree_json_node(struct json_writer *jw, const struct tree_ctx *t,
+			   const struct report_node *n, size_t id, size_t parent, size_t depth)
+{
+	jw_object_start(jw);
+	jw_key(jw, "id");
+	jw_uint(jw, id);
+	jw_key(jw, "parent");
+	jw_uint(jw, parent);
+	jw_key(jw, "depth");
+	jw_uint(jw, depth);
+	jw_key(jw, "name");
+	jw_string(jw, report__func_name(t->r, n->func));
+	jw_key(jw, "self");
+	jw_uint(jw, n->self);
+	jw_key(jw, "self_percent");
+	jw_double(jw, pct(n->self, t->total));
+	jw_key(jw, "total");
+	jw_uint(jw, n->total);
+	jw_key(jw, "total_percent");
+	jw_double(jw, pct(n->total, t->total));
+	jw_object_end(jw);
+}
+
+/* A node being walked: which child comes next, and the node's id in the output. */
+struct walk {
+	const struct report_node *n;
+	uint32_t next;
+	size_t id;
+};
+
+/*
+ * The nodes in depth-first order, each with its parent's id (0: the top), so
+ * that stacks of any depth nest neither the JSON nor the C stack.
+ */
+static int tree_json_nodes(struct json_writer *jw, const struct tree_ctx *t)
+{
+	struct walk *stack = NULL;
+	size_t depth = 0, cap, next_id = 1;
+
+	cap = 16;
+	stack = malloc(cap * sizeof(*stack));
+	if (!stack)
+		return -ENOMEM;
+	stack[0] = (struct walk){ .n = report__root(t->r) };
+	for (;;) {
+		struct walk *top = &stack[depth];
+		const struct report_node *c;
+
+		if (top->next == nr_shown(t, top->n)) {
+			if (!depth--)
+				break;
+			continue;
+		}
+		c = report__child(t->r, top->n, top->next++);
+		tree_json_node(jw, t, c, next_id, top->id, depth + 1);
+		if (depth + 1 == cap) {
+			struct walk *n = reallocarray(stack, cap * 2, sizeof(*n));
+
+			if (!n) {
+				free(stack);
+				return -ENOMEM;
+			}
+			stack = n;
+			cap *= 2;
+		}
+		stack[++depth] = (struct walk){ .n = c, .id = next_id++ };
+	}
+	free(stack);
+	return 0;
+}
+
+static int tree_print_json(struct json_writer *jw, const struct loaded *l,
+			   const struct report_args *args)
+{
+	struct tree_ctx t = {
+		.r = l->report,
+		.total = report__total(l->report),
+		.min_percent = args->min_percent,
+	};
+	int err;
+
+	json_begin(jw, "tree");
+	jw_key(jw, "input");
+	json_input(jw, l);
+	jw_key(jw, "min_percent");
+	jw_double(jw, args->min_percent);
+	jw_key(jw, "nodes");
+	jw_array_start(jw);
+	err = tree_json_nodes(jw, &t);
+	jw_array_end(jw);
+	jw_object_end(jw);
+	return err;
+}
+
+/* Folded */
+
+static struct folded_opts folded_opts_of(const struct loaded *l, const struct report_args *args)
+{
+	struct folded_opts opts = { .kernel = true };
+
+	if (l->in.format == REPORT_FORMAT_FOLDED) {
+		opts.pid = l->in.folded.pid;
+		opts.tid = l->in.folded.tid;
+	}
+	if (args->with_pid || args->with_tid) {
+		opts.pid = true;
+		opts.tid = args->with_tid;
+	}
+	return opts;
+}
+
+/* The folded lines as JSON: each "stack" as folded prints it, and its count. */
+static int folded_print_json(struct json_writer *jw, const struct loaded *l,
+			     const struct folded_opts *opts)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f)
+		return -errno;
+	err = folded__write(f, l->profile, opts);
+	if (fclose(f) && !err)
+		err = -ENOMEM;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	json_begin(jw, "folded");
+	jw_key(jw, "input");
+	json_input(jw, l);
+	jw_key(jw, "stacks");
+	jw_array_start(jw);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *space = strrchr(line, ' ');
+
+		*space = '\0';
+		jw_object_start(jw);
+		jw_key(jw, "stack");
+		jw_string(jw, line);
+		jw_key(jw, "count");
+		jw_uint(jw, strtoull(space + 1, NULL, 10));
+		jw_object_end(jw);
+	}
+	jw_array_end(jw);
+	jw_object_end(jw);
+	free(buf);
+	return 0;
+}
+
+/* Diff */
+
+static void diff_print_text(const struct report_diff *d, const struct loaded *base,
+			    const struct loaded *cur, const struct report_args *args)
+{
+	size_t nr = rows_shown(d->nr, args->top);
+
+	printf("Base: %s (%" PRIu64 " samples)\n", base->path, d->base_total);
+	printf("New:  %s (%" PRIu64 " samples)\n", cur->path, d->total);
+	printf("Showing %zu of %zu functions, largest increase of cum%% first\n", nr, d->nr);
+	printf("%10s %10s %7s %7s %8s %8s %7s  %s\n", "base flat%", "base cum%", "flat%", "cum%",
+	       "Δflat", "Δcum", "ratio", "function");
+	for (size_t i = 0; i < nr; i++) {
+		const struct report_diff_row *row = &d->rows[i];
+		char ratio[32];
+
+		if (isinf(row->ratio))
+			snprintf(ratio, sizeof(ratio), "new");
+		else
+			snprintf(ratio, sizeof(ratio), "%.2fx", row->ratio);
+		printf("%9.2f%% %9.2f%% %6.2f%% %6.2f%% %+8.2f %+8.2f %7s  %s\n",
+		       row->base_self_pct, row->base_total_pct, row->self_pct, row->total_pct,
+		       row->delta_self, row->delta_total, ratio, row->name);
+	}
+}
+
+static void diff_json_row(struct json_writer *jw, const struct report_diff_row *row)
+{
+	jw_object_start(jw);
+	jw_key(jw, "name");
+	jw_string(jw, row->name);
+	jw_key(jw, "base_self");
+	jw_uint(jw, row->base_self);
+	jw_key(jw, "base_total");
+	jw_uint(jw, row->base_total);
+	jw_key(jw, "self");
+	jw_uint(jw, row->self);
+	jw_key(jw, "total");
+	jw_uint(jw, row->total);
+	jw_key(jw, "base_self_percent");
+	jw_double(jw, row->base_self_pct);
+	jw_key(jw, "base_total_percent");
+	jw_double(jw, row->base_total_pct);
+	jw_key(jw, "self_percent");
+	jw_double(jw, row->self_pct);
+	jw_key(jw, "total_percent");
+	jw_double(jw, row->total_pct);
+	jw_key(jw, "delta_self_points");
+	jw_double(jw, row->delta_self);
+	jw_key(jw, "delta_total_points");
+	jw_double(jw, row->delta_total);
+	jw_key(jw, "ratio");
+	jw_double(jw, row->ratio); /* null for a function the base did not have */
+	jw_object_end(jw);
+}
+
+static void diff_print_json(struct json_writer *jw, const struct report_diff *d,
+			    const struct loaded *base, const struct loaded *cur,
+			    const struct report_args *args, bool failed)
+{
+	size_t nr = rows_shown(d->nr, args->top);
+
+	json_begin(jw, "diff");
+	jw_key(jw, "base");
+	json_input(jw, base);
+	jw_key(jw, "input");
+	json_input(jw, cur);
+	jw_key(jw, "fail_above");
+	if (isnan(args->fail_above))
+		jw_null(jw);
+	else
+		jw_double(jw, args->fail_above);
+	jw_key(jw, "failed");
+	jw_bool(jw, failed);
+	jw_key(jw, "nr_functions");
+	jw_uint(jw, d->nr);
+	jw_key(jw, "functions");
+	jw_array_start(jw);
+	for (size_t i = 0; i < nr; i++)
+		diff_json_row(jw, &d->rows[i]);
+	jw_array_end(jw);
+	jw_object_end(jw);
+}
+
+/* Names every function over the limit on stderr; true when there is one. */
+static bool diff_check(const struct report_diff *d, double limit)
+{
+	bool failed = false;
+
+	if (isnan(limit))
+		return false;
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct report_diff_row *row = &d->rows[i];
+
+		if (row->delta_total <= limit)
+			continue;
+		pr_err("%s: total share grew by %.2f points (%.2f%% -> %.2f%%), more than "
+		       "--fail-above %.2f",
+		       row->name, row->delta_total, row->base_total_pct, row->total_pct, limit);
+		failed = true;
+	}
+	return failed;
+}
+
+/* Running a view */
+
+static int finish_output(struct json_writer *jw)
+{
+	int err = json_writer__free(jw);
+
+	if (!err && (fflush(stdout) || ferror(stdout)))
+		err = -EIO;
+	if (err)
+		pr_err("stdout: cannot write: %s", strerror(-err));
+	return err;
+}
+
+/* *regressed: a function went over --fail-above. */
+static int run_diff(const struct report_args *args, struct loaded *cur, struct json_writer *jw,
+		    bool *regressed)
+{
+	struct loaded base = {};
+	struct report_diff *d = NULL;
+	bool failed;
+	int err;
+
+	err = loaded__open(&base, args->base, &args->filter, true);
+	if (err)
+		goto cleanup;
+	d = report_diff__new(base.report, cur->report);
+	if (!d) {
+		err = -errno;
+		pr_err("diff: %s", strerror(errno));
+		goto cleanup;
+	}
+	failed = diff_check(d, args->fail_above);
+	if (jw)
+		diff_print_json(jw, d, &base, cur, args, failed);
+	else
+		diff_print_text(d, &base, cur, args);
+	*regressed = failed;
+cleanup:
+	report_diff__free(d);
+	loaded__close(&base);
+	return err;
+}
+
+static int run_view(const struct report_args *args, struct loaded *l, struct json_writer *jw,
+		    bool *regressed)
+{
+	struct folded_opts fopts = folded_opts_of(l, args);
+	int err = 0;
+
+	switch (args->view) {
+	case VIEW_TOP:
+		report__sort(l->report, args->sort);
+		if (jw)
+			top_print_json(jw, l, args);
+		else
+			top_print_text(l, args);
+		break;
+	case VIEW_TREE:
+		if (jw)
+			err = tree_print_json(jw, l, args);
+		else
+			tree_print_text(l, args);
+		break;
+	case VIEW_FOLDED:
+		err = jw ? folded_print_json(jw, l, &fopts) :
+			   folded__write(stdout, l->profile, &fopts);
+		if (err && err != -EIO && err != -ENOSPC)
+			pr_err("%s: %s", l->path, strerror(-err));
+		break;
+	case VIEW_DIFF:
+		err = run_diff(args, l, jw, regressed);
+		break;
+	case VIEW_PPROF:
+		break;
+	}
+	return err;
+}
+
+static int write_pprof(const struct report_args *args, const struct loaded *l)
+{
+	struct pprof_write_opts opts = { .meta = l->in.meta };
+
+	return pprof__write_file(args->output, l->profile, &opts);
+}
+
+static int report_run(const struct report_args *args)
+{
+	struct loaded l = {};
+	struct json_writer *jw = NULL;
+	bool regressed = false;
+	int err, out_err;
+
+	err = loaded__open(&l, args->input, &args->filter, args->view != VIEW_PPROF);
+	if (err)
+		goto cleanup;
+	if (args->view == VIEW_PPROF) {
+		err = write_pprof(args, &l);
+		goto cleanup;
+	}
+	if (args->json) {
+		jw = json_writer__new(stdout, false);
+		if (!jw) {
+			err = -errno;
+			goto cleanup;
+		}
+	}
+	err = run_view(args, &l, jw, &regressed);
+	out_err = finish_output(jw);
+	if (out_err && !err)
+		err = out_err;
+cleanup:
+	loaded__close(&l);
+	if (err)
+		return EXIT_FAIL;
+	return regressed ? EXIT_REGRESSION : EXIT_OK;
+}
+
+static int cmd_report_fn(int argc, char **argv)
+{
+	struct report_args args = {
+		.top = 20,
+		.min_percent = 0.5,
+		.fail_above = NAN,
+	};
+
+	if (cmd_parse(&report_argp, argc, argv, &args))
+		return EXIT_USAGE;
+	return report_run(&args);
+}
+
+const struct unwprof_cmd cmd_report = {
+	.name = "report",
+	.fn = cmd_report_fn,
+	.help = "Show a profile: top functions, call tree, folded stacks, or a diff",
+};

@@ -1,0 +1,861 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * unwprof shards: build the unwind tables of some files, or of the
+ * executable mappings of running processes, run them through the shard
+ * packer that record uses, and print where the rows land: per shard, per
+ * executable, and in total, with what deduplication by build ID saved.
+ *
+ * For processes, tables are built and packed exactly as record does it (the
+ * same core/tables.c cache, the same order: pids as given, mappings by
+ * address), so the totals are what record loads for the same processes when
+ * its --max-shards is not reached.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "../core/common.h"
+#include "../core/json.h"
+#include "../core/log.h"
+#include "../core/procmaps.h"
+#include "../core/shards.h"
+#include "../core/table.h"
+#include "../core/tables.h"
+
+enum {
+	OPT_JSON = 256,
+	OPT_SHARD_ROWS,
+	OPT_MAX_SHARDS,
+};
+
+struct shards_args {
+	pid_t *pids;
+	size_t nr_pids;
+	char **files;
+	size_t nr_files;
+	size_t shard_rows;
+	size_t max_shards; /* 0: no cap */
+	bool json;
+};
+
+/* One distinct table (by build ID or content hash), as reported. */
+struct sh_exec {
+	struct tables_entry *entry;
+	uint32_t id; /* the packer's executable id; 0: no rows to place */
+	/* Looked up once every table is in: adding tables moves the placements. */
+	const struct shards_placement *pl;
+	pid_t *pids; /* processes that map it (-p) */
+	size_t nr_pids;
+};
+
+/* One shard: its rows used, and the executables whose chunks it holds. */
+struct sh_shard {
+	size_t rows;
+	size_t *execs; /* indexes into report.execs, in placement order */
+	size_t nr_execs;
+};
+
+struct report {
+	const struct shards_args *args;
+	struct tables *tables;
+	struct shards *packer;
+	struct sh_exec *execs;
+	size_t nr_execs, cap_execs;
+	struct sh_shard *shards;
+	size_t nr_shards;
+	size_t inputs;	   /* processes or files read */
+	size_t skipped;	   /* processes or files that could not be read */
+	size_t unit_rows;  /* rows every process (or file) would load on its own */
+	size_t *unit_seen; /* exec indexes seen in the current process */
+	size_t nr_unit_seen;
+};
+
+static const char shards_doc[] =
+	"Show how the unwind tables of FILEs, or of every executable mapping of the "
+	"processes PIDs, pack into the BPF map shards record loads them into: each shard "
+	"(rows used, how full, which executables' chunks it holds), each executable "
+	"(path, build ID, rows, chunks, shards it spans, bytes) and the totals (rows, "
+	"BPF map memory allocated and used, rows that did not fit, and the rows that "
+	"deduplication by build ID saved when several processes map the same library)."
+	"\v"
+	"Tables are keyed by GNU build ID, or by a hash of the file's contents when it has "
+	"none, so each is built and packed once. With -p, files are opened as each process "
+	"sees them (through /proc/PID/root), in the order record uses, so the totals equal "
+	"record's \"unwind rows loaded\" for the same processes. dedup_saved_rows is the sum, "
+	"over processes (or FILEs), of the rows of the distinct tables each one maps, minus "
+	"the rows of all distinct tables.\n\n"
+	"A table that does not fit (over --max-shards, or over the limit of chunks per "
+	"executable) is placed in part; the rest is reported as unplaced rows, which the "
+	"profiler walks with frame pointers. In --json, \"max_shards\" is null when there "
+	"is no cap; \"bytes\" in the totals is the map memory allocated (shards x shard rows "
+	"x 16) and \"used_bytes\" the rows placed x 16.\n\n"
+	"A FILE that is not ELF, or a PID that does not exist, is reported and left out: "
+	"the others are still shown, and the exit status is 1. When none can be read, "
+	"nothing is shown.\n\n"
+	"EXAMPLES:\n"
+	"  unwprof shards -p 4242\n"
+	"  unwprof shards -p 4242,4243 --json       # two processes sharing libraries\n"
+	"  unwprof shards /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1\n"
+	"  unwprof shards --shard-rows 4096 --max-shards 8 ./app\n\n"
+	"Exit status: 0 on success, 1 on failure, 64 on a usage error.";
+
+static const struct argp_option shards_options[] = {
+	{ NULL, 0, NULL, 0, "Input (one of):", 1 },
+	{ "pids", 'p', "PID[,PID...]", 0, "Tables of every executable mapping of these processes",
+	  1 },
+	{ NULL, 0, NULL, 0, "Packing:", 2 },
+	{ "shard-rows", OPT_SHARD_ROWS, "N", 0, "Rows per shard, 1..65536 (default 65536)", 2 },
+	{ "max-shards", OPT_MAX_SHARDS, "N", 0, "Cap the shards at N (default: no cap)", 2 },
+	{ NULL, 0, NULL, 0, "Output:", 3 },
+	{ "json", OPT_JSON, NULL, 0, "Print JSON (\"schema\": 1) instead of tables", 3 },
+	{},
+};
+
+/* Options */
+
+/* A decimal number in 1..max, nothing else. */
+static int parse_count(const char *s, unsigned long long max, size_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < 1 || v > max)
+		return -EINVAL;
+	*out = (size_t)v;
+	return 0;
+}
+
+static void add_pid(struct argp_state *state, struct shards_args *args, const char *tok)
+{
+	size_t v;
+	pid_t *pids;
+
+	if (parse_count(tok, INT_MAX, &v))
+		argp_error(state, "-p: '%s' is not a process id", tok);
+	/* A process listed twice is one process: it must not count as sharing. */
+	for (size_t i = 0; i < args->nr_pids; i++)
+		if (args->pids[i] == (pid_t)v)
+			return;
+	pids = reallocarray(args->pids, args->nr_pids + 1, sizeof(*pids));
+	if (!pids)
+		argp_failure(state, EXIT_FAIL, ENOMEM, "-p");
+	args->pids = pids;
+	args->pids[args->nr_pids++] = (pid_t)v;
+}
+
+static void parse_pids(struct argp_state *state, struct shards_args *args, const char *arg)
+{
+	char *list = strdup(arg), *tok, *save = NULL;
+	size_t before = args->nr_pids;
+	bool any = false;
+
+	if (!list)
+		argp_failure(state, EXIT_FAIL, ENOMEM, "-p");
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		add_pid(state, args, tok);
+		any = true;
+	}
+	free(list);
+	if (!any && args->nr_pids == before)
+		argp_error(state, "-p: no process id in '%s'", arg);
+}
+
+static void add_file(struct argp_state *state, struct shards_args *args, char *file)
+{
+	char **files = reallocarray(args->files, args->nr_files + 1, sizeof(*files));
+
+	if (!files)
+		argp_failure(state, EXIT_FAIL, ENOMEM, "FILE");
+	args->files = files;
+	args->files[args->nr_files++] = file;
+}
+
+static error_t shards_parse(int key, char *arg, struct argp_state *state)
+{
+	struct shards_args *args = state->input;
+
+	switch (key) {
+	case 'p':
+		parse_pids(state, args, arg);
+		return 0;
+	case OPT_SHARD_ROWS:
+		if (parse_count(arg, UNW_SHARD_ROWS, &args->shard_rows))
+			argp_error(state, "--shard-rows: '%s' is not a number in 1..%u", arg,
+				   UNW_SHARD_ROWS);
+		return 0;
+	case OPT_MAX_SHARDS:
+		if (parse_count(arg, UINT32_MAX, &args->max_shards))
+			argp_error(state, "--max-shards: '%s' is not a positive number", arg);
+		return 0;
+	case OPT_JSON:
+		args->json = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		add_file(state, args, arg);
+		return 0;
+	case ARGP_KEY_END:
+		if (args->nr_pids && args->nr_files)
+			argp_error(state, "-p and FILE cannot be combined: give one of them");
+		if (!args->nr_pids && !args->nr_files)
+			argp_error(state, "nothing to pack: give -p PID or FILE...");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp_child shards_children[] = {
+	{ &common_argp, 0, NULL, 0 },
+	{},
+};
+
+static const struct argp shards_argp = {
+	.options = shards_options,
+	.parser = shards_parse,
+	.args_doc = "-p PID[,PID...] | FILE...",
+	.doc = shards_doc,
+	.children = shards_children,
+};
+
+/* Building and packing */
+
+static struct sh_exec *report__exec(struct report *rep, struct tables_entry *e, size_t *index)
+{
+	struct sh_exec *n;
+
+	for (size_t i = 0; i < rep->nr_execs; i++) {
+		if (rep->execs[i].entry == e) {
+			*index = i;
+			return &rep->execs[i];
+		}
+	}
+	if (rep->nr_execs == rep->cap_execs) {
+		size_t ncap = rep->cap_execs ? rep->cap_execs * 2 : 16;
+
+		n = reallocarray(rep->execs, ncap, sizeof(*n));
+		if (!n)
+			return NULL;
+		rep->execs = n;
+		rep->cap_execs = ncap;
+	}
+	n = &rep->execs[rep->nr_execs];
+	memset(n, 0, sizeof(*n));
+	n->entry = e;
+	*index = rep->nr_execs++;
+	return n;
+}
+
+/* Whether the current process (or file) already counted exec index i; marks it if not. */
+static int report__seen(struct report *rep, size_t i, bool *seen)
+{
+	size_t *n;
+
+	for (size_t k = 0; k < rep->nr_unit_seen; k++) {
+		if (rep->unit_seen[k] == i) {
+			*seen = true;
+			return 0;
+		}
+	}
+	n = reallocarray(rep->unit_seen, rep->nr_unit_seen + 1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	rep->unit_seen = n;
+	rep->unit_seen[rep->nr_unit_seen++] = i;
+	*seen = false;
+	return 0;
+}
+
+/* Table e, met in process pid (0 for a FILE): packed on first sight, as record does. */
+static int report__add(struct report *rep, struct tables_entry *e, pid_t pid)
+{
+	const struct unwind_table *t = e->table;
+	const struct shards_placement *pl;
+	struct sh_exec *x;
+	pid_t *pids;
+	size_t i;
+	bool seen;
+	int err;
+
+	x = report__exec(rep, e, &i);
+	if (!x)
+		return -ENOMEM;
+	err = report__seen(rep, i, &seen);
+	if (err || seen)
+		return err;
+	if (pid) {
+		pids = reallocarray(x->pids, x->nr_pids + 1, sizeof(*pids));
+		if (!pids)
+			return -ENOMEM;
+		x->pids = pids;
+		x->pids[x->nr_pids++] = pid;
+	}
+	if (!t || !t->nr_rows)
+		return 0;
+	rep->unit_rows += t->nr_rows;
+	if (x->id)
+		return 0;
+	pl = shards__add_table(rep->packer, e->key, e->key_len, t);
+	if (!pl)
+		return -errno;
+	x->id = pl->id;
+	return 0;
+}
+
+static int report__add_pid(struct report *rep, pid_t pid)
+{
+	struct procmaps *pm = procmaps__read(pid);
+	int err = pm ? 0 : errno;
+
+	if (!pm) {
+		/* procmaps__read() reported every other error, naming the file. */
+		rep->skipped++;
+		if (err == ESRCH)
+			pr_err("process %d does not exist", (int)pid);
+		return err == ENOMEM ? -ENOMEM : 0;
+	}
+	rep->inputs++;
+	rep->nr_unit_seen = 0;
+	if (pm->nr > UNW_MAPS_MAX)
+		pr_warn("process %d: %zu executable mappings, only the first %d have tables",
+			(int)pid, pm->nr, UNW_MAPS_MAX);
+	for (size_t i = 0; i < pm->nr && i < UNW_MAPS_MAX && !err; i++) {
+		const struct procmap *m = &pm->maps[i];
+		struct tables_file *f;
+
+		if (m->kind != PROCMAP_FILE)
+			continue;
+		f = tables__get_mapping(rep->tables, m, pid);
+		if (!f)
+			err = -ENOMEM;
+		else if (f->table)
+			err = report__add(rep, f->table, pid);
+	}
+	procmaps__free(pm);
+	return err;
+}
+
+static int report__add_file(struct report *rep, const char *path)
+{
+	struct tables_entry *e = tables__get_path(rep->tables, path);
+
+	if (!e) {
+		/* elf_file__open() or the table builder said what is wrong. */
+		if (errno == ENOMEM)
+			return -ENOMEM;
+		rep->skipped++;
+		return 0;
+	}
+	rep->inputs++;
+	rep->nr_unit_seen = 0;
+	return report__add(rep, e, 0);
+}
+
+/* Rows and executables per shard, from the chunks of every placement. */
+static int report__layout(struct report *rep)
+{
+	struct shards_stats st;
+
+	shards__stats(rep->packer, &st);
+	rep->nr_shards = st.shards;
+	rep->shards = calloc(st.shards ? st.shards : 1, sizeof(*rep->shards));
+	if (!rep->shards)
+		return -ENOMEM;
+	for (size_t i = 0; i < rep->nr_execs; i++) {
+		const struct shards_placement *pl = NULL;
+
+		if (rep->execs[i].id)
+			pl = shards__get(rep->packer, rep->execs[i].id - 1);
+		rep->execs[i].pl = pl;
+		for (size_t c = 0; pl && c < pl->nr_chunks; c++) {
+			struct sh_shard *sh = &rep->shards[pl->chunks[c].shard];
+			size_t *n;
+
+			sh->rows += pl->chunks[c].high - pl->chunks[c].low;
+			if (sh->nr_execs && sh->execs[sh->nr_execs - 1] == i)
+				continue;
+			n = reallocarray(sh->execs, sh->nr_execs + 1, sizeof(*n));
+			if (!n)
+				return -ENOMEM;
+			sh->execs = n;
+			sh->execs[sh->nr_execs++] = i;
+		}
+	}
+	return 0;
+}
+
+static int report__build(struct report *rep)
+{
+	const struct shards_args *args = rep->args;
+	struct shards_opts so = {
+		.shard_rows = args->shard_rows,
+		.max_shards = args->max_shards,
+	};
+	int err = 0;
+
+	rep->tables = tables__new(NULL);
+	rep->packer = shards__new(&so);
+	if (!rep->tables || !rep->packer)
+		return -ENOMEM;
+	for (size_t i = 0; i < args->nr_pids && !err; i++)
+		err = report__add_pid(rep, args->pids[i]);
+	for (size_t i = 0; i < args->nr_files && !err; i++)
+		err = report__add_file(rep, args->files[i]);
+	if (!err)
+		err = report__layout(rep);
+	if (err)
+		pr_err("out of memory");
+	return err;
+}
+
+static void report__free(struct report *rep)
+{
+	for (size_t i = 0; i < rep->nr_execs; i++)
+		free(rep->execs[i].pids);
+	for (size_t i = 0; rep->shards && i < rep->nr_shards; i++)
+		free(rep->shards[i].execs);
+	free(rep->shards);
+	free(rep->execs);
+	free(rep->unit_seen);
+	shards__free(rep->packer);
+	tables__free(rep->tables);
+}
+
+/* What the report computes */
+
+struct sh_totals {
+	size_t shard_rows;
+	size_t shards;
+	size_t rows; /* placed: what record loads */
+	size_t unplaced;
+	size_t distinct; /* rows of all distinct tables */
+	size_t dedup_saved;
+	uint64_t bytes; /* allocated */
+	uint64_t used_bytes;
+};
+
+static void report__totals(const struct report *rep, struct sh_totals *t)
+{
+	struct shards_stats st;
+
+	shards__stats(rep->packer, &st);
+	memset(t, 0, sizeof(*t));
+	t->shard_rows = shards__shard_rows(rep->packer);
+	t->shards = st.shards;
+	t->rows = st.rows_placed;
+	t->unplaced = st.rows_unplaced;
+	t->distinct = st.rows_placed + st.rows_unplaced;
+	t->dedup_saved = rep->unit_rows - t->distinct;
+	t->bytes = (uint64_t)t->shards * t->shard_rows * sizeof(struct unw_row);
+	t->used_bytes = (uint64_t)t->rows * sizeof(struct unw_row);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* Lowercase hex of the build ID, or of the content hash ('H' dropped); buf: 2 * 64 + 1. */
+static void exec_key_hex(const struct tables_entry *e, char *buf)
+{
+	const uint8_t *p = e->build_id_len ? e->key : e->key + 1;
+	size_t len = e->build_id_len ? e->build_id_len : e->key_len - 1;
+
+	for (size_t i = 0; i < len; i++)
+		sprintf(buf + 2 * i, "%02x", p[i]);
+	buf[2 * len] = '\0';
+}
+
+static const char *exec_status(const struct sh_exec *x)
+{
+	if (!x->entry->table)
+		return "error";
+	if (!x->entry->table->nr_rows)
+		return "no-cfi";
+	return x->pl && x->pl->rows_unplaced ? "partial" : "ok";
+}
+
+/* "3", "0-2", "1,4-5": the shards a placement's chunks are in (ascending). */
+static void shard_list(const struct shards_placement *pl, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t c = 0; pl && c < pl->nr_chunks && n < len; c++) {
+		uint32_t lo = pl->chunks[c].shard, hi = lo;
+
+		if (c && lo == pl->chunks[c - 1].shard)
+			continue;
+		while (c + 1 < pl->nr_chunks && pl->chunks[c + 1].shard <= hi + 1)
+			hi = pl->chunks[++c].shard;
+		n += snprintf(buf + n, len - n, hi > lo ? "%s%u-%u" : "%s%u", n ? "," : "", lo, hi);
+	}
+	if (!n)
+		snprintf(buf, len, "-");
+}
+
+/* Text output */
+
+static void fmt_bytes(uint64_t b, char *buf, size_t len)
+{
+	if (b >= 1024 * 1024)
+		snprintf(buf, len, "%.1f MiB", b / (1024.0 * 1024.0));
+	else if (b >= 1024)
+		snprintf(buf, len, "%.1f KiB", b / 1024.0);
+	else
+		snprintf(buf, len, "%" PRIu64 " B", b);
+}
+
+static int ndigits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+static void print_shards_text(const struct report *rep, const struct sh_totals *t)
+{
+	int w = ndigits(t->shard_rows) > 4 ? ndigits(t->shard_rows) : 4;
+	int wi = ndigits(rep->nr_shards) > 5 ? ndigits(rep->nr_shards) : 5;
+
+	printf("%zu shard%s of %zu rows", t->shards, t->shards == 1 ? "" : "s", t->shard_rows);
+	if (rep->args->max_shards)
+		printf(" (at most %zu)", rep->args->max_shards);
+	printf(":\n");
+	if (!rep->nr_shards)
+		return;
+	printf("%*s  %*s  %6s  %s\n", wi, "shard", w, "rows", "full", "executables");
+	for (size_t i = 0; i < rep->nr_shards; i++) {
+		const struct sh_shard *sh = &rep->shards[i];
+
+		printf("%*zu  %*zu  %5.1f%%  ", wi, i, w, sh->rows,
+		       100.0 * sh->rows / t->shard_rows);
+		for (size_t k = 0; k < sh->nr_execs; k++)
+			printf("%s%s", k ? ", " : "",
+			       base_name(rep->execs[sh->execs[k]].entry->path));
+		printf("\n");
+	}
+}
+
+/* Widths of the numeric columns of the executable table. */
+struct exec_widths {
+	int id, rows, chunks, shards, bytes;
+};
+
+static void exec_widths(const struct report *rep, struct exec_widths *w)
+{
+	char buf[256];
+
+	*w = (struct exec_widths){ 2, 4, 6, 6, 5 };
+	for (size_t i = 0; i < rep->nr_execs; i++) {
+		const struct sh_exec *x = &rep->execs[i];
+		const struct unwind_table *t = x->entry->table;
+		int n;
+
+		if (x->pl && ndigits(x->pl->id) > w->id)
+			w->id = ndigits(x->pl->id);
+		if (t && ndigits(t->nr_rows) > w->rows)
+			w->rows = ndigits(t->nr_rows);
+		shard_list(x->pl, buf, sizeof(buf));
+		n = strlen(buf);
+		w->shards = n > w->shards ? n : w->shards;
+		fmt_bytes(t ? unwind_table__bytes(t) : 0, buf, sizeof(buf));
+		n = strlen(buf);
+		w->bytes = n > w->bytes ? n : w->bytes;
+	}
+}
+
+static void print_exec_text(const struct sh_exec *x, const struct exec_widths *w)
+{
+	const struct unwind_table *t = x->entry->table;
+	char list[256], bytes[32], key[2 * ELF_BUILD_ID_MAX + 1];
+	const char *status = exec_status(x);
+
+	shard_list(x->pl, list, sizeof(list));
+	fmt_bytes(t ? unwind_table__bytes(t) : 0, bytes, sizeof(bytes));
+	exec_key_hex(x->entry, key);
+	if (x->pl)
+		printf("%*u", w->id, x->pl->id);
+	else
+		printf("%*s", w->id, "-");
+	printf("  %*zu  %*zu  %-*s  %*s  %-40s  %s", w->rows, t ? t->nr_rows : 0, w->chunks,
+	       x->pl ? x->pl->nr_chunks : 0, w->shards, list, w->bytes, bytes,
+	       x->entry->build_id_len ? key : "-", x->entry->path);
+	if (strcmp(status, "partial") == 0)
+		printf("  (%zu rows unplaced)", x->pl->rows_unplaced);
+	else if (strcmp(status, "ok") != 0)
+		printf("  (%s: frame pointers)", status);
+	printf("\n");
+}
+
+static void print_execs_text(const struct report *rep)
+{
+	struct exec_widths w;
+
+	exec_widths(rep, &w);
+	printf("\n%zu executable%s:\n", rep->nr_execs, rep->nr_execs == 1 ? "" : "s");
+	if (!rep->nr_execs)
+		return;
+	printf("%*s  %*s  %*s  %-*s  %*s  %-40s  %s\n", w.id, "id", w.rows, "rows", w.chunks,
+	       "chunks", w.shards, "shards", w.bytes, "bytes", "build id", "path");
+	for (size_t i = 0; i < rep->nr_execs; i++)
+		print_exec_text(&rep->execs[i], &w);
+}
+
+static void print_totals_text(const struct report *rep, const struct sh_totals *t)
+{
+	int w = ndigits(t->rows + t->unplaced + t->dedup_saved + t->shards);
+	char used[32], alloc[32];
+
+	fmt_bytes(t->used_bytes, used, sizeof(used));
+	fmt_bytes(t->bytes, alloc, sizeof(alloc));
+	printf("\ntotals:\n");
+	printf("  %-16s %*zu  %s used\n", "rows placed", w, t->rows, used);
+	printf("  %-16s %*zu  %s allocated (%zu x %zu rows x %zu bytes)\n", "shards", w, t->shards,
+	       alloc, t->shards, t->shard_rows, sizeof(struct unw_row));
+	printf("  %-16s %*zu", "rows unplaced", w, t->unplaced);
+	if (t->unplaced && rep->args->max_shards)
+		printf("  over --max-shards %zu or the %d chunks of an executable: frame pointers",
+		       rep->args->max_shards, UNW_CHUNKS_MAX);
+	else if (t->unplaced)
+		printf("  over the %d chunks of an executable: frame pointers", UNW_CHUNKS_MAX);
+	printf("\n  %-16s %*zu  of %zu rows without sharing (%zu %s)\n", "dedup saved rows", w,
+	       t->dedup_saved, rep->unit_rows, rep->inputs,
+	       rep->args->nr_pids ? (rep->inputs == 1 ? "process" : "processes") :
+				    (rep->inputs == 1 ? "file" : "files"));
+}
+
+static void print_text(const struct report *rep)
+{
+	struct sh_totals t;
+
+	report__totals(rep, &t);
+	print_shards_text(rep, &t);
+	print_execs_text(rep);
+	print_totals_text(rep, &t);
+}
+
+/* JSON output */
+
+static void json_chunks(struct json_writer *jw, const struct sh_exec *x)
+{
+	const struct shards_placement *pl = x->pl;
+	const struct unwind_table *t = x->entry->table;
+
+	jw_key(jw, "chunk_index");
+	jw_array_start(jw);
+	for (size_t c = 0; pl && c < pl->nr_chunks; c++) {
+		const struct unw_chunk *ch = &pl->chunks[c];
+
+		jw_object_start(jw);
+		jw_key(jw, "shard");
+		jw_uint(jw, ch->shard);
+		jw_key(jw, "low");
+		jw_uint(jw, ch->low);
+		jw_key(jw, "high");
+		jw_uint(jw, ch->high);
+		jw_key(jw, "first_row");
+		jw_uint(jw, pl->first_row[c]);
+		jw_key(jw, "pc_lo");
+		jw_stringf(jw, "0x%" PRIx64, t->base + ch->pc_lo);
+		jw_key(jw, "pc_hi");
+		if (ch->pc_hi == UINT32_MAX)
+			jw_null(jw);
+		else
+			jw_stringf(jw, "0x%" PRIx64, t->base + ch->pc_hi);
+		jw_object_end(jw);
+	}
+	jw_array_end(jw);
+}
+
+static void json_exec(struct json_writer *jw, const struct sh_exec *x)
+{
+	const struct shards_placement *pl = x->pl;
+	const struct unwind_table *t = x->entry->table;
+	char key[2 * ELF_BUILD_ID_MAX + 1];
+
+	exec_key_hex(x->entry, key);
+	jw_object_start(jw);
+	jw_key(jw, "path");
+	jw_string(jw, x->entry->path);
+	jw_key(jw, "build_id");
+	jw_string(jw, x->entry->build_id_len ? key : NULL);
+	if (!x->entry->build_id_len) {
+		jw_key(jw, "content_hash");
+		jw_string(jw, key);
+	}
+	jw_key(jw, "id");
+	if (pl)
+		jw_uint(jw, pl->id);
+	else
+		jw_null(jw);
+	jw_key(jw, "status");
+	jw_string(jw, exec_status(x));
+	jw_key(jw, "rows");
+	jw_uint(jw, t ? t->nr_rows : 0);
+	jw_key(jw, "unplaced_rows");
+	jw_uint(jw, pl ? pl->rows_unplaced : 0);
+	jw_key(jw, "chunks");
+	jw_uint(jw, pl ? pl->nr_chunks : 0);
+	jw_key(jw, "shards");
+	jw_array_start(jw);
+	for (size_t c = 0; pl && c < pl->nr_chunks; c++)
+		if (!c || pl->chunks[c].shard != pl->chunks[c - 1].shard)
+			jw_uint(jw, pl->chunks[c].shard);
+	jw_array_end(jw);
+	jw_key(jw, "bytes");
+	jw_uint(jw, t ? unwind_table__bytes(t) : 0);
+	jw_key(jw, "pids");
+	jw_array_start(jw);
+	for (size_t i = 0; i < x->nr_pids; i++)
+		jw_uint(jw, x->pids[i]);
+	jw_array_end(jw);
+	json_chunks(jw, x);
+	jw_object_end(jw);
+}
+
+static void json_shards(struct json_writer *jw, const struct report *rep, size_t shard_rows)
+{
+	jw_key(jw, "shards");
+	jw_array_start(jw);
+	for (size_t i = 0; i < rep->nr_shards; i++) {
+		const struct sh_shard *sh = &rep->shards[i];
+
+		jw_object_start(jw);
+		jw_key(jw, "index");
+		jw_uint(jw, i);
+		jw_key(jw, "rows");
+		jw_uint(jw, sh->rows);
+		jw_key(jw, "free");
+		jw_uint(jw, shard_rows - sh->rows);
+		jw_key(jw, "executables");
+		jw_array_start(jw);
+		for (size_t k = 0; k < sh->nr_execs; k++)
+			jw_string(jw, base_name(rep->execs[sh->execs[k]].entry->path));
+		jw_array_end(jw);
+		jw_object_end(jw);
+	}
+	jw_array_end(jw);
+}
+
+static void json_totals(struct json_writer *jw, const struct report *rep, const struct sh_totals *t)
+{
+	jw_key(jw, "totals");
+	jw_object_start(jw);
+	jw_key(jw, "rows");
+	jw_uint(jw, t->rows);
+	jw_key(jw, "bytes");
+	jw_uint(jw, t->bytes);
+	jw_key(jw, "used_bytes");
+	jw_uint(jw, t->used_bytes);
+	jw_key(jw, "shards");
+	jw_uint(jw, t->shards);
+	jw_key(jw, "unplaced_rows");
+	jw_uint(jw, t->unplaced);
+	jw_key(jw, "dedup_saved_rows");
+	jw_uint(jw, t->dedup_saved);
+	jw_key(jw, "executables");
+	jw_uint(jw, rep->nr_execs);
+	jw_key(jw, rep->args->nr_pids ? "processes" : "files");
+	jw_uint(jw, rep->inputs);
+	jw_key(jw, "skipped");
+	jw_uint(jw, rep->skipped);
+	jw_object_end(jw);
+}
+
+static int print_json(const struct report *rep)
+{
+	struct json_writer *jw = json_writer__new(stdout, false);
+	struct sh_totals t;
+	int err;
+
+	if (!jw)
+		return -errno;
+	report__totals(rep, &t);
+	jw_object_start(jw);
+	jw_key(jw, "schema");
+	jw_uint(jw, 1);
+	jw_key(jw, "shard_rows");
+	jw_uint(jw, t.shard_rows);
+	jw_key(jw, "max_shards");
+	if (rep->args->max_shards)
+		jw_uint(jw, rep->args->max_shards);
+	else
+		jw_null(jw);
+	json_shards(jw, rep, t.shard_rows);
+	jw_key(jw, "executables");
+	jw_array_start(jw);
+	for (size_t i = 0; i < rep->nr_execs; i++)
+		json_exec(jw, &rep->execs[i]);
+	jw_array_end(jw);
+	json_totals(jw, rep, &t);
+	jw_object_end(jw);
+	err = json_writer__free(jw);
+	if (err == -EINVAL)
+		pr_err("internal error: the JSON output is not well-formed");
+	return err == -EINVAL ? err : 0; /* a write error is reported by close_stdout() */
+}
+
+/* The command */
+
+static int close_stdout(void)
+{
+	int err = 0;
+
+	if (fflush(stdout) != 0 || ferror(stdout))
+		err = errno ? -errno : -EIO;
+	if (fclose(stdout) != 0 && !err)
+		err = -errno;
+	if (err)
+		pr_err("cannot write the output to stdout: %s", strerror(-err));
+	return err;
+}
+
+static int run_shards(int argc, char **argv)
+{
+	struct shards_args args = { .shard_rows = UNW_SHARD_ROWS };
+	struct report rep = { .args = &args };
+	int err, ret = EXIT_FAIL;
+
+	if (cmd_parse(&shards_argp, argc, argv, &args)) {
+		ret = EXIT_USAGE;
+		goto cleanup;
+	}
+	err = report__build(&rep);
+	if (err || !rep.inputs)
+		goto cleanup;
+	errno = 0;
+	if (args.json)
+		err = print_json(&rep);
+	else
+		print_text(&rep);
+	if (close_stdout() || err)
+		goto cleanup;
+	ret = rep.skipped ? EXIT_FAIL : EXIT_OK;
+cleanup:
+	report__free(&rep);
+	free(args.pids);
+	free(args.files);
+	return ret;
+}
+
+const struct unwprof_cmd cmd_shards = {
+	.name = "shards",
+	.fn = run_shards,
+	.help = "show how unwind tables pack into BPF map shards",
+};

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Folded stacks, the stackcollapse convention read by flamegraph.pl,
+ * speedscope and inferno: one line per distinct stack, frames root first
+ * separated by ';', then a space and the count:
+ *
+ *	myapp;main;run;compute 42
+ *	myapp-4242/4243;start_thread;worker;read;entry_SYSCALL_64_[k];ksys_read_[k] 7
+ *
+ * The first frame is the process name (comm), "comm-PID" with pid, and
+ * "comm-PID/TID" with tid. User frames come root to leaf, then kernel frames
+ * root to leaf with the suffix "_[k]". A frame is its function name (no
+ * offset); without a symbol it is "[file+0xOFFSET]": the basename of the
+ * mapping and the address's offset in that file (addr - start + file offset
+ * of the mapping, what /proc/PID/maps gives without opening the file; feed it
+ * to `addr2line -e file` after converting with the file's PT_LOAD headers,
+ * or directly for the usual PIE/shared-object layout where they coincide).
+ * "[unknown]" is used only when no mapping covers the address. ';' and line
+ * breaks in names become ':' and ' ' so every line parses.
+ *
+ * Lines are sorted bytewise and identical stacks merged, so the same profile
+ * always gives the same bytes.
+ */
+#ifndef UNWPROF_FOLDED_H
+#define UNWPROF_FOLDED_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct profile;
+
+struct folded_opts {
+	bool pid;    /* first frame "comm-PID" */
+	bool tid;    /* first frame "comm-PID/TID" (implies pid) */
+	bool kernel; /* append kernel frames */
+};
+
+/*
+ * Writes p to f and flushes it; returns 0, or -errno when building the
+ * lines or writing failed (a full disk gives -ENOSPC). f is not closed: the
+ * caller checks fclose() too.
+ */
+int folded__write(FILE *f, const struct profile *p, const struct folded_opts *opts);
+
+#endif

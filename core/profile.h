@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The profile model every writer and reader shares: samples aggregated by
+ * (pid, tid, comm, walk flags, user frames, kernel frames), each frame a
+ * location with an address, a mapping and, once symbolized, a function.
+ * record builds it from the BPF counts; report reads pprof into it. Nothing
+ * here is specific to one output format.
+ *
+ * Locations and mappings are numbered from 0 in the order they were added;
+ * PROFILE_NONE stands for "none". Pointers returned by the accessors stay
+ * valid until the next call that adds to the profile.
+ */
+#ifndef UNWPROF_PROFILE_H
+#define UNWPROF_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROFILE_NONE UINT32_MAX
+#define PROFILE_COMM_LEN 16 /* the kernel's TASK_COMM_LEN, with its NUL */
+
+struct profile_mapping {
+	uint64_t start;	 /* address range in the process (or the kernel) */
+	uint64_t limit;	 /* one past the end */
+	uint64_t offset; /* file offset of start */
+	char *file;	 /* path as the process saw it, or "[vdso]", "[kernel.kallsyms]" */
+	char *build_id;	 /* lowercase hex, NULL when unknown */
+};
+
+struct profile_location {
+	uint64_t addr; /* as sampled: the leaf pc or a return address */
+	uint32_t pid;  /* whose address space; 0 for the kernel */
+	bool kernel;
+	bool return_addr;     /* a caller's frame: its call is at addr - 1 */
+	uint32_t mapping;     /* PROFILE_NONE when no mapping covers addr */
+	char *function;	      /* readable (demangled) name, NULL when unknown */
+	char *system_name;    /* the raw symbol name, NULL when unknown */
+	uint64_t func_offset; /* addr - start of the function */
+};
+
+struct profile_sample {
+	uint32_t pid;
+	uint32_t tid;
+	char comm[PROFILE_COMM_LEN];
+	uint32_t flags; /* SAMPLE_* of core/session.h */
+	uint32_t *user; /* location ids, leaf first */
+	uint32_t nr_user;
+	uint32_t *kernel; /* location ids, leaf first */
+	uint32_t nr_kernel;
+	uint64_t count;
+};
+
+/* A stack by its raw addresses, as the BPF side reports it. */
+struct profile_stack {
+	uint32_t pid;
+	uint32_t tid;
+	const char *comm; /* need not be NUL-terminated within PROFILE_COMM_LEN */
+	uint32_t flags;
+	const uint64_t *user_addrs; /* leaf first */
+	uint32_t nr_user;
+	const uint64_t *kernel_addrs; /* leaf first */
+	uint32_t nr_kernel;
+};
+
+struct profile;
+
+struct profile *profile__new(void);
+void profile__free(struct profile *p);
+
+/*
+ * Counts a stack given by addresses: one location per distinct
+ * (pid, address, kernel, leaf or caller), identical stacks merged.
+ */
+int profile__add_stack(struct profile *p, const struct profile_stack *st, uint64_t count);
+
+/*
+ * Counts a sample whose frames are location ids (s->user, s->kernel); its
+ * arrays are copied. Samples with the same key are merged.
+ */
+int profile__add_sample(struct profile *p, const struct profile_sample *s);
+
+/* Adds a mapping (strings copied) and sets *id; identical mappings share one id. */
+int profile__add_mapping(struct profile *p, const struct profile_mapping *m, uint32_t *id);
+
+/* Adds a location (strings copied, not merged with others) and sets *id. */
+int profile__add_location(struct profile *p, const struct profile_location *loc, uint32_t *id);
+
+/* Sets what a location resolved to; function and system_name are copied (may be NULL). */
+int profile__set_symbol(struct profile *p, uint32_t id, uint32_t mapping, const char *function,
+			const char *system_name, uint64_t func_offset);
+
+size_t profile__nr_samples(const struct profile *p);
+const struct profile_sample *profile__sample(const struct profile *p, size_t i);
+size_t profile__nr_locations(const struct profile *p);
+const struct profile_location *profile__location(const struct profile *p, uint32_t id);
+size_t profile__nr_mappings(const struct profile *p);
+const struct profile_mapping *profile__mapping(const struct profile *p, uint32_t id);
+
+/* Sum of the counts of every sample. */
+uint64_t profile__total(const struct profile *p);
+
+#endif

@@ -1,0 +1,745 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The report views: loading a profile of any supported format, filtering
+ * it, and counting per function (top), per path (tree) and per function
+ * across two profiles (diff). Nothing here prints but errors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "folded_read.h"
+#include "log.h"
+#include "pprof.h"
+#include "profile.h"
+#include "report.h"
+
+/* Loading */
+
+/* Reads the whole of fd, at most max bytes (-EFBIG beyond). */
+static int read_all(int fd, size_t max, char **out, size_t *out_len)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			size_t ncap = cap ? cap * 2 : 1 << 16;
+			char *nbuf;
+
+			if (cap > max) {
+				free(buf);
+				return -EFBIG;
+			}
+			nbuf = realloc(buf, ncap + 1);
+			if (!nbuf) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nbuf;
+			cap = ncap;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+
+			free(buf);
+			return err;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > max) {
+		free(buf);
+		return -EFBIG;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
+static int load_file(const char *path, char **buf, size_t *len)
+{
+	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int err;
+
+	if (fd < 0) {
+		err = -errno;
+		pr_err("%s: cannot open: %s", path, strerror(errno));
+		return err;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+		err = -EISDIR;
+	else
+		err = read_all(fd, PPROF_MAX_SIZE, buf, len);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (err == -EFBIG)
+		pr_err("%s: larger than the limit of %llu MiB", path, PPROF_MAX_SIZE >> 20);
+	else if (err)
+		pr_err("%s: cannot read: %s", path, strerror(-err));
+	return err;
+}
+
+static int gunzip(const char *path, char **buf, size_t *len)
+{
+	char *out;
+	size_t out_len;
+	int err;
+
+	err = pprof__gunzip(*buf, *len, PPROF_MAX_SIZE, &out, &out_len);
+	if (err == -EFBIG)
+		pr_err("%s: decompresses to more than the limit of %llu MiB", path,
+		       PPROF_MAX_SIZE >> 20);
+	else if (err == -ENODATA)
+		pr_err("%s: truncated: the gzip data ends early", path);
+	else if (err == -EBADMSG)
+		pr_err("%s: corrupt gzip data", path);
+	else if (err)
+		pr_err("%s: cannot decompress: %s", path, strerror(-err));
+	if (err)
+		return err;
+	free(*buf);
+	*buf = out;
+	*len = out_len;
+	return 0;
+}
+
+static int decode(const char *path, const char *buf, size_t len, struct profile *p,
+		  struct report_input *in)
+{
+	if (!len) {
+		pr_err("%s: empty%s: not a profile", path, in->gzip ? " once decompressed" : "");
+		return -EBADMSG;
+	}
+	/* Folded stacks are text; a protocol buffer has bytes below 0x20 in its tags and sizes. */
+	if (folded__is_text(buf, len)) {
+		in->format = REPORT_FORMAT_FOLDED;
+		return folded__read(buf, len, path, p, &in->folded);
+	}
+	in->format = REPORT_FORMAT_PPROF;
+	return pprof__decode(buf, len, path, p, &in->meta);
+}
+
+int report__load(const char *path, struct profile **out, struct report_input *in)
+{
+	struct profile *p = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	memset(in, 0, sizeof(*in));
+	*out = NULL;
+	err = load_file(path, &buf, &len);
+	if (err)
+		return err;
+	in->gzip = pprof__is_gzip(buf, len);
+	if (in->gzip) {
+		err = gunzip(path, &buf, &len);
+		if (err)
+			goto cleanup;
+	}
+	p = profile__new();
+	if (!p) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = decode(path, buf, len, p, in);
+	if (err)
+		goto cleanup;
+	if (!profile__total(p)) {
+		pr_err("%s: the profile has no samples", path);
+		err = -ENODATA;
+		goto cleanup;
+	}
+	*out = p;
+	p = NULL;
+cleanup:
+	profile__free(p);
+	free(buf);
+	return err;
+}
+
+/* Filtering */
+
+struct filter_ctx {
+	const struct profile *src;
+	struct profile *dst;
+	uint32_t *loc_map; /* src location + 1 -> dst location + 1, 0 when not copied yet */
+	uint32_t *map_map; /* the same for mappings */
+	uint32_t *ids;
+	size_t cap_ids;
+};
+
+static int filter_mapping(struct filter_ctx *c, uint32_t id, uint32_t *out)
+{
+	int err;
+
+	if (id == PROFILE_NONE) {
+		*out = PROFILE_NONE;
+		return 0;
+	}
+	if (!c->map_map[id]) {
+		err = profile__add_mapping(c->dst, profile__mapping(c->src, id), &c->map_map[id]);
+		if (err)
+			return err;
+		c->map_map[id]++;
+	}
+	*out = c->map_map[id] - 1;
+	return 0;
+}
+
+static int filter_location(struct filter_ctx *c, uint32_t id, uint32_t *out)
+{
+	struct profile_location loc;
+	int err;
+
+	if (!c->loc_map[id]) {
+		loc = *profile__location(c->src, id);
+		err = filter_mapping(c, loc.mapping, &loc.mapping);
+		if (!err)
+			err = profile__add_location(c->dst, &loc, &c->loc_map[id]);
+		if (err)
+			return err;
+		c->loc_map[id]++;
+	}
+	*out = c->loc_map[id] - 1;
+	return 0;
+}
+
+static bool filter_match(const struct profile_sample *s, const struct report_filter *f)
+{
+	if (f->has_pid && s->pid != f->pid)
+		return false;
+	return !f->comm || strncmp(s->comm, f->comm, sizeof(s->comm) - 1) == 0;
+}
+
+static int filter_sample(struct filter_ctx *c, const struct profile_sample *s,
+			 const struct report_filter *f)
+{
+	struct profile_sample ns = *s;
+	size_t nr = (size_t)s->nr_user + s->nr_kernel;
+	int err = 0;
+
+	if (nr > c->cap_ids) {
+		uint32_t *n = reallocarray(c->ids, nr * 2, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		c->ids = n;
+		c->cap_ids = nr * 2;
+	}
+	if (f->no_kernel)
+		ns.nr_kernel = 0;
+	ns.user = c->ids;
+	ns.kernel = c->ids + s->nr_user;
+	for (uint32_t i = 0; i < s->nr_user && !err; i++)
+		err = filter_location(c, s->user[i], &ns.user[i]);
+	for (uint32_t i = 0; i < ns.nr_kernel && !err; i++)
+		err = filter_location(c, s->kernel[i], &ns.kernel[i]);
+	if (!err)
+		err = profile__add_sample(c->dst, &ns);
+	return err;
+}
+
+struct profile *report__filter(const struct profile *p, const struct report_filter *f)
+{
+	struct filter_ctx c = { .src = p };
+	int err = -ENOMEM;
+
+	c.dst = profile__new();
+	c.loc_map = calloc(profile__nr_locations(p) + 1, sizeof(*c.loc_map));
+	c.map_map = calloc(profile__nr_mappings(p) + 1, sizeof(*c.map_map));
+	if (!c.dst || !c.loc_map || !c.map_map)
+		goto cleanup;
+	err = 0;
+	for (size_t i = 0; i < profile__nr_samples(p) && !err; i++) {
+		const struct profile_sample *s = profile__sample(p, i);
+
+		if (s->count && filter_match(s, f))
+			err = filter_sample(&c, s, f);
+	}
+cleanup:
+	free(c.loc_map);
+	free(c.map_map);
+	free(c.ids);
+	if (err) {
+		profile__free(c.dst);
+		errno = -err;
+		return NULL;
+	}
+	return c.dst;
+}
+
+/* Functions and the tree */
+
+struct name_entry {
+	const char *name;
+	uint32_t idx;
+};
+
+struct node_entry {
+	uint64_t key; /* parent << 32 | func */
+	uint32_t idx;
+};
+
+struct report {
+	const struct profile *p;
+	struct report_func *funcs; /* in the order they were met; names owned */
+	size_t nr_funcs, cap_funcs;
+	uint32_t *order;    /* funcs in display order */
+	void *names;	    /* tsearch tree of struct name_entry */
+	uint32_t *loc_func; /* location -> function + 1, 0 when not named yet */
+	uint64_t *seen;	    /* per function: the last sample + 1 that counted its total */
+	struct report_node *nodes;
+	size_t nr_nodes, cap_nodes;
+	uint32_t *children; /* node ids sorted by (parent, total desc, name) */
+	uint32_t *parent;
+	void *node_tree; /* tsearch tree of struct node_entry */
+	uint64_t total;
+};
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct name_entry *)a)->name, ((const struct name_entry *)b)->name);
+}
+
+static int node_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct node_entry *)a)->key, y = ((const struct node_entry *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The frame as folded output names it, without the kernel suffix; malloc'd. */
+static char *frame_name(const struct profile *p, const struct profile_location *l)
+{
+	const struct profile_mapping *m;
+	const char *base;
+	char *s = NULL;
+	size_t len;
+
+	if (l->function)
+		return strdup(l->function);
+	m = l->mapping == PROFILE_NONE ? NULL : profile__mapping(p, l->mapping);
+	if (!m || !m->file)
+		return strdup("[unknown]");
+	base = strrchr(m->file, '/');
+	base = base ? base + 1 : m->file;
+	len = strlen(base);
+	if (len > 2 && base[0] == '[' && base[len - 1] == ']') {
+		base++;
+		len -= 2;
+	}
+	if (asprintf(&s, "[%.*s+0x%" PRIx64 "]", (int)len, base, l->addr - m->start + m->offset) <
+	    0)
+		return NULL;
+	return s;
+}
+
+/* The function index of name (taken over), added when new; -errno on failure. */
+static int report__intern(struct report *r, char *name, uint32_t *idx)
+{
+	struct name_entry key = { .name = name }, *e, **found;
+
+	found = tfind(&key, &r->names, name_cmp);
+	if (found) {
+		free(name);
+		*idx = (*found)->idx;
+		return 0;
+	}
+	if (r->nr_funcs == r->cap_funcs) {
+		size_t cap = r->cap_funcs ? r->cap_funcs * 2 : 256;
+		struct report_func *n = reallocarray(r->funcs, cap, sizeof(*n));
+
+		if (!n)
+			goto fail;
+		r->funcs = n;
+		r->cap_funcs = cap;
+	}
+	e = malloc(sizeof(*e));
+	if (!e)
+		goto fail;
+	e->name = name;
+	e->idx = (uint32_t)r->nr_funcs;
+	if (!tsearch(e, &r->names, name_cmp)) {
+		free(e);
+		goto fail;
+	}
+	r->funcs[r->nr_funcs] = (struct report_func){ .name = name };
+	*idx = (uint32_t)r->nr_funcs++;
+	return 0;
+fail:
+	free(name);
+	return -ENOMEM;
+}
+
+static int report__loc_func(struct report *r, uint32_t loc, uint32_t *func)
+{
+	char *name;
+	int err;
+
+	if (!r->loc_func[loc]) {
+		name = frame_name(r->p, profile__location(r->p, loc));
+		if (!name)
+			return -ENOMEM;
+		err = report__intern(r, name, &r->loc_func[loc]);
+		if (err)
+			return err;
+		r->loc_func[loc]++;
+	}
+	*func = r->loc_func[loc] - 1;
+	return 0;
+}
+
+/* The child of parent for func, added when new. */
+static int report__node(struct report *r, uint32_t parent, uint32_t func, uint32_t *idx)
+{
+	struct node_entry key = { .key = (uint64_t)parent << 32 | func }, *e, **found;
+
+	found = tfind(&key, &r->node_tree, node_cmp);
+	if (found) {
+		*idx = (*found)->idx;
+		return 0;
+	}
+	if (r->nr_nodes == r->cap_nodes) {
+		size_t cap = r->cap_nodes * 2;
+		struct report_node *n = reallocarray(r->nodes, cap, sizeof(*n));
+		uint32_t *np = reallocarray(r->parent, cap, sizeof(*np));
+
+		if (n)
+			r->nodes = n;
+		if (np)
+			r->parent = np;
+		if (!n || !np)
+			return -ENOMEM;
+		r->cap_nodes = cap;
+	}
+	e = malloc(sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->key = key.key;
+	e->idx = (uint32_t)r->nr_nodes;
+	if (!tsearch(e, &r->node_tree, node_cmp)) {
+		free(e);
+		return -ENOMEM;
+	}
+	r->nodes[r->nr_nodes] = (struct report_node){ .func = func };
+	r->parent[r->nr_nodes] = parent;
+	*idx = (uint32_t)r->nr_nodes++;
+	return 0;
+}
+
+/* Counts one frame of sample number si (root first); *node moves down the tree. */
+static int report__frame(struct report *r, size_t si, uint32_t loc, uint64_t count, bool leaf,
+			 uint32_t *node)
+{
+	uint32_t func;
+	int err;
+
+	err = report__loc_func(r, loc, &func);
+	if (!err)
+		err = report__node(r, *node, func, node);
+	if (err)
+		return err;
+	r->nodes[*node].total += count;
+	/* a recursive function counts once per sample in the flat view */
+	if (r->seen[func] != si + 1) {
+		r->seen[func] = si + 1;
+		r->funcs[func].total += count;
+	}
+	if (leaf) {
+		r->nodes[*node].self += count;
+		r->funcs[func].self += count;
+	}
+	return 0;
+}
+
+static int report__add_sample(struct report *r, size_t si)
+{
+	const struct profile_sample *s = profile__sample(r->p, si);
+	uint32_t node = 0, n = s->nr_user + s->nr_kernel, depth = 0;
+	int err = 0;
+
+	if (!s->count)
+		return 0;
+	r->total += s->count;
+	r->nodes[0].total += s->count;
+	if (!n)
+		r->nodes[0].self += s->count;
+	for (uint32_t i = s->nr_user; i > 0 && !err; i--, depth++)
+		err = report__frame(r, si, s->user[i - 1], s->count, depth + 1 == n, &node);
+	for (uint32_t i = s->nr_kernel; i > 0 && !err; i--, depth++)
+		err = report__frame(r, si, s->kernel[i - 1], s->count, depth + 1 == n, &node);
+	return err;
+}
+
+/* Siblings: by parent, then largest total first, then by name. */
+static int child_cmp(const void *a, const void *b, void *arg)
+{
+	const struct report *r = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct report_node *nx = &r->nodes[x], *ny = &r->nodes[y];
+
+	if (r->parent[x] != r->parent[y])
+		return r->parent[x] < r->parent[y] ? -1 : 1;
+	if (nx->total != ny->total)
+		return nx->total > ny->total ? -1 : 1;
+	return strcmp(r->funcs[nx->func].name, r->funcs[ny->func].name);
+}
+
+/* Orders every node's children and records where they start. */
+static int report__sort_tree(struct report *r)
+{
+	r->children = calloc(r->nr_nodes, sizeof(*r->children));
+	if (!r->children)
+		return -ENOMEM;
+	for (size_t i = 1; i < r->nr_nodes; i++)
+		r->children[i - 1] = (uint32_t)i;
+	qsort_r(r->children, r->nr_nodes - 1, sizeof(*r->children), child_cmp, r);
+	for (size_t i = r->nr_nodes - 1; i > 0; i--) {
+		struct report_node *parent = &r->nodes[r->parent[r->children[i - 1]]];
+
+		parent->first_child = (uint32_t)(i - 1);
+		parent->nr_children++;
+	}
+	return 0;
+}
+
+static int report__build(struct report *r)
+{
+	size_t nr_locs = profile__nr_locations(r->p);
+	int err = 0;
+
+	r->cap_nodes = 256;
+	r->nodes = calloc(r->cap_nodes, sizeof(*r->nodes));
+	r->parent = calloc(r->cap_nodes, sizeof(*r->parent));
+	r->loc_func = calloc(nr_locs + 1, sizeof(*r->loc_func));
+	/* a function per location at most */
+	r->seen = calloc(nr_locs + 1, sizeof(*r->seen));
+	if (!r->nodes || !r->parent || !r->loc_func || !r->seen)
+		return -ENOMEM;
+	r->nr_nodes = 1; /* the root */
+	for (size_t i = 0; i < profile__nr_samples(r->p) && !err; i++)
+		err = report__add_sample(r, i);
+	if (!err)
+		err = report__sort_tree(r);
+	if (err)
+		return err;
+	r->order = calloc(r->nr_funcs + 1, sizeof(*r->order));
+	if (!r->order)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_funcs; i++)
+		r->order[i] = (uint32_t)i;
+	return 0;
+}
+
+struct report *report__new(const struct profile *p)
+{
+	struct report *r = calloc(1, sizeof(*r));
+	int err;
+
+	if (!r)
+		return NULL;
+	r->p = p;
+	err = report__build(r);
+	if (err) {
+		report__free(r);
+		errno = -err;
+		return NULL;
+	}
+	return r;
+}
+
+void report__free(struct report *r)
+{
+	if (!r)
+		return;
+	tdestroy(r->names, free);
+	tdestroy(r->node_tree, free);
+	for (size_t i = 0; i < r->nr_funcs; i++)
+		free((char *)r->funcs[i].name);
+	free(r->funcs);
+	free(r->order);
+	free(r->loc_func);
+	free(r->seen);
+	free(r->nodes);
+	free(r->children);
+	free(r->parent);
+	free(r);
+}
+
+uint64_t report__total(const struct report *r)
+{
+	return r->total;
+}
+
+size_t report__nr_funcs(const struct report *r)
+{
+	return r->nr_funcs;
+}
+
+const struct report_func *report__func(const struct report *r, size_t i)
+{
+	return i < r->nr_funcs ? &r->funcs[r->order[i]] : NULL;
+}
+
+const char *report__func_name(const struct report *r, uint32_t func)
+{
+	return func < r->nr_funcs ? r->funcs[func].name : NULL;
+}
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a == b ? 0 : a > b ? -1 : 1;
+}
+
+static int func_cmp_self(const void *a, const void *b, void *arg)
+{
+	const struct report_func *x = &((struct report *)arg)->funcs[*(const uint32_t *)a];
+	const struct report_func *y = &((struct report *)arg)->funcs[*(const uint32_t *)b];
+	int c = cmp_u64_desc(x->self, y->self);
+
+	if (!c)
+		c = cmp_u64_desc(x->total, y->total);
+	return c ? c : strcmp(x->name, y->name);
+}
+
+static int func_cmp_total(const void *a, const void *b, void *arg)
+{
+	const struct report_func *x = &((struct report *)arg)->funcs[*(const uint32_t *)a];
+	const struct report_func *y = &((struct report *)arg)->funcs[*(const uint32_t *)b];
+	int c = cmp_u64_desc(x->total, y->total);
+
+	if (!c)
+		c = cmp_u64_desc(x->self, y->self);
+	return c ? c : strcmp(x->name, y->name);
+}
+
+void report__sort(struct report *r, enum report_sort sort)
+{
+	qsort_r(r->order, r->nr_funcs, sizeof(*r->order),
+		sort == REPORT_SORT_TOTAL ? func_cmp_total : func_cmp_self, r);
+}
+
+const struct report_node *report__root(const struct report *r)
+{
+	return &r->nodes[0];
+}
+
+const struct report_node *report__child(const struct report *r, const struct report_node *n,
+					uint32_t i)
+{
+	return i < n->nr_children ? &r->nodes[r->children[n->first_child + i]] : NULL;
+}
+
+/* Diff */
+
+static double percent(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0;
+}
+
+static void diff_row_fill(struct report_diff_row *row, uint64_t base_total, uint64_t total)
+{
+	row->base_self_pct = percent(row->base_self, base_total);
+	row->base_total_pct = percent(row->base_total, base_total);
+	row->self_pct = percent(row->self, total);
+	row->total_pct = percent(row->total, total);
+	row->delta_self = row->self_pct - row->base_self_pct;
+	row->delta_total = row->total_pct - row->base_total_pct;
+	row->ratio = row->base_total_pct > 0 ? row->total_pct / row->base_total_pct : INFINITY;
+}
+
+static int diff_row_cmp(const void *a, const void *b)
+{
+	const struct report_diff_row *x = a, *y = b;
+
+	if (x->delta_total != y->delta_total)
+		return x->delta_total > y->delta_total ? -1 : 1;
+	if (x->delta_self != y->delta_self)
+		return x->delta_self > y->delta_self ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* bsearch: a name against a row, for rows sorted by name. */
+static int diff_name_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct report_diff_row *)elem)->name);
+}
+
+static int diff_name_sort(const void *a, const void *b)
+{
+	return strcmp(((const struct report_diff_row *)a)->name,
+		      ((const struct report_diff_row *)b)->name);
+}
+
+struct report_diff *report_diff__new(const struct report *base, const struct report *cur)
+{
+	struct report_diff *d = calloc(1, sizeof(*d));
+	size_t nr_base = base->nr_funcs;
+
+	if (!d)
+		return NULL;
+	d->rows = calloc(base->nr_funcs + cur->nr_funcs + 1, sizeof(*d->rows));
+	if (!d->rows) {
+		free(d);
+		return NULL;
+	}
+	d->base_total = base->total;
+	d->total = cur->total;
+	for (size_t i = 0; i < nr_base; i++) {
+		d->rows[i].name = base->funcs[i].name;
+		d->rows[i].base_self = base->funcs[i].self;
+		d->rows[i].base_total = base->funcs[i].total;
+	}
+	qsort(d->rows, nr_base, sizeof(*d->rows), diff_name_sort);
+	d->nr = nr_base;
+	for (size_t i = 0; i < cur->nr_funcs; i++) {
+		const struct report_func *f = &cur->funcs[i];
+		struct report_diff_row *row =
+			bsearch(f->name, d->rows, nr_base, sizeof(*d->rows), diff_name_cmp);
+
+		if (!row) {
+			row = &d->rows[d->nr++];
+			row->name = f->name;
+		}
+		row->self = f->self;
+		row->total = f->total;
+	}
+	for (size_t i = 0; i < d->nr; i++)
+		diff_row_fill(&d->rows[i], d->base_total, d->total);
+	qsort(d->rows, d->nr, sizeof(*d->rows), diff_row_cmp);
+	return d;
+}
+
+void report_diff__free(struct report_diff *d)
+{
+	if (!d)
+		return;
+	free(d->rows);
+	free(d);
+}
+
+bool report_diff__exceeds(const struct report_diff *d, double pct)
+{
+	for (size_t i = 0; i < d->nr; i++)
+		if (d->rows[i].delta_total > pct)
+			return true;
+	return false;
+}

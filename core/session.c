@@ -1,0 +1,1089 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The BPF profiling session: sizes and loads the unwinder, uploads unwind
+ * tables and process info, attaches the sampling perf events and the process
+ * tracepoints, follows the events BPF sends, and drains the in-kernel counts.
+ *
+ * Map sizes cannot change after load, so session__load() first reads the
+ * mappings of the -p targets and builds their tables: the row map gets their
+ * shards plus a quarter more (at least 2) for libraries loaded later, and at
+ * least 32 shards (32 MiB) system-wide; opts.max_shards caps it (default 256,
+ * 256 MiB). What does not fit is reported as rows_unplaced and walked with
+ * frame pointers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "common.h"
+#include "bpf/unwind.skel.h"
+#include "debuginfo.h"
+#include "elf.h"
+#include "log.h"
+#include "procmaps.h"
+#include "session.h"
+#include "shards.h"
+#include "table.h"
+
+#define DEFAULT_MAX_SHARDS 256
+#define DEFAULT_COUNTS 16384
+#define USTACK_ENTRIES 8192
+#define KSTACK_ENTRIES 8192
+#define DRAIN_INTERVAL_MS 1000
+#define MAX_SEGS 16
+
+/* An ELF file seen in some process, by device and inode. */
+struct sess_file {
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	struct sess_table *table; /* NULL: no usable table (not ELF, no CFI) */
+	struct elf_load_segment segs[MAX_SEGS];
+	size_t nr_segs;
+	bool in_bpf; /* in the file map */
+};
+
+/* A built table, by build ID (or content hash): shared by every file with that key. */
+struct sess_table {
+	uint8_t key[ELF_BUILD_ID_MAX + 1];
+	size_t key_len;
+	struct unwind_table *table;
+	uint32_t exec_id; /* 0 until uploaded (or when it could not be) */
+};
+
+struct sess_proc {
+	pid_t pid;
+	bool exited;
+};
+
+/* User stacks already read from the BPF map, by hash (open addressing). */
+struct ustack_cache {
+	uint64_t *keys;
+	struct unw_ustack **vals;
+	size_t cap, nr;
+};
+
+struct session {
+	struct session_opts opts;
+	struct unwind_bpf *skel;
+	bool loaded;
+	int nr_cpus;
+	int *pe_fds;
+	struct bpf_link **pe_links;
+	struct bpf_link *tp_links[4];
+	struct ring_buffer *rb;
+
+	struct shards *shards;
+	size_t nr_shards; /* shards in the row map */
+	size_t max_execs;
+	struct unw_row *rows; /* the row map, mmapped */
+	size_t rows_len;
+
+	struct sess_file *files;
+	size_t nr_files, cap_files;
+	struct sess_table **tables;
+	size_t nr_tables, cap_tables;
+	struct sess_proc *procs;
+	size_t nr_procs, cap_procs;
+	pid_t *exits; /* exited, reported after the next drain */
+	size_t nr_exits, cap_exits;
+	pid_t *dirty; /* mappings to read again after this batch of events */
+	size_t nr_dirty, cap_dirty;
+
+	struct ustack_cache ustacks;
+	bool drain_requested;
+	uint64_t last_drain_ms;
+	uint64_t lost; /* user-space side: samples that could not be resolved */
+	bool procs_full_warned;
+};
+
+static const char *const error_names[UNW_E_NR] = {
+	[UNW_E_NO_USER] = "no-user-stack",
+	[UNW_E_NO_PROC] = "process-without-tables",
+	[UNW_E_NOT_COVERED] = "pc-not-covered",
+	[UNW_E_NO_ROW] = "no-unwind-row",
+	[UNW_E_END_ROW] = "pc-without-cfi",
+	[UNW_E_UNSUPPORTED] = "unsupported-row",
+	[UNW_E_CFA_READ] = "cfa-read-failed",
+	[UNW_E_RA_READ] = "ra-read-failed",
+	[UNW_E_FP_READ] = "fp-read-failed",
+	[UNW_E_NO_PROGRESS] = "no-progress",
+	[UNW_E_USTACK_FULL] = "user-stack-map-full",
+	[UNW_E_USTACK_COLLISION] = "user-stack-hash-collision",
+	[UNW_E_KSTACK] = "kernel-stack-failed",
+	[UNW_E_SHARD_MISSING] = "shard-missing",
+	[UNW_E_STACK_COPY] = "stack-copy-failed",
+};
+
+const char *session__error_name(unsigned int reason)
+{
+	return reason < UNW_E_NR ? error_names[reason] : NULL;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+static int grow(void **arr, size_t *cap, size_t nr, size_t size)
+{
+	size_t ncap;
+	void *n;
+
+	if (nr < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	n = realloc(*arr, ncap * size);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+/* libbpf's own messages only at -vvv. */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	if (log_level < 3)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* Root, or CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN covers both). */
+static int check_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = {};
+	const int cap_perfmon = 38, cap_bpf = 39, cap_sys_admin = 21;
+	uint64_t eff;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	eff = data[0].effective | (uint64_t)data[1].effective << 32;
+	if (eff & (1ULL << cap_sys_admin))
+		return 0;
+	if ((eff & (1ULL << cap_bpf)) && (eff & (1ULL << cap_perfmon)))
+		return 0;
+	pr_err("record needs root or CAP_BPF and CAP_PERFMON");
+	return -EPERM;
+}
+
+static int check_kernel(void)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		pr_err("/sys/kernel/btf/vmlinux: the kernel has no BTF (needs CONFIG_DEBUG_INFO_BTF=y)");
+		return -ENOTSUP;
+	}
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) <= 0) {
+		pr_err("the kernel lacks the bpf_loop helper (Linux 5.17 or later is needed)");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+struct session *session__new(const struct session_opts *opts)
+{
+	struct session *s = NULL;
+	int err;
+
+	libbpf_set_print(libbpf_print);
+	err = check_privileges();
+	if (!err)
+		err = check_kernel();
+	if (err)
+		goto cleanup;
+	err = -ENOMEM;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		goto cleanup;
+	s->opts = *opts;
+	if (!s->opts.freq)
+		s->opts.freq = 99;
+	if (!s->opts.max_shards)
+		s->opts.max_shards = DEFAULT_MAX_SHARDS;
+	if (!s->opts.count_map_entries)
+		s->opts.count_map_entries = DEFAULT_COUNTS;
+	s->skel = unwind_bpf__open();
+	if (!s->skel) {
+		err = -errno;
+		pr_err("cannot open the BPF object: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = 0;
+cleanup:
+	if (err) {
+		session__free(s);
+		errno = -err;
+		return NULL;
+	}
+	return s;
+}
+
+/* ---- files and tables ---- */
+
+static struct sess_file *session__file_find(struct session *s, const struct procmap *m)
+{
+	for (size_t i = 0; i < s->nr_files; i++) {
+		struct sess_file *f = &s->files[i];
+
+		if (f->inode == m->inode && f->dev_major == m->dev_major &&
+		    f->dev_minor == m->dev_minor)
+			return f;
+	}
+	return NULL;
+}
+
+static struct sess_table *session__table_find(struct session *s, const uint8_t *key, size_t len)
+{
+	for (size_t i = 0; i < s->nr_tables; i++)
+		if (s->tables[i]->key_len == len && memcmp(s->tables[i]->key, key, len) == 0)
+			return s->tables[i];
+	return NULL;
+}
+
+/* The key of a file's table: its build ID, or 'H' and a hash of its contents. */
+static size_t elf_key(const struct elf_file *ef, uint8_t *key)
+{
+	size_t len = elf_file__build_id(ef, key);
+	const void *img;
+	uint64_t h;
+
+	if (len)
+		return len;
+	img = elf_file__image(ef, &len);
+	h = shards__hash(img, img ? len : 0, 0);
+	key[0] = 'H';
+	memcpy(key + 1, &h, sizeof(h));
+	return 1 + sizeof(h);
+}
+
+static struct sess_table *session__table_build(struct session *s, struct elf_file *ef, pid_t pid)
+{
+	uint8_t key[ELF_BUILD_ID_MAX + 1];
+	size_t len = elf_key(ef, key);
+	struct sess_table *t = session__table_find(s, key, len);
+	struct debuginfo_opts dopts = {};
+	struct elf_file *debug;
+	char root[64];
+
+	if (t)
+		return t;
+	if (grow((void **)&s->tables, &s->cap_tables, s->nr_tables, sizeof(*s->tables)))
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	memcpy(t->key, key, len);
+	t->key_len = len;
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	dopts.root = root;
+	debug = debuginfo__find(ef, &dopts);
+	t->table = unwind_table__build(ef, debug);
+	if (!t->table)
+		pr_warn("%s: no unwind table (%s): frame pointers there", elf_file__path(ef),
+			strerror(errno));
+	elf_file__free(debug);
+	s->tables[s->nr_tables++] = t;
+	return t;
+}
+
+/* Opens the file of mapping m as the process sees it. */
+static struct elf_file *procmap__open(const struct procmap *m, pid_t pid)
+{
+	char path[4096 + 64];
+	struct elf_file *ef;
+
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
+	ef = elf_file__open_flags(path, ELF_OPEN_QUIET);
+	if (ef)
+		return ef;
+	/* Deleted or replaced since: the mapped file itself. */
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
+		 m->end);
+	return elf_file__open_flags(path, ELF_OPEN_QUIET);
+}
+
+static struct sess_file *session__file_get(struct session *s, const struct procmap *m, pid_t pid)
+{
+	struct sess_file *f = session__file_find(s, m);
+	struct elf_file *ef;
+
+	if (f)
+		return f;
+	if (grow((void **)&s->files, &s->cap_files, s->nr_files, sizeof(*s->files)))
+		return NULL;
+	f = &s->files[s->nr_files];
+	memset(f, 0, sizeof(*f));
+	f->dev_major = m->dev_major;
+	f->dev_minor = m->dev_minor;
+	f->inode = m->inode;
+	ef = procmap__open(m, pid);
+	if (!ef) {
+		pr_debug("%s (pid %d): not readable as ELF: frame pointers there", m->path,
+			 (int)pid);
+	} else {
+		f->nr_segs = elf_file__load_segments(ef, f->segs, MAX_SEGS);
+		if (!s->opts.fp_only)
+			f->table = session__table_build(s, ef, pid);
+		elf_file__free(ef);
+	}
+	/* An inode of 0 is no identity: do not cache it. */
+	if (m->inode)
+		s->nr_files++;
+	return f;
+}
+
+/* The table pc of m->start: table pc = pc - bias. Returns false when no segment maps it. */
+static bool sess_file__bias(const struct sess_file *f, const struct procmap *m, uint64_t base,
+			    uint64_t *bias)
+{
+	for (size_t i = 0; i < f->nr_segs; i++) {
+		const struct elf_load_segment *sg = &f->segs[i];
+
+		if (!(sg->flags & 1 /* PF_X */))
+			continue;
+		if (m->offset >= sg->offset && m->offset - sg->offset < sg->filesz) {
+			uint64_t vaddr = sg->vaddr + (m->offset - sg->offset);
+
+			*bias = m->start - vaddr + base;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- uploading ---- */
+
+/* Rows first, then the chunk index that points to them. */
+static int session__upload_table(struct session *s, struct sess_table *st)
+{
+	const struct shards_placement *pl;
+	struct unw_exec ex = {};
+	int err;
+
+	if (st->exec_id || !st->table || !st->table->nr_rows)
+		return 0;
+	pl = shards__find(s->shards, st->key, st->key_len);
+	if (pl)
+		return 0;
+	pl = shards__add_table(s->shards, st->key, st->key_len, st->table);
+	if (!pl)
+		return -errno;
+	if (pl->id >= s->max_execs) {
+		pr_warn("more than %zu executables: frame pointers for the rest", s->max_execs - 1);
+		return 0;
+	}
+	for (size_t i = 0; i < pl->nr_chunks; i++) {
+		const struct unw_chunk *c = &pl->chunks[i];
+		size_t at = (size_t)c->shard * UNW_SHARD_ROWS + c->low;
+
+		memcpy(&s->rows[at], &st->table->rows[pl->first_row[i]],
+		       (c->high - c->low) * sizeof(struct unw_row));
+		ex.chunks[i] = *c;
+	}
+	ex.nr_chunks = pl->nr_chunks;
+	if (pl->rows_unplaced)
+		pr_warn("unwind tables exceed %zu shards: %zu rows left to frame pointers",
+			s->nr_shards, pl->rows_unplaced);
+	err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.execs), &pl->id, &ex, BPF_ANY);
+	if (err)
+		return -errno;
+	st->exec_id = pl->id;
+	return 0;
+}
+
+/* Lets BPF walk this file in processes whose mappings user space has not read yet. */
+static void session__publish_file(struct session *s, struct sess_file *f)
+{
+	struct unw_file_key key = { .ino = f->inode, .dev = f->dev_major << 20 | f->dev_minor };
+	struct unw_file val = { .exec_id = f->table->exec_id, .base = f->table->table->base };
+
+	if (f->in_bpf || !f->inode)
+		return;
+	for (size_t i = 0; i < f->nr_segs; i++) {
+		if (!(f->segs[i].flags & 1 /* PF_X */))
+			continue;
+		val.seg_vaddr = f->segs[i].vaddr;
+		val.seg_offset = f->segs[i].offset;
+		val.seg_filesz = f->segs[i].filesz;
+		break;
+	}
+	if (!val.seg_filesz)
+		return;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.files), &key, &val, BPF_ANY) == 0)
+		f->in_bpf = true;
+}
+
+static void session__fill_mapping(struct session *s, const struct procmap *m, pid_t pid,
+				  struct unw_mapping *um)
+{
+	struct sess_file *f;
+	uint64_t bias;
+
+	um->start = m->start;
+	um->end = m->end;
+	if (m->kind != PROCMAP_FILE) {
+		um->type = m->kind == PROCMAP_ANON ? UNW_MAP_ANON : UNW_MAP_SPECIAL;
+		return;
+	}
+	um->type = UNW_MAP_FILE;
+	f = session__file_get(s, m, pid);
+	if (!f || !f->table || !f->table->table)
+		return;
+	if (session__upload_table(s, f->table) || !f->table->exec_id)
+		return;
+	session__publish_file(s, f);
+	if (!sess_file__bias(f, m, f->table->table->base, &bias))
+		return;
+	um->bias = bias;
+	um->exec_id = f->table->exec_id;
+}
+
+static struct sess_proc *session__proc_find(struct session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nr_procs; i++)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	return NULL;
+}
+
+/*
+ * Reads the mappings of pid, uploads the tables they need and then the
+ * process info. quiet: the process may be gone (events), not an error.
+ */
+static int session__load_process(struct session *s, pid_t pid, bool quiet)
+{
+	struct procmaps *pm = procmaps__read(pid);
+	struct unw_proc *info = NULL;
+	struct sess_proc *p;
+	int err;
+
+	if (!pm) {
+		err = -errno;
+		if (!quiet)
+			pr_err(err == -ESRCH ? "process %d does not exist" :
+					       "process %d: cannot read its mappings",
+			       (int)pid);
+		return err;
+	}
+	err = -ENOMEM;
+	info = calloc(1, sizeof(*info));
+	if (!info)
+		goto cleanup;
+	if (pm->nr > UNW_MAPS_MAX)
+		pr_warn("process %d: %zu executable mappings, only the first %d have tables",
+			(int)pid, pm->nr, UNW_MAPS_MAX);
+	for (size_t i = 0; i < pm->nr && i < UNW_MAPS_MAX; i++)
+		session__fill_mapping(s, &pm->maps[i], pid, &info->maps[info->nr_maps++]);
+	if (s->opts.on_process)
+		s->opts.on_process(s->opts.ctx, pm);
+	err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.procs), &pid, info, BPF_ANY);
+	if (err) {
+		err = -errno;
+		if (!s->procs_full_warned)
+			pr_warn("process %d: process map full (%s): frame pointers for new processes",
+				(int)pid, strerror(-err));
+		s->procs_full_warned = true;
+		err = 0;
+	}
+	p = session__proc_find(s, pid);
+	if (!p) {
+		err = grow((void **)&s->procs, &s->cap_procs, s->nr_procs, sizeof(*s->procs));
+		if (err)
+			goto cleanup;
+		p = &s->procs[s->nr_procs++];
+		p->pid = pid;
+	}
+	p->exited = false;
+cleanup:
+	free(info);
+	procmaps__free(pm);
+	return err;
+}
+
+/* ---- sizing and loading ---- */
+
+/* Rows the tables of the targets need, building them on the way (cached). */
+static size_t session__target_rows(struct session *s)
+{
+	size_t rows = 0;
+
+	for (size_t i = 0; i < s->opts.nr_pids; i++) {
+		struct procmaps *pm = procmaps__read(s->opts.pids[i]);
+
+		if (!pm)
+			continue; /* reported by session__add_process */
+		for (size_t j = 0; j < pm->nr; j++)
+			if (pm->maps[j].kind == PROCMAP_FILE)
+				session__file_get(s, &pm->maps[j], pm->pid);
+		procmaps__free(pm);
+	}
+	for (size_t i = 0; i < s->nr_tables; i++)
+		if (s->tables[i]->table)
+			rows += s->tables[i]->table->nr_rows;
+	return rows;
+}
+
+static void session__size_maps(struct session *s)
+{
+	struct unwind_bpf *k = s->skel;
+	size_t need = 0, procs, counts = s->opts.count_map_entries;
+
+	if (!s->opts.fp_only) {
+		need = (session__target_rows(s) + UNW_SHARD_ROWS - 1) / UNW_SHARD_ROWS;
+		need += need / 4 > 2 ? need / 4 : 2;
+		if (s->opts.system_wide && need < 32)
+			need = 32;
+		if (need > s->opts.max_shards) {
+			pr_warn("unwind tables need %zu shards, capped at %zu (--max-shards)", need,
+				s->opts.max_shards);
+			need = s->opts.max_shards;
+		}
+	}
+	s->nr_shards = need ? need : 1;
+	s->max_execs = s->opts.system_wide ? 4096 : 1024;
+	procs = s->opts.system_wide ? 2048 : (s->opts.follow_children ? 1024 : 64);
+	if (procs < s->opts.nr_pids + 16)
+		procs = s->opts.nr_pids + 16;
+	bpf_map__set_max_entries(k->maps.rows, s->nr_shards * UNW_SHARD_ROWS);
+	bpf_map__set_max_entries(k->maps.execs, s->max_execs);
+	bpf_map__set_max_entries(k->maps.files, s->max_execs * 2);
+	bpf_map__set_max_entries(k->maps.procs, procs);
+	bpf_map__set_max_entries(k->maps.targets, procs * 4);
+	bpf_map__set_max_entries(k->maps.counts, counts);
+	bpf_map__set_max_entries(k->maps.ustacks, USTACK_ENTRIES);
+	bpf_map__set_max_entries(k->maps.kstacks, KSTACK_ENTRIES);
+
+	k->rodata->cfg.drain_at = counts / 2;
+	k->rodata->cfg.system_wide = s->opts.system_wide;
+	k->rodata->cfg.fp_only = s->opts.fp_only;
+	k->rodata->cfg.kernel_stacks = s->opts.kernel_stacks;
+	k->rodata->cfg.follow_children = s->opts.follow_children;
+	/* Short: a process that just exec'd maps its libraries within milliseconds. */
+	k->rodata->cfg.event_interval_ns = 5000000ULL;
+	pr_info("unwind rows: %zu shards of %u rows (%zu MiB)", s->nr_shards, UNW_SHARD_ROWS,
+		s->nr_shards * UNW_SHARD_ROWS * sizeof(struct unw_row) >> 20);
+}
+
+static int session__on_event(void *ctx, void *data, size_t size);
+
+int session__load(struct session *s)
+{
+	struct shards_opts so = {};
+	int err;
+
+	session__size_maps(s);
+	err = unwind_bpf__load(s->skel);
+	if (err) {
+		pr_err("cannot load the BPF programs: %s%s", strerror(-err),
+		       log_level < 3 ? " (-vvv shows the verifier log)" : "");
+		return err;
+	}
+	s->loaded = true;
+	s->rows_len = s->nr_shards * UNW_SHARD_ROWS * sizeof(struct unw_row);
+	s->rows = mmap(NULL, s->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       bpf_map__fd(s->skel->maps.rows), 0);
+	if (s->rows == MAP_FAILED) {
+		err = -errno;
+		s->rows = NULL;
+		pr_err("cannot map the unwind row map: %s", strerror(-err));
+		return err;
+	}
+	so.max_shards = s->nr_shards;
+	s->shards = shards__new(&so);
+	if (!s->shards)
+		return -errno;
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), session__on_event, s, NULL);
+	if (!s->rb) {
+		err = -errno;
+		pr_err("cannot open the event ring buffer: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static int session__add_target(struct session *s, pid_t pid)
+{
+	uint8_t one = 1;
+	uint32_t key = pid;
+
+	if (s->opts.system_wide)
+		return 0;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &one, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int session__add_process(struct session *s, pid_t pid)
+{
+	int err;
+
+	if (!s->loaded)
+		return -EINVAL;
+	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH)) {
+		pr_err("process %d does not exist", (int)pid);
+		return -ESRCH;
+	}
+	err = session__add_target(s, pid);
+	if (err)
+		return err;
+	return session__load_process(s, pid, false);
+}
+
+/* ---- attaching ---- */
+
+static int session__attach_cpu(struct session *s, int cpu)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_freq = s->opts.freq,
+		.freq = 1,
+	};
+	int fd, err;
+
+	fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		if (err == -ENODEV)
+			return 0; /* offline CPU */
+		pr_err("perf_event_open on CPU %d: %s", cpu, strerror(-err));
+		return err;
+	}
+	s->pe_fds[cpu] = fd;
+	s->pe_links[cpu] = bpf_program__attach_perf_event(s->skel->progs.sample, fd);
+	if (!s->pe_links[cpu]) {
+		err = -errno;
+		pr_err("cannot attach the sampler on CPU %d: %s", cpu, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+int session__attach(struct session *s)
+{
+	struct bpf_program *tps[4] = { s->skel->progs.on_exec, s->skel->progs.on_exit,
+				       s->skel->progs.on_fork, s->skel->progs.on_sys_exit };
+	int err;
+
+	if (!s->loaded)
+		return -EINVAL;
+	for (size_t i = 0; i < s->opts.nr_pids; i++) {
+		if (session__proc_find(s, s->opts.pids[i]))
+			continue;
+		err = session__add_process(s, s->opts.pids[i]);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(tps); i++) {
+		s->tp_links[i] = bpf_program__attach(tps[i]);
+		if (!s->tp_links[i]) {
+			err = -errno;
+			pr_err("cannot attach %s: %s", bpf_program__name(tps[i]), strerror(-err));
+			return err;
+		}
+	}
+	s->nr_cpus = libbpf_num_possible_cpus();
+	if (s->nr_cpus <= 0)
+		return s->nr_cpus ? s->nr_cpus : -EINVAL;
+	s->pe_fds = malloc(s->nr_cpus * sizeof(*s->pe_fds));
+	s->pe_links = calloc(s->nr_cpus, sizeof(*s->pe_links));
+	if (!s->pe_fds || !s->pe_links)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+		s->pe_fds[cpu] = -1;
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		err = session__attach_cpu(s, cpu);
+		if (err)
+			return err;
+	}
+	s->last_drain_ms = now_ms();
+	return 0;
+}
+
+/* ---- events ---- */
+
+static void session__forget(struct session *s, pid_t pid)
+{
+	struct sess_proc *p = session__proc_find(s, pid);
+	uint32_t key = pid;
+
+	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.procs), &key);
+	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.targets), &key);
+	if (!p || p->exited)
+		return;
+	p->exited = true;
+	/* Reported after the next drain, which delivers the process's last samples. */
+	if (grow((void **)&s->exits, &s->cap_exits, s->nr_exits, sizeof(*s->exits)) == 0)
+		s->exits[s->nr_exits++] = pid;
+}
+
+/* Mappings of pid to read again once the current batch of events is handled. */
+static void session__mark_dirty(struct session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nr_dirty; i++)
+		if (s->dirty[i] == pid)
+			return;
+	if (grow((void **)&s->dirty, &s->cap_dirty, s->nr_dirty, sizeof(*s->dirty)) == 0)
+		s->dirty[s->nr_dirty++] = pid;
+}
+
+static void session__reload_dirty(struct session *s)
+{
+	for (size_t i = 0; i < s->nr_dirty; i++) {
+		struct sess_proc *p = session__proc_find(s, s->dirty[i]);
+
+		if (!p || !p->exited)
+			session__load_process(s, s->dirty[i], true);
+	}
+	s->nr_dirty = 0;
+}
+
+static int session__on_event(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+	const struct unw_event *ev = data;
+
+	if (size < sizeof(*ev))
+		return 0;
+	switch (ev->type) {
+	case UNW_EV_UNKNOWN_PROC:
+		if (!session__proc_find(s, ev->pid))
+			session__mark_dirty(s, ev->pid);
+		break;
+	case UNW_EV_NOT_COVERED:
+		pr_debug("process %u: pc %#" PRIx64 " in no known mapping: re-reading its maps",
+			 ev->pid, (uint64_t)ev->addr);
+		session__mark_dirty(s, ev->pid);
+		break;
+	case UNW_EV_EXEC:
+	case UNW_EV_FORK:
+	case UNW_EV_MAPPED:
+		session__mark_dirty(s, ev->pid);
+		break;
+	case UNW_EV_EXIT:
+		session__forget(s, ev->pid);
+		break;
+	case UNW_EV_DRAIN:
+		s->drain_requested = true;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int session__poll(struct session *s, int timeout_ms)
+{
+	int err;
+
+	if (!s->rb)
+		return -EINVAL;
+	err = ring_buffer__poll(s->rb, timeout_ms);
+	if (err < 0 && err != -EINTR)
+		return err;
+	session__reload_dirty(s);
+	if (s->drain_requested || now_ms() - s->last_drain_ms >= DRAIN_INTERVAL_MS) {
+		int derr = session__drain(s);
+
+		if (derr)
+			return derr;
+	}
+	return err == -EINTR ? -EINTR : 0;
+}
+
+/* ---- draining ---- */
+
+static size_t ustack_slot(const struct ustack_cache *c, uint64_t key)
+{
+	size_t i = (key * 0x9e3779b97f4a7c15ULL) & (c->cap - 1);
+
+	while (c->keys[i] && c->keys[i] != key)
+		i = (i + 1) & (c->cap - 1);
+	return i;
+}
+
+static int ustack_cache__put(struct ustack_cache *c, uint64_t key, const struct unw_ustack *st)
+{
+	size_t i;
+
+	if ((c->nr + 1) * 2 > c->cap) {
+		struct ustack_cache n = { .cap = c->cap ? c->cap * 2 : 1024 };
+
+		n.keys = calloc(n.cap, sizeof(*n.keys));
+		n.vals = calloc(n.cap, sizeof(*n.vals));
+		if (!n.keys || !n.vals) {
+			free(n.keys);
+			free(n.vals);
+			return -ENOMEM;
+		}
+		for (size_t j = 0; j < c->cap; j++) {
+			if (!c->keys[j])
+				continue;
+			i = ustack_slot(&n, c->keys[j]);
+			n.keys[i] = c->keys[j];
+			n.vals[i] = c->vals[j];
+		}
+		n.nr = c->nr;
+		free(c->keys);
+		free(c->vals);
+		*c = n;
+	}
+	i = ustack_slot(c, key);
+	if (c->keys[i])
+		return 0;
+	c->vals[i] = malloc(sizeof(*st));
+	if (!c->vals[i])
+		return -ENOMEM;
+	memcpy(c->vals[i], st, sizeof(*st));
+	c->keys[i] = key;
+	c->nr++;
+	return 0;
+}
+
+static const struct unw_ustack *ustack_cache__get(const struct ustack_cache *c, uint64_t key)
+{
+	size_t i;
+
+	if (!c->cap)
+		return NULL;
+	i = ustack_slot(c, key);
+	return c->keys[i] ? c->vals[i] : NULL;
+}
+
+static void ustack_cache__free(struct ustack_cache *c)
+{
+	for (size_t i = 0; i < c->cap; i++)
+		free(c->vals[i]);
+	free(c->keys);
+	free(c->vals);
+}
+
+/*
+ * Moves the user stacks from the BPF map to the cache. Only keys already
+ * copied are deleted, so a stack BPF counts meanwhile is never lost.
+ */
+static int session__sync_ustacks(struct session *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.ustacks);
+	struct unw_ustack *st = malloc(sizeof(*st));
+	uint64_t key, next, *done = NULL;
+	size_t nr = 0, cap = 0;
+	void *prev = NULL;
+	int err = -ENOMEM;
+
+	if (!st)
+		goto cleanup;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, st))
+			continue;
+		err = ustack_cache__put(&s->ustacks, key, st);
+		if (!err)
+			err = grow((void **)&done, &cap, nr, sizeof(*done));
+		if (err)
+			goto cleanup;
+		done[nr++] = key;
+	}
+	for (size_t i = 0; i < nr; i++)
+		bpf_map_delete_elem(fd, &done[i]);
+	err = 0;
+cleanup:
+	free(done);
+	free(st);
+	return err;
+}
+
+static const struct unw_ustack *session__ustack(struct session *s, uint64_t key)
+{
+	const struct unw_ustack *st = ustack_cache__get(&s->ustacks, key);
+	struct unw_ustack tmp;
+
+	if (st || !key)
+		return st;
+	/* Stored by BPF after the sync: read it now. */
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.ustacks), &key, &tmp))
+		return NULL;
+	if (ustack_cache__put(&s->ustacks, key, &tmp))
+		return NULL;
+	return ustack_cache__get(&s->ustacks, key);
+}
+
+static void session__deliver(struct session *s, const struct unw_count_key *k,
+			     const struct unw_count *v)
+{
+	uint64_t kpcs[UNW_KSTACK_DEPTH] = {};
+	const struct unw_ustack *us = NULL;
+	struct session_sample smp = {
+		.pid = k->pid,
+		.tid = k->tid,
+		.count = v->count,
+		.flags = k->flags,
+	};
+
+	memcpy(smp.comm, v->comm, sizeof(smp.comm));
+	smp.comm[sizeof(smp.comm) - 1] = '\0';
+	if (k->ustack) {
+		us = session__ustack(s, k->ustack);
+		if (!us) {
+			s->lost += v->count;
+			return;
+		}
+		smp.user_pcs = (const uint64_t *)us->pcs;
+		smp.nr_user = us->nr < UNW_DEPTH_MAX ? us->nr : UNW_DEPTH_MAX;
+	}
+	if (k->kstack >= 0 &&
+	    bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.kstacks), &k->kstack, kpcs) == 0) {
+		while (smp.nr_kernel < UNW_KSTACK_DEPTH && kpcs[smp.nr_kernel])
+			smp.nr_kernel++;
+		smp.kernel_pcs = kpcs;
+	}
+	if (s->opts.on_sample)
+		s->opts.on_sample(s->opts.ctx, &smp);
+}
+
+#define DRAIN_BATCH 1024
+
+/* Lookup-and-delete in batches: a count BPF adds meanwhile lands in a new entry. */
+static int session__drain_counts(struct session *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.counts);
+	struct unw_count_key *keys = calloc(DRAIN_BATCH, sizeof(*keys));
+	struct unw_count *vals = calloc(DRAIN_BATCH, sizeof(*vals));
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	uint64_t in = 0, out = 0;
+	void *inp = NULL;
+	int err = -ENOMEM;
+
+	if (!keys || !vals)
+		goto cleanup;
+	for (;;) {
+		__u32 n = DRAIN_BATCH;
+
+		err = bpf_map_lookup_and_delete_batch(fd, inp, &out, keys, vals, &n, &opts);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			pr_err("draining the count map: %s", strerror(-err));
+			goto cleanup;
+		}
+		for (__u32 i = 0; i < n; i++)
+			session__deliver(s, &keys[i], &vals[i]);
+		if (err)
+			break;
+		in = out;
+		inp = &in;
+	}
+	err = 0;
+cleanup:
+	free(keys);
+	free(vals);
+	return err;
+}
+
+int session__drain(struct session *s)
+{
+	int err;
+
+	if (!s->loaded)
+		return -EINVAL;
+	s->drain_requested = false;
+	s->last_drain_ms = now_ms();
+	err = session__sync_ustacks(s);
+	if (err)
+		return err;
+	/* Reset before draining: keys BPF adds from now on count towards the next drain. */
+	s->skel->bss->nr_keys = 0;
+	err = session__drain_counts(s);
+	if (err)
+		return err;
+	for (size_t i = 0; i < s->nr_exits; i++)
+		if (s->opts.on_exit)
+			s->opts.on_exit(s->opts.ctx, s->exits[i]);
+	s->nr_exits = 0;
+	return 0;
+}
+
+/* ---- stats and teardown ---- */
+
+void session__stats(const struct session *s, struct session_stats *st)
+{
+	uint64_t sum[UNW_ST_NR] = {};
+	int ncpu = libbpf_num_possible_cpus();
+	struct shards_stats ss;
+	uint64_t *vals;
+
+	memset(st, 0, sizeof(*st));
+	if (!s || !s->loaded || ncpu <= 0)
+		return;
+	vals = calloc(ncpu, sizeof(*vals));
+	for (uint32_t i = 0; vals && i < UNW_ST_NR; i++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stats), &i, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			sum[i] += vals[c];
+	}
+	free(vals);
+	st->samples = sum[UNW_ST_SAMPLES];
+	st->complete = sum[UNW_ST_COMPLETE];
+	st->fp = sum[UNW_ST_FP];
+	st->truncated = sum[UNW_ST_TRUNCATED];
+	st->lost = sum[UNW_ST_LOST] + sum[UNW_ST_EVENTS_LOST] + s->lost;
+	for (int i = 0; i < UNW_E_NR && i < (int)ARRAY_SIZE(st->errors); i++)
+		st->errors[i] = sum[UNW_ST_ERR + i];
+	st->processes = s->nr_procs;
+	if (s->shards) {
+		shards__stats(s->shards, &ss);
+		st->rows_loaded = ss.rows_placed;
+		st->bytes_loaded = ss.rows_placed * sizeof(struct unw_row);
+		st->rows_unplaced = ss.rows_unplaced;
+	}
+}
+
+void session__free(struct session *s)
+{
+	if (!s)
+		return;
+	for (int cpu = 0; s->pe_links && cpu < s->nr_cpus; cpu++)
+		bpf_link__destroy(s->pe_links[cpu]);
+	for (int cpu = 0; s->pe_fds && cpu < s->nr_cpus; cpu++)
+		if (s->pe_fds[cpu] >= 0)
+			close(s->pe_fds[cpu]);
+	for (size_t i = 0; i < ARRAY_SIZE(s->tp_links); i++)
+		bpf_link__destroy(s->tp_links[i]);
+	free(s->pe_links);
+	free(s->pe_fds);
+	ring_buffer__free(s->rb);
+	if (s->rows)
+		munmap(s->rows, s->rows_len);
+	unwind_bpf__destroy(s->skel);
+	shards__free(s->shards);
+	for (size_t i = 0; i < s->nr_tables; i++) {
+		unwind_table__free(s->tables[i]->table);
+		free(s->tables[i]);
+	}
+	free(s->tables);
+	free(s->files);
+	free(s->procs);
+	free(s->exits);
+	free(s->dirty);
+	ustack_cache__free(&s->ustacks);
+	free(s);
+}

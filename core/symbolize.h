@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Turning addresses into function names.
+ *
+ * User space: the files of a process's executable mappings are opened when
+ * the process is seen (through /proc/PID/root/<path>, else
+ * /proc/PID/map_files/START-END), so a process that exits before the end of
+ * the run is still symbolized. Files are shared by build ID (or device and
+ * inode); their symbols come from .symtab and .dynsym of the file and of its
+ * separate debug file (core/debuginfo.h), read on the first lookup, sorted,
+ * and searched by address. The [vdso] is read from unwprof's own, which is
+ * the same kernel image in every process. Anonymous executable memory (JIT
+ * code) is named from the runtime's /tmp/perf-PID.map when it wrote one.
+ *
+ * Kernel: /proc/kallsyms, read once on the first kernel lookup.
+ */
+#ifndef UNWPROF_SYMBOLIZE_H
+#define UNWPROF_SYMBOLIZE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct procmaps;
+struct profile;
+
+struct symbolizer_opts {
+	const char *debug_dir;	  /* separate debug files; NULL for /usr/lib/debug */
+	const char *kallsyms;	  /* NULL for /proc/kallsyms */
+	const char *perf_map_dir; /* where JIT runtimes write perf-PID.map; NULL for /tmp */
+};
+
+struct symbol_info {
+	const char *name;     /* the raw symbol name, NULL when no symbol covers the address */
+	uint64_t offset;      /* address - start of the symbol */
+	const char *file;     /* path of the mapping, NULL when no mapping covers the address */
+	const char *build_id; /* lowercase hex, NULL when unknown */
+	uint64_t map_start;   /* the mapping: its range and the file offset of its start */
+	uint64_t map_end;
+	uint64_t map_offset;
+};
+
+struct symbolizer;
+
+struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts);
+void symbolizer__free(struct symbolizer *sym);
+
+/*
+ * Remembers the executable mappings of a process (kept after it exits) and
+ * opens their files now. Called again for the same pid, the new mappings
+ * replace the ones they overlap. A file that cannot be opened is not an
+ * error: its addresses get the mapping but no symbol.
+ */
+int symbolizer__add_process(struct symbolizer *sym, const struct procmaps *pm);
+
+/*
+ * What addr of process pid is. Returns 0 with *info filled (name NULL when no
+ * symbol covers it, file NULL when no mapping does), -ENOENT when pid was
+ * never added. Strings stay valid as long as the symbolizer.
+ */
+int symbolizer__lookup(struct symbolizer *sym, uint32_t pid, uint64_t addr,
+		       struct symbol_info *info);
+
+/* The same for a kernel address, through kallsyms; the mapping is "[kernel.kallsyms]". */
+int symbolizer__lookup_kernel(struct symbolizer *sym, uint64_t addr, struct symbol_info *info);
+
+/* The symbol at ELF virtual address vaddr of the file at path (opened once and kept). */
+int symbolizer__lookup_file(struct symbolizer *sym, const char *path, uint64_t vaddr,
+			    struct symbol_info *info);
+
+/*
+ * Sets the mapping and function of every location of p: demangled name in
+ * function, raw name in system_name. A caller's frame (a return address) is
+ * looked up at addr - 1, inside its call instruction.
+ */
+int symbolizer__symbolize_profile(struct symbolizer *sym, struct profile *p);
+
+/* Kernel symbols, sorted by address. */
+struct ksyms;
+
+struct ksym {
+	uint64_t addr;
+	uint64_t size; /* 0 when unknown (kallsyms): up to the next symbol */
+	const char *name;
+	const char *module; /* NULL for the kernel image */
+};
+
+/*
+ * Parses text in the /proc/kallsyms format, keeping text symbols. name is
+ * for messages. Returns NULL and sets errno on failure; all-zero addresses
+ * (kptr_restrict, no privilege) give EPERM.
+ */
+struct ksyms *ksyms__parse(FILE *f, const char *name);
+struct ksyms *ksyms__load(const char *path);
+void ksyms__free(struct ksyms *ks);
+/* The symbol at or before addr, or NULL. */
+const struct ksym *ksyms__lookup(const struct ksyms *ks, uint64_t addr);
+size_t ksyms__count(const struct ksyms *ks);
+
+#endif

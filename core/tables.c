@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unwind tables of mapped files: each file opened once, each table built once per key. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "debuginfo.h"
+#include "log.h"
+#include "procmaps.h"
+#include "shards.h"
+#include "table.h"
+#include "tables.h"
+
+struct tables {
+	struct tables_opts opts;
+	/* Arrays of pointers, so what callers hold survives growing them. */
+	struct tables_file **files;
+	size_t nr_files, cap_files;
+	struct tables_entry **entries;
+	size_t nr_entries, cap_entries;
+};
+
+static int grow(void ***arr, size_t *cap, size_t nr)
+{
+	size_t ncap;
+	void **n;
+
+	if (nr < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	n = realloc(*arr, ncap * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+struct tables *tables__new(const struct tables_opts *opts)
+{
+	struct tables *ts = calloc(1, sizeof(*ts));
+
+	if (!ts)
+		return NULL;
+	if (opts)
+		ts->opts = *opts;
+	return ts;
+}
+
+void tables__free(struct tables *ts)
+{
+	if (!ts)
+		return;
+	for (size_t i = 0; i < ts->nr_entries; i++) {
+		unwind_table__free(ts->entries[i]->table);
+		free(ts->entries[i]->path);
+		free(ts->entries[i]);
+	}
+	for (size_t i = 0; i < ts->nr_files; i++)
+		free(ts->files[i]);
+	free(ts->entries);
+	free(ts->files);
+	free(ts);
+}
+
+size_t tables__count(const struct tables *ts)
+{
+	return ts->nr_entries;
+}
+
+struct tables_entry *tables__get(const struct tables *ts, size_t i)
+{
+	return i < ts->nr_entries ? ts->entries[i] : NULL;
+}
+
+size_t tables__key(const struct elf_file *ef, uint8_t *key, size_t *build_id_len)
+{
+	size_t len = elf_file__build_id(ef, key);
+	const void *img;
+	uint64_t h;
+
+	if (build_id_len)
+		*build_id_len = len;
+	if (len)
+		return len;
+	img = elf_file__image(ef, &len);
+	h = shards__hash(img, img ? len : 0, 0);
+	key[0] = 'H';
+	memcpy(key + 1, &h, sizeof(h));
+	return 1 + sizeof(h);
+}
+
+static struct tables_entry *tables__find_entry(const struct tables *ts, const uint8_t *key,
+					       size_t len)
+{
+	for (size_t i = 0; i < ts->nr_entries; i++) {
+		struct tables_entry *e = ts->entries[i];
+
+		if (e->key_len == len && memcmp(e->key, key, len) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * The entry of ef under its key, building its table on first use; root is
+ * where debug files are looked up (NULL: /), path names it in messages.
+ */
+static struct tables_entry *tables__build(struct tables *ts, const struct elf_file *ef,
+					  const char *root, const char *path)
+{
+	struct debuginfo_opts dopts = { .root = root };
+	uint8_t key[TABLES_KEY_MAX];
+	size_t id_len, len = tables__key(ef, key, &id_len);
+	struct tables_entry *e = tables__find_entry(ts, key, len);
+	struct elf_file *debug = NULL;
+
+	if (e)
+		return e;
+	if (grow((void ***)&ts->entries, &ts->cap_entries, ts->nr_entries))
+		return NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->path = strdup(path);
+	if (!e->path) {
+		free(e);
+		return NULL;
+	}
+	memcpy(e->key, key, len);
+	e->key_len = len;
+	e->build_id_len = id_len;
+	if (!ts->opts.no_debuginfo)
+		debug = debuginfo__find(ef, &dopts);
+	e->table = unwind_table__build(ef, debug);
+	if (!e->table)
+		pr_warn("%s: no unwind table (%s): frame pointers there", path, strerror(errno));
+	elf_file__free(debug);
+	ts->entries[ts->nr_entries++] = e;
+	return e;
+}
+
+struct tables_entry *tables__get_path(struct tables *ts, const char *path)
+{
+	struct elf_file *ef = elf_file__open(path);
+	struct tables_entry *e;
+	int err;
+
+	if (!ef)
+		return NULL;
+	e = tables__build(ts, ef, NULL, path);
+	err = e ? 0 : -errno;
+	elf_file__free(ef);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	if (!e->table) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return e;
+}
+
+/* Opens the file of mapping m as the process sees it. */
+static struct elf_file *procmap__open(const struct procmap *m, pid_t pid)
+{
+	char path[4096 + 64];
+	struct elf_file *ef;
+
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
+	ef = elf_file__open_flags(path, ELF_OPEN_QUIET);
+	if (ef)
+		return ef;
+	/* Deleted or replaced since: the mapped file itself. */
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
+		 m->end);
+	return elf_file__open_flags(path, ELF_OPEN_QUIET);
+}
+
+static struct tables_file *tables__find_file(const struct tables *ts, const struct procmap *m)
+{
+	/* An inode of 0 is no identity: such files are never found again. */
+	if (!m->inode)
+		return NULL;
+	for (size_t i = 0; i < ts->nr_files; i++) {
+		struct tables_file *f = ts->files[i];
+
+		if (f->inode == m->inode && f->dev_major == m->dev_major &&
+		    f->dev_minor == m->dev_minor)
+			return f;
+	}
+	return NULL;
+}
+
+struct tables_file *tables__get_mapping(struct tables *ts, const struct procmap *m, pid_t pid)
+{
+	struct tables_file *f = tables__find_file(ts, m);
+	struct elf_file *ef;
+	char root[64];
+
+	if (f)
+		return f;
+	if (grow((void ***)&ts->files, &ts->cap_files, ts->nr_files))
+		return NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->dev_major = m->dev_major;
+	f->dev_minor = m->dev_minor;
+	f->inode = m->inode;
+	ts->files[ts->nr_files++] = f;
+	ef = m->path ? procmap__open(m, pid) : NULL;
+	if (!ef) {
+		pr_debug("%s (pid %d): not readable as ELF: frame pointers there",
+			 m->path ? m->path : "[anon]", (int)pid);
+		return f;
+	}
+	f->nr_segs = elf_file__load_segments(ef, f->segs, TABLES_MAX_SEGS);
+	if (!ts->opts.no_tables) {
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+		f->table = tables__build(ts, ef, root, m->path);
+	}
+	elf_file__free(ef);
+	if (!ts->opts.no_tables && !f->table)
+		return NULL; /* ENOMEM */
+	return f;
+}
+
+bool tables_file__bias(const struct tables_file *f, const struct procmap *m, uint64_t base,
+		       uint64_t *bias)
+{
+	for (size_t i = 0; i < f->nr_segs; i++) {
+		const struct elf_load_segment *sg = &f->segs[i];
+
+		if (!(sg->flags & 1 /* PF_X */))
+			continue;
+		if (m->offset >= sg->offset && m->offset - sg->offset < sg->filesz) {
+			uint64_t vaddr = sg->vaddr + (m->offset - sg->offset);
+
+			*bias = m->start - vaddr + base;
+			return true;
+		}
+	}
+	return false;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The unwind tables of the files processes map, built the way record loads
+ * them: each mapped file is opened once (by device and inode) as its process
+ * sees it, through /proc/PID/root, and its separate debug file is looked up
+ * under the same root; each table is built once per key, the file's GNU build
+ * ID or, without one, 'H' and a hash of its contents. A library shared by
+ * many processes (or by containers with their own copy) is built once and
+ * packed once.
+ *
+ *	ts = tables__new(&opts);
+ *	f = tables__get_mapping(ts, &pm->maps[i], pid);	 file of a mapping
+ *	f->table->table					 its unwind table, or NULL
+ *	tables__free(ts);
+ *
+ * Pointers returned stay valid until tables__free().
+ */
+#ifndef UNWPROF_TABLES_H
+#define UNWPROF_TABLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common.h"
+#include "elf.h"
+
+struct procmap;
+struct tables;
+
+/* Build ID, or 'H' and a 64-bit content hash. */
+#define TABLES_KEY_MAX (ELF_BUILD_ID_MAX + 1)
+#define TABLES_MAX_SEGS 16
+
+struct tables_opts {
+	bool no_tables;	   /* open files (segments) but build no table: frame pointers only */
+	bool no_debuginfo; /* do not look for separate debug files */
+};
+
+/* One table, shared by every file with its key. */
+struct tables_entry {
+	uint8_t key[TABLES_KEY_MAX];
+	size_t key_len;
+	size_t build_id_len;	    /* 0: the key is a content hash */
+	char *path;		    /* the first path it was seen under */
+	struct unwind_table *table; /* NULL when it could not be built */
+	uint32_t exec_id;	    /* the caller's: record's id in the BPF maps, 0 until then */
+};
+
+/* One mapped file, by device and inode. */
+struct tables_file {
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	struct tables_entry *table; /* NULL: not readable as ELF, or no_tables */
+	struct elf_load_segment segs[TABLES_MAX_SEGS];
+	size_t nr_segs;
+	bool published; /* the caller's: record's file map entry is written */
+};
+
+/* NULL and errno on failure. */
+struct tables *tables__new(const struct tables_opts *opts);
+void tables__free(struct tables *ts);
+
+/*
+ * The file of the file-backed mapping m of process pid, opened and its table
+ * built on first use. NULL and errno ENOMEM only on allocation failure: a
+ * file that cannot be read is returned with a NULL table (frame pointers
+ * there), reported at debug level, and a table that cannot be built with a
+ * warning.
+ */
+struct tables_file *tables__get_mapping(struct tables *ts, const struct procmap *m, pid_t pid);
+
+/*
+ * The table of the ELF file at path (debug files looked up from /). NULL and
+ * errno on failure, after a message naming the file.
+ */
+struct tables_entry *tables__get_path(struct tables *ts, const char *path);
+
+/* Distinct tables, in the order they were first seen. */
+size_t tables__count(const struct tables *ts);
+struct tables_entry *tables__get(const struct tables *ts, size_t i);
+
+/* The key of ef's table into key (TABLES_KEY_MAX bytes); returns its length. */
+size_t tables__key(const struct elf_file *ef, uint8_t *key, size_t *build_id_len);
+
+/*
+ * Table pc = pc - *bias for the pcs of mapping m of file f whose table has
+ * base address base. Returns false when no executable segment maps m.
+ */
+bool tables_file__bias(const struct tables_file *f, const struct procmap *m, uint64_t base,
+		       uint64_t *bias);
+
+#endif

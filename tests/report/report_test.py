@@ -1,0 +1,384 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Tests of `unwprof report` and of the pprof files unwprof writes.
+
+    report_test.py TEST UNWPROF FIXTURES [PPROF_WRITER] [CPUPROF_GO]
+
+TEST is one of: go-tool, go-profile, round-trip, diff, errors, record.
+Exit 0 on success, 1 on failure, 77 to skip (a tool is absent, or record
+needs root and BPF; UNWPROF_REQUIRE_BPF=1 turns that skip into a failure).
+"""
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(args, env=None, stdin=None, timeout=120):
+    return subprocess.run(args, env=env, stdin=stdin, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def table_rows(out, header):
+    """The lines after the table header that starts with header."""
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
+        if line.split()[:1] == [header]:
+            return lines[i + 1:]
+    return []
+
+
+def go_env(tmp):
+    """Go without network and without touching the user's caches."""
+    env = dict(os.environ)
+    env.update(HOME=tmp, GOCACHE=os.path.join(tmp, "gocache"), GOPATH=os.path.join(tmp, "gopath"),
+               GOFLAGS="-mod=mod", GOPROXY="off", GOTOOLCHAIN="local", CGO_ENABLED="0",
+               PPROF_TMPDIR=tmp)
+    return env
+
+
+def find_go():
+    go = shutil.which("go")
+    if not go:
+        print("go is not installed (Debian package golang-go)", file=sys.stderr)
+        sys.exit(SKIP)
+    return go
+
+
+def test_go_tool(unwprof, fixtures, writer, _cpuprof, tmp):
+    """go tool pprof reads what unwprof writes, without a warning."""
+    go = find_go()
+    env = go_env(tmp)
+    path = os.path.join(tmp, "demo.pb.gz")
+    r = run([writer, "--write", path])
+    check(r.returncode == 0, f"the pprof writer failed: {r.stderr}")
+    raw = run([go, "tool", "pprof", "-raw", path], env=env)
+    check(raw.returncode == 0, f"go tool pprof -raw failed: {raw.stderr}")
+    check(raw.stderr.strip() == "", f"go tool pprof -raw warned: {raw.stderr!r}")
+    out = raw.stdout
+    for want in ["PeriodType: cpu nanoseconds", "Period: 10101010",
+                 "samples/count cpu/nanoseconds", "demo::compute(int)", "demo_slow", "memcpy",
+                 "entry_SYSCALL_64", "[kernel.kallsyms]",
+                 "0123456789abcdef0123456789abcdef01234567",
+                 "fedcba9876543210fedcba9876543210fedcba98", "comm:[pprof-demo]",
+                 "pid:[4242]", "tid:[4243]"]:
+        check(want in out, f"go tool pprof -raw does not show {want!r}")
+    mappings = out.split("Mappings\n", 1)[-1].splitlines()
+    check(mappings and "/usr/local/bin/pprof-demo" in mappings[0],
+          f"the main binary is not the first mapping: {mappings[:1]}")
+    total = 0
+    samples = out.split("Samples:\n", 1)[-1].split("Locations\n", 1)[0]
+    for line in samples.splitlines()[1:]:
+        fields = line.split(":")[0].split()
+        if len(fields) == 2 and fields[0].isdigit():
+            total += int(fields[0])
+    check(total == 100, f"go tool pprof -raw counts {total} samples, expected 100")
+
+    top = run([go, "tool", "pprof", "-top", "-sample_index=samples", path], env=env)
+    check(top.returncode == 0, f"go tool pprof -top failed: {top.stderr}")
+    check(top.stderr.strip() == "", f"go tool pprof -top warned: {top.stderr!r}")
+    check("100 total" in top.stdout, f"go tool pprof -top does not count 100: {top.stdout}")
+    first = table_rows(top.stdout, "flat")[:1]
+    check(first and first[0].split()[-1] == "demo::compute(int)",
+          f"the top function is not demo::compute(int): {first}")
+    top = run([go, "tool", "pprof", "-top", path], env=env)
+    check("Type: cpu" in top.stdout and "1010.10ms total" in top.stdout,
+          f"go tool pprof does not show 1010.10ms of cpu: {top.stdout}")
+
+    # unwprof reads its own file back
+    r = run([unwprof, "report", "-i", path, "--json"])
+    check(r.returncode == 0, f"report on the written pprof failed: {r.stderr}")
+    doc = json.loads(r.stdout)
+    check(doc["schema"] == 1 and doc["view"] == "top", "report --json: schema or view")
+    check(doc["input"]["samples"] == 100, "report --json: 100 samples")
+    check(doc["functions"][0]["name"] == "demo::compute(int)",
+          f"report top function: {doc['functions'][0]}")
+
+
+def test_go_profile(unwprof, _fixtures, _writer, cpuprof, tmp):
+    """A CPU profile written by Go's runtime/pprof."""
+    go = find_go()
+    env = go_env(tmp)
+    exe = os.path.join(tmp, "cpuprof")
+    r = run([go, "build", "-o", exe, cpuprof], env=env, timeout=300)
+    if r.returncode != 0:
+        check(False, f"go build failed: {r.stderr}")
+        return
+    path = os.path.join(tmp, "go.pb.gz")
+    r = run([exe, path], env=env)
+    check(r.returncode == 0, f"the Go program failed: {r.stderr}")
+    r = run([unwprof, "report", "-i", path, "--top", "0"])
+    check(r.returncode == 0, f"report on the Go profile failed: {r.stderr}")
+    check("main.spinOuter" in r.stdout, f"report does not show main.spinOuter: {r.stdout}")
+    check("period 10.000 ms" in r.stdout, f"report does not show the period: {r.stdout}")
+    r = run([unwprof, "report", "-i", path, "--json", "--sort", "total"])
+    doc = json.loads(r.stdout)
+    names = [f["name"] for f in doc["functions"]]
+    check("main.main" in names and "main.spinOuter" in names, f"top names: {names}")
+    total = doc["input"]["samples"]
+    spin = [f for f in doc["functions"] if f["name"] == "main.spinOuter"]
+    check(spin and spin[0]["total"] == total, "main.spinOuter is not on every stack")
+    r = run([unwprof, "report", "-i", path, "--tree", "--json"])
+    check(r.returncode == 0 and json.loads(r.stdout)["view"] == "tree", "tree on the Go profile")
+    r = run([unwprof, "report", "-i", path, "--folded"])
+    check(r.returncode == 0 and "main.main;main.spinOuter" in r.stdout,
+          f"folded from the Go profile: {r.stdout}")
+    # not compressed: the same profile
+    raw = os.path.join(tmp, "go.pb")
+    with gzip.open(path, "rb") as src, open(raw, "wb") as dst:
+        dst.write(src.read())
+    r2 = run([unwprof, "report", "-i", raw, "--folded"])
+    check(r2.returncode == 0 and r2.stdout == r.stdout, "the uncompressed Go profile differs")
+
+
+def test_round_trip(unwprof, fixtures, _writer, _cpuprof, tmp):
+    """folded -> report --folded, folded -> pprof -> report --folded: the same bytes."""
+    src = os.path.join(fixtures, "stacks.folded")
+    with open(src) as f:
+        text = f.read()
+    r = run([unwprof, "report", "-i", src, "--folded"])
+    check(r.returncode == 0 and r.stdout == text, f"folded -> folded differs:\n{r.stdout}")
+    pb = os.path.join(tmp, "stacks.pb.gz")
+    r = run([unwprof, "report", "-i", src, "-o", pb])
+    check(r.returncode == 0 and r.stdout == "", f"folded -> pprof failed: {r.stderr}")
+    r = run([unwprof, "report", "-i", pb, "--folded", "--with-tid"])
+    check(r.returncode == 0 and r.stdout == text, f"pprof -> folded differs:\n{r.stdout}")
+    with open(pb, "rb") as f:
+        first = f.read()
+    r = run([unwprof, "report", "-i", src, "-o", pb])
+    with open(pb, "rb") as f:
+        check(f.read() == first, "writing the same profile twice gives other bytes")
+    # gzip-compressed folded stacks, and stdin
+    gz = os.path.join(tmp, "stacks.folded.gz")
+    with open(gz, "wb") as f:
+        f.write(gzip.compress(text.encode(), mtime=0))
+    r = run([unwprof, "report", "-i", gz, "--folded"])
+    check(r.returncode == 0 and r.stdout == text, "gzip folded -> folded differs")
+    with open(src) as f:
+        r = run([unwprof, "report", "-i", "-", "--folded"], stdin=f)
+    check(r.returncode == 0 and r.stdout == text, "folded on stdin differs")
+    # filters
+    r = run([unwprof, "report", "-i", pb, "--folded", "--pid", "200"])
+    check(r.stdout == "helper;_start;main;[unknown] 3\n", f"--pid 200: {r.stdout!r}")
+    r = run([unwprof, "report", "-i", src, "--comm", "helper", "--json"])
+    check(json.loads(r.stdout)["input"]["samples"] == 3, "--comm helper: 3 samples")
+    r = run([unwprof, "report", "-i", src, "--folded", "--no-kernel", "--pid", "100"])
+    check("_[k]" not in r.stdout and r.stdout.count("\n") == 6, f"--no-kernel: {r.stdout}")
+    # the views
+    r = run([unwprof, "report", "-i", pb, "--top", "3"])
+    rows = table_rows(r.stdout, "flat")
+    check(r.returncode == 0 and rows and rows[0].split()[-1] == "kernel_a",
+          f"top: kernel_a first: {r.stdout}")
+    check(len(rows) == 3, "--top 3 shows 3 rows")
+    r = run([unwprof, "report", "-i", pb, "--tree", "--min-percent", "10"])
+    check(r.returncode == 0 and " --58.25%--run\n" in r.stdout and "---compute\n" in r.stdout
+          and "strtol" not in r.stdout,
+          f"tree:\n{r.stdout}")
+    r = run([unwprof, "report", "-i", pb, "--tree", "--json", "--min-percent", "0"])
+    doc = json.loads(r.stdout)
+    check(doc["schema"] == 1 and doc["view"] == "tree", "tree json header")
+    roots = [n for n in doc["nodes"] if n["depth"] == 1]
+    check(sum(n["total"] for n in roots) == 103, "tree roots add up to every sample")
+    check(all(n["parent"] == 0 for n in roots), "tree roots have parent 0")
+    # stacks deeper than any nesting limit
+    deep = os.path.join(tmp, "deep.folded")
+    with open(deep, "w") as f:
+        f.write("app;" + ";".join(f"f{i}" for i in range(3000)) + " 5\napp;main 1\n")
+    for view in (["--tree"], ["--tree", "--json"], ["--folded"], []):
+        r = run([unwprof, "report", "-i", deep] + view)
+        check(r.returncode == 0, f"deep stack {view}: exit {r.returncode}: {r.stderr[-300:]}")
+    r = run([unwprof, "report", "-i", deep, "--tree", "--json"])
+    check(max(n["depth"] for n in json.loads(r.stdout)["nodes"]) == 3000, "deep tree json")
+    r = run([unwprof, "report", "-i", src, "--folded", "--json"])
+    doc = json.loads(r.stdout)
+    check(doc["view"] == "folded" and len(doc["stacks"]) == 7, "folded json")
+
+
+def test_diff(unwprof, fixtures, _writer, _cpuprof, tmp):
+    """slow_path does three times the work: it tops the list and fails the check."""
+    base = os.path.join(fixtures, "base.folded")
+    slower = os.path.join(fixtures, "slower.folded")
+    pb = os.path.join(tmp, "slower.pb.gz")
+    run([unwprof, "report", "-i", slower, "-o", pb])
+    for new in (slower, pb):
+        r = run([unwprof, "report", "--diff", base, "-i", new])
+        check(r.returncode == 0, f"diff failed: {r.stderr}")
+        rows = table_rows(r.stdout, "base")
+        check(rows and rows[0].split()[-1] == "slow_path", f"diff: slow_path first:\n{r.stdout}")
+        check(rows and "+25.00" in rows[0] and "2.00x" in rows[0], f"diff row: {rows[:1]}")
+    r = run([unwprof, "report", "--diff", base, "-i", slower, "--fail-above", "10"])
+    check(r.returncode == 3, f"--fail-above 10 exits {r.returncode}, expected 3")
+    check("slow_path" in r.stderr, f"--fail-above names the function: {r.stderr}")
+    r = run([unwprof, "report", "--diff", base, "-i", slower, "--fail-above", "30"])
+    check(r.returncode == 0, f"--fail-above 30 exits {r.returncode}, expected 0")
+    r = run([unwprof, "report", "--diff", base, "-i", slower, "--fail-above", "10", "--json"])
+    check(r.returncode == 3, "--json --fail-above exits 3")
+    doc = json.loads(r.stdout)
+    check(doc["schema"] == 1 and doc["view"] == "diff" and doc["failed"] is True, "diff json")
+    check(doc["functions"][0]["name"] == "slow_path", "diff json: slow_path first")
+    check(abs(doc["functions"][0]["delta_total_points"] - 25) < 1e-9, "diff json: +25 points")
+    r = run([unwprof, "report", "--diff", base, "-i", base, "--fail-above", "0"])
+    check(r.returncode == 0, "a profile compared with itself does not fail")
+
+
+def test_errors(unwprof, fixtures, _writer, _cpuprof, tmp):
+    """Bad input: a clear message naming the file, exit 1; bad usage: exit 64."""
+    good = os.path.join(tmp, "good.pb.gz")
+    run([unwprof, "report", "-i", os.path.join(fixtures, "stacks.folded"), "-o", good])
+    with open(good, "rb") as f:
+        data = f.read()
+    raw = gzip.decompress(data)
+    cases = {
+        "missing.pb.gz": None,
+        "empty.pb.gz": b"",
+        "truncated.pb.gz": data[: len(data) // 2],
+        "corrupt.pb.gz": data[:10] + bytes(b ^ 0x5a for b in data[10:]),
+        "truncated.pb": raw[: len(raw) - 7],
+        "empty-gzip.pb.gz": gzip.compress(b"", mtime=0),
+        "notes.txt": b"this is not a profile\n",
+        "binary.bin": bytes(range(256)) * 4,
+        "elf": open("/proc/self/exe", "rb").read(4096),
+        "no-samples.pb.gz": None,
+    }
+    for name, content in cases.items():
+        path = os.path.join(tmp, name)
+        if content is not None:
+            with open(path, "wb") as f:
+                f.write(content)
+    # a valid profile without samples: filter everything out, then write
+    r = run([unwprof, "report", "-i", good, "--pid", "999", "-o",
+             os.path.join(tmp, "no-samples.pb.gz")])
+    check(r.returncode == 1 and "no sample" in r.stderr, f"--pid 999: {r.stderr}")
+    check(not os.path.exists(os.path.join(tmp, "no-samples.pb.gz")),
+          "a failed run left a file behind")
+    del cases["no-samples.pb.gz"]
+    for name in cases:
+        path = os.path.join(tmp, name)
+        for extra in ([], ["--tree"], ["--folded"], ["--diff", good]):
+            r = run([unwprof, "report", "-i", path] + extra)
+            check(r.returncode == 1, f"{name} {extra}: exit {r.returncode}, expected 1")
+            check(r.stderr.startswith("unwprof: ") and path in r.stderr,
+                  f"{name}: the message does not name the file: {r.stderr!r}")
+            check(r.stdout == "", f"{name}: printed something on stdout")
+        r = run([unwprof, "report", "--diff", path, "-i", good])
+        check(r.returncode == 1 and path in r.stderr, f"{name} as BASE: {r.stderr!r}")
+    for args in ([], ["-i", good, "--tree", "--folded"], ["-i", good, "--fail-above", "5"],
+                 ["-i", good, "--sort", "name"], ["-i", good, "--top", "-1"],
+                 ["-i", good, "extra"], ["-i", good, "--with-tid"]):
+        r = run([unwprof, "report"] + args)
+        check(r.returncode == 64, f"report {args}: exit {r.returncode}, expected 64")
+    if os.path.exists("/dev/full"):
+        r = run([unwprof, "report", "-i", good, "-o", "/dev/full"])
+        check(r.returncode == 1 and "/dev/full" in r.stderr, f"-o /dev/full: {r.stderr}")
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([unwprof, "report", "-i", good], stdout=full,
+                               capture_output=False, stderr=subprocess.PIPE, text=True)
+        check(r.returncode == 1, f"report > /dev/full exits {r.returncode}")
+    ro = os.path.join(tmp, "ro")
+    os.mkdir(ro, 0o555)
+    if os.geteuid() != 0:
+        r = run([unwprof, "report", "-i", good, "-o", os.path.join(ro, "x.pb.gz")])
+        check(r.returncode == 1, "-o in a read-only directory")
+        check(os.listdir(ro) == [], "a failed write left a file behind")
+
+
+def bpf_missing():
+    """Why record cannot run here, or None."""
+    if os.geteuid() != 0:
+        return "needs root to load BPF programs and open perf events"
+    if not os.access("/sys/kernel/btf/vmlinux", os.R_OK):
+        return "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+    return None
+
+
+def test_record(unwprof, _fixtures, _writer, _cpuprof, tmp):
+    """record -o FILE.pb.gz on the chain workload, read by report and go tool pprof."""
+    why = bpf_missing()
+    if why:
+        if os.environ.get("UNWPROF_REQUIRE_BPF") == "1":
+            check(False, f"{why} (UNWPROF_REQUIRE_BPF=1, so this is not skipped)")
+            return
+        print(why, file=sys.stderr)
+        sys.exit(SKIP)
+    chain = os.path.join(os.environ["WORKLOADS"], "chain-pie")
+    pb = os.path.join(tmp, "rec.pb.gz")
+    r = run([unwprof, "record", "-F", "999", "-o", pb, "--quiet", "--", chain, "1"])
+    check(r.returncode == 0, f"record failed: {r.stderr}")
+    if r.returncode != 0:
+        return
+    with open(pb, "rb") as f:
+        check(f.read(2) == b"\x1f\x8b", "record -o FILE.pb.gz did not write gzip")
+    r = run([unwprof, "report", "-i", pb, "--folded", "--comm", "chain-pie"])
+    check(r.returncode == 0, f"report --folded on record's pprof: {r.stderr}")
+    lines = r.stdout.splitlines()
+    leaf = sum(int(l.rsplit(" ", 1)[1]) for l in lines if l.rsplit(" ", 1)[0].endswith(";leaf"))
+    full = sum(int(l.rsplit(" ", 1)[1]) for l in lines
+               if l.rsplit(" ", 1)[0].endswith(";main;f1;f2;f3;f4;f5;f6;f7;f8;leaf")
+               and l.startswith("chain-pie;_start;"))
+    check(leaf > 100 and full >= 0.99 * leaf,
+          f"{full} of {leaf} samples in leaf have the whole chain:\n{r.stdout}")
+    r = run([unwprof, "report", "-i", pb, "--json", "--sort", "self"])
+    doc = json.loads(r.stdout)
+    check(doc["functions"][0]["name"] == "leaf", f"record: the top function is not leaf")
+    check(abs(doc["input"]["period_ns"] - 1001001) <= 1, "record: the period of 999 Hz")
+    check(doc["input"]["duration_ns"] > 0 and doc["input"]["start_ns"] > 0, "record: times")
+    go = shutil.which("go")
+    if not go:
+        return
+    env = go_env(tmp)
+    raw = run([go, "tool", "pprof", "-raw", pb], env=env)
+    check(raw.returncode == 0 and raw.stderr.strip() == "",
+          f"go tool pprof -raw on record's pprof: {raw.stderr!r}")
+    mappings = raw.stdout.split("Mappings\n", 1)[-1].splitlines()
+    first = mappings[0].split() if mappings else []
+    check(len(first) > 3 and os.path.realpath(first[2]) == os.path.realpath(chain)
+          and len(first[3]) == 40,
+          f"the first mapping is not chain-pie with its build ID: {mappings[:1]}")
+    top = run([go, "tool", "pprof", "-top", pb], env=env)
+    check(top.returncode == 0 and top.stderr.strip() == "",
+          f"go tool pprof -top on record's pprof: {top.stderr!r}")
+    rows = table_rows(top.stdout, "flat")
+    check(rows and rows[0].split()[-1] == "leaf", f"go tool pprof -top: leaf first: {rows[:1]}")
+
+
+TESTS = {
+    "go-tool": test_go_tool,
+    "go-profile": test_go_profile,
+    "round-trip": test_round_trip,
+    "diff": test_diff,
+    "errors": test_errors,
+    "record": test_record,
+}
+
+
+def main():
+    name, unwprof, fixtures = sys.argv[1:4]
+    writer = sys.argv[4] if len(sys.argv) > 4 else None
+    cpuprof = sys.argv[5] if len(sys.argv) > 5 else None
+    with tempfile.TemporaryDirectory(prefix="unwprof-report-") as tmp:
+        try:
+            TESTS[name](unwprof, fixtures, writer, cpuprof, tmp)
+        finally:
+            for root, dirs, _ in os.walk(tmp):
+                for d in dirs:
+                    os.chmod(os.path.join(root, d), 0o755)
+    if failures:
+        print(f"{len(failures)} failure(s)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

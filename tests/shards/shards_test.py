@@ -1,0 +1,480 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Tests of `unwprof shards`, one case per run.
+
+Usage: shards_test.py CASE UNWPROF FIXTURES_BIN_DIR
+
+Cases:
+  split     tables split into chunks exactly as core/shards.h promises: a
+            chunk ends after the last END row (a function boundary) in the
+            last eighth of its room, or fills the room when none lies there;
+            chunks are contiguous, their pcs match dump-unwind's rows, and
+            no shard is overfilled. libLLVM-14 at the default shard size when
+            it is installed, libc and the fixtures with smaller shards.
+  tiny      a tiny --shard-rows forces many shards; the text output agrees.
+  many      40 libraries: ids, order, and which shard holds which.
+  overflow  --max-shards (and the chunks-per-executable limit) leave rows
+            unplaced: totals.unplaced_rows and the text report them.
+  dedup     -p on two processes of the same program: each table is packed
+            once, dedup_saved_rows is what the second process would have
+            added. Exit 77 when /proc/PID/root cannot be read (unless
+            UNWPROF_REQUIRE_BPF=1).
+  record    the totals equal record's "unwind rows loaded" for the same
+            process. Needs root and BPF: exit 77 without them (unless
+            UNWPROF_REQUIRE_BPF=1).
+  usage     exit status 64 on usage errors, 1 on a missing pid or a file that
+            is not ELF (the good files still shown), --help, determinism.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+TIMEOUT = 60
+LLVM = "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1"
+LIBC_DIRS = ("/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64", "/lib64")
+CHUNKS_MAX = 64
+SHARD_ROWS = 65536
+
+failures = 0
+
+
+def fail(msg):
+    global failures
+    failures += 1
+    print("FAIL: " + msg, file=sys.stderr)
+
+
+def skip(msg):
+    if os.environ.get("UNWPROF_REQUIRE_BPF") == "1":
+        print("FAIL: %s (UNWPROF_REQUIRE_BPF=1, so this is not skipped)" % msg, file=sys.stderr)
+        sys.exit(1)
+    print("SKIP: " + msg, file=sys.stderr)
+    sys.exit(77)
+
+
+def run(args, want=0):
+    print("$ unwprof " + " ".join(args), file=sys.stderr)
+    p = subprocess.run([UNWPROF] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=TIMEOUT, text=True)
+    if want is not None and p.returncode != want:
+        fail("unwprof %s: exit %d, want %d; stderr:\n%s" % (" ".join(args), p.returncode, want,
+                                                             p.stderr))
+    for word in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
+        if word in p.stderr:
+            fail("unwprof %s: sanitizer report:\n%s" % (" ".join(args), p.stderr))
+    return p
+
+
+def shards_json(args, want=0):
+    p = run(["shards", "--json"] + args, want)
+    try:
+        return json.loads(p.stdout)
+    except ValueError as e:
+        fail("shards %s: output is not JSON: %s" % (" ".join(args), e))
+        sys.exit(1)
+
+
+def libc():
+    for d in LIBC_DIRS:
+        path = os.path.join(d, "libc.so.6")
+        if os.path.exists(path):
+            return path
+    print("FAIL: no libc.so.6 in " + ", ".join(LIBC_DIRS), file=sys.stderr)
+    sys.exit(1)
+
+
+def check_shape(doc, where):
+    for key in ("schema", "shard_rows", "max_shards", "shards", "executables", "totals"):
+        if key not in doc:
+            fail("%s: no \"%s\" in the JSON" % (where, key))
+            return False
+    if doc["schema"] != 1:
+        fail("%s: schema %r" % (where, doc["schema"]))
+    for key in ("rows", "bytes", "shards", "unplaced_rows", "dedup_saved_rows"):
+        if not isinstance(doc["totals"].get(key), int):
+            fail("%s: totals.%s missing or not a number" % (where, key))
+            return False
+    for s in doc["shards"]:
+        for key in ("index", "rows", "executables"):
+            if key not in s:
+                fail("%s: shard without \"%s\"" % (where, key))
+    for x in doc["executables"]:
+        for key in ("path", "build_id", "rows", "chunks", "shards", "bytes"):
+            if key not in x:
+                fail("%s: executable without \"%s\"" % (where, key))
+    return True
+
+
+def check_layout(doc, where):
+    """What holds for every packing: shards not overfilled, chunks disjoint, totals add up."""
+    shard_rows = doc["shard_rows"]
+    used = {}
+    placed = unplaced = 0
+    for x in doc["executables"]:
+        chunks = x["chunk_index"]
+        if len(chunks) != x["chunks"] or len(chunks) > CHUNKS_MAX:
+            fail("%s: %s: %d chunks listed, \"chunks\" says %d" %
+                 (where, x["path"], len(chunks), x["chunks"]))
+        row = 0
+        for c in chunks:
+            if c["first_row"] != row:
+                fail("%s: %s: chunk at row %d, want %d" % (where, x["path"], c["first_row"], row))
+            if not 0 <= c["low"] < c["high"] <= shard_rows:
+                fail("%s: %s: chunk rows [%d, %d) outside a shard of %d" %
+                     (where, x["path"], c["low"], c["high"], shard_rows))
+            used.setdefault(c["shard"], []).append((c["low"], c["high"], x["path"]))
+            row += c["high"] - c["low"]
+        if row + x["unplaced_rows"] != x["rows"]:
+            fail("%s: %s: %d rows placed + %d unplaced != %d rows" %
+                 (where, x["path"], row, x["unplaced_rows"], x["rows"]))
+        if sorted(set(c["shard"] for c in chunks)) != x["shards"]:
+            fail("%s: %s: \"shards\" %r does not match its chunks" % (where, x["path"], x["shards"]))
+        if x["bytes"] != 16 * x["rows"]:
+            fail("%s: %s: %d bytes for %d rows" % (where, x["path"], x["bytes"], x["rows"]))
+        placed += row
+        unplaced += x["unplaced_rows"]
+    for i, s in enumerate(doc["shards"]):
+        spans = sorted(used.get(i, []))
+        for a, b in zip(spans, spans[1:]):
+            if a[1] > b[0]:
+                fail("%s: shard %d: %s and %s overlap" % (where, i, a[2], b[2]))
+        if s["index"] != i or s["rows"] != sum(h - lo for lo, h, _ in spans):
+            fail("%s: shard %d: %d rows, its chunks hold %d" %
+                 (where, i, s["rows"], sum(h - lo for lo, h, _ in spans)))
+    t = doc["totals"]
+    if len(doc["shards"]) != t["shards"] or set(used) - set(range(t["shards"])):
+        fail("%s: %d shards listed, totals say %d" % (where, len(doc["shards"]), t["shards"]))
+    if t["rows"] != placed or t["unplaced_rows"] != unplaced:
+        fail("%s: totals %d rows / %d unplaced, the executables add up to %d / %d" %
+             (where, t["rows"], t["unplaced_rows"], placed, unplaced))
+    if t["bytes"] != t["shards"] * shard_rows * 16:
+        fail("%s: totals.bytes %d != %d shards x %d rows x 16" %
+             (where, t["bytes"], t["shards"], shard_rows))
+    if doc["max_shards"] and t["shards"] > doc["max_shards"]:
+        fail("%s: %d shards over --max-shards %d" % (where, t["shards"], doc["max_shards"]))
+
+
+def dump_rows(path):
+    p = run(["dump-unwind", "--json", path], want=None)
+    if p.returncode not in (0, 1) or not p.stdout:
+        fail("dump-unwind %s: exit %d" % (path, p.returncode))
+        return None
+    doc = json.loads(p.stdout)
+    return [(int(r["pc"], 16), bool(r.get("end"))) for r in doc["rows"]]
+
+
+def check_splits(path, shard_rows):
+    """A chunk that stops before the table's end (the room ran out) ends after
+    the last END row lying in the last eighth of that room, or takes the whole
+    room when no END row lies there (core/shards.h); each chunk's pcs are
+    those of its rows, so lookups through the chunk index find the same row
+    as in the whole table."""
+    where = "%s (--shard-rows %d)" % (os.path.basename(path), shard_rows)
+    doc = shards_json(["--shard-rows", str(shard_rows), path])
+    if not check_shape(doc, where):
+        return
+    check_layout(doc, where)
+    rows = dump_rows(path)
+    if rows is None:
+        return
+    x = doc["executables"][0]
+    if x["rows"] != len(rows):
+        fail("%s: %d rows, dump-unwind has %d" % (where, x["rows"], len(rows)))
+        return
+    chunks = x["chunk_index"]
+    at_end = 0
+    for i, c in enumerate(chunks):
+        pos, take = c["first_row"], c["high"] - c["low"]
+        if int(c["pc_lo"], 16) != rows[pos][0]:
+            fail("%s: chunk %d starts at %s, its first row at %#x" % (where, i, c["pc_lo"],
+                                                                        rows[pos][0]))
+        last = pos + take == len(rows)
+        if last != (c["pc_hi"] is None):
+            fail("%s: chunk %d: pc_hi %r for the %s chunk" %
+                 (where, i, c["pc_hi"], "last" if last else "inner"))
+        if last:
+            continue
+        if int(c["pc_hi"], 16) != rows[pos + take][0]:
+            fail("%s: chunk %d ends at %s, the next row is at %#x" %
+                 (where, i, c["pc_hi"], rows[pos + take][0]))
+        room = shard_rows - c["low"]
+        if len(rows) - pos <= room:
+            fail("%s: chunk %d: %d rows of %d left fit its room of %d, yet it was split" %
+                 (where, i, take, len(rows) - pos, room))
+            continue
+        window = range(pos + room - room // 8, pos + min(room, len(rows) - pos))
+        ends = [k for k in window if rows[k][1]]
+        if ends:
+            if pos + take - 1 != ends[-1]:
+                fail("%s: chunk %d ends at row %d, not after the END row %d" %
+                     (where, i, pos + take - 1, ends[-1]))
+            at_end += 1
+        elif take != room:
+            fail("%s: chunk %d: %d rows of a room of %d, and no END row to split at" %
+                 (where, i, take, room))
+    print("%s: %d chunks, %d split after an END row" % (where, len(chunks), at_end),
+          file=sys.stderr)
+    return len(chunks), at_end
+
+
+def case_split():
+    if os.path.exists(LLVM):
+        res = check_splits(LLVM, SHARD_ROWS)
+        if res and res[0] < 2:
+            fail("libLLVM-14: %d chunk(s): its table should exceed one shard" % res[0])
+    else:
+        print("note: %s is not installed; libc with small shards only" % LLVM, file=sys.stderr)
+    res = check_splits(libc(), 4096)
+    if res and res[0] < 5:
+        fail("libc with 4096-row shards: only %d chunks" % res[0])
+    if res and res[1] < res[0] - 1:
+        fail("libc: %d of %d splits not at a function boundary" % (res[0] - 1 - res[1], res[0]))
+    for name in ("chain-static", "libdframe.so", "both"):
+        check_splits(os.path.join(BIN, name), 64)
+
+
+def case_tiny():
+    path = libc()
+    doc = shards_json(["--shard-rows", "512", path])
+    if not check_shape(doc, "tiny"):
+        return
+    check_layout(doc, "tiny")
+    rows = doc["executables"][0]["rows"]
+    t = doc["totals"]
+    want = -(-rows // 512)
+    if t["shards"] < want or t["shards"] < 10:
+        fail("tiny: %d rows in %d shards of 512 rows: want at least %d" %
+             (rows, t["shards"], want))
+    if doc["shard_rows"] != 512 or t["unplaced_rows"] != 0:
+        fail("tiny: shard_rows %d, unplaced %d" % (doc["shard_rows"], t["unplaced_rows"]))
+    text = run(["shards", "--shard-rows", "512", path]).stdout
+    if not re.search(r"^%d shards of 512 rows:" % t["shards"], text, re.M):
+        fail("tiny: the text does not say '%d shards of 512 rows':\n%s" % (t["shards"], text[:400]))
+    lines = [l for l in text.splitlines() if re.match(r"^\s*\d+\s+\d+\s+\d+\.\d%\s+libc\.so\.6$", l)]
+    if len(lines) != t["shards"]:
+        fail("tiny: %d shard lines in the text, want %d" % (len(lines), t["shards"]))
+    if not re.search(r"^\s+rows placed\s+%d\s" % t["rows"], text, re.M):
+        fail("tiny: the text does not give %d rows placed" % t["rows"])
+
+
+def many_libraries(n):
+    """n shared libraries of the system, ELF and distinct, sorted by name."""
+    d = os.path.dirname(libc())
+    found = []
+    for name in sorted(os.listdir(d)):
+        path = os.path.join(d, name)
+        if not re.match(r"^lib[\w+-]+\.so\.\d+$", name) or os.path.islink(path):
+            continue
+        with open(path, "rb") as f:
+            if f.read(4) == b"\x7fELF":
+                found.append(path)
+        if len(found) == n:
+            break
+    return found
+
+
+def case_many():
+    """More tables than the packer's first allocation, in shards of 2048 rows."""
+    libs = many_libraries(40)
+    if len(libs) < 20:
+        print("FAIL: fewer than 20 shared libraries found", file=sys.stderr)
+        sys.exit(1)
+    doc = shards_json(["--shard-rows", "2048"] + libs)
+    if not check_shape(doc, "many"):
+        return
+    check_layout(doc, "many")
+    if [x["path"] for x in doc["executables"]] != libs:
+        fail("many: the executables are not the files in the order given")
+    ids = [x["id"] for x in doc["executables"] if x["rows"]]
+    if ids != list(range(1, len(ids) + 1)):
+        fail("many: executable ids %r, want 1.. in order" % ids)
+    seen = [n for s in doc["shards"] for n in s["executables"]]
+    want = [os.path.basename(x["path"]) for x in doc["executables"] for _ in x["shards"]]
+    if seen != want:
+        fail("many: the shards' executables do not follow the chunks")
+
+
+def case_overflow():
+    path = libc()
+    doc = shards_json(["--shard-rows", "1024", "--max-shards", "4", path])
+    if not check_shape(doc, "overflow"):
+        return
+    check_layout(doc, "overflow")
+    t = doc["totals"]
+    rows = doc["executables"][0]["rows"]
+    if doc["max_shards"] != 4 or t["shards"] != 4:
+        fail("overflow: max_shards %r, %d shards: want 4 and 4" % (doc["max_shards"], t["shards"]))
+    if t["unplaced_rows"] <= 0 or t["rows"] + t["unplaced_rows"] != rows or t["rows"] > 4096:
+        fail("overflow: %d placed + %d unplaced of %d rows in 4 x 1024" %
+             (t["rows"], t["unplaced_rows"], rows))
+    if doc["executables"][0].get("status") != "partial":
+        fail("overflow: status %r, want partial" % doc["executables"][0].get("status"))
+    text = run(["shards", "--shard-rows", "1024", "--max-shards", "4", path]).stdout
+    if not re.search(r"^\s+rows unplaced\s+%d\s.*--max-shards 4" % t["unplaced_rows"], text, re.M):
+        fail("overflow: the text does not report %d rows unplaced over --max-shards:\n%s" %
+             (t["unplaced_rows"], text))
+    if "(%d rows unplaced)" % t["unplaced_rows"] not in text:
+        fail("overflow: the executable line does not show its unplaced rows")
+    # Uncapped, but more chunks than an executable may have.
+    doc = shards_json(["--shard-rows", "64", path])
+    check_layout(doc, "chunk limit")
+    x = doc["executables"][0]
+    if doc["max_shards"] is not None or x["chunks"] != CHUNKS_MAX or x["unplaced_rows"] <= 0:
+        fail("chunk limit: max_shards %r, %d chunks, %d unplaced: want null, %d, > 0" %
+             (doc["max_shards"], x["chunks"], x["unplaced_rows"], CHUNKS_MAX))
+
+
+def start_sleepers(n):
+    procs = [subprocess.Popen(["sleep", "60"]) for _ in range(n)]
+    time.sleep(0.3)  # until each has exec'd
+    for p in procs:
+        try:
+            os.readlink("/proc/%d/root" % p.pid)
+        except OSError as e:
+            for q in procs:
+                q.kill()
+            skip("cannot read /proc/%d/root: %s" % (p.pid, e))
+    return procs
+
+
+def case_dedup():
+    procs = start_sleepers(2)
+    try:
+        pids = [str(p.pid) for p in procs]
+        one = shards_json(["-p", pids[0]])
+        two = shards_json(["-p", ",".join(pids)])
+        again = shards_json(["-p", pids[0], "-p", pids[0]])
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+    if not check_shape(one, "dedup") or not check_shape(two, "dedup"):
+        return
+    check_layout(two, "dedup")
+    t1, t2 = one["totals"], two["totals"]
+    if t1["dedup_saved_rows"] != 0 or again["totals"]["dedup_saved_rows"] != 0:
+        fail("dedup: one process (given once or twice) saves %d / %d rows, want 0" %
+             (t1["dedup_saved_rows"], again["totals"]["dedup_saved_rows"]))
+    if t2["rows"] != t1["rows"] or t2["shards"] != t1["shards"]:
+        fail("dedup: two processes load %d rows in %d shards, one loads %d in %d" %
+             (t2["rows"], t2["shards"], t1["rows"], t1["shards"]))
+    if t2["dedup_saved_rows"] <= 0 or t2["dedup_saved_rows"] != t1["rows"]:
+        fail("dedup: dedup_saved_rows %d, want %d (all of the second process's rows)" %
+             (t2["dedup_saved_rows"], t1["rows"]))
+    for x in two["executables"]:
+        if x["rows"] and len(x["pids"]) != 2:
+            fail("dedup: %s mapped by %r, want both processes" % (x["path"], x["pids"]))
+    if not any(x["path"].endswith("/libc.so.6") for x in two["executables"]):
+        fail("dedup: libc.so.6 is not among the executables of sleep")
+
+
+def case_record():
+    if os.geteuid() != 0:
+        skip("record needs root to load BPF programs")
+    if not os.access("/sys/kernel/btf/vmlinux", os.R_OK):
+        skip("the kernel has no BTF (/sys/kernel/btf/vmlinux)")
+    procs = start_sleepers(1)
+    pid = str(procs[0].pid)
+    try:
+        doc = shards_json(["-p", pid])
+        p = run(["record", "-p", pid, "-d", "0.5", "-o", os.devnull])
+    finally:
+        procs[0].kill()
+        procs[0].wait()
+    if p.returncode != 0:
+        return
+    m = re.search(r"unwind rows loaded\s+(\d+)", p.stderr)
+    if not m:
+        fail("record: no 'unwind rows loaded' in its summary:\n" + p.stderr)
+        return
+    if int(m.group(1)) != doc["totals"]["rows"]:
+        fail("record loaded %s rows, shards says %d" % (m.group(1), doc["totals"]["rows"]))
+    m = re.search(r"unwind rows left out\s+(\d+)", p.stderr)
+    left_out = int(m.group(1)) if m else 0
+    if left_out != doc["totals"]["unplaced_rows"]:
+        fail("record left out %d rows, shards says %d" % (left_out,
+                                                          doc["totals"]["unplaced_rows"]))
+
+
+def usage_error(args, what):
+    p = run(["shards"] + args, want=64)
+    if p.returncode == 64 and not p.stderr.strip():
+        fail("%s: exit 64 without a message" % what)
+
+
+def case_usage():
+    chain = os.path.join(BIN, "chain-pie")
+    usage_error([], "no input")
+    usage_error(["-p", str(os.getpid()), chain], "-p and FILE")
+    for bad in ("0", "abc", "-1", "65537", "12x", ""):
+        usage_error(["--shard-rows", bad, chain], "--shard-rows %r" % bad)
+    for bad in ("0", "many"):
+        usage_error(["--max-shards", bad, chain], "--max-shards %r" % bad)
+    for bad in ("abc", "0", "1,,x", ","):
+        usage_error(["-p", bad], "-p %r" % bad)
+    p = run(["shards", "--help"])
+    for word in ("EXAMPLES", "--shard-rows", "--max-shards", "--json", "Exit status"):
+        if word not in p.stdout:
+            fail("--help does not mention %s" % word)
+    # A pid that does not exist: exit 1 and a message naming it.
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    p = run(["shards", "-p", str(gone.pid)], want=1)
+    if str(gone.pid) not in p.stderr or not p.stderr.startswith("unwprof: "):
+        fail("missing pid: the message does not name pid %d: %r" % (gone.pid, p.stderr))
+    # A file that is not ELF among good ones: reported, left out, exit 1.
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
+        f.write("not an ELF file\n")
+        f.flush()
+        p = run(["shards", "--json", chain, f.name], want=1)
+        if f.name not in p.stderr:
+            fail("not ELF: the message does not name %s: %r" % (f.name, p.stderr))
+        doc = json.loads(p.stdout) if p.stdout else {}
+        if [x["path"] for x in doc.get("executables", [])] != [chain] or \
+           doc["totals"].get("skipped") != 1:
+            fail("not ELF: the good file should be shown and one file skipped: %r" % doc)
+        p = run(["shards", f.name], want=1)
+        if p.stdout:
+            fail("no readable input: output anyway:\n" + p.stdout)
+        run(["shards", "/nonexistent/file"], want=1)
+    # A failed write is an error, not a truncated report.
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([UNWPROF, "shards", chain], stdout=full, stderr=subprocess.PIPE,
+                               timeout=TIMEOUT, text=True)
+        if p.returncode != 1 or "unwprof: " not in p.stderr:
+            fail("stdout on /dev/full: exit %d, stderr %r" % (p.returncode, p.stderr))
+    # Same input, same bytes; the same file twice is one table.
+    a = run(["shards", "--json", chain, os.path.join(BIN, "both")]).stdout
+    b = run(["shards", "--json", chain, os.path.join(BIN, "both")]).stdout
+    if a != b:
+        fail("two runs on the same files differ")
+    doc = shards_json([chain, chain])
+    if len(doc["executables"]) != 1 or doc["totals"]["dedup_saved_rows"] != \
+       doc["executables"][0]["rows"]:
+        fail("the same file twice: %d executables, dedup_saved_rows %d" %
+             (len(doc["executables"]), doc["totals"]["dedup_saved_rows"]))
+
+
+CASES = {
+    "split": case_split,
+    "tiny": case_tiny,
+    "overflow": case_overflow,
+    "many": case_many,
+    "dedup": case_dedup,
+    "record": case_record,
+    "usage": case_usage,
+}
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4 or sys.argv[1] not in CASES:
+        print("usage: shards_test.py {%s} UNWPROF FIXTURES_BIN_DIR" % ",".join(CASES),
+              file=sys.stderr)
+        sys.exit(2)
+    UNWPROF, BIN = sys.argv[2], sys.argv[3]
+    CASES[sys.argv[1]]()
+    sys.exit(1 if failures else 0)

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The pprof writer and reader: a profile with mappings, build IDs, kernel
+ * frames, mangled names and an unsymbolized frame survives a round trip;
+ * the bytes are the same every time; the main binary comes first; broken
+ * input is refused. `test_pprof --write FILE` writes the same profile for
+ * the report tests, which check it with `go tool pprof`.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/common.h"
+#include "core/folded.h"
+#include "core/log.h"
+#include "core/pprof.h"
+#include "core/profile.h"
+#include "test.h"
+
+#define EXE "/usr/local/bin/pprof-demo"
+#define EXE_BUILD_ID "0123456789abcdef0123456789abcdef01234567"
+#define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
+#define LIBC_BUILD_ID "fedcba9876543210fedcba9876543210fedcba98"
+#define EXE_START 0x555555555000ULL
+#define LIBC_START 0x7ffff7c28000ULL
+#define KERNEL_ADDR 0xffffffff81000000ULL
+
+struct sym {
+	uint64_t addr;
+	bool kernel;
+	const char *function, *system_name;
+};
+
+/* Every location's symbol; an address missing here stays unsymbolized. */
+static const struct sym syms[] = {
+	{ EXE_START + 0x100, false, "_start", "_start" },
+	{ EXE_START + 0x200, false, "main", "main" },
+	{ EXE_START + 0x300, false, "demo::compute(int)", "_ZN4demo7computeEi" },
+	{ EXE_START + 0x400, false, "demo_slow", "demo_slow" },
+	{ LIBC_START + 0x1000, false, "__libc_start_main", "__libc_start_main" },
+	{ LIBC_START + 0x2000, false, "memcpy", "memcpy" },
+	{ KERNEL_ADDR + 0x10, true, "entry_SYSCALL_64", "entry_SYSCALL_64" },
+	{ KERNEL_ADDR + 0x20, true, "do_sys_read", "do_sys_read" },
+};
+
+static void add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm,
+		const uint64_t *user, uint32_t nr_user, const uint64_t *kernel, uint32_t nr_kernel,
+		uint64_t count)
+{
+	struct profile_stack st = {
+		.pid = pid,
+		.tid = tid,
+		.comm = comm,
+		.user_addrs = user,
+		.nr_user = nr_user,
+		.kernel_addrs = kernel,
+		.nr_kernel = nr_kernel,
+	};
+
+	CHECK_EQ_INT(profile__add_stack(p, &st, count), 0);
+}
+
+/* Which of ids (libc, exe, kernel) covers l; below the executable is no mapping. */
+static uint32_t mapping_of(const struct profile_location *l, const uint32_t *ids)
+{
+	if (l->kernel)
+		return ids[2];
+	if (l->addr >= LIBC_START)
+		return ids[0];
+	if (l->addr >= EXE_START)
+		return ids[1];
+	return PROFILE_NONE;
+}
+
+/* Mappings as the symbolizer adds them; libc first so the main binary has to be found. */
+static void symbolize(struct profile *p)
+{
+	struct profile_mapping libc = { LIBC_START, LIBC_START + 0x100000, 0x28000, LIBC,
+					LIBC_BUILD_ID };
+	struct profile_mapping exe = { EXE_START, EXE_START + 0x1000, 0x1000, EXE, EXE_BUILD_ID };
+	struct profile_mapping kernel = { 0, UINT64_MAX, 0, "[kernel.kallsyms]", NULL };
+	uint32_t ids[3];
+
+	CHECK_EQ_INT(profile__add_mapping(p, &libc, &ids[0]), 0);
+	CHECK_EQ_INT(profile__add_mapping(p, &exe, &ids[1]), 0);
+	CHECK_EQ_INT(profile__add_mapping(p, &kernel, &ids[2]), 0);
+	for (uint32_t i = 0; i < profile__nr_locations(p); i++) {
+		const struct profile_location *l = profile__location(p, i);
+		uint32_t m = mapping_of(l, ids);
+		const struct sym *s = NULL;
+
+		for (size_t j = 0; j < ARRAY_SIZE(syms); j++)
+			if (syms[j].addr == l->addr && syms[j].kernel == l->kernel)
+				s = &syms[j];
+		CHECK_EQ_INT(profile__set_symbol(p, i, m, s ? s->function : NULL,
+						 s ? s->system_name : NULL, 0),
+			     0);
+	}
+}
+
+static struct profile *demo_profile(void)
+{
+	struct profile *p = profile__new();
+	/* leaf first */
+	uint64_t compute[] = { EXE_START + 0x300, EXE_START + 0x200, LIBC_START + 0x1000,
+			       EXE_START + 0x100 };
+	uint64_t slow[] = { EXE_START + 0x400, EXE_START + 0x300, EXE_START + 0x200,
+			    LIBC_START + 0x1000, EXE_START + 0x100 };
+	uint64_t copy[] = { LIBC_START + 0x2000, EXE_START + 0x200, LIBC_START + 0x1000,
+			    EXE_START + 0x100 };
+	/* an unsymbolized frame, then one outside every mapping */
+	uint64_t unknown[] = { EXE_START + 0x7f0, 0x1234, EXE_START + 0x200 };
+	uint64_t kern[] = { KERNEL_ADDR + 0x20, KERNEL_ADDR + 0x10 };
+
+	add(p, 4242, 4242, "pprof-demo", compute, 4, NULL, 0, 50);
+	add(p, 4242, 4243, "pprof-demo", slow, 5, NULL, 0, 30);
+	add(p, 4242, 4243, "pprof-demo", copy, 4, kern, 2, 15);
+	add(p, 4242, 4242, "pprof-demo", unknown, 3, NULL, 0, 5);
+	symbolize(p);
+	return p;
+}
+
+static const struct pprof_write_opts demo_opts = {
+	.meta = {
+		.start_ns = 1700000000000000000ULL,
+		.duration_ns = 2000000000ULL,
+		.period_ns = 10101010ULL, /* 99 Hz */
+	},
+};
+
+/* Writes p into memory. */
+static char *write_mem(const struct profile *p, const struct pprof_write_opts *opts, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	int err;
+
+	if (!f)
+		return NULL;
+	err = pprof__write(f, p, opts);
+	CHECK_EQ_INT(err, 0);
+	if (fclose(f) || err) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static char *folded_str(const struct profile *p)
+{
+	struct folded_opts opts = { .pid = true, .tid = true, .kernel = true };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	CHECK_EQ_INT(folded__write(f, p, &opts), 0);
+	fclose(f);
+	return buf;
+}
+
+/* Decodes a gzip pprof of len bytes into a new profile. */
+static struct profile *read_mem(const char *gz, size_t len, struct pprof_meta *meta)
+{
+	struct profile *q = profile__new();
+	char *raw = NULL;
+	size_t raw_len = 0;
+
+	CHECK(pprof__is_gzip(gz, len));
+	CHECK_EQ_INT(pprof__gunzip(gz, len, PPROF_MAX_SIZE, &raw, &raw_len), 0);
+	CHECK_EQ_INT(pprof__decode(raw, raw_len, "memory", q, meta), 0);
+	free(raw);
+	return q;
+}
+
+static void test_round_trip(void)
+{
+	struct profile *p = demo_profile(), *q;
+	struct pprof_meta meta;
+	size_t len = 0;
+	char *gz = write_mem(p, &demo_opts, &len);
+	char *before = folded_str(p), *after;
+	const struct profile_mapping *m;
+	bool mangled = false;
+
+	q = read_mem(gz, len, &meta);
+	after = folded_str(q);
+	CHECK_EQ_STR(after, before);
+	CHECK(before && strstr(before, ";main;[unknown];[pprof-demo+0x17f0] 5\n"));
+	CHECK_EQ_INT(profile__total(q), 100);
+	CHECK_EQ_INT(meta.start_ns, demo_opts.meta.start_ns);
+	CHECK_EQ_INT(meta.duration_ns, demo_opts.meta.duration_ns);
+	CHECK_EQ_INT(meta.period_ns, demo_opts.meta.period_ns);
+	CHECK_EQ_STR(meta.value_type, "samples");
+	CHECK_EQ_STR(meta.value_unit, "count");
+	/* The main binary first, with its build ID, though libc was added first. */
+	m = profile__mapping(q, 0);
+	CHECK(m != NULL);
+	if (m) {
+		CHECK_EQ_STR(m->file, EXE);
+		CHECK_EQ_STR(m->build_id, EXE_BUILD_ID);
+		CHECK_EQ_INT(m->start, EXE_START);
+		CHECK_EQ_INT(m->offset, 0x1000);
+	}
+	for (uint32_t i = 0; i < profile__nr_locations(q); i++) {
+		const struct profile_location *l = profile__location(q, i);
+
+		if (l->system_name && strcmp(l->system_name, "_ZN4demo7computeEi") == 0) {
+			mangled = true;
+			CHECK_EQ_STR(l->function, "demo::compute(int)");
+		}
+	}
+	CHECK(mangled);
+	free(before);
+	free(after);
+	free(gz);
+	profile__free(p);
+	profile__free(q);
+}
+
+static void test_deterministic(void)
+{
+	struct profile *p = demo_profile(), *p2 = demo_profile();
+	size_t len1 = 0, len2 = 0;
+	char *a = write_mem(p, &demo_opts, &len1), *b = write_mem(p2, &demo_opts, &len2);
+
+	CHECK(a && b);
+	CHECK_EQ_INT(len1, len2);
+	CHECK(a && b && len1 == len2 && memcmp(a, b, len1) == 0);
+	/* gzip header: no mtime, no name */
+	CHECK(a && len1 > 10 && !a[4] && !a[5] && !a[6] && !a[7] && !(a[3] & 0x08));
+	free(a);
+	free(b);
+	profile__free(p);
+	profile__free(p2);
+}
+
+static void test_main_file_and_no_kernel(void)
+{
+	struct profile *p = demo_profile(), *q;
+	struct pprof_write_opts opts = demo_opts;
+	struct pprof_meta meta;
+	size_t len = 0;
+	char *gz;
+
+	opts.main_file = LIBC;
+	opts.no_kernel = true;
+	gz = write_mem(p, &opts, &len);
+	q = read_mem(gz, len, &meta);
+	CHECK_EQ_STR(profile__mapping(q, 0)->file, LIBC);
+	for (size_t i = 0; i < profile__nr_samples(q); i++)
+		CHECK_EQ_INT(profile__sample(q, i)->nr_kernel, 0);
+	CHECK_EQ_INT(profile__total(q), 100);
+	free(gz);
+	profile__free(p);
+	profile__free(q);
+}
+
+static void test_no_period(void)
+{
+	struct profile *p = demo_profile(), *q;
+	struct pprof_write_opts opts = {};
+	struct pprof_meta meta;
+	size_t len = 0;
+	char *gz = write_mem(p, &opts, &len);
+
+	q = read_mem(gz, len, &meta);
+	CHECK_EQ_INT(meta.period_ns, 0);
+	CHECK_EQ_INT(profile__total(q), 100);
+	free(gz);
+	profile__free(p);
+	profile__free(q);
+}
+
+static void test_gunzip_errors(void)
+{
+	struct profile *p = demo_profile();
+	size_t len = 0, out_len;
+	char *gz = write_mem(p, &demo_opts, &len), *out;
+
+	CHECK_EQ_INT(pprof__gunzip(gz, len / 2, PPROF_MAX_SIZE, &out, &out_len), -ENODATA);
+	CHECK(out == NULL);
+	CHECK_EQ_INT(pprof__gunzip(gz, len, 16, &out, &out_len), -EFBIG);
+	gz[12] ^= 0xff;
+	gz[13] ^= 0xff;
+	gz[14] ^= 0xff;
+	CHECK(pprof__gunzip(gz, len, PPROF_MAX_SIZE, &out, &out_len) < 0);
+	free(gz);
+	profile__free(p);
+}
+
+static void test_decode_errors(void)
+{
+	/* string_table "" and "x"; a sample type whose unit is string 9, out of the table */
+	static const unsigned char bad_index[] = { 0x32, 0x00, 0x32, 0x01, 'x', 0x0a,
+						   0x04, 0x08, 0x01, 0x10, 0x09 };
+	/* a string table that does not start with "" */
+	static const unsigned char bad_first[] = { 0x32, 0x01, 'x' };
+	/* a sample pointing at location 7, which is not there */
+	static const unsigned char bad_loc[] = { 0x32, 0x00, 0x0a, 0x00, 0x12, 0x05,
+						 0x0a, 0x01, 0x07, 0x10, 0x01 };
+	static const char garbage[] = "\x7f"
+				      "ELF\x02\x01\x01";
+	struct pprof_meta meta;
+	struct profile *p;
+	int saved = log_level;
+
+	log_level = -1;
+	p = profile__new();
+	CHECK_EQ_INT(pprof__decode(bad_index, sizeof(bad_index), "bad", p, &meta), -EBADMSG);
+	profile__free(p);
+	p = profile__new();
+	CHECK_EQ_INT(pprof__decode(bad_first, sizeof(bad_first), "bad", p, &meta), -EBADMSG);
+	profile__free(p);
+	p = profile__new();
+	CHECK_EQ_INT(pprof__decode(bad_loc, sizeof(bad_loc), "bad", p, &meta), -EBADMSG);
+	profile__free(p);
+	p = profile__new();
+	CHECK_EQ_INT(pprof__decode(garbage, sizeof(garbage) - 1, "elf", p, &meta), -EBADMSG);
+	profile__free(p);
+	log_level = saved;
+}
+
+static void test_write_file_errors(void)
+{
+	struct profile *p = demo_profile();
+	char dir[] = "/tmp/unwprof-pprof-XXXXXX", path[64];
+	int saved = log_level;
+	struct stat st;
+
+	log_level = -1;
+	CHECK_EQ_INT(pprof__write_file("/dev/full", p, &demo_opts), -ENOSPC);
+	CHECK(pprof__write_file("/nonexistent-dir/x.pb.gz", p, &demo_opts) < 0);
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/out.pb.gz", dir);
+	CHECK_EQ_INT(pprof__write_file(path, p, &demo_opts), 0);
+	CHECK(stat(path, &st) == 0 && st.st_size > 0);
+	unlink(path);
+	/* root writes into a read-only directory anyway */
+	if (geteuid() != 0 && chmod(dir, 0555) == 0) {
+		CHECK(pprof__write_file(path, p, &demo_opts) < 0);
+		CHECK(stat(path, &st) < 0);
+		chmod(dir, 0755);
+	}
+	CHECK_EQ_INT(rmdir(dir), 0); /* nothing left behind */
+	log_level = saved;
+	profile__free(p);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "--write") == 0) {
+		struct profile *p = demo_profile();
+		int err = pprof__write_file(argv[2], p, &demo_opts);
+
+		profile__free(p);
+		return err ? 1 : 0;
+	}
+	RUN(test_round_trip);
+	RUN(test_deterministic);
+	RUN(test_main_file_and_no_kernel);
+	RUN(test_no_period);
+	RUN(test_gunzip_errors);
+	RUN(test_decode_errors);
+	RUN(test_write_file_errors);
+	return test_summary();
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Folded reading and the report views: prefixes and kernel frames read back
+ * to the same lines, malformed lines refused, self and total counts (a
+ * recursive function counted once per sample), the tree's order, filters,
+ * and the diff's order and threshold.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/folded.h"
+#include "core/folded_read.h"
+#include "core/log.h"
+#include "core/profile.h"
+#include "core/report.h"
+#include "test.h"
+
+static struct profile *read_str(const char *text, struct folded_read_info *info, int expect)
+{
+	struct profile *p = profile__new();
+
+	CHECK_EQ_INT(folded__read(text, strlen(text), "test", p, info), expect);
+	return p;
+}
+
+static char *folded_str(const struct profile *p, const struct folded_opts *opts)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	CHECK_EQ_INT(folded__write(f, p, opts), 0);
+	fclose(f);
+	return buf;
+}
+
+/* Reading text and writing it again with the prefixes it had gives the same text. */
+static void check_round_trip(const char *text, bool pid, bool tid)
+{
+	struct folded_read_info info;
+	struct profile *p = read_str(text, &info, 0);
+	struct folded_opts opts = { .pid = info.pid, .tid = info.tid, .kernel = true };
+	char *out = folded_str(p, &opts);
+
+	CHECK_EQ_INT(info.pid, pid);
+	CHECK_EQ_INT(info.tid, tid);
+	CHECK_EQ_STR(out, text);
+	free(out);
+	profile__free(p);
+}
+
+static void test_folded_round_trip(void)
+{
+	check_round_trip("app;main;run 3\n"
+			 "app;main;run;entry_SYSCALL_64_[k];ksys_read_[k] 7\n"
+			 "kworker/0:1-ev;worker_thread_[k] 1\n",
+			 false, false);
+	check_round_trip("app-10;main;run 3\nzeta-20;[libc.so.6+0x1f2e0];[unknown] 2\n", true,
+			 false);
+	check_round_trip("app-10/11;main;operator new(unsigned long) 3\n"
+			 "app-10/12;main;run 4\n",
+			 true, true);
+	/* a "_[k]" frame followed by user frames is not a kernel frame */
+	check_round_trip("app;odd_[k];main 2\n", false, false);
+}
+
+static void test_folded_parse(void)
+{
+	struct folded_read_info info;
+	struct profile *p;
+	int saved = log_level;
+
+	/* blank lines, CRLF, tabs before the count; counts merge */
+	p = read_str("app;main 2\r\n\n  \napp;main\t3\n", &info, 0);
+	CHECK_EQ_INT(profile__total(p), 5);
+	CHECK_EQ_INT(profile__nr_samples(p), 1);
+	profile__free(p);
+	log_level = -1;
+	p = read_str("app;main\n", &info, -EBADMSG);
+	profile__free(p);
+	p = read_str("app;main x12\n", &info, -EBADMSG);
+	profile__free(p);
+	p = read_str("just some text\n", &info, -EBADMSG);
+	profile__free(p);
+	p = read_str("app;main 99999999999999999999999\n", &info, -EBADMSG);
+	profile__free(p);
+	log_level = saved;
+	CHECK(folded__is_text("a;b 1\n", 6));
+	CHECK(!folded__is_text("a\0b", 3));
+}
+
+static const struct report_func *find_func(const struct report *r, const char *name)
+{
+	for (size_t i = 0; i < report__nr_funcs(r); i++)
+		if (strcmp(report__func(r, i)->name, name) == 0)
+			return report__func(r, i);
+	return NULL;
+}
+
+static void test_top(void)
+{
+	struct folded_read_info info;
+	struct profile *p = read_str("app-1;main;fib;fib;fib 6\n"
+				     "app-1;main;fib;leaf 2\n"
+				     "app-1;main 1\n"
+				     "app-1;main;read_[k] 1\n",
+				     &info, 0);
+	struct report *r = report__new(p);
+	const struct report_func *f;
+
+	CHECK_EQ_INT(report__total(r), 10);
+	f = find_func(r, "fib");
+	CHECK(f && f->self == 6 && f->total == 8); /* recursion counted once */
+	f = find_func(r, "main");
+	CHECK(f && f->self == 1 && f->total == 10);
+	f = find_func(r, "read");
+	CHECK(f && f->self == 1 && f->total == 1);
+	report__sort(r, REPORT_SORT_SELF);
+	CHECK_EQ_STR(report__func(r, 0)->name, "fib");
+	CHECK_EQ_STR(report__func(r, 1)->name, "leaf");
+	report__sort(r, REPORT_SORT_TOTAL);
+	CHECK_EQ_STR(report__func(r, 0)->name, "main");
+	CHECK_EQ_STR(report__func(r, 1)->name, "fib");
+	report__free(r);
+	profile__free(p);
+}
+
+static void test_tree(void)
+{
+	struct folded_read_info info;
+	struct profile *p = read_str("app;main;a 1\napp;main;b;c 5\napp;main 2\n", &info, 0);
+	struct report *r = report__new(p);
+	const struct report_node *root = report__root(r), *main_node, *b;
+
+	CHECK_EQ_INT(root->total, 8);
+	CHECK_EQ_INT(root->nr_children, 1);
+	main_node = report__child(r, root, 0);
+	CHECK_EQ_STR(report__func_name(r, main_node->func), "main");
+	CHECK_EQ_INT(main_node->self, 2);
+	CHECK_EQ_INT(main_node->nr_children, 2);
+	b = report__child(r, main_node, 0); /* the largest child first */
+	CHECK_EQ_STR(report__func_name(r, b->func), "b");
+	CHECK_EQ_INT(b->total, 5);
+	CHECK_EQ_STR(report__func_name(r, report__child(r, main_node, 1)->func), "a");
+	CHECK(report__child(r, main_node, 2) == NULL);
+	report__free(r);
+	profile__free(p);
+}
+
+static void test_filter(void)
+{
+	struct folded_read_info info;
+	struct profile *p = read_str("app-1;main;run 3\napp-2;main;run;sys_[k] 4\n"
+				     "other-3;main 5\n",
+				     &info, 0);
+	struct report_filter f = { .has_pid = true, .pid = 2 };
+	struct profile *q = report__filter(p, &f);
+
+	CHECK_EQ_INT(profile__total(q), 4);
+	profile__free(q);
+	f = (struct report_filter){ .comm = "app", .no_kernel = true };
+	q = report__filter(p, &f);
+	CHECK_EQ_INT(profile__total(q), 7);
+	for (size_t i = 0; i < profile__nr_samples(q); i++)
+		CHECK_EQ_INT(profile__sample(q, i)->nr_kernel, 0);
+	profile__free(q);
+	profile__free(p);
+}
+
+static void test_diff(void)
+{
+	struct folded_read_info info;
+	/* run_slow made 3x slower: 10 -> 30 samples, the rest unchanged */
+	struct profile *base = read_str("app;main;run_fast;work 10\n"
+					"app;main;run_slow;work_slow 10\n"
+					"app;main;idle 20\n",
+					&info, 0);
+	struct profile *cur = read_str("app;main;run_fast;work 10\n"
+				       "app;main;run_slow;work_slow 30\n"
+				       "app;main;idle 20\n"
+				       "app;main;brand_new 1\n",
+				       &info, 0);
+	struct report *rb = report__new(base), *rc = report__new(cur);
+	struct report_diff *d = report_diff__new(rb, rc);
+
+	CHECK(d != NULL);
+	CHECK_EQ_INT(d->base_total, 40);
+	CHECK_EQ_INT(d->total, 61);
+	/* work_slow and run_slow share the largest increase; work_slow's self grew */
+	CHECK_EQ_STR(d->rows[0].name, "work_slow");
+	CHECK_EQ_STR(d->rows[1].name, "run_slow");
+	CHECK(d->rows[0].delta_total > 20 && d->rows[0].delta_total < 25);
+	CHECK(d->rows[0].ratio > 1.9 && d->rows[0].ratio < 2.0);
+	CHECK(report_diff__exceeds(d, 20));
+	CHECK(!report_diff__exceeds(d, 30));
+	for (size_t i = 0; i < d->nr; i++)
+		if (strcmp(d->rows[i].name, "brand_new") == 0)
+			CHECK(isinf(d->rows[i].ratio));
+	report_diff__free(d);
+	report__free(rb);
+	report__free(rc);
+	profile__free(base);
+	profile__free(cur);
+}
+
+int main(void)
+{
+	RUN(test_folded_round_trip);
+	RUN(test_folded_parse);
+	RUN(test_top);
+	RUN(test_tree);
+	RUN(test_filter);
+	RUN(test_diff);
+	return test_summary();
+}

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The shard packer, and the BPF unwinder's lookups (bpf/unwind_step.h,
+ * compiled here as plain C) over what it packs.
+ */
+#include <stdlib.h>
+
+#include "test.h"
+#include "core/shards.h"
+#include "core/table.h"
+#include "bpf/unwind_step.h"
+
+/* nr_funcs functions of func_rows rows each, every one closed by an END row. */
+static struct unwind_table *table_new(size_t nr_funcs, size_t func_rows)
+{
+	struct unwind_table *t = calloc(1, sizeof(*t));
+	uint32_t pc = 0x1000;
+
+	t->rows = calloc(nr_funcs * func_rows, sizeof(*t->rows));
+	for (size_t f = 0; f < nr_funcs; f++) {
+		for (size_t r = 0; r < func_rows; r++) {
+			struct unw_row *row = &t->rows[t->nr_rows++];
+
+			row->pc = pc;
+			row->cfa = r + 1 == func_rows ? UNW_CFA_END : UNW_CFA_SP;
+			row->cfa_off = 8 + 8 * r;
+			pc += 4;
+		}
+		pc += 16;
+	}
+	return t;
+}
+
+static void table_free(struct unwind_table *t)
+{
+	free(t->rows);
+	free(t);
+}
+
+/* Chunks cover the placed rows in order, each inside its shard. */
+static void check_chunks(const struct shards *s, const struct shards_placement *pl)
+{
+	size_t next = 0;
+
+	for (size_t i = 0; i < pl->nr_chunks; i++) {
+		const struct unw_chunk *c = &pl->chunks[i];
+
+		CHECK_EQ_INT(pl->first_row[i], next);
+		CHECK(c->low < c->high);
+		CHECK(c->high <= shards__shard_rows(s));
+		CHECK_EQ_INT(c->pc_lo, pl->table->rows[next].pc);
+		next += c->high - c->low;
+		if (i + 1 < pl->nr_chunks)
+			CHECK_EQ_INT(c->pc_hi, pl->chunks[i + 1].pc_lo);
+	}
+	CHECK_EQ_INT(next, pl->rows_placed);
+}
+
+static void test_split_between_functions(void)
+{
+	struct shards_opts o = { .shard_rows = 100 };
+	struct shards *s = shards__new(&o);
+	struct unwind_table *t = table_new(25, 10); /* 250 rows */
+	const struct shards_placement *pl = shards__add_table(s, "a", 1, t);
+	struct shards_stats st;
+
+	CHECK(pl != NULL);
+	CHECK_EQ_INT(pl->id, 1);
+	CHECK_EQ_INT(pl->nr_chunks, 3);
+	CHECK_EQ_INT(pl->rows_unplaced, 0);
+	for (size_t i = 0; i + 1 < pl->nr_chunks; i++) {
+		const struct unw_chunk *c = &pl->chunks[i];
+		size_t last = pl->first_row[i] + (c->high - c->low) - 1;
+
+		/* Each split falls right after a function's END row. */
+		CHECK_EQ_INT(t->rows[last].cfa, UNW_CFA_END);
+	}
+	check_chunks(s, pl);
+	shards__stats(s, &st);
+	CHECK_EQ_INT(st.shards, 3);
+	CHECK_EQ_INT(st.rows_placed, 250);
+	shards__free(s);
+	table_free(t);
+}
+
+static void test_tiny_shards(void)
+{
+	struct shards_opts o = { .shard_rows = 4 };
+	struct shards *s = shards__new(&o);
+	struct unwind_table *t1 = table_new(3, 3), *t2 = table_new(5, 5);
+	const struct shards_placement *p1 = shards__add_table(s, "one", 3, t1);
+	const struct shards_placement *p2 = shards__add_table(s, "two", 3, t2);
+	struct shards_stats st;
+
+	CHECK(p1 && p2);
+	CHECK_EQ_INT(p2->id, 2);
+	CHECK_EQ_INT(p1->rows_placed, 9);
+	CHECK_EQ_INT(p2->rows_placed, 25);
+	check_chunks(s, p1);
+	check_chunks(s, p2);
+	shards__stats(s, &st);
+	CHECK_EQ_INT(st.shards, (9 + 25 + 3) / 4);
+	shards__free(s);
+	table_free(t1);
+	table_free(t2);
+}
+
+static void test_cap_leaves_rows_unplaced(void)
+{
+	struct shards_opts o = { .shard_rows = 10, .max_shards = 2 };
+	struct shards *s = shards__new(&o);
+	struct unwind_table *t = table_new(7, 5), *t2 = table_new(1, 5);
+	const struct shards_placement *pl = shards__add_table(s, "big", 3, t);
+	const struct shards_placement *p2;
+	struct shards_stats st;
+
+	CHECK(pl != NULL);
+	CHECK_EQ_INT(pl->rows_placed, 20);
+	CHECK_EQ_INT(pl->rows_unplaced, 15);
+	check_chunks(s, pl);
+	/* Full: a later table is accepted with nothing placed, not an error. */
+	p2 = shards__add_table(s, "more", 4, t2);
+	CHECK(p2 != NULL);
+	CHECK_EQ_INT(p2->nr_chunks, 0);
+	CHECK_EQ_INT(p2->rows_unplaced, 5);
+	shards__stats(s, &st);
+	CHECK_EQ_INT(st.rows_unplaced, 20);
+	CHECK_EQ_INT(st.shards, 2);
+	shards__free(s);
+	table_free(t);
+	table_free(t2);
+}
+
+static void test_dedup_by_build_id(void)
+{
+	static const uint8_t id[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3 };
+	struct shards *s = shards__new(NULL);
+	struct unwind_table *t = table_new(4, 4);
+	const struct shards_placement *p1 = shards__add_table(s, id, sizeof(id), t);
+	const struct shards_placement *p2 = shards__add_table(s, id, sizeof(id), t);
+	struct shards_stats st;
+
+	CHECK(p1 != NULL);
+	CHECK(p1 == p2);
+	CHECK(shards__find(s, id, sizeof(id)) == p1);
+	CHECK(shards__find(s, id, 4) == NULL);
+	shards__stats(s, &st);
+	CHECK_EQ_INT(st.tables, 1);
+	CHECK_EQ_INT(st.dedup_hits, 1);
+	CHECK_EQ_INT(st.rows_placed, 16);
+	CHECK_EQ_INT(shards__count(s), 1);
+	shards__free(s);
+	table_free(t);
+}
+
+/* The row governing key, by a linear scan of the table: what the BPF lookup must find. */
+static long expected_row(const struct unwind_table *t, uint32_t key)
+{
+	long found = -1;
+
+	for (size_t i = 0; i < t->nr_rows && t->rows[i].pc <= key; i++)
+		found = i;
+	return found;
+}
+
+/* Packs with the real shard size and looks every pc up as the BPF program does. */
+static void test_bpf_lookup_over_packing(void)
+{
+	struct shards *s = shards__new(NULL);
+	struct unwind_table *pad = table_new(6000, 10), *t = table_new(1000, 7);
+	const struct shards_placement *pl;
+	struct unw_row *flat = calloc(2 * UNW_SHARD_ROWS, sizeof(*flat));
+	struct unw_exec *ex = calloc(1, sizeof(*ex));
+	int bad = 0;
+
+	shards__add_table(s, "pad", 3, pad); /* 60000 rows: t straddles two shards */
+	pl = shards__add_table(s, "t", 1, t);
+	CHECK(pl && pl->nr_chunks == 2);
+	for (size_t i = 0; pl && i < pl->nr_chunks; i++) {
+		const struct unw_chunk *c = &pl->chunks[i];
+
+		memcpy(&flat[c->shard * UNW_SHARD_ROWS + c->low], &t->rows[pl->first_row[i]],
+		       (c->high - c->low) * sizeof(*flat));
+		ex->chunks[ex->nr_chunks++] = *c;
+	}
+	for (uint32_t key = 0xff0; key < t->rows[t->nr_rows - 1].pc + 64; key += 2) {
+		long want = expected_row(t, key), ci = unw_exec__find_chunk(ex, key), got = -1;
+
+		if (ci >= 0) {
+			const struct unw_chunk *c = &ex->chunks[ci];
+			long r = unw_rows__search(&flat[c->shard * UNW_SHARD_ROWS], c->low, c->high,
+						  key);
+
+			got = r < 0 ? -1 : (long)pl->first_row[ci] + (r - (long)c->low);
+		}
+		if (got != want)
+			bad++;
+	}
+	CHECK_EQ_INT(bad, 0);
+	free(flat);
+	free(ex);
+	shards__free(s);
+	table_free(pad);
+	table_free(t);
+}
+
+static void test_mapping_search(void)
+{
+	struct unw_proc *p = calloc(1, sizeof(*p));
+	int bad = 0;
+
+	for (uint32_t i = 0; i < UNW_MAPS_MAX; i++) {
+		p->maps[i].start = 0x10000 + i * 0x1000;
+		p->maps[i].end = p->maps[i].start + 0x800;
+	}
+	for (uint32_t nr = 0; nr <= UNW_MAPS_MAX; nr += 17) {
+		p->nr_maps = nr;
+		for (uint64_t pc = 0xf000; pc < 0x10000 + (UNW_MAPS_MAX + 1) * 0x1000;
+		     pc += 0x400) {
+			long want = -1, got = unw_proc__find_mapping(p, pc);
+
+			for (uint32_t i = 0; i < nr; i++)
+				if (pc >= p->maps[i].start && pc < p->maps[i].end)
+					want = i;
+			if (got != want)
+				bad++;
+		}
+	}
+	CHECK_EQ_INT(bad, 0);
+	free(p);
+}
+
+/* The CFA and frame pointer rules of the x86_64 rows, as the walker applies them. */
+static void test_row_rules(void)
+{
+	struct unw_row r = { .cfa = UNW_CFA_SP, .cfa_off = 16 };
+	const uint64_t sp = 0x7ffc1000, bp = 0x7ffc2000;
+	int deref;
+
+	CHECK_EQ_INT(unw_row__cfa(&r, 0x1000, sp, bp, &deref), sp + 16);
+	CHECK_EQ_INT(deref, 0);
+	r.cfa = UNW_CFA_FP;
+	r.cfa_off = -8;
+	CHECK_EQ_INT(unw_row__cfa(&r, 0x1000, sp, bp, &deref), bp - 8);
+	/* PLT: rsp + 8, plus 8 from the 11th byte of each 16-byte entry on. */
+	r.cfa = UNW_CFA_PLT;
+	r.cfa_off = 8;
+	r.aux_off = 11;
+	CHECK_EQ_INT(unw_row__cfa(&r, 0x1000 + 10, sp, bp, &deref), sp + 8);
+	CHECK_EQ_INT(unw_row__cfa(&r, 0x1000 + 11, sp, bp, &deref), sp + 16);
+	/* *(rbp - 8) + 16: gcc's stack realignment. */
+	r.cfa = UNW_CFA_DEREF_FP;
+	r.cfa_off = -8;
+	r.aux_off = 16;
+	CHECK_EQ_INT(unw_row__cfa(&r, 0x1000, sp, bp, &deref), bp - 8);
+	CHECK_EQ_INT(deref, 1);
+	r.cfa = UNW_CFA_END;
+	CHECK_EQ_INT(unw_row__cfa(&r, 0x1000, sp, bp, &deref), 0);
+	CHECK(!unw_row__usable(&r));
+	r.cfa = UNW_CFA_SP;
+	r.fp = UNW_FP_AT_CFA;
+	r.fp_off = -16;
+	CHECK(unw_row__usable(&r));
+	CHECK_EQ_INT(unw_row__fp_addr(&r, sp + 16, bp), sp);
+	r.fp = UNW_FP_UNCHANGED;
+	CHECK_EQ_INT(unw_row__fp_addr(&r, sp + 16, bp), 0);
+	r.fp = UNW_FP_UNSUPPORTED;
+	CHECK(!unw_row__usable(&r));
+	r.fp = UNW_FP_UNCHANGED;
+	r.ra = UNW_RA_UNDEFINED;
+	CHECK(unw_row__usable(&r));
+	CHECK(unw_hash__add(UNW_HASH_INIT, 0x1234) != unw_hash__add(UNW_HASH_INIT, 0x1235));
+}
+
+int main(void)
+{
+	RUN(test_split_between_functions);
+	RUN(test_tiny_shards);
+	RUN(test_cap_leaves_rows_unplaced);
+	RUN(test_dedup_by_build_id);
+	RUN(test_bpf_lookup_over_packing);
+	RUN(test_mapping_search);
+	RUN(test_row_rules);
+	return test_summary();
+}
