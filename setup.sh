@@ -20,6 +20,8 @@ PACKAGES=(
 	clang llvm clang-format libclang-rt-14-dev bpftool
 	libbpf-dev libelf-dev libdwarf-dev zlib1g-dev libc6-dev
 	binutils python3 gdb
+	libprotobuf-c-dev protobuf-c-compiler golang-go
+	scdoc bash-completion chromium
 )
 
 install_missing() {
@@ -75,9 +77,15 @@ run_tests() {
 run_demo() {
 	local unwprof="$BUILD_DIR/cmd/unwprof"
 	local demo="$BUILD_DIR/tests/workloads/demo"
-	echo "\$ unwprof dump-unwind --summary $demo" >&2
-	"$unwprof" dump-unwind "$demo" | head -n 20
-	"$unwprof" dump-unwind --summary "$demo"
+	local profile="$BUILD_DIR/demo.pb.gz"
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "setup.sh: the demo records with BPF: run it as root" >&2
+		exit 1
+	fi
+	echo "\$ unwprof record -F 499 -o $profile -- $demo 20" >&2
+	"$unwprof" record -F 499 -o "$profile" -- "$demo" 20
+	echo "\$ unwprof report -i $profile --top 15" >&2
+	"$unwprof" report -i "$profile" --top 15
 }
 
 case "${1:-}" in

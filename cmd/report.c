@@ -357,6 +357,11 @@ static void json_input(struct json_writer *jw, const struct loaded *l)
 	jw_bool(jw, l->in.gzip);
 	jw_key(jw, "samples");
 	jw_uint(jw, profile__total(l->profile));
+	jw_key(jw, "sample_type"); /* the pprof sample type counted */
+	if (m->value_type[0])
+		jw_stringf(jw, "%s/%s", m->value_type, m->value_unit);
+	else
+		jw_null(jw);
 	jw_key(jw, "period_ns");
 	jw_uint(jw, m->period_ns);
 	jw_key(jw, "duration_ns");
@@ -922,5 +927,5 @@ static int cmd_report_fn(int argc, char **argv)
 const struct unwprof_cmd cmd_report = {
 	.name = "report",
 	.fn = cmd_report_fn,
-	.help = "Show a profile: top functions, call tree, folded stacks, or a diff",
+	.help = "read a profile: top functions, call tree, folded stacks, diff",
 };

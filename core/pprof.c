@@ -1000,12 +1000,41 @@ static int reader__frames(struct reader *r, const Pprof__Sample *s, struct profi
 	return 0;
 }
 
+/* A string of the table, or NULL for a bad index (checked, and reported, elsewhere). */
+static const char *str_at(const Pprof__Profile *msg, int64_t idx)
+{
+	return idx >= 0 && (uint64_t)idx < msg->n_string_table ? msg->string_table[idx] : NULL;
+}
+
+/*
+ * Profiles of one program (Go's) label no sample with a comm: their samples
+ * get the name of the main binary, mapping[0], as the kernel would name it.
+ */
+static void reader__default_comm(const struct reader *r, char *comm, size_t size)
+{
+	const Pprof__Profile *msg = r->msg;
+	const char *file, *base;
+
+	for (size_t i = 0; i < msg->n_sample; i++)
+		for (size_t j = 0; j < msg->sample[i]->n_label; j++)
+			if (str_at(msg, msg->sample[i]->label[j]->key) &&
+			    strcmp(str_at(msg, msg->sample[i]->label[j]->key), "comm") == 0)
+				return;
+	file = msg->n_mapping ? str_at(msg, msg->mapping[0]->filename) : NULL;
+	if (!file || !file[0] || file[0] == '[')
+		return;
+	base = strrchr(file, '/');
+	snprintf(comm, size, "%s", base ? base + 1 : file);
+}
+
 static int reader__samples(struct reader *r, struct pprof_meta *meta)
 {
 	const Pprof__Profile *msg = r->msg;
+	char comm[PROFILE_COMM_LEN] = "";
 	size_t vi;
 	int err;
 
+	reader__default_comm(r, comm, sizeof(comm));
 	err = reader__value_index(r, meta, &vi);
 	for (size_t i = 0; i < msg->n_sample && !err; i++) {
 		const Pprof__Sample *s = msg->sample[i];
@@ -1023,6 +1052,7 @@ static int reader__samples(struct reader *r, struct pprof_meta *meta)
 			return -EBADMSG;
 		}
 		ps.count = (uint64_t)s->value[vi];
+		memcpy(ps.comm, comm, sizeof(ps.comm));
 		err = reader__labels(r, s, &ps);
 		if (!err)
 			err = reader__frames(r, s, &ps);
@@ -1039,8 +1069,10 @@ static void reader__meta(const struct reader *r, struct pprof_meta *meta)
 
 	meta->start_ns = msg->time_nanos > 0 ? (uint64_t)msg->time_nanos : 0;
 	meta->duration_ns = msg->duration_nanos > 0 ? (uint64_t)msg->duration_nanos : 0;
-	if (msg->period_type)
-		unit = reader__str(r, msg->period_type->unit, "period unit");
+	/* informational only: a bad index just leaves the period unknown */
+	if (msg->period_type && msg->period_type->unit > 0 &&
+	    (uint64_t)msg->period_type->unit < msg->n_string_table)
+		unit = msg->string_table[msg->period_type->unit];
 	meta->period_ns = unit && strcmp(unit, "nanoseconds") == 0 && msg->period > 0 ?
 				  (uint64_t)msg->period :
 				  0;

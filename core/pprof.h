@@ -18,7 +18,9 @@
  * converters). Inlined frames (several lines in a location) become frames
  * of their own. The value used as the sample count is the sample type
  * "samples", else the first with unit "count", else the default or the last
- * one. Frames in a mapping named "[kernel...]" are kernel frames.
+ * one. Frames in a mapping named "[kernel...]" are kernel frames. Labels
+ * pid, tid and comm fill the sample's; a profile with no comm label at all
+ * (Go's) takes the name of its main binary, the file of mapping[0].
  */
 #ifndef UNWPROF_PPROF_H
 #define UNWPROF_PPROF_H

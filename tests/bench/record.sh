@@ -222,7 +222,7 @@ col() {
 	echo "${row[$1]}" | awk -v c="$2" '{ print $c }'
 }
 ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b > 0) printf "%.3f", a / b; else print "-" }'
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b > 0) printf "%.4g", a / b; else print "-" }'
 }
 line() {
 	printf '%-26s %11s %11s %11s %11s %11s\n' "$@"
@@ -237,7 +237,7 @@ slowdown_of() {
 	local base
 
 	base=$(col plain "$2")
-	line "$1" "1.000" "$(ratio "$(col u99 "$2")" "$base")" "$(ratio "$(col p99 "$2")" "$base")" \
+	line "$1" "1" "$(ratio "$(col u99 "$2")" "$base")" "$(ratio "$(col p99 "$2")" "$base")" \
 		"$(ratio "$(col u999 "$2")" "$base")" "$(ratio "$(col p999 "$2")" "$base")"
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"syscall"
 	"time"
 )
 
@@ -23,10 +24,22 @@ func spinInner(n uint64) uint64 {
 	return x
 }
 
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 //go:noinline
-func spinOuter(until time.Time) {
-	for time.Now().Before(until) {
-		sink += spinInner(sink)
+func spinOuter(cpu time.Duration, deadline time.Time) {
+	start := cpuTime()
+	for cpuTime()-start < cpu && time.Now().Before(deadline) {
+		for i := 0; i < 100; i++ {
+			sink += spinInner(sink)
+		}
 	}
 }
 
@@ -44,7 +57,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	spinOuter(time.Now().Add(500 * time.Millisecond))
+	spinOuter(500*time.Millisecond, time.Now().Add(10*time.Second))
 	pprof.StopCPUProfile()
 	if err := f.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, err)

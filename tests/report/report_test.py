@@ -129,11 +129,12 @@ def test_go_profile(unwprof, _fixtures, _writer, cpuprof, tmp):
     check("main.main" in names and "main.spinOuter" in names, f"top names: {names}")
     total = doc["input"]["samples"]
     spin = [f for f in doc["functions"] if f["name"] == "main.spinOuter"]
-    check(spin and spin[0]["total"] == total, "main.spinOuter is not on every stack")
+    check(spin and spin[0]["total"] >= 0.9 * total, "main.spinOuter is not on most stacks")
     r = run([unwprof, "report", "-i", path, "--tree", "--json"])
     check(r.returncode == 0 and json.loads(r.stdout)["view"] == "tree", "tree on the Go profile")
     r = run([unwprof, "report", "-i", path, "--folded"])
-    check(r.returncode == 0 and "main.main;main.spinOuter" in r.stdout,
+    check(r.returncode == 0 and "main.main;main.spinOuter" in r.stdout
+          and all(l.startswith("cpuprof;") for l in r.stdout.splitlines()),
           f"folded from the Go profile: {r.stdout}")
     # not compressed: the same profile
     raw = os.path.join(tmp, "go.pb")

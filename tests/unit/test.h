@@ -14,44 +14,42 @@
 static int test_failures;
 static int test_checks;
 
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		test_checks++;                                                        \
-		if (!(cond)) {                                                        \
-			test_failures++;                                              \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,        \
-				__LINE__, #cond);                                     \
-		}                                                                     \
+#define CHECK(cond)                                                                              \
+	do {                                                                                     \
+		test_checks++;                                                                   \
+		if (!(cond)) {                                                                   \
+			test_failures++;                                                         \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+		}                                                                                \
 	} while (0)
 
-#define CHECK_EQ_INT(a, b)                                                            \
-	do {                                                                          \
-		long long _a = (long long)(a), _b = (long long)(b);                   \
-		test_checks++;                                                        \
-		if (_a != _b) {                                                       \
-			test_failures++;                                              \
-			fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n",   \
-				__FILE__, __LINE__, #a, _a, #b, _b);                  \
-		}                                                                     \
+#define CHECK_EQ_INT(a, b)                                                                    \
+	do {                                                                                  \
+		long long _a = (long long)(a), _b = (long long)(b);                           \
+		test_checks++;                                                                \
+		if (_a != _b) {                                                               \
+			test_failures++;                                                      \
+			fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, \
+				__LINE__, #a, _a, #b, _b);                                    \
+		}                                                                             \
 	} while (0)
 
-#define CHECK_EQ_STR(a, b)                                                            \
-	do {                                                                          \
-		const char *_a = (a), *_b = (b);                                      \
-		test_checks++;                                                        \
-		if (!_a || !_b || strcmp(_a, _b) != 0) {                              \
-			test_failures++;                                              \
-			fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n",     \
-				__FILE__, __LINE__, #a, _a ? _a : "(null)",           \
-				_b ? _b : "(null)");                                  \
-		}                                                                     \
+#define CHECK_EQ_STR(a, b)                                                                  \
+	do {                                                                                \
+		const char *_a = (a), *_b = (b);                                            \
+		test_checks++;                                                              \
+		if (!_a || !_b || strcmp(_a, _b) != 0) {                                    \
+			test_failures++;                                                    \
+			fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, \
+				__LINE__, #a, _a ? _a : "(null)", _b ? _b : "(null)");      \
+		}                                                                           \
 	} while (0)
 
-#define RUN(fn)                                                                       \
-	do {                                                                          \
-		int _before = test_failures;                                          \
-		fn();                                                                 \
-		printf("%s %s\n", test_failures == _before ? "ok  " : "FAIL", #fn);   \
+#define RUN(fn)                                                                     \
+	do {                                                                        \
+		int _before = test_failures;                                        \
+		fn();                                                               \
+		printf("%s %s\n", test_failures == _before ? "ok  " : "FAIL", #fn); \
 	} while (0)
 
 static inline int test_summary(void)

@@ -1,0 +1,773 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The SVG flame graph writer. Every frame name (locations and processes) is
+ * interned into a rank in name order, each sample becomes a path of ranks
+ * from the process to the leaf, and the sorted paths are merged the way
+ * flamegraph.pl does: walking them in order, a frame opens where a path
+ * leaves the previous one and closes where the next one leaves it, so a
+ * frame's position and width come out in samples without building a tree.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "flamegraph.h"
+#include "profile.h"
+
+#define FG_WIDTH 1200	    /* of the image, in pixels */
+#define FG_PAD 10	    /* left and right margins */
+#define FG_FRAME_H 16	    /* one level of the stack */
+#define FG_TOP 50	    /* title, subtitle and buttons */
+#define FG_BOTTOM 30	    /* the details line */
+#define FG_CHAR_W 7.2	    /* of the 12px monospace font, to elide names */
+#define FG_MIN_W 0.1	    /* frames narrower than this are left out */
+#define FG_ALL UINT32_MAX   /* name of the root frame */
+#define FG_MAX_FRAMES 1000000 /* per sample, a bound against corrupt input */
+
+enum fg_kind {
+	FG_USER,
+	FG_KERNEL,
+	FG_UNKNOWN, /* no symbol */
+	FG_PROCESS,
+	FG_ROOT,
+};
+
+static const char *const kind_class[] = {
+	[FG_USER] = "user",	  [FG_KERNEL] = "kernel", [FG_UNKNOWN] = "unknown",
+	[FG_PROCESS] = "process", [FG_ROOT] = "root",
+};
+
+struct fg_name {
+	char *name; /* valid UTF-8 without control characters */
+	enum fg_kind kind;
+	uint32_t src; /* location id, or nr_locations + sample index for a process */
+};
+
+struct fg_path {
+	uint32_t *ids; /* name ranks, the process first */
+	uint32_t len;
+	uint64_t count;
+};
+
+struct fg_frame {
+	uint32_t depth; /* 0: the root */
+	uint32_t name;	/* rank, FG_ALL for the root */
+	uint64_t start; /* in samples */
+	uint64_t count;
+};
+
+struct flamegraph {
+	const struct profile *p;
+	const struct flamegraph_opts *opts;
+	struct fg_name *names; /* sorted and unique: the index is the rank */
+	size_t nr_names;
+	uint32_t *rank; /* of each name source (see fg_name.src) */
+	struct fg_path *paths;
+	size_t nr_paths;
+	struct fg_frame *frames;
+	size_t nr_frames, cap_frames;
+	uint64_t total;
+	uint32_t max_depth; /* of the frames drawn */
+};
+
+/* Names */
+
+/* Bytes of the valid UTF-8 character at s (not U+FFFE/U+FFFF, which XML forbids), or 0. */
+static size_t utf8_char_len(const unsigned char *s)
+{
+	size_t len;
+	uint32_t c;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff) || c >= 0xfffe)) ||
+	    (len == 4 && (c < 0x10000 || c > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+/*
+ * Makes s safe for XML in place: invalid UTF-8 becomes '?', control
+ * characters a space (names come from binaries and may hold anything).
+ */
+static void sanitize(char *s)
+{
+	unsigned char *in = (unsigned char *)s, *out = in;
+
+	while (*in) {
+		size_t len = utf8_char_len(in);
+
+		if (!len) {
+			*out++ = '?';
+			in++;
+		} else if (len == 1 && (*in < 0x20 || *in == 0x7f)) {
+			*out++ = ' ';
+			in++;
+		} else {
+			memmove(out, in, len);
+			out += len;
+			in += len;
+		}
+	}
+	*out = '\0';
+}
+
+/* "libfoo.so" of "/usr/lib/libfoo.so", "vdso" of "[vdso]", as the folded writer names them. */
+static char *mapping_name(const char *file)
+{
+	const char *base = strrchr(file, '/');
+	size_t len;
+
+	base = base ? base + 1 : file;
+	len = strlen(base);
+	if (len > 2 && base[0] == '[' && base[len - 1] == ']')
+		return strndup(base + 1, len - 2);
+	return strdup(base);
+}
+
+static char *location_name(const struct profile *p, const struct profile_location *l)
+{
+	const struct profile_mapping *m;
+	const char *k = l->kernel ? "_[k]" : "";
+	char *name = NULL, *base;
+	int n;
+
+	m = l->mapping == PROFILE_NONE ? NULL : profile__mapping(p, l->mapping);
+	if (l->function) {
+		n = asprintf(&name, "%s%s", l->function, k);
+	} else if (m && m->file) {
+		base = mapping_name(m->file);
+		if (!base)
+			return NULL;
+		n = asprintf(&name, "[%s+0x%" PRIx64 "]%s", base, l->addr - m->start + m->offset,
+			     k);
+		free(base);
+	} else {
+		n = asprintf(&name, "[unknown]%s", k);
+	}
+	return n < 0 ? NULL : name;
+}
+
+static char *process_name(const struct profile_sample *s, const struct flamegraph_opts *opts)
+{
+	char comm[PROFILE_COMM_LEN + 1] = {};
+	const char *c = comm;
+	char *name = NULL;
+	int n;
+
+	memcpy(comm, s->comm, sizeof(s->comm));
+	if (!comm[0])
+		c = "[unknown]";
+	if (opts->tid)
+		n = asprintf(&name, "%s-%" PRIu32 "/%" PRIu32, c, s->pid, s->tid);
+	else if (opts->pid)
+		n = asprintf(&name, "%s-%" PRIu32, c, s->pid);
+	else
+		n = asprintf(&name, "%s", c);
+	return n < 0 ? NULL : name;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct fg_name *na = a, *nb = b;
+	int c = strcmp(na->name, nb->name);
+
+	if (c)
+		return c;
+	return (int)na->kind - (int)nb->kind;
+}
+
+/* Every name a frame can have, before interning: one per location and per sample. */
+static int flamegraph__collect_names(struct flamegraph *fg, struct fg_name *all)
+{
+	size_t nr_loc = profile__nr_locations(fg->p), nr_samples = profile__nr_samples(fg->p);
+
+	for (size_t i = 0; i < nr_loc; i++) {
+		const struct profile_location *l = profile__location(fg->p, i);
+
+		all[i].name = location_name(fg->p, l);
+		all[i].kind = !l->function ? FG_UNKNOWN : l->kernel ? FG_KERNEL : FG_USER;
+		all[i].src = i;
+	}
+	for (size_t i = 0; i < nr_samples; i++) {
+		all[nr_loc + i].name = process_name(profile__sample(fg->p, i), fg->opts);
+		all[nr_loc + i].kind = FG_PROCESS;
+		all[nr_loc + i].src = nr_loc + i;
+	}
+	for (size_t i = 0; i < nr_loc + nr_samples; i++) {
+		if (!all[i].name)
+			return -ENOMEM;
+		sanitize(all[i].name);
+	}
+	return 0;
+}
+
+/* Sorts the names, keeps one of each, and notes the rank of every source. */
+static int flamegraph__intern(struct flamegraph *fg)
+{
+	size_t nr = profile__nr_locations(fg->p) + profile__nr_samples(fg->p);
+	struct fg_name *all = calloc(nr ? nr : 1, sizeof(*all));
+	int err;
+
+	fg->rank = calloc(nr ? nr : 1, sizeof(*fg->rank));
+	if (!all || !fg->rank) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = flamegraph__collect_names(fg, all);
+	if (err)
+		goto cleanup;
+	qsort(all, nr, sizeof(*all), name_cmp);
+	for (size_t i = 0; i < nr; i++) {
+		if (fg->nr_names && name_cmp(&all[fg->nr_names - 1], &all[i]) == 0) {
+			fg->rank[all[i].src] = fg->nr_names - 1;
+			free(all[i].name);
+		} else {
+			fg->rank[all[i].src] = fg->nr_names;
+			all[fg->nr_names++] = all[i]; /* compacted in place */
+		}
+	}
+	fg->names = all;
+	all = NULL;
+cleanup:
+	for (size_t i = 0; all && i < nr; i++)
+		free(all[i].name);
+	free(all);
+	return err;
+}
+
+/* Paths */
+
+static int path_cmp(const void *a, const void *b)
+{
+	const struct fg_path *pa = a, *pb = b;
+	uint32_t n = pa->len < pb->len ? pa->len : pb->len;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (pa->ids[i] != pb->ids[i])
+			return pa->ids[i] < pb->ids[i] ? -1 : 1;
+	return pa->len < pb->len ? -1 : pa->len > pb->len;
+}
+
+static int flamegraph__add_path(struct flamegraph *fg, size_t i)
+{
+	const struct profile_sample *s = profile__sample(fg->p, i);
+	uint32_t nr_kernel = fg->opts->kernel ? s->nr_kernel : 0;
+	size_t nr_loc = profile__nr_locations(fg->p);
+	struct fg_path *path = &fg->paths[fg->nr_paths];
+	uint32_t n = 0;
+
+	if (s->nr_user > FG_MAX_FRAMES || nr_kernel > FG_MAX_FRAMES)
+		return -E2BIG;
+	path->ids = malloc((1 + (size_t)s->nr_user + nr_kernel) * sizeof(*path->ids));
+	if (!path->ids)
+		return -ENOMEM;
+	path->ids[n++] = fg->rank[nr_loc + i];
+	for (uint32_t j = s->nr_user; j > 0; j--)
+		path->ids[n++] = fg->rank[s->user[j - 1]];
+	for (uint32_t j = nr_kernel; j > 0; j--)
+		path->ids[n++] = fg->rank[s->kernel[j - 1]];
+	path->len = n;
+	path->count = s->count;
+	fg->nr_paths++;
+	return 0;
+}
+
+static int flamegraph__build_paths(struct flamegraph *fg)
+{
+	size_t nr = profile__nr_samples(fg->p);
+	int err;
+
+	fg->paths = calloc(nr ? nr : 1, sizeof(*fg->paths));
+	if (!fg->paths)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		if (!profile__sample(fg->p, i)->count)
+			continue;
+		err = flamegraph__add_path(fg, i);
+		if (err)
+			return err;
+	}
+	qsort(fg->paths, fg->nr_paths, sizeof(*fg->paths), path_cmp);
+	return 0;
+}
+
+/* Frames */
+
+static int flamegraph__add_frame(struct flamegraph *fg, uint32_t depth, uint32_t name,
+				 uint64_t start, uint64_t end)
+{
+	struct fg_frame *n;
+	size_t cap;
+
+	if (fg->nr_frames == fg->cap_frames) {
+		cap = fg->cap_frames ? fg->cap_frames * 2 : 256;
+		n = reallocarray(fg->frames, cap, sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		fg->frames = n;
+		fg->cap_frames = cap;
+	}
+	fg->frames[fg->nr_frames++] = (struct fg_frame){ depth, name, start, end - start };
+	return 0;
+}
+
+/* Closes the open frames above depth keep (path index keep - 1 stays open). */
+static int flamegraph__close(struct flamegraph *fg, const struct fg_path *open, uint64_t *starts,
+			     uint32_t nr_open, uint32_t keep, uint64_t x)
+{
+	int err;
+
+	for (uint32_t d = nr_open; d > keep; d--) {
+		err = flamegraph__add_frame(fg, d, open->ids[d - 1], starts[d - 1], x);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Merges the sorted paths into frames (depth 1 is the process). */
+static int flamegraph__flow(struct flamegraph *fg)
+{
+	const struct fg_path *open = NULL;
+	uint32_t nr_open = 0, max_len = 0;
+	uint64_t *starts, x = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < fg->nr_paths; i++)
+		if (fg->paths[i].len > max_len)
+			max_len = fg->paths[i].len;
+	starts = calloc(max_len + 1, sizeof(*starts));
+	if (!starts)
+		return -ENOMEM;
+	for (size_t i = 0; i < fg->nr_paths; i++) {
+		const struct fg_path *path = &fg->paths[i];
+		uint32_t common = 0;
+
+		while (common < nr_open && common < path->len &&
+		       open->ids[common] == path->ids[common])
+			common++;
+		err = flamegraph__close(fg, open, starts, nr_open, common, x);
+		if (err)
+			goto cleanup;
+		for (uint32_t d = common; d < path->len; d++)
+			starts[d] = x;
+		open = path;
+		nr_open = path->len;
+		x += path->count;
+	}
+	err = flamegraph__close(fg, open, starts, nr_open, 0, x);
+	if (!err)
+		err = flamegraph__add_frame(fg, 0, FG_ALL, 0, x);
+	fg->total = x;
+cleanup:
+	free(starts);
+	return err;
+}
+
+static int frame_cmp(const void *a, const void *b)
+{
+	const struct fg_frame *fa = a, *fb = b;
+
+	if (fa->depth != fb->depth)
+		return fa->depth < fb->depth ? -1 : 1;
+	return fa->start < fb->start ? -1 : fa->start > fb->start;
+}
+
+static double frame_width(const struct flamegraph *fg, const struct fg_frame *fr)
+{
+	double w = FG_WIDTH - 2 * FG_PAD;
+
+	return fg->total ? w * fr->count / fg->total : w;
+}
+
+static bool frame_drawn(const struct flamegraph *fg, const struct fg_frame *fr)
+{
+	return fr->depth == 0 || frame_width(fg, fr) >= FG_MIN_W;
+}
+
+/* Writing */
+
+static void put_escaped(FILE *f, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		switch (s[i]) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&apos;", f);
+			break;
+		default:
+			fputc(s[i], f);
+		}
+	}
+}
+
+/* Writes text from the command line or the caller, made safe as names are; NULL: nothing. */
+static void put_text(FILE *f, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	while (u && *u) {
+		size_t len = utf8_char_len(u);
+
+		if (!len || (len == 1 && (*u < 0x20 || *u == 0x7f))) {
+			fputc(len ? ' ' : '?', f);
+			u++;
+			continue;
+		}
+		put_escaped(f, (const char *)u, len);
+		u += len;
+	}
+}
+
+/* name cut to what fits in width pixels, ".." marking the cut, as the script does. */
+static void put_fitted(FILE *f, const char *name, double width)
+{
+	long fit = (long)((width - 6) / FG_CHAR_W);
+	size_t chars = 0, len = strlen(name), cut = 0;
+
+	for (size_t i = 0; i < len; i++)
+		chars += ((unsigned char)name[i] & 0xc0) != 0x80;
+	if ((long)chars <= fit) {
+		put_escaped(f, name, len);
+		return;
+	}
+	if (fit < 3)
+		return;
+	for (long kept = 0; cut < len; cut++) {
+		if (((unsigned char)name[cut] & 0xc0) != 0x80 && kept++ == fit - 2)
+			break;
+	}
+	put_escaped(f, name, cut);
+	fputs("..", f);
+}
+
+/* FNV-1a: the same name always gets the same color. */
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void put_color(FILE *f, const char *name, enum fg_kind kind)
+{
+	uint32_t h = name_hash(name);
+	unsigned int a = h & 0xff, b = (h >> 8) & 0xff, c = (h >> 16) & 0xff;
+	unsigned int r, g, bl;
+
+	switch (kind) {
+	case FG_KERNEL: /* blue */
+		r = 60 + a * 60 / 255, g = 140 + b * 60 / 255, bl = 200 + c * 55 / 255;
+		break;
+	case FG_UNKNOWN: /* grey */
+		r = g = bl = 170 + a * 40 / 255;
+		break;
+	case FG_PROCESS:
+	case FG_ROOT: /* purple */
+		r = 180 + a * 30 / 255, g = 150 + a * 30 / 255, bl = 215 + b * 30 / 255;
+		break;
+	default: /* warm: red to yellow */
+		r = 205 + c * 50 / 255, g = a * 230 / 255, bl = b * 55 / 255;
+		break;
+	}
+	fprintf(f, "rgb(%u,%u,%u)", r, g, bl);
+}
+
+static int svg_height(const struct flamegraph *fg)
+{
+	return FG_TOP + (int)(fg->max_depth + 1) * FG_FRAME_H + FG_BOTTOM;
+}
+
+static void flamegraph__put_frame(const struct flamegraph *fg, FILE *f, const struct fg_frame *fr)
+{
+	const char *name = fr->name == FG_ALL ? "all" : fg->names[fr->name].name;
+	enum fg_kind kind = fr->name == FG_ALL ? FG_ROOT : fg->names[fr->name].kind;
+	double w = frame_width(fg, fr);
+	double x = FG_PAD + (fg->total ? (double)(FG_WIDTH - 2 * FG_PAD) * fr->start / fg->total : 0);
+	int y = svg_height(fg) - FG_BOTTOM - (int)(fr->depth + 1) * FG_FRAME_H;
+
+	fprintf(f, "<g class=\"f %s\" data-x=\"%" PRIu64 "\" data-c=\"%" PRIu64 "\"><title>",
+		kind_class[kind], fr->start, fr->count);
+	put_escaped(f, name, strlen(name));
+	fprintf(f, " (%" PRIu64 " sample%s, %.2f%%)</title>", fr->count, fr->count == 1 ? "" : "s",
+		fg->total ? 100.0 * fr->count / fg->total : 0.0);
+	fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"", x, y, w,
+		FG_FRAME_H - 1);
+	put_color(f, name, kind);
+	fprintf(f, "\"/><text x=\"%.2f\" y=\"%d\">", x + 3, y + FG_FRAME_H - 5);
+	put_fitted(f, name, w);
+	fputs("</text></g>\n", f);
+}
+
+static const char svg_style[] =
+	"<style type=\"text/css\"><![CDATA[\n"
+	"text { font-family: monospace; font-size: 12px; fill: rgb(0,0,0); }\n"
+	"#title { font-size: 17px; text-anchor: middle; }\n"
+	"#subtitle { text-anchor: middle; fill: rgb(90,90,90); }\n"
+	"#search, #matched { text-anchor: end; }\n"
+	"#search, #reset, #matched { cursor: pointer; }\n"
+	"#search:hover, #reset:hover { text-decoration: underline; }\n"
+	"g.f { cursor: pointer; }\n"
+	"g.f > text { pointer-events: none; }\n"
+	"g.f:hover > rect { stroke: rgb(0,0,0); stroke-width: 0.5; }\n"
+	"g.match > rect { fill: rgb(230,0,230); }\n"
+	"g.parent > rect { fill-opacity: 0.5; }\n"
+	".hidden { display: none; }\n"
+	"]]></style>\n";
+
+/*
+ * The viewer. Frames carry their position and width in samples (data-x,
+ * data-c), so zooming recomputes pixels from samples; names come from the
+ * <title>, "NAME (N samples, P%)".
+ */
+static const char svg_script[] =
+	"<script type=\"text/ecmascript\"><![CDATA[\n"
+	"\"use strict\";\n"
+	"var svg = document.documentElement;\n"
+	"var PAD = +svg.getAttribute(\"data-pad\"), W = +svg.getAttribute(\"data-width\");\n"
+	"var TOTAL = +svg.getAttribute(\"data-total\"), CHAR_W = 7.2, MIN_W = 0.1;\n"
+	"var frames = [], index = new Map(), root = -1, term = \"\";\n"
+	"var details, matched, reset;\n"
+	"\n"
+	"function init() {\n"
+	"\tvar gs = document.querySelectorAll(\"#frames > g\");\n"
+	"\tfor (var i = 0; i < gs.length; i++) {\n"
+	"\t\tvar g = gs[i], t = g.firstElementChild.textContent, r = g.querySelector(\"rect\");\n"
+	"\t\tframes.push({ g: g, rect: r, text: g.querySelector(\"text\"),\n"
+	"\t\t\tname: t.substring(0, t.lastIndexOf(\" (\")), y: +r.getAttribute(\"y\"),\n"
+	"\t\t\tx: +g.getAttribute(\"data-x\"), c: +g.getAttribute(\"data-c\") });\n"
+	"\t\tindex.set(g, i);\n"
+	"\t\tif (g.classList.contains(\"root\"))\n"
+	"\t\t\troot = i;\n"
+	"\t}\n"
+	"\tdetails = document.getElementById(\"details\");\n"
+	"\tmatched = document.getElementById(\"matched\");\n"
+	"\treset = document.getElementById(\"reset\");\n"
+	"\tvar fg = document.getElementById(\"frames\");\n"
+	"\tfg.addEventListener(\"click\", function (e) {\n"
+	"\t\tvar i = frameOf(e.target);\n"
+	"\t\tif (i >= 0)\n"
+	"\t\t\tzoom(i);\n"
+	"\t});\n"
+	"\tfg.addEventListener(\"mouseover\", function (e) {\n"
+	"\t\tvar i = frameOf(e.target);\n"
+	"\t\tdetails.textContent = i < 0 ? \" \" : frames[i].g.firstElementChild.textContent;\n"
+	"\t});\n"
+	"\tfg.addEventListener(\"mouseout\", function () { details.textContent = \" \"; });\n"
+	"\treset.addEventListener(\"click\", function () { zoom(root); });\n"
+	"\tdocument.getElementById(\"search\").addEventListener(\"click\", ask);\n"
+	"\tmatched.addEventListener(\"click\", function () { search(\"\"); });\n"
+	"\twindow.addEventListener(\"keydown\", onKey);\n"
+	"\tfromUrl();\n"
+	"\tsvg.setAttribute(\"data-ready\", \"1\");\n"
+	"}\n"
+	"\n"
+	"function frameOf(el) {\n"
+	"\tfor (; el && el !== svg; el = el.parentNode)\n"
+	"\t\tif (index.has(el))\n"
+	"\t\t\treturn index.get(el);\n"
+	"\treturn -1;\n"
+	"}\n"
+	"\n"
+	"/* The name cut to what fits, as the writer does. */\n"
+	"function fit(name, w) {\n"
+	"\tvar n = Math.floor((w - 6) / CHAR_W);\n"
+	"\tif (name.length <= n)\n"
+	"\t\treturn name;\n"
+	"\treturn n < 3 ? \"\" : name.substring(0, n - 2) + \"..\";\n"
+	"}\n"
+	"\n"
+	"function place(f, x, w) {\n"
+	"\tf.rect.setAttribute(\"x\", x.toFixed(2));\n"
+	"\tf.rect.setAttribute(\"width\", w.toFixed(2));\n"
+	"\tf.text.setAttribute(\"x\", (x + 3).toFixed(2));\n"
+	"\tf.text.textContent = fit(f.name, w);\n"
+	"}\n"
+	"\n"
+	"/* Frame i fills the width: its ancestors stay (faded), the rest hides. */\n"
+	"function zoom(i) {\n"
+	"\tvar z = frames[i];\n"
+	"\tif (!z.c)\n"
+	"\t\treturn;\n"
+	"\tfor (var j = 0; j < frames.length; j++) {\n"
+	"\t\tvar f = frames[j], end = f.x + f.c, w = f.c / z.c * W;\n"
+	"\t\tvar below = f.y > z.y;\n"
+	"\t\tvar ancestor = below && f.x <= z.x && end >= z.x + z.c;\n"
+	"\t\tvar inside = !below && f.x >= z.x && end <= z.x + z.c && w >= MIN_W;\n"
+	"\t\tif (ancestor)\n"
+	"\t\t\tplace(f, PAD, W);\n"
+	"\t\telse if (inside)\n"
+	"\t\t\tplace(f, PAD + (f.x - z.x) / z.c * W, w);\n"
+	"\t\tf.g.classList.toggle(\"parent\", ancestor && i !== root);\n"
+	"\t\tf.g.classList.toggle(\"hidden\", !ancestor && !inside);\n"
+	"\t}\n"
+	"\treset.classList.toggle(\"hidden\", i === root);\n"
+	"}\n"
+	"\n"
+	"/* Highlights the frames matching t; the share counts nested matches once. */\n"
+	"function search(t) {\n"
+	"\tvar re = null, hits = [], covered = 0, end = 0;\n"
+	"\tterm = t || \"\";\n"
+	"\tif (term) {\n"
+	"\t\ttry {\n"
+	"\t\t\tre = new RegExp(term);\n"
+	"\t\t} catch (e) {\n"
+	"\t\t\tre = new RegExp(term.replace(/[.*+?^${}()|[\\]\\\\]/g, \"\\\\$&\"));\n"
+	"\t\t}\n"
+	"\t}\n"
+	"\tfor (var j = 0; j < frames.length; j++) {\n"
+	"\t\tvar hit = re !== null && re.test(frames[j].name);\n"
+	"\t\tframes[j].g.classList.toggle(\"match\", hit);\n"
+	"\t\tif (hit)\n"
+	"\t\t\thits.push(frames[j]);\n"
+	"\t}\n"
+	"\thits.sort(function (a, b) { return a.x - b.x || b.c - a.c; });\n"
+	"\tfor (var k = 0; k < hits.length; k++) {\n"
+	"\t\tvar s = hits[k];\n"
+	"\t\tif (s.x + s.c <= end)\n"
+	"\t\t\tcontinue;\n"
+	"\t\tcovered += s.x + s.c - Math.max(s.x, end);\n"
+	"\t\tend = s.x + s.c;\n"
+	"\t}\n"
+	"\tmatched.textContent = !term ? \"\" :\n"
+	"\t\t\"Matched: \" + (TOTAL ? 100 * covered / TOTAL : 0).toFixed(2) + \"%\";\n"
+	"}\n"
+	"\n"
+	"function ask() {\n"
+	"\tvar t = window.prompt(\"Search frames (regular expression):\", term);\n"
+	"\tif (t !== null)\n"
+	"\t\tsearch(t);\n"
+	"}\n"
+	"\n"
+	"function onKey(e) {\n"
+	"\tif ((e.ctrlKey || e.metaKey) && (e.key === \"f\" || e.key === \"F\")) {\n"
+	"\t\te.preventDefault();\n"
+	"\t\task();\n"
+	"\t} else if (e.key === \"Escape\") {\n"
+	"\t\tsearch(\"\");\n"
+	"\t\tzoom(root);\n"
+	"\t}\n"
+	"}\n"
+	"\n"
+	"/* file.svg#s=REGEX&zoom=NAME (or ?s=...): the widest frame named NAME. */\n"
+	"function fromUrl() {\n"
+	"\tvar q = new URLSearchParams(location.hash.substring(1) || location.search.substring(1));\n"
+	"\tvar z = q.get(\"zoom\"), best = -1;\n"
+	"\tfor (var j = 0; z !== null && j < frames.length; j++)\n"
+	"\t\tif (frames[j].name === z && (best < 0 || frames[j].c > frames[best].c))\n"
+	"\t\t\tbest = j;\n"
+	"\tif (best >= 0)\n"
+	"\t\tzoom(best);\n"
+	"\tif (q.get(\"s\") !== null)\n"
+	"\t\tsearch(q.get(\"s\"));\n"
+	"}\n"
+	"\n"
+	"window.addEventListener(\"load\", init);\n"
+	"]]></script>\n";
+
+static void flamegraph__put_header(const struct flamegraph *fg, FILE *f)
+{
+	const struct flamegraph_opts *opts = fg->opts;
+	int h = svg_height(fg);
+
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", f);
+	fprintf(f,
+		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" data-pad=\"%d\" data-width=\"%d\" "
+		"data-total=\"%" PRIu64 "\">\n",
+		FG_WIDTH, h, FG_WIDTH, h, FG_PAD, FG_WIDTH - 2 * FG_PAD, fg->total);
+	fputs("<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
+	      "<stop stop-color=\"#eeeeee\" offset=\"5%\"/>"
+	      "<stop stop-color=\"#eeeeb0\" offset=\"95%\"/></linearGradient></defs>\n",
+	      f);
+	fputs(svg_style, f);
+	fputs(svg_script, f);
+	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"url(#background)\"/>\n",
+		FG_WIDTH, h);
+	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\">", FG_WIDTH / 2);
+	put_text(f, opts->title ? opts->title : "Flame Graph");
+	fprintf(f, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"42\">", FG_WIDTH / 2);
+	put_text(f, opts->subtitle);
+	fprintf(f, "</text>\n<text id=\"reset\" class=\"hidden\" x=\"%d\" y=\"24\">Reset Zoom</text>\n",
+		FG_PAD);
+	fprintf(f, "<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n", FG_WIDTH - FG_PAD);
+	fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", FG_PAD, h - 10);
+	fprintf(f, "<text id=\"matched\" x=\"%d\" y=\"%d\"></text>\n", FG_WIDTH - FG_PAD, h - 10);
+}
+
+static int flamegraph__put(struct flamegraph *fg, FILE *f)
+{
+	for (size_t i = 0; i < fg->nr_frames; i++)
+		if (frame_drawn(fg, &fg->frames[i]) && fg->frames[i].depth > fg->max_depth)
+			fg->max_depth = fg->frames[i].depth;
+	flamegraph__put_header(fg, f);
+	fputs("<g id=\"frames\">\n", f);
+	for (size_t i = 0; i < fg->nr_frames; i++)
+		if (frame_drawn(fg, &fg->frames[i]))
+			flamegraph__put_frame(fg, f, &fg->frames[i]);
+	fputs("</g>\n</svg>\n", f);
+	if (fflush(f) || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+static void flamegraph__free(struct flamegraph *fg)
+{
+	for (size_t i = 0; i < fg->nr_names; i++)
+		free(fg->names[i].name);
+	free(fg->names);
+	free(fg->rank);
+	for (size_t i = 0; i < fg->nr_paths; i++)
+		free(fg->paths[i].ids);
+	free(fg->paths);
+	free(fg->frames);
+}
+
+int flamegraph__write(FILE *f, const struct profile *p, const struct flamegraph_opts *opts)
+{
+	struct flamegraph_opts defaults = {};
+	struct flamegraph fg = { .p = p, .opts = opts ? opts : &defaults };
+	int err;
+
+	err = flamegraph__intern(&fg);
+	if (!err)
+		err = flamegraph__build_paths(&fg);
+	if (!err)
+		err = flamegraph__flow(&fg);
+	if (!err) {
+		qsort(fg.frames, fg.nr_frames, sizeof(*fg.frames), frame_cmp);
+		errno = 0;
+		err = flamegraph__put(&fg, f);
+	}
+	flamegraph__free(&fg);
+	return err;
+}

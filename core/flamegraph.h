@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * An interactive flame graph as one self-contained SVG file: no external
+ * script, style sheet or font, so it opens offline in any browser.
+ *
+ * Frames are rectangles as wide as their sample count, the root ("all") at
+ * the bottom, then one frame per process (comm, comm-PID with pid, or
+ * comm-PID/TID with tid) like the first frame of the folded output, then user
+ * frames root to leaf and kernel frames (suffix "_[k]"). Frames are named as
+ * in the folded output. Siblings are sorted by name, so the same profile
+ * always gives the same bytes; a frame's color is a hash of its name, in a
+ * warm hue for user code, blue for the kernel, grey for frames without a
+ * symbol and purple for processes.
+ *
+ * In a browser: hover shows a frame's samples and share of the total; click
+ * zooms into a frame, "Reset Zoom" or a click on "all" goes back; "Search"
+ * or Ctrl-F highlights the frames whose name matches a regular expression
+ * and shows the share of samples they cover; Escape clears both. The URL
+ * fragment does the same: file.svg#s=REGEX&zoom=NAME.
+ */
+#ifndef UNWPROF_FLAMEGRAPH_H
+#define UNWPROF_FLAMEGRAPH_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct profile;
+
+struct flamegraph_opts {
+	const char *title;    /* NULL: "Flame Graph" */
+	const char *subtitle; /* a line under the title; NULL for none */
+	bool pid;	      /* process frames "comm-PID" */
+	bool tid;	      /* process frames "comm-PID/TID" (implies pid) */
+	bool kernel;	      /* draw kernel frames */
+};
+
+/*
+ * Writes p to f as SVG and flushes it; returns 0, or -errno when building
+ * the graph or writing failed. f is not closed: the caller checks fclose().
+ */
+int flamegraph__write(FILE *f, const struct profile *p, const struct flamegraph_opts *opts);
+
+#endif
