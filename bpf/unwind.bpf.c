@@ -88,6 +88,14 @@ struct {
 	__uint(value_size, UNW_KSTACK_DEPTH * sizeof(__u64));
 } kstacks SEC(".maps");
 
+/* walk_tc, for kernels without bpf_loop: ~16 frames per program, tail calls for more. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} walkers SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);
@@ -113,21 +121,6 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-/* Per-CPU scratch: the stack being built and the copy of the stack top. */
-struct scratch {
-	struct unw_ustack stack;
-	__u64 sp0; /* user address of copy[0] */
-	__u64 copy_len;
-	__u8 copy[UNW_STACK_COPY + 8];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct scratch);
-} scratch_map SEC(".maps");
-
 /* What bpf_find_vma tells about the mapping of a pc. */
 struct vma_info {
 	struct unw_file_key key;
@@ -150,6 +143,34 @@ struct walk {
 	__u32 vma_tried;
 	struct vma_info vma; /* bpf_find_vma works once per sample: keep its answer */
 };
+
+/* The scalar state of a walk, kept in the scratch map across tail calls. */
+struct walk_saved {
+	__u64 pc, sp, bp;
+	__u64 hash;
+	__u32 pid, tid;
+	__u32 flags;
+	__u32 done;
+	__u32 vma_tried;
+	__u32 n;
+	struct vma_info vma;
+};
+
+/* Per-CPU scratch: the stack being built and the copy of the stack top. */
+struct scratch {
+	struct unw_ustack stack;
+	__u64 sp0; /* user address of copy[0] */
+	__u64 copy_len;
+	struct walk_saved saved;
+	__u8 copy[UNW_STACK_COPY + 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch_map SEC(".maps");
 
 static __always_inline void stat_inc(__u32 idx)
 {
@@ -343,6 +364,8 @@ static __always_inline int vma_lookup(struct walk *w, __u64 pc, __u32 *exec_id, 
 	 * with interrupts off, as here, and fails while that work is pending:
 	 * one lookup per sample, so the frames of one file are covered.
 	 */
+	if (!cfg.have_find_vma)
+		return -1;
 	if (!vi->found || pc < vi->start || pc >= vi->end) {
 		if (w->vma_tried)
 			return -1;
@@ -553,7 +576,8 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct pt_
 	return 0;
 }
 
-static __always_inline void walk_user(struct walk *w, struct pt_regs *regs)
+/* Sets up the walk of the user stack from regs: process info, stack copy. */
+static __always_inline void walk_start(struct walk *w, struct pt_regs *regs)
 {
 	__u32 zero = 0;
 
@@ -572,9 +596,50 @@ static __always_inline void walk_user(struct walk *w, struct pt_regs *regs)
 	w->bp = regs->bp;
 	w->hash = UNW_HASH_INIT;
 	stack_copy(w->sc, w->sp);
+}
+
+static __always_inline void walk_user(struct walk *w, struct pt_regs *regs)
+{
+	walk_start(w, regs);
+	if (!w->sc)
+		return;
 	bpf_loop(UNW_DEPTH_MAX, walk_frame, w, 0);
 	if (!w->done)
 		w->flags |= UNW_SAMPLE_TRUNCATED;
+}
+
+/* The user stack, the kernel stack and the stats of a finished walk, then the count. */
+static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
+					  struct unw_count_key *key, struct walk *w)
+{
+	if (w->sc && w->sc->stack.nr)
+		key->ustack = ustack_store(w);
+	if (cfg.kernel_stacks && (w->flags & UNW_SAMPLE_KERNEL)) {
+		key->kstack = bpf_get_stackid(ctx, &kstacks, 0);
+		if (key->kstack < 0)
+			err_inc(UNW_E_KSTACK);
+	}
+	key->flags = w->flags;
+	if (w->flags & UNW_SAMPLE_COMPLETE)
+		stat_inc(UNW_ST_COMPLETE);
+	if (w->flags & UNW_SAMPLE_FP)
+		stat_inc(UNW_ST_FP);
+	if (w->flags & UNW_SAMPLE_TRUNCATED)
+		stat_inc(UNW_ST_TRUNCATED);
+	if (w->flags & UNW_SAMPLE_KERNEL)
+		stat_inc(UNW_ST_KERNEL);
+	count_add(key);
+}
+
+/* Whether the sample is of a profiled process; counts it when it is. */
+static __always_inline int sample_wanted(__u32 pid)
+{
+	if (pid == 0 && !cfg.system_wide)
+		return 0;
+	if (!cfg.system_wide && !bpf_map_lookup_elem(&targets, &pid))
+		return 0;
+	stat_inc(UNW_ST_SAMPLES);
+	return 1;
 }
 
 SEC("perf_event")
@@ -585,36 +650,110 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct walk w = {};
 	struct pt_regs regs = {};
 
-	if (key.pid == 0 && !cfg.system_wide)
+	if (!sample_wanted(key.pid))
 		return 0;
-	if (!cfg.system_wide && !bpf_map_lookup_elem(&targets, &key.pid))
-		return 0;
-	stat_inc(UNW_ST_SAMPLES);
-
 	w.pid = key.pid;
 	if (key.pid && user_regs(ctx, &regs, &w.flags) == 0) {
 		walk_user(&w, &regs);
-		if (w.sc && w.sc->stack.nr)
-			key.ustack = ustack_store(&w);
 	} else {
 		w.flags |= UNW_SAMPLE_KERNEL;
 		err_inc(UNW_E_NO_USER);
 	}
-	if (cfg.kernel_stacks && (w.flags & UNW_SAMPLE_KERNEL)) {
-		key.kstack = bpf_get_stackid(ctx, &kstacks, 0);
-		if (key.kstack < 0)
-			err_inc(UNW_E_KSTACK);
+	sample_finish(ctx, &key, &w);
+	return 0;
+}
+
+static __always_inline void walk_save(struct scratch *sc, const struct walk *w, __u32 tid, __u32 n)
+{
+	struct walk_saved *s = &sc->saved;
+
+	s->pc = w->pc;
+	s->sp = w->sp;
+	s->bp = w->bp;
+	s->hash = w->hash;
+	s->pid = w->pid;
+	s->tid = tid;
+	s->flags = w->flags;
+	s->done = w->done;
+	s->vma_tried = w->vma_tried;
+	s->vma = w->vma;
+	s->n = n;
+}
+
+static __always_inline void walk_restore(struct scratch *sc, struct walk *w)
+{
+	const struct walk_saved *s = &sc->saved;
+
+	w->sc = sc;
+	w->pc = s->pc;
+	w->sp = s->sp;
+	w->bp = s->bp;
+	w->hash = s->hash;
+	w->pid = s->pid;
+	w->flags = s->flags;
+	w->done = s->done;
+	w->vma_tried = s->vma_tried;
+	w->vma = s->vma;
+	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
+}
+
+#define FRAMES_PER_PROG 16
+_Static_assert(UNW_DEPTH_MAX / FRAMES_PER_PROG <= 32, "tail call limit");
+
+/* The walk for kernels without bpf_loop: FRAMES_PER_PROG frames, then itself again. */
+SEC("perf_event")
+int walk_tc(struct bpf_perf_event_data *ctx)
+{
+	struct unw_count_key key = { .kstack = -1 };
+	struct walk w = {};
+	struct scratch *sc;
+	__u32 zero = 0, n;
+
+	sc = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!sc)
+		return 0;
+	walk_restore(sc, &w);
+	n = sc->saved.n;
+	for (int i = 0; i < FRAMES_PER_PROG && n < UNW_DEPTH_MAX; i++) {
+		if (walk_frame(n++, &w))
+			break;
 	}
-	key.flags = w.flags;
-	if (w.flags & UNW_SAMPLE_COMPLETE)
-		stat_inc(UNW_ST_COMPLETE);
-	if (w.flags & UNW_SAMPLE_FP)
-		stat_inc(UNW_ST_FP);
-	if (w.flags & UNW_SAMPLE_TRUNCATED)
-		stat_inc(UNW_ST_TRUNCATED);
-	if (w.flags & UNW_SAMPLE_KERNEL)
-		stat_inc(UNW_ST_KERNEL);
-	count_add(&key);
+	if (!w.done && n < UNW_DEPTH_MAX) {
+		walk_save(sc, &w, sc->saved.tid, n);
+		bpf_tail_call(ctx, &walkers, 0);
+	}
+	if (!w.done)
+		w.flags |= UNW_SAMPLE_TRUNCATED;
+	key.pid = w.pid;
+	key.tid = sc->saved.tid;
+	sample_finish(ctx, &key, &w);
+	return 0;
+}
+
+/* The sampler for kernels without bpf_loop (before 5.17). */
+SEC("perf_event")
+int sample_tc(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct unw_count_key key = { .pid = id >> 32, .tid = (__u32)id, .kstack = -1 };
+	struct walk w = {};
+	struct pt_regs regs = {};
+
+	if (!sample_wanted(key.pid))
+		return 0;
+	w.pid = key.pid;
+	if (key.pid && user_regs(ctx, &regs, &w.flags) == 0) {
+		walk_start(&w, &regs);
+		if (w.sc) {
+			walk_save(w.sc, &w, key.tid, 0);
+			bpf_tail_call(ctx, &walkers, 0);
+			w.sc->stack.nr = 0; /* no walk after all */
+		}
+	} else {
+		w.flags |= UNW_SAMPLE_KERNEL;
+		err_inc(UNW_E_NO_USER);
+	}
+	sample_finish(ctx, &key, &w);
 	return 0;
 }
 
@@ -723,7 +862,7 @@ static __always_inline void proc_add_exec(__u32 pid, struct task_struct *task)
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
 	__u64 at_base = 0, addr;
 
-	if (!mm)
+	if (!mm || !cfg.have_find_vma)
 		return;
 	proc_add_vma(pid, BPF_CORE_READ(mm, start_code));
 	for (int i = 0; i < 32; i += 2) {

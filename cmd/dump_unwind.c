@@ -81,7 +81,8 @@ static const char dump_doc[] =
 	"  unwprof dump-unwind --pc 0x26010 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
 	"  unwprof dump-unwind --json --no-debuginfo ./app > app-unwind.json\n"
 	"  unwprof dump-unwind --debug-file ./app.debug ./app\n\n"
-	"Exit status: 0 on success, 1 on failure, 64 on a usage error.";
+	"Exit status: 0 on success, 1 on failure, 64 on a usage error.\n\n"
+	"See unwprof-dump-unwind(1).";
 
 static const struct argp_option dump_options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 1 },

@@ -79,7 +79,8 @@ struct main_args {
 static const char main_doc[] =
 	"A CPU profiler that unwinds stacks in BPF with DWARF unwind tables.\v"
 	"Run `unwprof COMMAND --help` for the options of a command.\n\n"
-	"Exit status: 0 on success, 1 on failure, 64 on a usage error.";
+	"Exit status: 0 on success, 1 on failure, 64 on a usage error.\n\n"
+	"See unwprof(1) and unwprof-COMMAND(1).";
 
 static error_t parse_main(int key, char *arg, struct argp_state *state)
 {

@@ -22,7 +22,9 @@
 
 #include "cmd.h"
 #include "../core/common.h"
+#include "../core/flamegraph.h"
 #include "../core/folded.h"
+#include "../core/json.h"
 #include "../core/log.h"
 #include "../core/pprof.h"
 #include "../core/procmaps.h"
@@ -45,11 +47,15 @@ enum {
 	OPT_MAX_SHARDS,
 	OPT_QUIET,
 	OPT_FORMAT,
+	OPT_STATS_JSON,
 };
 
 struct record;
 
-/* The output formats: -o FILE.pb.gz (or .pprof) picks pprof, anything else folded. */
+/*
+ * The output formats: -o FILE.pb.gz (or .pprof) picks pprof, FILE.svg a flame
+ * graph, anything else folded.
+ */
 struct output_format {
 	const char *name;
 	int (*write)(FILE *f, const struct record *rec);
@@ -67,6 +73,7 @@ struct record_args {
 	bool no_kernel;
 	bool fp_only;
 	bool quiet;
+	const char *stats_json; /* --stats-json FILE, NULL when none */
 	const struct output_format *format;
 	size_t max_shards;
 	char **command; /* NULL-terminated, NULL when none */
@@ -96,9 +103,9 @@ static volatile sig_atomic_t exit_signal;
 static const char record_doc[] =
 	"Sample the CPU with perf events and unwind every user stack in BPF with DWARF "
 	"unwind tables, so code built without frame pointers gets complete stacks. "
-	"Writes folded stacks (flamegraph.pl, speedscope, inferno) or a pprof profile "
-	"(go tool pprof, unwprof report) to stdout or to -o FILE, then a summary to "
-	"stderr.\n"
+	"Writes folded stacks (flamegraph.pl, speedscope, inferno), a pprof profile "
+	"(go tool pprof, unwprof report) or an interactive SVG flame graph to stdout or to "
+	"-o FILE, then a summary to stderr (and as JSON to --stats-json FILE).\n"
 	"\v"
 	"Exactly one target: -p PID[,PID...], -a, or a COMMAND to launch (after --). A "
 	"launched command is profiled from its exec, its children too; the run ends "
@@ -115,13 +122,15 @@ static const char record_doc[] =
 	"  unwprof record -p 4242 -d 10 > app.folded\n"
 	"  unwprof record -p 4242,4243 -F 999 -d 5 -o app.folded\n"
 	"  unwprof record -o build.pb.gz -- make -j2\n"
+	"  unwprof record -o app.svg --stats-json app-stats.json -p 4242 -d 10\n"
 	"  unwprof record -a -d 5 --no-kernel > system.folded\n"
 	"  unwprof record --tid -- ./build/myapp --input data.bin > myapp.folded\n"
 	"  unwprof record --fp-only -- ./app    # frame pointers only, to compare\n\n"
 	"Exit status: with a launched COMMAND, the command's status (128+N when a "
 	"signal N killed it) unless unwprof itself failed; otherwise 0 on success. "
 	"1 on failure, including a COMMAND that cannot be executed (not found, not "
-	"executable), 64 on a usage error.";
+	"executable), 64 on a usage error.\n\n"
+	"See unwprof-record(1).";
 
 static const struct argp_option record_options[] = {
 	{ NULL, 0, NULL, 0, "Target (exactly one):", 1 },
@@ -135,11 +144,15 @@ static const struct argp_option record_options[] = {
 	  "Unwind with frame pointers only, no DWARF tables (to compare)", 2 },
 	{ "max-shards", OPT_MAX_SHARDS, "N", 0, "Cap unwind table memory at N shards", 2 },
 	{ NULL, 0, NULL, 0, "Output:", 3 },
-	{ "output", 'o', "FILE", 0, "Write folded stacks to FILE instead of stdout", 3 },
+	{ "output", 'o', "FILE", 0, "Write the profile to FILE instead of stdout", 3 },
 	{ "pid", OPT_PID, NULL, 0, "Begin each stack with comm-PID", 3 },
 	{ "tid", OPT_TID, NULL, 0, "Begin each stack with comm-PID/TID", 3 },
 	{ "format", OPT_FORMAT, "FORMAT", 0,
-	  "folded or pprof (default: pprof when FILE ends in .pb.gz or .pprof)", 3 },
+	  "folded, pprof or svg (default: pprof when FILE ends in .pb.gz or .pprof, svg when "
+	  "it ends in .svg)",
+	  3 },
+	{ "stats-json", OPT_STATS_JSON, "FILE", 0,
+	  "Write the summary to FILE as JSON too, even with --quiet", 3 },
 	{ "quiet", OPT_QUIET, NULL, 0, "Do not print the summary", 3 },
 	{},
 };
@@ -148,10 +161,12 @@ static const struct argp_option record_options[] = {
 
 static int write_folded(FILE *f, const struct record *rec);
 static int write_pprof(FILE *f, const struct record *rec);
+static int write_svg(FILE *f, const struct record *rec);
 
 static const struct output_format formats[] = {
 	{ "folded", write_folded },
 	{ "pprof", write_pprof },
+	{ "svg", write_svg },
 };
 
 static const struct output_format *find_format(const char *name)
@@ -173,6 +188,8 @@ static const struct output_format *default_format(const char *output)
 {
 	if (output && (ends_with(output, ".pb.gz") || ends_with(output, ".pprof")))
 		return find_format("pprof");
+	if (output && ends_with(output, ".svg"))
+		return find_format("svg");
 	return find_format("folded");
 }
 
@@ -281,10 +298,13 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case OPT_QUIET:
 		args->quiet = true;
 		return 0;
+	case OPT_STATS_JSON:
+		args->stats_json = arg;
+		return 0;
 	case OPT_FORMAT:
 		args->format = find_format(arg);
 		if (!args->format)
-			argp_error(state, "--format: '%s' is not folded or pprof", arg);
+			argp_error(state, "--format: '%s' is not folded, pprof or svg", arg);
 		return 0;
 	case ARGP_KEY_ARG:
 		/* The command and its arguments: the rest of argv, options included. */
@@ -504,6 +524,30 @@ static int write_pprof(FILE *f, const struct record *rec)
 	};
 
 	return pprof__write(f, rec->profile, &opts);
+}
+
+static int write_svg(FILE *f, const struct record *rec)
+{
+	const struct record_args *args = rec->args;
+	char title[PATH_MAX + 64], subtitle[128];
+	struct flamegraph_opts opts = {
+		.title = title,
+		.subtitle = subtitle,
+		.pid = args->pid_prefix,
+		.tid = args->tid_prefix,
+		.kernel = !args->no_kernel,
+	};
+
+	if (args->command)
+		snprintf(title, sizeof(title), "unwprof record -- %s", args->command[0]);
+	else if (args->all)
+		snprintf(title, sizeof(title), "unwprof record -a");
+	else
+		snprintf(title, sizeof(title), "unwprof record -p %d%s", (int)args->pids[0],
+			 args->nr_pids > 1 ? ",..." : "");
+	snprintf(subtitle, sizeof(subtitle), "%" PRIu64 " samples at %u Hz in %.1f s",
+		 profile__total(rec->profile), args->freq, rec->elapsed);
+	return flamegraph__write(f, rec->profile, &opts);
 }
 
 static int write_profile(struct record *rec)
@@ -865,11 +909,10 @@ static void print_errors(const struct session_stats *st)
 	fputc('\n', stderr);
 }
 
-static void print_summary(const struct record *rec)
+static void print_summary(const struct record *rec, const struct session_stats *stats)
 {
-	struct session_stats st = {};
+	const struct session_stats st = *stats;
 
-	session__stats(rec->session, &st);
 	fprintf(stderr, "unwprof: recorded %.1f s\n", rec->elapsed);
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "samples", st.samples);
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "walked to the bottom", st.complete,
@@ -888,6 +931,170 @@ static void print_summary(const struct record *rec)
 			"unwind rows left out", st.rows_unplaced);
 }
 
+/* --stats-json: the summary, schema 1 */
+
+static void stats_put_uint(struct json_writer *jw, const char *key, uint64_t v)
+{
+	jw_key(jw, key);
+	jw_uint(jw, v);
+}
+
+/* v >= 0 rounded to a multiple of 1/scale (without libm, which unwprof does not link). */
+static double round_to(double v, double scale)
+{
+	return (double)(uint64_t)(v * scale + 0.5) / scale;
+}
+
+/* {"count": N, "percent": P}, P rounded to 0.01 */
+static void stats_put_share(struct json_writer *jw, const char *key, uint64_t n, uint64_t whole)
+{
+	jw_key(jw, key);
+	jw_object_start(jw);
+	stats_put_uint(jw, "count", n);
+	jw_key(jw, "percent");
+	jw_double(jw, round_to(percent(n, whole), 100));
+	jw_object_end(jw);
+}
+
+/* Every reason by name, zeros included, so that the keys do not depend on the run. */
+static void stats_put_errors(struct json_writer *jw, const struct session_stats *st)
+{
+	uint64_t other = 0;
+
+	jw_key(jw, "errors");
+	jw_object_start(jw);
+	for (unsigned int i = 0; i < ARRAY_SIZE(st->errors); i++) {
+		const char *name = session__error_name(i);
+
+		if (name)
+			stats_put_uint(jw, name, st->errors[i]);
+		else
+			other += st->errors[i];
+	}
+	if (other)
+		stats_put_uint(jw, "other", other);
+	jw_object_end(jw);
+}
+
+static void stats_put(struct json_writer *jw, const struct record *rec,
+		      const struct session_stats *st)
+{
+	jw_object_start(jw);
+	stats_put_uint(jw, "schema", 1);
+	jw_key(jw, "duration_s");
+	jw_double(jw, round_to(rec->elapsed, 1000));
+	stats_put_uint(jw, "frequency_hz", rec->args->freq);
+	stats_put_uint(jw, "samples", st->samples);
+	stats_put_share(jw, "walked", st->complete, st->samples);
+	stats_put_share(jw, "frame_pointer", st->fp, st->samples);
+	stats_put_share(jw, "truncated", st->truncated, st->samples);
+	stats_put_errors(jw, st);
+	stats_put_uint(jw, "lost", st->lost);
+	stats_put_uint(jw, "processes", st->processes);
+	stats_put_uint(jw, "rows_loaded", st->rows_loaded);
+	stats_put_uint(jw, "bytes_loaded", st->bytes_loaded);
+	stats_put_uint(jw, "rows_unplaced", st->rows_unplaced);
+	/* The sampler's run time is not read from the kernel yet. */
+	jw_key(jw, "bpf_ns_per_sample");
+	jw_null(jw);
+	jw_object_end(jw);
+}
+
+/* Writes the JSON to f; f is closed. */
+static int stats_write_file(FILE *f, const struct record *rec, const struct session_stats *st)
+{
+	struct json_writer *jw = json_writer__new(f, true);
+	int err;
+
+	if (!jw) {
+		err = -errno;
+		fclose(f);
+		return err;
+	}
+	stats_put(jw, rec, st);
+	err = json_writer__free(jw);
+	if ((fflush(f) || ferror(f)) && !err)
+		err = errno ? -errno : -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
+/*
+ * A regular file (or a new one) is written under a temporary name in its
+ * directory and renamed over it; a device, a FIFO or a dangling symlink (whose
+ * target fopen creates) is written in place, as the profile is.
+ */
+static int stats_write(const struct record *rec, const struct session_stats *st)
+{
+	const char *path = rec->args->stats_json;
+	char *final = realpath(path, NULL), *tmp = NULL;
+	struct stat sb;
+	bool direct;
+	mode_t mask;
+	FILE *f;
+	int fd, err;
+
+	if (stat(path, &sb) == 0)
+		direct = !S_ISREG(sb.st_mode);
+	else
+		direct = lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode);
+	if (direct) {
+		f = fopen(path, "we");
+		err = f ? stats_write_file(f, rec, st) : -errno;
+		goto cleanup;
+	}
+	if (asprintf(&tmp, "%s.XXXXXX", final ? final : path) < 0) {
+		tmp = NULL;
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		goto cleanup;
+	}
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask))
+		pr_debug("%s: cannot set the mode: %s", tmp, strerror(errno));
+	err = stats_write_file(f, rec, st);
+	if (!err && rename(tmp, final ? final : path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+cleanup:
+	if (err)
+		pr_err("%s: cannot write the statistics: %s", path, strerror(-err));
+	free(final);
+	free(tmp);
+	return err;
+}
+
+/* Fails before the run, not after it, when --stats-json FILE cannot be created. */
+static int stats_check(const char *path)
+{
+	char *copy = strdup(path);
+	struct stat sb;
+	int err;
+
+	if (!copy)
+		return -ENOMEM;
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		err = -EISDIR;
+	else if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		err = access(path, W_OK) ? -errno : 0;
+	else
+		err = access(dirname(copy), W_OK | X_OK) ? -errno : 0;
+	if (err)
+		pr_err("%s: cannot write the statistics there: %s", path, strerror(-err));
+	free(copy);
+	return err;
+}
+
 /* Main */
 
 static int record_init(struct record *rec)
@@ -899,6 +1106,8 @@ static int record_init(struct record *rec)
 		err = check_btf();
 	if (!err)
 		err = check_pids(rec->args);
+	if (!err && rec->args->stats_json)
+		err = stats_check(rec->args->stats_json);
 	if (err)
 		return err;
 	rec->profile = profile__new();
@@ -940,8 +1149,16 @@ static int record_run(struct record_args *args)
 		if (!err)
 			err = close_err;
 	}
-	if (rec.session && !args->quiet && !err)
-		print_summary(&rec);
+	if (rec.session && !err) {
+		struct session_stats st;
+
+		/* One reading for both: sampling may still count while they are written. */
+		session__stats(rec.session, &st);
+		if (!args->quiet)
+			print_summary(&rec, &st);
+		if (args->stats_json)
+			err = stats_write(&rec, &st);
+	}
 	record_free(&rec);
 	if (err)
 		return EXIT_FAIL;

@@ -96,7 +96,8 @@ static const char report_doc[] =
 	"  unwprof report -i app.folded -o app.pb.gz          # convert to pprof\n"
 	"  unwprof report --diff base.pb.gz -i new.pb.gz --fail-above 5\n\n"
 	"Exit status: 0 on success, 1 on failure (a missing, corrupt, truncated or "
-	"empty profile), 3 when --fail-above is exceeded, 64 on a usage error.";
+	"empty profile), 3 when --fail-above is exceeded, 64 on a usage error.\n\n"
+	"See unwprof-report(1).";
 
 static const struct argp_option report_options[] = {
 	{ NULL, 0, NULL, 0, "Input:", 1 },

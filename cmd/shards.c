@@ -103,7 +103,8 @@ static const char shards_doc[] =
 	"  unwprof shards -p 4242,4243 --json       # two processes sharing libraries\n"
 	"  unwprof shards /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1\n"
 	"  unwprof shards --shard-rows 4096 --max-shards 8 ./app\n\n"
-	"Exit status: 0 on success, 1 on failure, 64 on a usage error.";
+	"Exit status: 0 on success, 1 on failure, 64 on a usage error.\n\n"
+	"See unwprof-shards(1).";
 
 static const struct argp_option shards_options[] = {
 	{ NULL, 0, NULL, 0, "Input (one of):", 1 },

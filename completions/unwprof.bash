@@ -47,13 +47,18 @@ _unwprof_takes_value()
 	return 1
 }
 
+# COMPREPLY from a word list, never globbed (-? would match a file "-a").
+_unwprof_reply()
+{
+	mapfile -t COMPREPLY < <(compgen -W "$1" -- "$cur")
+}
+
 _unwprof_files()
 {
 	if declare -F _filedir >/dev/null; then
 		_filedir
 	else
-		local IFS=$'\n'
-		COMPREPLY=($(compgen -f -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 	fi
 }
 
@@ -93,13 +98,13 @@ _unwprof_value()
 		_unwprof_pids
 		;;
 	--format)
-		COMPREPLY=($(compgen -W 'folded pprof svg' -- "$cur"))
+		_unwprof_reply 'folded pprof svg'
 		;;
 	--sort)
-		COMPREPLY=($(compgen -W 'self total' -- "$cur"))
+		_unwprof_reply 'self total'
 		;;
 	-F | --freq)
-		COMPREPLY=($(compgen -W '99 499 999 4999' -- "$cur"))
+		_unwprof_reply '99 499 999 4999'
 		;;
 	-o | --output | -i | --input | --diff | --debug-file | --stats-json)
 		_unwprof_files
@@ -119,7 +124,7 @@ _unwprof_command()
 	if declare -F _command_offset >/dev/null; then
 		_command_offset "$offset"
 	elif ((COMP_CWORD == offset)); then
-		COMPREPLY=($(compgen -c -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -c -- "$cur")
 	else
 		_unwprof_files
 	fi
@@ -139,7 +144,6 @@ _unwprof()
 	else
 		[[ $prev == --*=* ]] && prev=${prev%%=*}
 	fi
-	[[ ${COMP_WORDS[COMP_CWORD]} == = ]] && prev=${COMP_WORDS[COMP_CWORD - 1]}
 
 	# The command is the first word that is not an option.
 	for ((i = 1; i < COMP_CWORD; i++)); do
@@ -152,16 +156,16 @@ _unwprof()
 
 	if [[ -z $cmd ]]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '-v --verbose -? --help --usage -V --version' -- "$cur"))
+			_unwprof_reply '-v --verbose -? --help --usage -V --version'
 		else
-			COMPREPLY=($(compgen -W "$_unwprof_commands" -- "$cur"))
+			_unwprof_reply "$_unwprof_commands"
 		fi
 		return 0
 	fi
 
 	if [[ $cmd == help ]]; then
 		((COMP_CWORD == i + 1)) &&
-			COMPREPLY=($(compgen -W "${_unwprof_commands% help}" -- "$cur"))
+			_unwprof_reply "${_unwprof_commands% help}"
 		return 0
 	fi
 
@@ -186,7 +190,7 @@ _unwprof()
 	_unwprof_value "$prev" "$cmd" && return 0
 
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$(_unwprof_options "$cmd")" -- "$cur"))
+		_unwprof_reply "$(_unwprof_options "$cmd")"
 		return 0
 	fi
 	case $cmd in

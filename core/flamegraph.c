@@ -16,14 +16,14 @@
 #include "flamegraph.h"
 #include "profile.h"
 
-#define FG_WIDTH 1200	    /* of the image, in pixels */
-#define FG_PAD 10	    /* left and right margins */
-#define FG_FRAME_H 16	    /* one level of the stack */
-#define FG_TOP 50	    /* title, subtitle and buttons */
-#define FG_BOTTOM 30	    /* the details line */
-#define FG_CHAR_W 7.2	    /* of the 12px monospace font, to elide names */
-#define FG_MIN_W 0.1	    /* frames narrower than this are left out */
-#define FG_ALL UINT32_MAX   /* name of the root frame */
+#define FG_WIDTH 1200	      /* of the image, in pixels */
+#define FG_PAD 10	      /* left and right margins */
+#define FG_FRAME_H 16	      /* one level of the stack */
+#define FG_TOP 50	      /* title, subtitle and buttons */
+#define FG_BOTTOM 30	      /* the details line */
+#define FG_CHAR_W 7.2	      /* of the 12px monospace font, to elide names */
+#define FG_MIN_W 0.1	      /* frames narrower than this are left out */
+#define FG_ALL UINT32_MAX     /* name of the root frame */
 #define FG_MAX_FRAMES 1000000 /* per sample, a bound against corrupt input */
 
 enum fg_kind {
@@ -512,7 +512,8 @@ static void flamegraph__put_frame(const struct flamegraph *fg, FILE *f, const st
 	const char *name = fr->name == FG_ALL ? "all" : fg->names[fr->name].name;
 	enum fg_kind kind = fr->name == FG_ALL ? FG_ROOT : fg->names[fr->name].kind;
 	double w = frame_width(fg, fr);
-	double x = FG_PAD + (fg->total ? (double)(FG_WIDTH - 2 * FG_PAD) * fr->start / fg->total : 0);
+	double x =
+		FG_PAD + (fg->total ? (double)(FG_WIDTH - 2 * FG_PAD) * fr->start / fg->total : 0);
 	int y = svg_height(fg) - FG_BOTTOM - (int)(fr->depth + 1) * FG_FRAME_H;
 
 	fprintf(f, "<g class=\"f %s\" data-x=\"%" PRIu64 "\" data-c=\"%" PRIu64 "\"><title>",
@@ -717,7 +718,8 @@ static void flamegraph__put_header(const struct flamegraph *fg, FILE *f)
 	put_text(f, opts->title ? opts->title : "Flame Graph");
 	fprintf(f, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"42\">", FG_WIDTH / 2);
 	put_text(f, opts->subtitle);
-	fprintf(f, "</text>\n<text id=\"reset\" class=\"hidden\" x=\"%d\" y=\"24\">Reset Zoom</text>\n",
+	fprintf(f,
+		"</text>\n<text id=\"reset\" class=\"hidden\" x=\"%d\" y=\"24\">Reset Zoom</text>\n",
 		FG_PAD);
 	fprintf(f, "<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n", FG_WIDTH - FG_PAD);
 	fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", FG_PAD, h - 10);

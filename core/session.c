@@ -83,6 +83,7 @@ struct session {
 	int *pe_fds;
 	struct bpf_link **pe_links;
 	struct bpf_link *tp_links[4];
+	bool tail_calls; /* sample_tc and walk_tc instead of sample */
 	struct ring_buffer *rb;
 
 	struct shards *shards;
@@ -190,11 +191,38 @@ static int check_kernel(void)
 		pr_err("/sys/kernel/btf/vmlinux: the kernel has no BTF (needs CONFIG_DEBUG_INFO_BTF=y)");
 		return -ENOTSUP;
 	}
-	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) <= 0) {
-		pr_err("the kernel lacks the bpf_loop helper (Linux 5.17 or later is needed)");
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL) <= 0) {
+		pr_err("the kernel lacks the bpf_task_pt_regs helper (Linux 5.15 or later is needed)");
 		return -ENOTSUP;
 	}
 	return 0;
+}
+
+static bool have_helper(enum bpf_func_id id)
+{
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, id, NULL) > 0;
+}
+
+/*
+ * Chooses the programs the kernel can run: the walk in one program with
+ * bpf_loop (5.17+), else in tail calls of ~16 frames. UNWPROF_BPF_TAIL_CALLS=1
+ * forces the latter, to test it on a recent kernel.
+ */
+static void session__choose_programs(struct session *s)
+{
+	const char *force = getenv("UNWPROF_BPF_TAIL_CALLS");
+	struct unwind_bpf *k = s->skel;
+	bool find_vma = have_helper(BPF_FUNC_find_vma);
+
+	s->tail_calls = (force && *force == '1') || !have_helper(BPF_FUNC_loop);
+	bpf_program__set_autoload(k->progs.sample, !s->tail_calls);
+	bpf_program__set_autoload(k->progs.sample_tc, s->tail_calls);
+	bpf_program__set_autoload(k->progs.walk_tc, s->tail_calls);
+	bpf_program__set_autoload(k->progs.on_sys_exit, find_vma);
+	k->rodata->cfg.tail_calls = s->tail_calls;
+	k->rodata->cfg.have_find_vma = find_vma;
+	if (s->tail_calls)
+		pr_info("walking stacks with tail calls (no bpf_loop)");
 }
 
 struct session *session__new(const struct session_opts *opts)
@@ -589,6 +617,7 @@ int session__load(struct session *s)
 	int err;
 
 	session__size_maps(s);
+	session__choose_programs(s);
 	err = unwind_bpf__load(s->skel);
 	if (err) {
 		pr_err("cannot load the BPF programs: %s%s", strerror(-err),
@@ -596,6 +625,16 @@ int session__load(struct session *s)
 		return err;
 	}
 	s->loaded = true;
+	if (s->tail_calls) {
+		uint32_t key = 0;
+		int fd = bpf_program__fd(s->skel->progs.walk_tc);
+
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.walkers), &key, &fd, BPF_ANY)) {
+			err = -errno;
+			pr_err("cannot set up the stack walker: %s", strerror(-err));
+			return err;
+		}
+	}
 	s->rows_len = s->nr_shards * UNW_SHARD_ROWS * sizeof(struct unw_row);
 	s->rows = mmap(NULL, s->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       bpf_map__fd(s->skel->maps.rows), 0);
@@ -668,7 +707,8 @@ static int session__attach_cpu(struct session *s, int cpu)
 		return err;
 	}
 	s->pe_fds[cpu] = fd;
-	s->pe_links[cpu] = bpf_program__attach_perf_event(s->skel->progs.sample, fd);
+	s->pe_links[cpu] = bpf_program__attach_perf_event(
+		s->tail_calls ? s->skel->progs.sample_tc : s->skel->progs.sample, fd);
 	if (!s->pe_links[cpu]) {
 		err = -errno;
 		pr_err("cannot attach the sampler on CPU %d: %s", cpu, strerror(-err));
@@ -693,6 +733,8 @@ int session__attach(struct session *s)
 			return err;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(tps); i++) {
+		if (!bpf_program__autoload(tps[i]))
+			continue;
 		s->tp_links[i] = bpf_program__attach(tps[i]);
 		if (!s->tp_links[i]) {
 			err = -errno;

@@ -51,7 +51,8 @@ LIBC_UNKNOWN = r"\[libc\.so\.6\+0x[0-9a-f]+\]"
 START = (r"_start;__libc_start_main(?:_impl|_alias_[12])?(?:@@?GLIBC_[0-9.]+)?;"
          r"(?:__libc_start_call_main|" + LIBC_UNKNOWN + ")")
 # glibc 2.36: clone3 runs start_thread, which calls the thread's routine.
-THREAD = r"(?:__clone3|clone3);(?:start_thread|" + LIBC_UNKNOWN + ")"
+# Neither is exported: without libc's debug symbols both are offsets.
+THREAD = r"(?:__clone3|clone3|" + LIBC_UNKNOWN + ");(?:start_thread|" + LIBC_UNKNOWN + ")"
 
 
 def fail(msg):

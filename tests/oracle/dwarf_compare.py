@@ -13,7 +13,7 @@ count only where no .eh_frame FDE describes the address (unwprof prefers
 FDEs must be an `end` row.
 
 Exit status: 0 when every supported rule agrees, 1 on a disagreement, 2 when a
-tool fails, 77 (skip) when FILE does not exist.
+tool fails, 77 (skip) when FILE does not exist or is not x86_64.
 """
 
 import argparse

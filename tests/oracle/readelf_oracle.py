@@ -9,10 +9,12 @@ for the last address of every FDE, the unwprof row governing that address must
 give the same CFA rule, the same rbp rule and the same return-address rule.
 CFA and register expressions (readelf prints `exp`) are decoded from the raw
 `readelf --debug-dump=frames` output and must match the PLT, dereference or
-unsupported rule of unwprof. Every gap between FDEs must be an `end` row.
+unsupported rule of unwprof. Every gap between FDEs must be an `end` row, and no
+unwprof rule may start outside all FDEs. Rows must be sorted and not repeat.
 
 Exit status: 0 when every supported rule agrees, 1 on a disagreement or a
-broken table invariant, 2 when a tool fails, 77 (skip) when FILE does not exist.
+broken table invariant, 2 when a tool fails, 77 (skip) when FILE does not exist or
+is not x86_64.
 """
 
 import argparse

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Checks the file of `unwprof record --stats-json FILE`.
+
+  check_stats.py JSON [--summary STDERR] [--min-walked PERCENT]
+
+Schema 1: every key with its type; shares whose percent is their count over
+the samples; every sample not walked to the bottom is accounted for as
+truncated or by an error reason; bytes_loaded is rows_loaded 16-byte rows;
+bpf_ns_per_sample is a number when kernel.bpf_stats_enabled is 1, else null.
+--summary: the numbers equal those of the summary record printed on stderr.
+--min-walked: at least PERCENT of the samples walked to the bottom.
+
+Exit status: 0 when every check holds, 1 otherwise (each failure on stderr).
+"""
+import argparse
+import json
+import re
+import sys
+
+ROW_BYTES = 16
+SHARES = ("walked", "frame_pointer", "truncated")
+COUNTS = ("samples", "lost", "processes", "rows_loaded", "bytes_loaded", "rows_unplaced",
+          "frequency_hz")
+# Summary lines: label, then the JSON value it shows.
+SUMMARY = {
+    "samples": lambda s: s["samples"],
+    "walked to the bottom": lambda s: s["walked"]["count"],
+    "with frame pointers": lambda s: s["frame_pointer"]["count"],
+    "truncated": lambda s: s["truncated"]["count"],
+    "lost": lambda s: s["lost"],
+    "errors": lambda s: sum(s["errors"].values()),
+    "processes": lambda s: s["processes"],
+    "unwind rows loaded": lambda s: s["rows_loaded"],
+}
+
+failures = 0
+
+
+def check(cond, msg):
+    global failures
+    if not cond:
+        failures += 1
+        print("FAIL: " + msg, file=sys.stderr)
+    return cond
+
+
+def is_count(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def check_types(s):
+    check(s.get("schema") == 1, f"schema is {s.get('schema')!r}, expected 1")
+    check(is_number(s.get("duration_s")) and s["duration_s"] > 0,
+          f"duration_s is {s.get('duration_s')!r}, expected a positive number")
+    for key in COUNTS:
+        check(is_count(s.get(key)), f"{key} is {s.get(key)!r}, expected a count")
+    for key in SHARES:
+        v = s.get(key)
+        if check(isinstance(v, dict) and set(v) == {"count", "percent"},
+                 f"{key} is {v!r}, expected {{count, percent}}"):
+            check(is_count(v["count"]) and is_number(v["percent"]),
+                  f"{key} is {v!r}, expected a count and a number")
+    errors = s.get("errors")
+    if check(isinstance(errors, dict) and errors, f"errors is {errors!r}, expected reasons"):
+        for k, v in errors.items():
+            check(re.fullmatch(r"[a-z][a-z-]*", k) and is_count(v),
+                  f"errors: {k!r}: {v!r}, expected a reason and a count")
+    v = s.get("bpf_ns_per_sample", "missing")
+    try:
+        with open("/proc/sys/kernel/bpf_stats_enabled") as f:
+            enabled = f.read().strip() == "1"
+    except OSError:
+        enabled = False
+    if enabled:
+        check(is_number(v) and v > 0,
+              f"bpf_ns_per_sample is {v!r} with kernel.bpf_stats_enabled=1, expected ns")
+    else:
+        check(v is None, f"bpf_ns_per_sample is {v!r} without BPF stats, expected null")
+
+
+def check_sums(s):
+    n = s["samples"]
+    check(n > 0, "no samples")
+    for key in SHARES:
+        c, p = s[key]["count"], s[key]["percent"]
+        check(c <= n, f"{key}: {c} of {n} samples")
+        want = round(100.0 * c / n, 2) if n else 0
+        check(abs(p - want) < 0.006, f"{key}: percent {p}, expected {want} ({c} of {n})")
+    # A walk ends at the bottom, at the depth limit, or where an error is counted.
+    not_walked = n - s["walked"]["count"]
+    accounted = s["truncated"]["count"] + sum(s["errors"].values())
+    check(not_walked <= accounted,
+          f"{not_walked} samples not walked to the bottom, only {accounted} truncated or errors")
+    check(s["bytes_loaded"] == s["rows_loaded"] * ROW_BYTES,
+          f"bytes_loaded {s['bytes_loaded']} is not {s['rows_loaded']} rows of {ROW_BYTES}")
+
+
+def parse_summary(path):
+    with open(path) as f:
+        text = f.read()
+    values = {}
+    m = re.search(r"recorded ([0-9.]+) s", text)
+    if m:
+        values["duration"] = float(m.group(1))
+    for line in text.splitlines():
+        m = re.match(r"\s+(\S.*?)\s+(\d+)(?:\s+([0-9.]+)%)?", line)
+        if m:
+            values[m.group(1)] = (int(m.group(2)), m.group(3))
+        m = re.match(r"\s+errors\s+\d+\s+(.*)", line)
+        if m:
+            for part in m.group(1).split(", "):
+                name, count = part.rsplit(" ", 1)
+                values["error " + name] = int(count)
+    return values
+
+
+def check_summary(s, path):
+    shown = parse_summary(path)
+    if check("duration" in shown, f"{path}: no 'recorded N s' line"):
+        check(abs(shown["duration"] - s["duration_s"]) < 0.051,
+              f"duration_s {s['duration_s']}, the summary says {shown['duration']} s")
+    for label, get in SUMMARY.items():
+        if not check(label in shown, f"{path}: no '{label}' line"):
+            continue
+        check(shown[label][0] == get(s),
+              f"{label}: {shown[label][0]} in the summary, {get(s)} in the JSON")
+    for label, key in (("walked to the bottom", "walked"), ("with frame pointers", "frame_pointer"),
+                       ("truncated", "truncated")):
+        if label in shown and shown[label][1] is not None:
+            check(abs(float(shown[label][1]) - s[key]["percent"]) < 0.051,
+                  f"{label}: {shown[label][1]}% in the summary, {s[key]['percent']} in the JSON")
+    for k, v in shown.items():
+        if k.startswith("error "):
+            name = k[len("error "):]
+            check(s["errors"].get(name) == v, f"error {name}: {v} in the summary, "
+                  f"{s['errors'].get(name)} in the JSON")
+    left_out = shown.get("unwind rows left out", (0, None))[0]
+    check(left_out == s["rows_unplaced"],
+          f"rows left out: {left_out} in the summary, {s['rows_unplaced']} in the JSON")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("json")
+    ap.add_argument("--summary")
+    ap.add_argument("--min-walked", type=float)
+    args = ap.parse_args()
+    try:
+        with open(args.json) as f:
+            s = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"FAIL: {args.json}: {e}", file=sys.stderr)
+        return 1
+    if not check(isinstance(s, dict), f"{args.json}: not a JSON object"):
+        return 1
+    check_types(s)
+    if failures:
+        print(json.dumps(s, indent=2), file=sys.stderr)
+        return 1
+    check_sums(s)
+    if args.summary:
+        check_summary(s, args.summary)
+    if args.min_walked is not None:
+        check(s["walked"]["percent"] >= args.min_walked,
+              f"{s['walked']['percent']}% walked to the bottom, expected {args.min_walked}%")
+    print(f"{args.json}: {s['samples']} samples, {s['walked']['percent']}% walked, "
+          f"{failures} failure(s)", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
