@@ -2,8 +2,17 @@
 /*
  * The sampler: one perf_event program per CPU walks the user stack with the
  * DWARF-derived tables (frame pointers where there is no table), takes the
- * kernel stack and counts the pair in a hash map. Tracepoints report exec,
- * exit and the forks of targets to user space.
+ * kernel stack and counts the pair in a hash map.
+ *
+ * The walk runs in bpf_loop (sample, Linux 5.17+), or, on older kernels, in
+ * tail calls of FRAMES_PER_PROG frames (sample_tc, then walk_tc). Either way
+ * it reads the top of the user stack once into a per-CPU copy and walks from
+ * it, with a probe read only beyond it.
+ *
+ * Tracepoints follow the processes: exec (its new mappings are found in the
+ * kernel and user space is told), mmap returning an executable mapping of a
+ * known file (added to the process at once: dlopen, a new process's
+ * libraries), exit, and the forks of targets.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -222,19 +231,24 @@ static __always_inline int stack_read(struct scratch *sc, __u64 addr, __u64 *val
 
 /*
  * Copies the top of the user stack: up to UNW_STACK_COPY bytes, ending on a
- * page boundary; when that crosses the end of the stack mapping, only up to
- * the end of sp's page.
+ * page boundary, and not past the end of the main thread's stack mapping
+ * (the page holding the environment strings) when sp is in it: a read that
+ * runs into unmapped memory fails whole, and costs more than the copy.
  */
 static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 len = ((sp & ~4095ULL) + UNW_STACK_COPY) - sp;
+	__u64 end = (BPF_CORE_READ(task, mm, env_end) + 4095) & ~4095ULL;
 
 	sc->sp0 = sp;
 	sc->copy_len = 0;
+	if (sp < end && end - sp < len)
+		len = end - sp;
 	if (len > UNW_STACK_COPY)
 		len = UNW_STACK_COPY;
 	len &= UNW_STACK_COPY | (UNW_STACK_COPY - 1);
-	if (len > UNW_STACK_COPY)
+	if (len > UNW_STACK_COPY || len == 0)
 		return;
 	if (bpf_probe_read_user(sc->copy, len, (void *)sp) == 0) {
 		sc->copy_len = len;

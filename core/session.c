@@ -1113,6 +1113,12 @@ void session__free(struct session *s)
 	free(s->pe_links);
 	free(s->pe_fds);
 	ring_buffer__free(s->rb);
+	/* walk_tc and the program array hold each other: break the cycle. */
+	if (s->tail_calls && s->loaded) {
+		uint32_t key = 0;
+
+		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.walkers), &key);
+	}
 	if (s->rows)
 		munmap(s->rows, s->rows_len);
 	unwind_bpf__destroy(s->skel);
