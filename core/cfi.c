@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cfi.h"
+#include "leb128.h"
 #include "log.h"
 
 /* Call-frame instructions (DWARF 5 section 6.4.2, plus the GNU and vendor ones). */
@@ -93,52 +94,6 @@ static inline uint64_t get64(const uint8_t *p)
 
 	memcpy(&v, p, sizeof(v));
 	return v;
-}
-
-static inline int read_uleb(const uint8_t **pp, const uint8_t *end, uint64_t *val)
-{
-	const uint8_t *p = *pp;
-	uint64_t v = 0;
-	unsigned int shift = 0;
-
-	while (p < end) {
-		uint8_t b = *p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*pp = p;
-			*val = v;
-			return 0;
-		}
-		if (shift < 64)
-			shift += 7;
-	}
-	return -EINVAL;
-}
-
-static inline int read_sleb(const uint8_t **pp, const uint8_t *end, int64_t *val)
-{
-	const uint8_t *p = *pp;
-	uint64_t v = 0;
-	unsigned int shift = 0;
-
-	while (p < end) {
-		uint8_t b = *p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (shift < 64)
-			shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			*pp = p;
-			*val = (int64_t)v;
-			return 0;
-		}
-	}
-	return -EINVAL;
 }
 
 /* Reads an unsigned value of the size given by the low bits of enc. */

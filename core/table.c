@@ -26,6 +26,7 @@
 
 #include "cfi.h"
 #include "elf.h"
+#include "leb128.h"
 #include "log.h"
 #include "table.h"
 
@@ -95,52 +96,6 @@ static bool fits_s16(int64_t v)
 	return v >= INT16_MIN && v <= INT16_MAX;
 }
 
-static int expr_uleb(const uint8_t **pp, const uint8_t *end, uint64_t *val)
-{
-	const uint8_t *p = *pp;
-	uint64_t v = 0;
-	unsigned int shift = 0;
-
-	while (p < end) {
-		uint8_t b = *p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*pp = p;
-			*val = v;
-			return 0;
-		}
-		if (shift < 64)
-			shift += 7;
-	}
-	return -EINVAL;
-}
-
-static int expr_sleb(const uint8_t **pp, const uint8_t *end, int64_t *val)
-{
-	const uint8_t *p = *pp;
-	uint64_t v = 0;
-	unsigned int shift = 0;
-
-	while (p < end) {
-		uint8_t b = *p++;
-
-		if (shift < 64) {
-			v |= (uint64_t)(b & 0x7f) << shift;
-			shift += 7;
-		}
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			*pp = p;
-			*val = (int64_t)v;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 /* DW_OP_bregN / DW_OP_bregx: register and offset. */
 static int expr_breg(const uint8_t **pp, const uint8_t *end, uint64_t *reg, int64_t *off)
 {
@@ -152,9 +107,9 @@ static int expr_breg(const uint8_t **pp, const uint8_t *end, uint64_t *reg, int6
 	op = *p++;
 	if (op >= DW_OP_breg0 && op <= DW_OP_breg31)
 		*reg = op - DW_OP_breg0;
-	else if (op != DW_OP_bregx || expr_uleb(&p, end, reg))
+	else if (op != DW_OP_bregx || read_uleb(&p, end, reg))
 		return -EINVAL;
-	if (expr_sleb(&p, end, off))
+	if (read_sleb(&p, end, off))
 		return -EINVAL;
 	*pp = p;
 	return 0;
@@ -190,13 +145,13 @@ static int expr_const(const uint8_t **pp, const uint8_t *end, int64_t *val)
 		n = 4;
 		break;
 	case DW_OP_constu:
-		if (expr_uleb(&p, end, &u))
+		if (read_uleb(&p, end, &u))
 			return -EINVAL;
 		*val = (int64_t)u;
 		*pp = p;
 		return 0;
 	case DW_OP_consts:
-		if (expr_sleb(&p, end, val))
+		if (read_sleb(&p, end, val))
 			return -EINVAL;
 		*pp = p;
 		return 0;
@@ -271,7 +226,7 @@ static enum unw_reason cfa_expr(const struct builder *b, const uint8_t *p, uint3
 		return UNW_R_CFA_EXPRESSION;
 	if (p < end && *p == DW_OP_plus_uconst) {
 		p++;
-		if (expr_uleb(&p, end, &u) || u > INT64_MAX)
+		if (read_uleb(&p, end, &u) || u > INT64_MAX)
 			return UNW_R_CFA_EXPRESSION;
 		m = (int64_t)u;
 	} else if (p < end) {

@@ -15,58 +15,8 @@
 #include "core/elf.h"
 #include "core/log.h"
 #include "core/table.h"
+#include "cfi_builder.h"
 #include "test.h"
-
-#define SEC_ADDR 0x200000
-
-/* ---- building sections ---- */
-
-struct sec {
-	uint8_t d[4096];
-	size_t n;
-};
-
-static void put(struct sec *s, const void *p, size_t len)
-{
-	if (s->n + len > sizeof(s->d)) {
-		fprintf(stderr, "test section overflow\n");
-		return;
-	}
-	memcpy(s->d + s->n, p, len);
-	s->n += len;
-}
-
-static void put8(struct sec *s, uint8_t v)
-{
-	put(s, &v, 1);
-}
-
-static void put32(struct sec *s, uint32_t v)
-{
-	put(s, &v, 4);
-}
-
-static void put64(struct sec *s, uint64_t v)
-{
-	put(s, &v, 8);
-}
-
-static size_t entry_begin(struct sec *s)
-{
-	size_t at = s->n;
-
-	put32(s, 0);
-	return at;
-}
-
-static void entry_end(struct sec *s, size_t at)
-{
-	uint32_t len = (uint32_t)(s->n - at - 4);
-
-	memcpy(s->d + at, &len, 4);
-}
-
-#define BYTES(...) (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ })
 
 struct fde_spec {
 	uint64_t lo;
@@ -86,7 +36,7 @@ struct fde_spec {
  */
 static void cie(struct sec *s, bool eh, int machine)
 {
-	size_t at = entry_begin(s);
+	size_t at = entry_begin(s, false);
 
 	put32(s, eh ? 0 : 0xffffffff);
 	put8(s, 1);
@@ -106,7 +56,7 @@ static void cie(struct sec *s, bool eh, int machine)
 		put(s, BYTES(0x0c, 31, 0));
 	else
 		put(s, BYTES(0x0c, 7, 8, 0x90, 1));
-	entry_end(s, at);
+	entry_end(s, at, false);
 }
 
 /* A section of one CIE (at offset 0) and the FDEs f. */
@@ -117,7 +67,7 @@ static void section_build(struct sec *s, bool eh, int machine, const struct fde_
 	memset(s, 0, sizeof(*s));
 	cie(s, eh, machine);
 	for (i = 0; i < nr; i++) {
-		at = entry_begin(s);
+		at = entry_begin(s, false);
 		if (eh) {
 			put32(s, (uint32_t)s->n);
 			put32(s, (uint32_t)(f[i].lo - (SEC_ADDR + s->n)));
@@ -129,7 +79,7 @@ static void section_build(struct sec *s, bool eh, int machine, const struct fde_
 			put64(s, f[i].len);
 		}
 		put(s, f[i].insns, f[i].n);
-		entry_end(s, at);
+		entry_end(s, at, false);
 	}
 }
 
