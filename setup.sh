@@ -21,7 +21,7 @@ PACKAGES=(
 	libbpf-dev libelf-dev libdwarf-dev zlib1g-dev libc6-dev
 	binutils python3 gdb
 	libprotobuf-c-dev protobuf-c-compiler golang-go
-	scdoc bash-completion zsh fish chromium
+	scdoc bash-completion zsh fish chromium valgrind
 )
 
 install_missing() {
