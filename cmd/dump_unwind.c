@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "../core/common.h"
@@ -366,45 +367,89 @@ static void print_header(int width)
 	printf("%-*s %-*s%-*sRA\n", width + 2, "PC", CFA_COL, "CFA", FP_COL, "FP");
 }
 
-static void print_row(struct rule_cache *rc, const struct unwind_table *t, const struct unw_row *r,
-		      int width)
+/*
+ * The rows are most of the output (35 MB for libLLVM): they are formatted
+ * straight into one large buffer written with write(2), so no byte is copied
+ * again through stdio.
+ */
+struct row_out {
+	char *buf;
+	size_t len;
+	int fd;
+	int err;
+};
+
+#define ROW_OUT_SIZE (1 << 20)
+#define ROW_LINE_MAX (32 + 4 * RULE_STR_MAX)
+
+static void row_out__flush(struct row_out *o)
 {
-	char line[32 + 4 * RULE_STR_MAX], *p;
+	size_t done = 0;
+
+	while (done < o->len && !o->err) {
+		ssize_t n = write(o->fd, o->buf + done, o->len - done);
+
+		if (n < 0 && errno != EINTR)
+			o->err = -errno;
+		else if (n > 0)
+			done += n;
+	}
+	o->len = 0;
+}
+
+static void print_row(struct row_out *o, struct rule_cache *rc, const struct unwind_table *t,
+		      const struct unw_row *r, int width)
+{
+	char *line, *p;
 	const char *tail;
 	int len;
 
+	if (ROW_OUT_SIZE - o->len < ROW_LINE_MAX)
+		row_out__flush(o);
+	line = o->buf + o->len;
 	p = fmt_hex(line, unwind_table__pc(t, r), width);
 	*p++ = ' ';
 	if (row_is_end(r)) {
 		memcpy(p, "end\n", 4);
-		p += 4;
-		fwrite_unlocked(line, 1, p - line, stdout);
+		o->len += p + 4 - line;
 		return;
 	}
 	tail = rule_cache__get(rc, r, t->machine, p, &len);
 	if (tail != p)
 		memcpy(p, tail, len);
-	/* Single-threaded: no stdio lock per row. */
-	fwrite_unlocked(line, 1, (p - line) + len, stdout);
+	o->len += p + len - line;
 }
 
-static int print_rows(const struct unwind_table *t)
+/* The header, then rows [first, first + nr) of t. */
+static int print_rows(const struct unwind_table *t, size_t first, size_t nr)
 {
+	struct row_out o = { .fd = fileno(stdout) };
 	struct rule_cache *rc;
 	int width = pc_width(t);
+	int err = 0;
 
 	rc = rule_cache__new(format_rule_text);
-	if (!rc)
-		return -ENOMEM;
-	print_header(width);
-	for (size_t i = 0; i < t->nr_rows; i++) {
-		print_row(rc, t, &t->rows[i], width);
-		/* Stop early when the output is gone (a full disk); the error is reported later. */
-		if ((i & 4095) == 4095 && ferror(stdout))
-			break;
+	o.buf = malloc(ROW_OUT_SIZE);
+	if (!rc || !o.buf) {
+		err = -ENOMEM;
+		goto cleanup;
 	}
+	print_header(width);
+	/* What stdio holds must come out before the rows written around it. */
+	if (fflush(stdout) != 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	for (size_t i = first; i < first + nr && !o.err; i++)
+		print_row(&o, rc, t, &t->rows[i], width);
+	row_out__flush(&o);
+	err = o.err;
+	if (err)
+		pr_err("cannot write the output to stdout: %s", strerror(-err));
+cleanup:
+	free(o.buf);
 	rule_cache__free(rc);
-	return 0;
+	return err;
 }
 
 static void build_id_hex(const struct elf_file *elf, char *hex)
@@ -481,7 +526,7 @@ static int print_text(const struct dump_ctx *c)
 	int err;
 
 	if (!c->args->summary) {
-		err = print_rows(c->table);
+		err = print_rows(c->table, 0, c->table->nr_rows);
 		if (err)
 			return err;
 		printf("\n");
@@ -493,20 +538,12 @@ static int print_text(const struct dump_ctx *c)
 static int print_pc_text(const struct dump_ctx *c)
 {
 	const struct unw_row *r = unwind_table__lookup(c->table, c->args->pc);
-	struct rule_cache *rc;
-	int width = pc_width(c->table);
 
 	if (!r || row_is_end(r)) {
 		printf("0x%" PRIx64 ": no unwind info\n", c->args->pc);
 		return 0;
 	}
-	rc = rule_cache__new(format_rule_text);
-	if (!rc)
-		return -ENOMEM;
-	print_header(width);
-	print_row(rc, c->table, r, width);
-	rule_cache__free(rc);
-	return 0;
+	return print_rows(c->table, r - c->table->rows, 1);
 }
 
 /* ---- JSON output ---- */

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cfi.h"
 #include "elf.h"
@@ -371,6 +372,81 @@ static bool same_rules(const struct unw_row *a, const struct unw_row *b)
 	return !memcmp(&a->cfa_off, &b->cfa_off, sizeof(*a) - sizeof(a->pc));
 }
 
+/*
+ * Rows of a large table get a mapping of their own with transparent huge
+ * pages: first touching 15 MB of rows page by page costs more than parsing
+ * the CFI that fills them.
+ */
+#define ROWS_HUGE (2u << 20)
+
+static struct unw_row *rows_alloc(size_t cap, size_t *mapped)
+{
+	size_t bytes = cap * sizeof(struct unw_row);
+	void *p;
+
+	*mapped = 0;
+	if (bytes < ROWS_HUGE)
+		return malloc(bytes);
+	bytes = (bytes + ROWS_HUGE - 1) & ~(size_t)(ROWS_HUGE - 1);
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, bytes, MADV_HUGEPAGE);
+	*mapped = bytes;
+	return p;
+}
+
+static void rows_free(struct unw_row *rows, size_t mapped)
+{
+	if (mapped)
+		munmap(rows, mapped);
+	else
+		free(rows);
+}
+
+/* Grows t's rows to cap, keeping nr_rows of them. */
+static int rows_grow(struct unwind_table *t, size_t cap)
+{
+	struct unw_row *rows;
+	size_t mapped;
+
+	if (!t->rows_mapped && cap * sizeof(*rows) < ROWS_HUGE) {
+		rows = realloc(t->rows, cap * sizeof(*rows));
+		if (!rows)
+			return -ENOMEM;
+		t->rows = rows;
+		return 0;
+	}
+	rows = rows_alloc(cap, &mapped);
+	if (!rows)
+		return -ENOMEM;
+	memcpy(rows, t->rows, t->nr_rows * sizeof(*rows));
+	rows_free(t->rows, t->rows_mapped);
+	t->rows = rows;
+	t->rows_mapped = mapped;
+	return 0;
+}
+
+/* Gives back what the estimate reserved beyond the rows. */
+static void rows_trim(struct unwind_table *t)
+{
+	size_t used = (t->nr_rows + 1) * sizeof(*t->rows);
+	struct unw_row *rows;
+
+	if (t->rows_mapped) {
+		size_t keep = (used + 4095) & ~(size_t)4095;
+
+		if (keep < t->rows_mapped) {
+			munmap((char *)t->rows + keep, t->rows_mapped - keep);
+			t->rows_mapped = keep;
+		}
+		return;
+	}
+	rows = realloc(t->rows, used);
+	if (rows)
+		t->rows = rows;
+}
+
 static int builder_push(struct builder *b, const struct unw_row *r)
 {
 	struct unwind_table *t = b->t;
@@ -382,11 +458,9 @@ static int builder_push(struct builder *b, const struct unw_row *r)
 		return 0;
 	if (t->nr_rows == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 1024;
-		struct unw_row *rows = realloc(t->rows, cap * sizeof(*rows));
 
-		if (!rows)
+		if (rows_grow(t, cap))
 			return -ENOMEM;
-		t->rows = rows;
 		b->cap = cap;
 	}
 	t->rows[t->nr_rows++] = *r;
@@ -723,7 +797,7 @@ static int table_fill(struct builder *b, struct cfi **cfis, size_t nr,
 	}
 	b->base = b->t->base = cov.v[0].lo;
 	b->cap = rows_estimate(&cov);
-	b->t->rows = malloc(b->cap * sizeof(*b->t->rows));
+	b->t->rows = rows_alloc(b->cap, &b->t->rows_mapped);
 	if (!b->t->rows) {
 		err = -ENOMEM;
 		goto cleanup;
@@ -731,12 +805,8 @@ static int table_fill(struct builder *b, struct cfi **cfis, size_t nr,
 	err = builder_run(b, &cov);
 	if (!err)
 		table_finish(b->t);
-	if (!err && b->t->nr_rows < b->cap) {
-		struct unw_row *rows = realloc(b->t->rows, (b->t->nr_rows + 1) * sizeof(*rows));
-
-		if (rows)
-			b->t->rows = rows;
-	}
+	if (!err && b->t->nr_rows < b->cap)
+		rows_trim(b->t);
 cleanup:
 	free(cov.v);
 	free(add.v);
@@ -884,7 +954,7 @@ void unwind_table__free(struct unwind_table *t)
 {
 	if (!t)
 		return;
-	free(t->rows);
+	rows_free(t->rows, t->rows_mapped);
 	free(t);
 }
 
