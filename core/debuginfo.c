@@ -9,23 +9,28 @@
  * rows.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "debuginfo.h"
 #include "elf.h"
 #include "log.h"
+#include "procfs.h"
 
 #define DEBUGINFO_DEFAULT_DIR "/usr/lib/debug"
 
 struct debuginfo_search {
 	const struct elf_file *elf;
 	const char *root; /* "" when none */
+	int root_fd;	  /* >= 0: paths are resolved inside it, root is "" */
+	const char *path; /* elf's path inside the root */
 	const char *debug_dir;
 	struct stat self; /* the file itself, never its own debug file */
 	bool have_self;
@@ -50,27 +55,55 @@ static bool same_file(const struct debuginfo_search *s, const struct stat *st)
 	return s->have_self && st->st_dev == s->self.st_dev && st->st_ino == s->self.st_ino;
 }
 
+/* path (already under the root) opened with flags, inside root_fd when there is one. */
+static int open_candidate(const struct debuginfo_search *s, const char *path, int flags)
+{
+	int fd;
+
+	if (s->root_fd >= 0)
+		return procfs__open_in_root(s->root_fd, path, flags);
+	fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The ELF file at path, opened as a regular file that is not elf itself; NULL otherwise. */
+static struct elf_file *open_regular(const struct debuginfo_search *s, const char *path)
+{
+	struct elf_file *debug = NULL;
+	char fd_path[64];
+	struct stat st;
+	int fd;
+
+	fd = open_candidate(s, path, s->root_fd >= 0 ? O_RDONLY : O_PATH);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !same_file(s, &st)) {
+		/* Through the fd: what was checked is what is read. */
+		if (s->root_fd >= 0)
+			procfs__fd_path(fd, fd_path, sizeof(fd_path));
+		debug = elf_file__open_flags(s->root_fd >= 0 ? fd_path : path, ELF_OPEN_QUIET);
+		if (!debug)
+			pr_debug("%s: debug file candidate %s is not a readable ELF file", s->path,
+				 path);
+	}
+	close(fd);
+	return debug;
+}
+
 /* Opens path (already under the root) when it exists and matches; NULL otherwise. */
 static struct elf_file *try_candidate(const struct debuginfo_search *s, const char *path)
 {
-	struct elf_file *debug;
-	struct stat st;
+	struct elf_file *debug = open_regular(s, path);
 
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || same_file(s, &st))
+	if (!debug)
 		return NULL;
-	debug = elf_file__open_flags(path, ELF_OPEN_QUIET);
-	if (!debug) {
-		pr_debug("%s: debug file candidate %s is not a readable ELF file",
-			 elf_file__path(s->elf), path);
-		return NULL;
-	}
 	if (!elf_file__debug_matches(s->elf, debug)) {
-		pr_debug("%s: debug file candidate %s does not match (build ID or CRC)",
-			 elf_file__path(s->elf), path);
+		pr_debug("%s: debug file candidate %s does not match (build ID or CRC)", s->path,
+			 path);
 		elf_file__free(debug);
 		return NULL;
 	}
-	pr_debug("%s: debug file %s", elf_file__path(s->elf), path);
+	pr_debug("%s: debug file %s", s->path, path);
 	return debug;
 }
 
@@ -106,7 +139,7 @@ static struct elf_file *find_by_debuglink(const struct debuginfo_search *s)
 	if (!link)
 		return NULL;
 	/* The directory of the file with its trailing slash; "" for a bare file name. */
-	inner = inner_path(elf_file__path(s->elf), s->root);
+	inner = s->path;
 	slash = strrchr(inner, '/');
 	n = snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - inner + 1) : 0, inner);
 	if (n < 0 || (size_t)n >= sizeof(dir))
@@ -135,24 +168,39 @@ struct elf_file *debuginfo__find(const struct elf_file *elf, const struct debugi
 	struct debuginfo_search s = {
 		.elf = elf,
 		.root = opts && opts->root ? opts->root : "",
+		.root_fd = -1,
 		.debug_dir = opts && opts->debug_dir ? opts->debug_dir : DEBUGINFO_DEFAULT_DIR,
 	};
-	struct elf_file *debug;
+	struct elf_file *debug = NULL;
 	size_t root_len = strlen(s.root);
 	char root_buf[PATH_MAX], self[PATH_MAX];
-	int n;
+	int n, fd;
 
+	if (opts && opts->pid > 0) {
+		s.root = "";
+		root_len = 0;
+		s.root_fd = procfs__open_root(opts->pid);
+		if (s.root_fd < 0)
+			goto cleanup;
+	}
 	/* "/" and "/x/" as root mean the same as "" and "/x". */
 	if (root_len && s.root[root_len - 1] == '/') {
 		snprintf(root_buf, sizeof(root_buf), "%.*s", (int)root_len - 1, s.root);
 		s.root = root_buf;
 	}
-	n = snprintf(self, sizeof(self), "%s%s", s.root, inner_path(elf_file__path(elf), s.root));
-	s.have_self = n > 0 && (size_t)n < sizeof(self) && stat(self, &s.self) == 0;
+	s.path = opts && opts->path ? opts->path : inner_path(elf_file__path(elf), s.root);
+	n = snprintf(self, sizeof(self), "%s%s", s.root, s.path);
+	fd = n > 0 && (size_t)n < sizeof(self) ? open_candidate(&s, self, O_PATH) : -ENAMETOOLONG;
+	s.have_self = fd >= 0 && fstat(fd, &s.self) == 0;
+	if (fd >= 0)
+		close(fd);
 
 	debug = find_by_build_id(&s);
 	if (!debug)
 		debug = find_by_debuglink(&s);
+cleanup:
+	if (s.root_fd >= 0)
+		close(s.root_fd);
 	if (!debug)
 		errno = ENOENT;
 	return debug;

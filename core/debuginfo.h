@@ -8,11 +8,26 @@
 #ifndef UNWPROF_DEBUGINFO_H
 #define UNWPROF_DEBUGINFO_H
 
+#include <sys/types.h>
+
 struct elf_file;
 
 struct debuginfo_opts {
-	const char *root; /* prefix for every path looked up, e.g. /proc/PID/root; NULL for / */
+	/*
+	 * A trusted directory of the host prefixed to every path looked up;
+	 * NULL for /. Symlinks below it are followed from the host's root: for
+	 * the files of a process, set pid instead.
+	 */
+	const char *root;
 	const char *debug_dir; /* default /usr/lib/debug */
+	/*
+	 * > 0: look up under /proc/PID/root, every path resolved inside that
+	 * root (procfs__open_in_root), so the process cannot point a lookup at
+	 * a host file; root is then ignored. Found files are named
+	 * /proc/self/fd/N.
+	 */
+	pid_t pid;
+	const char *path; /* elf's path inside the root; NULL: elf_file__path(elf) */
 };
 
 /*

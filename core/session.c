@@ -3,13 +3,32 @@
  * The BPF profiling session: sizes and loads the unwinder, uploads unwind
  * tables and process info, attaches the sampling perf events and the process
  * tracepoints, follows the events BPF sends, and drains the in-kernel counts.
+ * The files and tables themselves come from core/tables.c, the same code
+ * `unwprof shards` packs, so the two cannot disagree.
  *
- * Map sizes cannot change after load, so session__load() first reads the
- * mappings of the -p targets and builds their tables: the row map gets their
- * shards plus a quarter more (at least 2) for libraries loaded later, and at
- * least 32 shards (32 MiB) system-wide; opts.max_shards caps it (default 256,
- * 256 MiB). What does not fit is reported as rows_unplaced and walked with
- * frame pointers.
+ * Sizing the row map. Map sizes cannot change after load, and the row map
+ * (an mmapable array, 1 MiB per shard of 65536 rows) is allocated whole, in
+ * kernel memory that is neither swapped nor shared, when it is created. So:
+ *
+ *  - -p and a launched command: session__load() first reads the mappings of
+ *    the targets and builds their tables, then takes their shards plus a
+ *    quarter (at least 2) for what they load later (dlopen, exec).
+ *  - -a: tables are built on demand, so nothing is known at load time. The
+ *    row map gets 64 shards (64 MiB), or the cap when it is lower. Measured
+ *    here: GCC 12's cc1 and cc1plus take 8 shards each, LLVM 14's library
+ *    15, ld.bfd and libc one or less. So 64 holds a parallel build on a
+ *    2-core CI box (two compilers, the assembler, the linker, make, the
+ *    shell and their libraries) with room to spare, and the usual set of
+ *    processes of a workstation; a browser's main library alone can take
+ *    tens of shards, which is what --max-shards is for.
+ *  - the cap, --max-shards, defaults to 256 shards (256 MiB) but to no more
+ *    than 1/64 of physical memory (128 MiB on an 8 GiB box), and never to
+ *    less than 32: a one-shot profiler must not take a noticeable part of a
+ *    small machine's memory; the option is there for machines that need
+ *    more.
+ *
+ * What does not fit is walked with frame pointers and counted
+ * (rows_unplaced), with one warning for the whole run.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,49 +49,42 @@
 
 #include "common.h"
 #include "bpf/unwind.skel.h"
-#include "debuginfo.h"
-#include "elf.h"
 #include "log.h"
+#include "procfs.h"
 #include "procmaps.h"
 #include "session.h"
 #include "shards.h"
 #include "table.h"
+#include "tables.h"
 
 #define DEFAULT_MAX_SHARDS 256
+#define MIN_DEFAULT_MAX_SHARDS 32
+#define SYSTEM_WIDE_SHARDS 64
+#define SHARD_RAM_SHARE 64 /* the default cap is at most 1/64 of memory */
 #define DEFAULT_COUNTS 16384
 #define USTACK_ENTRIES 8192
 #define KSTACK_ENTRIES 8192
 #define DRAIN_INTERVAL_MS 1000
-#define MAX_SEGS 16
-
-/* An ELF file seen in some process, by device and inode. */
-struct sess_file {
-	uint32_t dev_major, dev_minor;
-	uint64_t inode;
-	struct sess_table *table; /* NULL: no usable table (not ELF, no CFI) */
-	struct elf_load_segment segs[MAX_SEGS];
-	size_t nr_segs;
-	bool in_bpf; /* in the file map */
-};
-
-/* A built table, by build ID (or content hash): shared by every file with that key. */
-struct sess_table {
-	uint8_t key[ELF_BUILD_ID_MAX + 1];
-	size_t key_len;
-	struct unwind_table *table;
-	uint32_t exec_id; /* 0 until uploaded (or when it could not be) */
-};
+/* tables_entry.exec_id of a table that will never be uploaded: frame pointers. */
+#define EXEC_ID_NONE UINT32_MAX
 
 struct sess_proc {
 	pid_t pid;
 	bool exited;
 };
 
-/* User stacks already read from the BPF map, by hash (open addressing). */
+/*
+ * User stacks already read from the BPF map, by hash (open addressing). A
+ * stack is only needed by the counts of the drain that read it, or of the
+ * next one when BPF counted it again just as it was moved here; older ones
+ * are dropped, so memory does not grow with the length of a run.
+ */
 struct ustack_cache {
 	uint64_t *keys;
 	struct unw_ustack **vals;
+	uint32_t *gens; /* the drain that last used each stack */
 	size_t cap, nr;
+	uint32_t gen; /* the current drain */
 };
 
 struct session {
@@ -92,22 +104,26 @@ struct session {
 	struct unw_row *rows; /* the row map, mmapped */
 	size_t rows_len;
 
-	struct sess_file *files;
-	size_t nr_files, cap_files;
-	struct sess_table **tables;
-	size_t nr_tables, cap_tables;
+	struct tables *tables; /* files and their tables, shared with `unwprof shards` */
 	struct sess_proc *procs;
 	size_t nr_procs, cap_procs;
 	pid_t *exits; /* exited, reported after the next drain */
 	size_t nr_exits, cap_exits;
+	pid_t *gone; /* exited: their BPF entries are deleted after this batch of events */
+	size_t nr_gone, cap_gone;
 	pid_t *dirty; /* mappings to read again after this batch of events */
 	size_t nr_dirty, cap_dirty;
 
 	struct ustack_cache ustacks;
 	bool drain_requested;
 	uint64_t last_drain_ms;
-	uint64_t lost; /* user-space side: samples that could not be resolved */
+	uint64_t lost;	       /* user-space side: samples that could not be resolved */
+	uint64_t procs_gone;   /* exited while their mappings were read */
+	uint64_t rows_dropped; /* of tables past max_execs: never placed */
 	bool procs_full_warned;
+	bool unplaced_warned;
+	bool execs_full_warned;
+	bool maps_limit_warned;
 };
 
 static const char *const error_names[UNW_E_NR] = {
@@ -225,6 +241,20 @@ static void session__choose_programs(struct session *s)
 		pr_info("walking stacks with tail calls (no bpf_loop)");
 }
 
+/* The default --max-shards: 256, but at most 1/64 of memory, and at least 32. */
+static size_t default_max_shards(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+	size_t shard = (size_t)UNW_SHARD_ROWS * sizeof(struct unw_row), n;
+
+	if (pages <= 0 || page <= 0)
+		return DEFAULT_MAX_SHARDS;
+	n = (size_t)pages / SHARD_RAM_SHARE / (shard / page);
+	if (n > DEFAULT_MAX_SHARDS)
+		return DEFAULT_MAX_SHARDS;
+	return n < MIN_DEFAULT_MAX_SHARDS ? MIN_DEFAULT_MAX_SHARDS : n;
+}
+
 struct session *session__new(const struct session_opts *opts)
 {
 	struct session *s = NULL;
@@ -244,9 +274,12 @@ struct session *session__new(const struct session_opts *opts)
 	if (!s->opts.freq)
 		s->opts.freq = 99;
 	if (!s->opts.max_shards)
-		s->opts.max_shards = DEFAULT_MAX_SHARDS;
+		s->opts.max_shards = default_max_shards();
 	if (!s->opts.count_map_entries)
 		s->opts.count_map_entries = DEFAULT_COUNTS;
+	s->tables = tables__new(&(struct tables_opts){ .no_tables = opts->fp_only });
+	if (!s->tables)
+		goto cleanup;
 	s->skel = unwind_bpf__open();
 	if (!s->skel) {
 		err = -errno;
@@ -263,143 +296,10 @@ cleanup:
 	return s;
 }
 
-/* ---- files and tables ---- */
-
-static struct sess_file *session__file_find(struct session *s, const struct procmap *m)
-{
-	for (size_t i = 0; i < s->nr_files; i++) {
-		struct sess_file *f = &s->files[i];
-
-		if (f->inode == m->inode && f->dev_major == m->dev_major &&
-		    f->dev_minor == m->dev_minor)
-			return f;
-	}
-	return NULL;
-}
-
-static struct sess_table *session__table_find(struct session *s, const uint8_t *key, size_t len)
-{
-	for (size_t i = 0; i < s->nr_tables; i++)
-		if (s->tables[i]->key_len == len && memcmp(s->tables[i]->key, key, len) == 0)
-			return s->tables[i];
-	return NULL;
-}
-
-/* The key of a file's table: its build ID, or 'H' and a hash of its contents. */
-static size_t elf_key(const struct elf_file *ef, uint8_t *key)
-{
-	size_t len = elf_file__build_id(ef, key);
-	const void *img;
-	uint64_t h;
-
-	if (len)
-		return len;
-	img = elf_file__image(ef, &len);
-	h = shards__hash(img, img ? len : 0, 0);
-	key[0] = 'H';
-	memcpy(key + 1, &h, sizeof(h));
-	return 1 + sizeof(h);
-}
-
-static struct sess_table *session__table_build(struct session *s, struct elf_file *ef, pid_t pid)
-{
-	uint8_t key[ELF_BUILD_ID_MAX + 1];
-	size_t len = elf_key(ef, key);
-	struct sess_table *t = session__table_find(s, key, len);
-	struct debuginfo_opts dopts = {};
-	struct elf_file *debug;
-	char root[64];
-
-	if (t)
-		return t;
-	if (grow((void **)&s->tables, &s->cap_tables, s->nr_tables, sizeof(*s->tables)))
-		return NULL;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	memcpy(t->key, key, len);
-	t->key_len = len;
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	dopts.root = root;
-	debug = debuginfo__find(ef, &dopts);
-	t->table = unwind_table__build(ef, debug);
-	if (!t->table)
-		pr_warn("%s: no unwind table (%s): frame pointers there", elf_file__path(ef),
-			strerror(errno));
-	elf_file__free(debug);
-	s->tables[s->nr_tables++] = t;
-	return t;
-}
-
-/* Opens the file of mapping m as the process sees it. */
-static struct elf_file *procmap__open(const struct procmap *m, pid_t pid)
-{
-	char path[4096 + 64];
-	struct elf_file *ef;
-
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
-	ef = elf_file__open_flags(path, ELF_OPEN_QUIET);
-	if (ef)
-		return ef;
-	/* Deleted or replaced since: the mapped file itself. */
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
-		 m->end);
-	return elf_file__open_flags(path, ELF_OPEN_QUIET);
-}
-
-static struct sess_file *session__file_get(struct session *s, const struct procmap *m, pid_t pid)
-{
-	struct sess_file *f = session__file_find(s, m);
-	struct elf_file *ef;
-
-	if (f)
-		return f;
-	if (grow((void **)&s->files, &s->cap_files, s->nr_files, sizeof(*s->files)))
-		return NULL;
-	f = &s->files[s->nr_files];
-	memset(f, 0, sizeof(*f));
-	f->dev_major = m->dev_major;
-	f->dev_minor = m->dev_minor;
-	f->inode = m->inode;
-	ef = procmap__open(m, pid);
-	if (!ef) {
-		pr_debug("%s (pid %d): not readable as ELF: frame pointers there", m->path,
-			 (int)pid);
-	} else {
-		f->nr_segs = elf_file__load_segments(ef, f->segs, MAX_SEGS);
-		if (!s->opts.fp_only)
-			f->table = session__table_build(s, ef, pid);
-		elf_file__free(ef);
-	}
-	/* An inode of 0 is no identity: do not cache it. */
-	if (m->inode)
-		s->nr_files++;
-	return f;
-}
-
-/* The table pc of m->start: table pc = pc - bias. Returns false when no segment maps it. */
-static bool sess_file__bias(const struct sess_file *f, const struct procmap *m, uint64_t base,
-			    uint64_t *bias)
-{
-	for (size_t i = 0; i < f->nr_segs; i++) {
-		const struct elf_load_segment *sg = &f->segs[i];
-
-		if (!(sg->flags & 1 /* PF_X */))
-			continue;
-		if (m->offset >= sg->offset && m->offset - sg->offset < sg->filesz) {
-			uint64_t vaddr = sg->vaddr + (m->offset - sg->offset);
-
-			*bias = m->start - vaddr + base;
-			return true;
-		}
-	}
-	return false;
-}
-
 /* ---- uploading ---- */
 
 /* Rows first, then the chunk index that points to them. */
-static int session__upload_table(struct session *s, struct sess_table *st)
+static int session__upload_table(struct session *s, struct tables_entry *st)
 {
 	const struct shards_placement *pl;
 	struct unw_exec ex = {};
@@ -410,13 +310,19 @@ static int session__upload_table(struct session *s, struct sess_table *st)
 	pl = shards__find(s->shards, st->key, st->key_len);
 	if (pl)
 		return 0;
+	/* Ids start at 1: the next one must stay below max_execs. */
+	if (shards__count(s->shards) + 1 >= s->max_execs) {
+		if (!s->execs_full_warned)
+			pr_warn("more than %zu executables: frame pointers for the rest",
+				s->max_execs - 1);
+		s->execs_full_warned = true;
+		s->rows_dropped += st->table->nr_rows;
+		st->exec_id = EXEC_ID_NONE;
+		return 0;
+	}
 	pl = shards__add_table(s->shards, st->key, st->key_len, st->table);
 	if (!pl)
 		return -errno;
-	if (pl->id >= s->max_execs) {
-		pr_warn("more than %zu executables: frame pointers for the rest", s->max_execs - 1);
-		return 0;
-	}
 	for (size_t i = 0; i < pl->nr_chunks; i++) {
 		const struct unw_chunk *c = &pl->chunks[i];
 		size_t at = (size_t)c->shard * UNW_SHARD_ROWS + c->low;
@@ -426,9 +332,12 @@ static int session__upload_table(struct session *s, struct sess_table *st)
 		ex.chunks[i] = *c;
 	}
 	ex.nr_chunks = pl->nr_chunks;
-	if (pl->rows_unplaced)
-		pr_warn("unwind tables exceed %zu shards: %zu rows left to frame pointers",
-			s->nr_shards, pl->rows_unplaced);
+	if (pl->rows_unplaced && !s->unplaced_warned) {
+		/* Once: under -a every later executable would repeat it. */
+		pr_warn("unwind tables exceed %zu shards: frame pointers where rows do not fit",
+			s->nr_shards);
+		s->unplaced_warned = true;
+	}
 	err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.execs), &pl->id, &ex, BPF_ANY);
 	if (err)
 		return -errno;
@@ -437,12 +346,12 @@ static int session__upload_table(struct session *s, struct sess_table *st)
 }
 
 /* Lets BPF walk this file in processes whose mappings user space has not read yet. */
-static void session__publish_file(struct session *s, struct sess_file *f)
+static void session__publish_file(struct session *s, struct tables_file *f)
 {
 	struct unw_file_key key = { .ino = f->inode, .dev = f->dev_major << 20 | f->dev_minor };
 	struct unw_file val = { .exec_id = f->table->exec_id, .base = f->table->table->base };
 
-	if (f->in_bpf || !f->inode)
+	if (f->published || !f->inode)
 		return;
 	for (size_t i = 0; i < f->nr_segs; i++) {
 		if (!(f->segs[i].flags & 1 /* PF_X */))
@@ -455,13 +364,13 @@ static void session__publish_file(struct session *s, struct sess_file *f)
 	if (!val.seg_filesz)
 		return;
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.files), &key, &val, BPF_ANY) == 0)
-		f->in_bpf = true;
+		f->published = true;
 }
 
 static void session__fill_mapping(struct session *s, const struct procmap *m, pid_t pid,
 				  struct unw_mapping *um)
 {
-	struct sess_file *f;
+	struct tables_file *f;
 	uint64_t bias;
 
 	um->start = m->start;
@@ -471,16 +380,44 @@ static void session__fill_mapping(struct session *s, const struct procmap *m, pi
 		return;
 	}
 	um->type = UNW_MAP_FILE;
-	f = session__file_get(s, m, pid);
+	f = tables__get_mapping(s->tables, m, pid);
 	if (!f || !f->table || !f->table->table)
 		return;
-	if (session__upload_table(s, f->table) || !f->table->exec_id)
+	if (session__upload_table(s, f->table) || !f->table->exec_id ||
+	    f->table->exec_id == EXEC_ID_NONE)
 		return;
 	session__publish_file(s, f);
-	if (!sess_file__bias(f, m, f->table->table->base, &bias))
+	if (!tables_file__bias(f, m, f->table->table->base, &bias))
 		return;
 	um->bias = bias;
 	um->exec_id = f->table->exec_id;
+}
+
+/*
+ * The process info of pm. Past UNW_MAPS_MAX mappings, the lowest and the
+ * highest addresses are kept: the executable sits at the bottom, the
+ * libraries loaded at start (libc, ld.so) at the top, and what is left out
+ * is the middle, where later dlopen()s land; frame pointers there.
+ */
+static void session__fill_mappings(struct session *s, const struct procmaps *pm,
+				   struct unw_proc *info)
+{
+	size_t low = pm->nr, high_from = pm->nr;
+
+	if (pm->nr > UNW_MAPS_MAX) {
+		low = UNW_MAPS_MAX / 2;
+		high_from = pm->nr - (UNW_MAPS_MAX - low);
+		/* Once: the process is read again at every new mapping. */
+		if (!s->maps_limit_warned)
+			pr_warn("process %d: %zu executable mappings, tables for %d of them",
+				(int)pm->pid, pm->nr, UNW_MAPS_MAX);
+		s->maps_limit_warned = true;
+	}
+	for (size_t i = 0; i < pm->nr; i++) {
+		if (i >= low && i < high_from)
+			continue;
+		session__fill_mapping(s, &pm->maps[i], pm->pid, &info->maps[info->nr_maps++]);
+	}
 }
 
 static struct sess_proc *session__proc_find(struct session *s, pid_t pid)
@@ -497,14 +434,17 @@ static struct sess_proc *session__proc_find(struct session *s, pid_t pid)
  */
 static int session__load_process(struct session *s, pid_t pid, bool quiet)
 {
-	struct procmaps *pm = procmaps__read(pid);
+	struct procmaps *pm = procfs__read_maps(pid);
 	struct unw_proc *info = NULL;
 	struct sess_proc *p;
 	int err;
 
 	if (!pm) {
 		err = -errno;
-		if (!quiet)
+		/* Exited meanwhile: normal under -a and with forking targets. */
+		if (err == -ESRCH && quiet)
+			s->procs_gone++;
+		else if (!quiet)
 			pr_err(err == -ESRCH ? "process %d does not exist" :
 					       "process %d: cannot read its mappings",
 			       (int)pid);
@@ -514,11 +454,7 @@ static int session__load_process(struct session *s, pid_t pid, bool quiet)
 	info = calloc(1, sizeof(*info));
 	if (!info)
 		goto cleanup;
-	if (pm->nr > UNW_MAPS_MAX)
-		pr_warn("process %d: %zu executable mappings, only the first %d have tables",
-			(int)pid, pm->nr, UNW_MAPS_MAX);
-	for (size_t i = 0; i < pm->nr && i < UNW_MAPS_MAX; i++)
-		session__fill_mapping(s, &pm->maps[i], pid, &info->maps[info->nr_maps++]);
+	session__fill_mappings(s, pm, info);
 	if (s->opts.on_process)
 		s->opts.on_process(s->opts.ctx, pm);
 	err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.procs), &pid, info, BPF_ANY);
@@ -553,18 +489,21 @@ static size_t session__target_rows(struct session *s)
 	size_t rows = 0;
 
 	for (size_t i = 0; i < s->opts.nr_pids; i++) {
-		struct procmaps *pm = procmaps__read(s->opts.pids[i]);
+		struct procmaps *pm = procfs__read_maps(s->opts.pids[i]);
 
 		if (!pm)
 			continue; /* reported by session__add_process */
 		for (size_t j = 0; j < pm->nr; j++)
 			if (pm->maps[j].kind == PROCMAP_FILE)
-				session__file_get(s, &pm->maps[j], pm->pid);
+				tables__get_mapping(s->tables, &pm->maps[j], pm->pid);
 		procmaps__free(pm);
 	}
-	for (size_t i = 0; i < s->nr_tables; i++)
-		if (s->tables[i]->table)
-			rows += s->tables[i]->table->nr_rows;
+	for (size_t i = 0; i < tables__count(s->tables); i++) {
+		const struct tables_entry *e = tables__get(s->tables, i);
+
+		if (e->table)
+			rows += e->table->nr_rows;
+	}
 	return rows;
 }
 
@@ -576,13 +515,14 @@ static void session__size_maps(struct session *s)
 	if (!s->opts.fp_only) {
 		need = (session__target_rows(s) + UNW_SHARD_ROWS - 1) / UNW_SHARD_ROWS;
 		need += need / 4 > 2 ? need / 4 : 2;
-		if (s->opts.system_wide && need < 32)
-			need = 32;
 		if (need > s->opts.max_shards) {
 			pr_warn("unwind tables need %zu shards, capped at %zu (--max-shards)", need,
 				s->opts.max_shards);
 			need = s->opts.max_shards;
 		}
+		if (s->opts.system_wide && need < SYSTEM_WIDE_SHARDS)
+			need = SYSTEM_WIDE_SHARDS < s->opts.max_shards ? SYSTEM_WIDE_SHARDS :
+									 s->opts.max_shards;
 	}
 	s->nr_shards = need ? need : 1;
 	s->max_execs = s->opts.system_wide ? 4096 : 1024;
@@ -610,6 +550,46 @@ static void session__size_maps(struct session *s)
 }
 
 static int session__on_event(void *ctx, void *data, size_t size);
+
+static int entry_cmp_rows(const void *a, const void *b)
+{
+	const struct tables_entry *x = *(const struct tables_entry *const *)a;
+	const struct tables_entry *y = *(const struct tables_entry *const *)b;
+
+	if (x->table->nr_rows != y->table->nr_rows)
+		return x->table->nr_rows < y->table->nr_rows ? -1 : 1;
+	/* Same size: by key, so the order does not depend on the order found. */
+	if (x->key_len != y->key_len)
+		return x->key_len < y->key_len ? -1 : 1;
+	return memcmp(x->key, y->key, x->key_len);
+}
+
+/*
+ * Uploads the tables of the targets, read before load, smallest first: when
+ * they exceed the cap, as many as possible stay whole and only the largest
+ * is cut, instead of a big library taking the room of every later one.
+ */
+static int session__upload_known(struct session *s)
+{
+	size_t n = 0, total = tables__count(s->tables);
+	struct tables_entry **v;
+	int err = 0;
+
+	v = calloc(total ? total : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < total; i++) {
+		struct tables_entry *e = tables__get(s->tables, i);
+
+		if (e->table && e->table->nr_rows)
+			v[n++] = e;
+	}
+	qsort(v, n, sizeof(*v), entry_cmp_rows);
+	for (size_t i = 0; i < n && !err; i++)
+		err = session__upload_table(s, v[i]);
+	free(v);
+	return err;
+}
 
 int session__load(struct session *s)
 {
@@ -648,6 +628,9 @@ int session__load(struct session *s)
 	s->shards = shards__new(&so);
 	if (!s->shards)
 		return -errno;
+	err = session__upload_known(s);
+	if (err)
+		return err;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), session__on_event, s, NULL);
 	if (!s->rb) {
 		err = -errno;
@@ -762,13 +745,40 @@ int session__attach(struct session *s)
 
 /* ---- events ---- */
 
+/*
+ * Deletes the BPF entries of the processes that exited in the batch of
+ * events just handled. Not at the exit event itself: by the time user space
+ * reads it, the pid may already belong to a new process that BPF made a
+ * target at its fork (its FORK or EXEC event later in the batch revives it).
+ */
+static void session__forget_gone(struct session *s)
+{
+	for (size_t i = 0; i < s->nr_gone; i++) {
+		uint32_t key = s->gone[i];
+
+		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.procs), &key);
+		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.targets), &key);
+	}
+	s->nr_gone = 0;
+}
+
+static void session__unforget(struct session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nr_gone; i++) {
+		if (s->gone[i] != pid)
+			continue;
+		s->gone[i] = s->gone[--s->nr_gone];
+		return;
+	}
+}
+
 static void session__forget(struct session *s, pid_t pid)
 {
 	struct sess_proc *p = session__proc_find(s, pid);
-	uint32_t key = pid;
 
-	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.procs), &key);
-	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.targets), &key);
+	session__unforget(s, pid);
+	if (grow((void **)&s->gone, &s->cap_gone, s->nr_gone, sizeof(*s->gone)) == 0)
+		s->gone[s->nr_gone++] = pid;
 	if (!p || p->exited)
 		return;
 	p->exited = true;
@@ -798,17 +808,36 @@ static void session__reload_dirty(struct session *s)
 	s->nr_dirty = 0;
 }
 
+/*
+ * A fork or an exec starts a new process image under pid: a pid reused after
+ * an exit is a new process, to be read again, not the exited one.
+ */
+static void session__revive(struct session *s, pid_t pid)
+{
+	struct sess_proc *p = session__proc_find(s, pid);
+
+	if (p)
+		p->exited = false;
+	session__unforget(s, pid);
+	session__mark_dirty(s, pid);
+}
+
 static int session__on_event(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
 	const struct unw_event *ev = data;
+	struct sess_proc *p;
 
 	if (size < sizeof(*ev))
 		return 0;
 	switch (ev->type) {
 	case UNW_EV_UNKNOWN_PROC:
-		if (!session__proc_find(s, ev->pid))
+		/* Sampled, so alive: an exited pid sampled again is a reused one. */
+		p = session__proc_find(s, ev->pid);
+		if (!p)
 			session__mark_dirty(s, ev->pid);
+		else if (p->exited)
+			session__revive(s, ev->pid);
 		break;
 	case UNW_EV_NOT_COVERED:
 		pr_debug("process %u: pc %#" PRIx64 " in no known mapping: re-reading its maps",
@@ -817,6 +846,8 @@ static int session__on_event(void *ctx, void *data, size_t size)
 		break;
 	case UNW_EV_EXEC:
 	case UNW_EV_FORK:
+		session__revive(s, ev->pid);
+		break;
 	case UNW_EV_MAPPED:
 		session__mark_dirty(s, ev->pid);
 		break;
@@ -841,6 +872,7 @@ int session__poll(struct session *s, int timeout_ms)
 	err = ring_buffer__poll(s->rb, timeout_ms);
 	if (err < 0 && err != -EINTR)
 		return err;
+	session__forget_gone(s);
 	session__reload_dirty(s);
 	if (s->drain_requested || now_ms() - s->last_drain_ms >= DRAIN_INTERVAL_MS) {
 		int derr = session__drain(s);
@@ -862,33 +894,53 @@ static size_t ustack_slot(const struct ustack_cache *c, uint64_t key)
 	return i;
 }
 
+/* Moves the stacks of c used since drain min_gen into a table of ncap slots; frees the rest. */
+static int ustack_cache__rehash(struct ustack_cache *c, size_t ncap, uint32_t min_gen)
+{
+	struct ustack_cache n = { .cap = ncap, .gen = c->gen };
+	size_t i;
+
+	n.keys = calloc(n.cap, sizeof(*n.keys));
+	n.vals = calloc(n.cap, sizeof(*n.vals));
+	n.gens = calloc(n.cap, sizeof(*n.gens));
+	if (!n.keys || !n.vals || !n.gens) {
+		free(n.keys);
+		free(n.vals);
+		free(n.gens);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < c->cap; j++) {
+		if (!c->keys[j])
+			continue;
+		if (c->gens[j] < min_gen) {
+			free(c->vals[j]);
+			continue;
+		}
+		i = ustack_slot(&n, c->keys[j]);
+		n.keys[i] = c->keys[j];
+		n.vals[i] = c->vals[j];
+		n.gens[i] = c->gens[j];
+		n.nr++;
+	}
+	free(c->keys);
+	free(c->vals);
+	free(c->gens);
+	*c = n;
+	return 0;
+}
+
 static int ustack_cache__put(struct ustack_cache *c, uint64_t key, const struct unw_ustack *st)
 {
 	size_t i;
+	int err;
 
 	if ((c->nr + 1) * 2 > c->cap) {
-		struct ustack_cache n = { .cap = c->cap ? c->cap * 2 : 1024 };
-
-		n.keys = calloc(n.cap, sizeof(*n.keys));
-		n.vals = calloc(n.cap, sizeof(*n.vals));
-		if (!n.keys || !n.vals) {
-			free(n.keys);
-			free(n.vals);
-			return -ENOMEM;
-		}
-		for (size_t j = 0; j < c->cap; j++) {
-			if (!c->keys[j])
-				continue;
-			i = ustack_slot(&n, c->keys[j]);
-			n.keys[i] = c->keys[j];
-			n.vals[i] = c->vals[j];
-		}
-		n.nr = c->nr;
-		free(c->keys);
-		free(c->vals);
-		*c = n;
+		err = ustack_cache__rehash(c, c->cap ? c->cap * 2 : 1024, 0);
+		if (err)
+			return err;
 	}
 	i = ustack_slot(c, key);
+	c->gens[i] = c->gen;
 	if (c->keys[i])
 		return 0;
 	c->vals[i] = malloc(sizeof(*st));
@@ -900,14 +952,34 @@ static int ustack_cache__put(struct ustack_cache *c, uint64_t key, const struct 
 	return 0;
 }
 
-static const struct unw_ustack *ustack_cache__get(const struct ustack_cache *c, uint64_t key)
+static const struct unw_ustack *ustack_cache__get(struct ustack_cache *c, uint64_t key)
 {
 	size_t i;
 
 	if (!c->cap)
 		return NULL;
 	i = ustack_slot(c, key);
-	return c->keys[i] ? c->vals[i] : NULL;
+	if (!c->keys[i])
+		return NULL;
+	c->gens[i] = c->gen;
+	return c->vals[i];
+}
+
+#define USTACK_CACHE_KEEP 4096 /* below this many stacks, nothing is dropped */
+
+/* The end of a drain: drops the stacks neither it nor the one before used. */
+static void ustack_cache__age(struct ustack_cache *c)
+{
+	size_t cap = c->cap;
+
+	c->gen++;
+	if (c->nr <= USTACK_CACHE_KEEP)
+		return;
+	/* Halve the table when the survivors fit in a quarter of it. */
+	while (cap > 1024 && c->nr * 4 < cap / 2)
+		cap /= 2;
+	/* Without memory to rehash, everything stays: correct, only larger. */
+	ustack_cache__rehash(c, cap, c->gen > 2 ? c->gen - 2 : 0);
 }
 
 static void ustack_cache__free(struct ustack_cache *c)
@@ -916,6 +988,7 @@ static void ustack_cache__free(struct ustack_cache *c)
 		free(c->vals[i]);
 	free(c->keys);
 	free(c->vals);
+	free(c->gens);
 }
 
 /*
@@ -1056,6 +1129,7 @@ int session__drain(struct session *s)
 	err = session__drain_counts(s);
 	if (err)
 		return err;
+	ustack_cache__age(&s->ustacks);
 	for (size_t i = 0; i < s->nr_exits; i++)
 		if (s->opts.on_exit)
 			s->opts.on_exit(s->opts.ctx, s->exits[i]);
@@ -1069,6 +1143,7 @@ void session__stats(const struct session *s, struct session_stats *st)
 {
 	uint64_t sum[UNW_ST_NR] = {};
 	int ncpu = libbpf_num_possible_cpus();
+	struct tables_stats ts;
 	struct shards_stats ss;
 	uint64_t *vals;
 
@@ -1097,6 +1172,31 @@ void session__stats(const struct session *s, struct session_stats *st)
 		st->bytes_loaded = ss.rows_placed * sizeof(struct unw_row);
 		st->rows_unplaced = ss.rows_unplaced;
 	}
+	st->rows_unplaced += s->rows_dropped;
+	st->processes_gone = s->procs_gone;
+	tables__stats(s->tables, &ts);
+	st->files_replaced = ts.files_replaced;
+	st->files_skipped = ts.files_unreadable;
+}
+
+int session__prog_stats(const struct session *s, uint64_t *run_time_ns, uint64_t *run_cnt)
+{
+	const struct bpf_program *prog;
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	*run_time_ns = 0;
+	*run_cnt = 0;
+	if (!s || !s->loaded)
+		return -EINVAL;
+	/* The one program attached to every perf event. */
+	prog = s->tail_calls ? s->skel->progs.sample_tc : s->skel->progs.sample;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return -errno;
+	*run_time_ns = info.run_time_ns;
+	*run_cnt = info.run_cnt;
+	return 0;
 }
 
 void session__free(struct session *s)
@@ -1123,14 +1223,10 @@ void session__free(struct session *s)
 		munmap(s->rows, s->rows_len);
 	unwind_bpf__destroy(s->skel);
 	shards__free(s->shards);
-	for (size_t i = 0; i < s->nr_tables; i++) {
-		unwind_table__free(s->tables[i]->table);
-		free(s->tables[i]);
-	}
-	free(s->tables);
-	free(s->files);
+	tables__free(s->tables);
 	free(s->procs);
 	free(s->exits);
+	free(s->gone);
 	free(s->dirty);
 	ustack_cache__free(&s->ustacks);
 	free(s);

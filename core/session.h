@@ -73,7 +73,15 @@ struct session_stats {
 	uint64_t processes;
 	uint64_t rows_loaded;
 	uint64_t bytes_loaded;
-	uint64_t rows_unplaced; /* did not fit under max_shards */
+	uint64_t rows_unplaced;	 /* did not fit under max_shards (or max executables) */
+	uint64_t processes_gone; /* exited while their mappings were read: skipped */
+	/*
+	 * Mapped files whose path, resolved inside the process's root, led to
+	 * another file than the mapped one (a planted symlink, a replaced file);
+	 * the mapped inode is then read through /proc/PID/map_files when it can.
+	 */
+	uint64_t files_replaced;
+	uint64_t files_skipped; /* not opened as the mapped inode, or not ELF: frame pointers */
 };
 
 struct session *session__new(const struct session_opts *opts);
@@ -84,6 +92,13 @@ int session__attach(struct session *s);
 int session__poll(struct session *s, int timeout_ms);
 int session__drain(struct session *s);
 void session__stats(const struct session *s, struct session_stats *st);
+/*
+ * Run time and run count of the sampling program attached to the perf
+ * events (with tail calls, the walks it chains to are inside its time).
+ * The kernel counts them only while kernel.bpf_stats_enabled=1, so both
+ * are 0 otherwise. 0 or -errno.
+ */
+int session__prog_stats(const struct session *s, uint64_t *run_time_ns, uint64_t *run_cnt);
 /* Name of an error reason index of session_stats.errors, NULL past the last. */
 const char *session__error_name(unsigned int reason);
 void session__free(struct session *s);

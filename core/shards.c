@@ -15,7 +15,8 @@ struct shards_entry {
 
 struct shards {
 	struct shards_opts opts;
-	struct shards_entry *entries;
+	/* Allocated one by one: a placement handed out never moves. */
+	struct shards_entry **entries;
 	size_t nr, cap;
 	size_t nr_shards; /* shards opened; only the last one has room */
 	size_t fill;	  /* rows used in the last shard */
@@ -39,15 +40,22 @@ struct shards *shards__new(const struct shards_opts *opts)
 	return s;
 }
 
+static void shards_entry__free(struct shards_entry *e)
+{
+	if (!e)
+		return;
+	free(e->key);
+	free(e->pl.chunks);
+	free(e->pl.first_row);
+	free(e);
+}
+
 void shards__free(struct shards *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nr; i++) {
-		free(s->entries[i].key);
-		free(s->entries[i].pl.chunks);
-		free(s->entries[i].pl.first_row);
-	}
+	for (size_t i = 0; i < s->nr; i++)
+		shards_entry__free(s->entries[i]);
 	free(s->entries);
 	free(s);
 }
@@ -55,7 +63,7 @@ void shards__free(struct shards *s)
 const struct shards_placement *shards__find(const struct shards *s, const void *key, size_t key_len)
 {
 	for (size_t i = 0; i < s->nr; i++) {
-		const struct shards_entry *e = &s->entries[i];
+		const struct shards_entry *e = s->entries[i];
 
 		if (e->key_len == key_len && memcmp(e->key, key, key_len) == 0)
 			return &e->pl;
@@ -137,31 +145,32 @@ const struct shards_placement *shards__add_table(struct shards *s, const void *k
 	}
 	if (s->nr == s->cap) {
 		size_t ncap = s->cap ? s->cap * 2 : 16;
-		struct shards_entry *n = realloc(s->entries, ncap * sizeof(*n));
+		struct shards_entry **n = realloc(s->entries, ncap * sizeof(*n));
 
 		if (!n)
 			return NULL;
 		s->entries = n;
 		s->cap = ncap;
 	}
-	e = &s->entries[s->nr];
-	memset(e, 0, sizeof(*e));
+	err = -ENOMEM;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		goto cleanup;
 	e->key = malloc(key_len ? key_len : 1);
 	if (!e->key)
-		return NULL;
+		goto cleanup;
 	memcpy(e->key, key, key_len);
 	e->key_len = key_len;
 	e->pl.id = s->nr + 1;
 	e->pl.table = t;
 	err = shards__place(s, &e->pl);
+cleanup:
 	if (err) {
-		free(e->key);
-		free(e->pl.chunks);
-		free(e->pl.first_row);
+		shards_entry__free(e);
 		errno = -err;
 		return NULL;
 	}
-	s->nr++;
+	s->entries[s->nr++] = e;
 	return &e->pl;
 }
 
@@ -172,7 +181,7 @@ size_t shards__count(const struct shards *s)
 
 const struct shards_placement *shards__get(const struct shards *s, size_t i)
 {
-	return i < s->nr ? &s->entries[i].pl : NULL;
+	return i < s->nr ? &s->entries[i]->pl : NULL;
 }
 
 size_t shards__shard_rows(const struct shards *s)

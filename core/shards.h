@@ -58,7 +58,9 @@ void shards__free(struct shards *s);
  * Places table t under key (key_len bytes); when the key is known, the
  * earlier placement is returned and t is not looked at. NULL and errno on
  * failure (ENOMEM); a table that does not fit is placed in part, not an error.
- * t must outlive the packer's use of the placement.
+ * t must outlive the packer's use of the placement. Placements returned by
+ * shards__add_table(), shards__find() and shards__get() stay valid, at the
+ * same address, until shards__free().
  */
 const struct shards_placement *shards__add_table(struct shards *s, const void *key, size_t key_len,
 						 const struct unwind_table *t);

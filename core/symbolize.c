@@ -12,19 +12,20 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "debuginfo.h"
 #include "demangle.h"
 #include "elf.h"
 #include "log.h"
+#include "procfs.h"
 #include "procmaps.h"
 #include "profile.h"
 #include "symbolize.h"
 
 #define MAX_SEGMENTS 16
 #define KERNEL_MAPPING "[kernel.kallsyms]"
-#define DELETED_SUFFIX " (deleted)"
 #define VDSO_SIZE_MAX (1 << 20)
 
 struct sym {
@@ -384,12 +385,13 @@ static int cache_add(struct symbolizer *sym, struct symfile *sf)
 
 /*
  * The cached file for an opened ELF (freed when the cache has its build ID
- * already), or a new entry with its debug file found under root.
+ * already), or a new entry with its debug file found inside the root of
+ * pid (0: /), where the file is at path.
  */
 static struct symfile *cache_insert(struct symbolizer *sym, struct elf_file *elf, const char *path,
-				    const char *root)
+				    pid_t pid)
 {
-	struct debuginfo_opts dopts = { .root = root, .debug_dir = sym->debug_dir };
+	struct debuginfo_opts dopts = { .debug_dir = sym->debug_dir, .pid = pid };
 	struct symfile *sf, *known;
 
 	sf = symfile__new(elf, path);
@@ -400,6 +402,8 @@ static struct symfile *cache_insert(struct symbolizer *sym, struct elf_file *elf
 		symfile__free(sf);
 		return known;
 	}
+	if (pid > 0)
+		dopts.path = path;
 	sf->debug = debuginfo__find(sf->elf, &dopts);
 	if (cache_add(sym, sf)) {
 		symfile__free(sf);
@@ -411,35 +415,24 @@ static struct symfile *cache_insert(struct symbolizer *sym, struct elf_file *elf
 
 /* Opening the files of a process */
 
-static bool is_deleted(const char *path)
-{
-	size_t n = strlen(path), s = strlen(DELETED_SUFFIX);
-
-	return n > s && !strcmp(path + n - s, DELETED_SUFFIX);
-}
-
 /*
- * Opens the file of mapping m of pid: by its path inside the process's root
- * (its mount namespace), else through map_files, which also reaches deleted
- * and replaced files.
+ * Opens the file of mapping m of pid: by its path resolved inside the
+ * process's root, else through map_files (deleted and replaced files), and
+ * only when it is the mapped inode (core/procfs.h).
  */
-static struct elf_file *open_mapping(uint32_t pid, const struct procmap *m, char *opened,
-				     size_t size)
+static struct elf_file *open_mapping(uint32_t pid, const struct procmap *m)
 {
-	struct elf_file *elf = NULL;
-	int n;
+	struct elf_file *elf;
+	char path[64];
+	int fd;
 
-	if (!is_deleted(m->path)) {
-		n = snprintf(opened, size, "/proc/%" PRIu32 "/root%s", pid, m->path);
-		if (n > 0 && (size_t)n < size)
-			elf = elf_file__open_flags(opened, ELF_OPEN_QUIET);
-	}
-	if (!elf) {
-		n = snprintf(opened, size, "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64, pid,
-			     m->start, m->end);
-		if (n > 0 && (size_t)n < size)
-			elf = elf_file__open_flags(opened, ELF_OPEN_QUIET);
-	}
+	fd = procfs__open_mapping(pid, m, NULL);
+	if (fd < 0)
+		return NULL;
+	/* Read through the fd: what was checked is what is read. */
+	procfs__fd_path(fd, path, sizeof(path));
+	elf = elf_file__open_flags(path, ELF_OPEN_QUIET);
+	close(fd);
 	return elf;
 }
 
@@ -450,7 +443,6 @@ static struct symfile *file_of_mapping(struct symbolizer *sym, uint32_t pid,
 				       const struct procmap *m)
 {
 	uint64_t dev = (uint64_t)m->dev_major << 32 | m->dev_minor;
-	char opened[PATH_MAX + 64], root[64];
 	struct symfile *sf;
 	struct elf_file *elf;
 
@@ -461,13 +453,12 @@ static struct symfile *file_of_mapping(struct symbolizer *sym, uint32_t pid,
 	sf = cache_by_inode(sym, dev, m->inode);
 	if (sf)
 		return sf;
-	elf = open_mapping(pid, m, opened, sizeof(opened));
+	elf = open_mapping(pid, m);
 	if (!elf) {
 		pr_debug("pid %" PRIu32 ": cannot open %s for symbols", pid, m->path);
 		return NULL;
 	}
-	snprintf(root, sizeof(root), "/proc/%" PRIu32 "/root", pid);
-	sf = cache_insert(sym, elf, m->path, root);
+	sf = cache_insert(sym, elf, m->path, pid);
 	if (sf && !sf->ino) {
 		sf->dev = dev;
 		sf->ino = m->inode;
@@ -695,7 +686,7 @@ int symbolizer__lookup_file(struct symbolizer *sym, const char *path, uint64_t v
 		elf = elf_file__open(path);
 		if (!elf)
 			return -errno;
-		sf = cache_insert(sym, elf, path, NULL);
+		sf = cache_insert(sym, elf, path, 0);
 		if (!sf)
 			return -errno;
 	}

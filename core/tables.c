@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "debuginfo.h"
 #include "log.h"
+#include "procfs.h"
 #include "procmaps.h"
 #include "shards.h"
 #include "table.h"
@@ -20,6 +22,7 @@ struct tables {
 	size_t nr_files, cap_files;
 	struct tables_entry **entries;
 	size_t nr_entries, cap_entries;
+	struct tables_stats stats;
 };
 
 static int grow(void ***arr, size_t *cap, size_t nr)
@@ -65,6 +68,11 @@ void tables__free(struct tables *ts)
 	free(ts);
 }
 
+void tables__stats(const struct tables *ts, struct tables_stats *st)
+{
+	*st = ts->stats;
+}
+
 size_t tables__count(const struct tables *ts)
 {
 	return ts->nr_entries;
@@ -105,13 +113,14 @@ static struct tables_entry *tables__find_entry(const struct tables *ts, const ui
 }
 
 /*
- * The entry of ef under its key, building its table on first use; root is
- * where debug files are looked up (NULL: /), path names it in messages.
+ * The entry of ef under its key, building its table on first use; debug
+ * files are looked up inside the root of pid (0: /); path is ef's path
+ * there, which names it in messages.
  */
-static struct tables_entry *tables__build(struct tables *ts, const struct elf_file *ef,
-					  const char *root, const char *path)
+static struct tables_entry *tables__build(struct tables *ts, const struct elf_file *ef, pid_t pid,
+					  const char *path)
 {
-	struct debuginfo_opts dopts = { .root = root };
+	struct debuginfo_opts dopts = { .pid = pid, .path = path };
 	uint8_t key[TABLES_KEY_MAX];
 	size_t id_len, len = tables__key(ef, key, &id_len);
 	struct tables_entry *e = tables__find_entry(ts, key, len);
@@ -150,7 +159,7 @@ struct tables_entry *tables__get_path(struct tables *ts, const char *path)
 
 	if (!ef)
 		return NULL;
-	e = tables__build(ts, ef, NULL, path);
+	e = tables__build(ts, ef, 0, path);
 	err = e ? 0 : -errno;
 	elf_file__free(ef);
 	if (err) {
@@ -164,20 +173,39 @@ struct tables_entry *tables__get_path(struct tables *ts, const char *path)
 	return e;
 }
 
-/* Opens the file of mapping m as the process sees it. */
-static struct elf_file *procmap__open(const struct procmap *m, pid_t pid)
+/*
+ * Opens the file of mapping m as the process sees it, inside its root and
+ * checked to be the mapped inode; NULL when it cannot be, counted.
+ */
+static struct elf_file *tables__open_mapping(struct tables *ts, const struct procmap *m, pid_t pid)
 {
-	char path[4096 + 64];
 	struct elf_file *ef;
+	bool replaced;
+	char path[64];
+	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
+	fd = procfs__open_mapping(pid, m, &replaced);
+	if (replaced) {
+		ts->stats.files_replaced++;
+		pr_debug("%s (pid %d): the path leads to another file than the mapped one", m->path,
+			 (int)pid);
+	}
+	if (fd < 0) {
+		if (fd == -ESRCH)
+			ts->stats.files_gone++;
+		else
+			ts->stats.files_unreadable++;
+		pr_debug("%s (pid %d): cannot open the mapped file: %s", m->path, (int)pid,
+			 strerror(-fd));
+		return NULL;
+	}
+	/* Read through the fd: what was checked is what is read. */
+	procfs__fd_path(fd, path, sizeof(path));
 	ef = elf_file__open_flags(path, ELF_OPEN_QUIET);
-	if (ef)
-		return ef;
-	/* Deleted or replaced since: the mapped file itself. */
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
-		 m->end);
-	return elf_file__open_flags(path, ELF_OPEN_QUIET);
+	close(fd);
+	if (!ef)
+		ts->stats.files_unreadable++;
+	return ef;
 }
 
 static struct tables_file *tables__find_file(const struct tables *ts, const struct procmap *m)
@@ -199,7 +227,6 @@ struct tables_file *tables__get_mapping(struct tables *ts, const struct procmap 
 {
 	struct tables_file *f = tables__find_file(ts, m);
 	struct elf_file *ef;
-	char root[64];
 
 	if (f)
 		return f;
@@ -212,17 +239,15 @@ struct tables_file *tables__get_mapping(struct tables *ts, const struct procmap 
 	f->dev_minor = m->dev_minor;
 	f->inode = m->inode;
 	ts->files[ts->nr_files++] = f;
-	ef = m->path ? procmap__open(m, pid) : NULL;
+	ef = m->path ? tables__open_mapping(ts, m, pid) : NULL;
 	if (!ef) {
 		pr_debug("%s (pid %d): not readable as ELF: frame pointers there",
 			 m->path ? m->path : "[anon]", (int)pid);
 		return f;
 	}
 	f->nr_segs = elf_file__load_segments(ef, f->segs, TABLES_MAX_SEGS);
-	if (!ts->opts.no_tables) {
-		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-		f->table = tables__build(ts, ef, root, m->path);
-	}
+	if (!ts->opts.no_tables)
+		f->table = tables__build(ts, ef, pid, m->path);
 	elf_file__free(ef);
 	if (!ts->opts.no_tables && !f->table)
 		return NULL; /* ENOMEM */

@@ -2,8 +2,9 @@
 /*
  * The unwind tables of the files processes map, built the way record loads
  * them: each mapped file is opened once (by device and inode) as its process
- * sees it, through /proc/PID/root, and its separate debug file is looked up
- * under the same root; each table is built once per key, the file's GNU build
+ * sees it, resolved inside /proc/PID/root so that no symlink it plants leads
+ * out (core/procfs.h), and only when it is the mapped inode; its separate
+ * debug file is looked up inside the same root; each table is built once per key, the file's GNU build
  * ID or, without one, 'H' and a hash of its contents. A library shared by
  * many processes (or by containers with their own copy) is built once and
  * packed once.
@@ -58,6 +59,19 @@ struct tables_file {
 	bool published; /* the caller's: record's file map entry is written */
 };
 
+/* Mapped files that could not be opened, by reason. */
+struct tables_stats {
+	/*
+	 * The path inside the process's root led to another file than the
+	 * mapped one (a planted symlink, a replaced file; overlayfs before
+	 * Linux 6.8 too): the mapped file was then opened by map_files when
+	 * it could be, and skipped otherwise.
+	 */
+	size_t files_replaced;
+	size_t files_gone;	 /* the process exited first */
+	size_t files_unreadable; /* not openable as the mapped inode, or not ELF */
+};
+
 /* NULL and errno on failure. */
 struct tables *tables__new(const struct tables_opts *opts);
 void tables__free(struct tables *ts);
@@ -76,6 +90,8 @@ struct tables_file *tables__get_mapping(struct tables *ts, const struct procmap 
  * errno on failure, after a message naming the file.
  */
 struct tables_entry *tables__get_path(struct tables *ts, const char *path);
+
+void tables__stats(const struct tables *ts, struct tables_stats *st);
 
 /* Distinct tables, in the order they were first seen. */
 size_t tables__count(const struct tables *ts);

@@ -153,6 +153,41 @@ static void test_dedup_by_build_id(void)
 	table_free(t);
 }
 
+/*
+ * A placement taken early is still the same, readable placement after many
+ * more tables made the packer grow its bookkeeping (ASan catches a stale one).
+ */
+static void test_placements_stay_valid(void)
+{
+	struct shards_opts o = { .shard_rows = 64 };
+	struct shards *s = shards__new(&o);
+	struct unwind_table *t = table_new(3, 4);
+	const struct shards_placement *first, *again;
+	uint32_t key;
+
+	key = 0;
+	first = shards__add_table(s, &key, sizeof(key), t);
+	CHECK(first != NULL);
+	for (key = 1; key < 200; key++)
+		CHECK(shards__add_table(s, &key, sizeof(key), t) != NULL);
+	CHECK_EQ_INT(shards__count(s), 200);
+	key = 0;
+	again = shards__find(s, &key, sizeof(key));
+	CHECK(again == first);
+	CHECK(shards__get(s, 0) == first);
+	CHECK_EQ_INT(first->id, 1);
+	CHECK(first->table == t);
+	CHECK_EQ_INT(first->rows_placed, 12);
+	CHECK_EQ_INT(first->nr_chunks, 1);
+	CHECK_EQ_INT(first->chunks[0].shard, 0);
+	CHECK_EQ_INT(first->chunks[0].low, 0);
+	CHECK_EQ_INT(first->chunks[0].high, 12);
+	check_chunks(s, first);
+	CHECK_EQ_INT(shards__get(s, 199)->id, 200);
+	shards__free(s);
+	table_free(t);
+}
+
 /* The row governing key, by a linear scan of the table: what the BPF lookup must find. */
 static long expected_row(const struct unwind_table *t, uint32_t key)
 {
@@ -278,6 +313,7 @@ int main(void)
 	RUN(test_tiny_shards);
 	RUN(test_cap_leaves_rows_unplaced);
 	RUN(test_dedup_by_build_id);
+	RUN(test_placements_stay_valid);
 	RUN(test_bpf_lookup_over_packing);
 	RUN(test_mapping_search);
 	RUN(test_row_rules);

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Opening the files of a profiled process as that process sees them, without
+ * trusting it: every path is resolved inside its root (/proc/PID/root), so a
+ * symlink a container plants (absolute, "../../..", a /proc magic link) can
+ * never make unwprof read a host file.
+ *
+ *	root = procfs__open_root(pid);
+ *	fd = procfs__open_in_root(root, "/usr/lib/debug/x.debug", O_RDONLY);
+ *	fd = procfs__open_mapping(pid, &pm->maps[i], &replaced);
+ *	pm = procfs__read_maps(pid);
+ */
+#ifndef UNWPROF_PROCFS_H
+#define UNWPROF_PROCFS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct procmap;
+struct procmaps;
+
+/* /proc/PID/root as an O_PATH directory: the fd, or -ESRCH when the process is gone. */
+int procfs__open_root(pid_t pid);
+
+/*
+ * Opens path as if root_fd were "/": absolute symlinks start again at root_fd,
+ * ".." stops there, magic links are refused. flags are open(2)'s, for reading
+ * (O_CREAT and O_TMPFILE are refused with -EINVAL); O_CLOEXEC is added.
+ * Uses openat2(RESOLVE_IN_ROOT), or procfs__resolve_in_root() on kernels
+ * before 5.6. Returns the fd or -errno.
+ */
+int procfs__open_in_root(int root_fd, const char *path, int flags);
+
+/*
+ * The same without openat2: component by component with O_PATH|O_NOFOLLOW,
+ * reading each symlink and resolving its text under root_fd (so a magic
+ * link is only its text). Exposed for tests.
+ */
+int procfs__resolve_in_root(int root_fd, const char *path, int flags);
+
+/*
+ * The file mapped by the file-backed mapping m of pid, read-only: its path
+ * inside the process's root, else /proc/PID/map_files/START-END (the kernel's
+ * own reference, which also reaches deleted files), and in either case only
+ * when its device and inode are those of the maps line. *replaced (may be
+ * NULL) tells that the path led to another file. Returns the fd, -ESTALE
+ * when no file with that identity could be opened, -ESRCH when the process
+ * is gone, or another -errno.
+ */
+int procfs__open_mapping(pid_t pid, const struct procmap *m, bool *replaced);
+
+/*
+ * The executable mappings of pid. NULL and errno ESRCH, silently, when the
+ * process does not exist or exits while its maps are read; other errors are
+ * reported.
+ */
+struct procmaps *procfs__read_maps(pid_t pid);
+
+/* Path, for messages and for reopening, of an fd of ours: "/proc/self/fd/N". */
+void procfs__fd_path(int fd, char *buf, size_t size);
+
+#endif
