@@ -6,16 +6,19 @@
 #include <argp.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +41,8 @@
 #define CAP_PERFMON_BIT 38
 #define CAP_BPF_BIT 39
 #define CHILD_REAP_MS 1000
+/* 48 bytes an entry in the kernel: 4M entries are about 200 MiB, plenty. */
+#define MAX_COUNT_MAP_ENTRIES (1L << 22)
 
 enum {
 	OPT_PID = 256,
@@ -48,6 +53,8 @@ enum {
 	OPT_QUIET,
 	OPT_FORMAT,
 	OPT_STATS_JSON,
+	OPT_COUNT_MAP_ENTRIES,
+	OPT_AS_ROOT,
 };
 
 struct record;
@@ -76,7 +83,28 @@ struct record_args {
 	const char *stats_json; /* --stats-json FILE, NULL when none */
 	const struct output_format *format;
 	size_t max_shards;
-	char **command; /* NULL-terminated, NULL when none */
+	size_t count_map_entries; /* 0: the session's default */
+	bool as_root;		  /* under sudo, run COMMAND as root, not as the invoking user */
+	char **command;		  /* NULL-terminated, NULL when none */
+};
+
+/*
+ * Under sudo, the user who ran it: a launched command runs as that user and
+ * the output files belong to them.
+ */
+struct invoker {
+	bool set;
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups; /* supplementary groups, from SUDO_USER */
+	int nr_groups;
+};
+
+/* Where each sample that BPF took ended up: the parts add up to the samples. */
+struct outcomes {
+	uint64_t walked; /* walked to the bottom with the tables alone */
+	uint64_t fp;	 /* frame pointers used for at least one frame */
+	uint64_t failed; /* neither: truncated, a read failed, no user stack */
 };
 
 /* What the session callbacks fill, and what the end of the run needs. */
@@ -95,10 +123,19 @@ struct record {
 	char *tmp_path;	   /* -o: written here, renamed at the end */
 	char *final_path;  /* -o FILE with its symlinks resolved */
 	FILE *out;
+	int out_fd;	   /* O_TMPFILE descriptor of out, linked in at the end; -1 */
+	int *pidfds;	   /* of the -p targets, readable once they exited */
+	bool targets_gone; /* every -p target exited: the run ended early */
+	struct invoker invoker;
+	struct outcomes outcomes;
+	struct session_stats stats; /* read right after the last drain */
+	double bpf_ns_per_sample;   /* < 0: unknown (kernel.bpf_stats_enabled is 0) */
 };
 
 static volatile sig_atomic_t exiting;
 static volatile sig_atomic_t exit_signal;
+/* Temporary files a second signal removes before unwprof dies of it. */
+static char *volatile tmp_files[2];
 
 static const char record_doc[] =
 	"Sample the CPU with perf events and unwind every user stack in BPF with DWARF "
@@ -143,6 +180,10 @@ static const struct argp_option record_options[] = {
 	{ "fp-only", OPT_FP_ONLY, NULL, 0,
 	  "Unwind with frame pointers only, no DWARF tables (to compare)", 2 },
 	{ "max-shards", OPT_MAX_SHARDS, "N", 0, "Cap unwind table memory at N shards", 2 },
+	{ "count-map-entries", OPT_COUNT_MAP_ENTRIES, "N", 0,
+	  "Distinct stacks held in the kernel between drains", 2 },
+	{ "as-root", OPT_AS_ROOT, NULL, 0,
+	  "Under sudo, run COMMAND as root instead of as the invoking user", 2 },
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "output", 'o', "FILE", 0, "Write the profile to FILE instead of stdout", 3 },
 	{ "pid", OPT_PID, NULL, 0, "Begin each stack with comm-PID", 3 },
@@ -249,9 +290,16 @@ static void parse_number(struct argp_state *state, int key, const char *arg,
 		args->freq = (unsigned int)v;
 		return;
 	}
-	if (errno || end == arg || *end || v < 1)
-		argp_error(state, "--max-shards: '%s' is not a positive number", arg);
-	args->max_shards = (size_t)v;
+	if (key == OPT_MAX_SHARDS) {
+		if (errno || end == arg || *end || v < 1)
+			argp_error(state, "--max-shards: '%s' is not a positive number", arg);
+		args->max_shards = (size_t)v;
+		return;
+	}
+	if (errno || end == arg || *end || v < 1 || v > MAX_COUNT_MAP_ENTRIES)
+		argp_error(state, "--count-map-entries: '%s' is not a number in 1..%ld", arg,
+			   MAX_COUNT_MAP_ENTRIES);
+	args->count_map_entries = (size_t)v;
 }
 
 static void check_args(struct argp_state *state, const struct record_args *args)
@@ -262,6 +310,8 @@ static void check_args(struct argp_state *state, const struct record_args *args)
 		argp_error(state, "no target: give -p PID, -a, or -- COMMAND");
 	if (targets > 1)
 		argp_error(state, "-p, -a and COMMAND cannot be combined: give exactly one");
+	if (args->as_root && !args->command)
+		argp_error(state, "--as-root: only with a COMMAND to launch");
 }
 
 static error_t record_parse(int key, char *arg, struct argp_state *state)
@@ -278,6 +328,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case 'd':
 	case 'F':
 	case OPT_MAX_SHARDS:
+	case OPT_COUNT_MAP_ENTRIES:
 		parse_number(state, key, arg, args);
 		return 0;
 	case 'o':
@@ -297,6 +348,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_QUIET:
 		args->quiet = true;
+		return 0;
+	case OPT_AS_ROOT:
+		args->as_root = true;
 		return 0;
 	case OPT_STATS_JSON:
 		args->stats_json = arg;
@@ -382,13 +436,128 @@ static int check_pids(const struct record_args *args)
 	return 0;
 }
 
+/* The user who ran sudo */
+
+static int env_id(const char *name, unsigned int *id)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return -ENOENT;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || *end || n >= UINT_MAX) {
+		pr_err("%s: '%s' is not a user or group id", name, v);
+		return -EINVAL;
+	}
+	*id = (unsigned int)n;
+	return 0;
+}
+
+/*
+ * Under sudo (root, SUDO_UID and SUDO_GID set, not root themselves), the
+ * invoking user and their supplementary groups, as initgroups would set them.
+ */
+static int invoker_init(struct invoker *inv)
+{
+	const char *user = getenv("SUDO_USER");
+	unsigned int uid, gid;
+	int n = 0, err;
+
+	if (geteuid() != 0)
+		return 0;
+	err = env_id("SUDO_UID", &uid);
+	if (!err)
+		err = env_id("SUDO_GID", &gid);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	if (uid == 0)
+		return 0;
+	inv->uid = uid;
+	inv->gid = gid;
+	if (user && *user && getgrouplist(user, gid, NULL, &n) < 0 && n > 0) {
+		inv->groups = calloc(n, sizeof(*inv->groups));
+		if (!inv->groups)
+			return -ENOMEM;
+		if (getgrouplist(user, gid, inv->groups, &n) < 0)
+			n = 0;
+	}
+	if (n <= 0) {
+		free(inv->groups);
+		inv->groups = malloc(sizeof(*inv->groups));
+		if (!inv->groups)
+			return -ENOMEM;
+		inv->groups[0] = gid;
+		n = 1;
+	}
+	inv->nr_groups = n;
+	inv->set = true;
+	pr_debug("running as uid %u gid %u with %d groups under sudo", uid, gid, n);
+	return 0;
+}
+
+/* -p targets: a pidfd each, so that a pid reused after the exit is not mistaken for it */
+
+static int targets_watch(struct record *rec)
+{
+	const struct record_args *args = rec->args;
+
+	if (!args->nr_pids)
+		return 0;
+	rec->pidfds = calloc(args->nr_pids, sizeof(*rec->pidfds));
+	if (!rec->pidfds)
+		return -ENOMEM;
+	for (size_t i = 0; i < args->nr_pids; i++) {
+		rec->pidfds[i] = (int)syscall(SYS_pidfd_open, args->pids[i], 0);
+		if (rec->pidfds[i] < 0 && errno == ESRCH) {
+			pr_err("pid %d: no such process", (int)args->pids[i]);
+			return -ESRCH;
+		}
+		/* Kernels before 5.3: no pidfd, the run goes on to its end. */
+		if (rec->pidfds[i] < 0)
+			pr_debug("pid %d: no pidfd: %s", (int)args->pids[i], strerror(errno));
+	}
+	return 0;
+}
+
+/* True once every -p target has exited: nothing is left to sample. */
+static bool targets_exited(struct record *rec)
+{
+	const struct record_args *args = rec->args;
+	struct pollfd pfd = { .events = POLLIN };
+
+	if (!rec->pidfds || rec->targets_gone)
+		return rec->targets_gone;
+	for (size_t i = 0; i < args->nr_pids; i++) {
+		pfd.fd = rec->pidfds[i];
+		if (pfd.fd < 0 || poll(&pfd, 1, 0) != 1)
+			return false;
+	}
+	rec->targets_gone = true;
+	return true;
+}
+
 /* Signals */
 
+/*
+ * The first signal ends the run; a second one removes the temporary files
+ * and kills unwprof at once (the kernel releases every BPF object and perf
+ * event with the process).
+ */
 static void on_signal(int sig)
 {
-	exiting = 1;
-	exit_signal = sig;
-	signal(sig, SIG_DFL); /* a second one kills */
+	if (!exiting) {
+		exiting = 1;
+		exit_signal = sig;
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(tmp_files); i++)
+		if (tmp_files[i])
+			unlink(tmp_files[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 static void install_signals(void)
@@ -412,46 +581,95 @@ static int output_open_direct(struct record *rec, const char *path)
 	return -errno;
 }
 
-/*
- * A regular file gets a temporary file in its directory (the symlink's target
- * when it is one), renamed over it at the end.
- */
-static int output_open_tmp(struct record *rec, const char *path)
+/* Under sudo, the files written belong to the user who ran it. */
+static void invoker_chown(const struct record *rec, int fd, const char *path)
 {
-	char *dir = NULL, *base = NULL;
-	mode_t mask;
-	int fd, err = 0;
+	if (rec->invoker.set && fchown(fd, rec->invoker.uid, rec->invoker.gid))
+		pr_warn("%s: cannot give it to uid %d: %s", path, (int)rec->invoker.uid,
+			strerror(errno));
+}
 
-	rec->final_path = realpath(path, NULL);
-	if (!rec->final_path)
-		rec->final_path = strdup(path); /* does not exist yet */
-	dir = rec->final_path ? strdup(rec->final_path) : NULL;
-	base = rec->final_path ? strdup(rec->final_path) : NULL;
-	if (!dir || !base ||
-	    asprintf(&rec->tmp_path, "%s/.%s.XXXXXX", dirname(dir), basename(base)) < 0) {
+/* The directory part of path, and its last component: "x/y.pb.gz" -> "x", "y.pb.gz". */
+static int split_path(const char *path, char **dir, char **base)
+{
+	char *d = strdup(path), *b = strdup(path);
+
+	*dir = *base = NULL;
+	if (!d || !b) {
+		free(d);
+		free(b);
+		return -ENOMEM;
+	}
+	*dir = strdup(dirname(d));
+	*base = strdup(basename(b));
+	free(d);
+	free(b);
+	return *dir && *base ? 0 : -ENOMEM;
+}
+
+/* A named temporary file, for file systems without O_TMPFILE. */
+static int output_mkstemp(struct record *rec, const char *dir, const char *base)
+{
+	mode_t mask;
+	int fd;
+
+	if (asprintf(&rec->tmp_path, "%s/.%s.XXXXXX", dir, base) < 0) {
 		rec->tmp_path = NULL;
-		err = -ENOMEM;
-		goto cleanup;
+		errno = ENOMEM;
+		return -1;
 	}
 	/* close-on-exec: a launched command must not inherit the profile being written */
 	fd = mkostemp(rec->tmp_path, O_CLOEXEC);
 	if (fd < 0) {
-		err = -errno;
-		pr_err("%s: cannot create a file in its directory: %s", path, strerror(errno));
 		free(rec->tmp_path);
 		rec->tmp_path = NULL;
-		goto cleanup;
+		return -1;
 	}
+	tmp_files[0] = rec->tmp_path;
 	/* mkostemp gives 0600; give the file the mode a plain fopen would. */
 	mask = umask(0);
 	umask(mask);
 	if (fchmod(fd, 0666 & ~mask))
 		pr_debug("%s: cannot set the mode: %s", rec->tmp_path, strerror(errno));
+	return fd;
+}
+
+/*
+ * A regular file is written to an unnamed file (O_TMPFILE) in its directory
+ * (the symlink's target when it is one), named and renamed over it at the
+ * end: a run that fails or is killed, even by SIGKILL, leaves nothing behind.
+ * Where O_TMPFILE is not supported, a named temporary file is used instead.
+ */
+static int output_open_tmp(struct record *rec, const char *path)
+{
+	char *dir = NULL, *base = NULL;
+	int fd, err;
+
+	rec->final_path = realpath(path, NULL);
+	if (!rec->final_path)
+		rec->final_path = strdup(path); /* does not exist yet */
+	err = rec->final_path ? split_path(rec->final_path, &dir, &base) : -ENOMEM;
+	if (err)
+		goto cleanup;
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	if (fd >= 0)
+		rec->out_fd = fd;
+	else if (errno == EOPNOTSUPP || errno == EISDIR)
+		fd = output_mkstemp(rec, dir, base);
+	if (fd < 0) {
+		err = -errno;
+		pr_err("%s: cannot create a file in %s: %s", path, dir, strerror(errno));
+		goto cleanup;
+	}
+	invoker_chown(rec, fd, path);
 	rec->out = fdopen(fd, "w");
 	if (!rec->out) {
 		err = -errno;
+		pr_err("%s: %s", path, strerror(errno));
 		close(fd);
-		unlink(rec->tmp_path);
+		rec->out_fd = -1;
+		if (rec->tmp_path)
+			unlink(rec->tmp_path);
 	}
 cleanup:
 	free(dir);
@@ -468,6 +686,10 @@ static int output_open(struct record *rec)
 		rec->out = stdout;
 		return 0;
 	}
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		pr_err("%s: is a directory: give a file name to -o", path);
+		return -EISDIR;
+	}
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
 		return output_open_direct(rec, path);
 	/* A dangling symlink: fopen creates its target, a rename would replace the link. */
@@ -476,18 +698,56 @@ static int output_open(struct record *rec)
 	return output_open_tmp(rec, path);
 }
 
+/* Gives the unnamed output file a temporary name in its directory. */
+static int output_link(struct record *rec)
+{
+	char *dir = NULL, *base = NULL, proc[64];
+	int err;
+
+	err = split_path(rec->final_path, &dir, &base);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", rec->out_fd);
+	for (int i = 0; !err && i < 100; i++) {
+		free(rec->tmp_path);
+		if (asprintf(&rec->tmp_path, "%s/.%s.%d.%d", dir, base, (int)getpid(), i) < 0) {
+			rec->tmp_path = NULL;
+			err = -ENOMEM;
+			break;
+		}
+		tmp_files[0] = rec->tmp_path;
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, rec->tmp_path, AT_SYMLINK_FOLLOW) == 0)
+			break;
+		tmp_files[0] = NULL;
+		err = errno == EEXIST ? 0 : -errno;
+		if (!err && i == 99)
+			err = -EEXIST;
+	}
+	if (err)
+		pr_err("%s: cannot name the file written: %s", rec->final_path, strerror(-err));
+	free(dir);
+	free(base);
+	return err;
+}
+
 /* Closes the output; on success renames the temporary file, else removes it. */
 static int output_close(struct record *rec, bool ok)
 {
 	int err = 0;
 
-	if (rec->out && rec->out != stdout && fclose(rec->out))
-		err = -errno;
+	if (rec->out && rec->out != stdout && (fflush(rec->out) || ferror(rec->out)))
+		err = errno ? -errno : -EIO;
 	else if (rec->out == stdout && (fflush(stdout) || ferror(stdout)))
 		err = errno ? -errno : -EIO;
-	rec->out = NULL;
-	if (err)
+	/* After a failed write, the same error again says nothing new. */
+	if (err && ok)
 		pr_err("%s: %s", rec->args->output ? rec->args->output : "stdout", strerror(-err));
+	if (ok && !err && rec->out_fd >= 0)
+		err = output_link(rec);
+	if (rec->out && rec->out != stdout && fclose(rec->out) && !err) {
+		err = -errno;
+		pr_err("%s: %s", rec->args->output, strerror(errno));
+	}
+	rec->out = NULL;
+	rec->out_fd = -1;
 	if (rec->tmp_path) {
 		if (ok && !err && rename(rec->tmp_path, rec->final_path)) {
 			err = -errno;
@@ -496,6 +756,7 @@ static int output_close(struct record *rec, bool ok)
 		}
 		if (!ok || err)
 			unlink(rec->tmp_path);
+		tmp_files[0] = NULL;
 	}
 	return err;
 }
@@ -584,6 +845,12 @@ static void on_sample(void *ctx, const struct session_sample *s)
 	};
 	int err = profile__add_stack(rec->profile, &st, s->count);
 
+	if (s->flags & SAMPLE_FP)
+		rec->outcomes.fp += s->count;
+	else if (s->flags & SAMPLE_COMPLETE)
+		rec->outcomes.walked += s->count;
+	else
+		rec->outcomes.failed += s->count;
 	if (err && !rec->err)
 		rec->err = err;
 }
@@ -599,6 +866,16 @@ static void on_process(void *ctx, const struct procmaps *maps)
 
 /* Launching a command */
 
+/* In the child: drops root for the invoking user, groups first, uid last. */
+static int invoker_become(const struct invoker *as)
+{
+	if (!as || !as->set)
+		return 0;
+	if (setgroups(as->nr_groups, as->groups) || setgid(as->gid) || setuid(as->uid))
+		return -1;
+	return 0;
+}
+
 /*
  * The child stops at its exec so that its tables are loaded after exec (its
  * own mappings) and before it runs a single instruction of user code:
@@ -609,7 +886,7 @@ static void on_process(void *ctx, const struct procmaps *maps)
  * does not exec before the session exists; execvp's errno comes back on a
  * close-on-exec pipe.
  */
-static void child_run(char **command, int go_fd, int err_fd)
+static void child_run(char **command, const struct invoker *as, int go_fd, int err_fd)
 {
 	char c;
 	int e;
@@ -618,7 +895,7 @@ static void child_run(char **command, int go_fd, int err_fd)
 	signal(SIGTERM, SIG_DFL);
 	if (read(go_fd, &c, 1) != 1)
 		_exit(EXIT_FAIL); /* the parent gave up */
-	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
+	if (invoker_become(as) == 0 && ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
 		execvp(command[0], command);
 	e = errno;
 	if (write(err_fd, &e, sizeof(e)) < 0)
@@ -654,7 +931,8 @@ static int launch_fork(struct record *rec, struct launch *l)
 	if (rec->child == 0) {
 		close(go[1]);
 		close(errp[0]);
-		child_run(rec->args->command, go[0], errp[1]);
+		child_run(rec->args->command, rec->args->as_root ? NULL : &rec->invoker, go[0],
+			  errp[1]);
 	}
 	close(go[0]);
 	close(errp[1]);
@@ -714,6 +992,7 @@ static struct session *record_session_new(struct record *rec)
 		.fp_only = args->fp_only,
 		.kernel_stacks = !args->no_kernel,
 		.max_shards = args->max_shards,
+		.count_map_entries = args->count_map_entries,
 		.on_sample = on_sample,
 		.on_process = on_process,
 		.ctx = rec,
@@ -779,6 +1058,11 @@ static int record_setup(struct record *rec)
 		err = session__add_process(rec->session, rec->child);
 	if (!err && (rec->child || rec->args->nr_pids == 1))
 		rec->main_file = exe_path(rec->child ? rec->child : rec->args->pids[0]);
+	/* Loading tables can take seconds: a signal meanwhile ends the run before sampling. */
+	if (!err && exiting) {
+		err = -EINTR;
+		pr_err("interrupted while loading the unwind tables: nothing recorded");
+	}
 	if (!err)
 		err = session__attach(rec->session);
 	if (!err && rec->child && ptrace(PTRACE_DETACH, rec->child, NULL, NULL)) {
@@ -821,6 +1105,30 @@ static bool child_exited(struct record *rec)
 	return true;
 }
 
+/* True when the kernel counts the run time of BPF programs. */
+static bool bpf_stats_enabled(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "re");
+	int v = 0;
+
+	if (!f)
+		return false;
+	if (fscanf(f, "%d", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v == 1;
+}
+
+/* The sampler's mean run time per sample in ns; -1 when the kernel does not count it. */
+static double bpf_ns_per_sample(const struct session *s)
+{
+	uint64_t ns, cnt;
+
+	if (!bpf_stats_enabled() || session__prog_stats(s, &ns, &cnt) || !cnt)
+		return -1;
+	return (double)ns / (double)cnt;
+}
+
 static int record_loop(struct record *rec)
 {
 	double start = now(), left;
@@ -830,7 +1138,7 @@ static int record_loop(struct record *rec)
 	clock_gettime(CLOCK_REALTIME, &wall);
 	rec->start_ns = (uint64_t)wall.tv_sec * 1000000000ULL + (uint64_t)wall.tv_nsec;
 
-	while (!exiting && !rec->err && !child_exited(rec)) {
+	while (!exiting && !rec->err && !child_exited(rec) && !targets_exited(rec)) {
 		timeout = POLL_MS;
 		if (rec->args->duration > 0) {
 			left = rec->args->duration - (now() - start);
@@ -848,6 +1156,12 @@ static int record_loop(struct record *rec)
 	rec->elapsed = now() - start;
 	if (!err)
 		err = session__drain(rec->session);
+	/*
+	 * Read at once: sampling goes on until the session is freed, and the
+	 * samples taken while the profile is written would count as not drained.
+	 */
+	session__stats(rec->session, &rec->stats);
+	rec->bpf_ns_per_sample = bpf_ns_per_sample(rec->session);
 	if (!err && rec->err) {
 		err = rec->err;
 		pr_err("recording samples: %s", strerror(-err));
@@ -909,11 +1223,40 @@ static void print_errors(const struct session_stats *st)
 	fputc('\n', stderr);
 }
 
+/*
+ * Samples BPF took but user space never received: neither drained nor
+ * counted as lost (taken while the run stopped, after the last drain).
+ * Negative when the lost count includes ring-buffer events, which are not
+ * samples.
+ */
+static int64_t not_drained(const struct record *rec, const struct session_stats *st)
+{
+	const struct outcomes *o = &rec->outcomes;
+
+	return (int64_t)(st->samples - o->walked - o->fp - o->failed - st->lost);
+}
+
+/* Every sample in exactly one place, so that the parts add up to the samples. */
+static void print_outcomes(const struct record *rec, const struct session_stats *st)
+{
+	const struct outcomes *o = &rec->outcomes;
+	int64_t late = not_drained(rec, st);
+
+	fprintf(stderr,
+		"  %-22s %10" PRIu64 " = walked %" PRIu64 " + frame pointers %" PRIu64
+		" + failed %" PRIu64 " + lost %" PRIu64,
+		"samples accounted", st->samples, o->walked, o->fp, o->failed, st->lost);
+	if (late)
+		fprintf(stderr, " + not drained %" PRId64, late);
+	fputc('\n', stderr);
+}
+
 static void print_summary(const struct record *rec, const struct session_stats *stats)
 {
 	const struct session_stats st = *stats;
 
-	fprintf(stderr, "unwprof: recorded %.1f s\n", rec->elapsed);
+	fprintf(stderr, "unwprof: recorded %.1f s%s\n", rec->elapsed,
+		rec->targets_gone ? " (every target exited)" : "");
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "samples", st.samples);
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "walked to the bottom", st.complete,
 		percent(st.complete, st.samples));
@@ -923,6 +1266,7 @@ static void print_summary(const struct record *rec, const struct session_stats *
 		percent(st.truncated, st.samples));
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "lost", st.lost);
 	print_errors(&st);
+	print_outcomes(rec, &st);
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "processes", st.processes);
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %.1f MiB\n", "unwind rows loaded", st.rows_loaded,
 		st.bytes_loaded / (1024.0 * 1024.0));
@@ -976,6 +1320,23 @@ static void stats_put_errors(struct json_writer *jw, const struct session_stats 
 	jw_object_end(jw);
 }
 
+/* The samples split by outcome: walked + frame_pointer + failed + lost + not_drained. */
+static void stats_put_outcomes(struct json_writer *jw, const struct record *rec,
+			       const struct session_stats *st)
+{
+	int64_t late = not_drained(rec, st);
+
+	jw_key(jw, "outcomes");
+	jw_object_start(jw);
+	stats_put_uint(jw, "walked", rec->outcomes.walked);
+	stats_put_uint(jw, "frame_pointer", rec->outcomes.fp);
+	stats_put_uint(jw, "failed", rec->outcomes.failed);
+	stats_put_uint(jw, "lost", st->lost);
+	jw_key(jw, "not_drained");
+	jw_int(jw, late);
+	jw_object_end(jw);
+}
+
 static void stats_put(struct json_writer *jw, const struct record *rec,
 		      const struct session_stats *st)
 {
@@ -990,13 +1351,16 @@ static void stats_put(struct json_writer *jw, const struct record *rec,
 	stats_put_share(jw, "truncated", st->truncated, st->samples);
 	stats_put_errors(jw, st);
 	stats_put_uint(jw, "lost", st->lost);
+	stats_put_outcomes(jw, rec, st);
 	stats_put_uint(jw, "processes", st->processes);
 	stats_put_uint(jw, "rows_loaded", st->rows_loaded);
 	stats_put_uint(jw, "bytes_loaded", st->bytes_loaded);
 	stats_put_uint(jw, "rows_unplaced", st->rows_unplaced);
-	/* The sampler's run time is not read from the kernel yet. */
 	jw_key(jw, "bpf_ns_per_sample");
-	jw_null(jw);
+	if (rec->bpf_ns_per_sample >= 0)
+		jw_double(jw, round_to(rec->bpf_ns_per_sample, 10));
+	else
+		jw_null(jw);
 	jw_object_end(jw);
 }
 
@@ -1012,7 +1376,11 @@ static int stats_write_file(FILE *f, const struct record *rec, const struct sess
 		return err;
 	}
 	stats_put(jw, rec, st);
+	errno = 0;
 	err = json_writer__free(jw);
+	/* -EIO for any failed write: the flush's errno says which (ENOSPC, EDQUOT). */
+	if (err == -EIO && errno)
+		err = -errno;
 	if ((fflush(f) || ferror(f)) && !err)
 		err = errno ? -errno : -EIO;
 	if (fclose(f) && !err)
@@ -1057,15 +1425,18 @@ static int stats_write(const struct record *rec, const struct session_stats *st)
 			close(fd);
 		goto cleanup;
 	}
+	tmp_files[1] = tmp;
 	mask = umask(0);
 	umask(mask);
 	if (fchmod(fd, 0666 & ~mask))
 		pr_debug("%s: cannot set the mode: %s", tmp, strerror(errno));
+	invoker_chown(rec, fd, path);
 	err = stats_write_file(f, rec, st);
 	if (!err && rename(tmp, final ? final : path))
 		err = -errno;
 	if (err)
 		unlink(tmp);
+	tmp_files[1] = NULL;
 cleanup:
 	if (err)
 		pr_err("%s: cannot write the statistics: %s", path, strerror(-err));
@@ -1108,6 +1479,10 @@ static int record_init(struct record *rec)
 		err = check_pids(rec->args);
 	if (!err && rec->args->stats_json)
 		err = stats_check(rec->args->stats_json);
+	if (!err)
+		err = invoker_init(&rec->invoker);
+	if (!err)
+		err = targets_watch(rec);
 	if (err)
 		return err;
 	rec->profile = profile__new();
@@ -1127,11 +1502,16 @@ static void record_free(struct record *rec)
 	free(rec->tmp_path);
 	free(rec->final_path);
 	free(rec->main_file);
+	free(rec->invoker.groups);
+	for (size_t i = 0; rec->pidfds && i < rec->args->nr_pids; i++)
+		if (rec->pidfds[i] >= 0)
+			close(rec->pidfds[i]);
+	free(rec->pidfds);
 }
 
 static int record_run(struct record_args *args)
 {
-	struct record rec = { .args = args };
+	struct record rec = { .args = args, .out_fd = -1 };
 	int err;
 
 	install_signals();
@@ -1150,14 +1530,10 @@ static int record_run(struct record_args *args)
 			err = close_err;
 	}
 	if (rec.session && !err) {
-		struct session_stats st;
-
-		/* One reading for both: sampling may still count while they are written. */
-		session__stats(rec.session, &st);
 		if (!args->quiet)
-			print_summary(&rec, &st);
+			print_summary(&rec, &rec.stats);
 		if (args->stats_json)
-			err = stats_write(&rec, &st);
+			err = stats_write(&rec, &rec.stats);
 	}
 	record_free(&rec);
 	if (err)

@@ -13,7 +13,8 @@ _unwprof_options()
 	case $1 in
 	record)
 		echo '-p --pids -a --all-cpus -d --duration -F --freq --no-kernel --fp-only
-			--max-shards -o --output --format --pid --tid --stats-json --quiet'
+			--max-shards --count-map-entries --as-root -o --output --format --pid --tid
+			--stats-json --quiet'
 		;;
 	report)
 		echo '-i --input --pid --comm --no-kernel --top --sort --tree --min-percent
@@ -34,7 +35,8 @@ _unwprof_takes_value()
 {
 	case $1:$2 in
 	record:-p | record:--pids | record:-d | record:--duration | record:-F | record:--freq | \
-	record:--max-shards | record:-o | record:--output | record:--format | \
+	record:--max-shards | record:--count-map-entries | record:-o | record:--output | \
+	record:--format | \
 	record:--stats-json | \
 	report:-i | report:--input | report:--pid | report:--comm | report:--top | \
 	report:--sort | report:--min-percent | report:--diff | report:--fail-above | \

@@ -57,6 +57,9 @@ complete -c unwprof -n $c -s F -l freq -x -a '99 499 999 4999' \
 complete -c unwprof -n $c -l no-kernel -d 'Leave out kernel frames'
 complete -c unwprof -n $c -l fp-only -d 'Unwind with frame pointers only'
 complete -c unwprof -n $c -l max-shards -x -d 'Cap unwind table memory at N shards'
+complete -c unwprof -n $c -l count-map-entries -x \
+    -d 'Distinct stacks held in the kernel between drains'
+complete -c unwprof -n $c -l as-root -d 'Under sudo, run COMMAND as root'
 complete -c unwprof -n $c -s o -l output -r -F -d 'Write the profile to FILE'
 complete -c unwprof -n $c -l format -x -a 'folded pprof svg' -d 'Output format'
 complete -c unwprof -n $c -l pid -d 'Begin each stack with comm-PID'
@@ -65,7 +68,7 @@ complete -c unwprof -n $c -l stats-json -r -F -d 'Write the run statistics as JS
 complete -c unwprof -n $c -l quiet -d 'Do not print the summary'
 # The launched command: the options that take a value are skipped with it.
 complete -c unwprof -n $c -a '(__fish_complete_subcommand --fcs-skip=2 -p --pids -d --duration \
-    -F --freq --max-shards -o --output --format --stats-json)'
+    -F --freq --max-shards --count-map-entries -o --output --format --stats-json)'
 
 # report
 set -l c '__unwprof_command_is report'

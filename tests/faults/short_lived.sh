@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# A storm of short-lived processes under -a: two forkers exec a process
+# that exits at once, as fast as the machine allows, during a 7 s and a
+# 21 s run. Injected: thousands of processes to build tables for, and their
+# events. Expected: the run ends on time, what had to be dropped is counted
+# (the parts of the summary add up), and memory stays bounded: the peak RSS
+# of unwprof (/usr/bin/time -v) and the memory of its BPF maps (memlock of
+# the maps it holds) do not grow with the length of the run. Lost: counted.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+[ -x /usr/bin/time ] || e2e_skip "/usr/bin/time is not installed (Debian package time)"
+
+# Forks until the file $1 disappears; counts the processes in $1.count.
+storm() {
+	local n=0
+
+	while [ -e "$1" ]; do
+		"$WORKLOADS/forker" 200 0 > /dev/null 2>&1
+		n=$((n + 200))
+		echo "$n" > "$1.count"
+	done
+}
+
+# The memlock bytes of the BPF maps process $1 holds.
+map_memory() {
+	local ids
+
+	ids=$(cat /proc/"$1"/fdinfo/* 2> /dev/null | sed -n 's/^map_id:[[:space:]]*//p' | sort -u)
+	for id in $ids; do
+		bpftool map show id "$id" 2> /dev/null | sed -n 's/.*memlock \([0-9]*\)B.*/\1/p'
+	done | awk '{ s += $1 } END { print s + 0 }'
+}
+
+declare -A rss mem forks
+for secs in 7 21; do
+	name=storm-$secs
+	touch "$tmp/run-a" "$tmp/run-b"
+	storm "$tmp/run-a" &
+	storm_a=$!
+	storm "$tmp/run-b" &
+	storm_b=$!
+	background+=("$storm_a" "$storm_b")
+	echo "\$ unwprof record -a -F 999 -d $secs (under /usr/bin/time -v)" >&2
+	/usr/bin/time -v -o "$tmp/$name.time" "$UNWPROF" record -a -F 999 -d "$secs" \
+		-o "$tmp/$name.pb.gz" --stats-json "$tmp/$name.json" 2> "$tmp/$name.err" &
+	time_pid=$!
+	sleep $((secs / 2))
+	pid=$(pgrep -P "$time_pid" -x unwprof)
+	mem[$secs]=$(map_memory "${pid:-0}")
+	wait "$time_pid"
+	rc=$?
+	rm -f "$tmp/run-a" "$tmp/run-b"
+	wait "$storm_a" "$storm_b"
+	show_log "$tmp/$name.err"
+	expect_rc 0
+	took=$(elapsed "$tmp/$name.err")
+	python3 -c "import sys; sys.exit(not ${took:-0} <= $secs + 1)" ||
+		fail "$name: recorded ${took:-?} s, not $secs s"
+	forks[$secs]=$(($(cat "$tmp/run-a.count") + $(cat "$tmp/run-b.count")))
+	rss[$secs]=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/$name.time")
+	echo "$name: ${forks[$secs]} processes, peak RSS ${rss[$secs]:-?} KiB," \
+		"BPF maps $((${mem[$secs]} / 1024)) KiB" >&2
+	python3 - "$tmp/$name.json" << 'PY' || fail "$name: the totals do not add up"
+import json, sys
+s = json.load(open(sys.argv[1]))
+o = s["outcomes"]
+parts = o["walked"] + o["frame_pointer"] + o["failed"] + o["lost"] + o["not_drained"]
+print(f"samples {s['samples']} = {o}, processes {s['processes']}", file=sys.stderr)
+sys.exit(0 if parts == s["samples"] and abs(o["not_drained"]) <= max(50, s["samples"] // 100)
+         else 1)
+PY
+done
+[ "${forks[21]}" -ge 5000 ] || fail "only ${forks[21]} short-lived processes in 21 s"
+[ "${mem[7]}" -gt 0 ] || fail "the memory of the BPF maps could not be read"
+# The maps are sized before load: the same in both runs.
+[ "${mem[21]}" -le $((mem[7] + mem[7] / 10)) ] ||
+	fail "BPF map memory grew with the run: ${mem[7]} B in 7 s, ${mem[21]} B in 21 s"
+# Three times the processes, not three times the memory: 50% and 16 MiB of margin.
+[ "${rss[21]:-0}" -le $((${rss[7]:-0} * 3 / 2 + 16384)) ] ||
+	fail "peak RSS grew with the run: ${rss[7]} KiB in 7 s, ${rss[21]} KiB in 21 s"
+finish
