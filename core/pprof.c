@@ -995,7 +995,8 @@ static int reader__frames(struct reader *r, const Pprof__Sample *s, struct profi
 			r->frames[nr++] = r->loc_first[lp->pos] + j;
 	}
 	ps->kernel = r->frames;
-	ps->user = r->frames + ps->nr_kernel;
+	/* no location yet: frames is NULL, and NULL + 0 is undefined */
+	ps->user = nr ? r->frames + ps->nr_kernel : NULL;
 	ps->nr_user = (uint32_t)(nr - ps->nr_kernel);
 	return 0;
 }

@@ -247,7 +247,8 @@ static int filter_sample(struct filter_ctx *c, const struct profile_sample *s,
 	if (f->no_kernel)
 		ns.nr_kernel = 0;
 	ns.user = c->ids;
-	ns.kernel = c->ids + s->nr_user;
+	/* a sample without frames before any with: ids is NULL, and NULL + 0 is undefined */
+	ns.kernel = nr ? c->ids + s->nr_user : NULL;
 	for (uint32_t i = 0; i < s->nr_user && !err; i++)
 		err = filter_location(c, s->user[i], &ns.user[i]);
 	for (uint32_t i = 0; i < ns.nr_kernel && !err; i++)

@@ -15,7 +15,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Corpus inputs are small ELF files; anything bigger is not ours. */
+/* Corpus inputs are small files; anything bigger is not ours. */
 #define MAX_INPUT_SIZE (16 << 20)
 
 static int replay_file(const char *path)
