@@ -26,8 +26,9 @@ kill -USR1 "$pid"
 record_wait threads
 expect_rc 0
 kill -0 "$pid" 2> /dev/null || fail "the workload did not survive the recording"
+# 1500 samples: a quarter of what 3 s on two CPUs give, so a loaded machine passes.
 check stacks "$tmp/threads.folded" --comm many_threads --leaf spin_leaf \
-	--expect '{THREAD};worker;spin_outer;spin_leaf' --min-ratio 0.99 --min-samples 3000
+	--expect '{THREAD};worker;spin_outer;spin_leaf' --min-ratio 0.99 --min-samples 1500
 # comm-PID/TID heads: the threads seen, each one of the workload's.
 sed -n "s|^many_threads-$pid/\([0-9]*\);.*|\1|p" "$tmp/threads.folded" | sort -u > "$tmp/seen"
 strangers=$(comm -23 "$tmp/seen" "$tmp/tids" | wc -l)
