@@ -12,7 +12,8 @@
  * Tracepoints follow the processes: exec (its new mappings are found in the
  * kernel and user space is told), mmap returning an executable mapping of a
  * known file (added to the process at once: dlopen, a new process's
- * libraries), exit, and the forks of targets.
+ * libraries), exit (its entries are deleted there), and the forks of
+ * targets.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -21,6 +22,8 @@
 
 #include "unwprof.h"
 #include "unwind_step.h"
+
+#define PF_EXITING 0x00000004 /* include/linux/sched.h: not in BTF */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -602,7 +605,8 @@ static __always_inline void walk_start(struct walk *w, struct pt_regs *regs)
 	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
 	if (!w->proc) {
 		err_inc(UNW_E_NO_PROC);
-		if (!cfg.fp_only)
+		/* An exiting task's process may be gone already: nothing to read. */
+		if (!cfg.fp_only && !(bpf_get_current_task_btf()->flags & PF_EXITING))
 			event_send(UNW_EV_UNKNOWN_PROC, w->pid, 0);
 	}
 	w->pc = regs->ip;
@@ -908,17 +912,28 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	return 0;
 }
 
+/*
+ * The last thread of a process exits (the tracepoint runs after the
+ * thread's signal->live was decremented, and after its mm was released, so
+ * no later sample of it has user frames). Its entries are deleted here, in
+ * kernel order: a process forked under the same pid afterwards gets new
+ * ones, which a deletion deferred to user space could remove. The event
+ * tells user space to free its own state once the samples are drained.
+ */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
 	__u32 pid = p->tgid;
+	int had;
 
 	/* Only the process matters, not each of its threads. */
-	if (p->pid != p->tgid)
+	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
-	if (!bpf_map_lookup_elem(&procs, &pid) && !bpf_map_lookup_elem(&targets, &pid))
-		return 0;
-	event_send_now(UNW_EV_EXIT, pid, 0);
+	had = bpf_map_delete_elem(&procs, &pid) == 0;
+	had |= bpf_map_delete_elem(&targets, &pid) == 0;
+	/* -a: user space may know the process without BPF entries (procs full). */
+	if (had || cfg.system_wide)
+		event_send_now(UNW_EV_EXIT, pid, 0);
 	return 0;
 }
 

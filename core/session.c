@@ -33,12 +33,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -68,9 +70,11 @@
 /* tables_entry.exec_id of a table that will never be uploaded: frame pointers. */
 #define EXEC_ID_NONE UINT32_MAX
 
+/* A live process whose mappings were read; freed when BPF reports its exit. */
 struct sess_proc {
 	pid_t pid;
-	bool exited;
+	bool over_limit; /* more than UNW_MAPS_MAX executable mappings */
+	bool in_map;	 /* its process info was written to BPF */
 };
 
 /*
@@ -104,20 +108,21 @@ struct session {
 	struct unw_row *rows; /* the row map, mmapped */
 	size_t rows_len;
 
-	struct tables *tables; /* files and their tables, shared with `unwprof shards` */
-	struct sess_proc *procs;
+	struct tables *tables;	 /* files and their tables, shared with `unwprof shards` */
+	struct sess_proc *procs; /* live ones only */
 	size_t nr_procs, cap_procs;
-	pid_t *exits; /* exited, reported after the next drain */
+	uint64_t procs_seen;	  /* every process ever read, for the stats */
+	uint64_t maps_over_limit; /* of them, with more than UNW_MAPS_MAX mappings */
+	pid_t *exits;		  /* exited, reported after the next drain */
 	size_t nr_exits, cap_exits;
-	pid_t *gone; /* exited: their BPF entries are deleted after this batch of events */
-	size_t nr_gone, cap_gone;
+	bool stopped; /* the perf events are disabled */
 	pid_t *dirty; /* mappings to read again after this batch of events */
 	size_t nr_dirty, cap_dirty;
 
 	struct ustack_cache ustacks;
 	bool drain_requested;
 	uint64_t last_drain_ms;
-	uint64_t lost;	       /* user-space side: samples that could not be resolved */
+	uint64_t lost;	       /* samples whose user stack could not be read back */
 	uint64_t procs_gone;   /* exited while their mappings were read */
 	uint64_t rows_dropped; /* of tables past max_execs: never placed */
 	bool procs_full_warned;
@@ -399,7 +404,7 @@ static void session__fill_mapping(struct session *s, const struct procmap *m, pi
  * libraries loaded at start (libc, ld.so) at the top, and what is left out
  * is the middle, where later dlopen()s land; frame pointers there.
  */
-static void session__fill_mappings(struct session *s, const struct procmaps *pm,
+static bool session__fill_mappings(struct session *s, const struct procmaps *pm,
 				   struct unw_proc *info)
 {
 	size_t low = pm->nr, high_from = pm->nr;
@@ -418,6 +423,7 @@ static void session__fill_mappings(struct session *s, const struct procmaps *pm,
 			continue;
 		session__fill_mapping(s, &pm->maps[i], pm->pid, &info->maps[info->nr_maps++]);
 	}
+	return pm->nr > UNW_MAPS_MAX;
 }
 
 static struct sess_proc *session__proc_find(struct session *s, pid_t pid)
@@ -428,16 +434,77 @@ static struct sess_proc *session__proc_find(struct session *s, pid_t pid)
 	return NULL;
 }
 
+static struct sess_proc *session__proc_add(struct session *s, pid_t pid)
+{
+	struct sess_proc *p = session__proc_find(s, pid);
+
+	if (p)
+		return p;
+	if (grow((void **)&s->procs, &s->cap_procs, s->nr_procs, sizeof(*s->procs)))
+		return NULL;
+	p = &s->procs[s->nr_procs++];
+	*p = (struct sess_proc){ .pid = pid };
+	s->procs_seen++;
+	return p;
+}
+
+static bool session__exit_pending(const struct session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nr_exits; i++)
+		if (s->exits[i] == pid)
+			return true;
+	return false;
+}
+
+/*
+ * The process info of pid was written after reading its mappings, and the
+ * process may have exited meanwhile: BPF then deleted its entries at the
+ * exit, before this write, which would stay forever. The pidfd, opened
+ * before the read, tells; the exit event, still to be read, frees the rest.
+ */
+static void session__check_alive(struct session *s, int pidfd, pid_t pid)
+{
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+	uint32_t key = pid;
+
+	if (poll(&pfd, 1, 0) == 1)
+		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.procs), &key);
+}
+
+/* Writes the process info of pm; a full map is warned about once, not an error. */
+static int session__write_proc(struct session *s, const struct procmaps *pm, struct sess_proc *p)
+{
+	struct unw_proc *info = calloc(1, sizeof(*info));
+	uint32_t key = pm->pid;
+
+	if (!info)
+		return -ENOMEM;
+	if (session__fill_mappings(s, pm, info) && !p->over_limit) {
+		p->over_limit = true;
+		s->maps_over_limit++;
+	}
+	p->in_map = bpf_map_update_elem(bpf_map__fd(s->skel->maps.procs), &key, info, BPF_ANY) == 0;
+	if (!p->in_map) {
+		if (!s->procs_full_warned)
+			pr_warn("process %d: process map full (%s): frame pointers for new processes",
+				(int)pm->pid, strerror(errno));
+		s->procs_full_warned = true;
+	}
+	free(info);
+	return 0;
+}
+
 /*
  * Reads the mappings of pid, uploads the tables they need and then the
  * process info. quiet: the process may be gone (events), not an error.
+ * Once stopped, only the callback is told (symbols of the last samples).
  */
 static int session__load_process(struct session *s, pid_t pid, bool quiet)
 {
+	int pidfd = syscall(SYS_pidfd_open, pid, 0);
 	struct procmaps *pm = procfs__read_maps(pid);
-	struct unw_proc *info = NULL;
 	struct sess_proc *p;
-	int err;
+	int err = 0;
 
 	if (!pm) {
 		err = -errno;
@@ -448,35 +515,28 @@ static int session__load_process(struct session *s, pid_t pid, bool quiet)
 			pr_err(err == -ESRCH ? "process %d does not exist" :
 					       "process %d: cannot read its mappings",
 			       (int)pid);
-		return err;
-	}
-	err = -ENOMEM;
-	info = calloc(1, sizeof(*info));
-	if (!info)
 		goto cleanup;
-	session__fill_mappings(s, pm, info);
-	if (s->opts.on_process)
-		s->opts.on_process(s->opts.ctx, pm);
-	err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.procs), &pid, info, BPF_ANY);
-	if (err) {
-		err = -errno;
-		if (!s->procs_full_warned)
-			pr_warn("process %d: process map full (%s): frame pointers for new processes",
-				(int)pid, strerror(-err));
-		s->procs_full_warned = true;
-		err = 0;
 	}
-	p = session__proc_find(s, pid);
-	if (!p) {
-		err = grow((void **)&s->procs, &s->cap_procs, s->nr_procs, sizeof(*s->procs));
+	/* The exit of an earlier process under this pid is told first. */
+	if (session__exit_pending(s, pid)) {
+		err = session__drain(s);
 		if (err)
 			goto cleanup;
-		p = &s->procs[s->nr_procs++];
-		p->pid = pid;
 	}
-	p->exited = false;
+	err = -ENOMEM;
+	p = session__proc_add(s, pid);
+	if (!p)
+		goto cleanup;
+	err = s->stopped ? 0 : session__write_proc(s, pm, p);
+	if (err)
+		goto cleanup;
+	if (s->opts.on_process)
+		s->opts.on_process(s->opts.ctx, pm);
+	if (pidfd >= 0 && !s->stopped)
+		session__check_alive(s, pidfd, pid);
 cleanup:
-	free(info);
+	if (pidfd >= 0)
+		close(pidfd);
 	procmaps__free(pm);
 	return err;
 }
@@ -745,48 +805,6 @@ int session__attach(struct session *s)
 
 /* ---- events ---- */
 
-/*
- * Deletes the BPF entries of the processes that exited in the batch of
- * events just handled. Not at the exit event itself: by the time user space
- * reads it, the pid may already belong to a new process that BPF made a
- * target at its fork (its FORK or EXEC event later in the batch revives it).
- */
-static void session__forget_gone(struct session *s)
-{
-	for (size_t i = 0; i < s->nr_gone; i++) {
-		uint32_t key = s->gone[i];
-
-		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.procs), &key);
-		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.targets), &key);
-	}
-	s->nr_gone = 0;
-}
-
-static void session__unforget(struct session *s, pid_t pid)
-{
-	for (size_t i = 0; i < s->nr_gone; i++) {
-		if (s->gone[i] != pid)
-			continue;
-		s->gone[i] = s->gone[--s->nr_gone];
-		return;
-	}
-}
-
-static void session__forget(struct session *s, pid_t pid)
-{
-	struct sess_proc *p = session__proc_find(s, pid);
-
-	session__unforget(s, pid);
-	if (grow((void **)&s->gone, &s->cap_gone, s->nr_gone, sizeof(*s->gone)) == 0)
-		s->gone[s->nr_gone++] = pid;
-	if (!p || p->exited)
-		return;
-	p->exited = true;
-	/* Reported after the next drain, which delivers the process's last samples. */
-	if (grow((void **)&s->exits, &s->cap_exits, s->nr_exits, sizeof(*s->exits)) == 0)
-		s->exits[s->nr_exits++] = pid;
-}
-
 /* Mappings of pid to read again once the current batch of events is handled. */
 static void session__mark_dirty(struct session *s, pid_t pid)
 {
@@ -797,47 +815,89 @@ static void session__mark_dirty(struct session *s, pid_t pid)
 		s->dirty[s->nr_dirty++] = pid;
 }
 
-static void session__reload_dirty(struct session *s)
+static void session__unmark_dirty(struct session *s, pid_t pid)
 {
 	for (size_t i = 0; i < s->nr_dirty; i++) {
-		struct sess_proc *p = session__proc_find(s, s->dirty[i]);
-
-		if (!p || !p->exited)
-			session__load_process(s, s->dirty[i], true);
+		if (s->dirty[i] != pid)
+			continue;
+		s->dirty[i] = s->dirty[--s->nr_dirty];
+		return;
 	}
+}
+
+static bool session__is_target(struct session *s, pid_t pid)
+{
+	uint32_t key = pid;
+	uint8_t val;
+
+	return s->opts.system_wide ||
+	       bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.targets), &key, &val) == 0;
+}
+
+static void session__reload_dirty(struct session *s)
+{
+	/* A target that exited since has no entry left: its pid is not read again. */
+	for (size_t i = 0; i < s->nr_dirty; i++)
+		if (session__is_target(s, s->dirty[i]))
+			session__load_process(s, s->dirty[i], true);
 	s->nr_dirty = 0;
 }
 
 /*
- * A fork or an exec starts a new process image under pid: a pid reused after
- * an exit is a new process, to be read again, not the exited one.
+ * BPF deleted the process's entries at its exit, in kernel order: a process
+ * forked under the same pid later in this batch has its own events. Frees
+ * the rest; the callback is told after the next drain, which delivers the
+ * process's last samples.
  */
-static void session__revive(struct session *s, pid_t pid)
+static void session__proc_exit(struct session *s, pid_t pid)
 {
 	struct sess_proc *p = session__proc_find(s, pid);
 
-	if (p)
-		p->exited = false;
-	session__unforget(s, pid);
-	session__mark_dirty(s, pid);
+	session__unmark_dirty(s, pid);
+	if (!p)
+		return;
+	*p = s->procs[--s->nr_procs];
+	if (grow((void **)&s->exits, &s->cap_exits, s->nr_exits, sizeof(*s->exits)) == 0)
+		s->exits[s->nr_exits++] = pid;
+}
+
+/*
+ * Whether a sampled pid without process info is to be read. Not when its
+ * info did not fit in the map, nor when BPF holds it now (the sample came
+ * before the write); but when it vanished (a lost exit event: the pid is
+ * another process now).
+ */
+static bool session__proc_unknown(struct session *s, pid_t pid)
+{
+	struct sess_proc *p = session__proc_find(s, pid);
+	uint32_t key = pid;
+	struct unw_proc *info;
+	bool gone;
+
+	if (!p)
+		return true;
+	if (!p->in_map)
+		return false;
+	info = malloc(sizeof(*info));
+	if (!info)
+		return false;
+	gone = bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.procs), &key, info) != 0 &&
+	       errno == ENOENT;
+	free(info);
+	return gone;
 }
 
 static int session__on_event(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
 	const struct unw_event *ev = data;
-	struct sess_proc *p;
 
 	if (size < sizeof(*ev))
 		return 0;
 	switch (ev->type) {
 	case UNW_EV_UNKNOWN_PROC:
-		/* Sampled, so alive: an exited pid sampled again is a reused one. */
-		p = session__proc_find(s, ev->pid);
-		if (!p)
+		if (session__proc_unknown(s, ev->pid))
 			session__mark_dirty(s, ev->pid);
-		else if (p->exited)
-			session__revive(s, ev->pid);
 		break;
 	case UNW_EV_NOT_COVERED:
 		pr_debug("process %u: pc %#" PRIx64 " in no known mapping: re-reading its maps",
@@ -846,13 +906,11 @@ static int session__on_event(void *ctx, void *data, size_t size)
 		break;
 	case UNW_EV_EXEC:
 	case UNW_EV_FORK:
-		session__revive(s, ev->pid);
-		break;
 	case UNW_EV_MAPPED:
 		session__mark_dirty(s, ev->pid);
 		break;
 	case UNW_EV_EXIT:
-		session__forget(s, ev->pid);
+		session__proc_exit(s, ev->pid);
 		break;
 	case UNW_EV_DRAIN:
 		s->drain_requested = true;
@@ -872,7 +930,6 @@ int session__poll(struct session *s, int timeout_ms)
 	err = ring_buffer__poll(s->rb, timeout_ms);
 	if (err < 0 && err != -EINTR)
 		return err;
-	session__forget_gone(s);
 	session__reload_dirty(s);
 	if (s->drain_requested || now_ms() - s->last_drain_ms >= DRAIN_INTERVAL_MS) {
 		int derr = session__drain(s);
@@ -1137,6 +1194,32 @@ int session__drain(struct session *s)
 	return 0;
 }
 
+/*
+ * Disables every perf event: when the ioctl returns, the sampling program
+ * runs no more on that CPU, so the counts and the stats it updated agree and
+ * the next drain delivers every sample. Then reads the last events, so that
+ * the exits and the new mappings of the last moments are told.
+ */
+int session__stop(struct session *s)
+{
+	int err = 0;
+
+	if (!s->loaded)
+		return -EINVAL;
+	for (int cpu = 0; s->pe_fds && cpu < s->nr_cpus; cpu++) {
+		if (s->pe_fds[cpu] < 0 || ioctl(s->pe_fds[cpu], PERF_EVENT_IOC_DISABLE, 0) == 0)
+			continue;
+		if (!err)
+			err = -errno;
+		pr_err("cannot stop the perf event of CPU %d: %s", cpu, strerror(errno));
+	}
+	s->stopped = true;
+	if (s->rb && ring_buffer__consume(s->rb) < 0 && !err)
+		err = -EIO;
+	session__reload_dirty(s);
+	return err;
+}
+
 /* ---- stats and teardown ---- */
 
 void session__stats(const struct session *s, struct session_stats *st)
@@ -1162,10 +1245,12 @@ void session__stats(const struct session *s, struct session_stats *st)
 	st->complete = sum[UNW_ST_COMPLETE];
 	st->fp = sum[UNW_ST_FP];
 	st->truncated = sum[UNW_ST_TRUNCATED];
-	st->lost = sum[UNW_ST_LOST] + sum[UNW_ST_EVENTS_LOST] + s->lost;
+	st->lost = sum[UNW_ST_LOST] + s->lost;
+	st->events_lost = sum[UNW_ST_EVENTS_LOST];
 	for (int i = 0; i < UNW_E_NR && i < (int)ARRAY_SIZE(st->errors); i++)
 		st->errors[i] = sum[UNW_ST_ERR + i];
-	st->processes = s->nr_procs;
+	st->processes = s->procs_seen;
+	st->maps_over_limit = s->maps_over_limit;
 	if (s->shards) {
 		shards__stats(s->shards, &ss);
 		st->rows_loaded = ss.rows_placed;
@@ -1226,7 +1311,6 @@ void session__free(struct session *s)
 	tables__free(s->tables);
 	free(s->procs);
 	free(s->exits);
-	free(s->gone);
 	free(s->dirty);
 	ustack_cache__free(&s->ustacks);
 	free(s);

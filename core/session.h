@@ -9,7 +9,8 @@
  *	session__add_process(s, pid);	 tables of a target, before it matters
  *	session__attach(s);		 starts sampling
  *	while (...) session__poll(s, ms); events, periodic drain
- *	session__drain(s);		 the rest of the counts
+ *	session__stop(s);		 no more samples
+ *	session__drain(s);		 the rest of the counts, all of them
  *	session__free(s);		 releases every BPF object and perf event
  */
 #ifndef UNWPROF_SESSION_H
@@ -59,6 +60,14 @@ struct session_opts {
 	void (*on_sample)(void *ctx, const struct session_sample *s);
 	/* A process was seen with these mappings: open its files while it lives. */
 	void (*on_process)(void *ctx, const struct procmaps *maps);
+	/*
+	 * The process pid exited. Called at the end of a drain, after every
+	 * sample of it that the count map held has gone through on_sample:
+	 * what the process left to symbolize can be dropped here. A sample
+	 * taken later still (in the kernel, while the exit completes) has no
+	 * user frames. A new process under the same pid is reported by
+	 * on_process only after this call.
+	 */
 	void (*on_exit)(void *ctx, uint32_t pid);
 	void *ctx;
 };
@@ -68,9 +77,15 @@ struct session_stats {
 	uint64_t complete;
 	uint64_t fp;
 	uint64_t truncated;
-	uint64_t lost;	     /* count map full, events dropped */
-	uint64_t errors[32]; /* per reason, see session__error_name() */
-	uint64_t processes;
+	/*
+	 * Samples taken but not delivered: the count map was full, or their
+	 * user stack could not be read back. After session__stop() and the
+	 * drain that follows, walked + fp + failed + lost adds up to samples.
+	 */
+	uint64_t lost;
+	uint64_t events_lost; /* process events dropped: the ring buffer was full */
+	uint64_t errors[32];  /* per reason, see session__error_name() */
+	uint64_t processes;   /* whose mappings were read; a reused pid counts again */
 	uint64_t rows_loaded;
 	uint64_t bytes_loaded;
 	uint64_t rows_unplaced;	 /* did not fit under max_shards (or max executables) */
@@ -82,6 +97,8 @@ struct session_stats {
 	 */
 	uint64_t files_replaced;
 	uint64_t files_skipped; /* not opened as the mapped inode, or not ELF: frame pointers */
+	/* Processes with more than UNW_MAPS_MAX executable mappings: the rest use frame pointers. */
+	uint64_t maps_over_limit;
 };
 
 struct session *session__new(const struct session_opts *opts);
@@ -91,6 +108,11 @@ int session__attach(struct session *s);
 /* Waits up to timeout_ms for events; returns 0, or -EINTR when interrupted. */
 int session__poll(struct session *s, int timeout_ms);
 int session__drain(struct session *s);
+/*
+ * Stops sampling: disables the perf events, so the drain that follows
+ * delivers every sample taken. Events are still read by poll. 0 or -errno.
+ */
+int session__stop(struct session *s);
 void session__stats(const struct session *s, struct session_stats *st);
 /*
  * Run time and run count of the sampling program attached to the perf
