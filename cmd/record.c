@@ -107,12 +107,21 @@ struct outcomes {
 	uint64_t failed; /* neither: truncated, a read failed, no user stack */
 };
 
+/* The user locations a live process added, symbolized when it exits. */
+struct pending {
+	uint32_t pid;
+	uint32_t *ids;
+	size_t nr, cap;
+};
+
 /* What the session callbacks fill, and what the end of the run needs. */
 struct record {
 	struct record_args *args;
 	struct session *session;
 	struct profile *profile;
 	struct symbolizer *symbolizer;
+	struct pending *pending; /* sorted by pid */
+	size_t nr_pending;
 	int err;     /* first error in a callback */
 	pid_t child; /* the launched command, 0 when none */
 	int child_status;
@@ -830,6 +839,95 @@ static int write_profile(struct record *rec)
 
 /* Session callbacks */
 
+/* The pending entry of pid, or where it would go (*found false). */
+static size_t pending_find(const struct record *rec, uint32_t pid, bool *found)
+{
+	size_t lo = 0, hi = rec->nr_pending;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rec->pending[mid].pid == pid) {
+			*found = true;
+			return mid;
+		}
+		if (rec->pending[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = false;
+	return lo;
+}
+
+static struct pending *pending_get(struct record *rec, uint32_t pid)
+{
+	struct pending *all;
+	bool found;
+	size_t at = pending_find(rec, pid, &found);
+
+	if (found)
+		return &rec->pending[at];
+	all = reallocarray(rec->pending, rec->nr_pending + 1, sizeof(*all));
+	if (!all)
+		return NULL;
+	rec->pending = all;
+	memmove(&all[at + 1], &all[at], (rec->nr_pending - at) * sizeof(*all));
+	rec->nr_pending++;
+	all[at] = (struct pending){ .pid = pid };
+	return &all[at];
+}
+
+/* Remembers the user locations ids [first, last) of pid, just added by one of its samples. */
+static int pending_add(struct record *rec, uint32_t pid, uint32_t first, uint32_t last)
+{
+	struct pending *pd = NULL;
+
+	for (uint32_t id = first; id < last; id++) {
+		if (profile__location(rec->profile, id)->kernel)
+			continue;
+		if (!pd && !(pd = pending_get(rec, pid)))
+			return -ENOMEM;
+		if (pd->nr == pd->cap) {
+			size_t cap = pd->cap ? pd->cap * 2 : 16;
+			uint32_t *ids = reallocarray(pd->ids, cap, sizeof(*ids));
+
+			if (!ids)
+				return -ENOMEM;
+			pd->ids = ids;
+			pd->cap = cap;
+		}
+		pd->ids[pd->nr++] = id;
+	}
+	return 0;
+}
+
+/*
+ * Symbolizes the locations of pid, which exited, while its files are
+ * still cached, then forgets its mappings: memory follows the live
+ * processes, not every process seen during the run.
+ */
+static int pending_finish(struct record *rec, uint32_t pid)
+{
+	bool found;
+	size_t at = pending_find(rec, pid, &found);
+	struct pending *pd;
+	int err = 0;
+
+	if (found) {
+		pd = &rec->pending[at];
+		err = symbolizer__symbolize_locations(rec->symbolizer, rec->profile, pd->ids,
+						      pd->nr);
+		for (size_t i = 0; !err && i < pd->nr; i++)
+			err = profile__retire_location(rec->profile, pd->ids[i]);
+		free(pd->ids);
+		memmove(pd, pd + 1, (rec->nr_pending - at - 1) * sizeof(*pd));
+		rec->nr_pending--;
+	}
+	symbolizer__remove_process(rec->symbolizer, pid);
+	return err;
+}
+
 static void on_sample(void *ctx, const struct session_sample *s)
 {
 	struct record *rec = ctx;
@@ -843,8 +941,12 @@ static void on_sample(void *ctx, const struct session_sample *s)
 		.kernel_addrs = s->kernel_pcs,
 		.nr_kernel = rec->args->no_kernel ? 0 : s->nr_kernel,
 	};
+	uint32_t first = (uint32_t)profile__nr_locations(rec->profile);
 	int err = profile__add_stack(rec->profile, &st, s->count);
 
+	if (!err)
+		err = pending_add(rec, s->pid, first,
+				  (uint32_t)profile__nr_locations(rec->profile));
 	if (s->flags & SAMPLE_FP)
 		rec->outcomes.fp += s->count;
 	else if (s->flags & SAMPLE_COMPLETE)
@@ -859,6 +961,15 @@ static void on_process(void *ctx, const struct procmaps *maps)
 {
 	struct record *rec = ctx;
 	int err = symbolizer__add_process(rec->symbolizer, maps);
+
+	if (err && !rec->err)
+		rec->err = err;
+}
+
+static void on_process_exit(void *ctx, uint32_t pid)
+{
+	struct record *rec = ctx;
+	int err = pending_finish(rec, pid);
 
 	if (err && !rec->err)
 		rec->err = err;
@@ -995,6 +1106,7 @@ static struct session *record_session_new(struct record *rec)
 		.count_map_entries = args->count_map_entries,
 		.on_sample = on_sample,
 		.on_process = on_process,
+		.on_exit = on_process_exit,
 		.ctx = rec,
 	};
 
@@ -1133,7 +1245,7 @@ static int record_loop(struct record *rec)
 {
 	double start = now(), left;
 	struct timespec wall;
-	int err = 0, timeout;
+	int err = 0, stop_err, timeout;
 
 	clock_gettime(CLOCK_REALTIME, &wall);
 	rec->start_ns = (uint64_t)wall.tv_sec * 1000000000ULL + (uint64_t)wall.tv_nsec;
@@ -1154,12 +1266,12 @@ static int record_loop(struct record *rec)
 			break;
 	}
 	rec->elapsed = now() - start;
+	/* Stopped first, so that the last drain delivers every sample taken. */
+	stop_err = session__stop(rec->session);
 	if (!err)
 		err = session__drain(rec->session);
-	/*
-	 * Read at once: sampling goes on until the session is freed, and the
-	 * samples taken while the profile is written would count as not drained.
-	 */
+	if (!err)
+		err = stop_err;
 	session__stats(rec->session, &rec->stats);
 	rec->bpf_ns_per_sample = bpf_ns_per_sample(rec->session);
 	if (!err && rec->err) {
@@ -1225,9 +1337,8 @@ static void print_errors(const struct session_stats *st)
 
 /*
  * Samples BPF took but user space never received: neither drained nor
- * counted as lost (taken while the run stopped, after the last drain).
- * Negative when the lost count includes ring-buffer events, which are not
- * samples.
+ * counted as lost. 0 when sampling stopped before the last drain, as it
+ * does; shown when not, so that the parts still add up to the samples.
  */
 static int64_t not_drained(const struct record *rec, const struct session_stats *st)
 {
@@ -1249,6 +1360,26 @@ static void print_outcomes(const struct record *rec, const struct session_stats 
 	if (late)
 		fprintf(stderr, " + not drained %" PRId64, late);
 	fputc('\n', stderr);
+}
+
+/* What kept processes or files from their tables; silent when nothing did. */
+static void print_left_out(const struct session_stats *st)
+{
+	if (st->events_lost)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (process events: ring buffer full)\n",
+			"events lost", st->events_lost);
+	if (st->maps_over_limit)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (mappings over the limit)\n",
+			"processes over limit", st->maps_over_limit);
+	if (st->processes_gone)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (exited while their mappings were read)\n",
+			"processes gone", st->processes_gone);
+	if (st->files_replaced)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (the path led to another file)\n",
+			"files replaced", st->files_replaced);
+	if (st->files_skipped)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (walked with frame pointers)\n",
+			"files skipped", st->files_skipped);
 }
 
 static void print_summary(const struct record *rec, const struct session_stats *stats)
@@ -1273,6 +1404,7 @@ static void print_summary(const struct record *rec, const struct session_stats *
 	if (st.rows_unplaced)
 		fprintf(stderr, "  %-22s %10" PRIu64 "   (raise --max-shards)\n",
 			"unwind rows left out", st.rows_unplaced);
+	print_left_out(&st);
 }
 
 /* --stats-json: the summary, schema 1 */
@@ -1356,6 +1488,11 @@ static void stats_put(struct json_writer *jw, const struct record *rec,
 	stats_put_uint(jw, "rows_loaded", st->rows_loaded);
 	stats_put_uint(jw, "bytes_loaded", st->bytes_loaded);
 	stats_put_uint(jw, "rows_unplaced", st->rows_unplaced);
+	stats_put_uint(jw, "events_lost", st->events_lost);
+	stats_put_uint(jw, "maps_over_limit", st->maps_over_limit);
+	stats_put_uint(jw, "processes_gone", st->processes_gone);
+	stats_put_uint(jw, "files_replaced", st->files_replaced);
+	stats_put_uint(jw, "files_skipped", st->files_skipped);
 	jw_key(jw, "bpf_ns_per_sample");
 	if (rec->bpf_ns_per_sample >= 0)
 		jw_double(jw, round_to(rec->bpf_ns_per_sample, 10));
@@ -1499,6 +1636,9 @@ static void record_free(struct record *rec)
 	session__free(rec->session);
 	symbolizer__free(rec->symbolizer);
 	profile__free(rec->profile);
+	for (size_t i = 0; i < rec->nr_pending; i++)
+		free(rec->pending[i].ids);
+	free(rec->pending);
 	free(rec->tmp_path);
 	free(rec->final_path);
 	free(rec->main_file);

@@ -23,6 +23,7 @@
 #include "../core/common.h"
 #include "../core/json.h"
 #include "../core/log.h"
+#include "../core/procfs.h"
 #include "../core/procmaps.h"
 #include "../core/shards.h"
 #include "../core/table.h"
@@ -314,11 +315,12 @@ static int report__add(struct report *rep, struct tables_entry *e, pid_t pid)
 
 static int report__add_pid(struct report *rep, pid_t pid)
 {
-	struct procmaps *pm = procmaps__read(pid);
+	/* What record reads too: the same mappings, the same tables. */
+	struct procmaps *pm = procfs__read_maps(pid);
 	int err = pm ? 0 : errno;
 
 	if (!pm) {
-		/* procmaps__read() reported every other error, naming the file. */
+		/* procfs__read_maps() reported every other error, naming the file. */
 		rep->skipped++;
 		if (err == ESRCH)
 			pr_err("process %d does not exist", (int)pid);

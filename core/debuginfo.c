@@ -70,7 +70,6 @@ static int open_candidate(const struct debuginfo_search *s, const char *path, in
 static struct elf_file *open_regular(const struct debuginfo_search *s, const char *path)
 {
 	struct elf_file *debug = NULL;
-	char fd_path[64];
 	struct stat st;
 	int fd;
 
@@ -78,10 +77,11 @@ static struct elf_file *open_regular(const struct debuginfo_search *s, const cha
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !same_file(s, &st)) {
-		/* Through the fd: what was checked is what is read. */
+		/* Through the fd: what was checked is what is read (O_PATH outside a root). */
 		if (s->root_fd >= 0)
-			procfs__fd_path(fd, fd_path, sizeof(fd_path));
-		debug = elf_file__open_flags(s->root_fd >= 0 ? fd_path : path, ELF_OPEN_QUIET);
+			debug = elf_file__open_fd(fd, path, ELF_OPEN_QUIET);
+		else
+			debug = elf_file__open_flags(path, ELF_OPEN_QUIET);
 		if (!debug)
 			pr_debug("%s: debug file candidate %s is not a readable ELF file", s->path,
 				 path);

@@ -61,6 +61,8 @@ struct elf_file {
  */
 #define ELF_INFLATE_MAX (1ULL << 30)
 #define ELF_INFLATE_RATIO 1032
+/* Larger than any real library or debug file: refused rather than mapped. */
+#define ELF_FILE_MAX (2ULL << 30)
 
 #define elf_complain(ef, ...)                     \
 	do {                                      \
@@ -409,61 +411,67 @@ static struct elf_file *elf_file__alloc(const char *name, unsigned int flags)
 	return ef;
 }
 
-static int map_file(struct elf_file *ef)
+/* A regular, non-empty file that fits in memory: its size, or -errno after a message. */
+static int check_file(struct elf_file *ef, int fd, size_t *size)
 {
 	struct stat st;
-	int fd, err = 0;
+	int err;
 
-	fd = open(ef->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		elf_complain(ef, "cannot open %s: %s", ef->path, strerror(errno));
-		return err;
-	}
 	if (fstat(fd, &st) < 0) {
-		err = -errno;
-		elf_complain(ef, "cannot stat %s: %s", ef->path, strerror(errno));
-		goto cleanup;
+		err = errno;
+		elf_complain(ef, "cannot stat %s: %s", ef->path, strerror(err));
+		return -err;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		elf_complain(ef, "%s: is a directory, not an ELF file", ef->path);
-		err = -EISDIR;
-		goto cleanup;
+		return -EISDIR;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		elf_complain(ef, "%s: not a regular file", ef->path);
-		err = -EINVAL;
-		goto cleanup;
+		return -EINVAL;
 	}
 	if (st.st_size == 0) {
 		elf_complain(ef, "%s: empty file, not an ELF file", ef->path);
-		err = -ENOEXEC;
-		goto cleanup;
+		return -ENOEXEC;
 	}
+	if ((uint64_t)st.st_size > ELF_FILE_MAX) {
+		elf_complain(ef, "%s: %lld bytes, more than the %llu GiB unwprof reads", ef->path,
+			     (long long)st.st_size, ELF_FILE_MAX >> 30);
+		return -EFBIG;
+	}
+	*size = st.st_size;
+	return 0;
+}
+
+static int map_fd(struct elf_file *ef, int fd, size_t size)
+{
 	/* Private and writable: nothing writes, but a stray write cannot reach the file. */
-	ef->map = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	ef->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	if (ef->map == MAP_FAILED) {
+		int err = errno;
+
 		ef->map = NULL;
-		err = -errno;
-		elf_complain(ef, "cannot map %s: %s", ef->path, strerror(errno));
-		goto cleanup;
+		elf_complain(ef, "cannot map %s: %s", ef->path, strerror(err));
+		return -err;
 	}
 	ef->image = ef->map;
-	ef->size = st.st_size;
-cleanup:
-	close(fd);
+	ef->size = size;
+	return 0;
+}
+
+static int load_fd(struct elf_file *ef, int fd)
+{
+	size_t size = 0;
+	int err;
+
+	err = check_file(ef, fd, &size);
+	if (!err)
+		err = map_fd(ef, fd, size);
 	return err;
 }
 
-struct elf_file *elf_file__open_flags(const char *path, unsigned int flags)
+static struct elf_file *elf_file__finish(struct elf_file *ef, int err)
 {
-	struct elf_file *ef;
-	int err;
-
-	ef = elf_file__alloc(path, flags);
-	if (!ef)
-		return NULL;
-	err = map_file(ef);
 	if (!err)
 		err = elf_file__init(ef);
 	if (err) {
@@ -472,6 +480,34 @@ struct elf_file *elf_file__open_flags(const char *path, unsigned int flags)
 		return NULL;
 	}
 	return ef;
+}
+
+struct elf_file *elf_file__open_flags(const char *path, unsigned int flags)
+{
+	struct elf_file *ef;
+	int fd, err;
+
+	ef = elf_file__alloc(path, flags);
+	if (!ef)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		elf_complain(ef, "cannot open %s: %s", path, strerror(errno));
+		return elf_file__finish(ef, err);
+	}
+	err = load_fd(ef, fd);
+	close(fd);
+	return elf_file__finish(ef, err);
+}
+
+struct elf_file *elf_file__open_fd(int fd, const char *name, unsigned int flags)
+{
+	struct elf_file *ef = elf_file__alloc(name, flags);
+
+	if (!ef)
+		return NULL;
+	return elf_file__finish(ef, load_fd(ef, fd));
 }
 
 struct elf_file *elf_file__open(const char *path)

@@ -32,6 +32,12 @@ enum {
 	ELF_OPEN_QUIET = 1 << 0, /* errors at debug level: probing candidate files */
 };
 struct elf_file *elf_file__open_flags(const char *path, unsigned int flags);
+/*
+ * The same from an open file (fd stays the caller's; it may be closed at
+ * once), named name in messages: a file opened through /proc is named by
+ * its path, not /proc/self/fd/N. Files over 2 GiB are refused (EFBIG).
+ */
+struct elf_file *elf_file__open_fd(int fd, const char *name, unsigned int flags);
 /* The same from memory (the buffer must outlive the elf_file); name is for messages. */
 struct elf_file *elf_file__open_mem(const void *buf, size_t size, const char *name);
 void elf_file__free(struct elf_file *ef);

@@ -229,7 +229,7 @@ static bool location_eq(const struct profile *p, uint32_t id, const void *key)
 {
 	const struct profile_location *a = &p->locations[id], *b = key;
 
-	return a->addr == b->addr && a->pid == b->pid && a->kernel == b->kernel &&
+	return !a->retired && a->addr == b->addr && a->pid == b->pid && a->kernel == b->kernel &&
 	       a->return_addr == b->return_addr;
 }
 
@@ -310,6 +310,14 @@ int profile__set_symbol(struct profile *p, uint32_t id, uint32_t mapping, const 
 	l->function = f;
 	l->system_name = s;
 	l->func_offset = func_offset;
+	return 0;
+}
+
+int profile__retire_location(struct profile *p, uint32_t id)
+{
+	if (id >= p->nr_locations)
+		return -EINVAL;
+	p->locations[id].retired = true;
 	return 0;
 }
 

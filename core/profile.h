@@ -37,6 +37,7 @@ struct profile_location {
 	char *function;	      /* readable (demangled) name, NULL when unknown */
 	char *system_name;    /* the raw symbol name, NULL when unknown */
 	uint64_t func_offset; /* addr - start of the function */
+	bool retired;	      /* its process exited: no longer merged with new samples */
 };
 
 struct profile_sample {
@@ -89,6 +90,12 @@ int profile__add_location(struct profile *p, const struct profile_location *loc,
 /* Sets what a location resolved to; function and system_name are copied (may be NULL). */
 int profile__set_symbol(struct profile *p, uint32_t id, uint32_t mapping, const char *function,
 			const char *system_name, uint64_t func_offset);
+
+/*
+ * Retires a location of a process that exited: samples added later (by a
+ * new process with the same pid) get a location of their own.
+ */
+int profile__retire_location(struct profile *p, uint32_t id);
 
 size_t profile__nr_samples(const struct profile *p);
 const struct profile_sample *profile__sample(const struct profile *p, size_t i);

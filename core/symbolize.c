@@ -423,15 +423,13 @@ static struct symfile *cache_insert(struct symbolizer *sym, struct elf_file *elf
 static struct elf_file *open_mapping(uint32_t pid, const struct procmap *m)
 {
 	struct elf_file *elf;
-	char path[64];
 	int fd;
 
 	fd = procfs__open_mapping(pid, m, NULL);
 	if (fd < 0)
 		return NULL;
 	/* Read through the fd: what was checked is what is read. */
-	procfs__fd_path(fd, path, sizeof(path));
-	elf = elf_file__open_flags(path, ELF_OPEN_QUIET);
+	elf = elf_file__open_fd(fd, m->path, ELF_OPEN_QUIET);
 	close(fd);
 	return elf;
 }
@@ -601,6 +599,27 @@ int symbolizer__add_process(struct symbolizer *sym, const struct procmaps *pm)
 	p->maps = maps;
 	p->nr = nr;
 	return 0;
+}
+
+static void proc_free(struct proc *p)
+{
+	for (size_t i = 0; i < p->nr; i++)
+		proc_map_free(&p->maps[i]);
+	free(p->maps);
+	ksyms__free(p->perf_map);
+}
+
+void symbolizer__remove_process(struct symbolizer *sym, uint32_t pid)
+{
+	struct proc *p = proc_find(sym, pid);
+	size_t at;
+
+	if (!p)
+		return;
+	at = p - sym->procs;
+	proc_free(p);
+	memmove(p, p + 1, (sym->nr_procs - at - 1) * sizeof(*p));
+	sym->nr_procs--;
 }
 
 static const struct proc_map *proc_map_find(const struct proc *p, uint64_t addr)
@@ -1029,12 +1048,26 @@ int symbolizer__symbolize_profile(struct symbolizer *sym, struct profile *p)
 	size_t nr = profile__nr_locations(p);
 
 	for (size_t i = 0; i < nr; i++) {
-		int err = symbolize_location(sym, p, (uint32_t)i);
+		int err = 0;
 
+		/* Symbolized when its process exited; the pid may be another's now. */
+		if (!profile__location(p, (uint32_t)i)->retired)
+			err = symbolize_location(sym, p, (uint32_t)i);
 		if (err)
 			return err;
 	}
 	return 0;
+}
+
+int symbolizer__symbolize_locations(struct symbolizer *sym, struct profile *p, const uint32_t *ids,
+				    size_t n)
+{
+	size_t nr = profile__nr_locations(p);
+	int err = 0;
+
+	for (size_t i = 0; !err && i < n; i++)
+		err = ids[i] < nr ? symbolize_location(sym, p, ids[i]) : -EINVAL;
+	return err;
 }
 
 /* Lifecycle */
@@ -1063,12 +1096,8 @@ void symbolizer__free(struct symbolizer *sym)
 {
 	if (!sym)
 		return;
-	for (size_t i = 0; i < sym->nr_procs; i++) {
-		for (size_t j = 0; j < sym->procs[i].nr; j++)
-			proc_map_free(&sym->procs[i].maps[j]);
-		free(sym->procs[i].maps);
-		ksyms__free(sym->procs[i].perf_map);
-	}
+	for (size_t i = 0; i < sym->nr_procs; i++)
+		proc_free(&sym->procs[i]);
 	free(sym->procs);
 	for (size_t i = 0; i < sym->nr_files; i++)
 		symfile__free(sym->files[i]);

@@ -45,12 +45,20 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts);
 void symbolizer__free(struct symbolizer *sym);
 
 /*
- * Remembers the executable mappings of a process (kept after it exits) and
+ * Remembers the executable mappings of a process (kept until
+ * symbolizer__remove_process(), even after it exits) and
  * opens their files now. Called again for the same pid, the new mappings
  * replace the ones they overlap. A file that cannot be opened is not an
  * error: its addresses get the mapping but no symbol.
  */
 int symbolizer__add_process(struct symbolizer *sym, const struct procmaps *pm);
+
+/*
+ * Forgets the mappings of pid; the files they opened stay cached for other
+ * processes. For a process that exited and whose locations are symbolized:
+ * memory then depends on the live processes, not on every one seen.
+ */
+void symbolizer__remove_process(struct symbolizer *sym, uint32_t pid);
 
 /*
  * What addr of process pid is. Returns 0 with *info filled (name NULL when no
@@ -70,9 +78,14 @@ int symbolizer__lookup_file(struct symbolizer *sym, const char *path, uint64_t v
 /*
  * Sets the mapping and function of every location of p: demangled name in
  * function, raw name in system_name. A caller's frame (a return address) is
- * looked up at addr - 1, inside its call instruction.
+ * looked up at addr - 1, inside its call instruction. Retired locations
+ * (symbolized when their process exited) are left as they are.
  */
 int symbolizer__symbolize_profile(struct symbolizer *sym, struct profile *p);
+
+/* The same for the locations ids[0..n) only, e.g. those of a process that just exited. */
+int symbolizer__symbolize_locations(struct symbolizer *sym, struct profile *p, const uint32_t *ids,
+				    size_t n);
 
 /* Kernel symbols, sorted by address. */
 struct ksyms;

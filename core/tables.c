@@ -181,7 +181,6 @@ static struct elf_file *tables__open_mapping(struct tables *ts, const struct pro
 {
 	struct elf_file *ef;
 	bool replaced;
-	char path[64];
 	int fd;
 
 	fd = procfs__open_mapping(pid, m, &replaced);
@@ -200,8 +199,7 @@ static struct elf_file *tables__open_mapping(struct tables *ts, const struct pro
 		return NULL;
 	}
 	/* Read through the fd: what was checked is what is read. */
-	procfs__fd_path(fd, path, sizeof(path));
-	ef = elf_file__open_flags(path, ELF_OPEN_QUIET);
+	ef = elf_file__open_fd(fd, m->path, ELF_OPEN_QUIET);
 	close(fd);
 	if (!ef)
 		ts->stats.files_unreadable++;

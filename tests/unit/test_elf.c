@@ -308,6 +308,34 @@ static void test_missing_and_directory(void)
 	CHECK_EQ_INT(errno, EISDIR);
 }
 
+/* An open fd: read through it (the path may be gone), and messages use the name given. */
+static void test_open_fd(void)
+{
+	static uint8_t buf[FX_MAX];
+	struct fx_layout l = fx_build(buf, &(struct fx_opts){});
+	const char *path = write_file("by-fd", buf, l.size);
+	uint8_t id[ELF_BUILD_ID_MAX];
+	struct elf_file *ef;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	CHECK(fd >= 0);
+	CHECK_EQ_INT(unlink(path), 0);
+	ef = elf_file__open_fd(fd, "/usr/lib/libfx.so", 0);
+	close(fd);
+	CHECK(ef != NULL);
+	if (ef) {
+		CHECK_EQ_STR(elf_file__path(ef), "/usr/lib/libfx.so");
+		CHECK_EQ_INT(elf_file__build_id(ef, id), sizeof(fx_id));
+		elf_file__free(ef);
+	}
+	fd = open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(elf_file__open_fd(fd, "a directory", ELF_OPEN_QUIET) == NULL);
+	CHECK_EQ_INT(errno, EISDIR);
+	close(fd);
+	CHECK(elf_file__open_fd(-1, "no fd", ELF_OPEN_QUIET) == NULL);
+	CHECK_EQ_INT(errno, EBADF);
+}
+
 static void test_not_elf(void)
 {
 	static const char text[] = "#!/bin/sh\necho this is not ELF\n";
@@ -516,6 +544,7 @@ int main(void)
 	RUN(test_unaligned_buffer);
 	RUN(test_aarch64);
 	RUN(test_missing_and_directory);
+	RUN(test_open_fd);
 	RUN(test_not_elf);
 	RUN(test_elf32_and_machine);
 	RUN(test_truncated);

@@ -245,6 +245,44 @@ static void test_exited(void)
 	symbolizer__free(sym);
 }
 
+/*
+ * What record does at an exit: the process's locations symbolized at once
+ * and retired, its mappings forgotten; the final pass leaves them alone,
+ * and a new process with the same pid gets locations of its own.
+ */
+static void test_symbolize_at_exit(void)
+{
+	struct symbolizer *sym = symbolizer_of(getpid(), NULL);
+	struct profile *p = profile__new();
+	uint64_t user[] = { FN_ADDR(sym_test_alpha) + 1 };
+	struct profile_stack st = {
+		.pid = (uint32_t)getpid(),
+		.tid = 1,
+		.comm = "t",
+		.user_addrs = user,
+		.nr_user = 1,
+	};
+	struct symbol_info info;
+	uint32_t ids[] = { 0 };
+
+	CHECK_EQ_INT(profile__add_stack(p, &st, 1), 0);
+	CHECK_EQ_INT(symbolizer__symbolize_locations(sym, p, ids, 1), 0);
+	CHECK_EQ_INT(profile__retire_location(p, 0), 0);
+	symbolizer__remove_process(sym, (uint32_t)getpid());
+	CHECK_EQ_INT(symbolizer__lookup(sym, (uint32_t)getpid(), user[0], &info), -ENOENT);
+	CHECK_EQ_INT(symbolizer__symbolize_profile(sym, p), 0);
+	CHECK_EQ_STR(profile__location(p, 0)->function, "sym_test_alpha");
+	CHECK_EQ_INT(profile__add_stack(p, &st, 1), 0);
+	CHECK_EQ_INT(profile__nr_locations(p), 2);
+	CHECK_EQ_INT(profile__nr_samples(p), 2);
+	ids[0] = 2;
+	CHECK_EQ_INT(symbolizer__symbolize_locations(sym, p, ids, 1), -EINVAL);
+	CHECK_EQ_INT(profile__retire_location(p, 2), -EINVAL);
+	symbolizer__remove_process(sym, (uint32_t)getpid()); /* twice: nothing to do */
+	profile__free(p);
+	symbolizer__free(sym);
+}
+
 static int main_bias(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
@@ -455,6 +493,7 @@ int main(void)
 	RUN(test_cxx_profile);
 	RUN(test_unknown_profile);
 	RUN(test_exited);
+	RUN(test_symbolize_at_exit);
 	RUN(test_debug_file);
 	RUN(test_perf_map);
 	RUN(test_kallsyms);
