@@ -107,21 +107,12 @@ struct outcomes {
 	uint64_t failed; /* neither: truncated, a read failed, no user stack */
 };
 
-/* The user locations a live process added, symbolized when it exits. */
-struct pending {
-	uint32_t pid;
-	uint32_t *ids;
-	size_t nr, cap;
-};
-
 /* What the session callbacks fill, and what the end of the run needs. */
 struct record {
 	struct record_args *args;
 	struct session *session;
 	struct profile *profile;
 	struct symbolizer *symbolizer;
-	struct pending *pending; /* sorted by pid */
-	size_t nr_pending;
 	int err;     /* first error in a callback */
 	pid_t child; /* the launched command, 0 when none */
 	int child_status;
@@ -839,95 +830,6 @@ static int write_profile(struct record *rec)
 
 /* Session callbacks */
 
-/* The pending entry of pid, or where it would go (*found false). */
-static size_t pending_find(const struct record *rec, uint32_t pid, bool *found)
-{
-	size_t lo = 0, hi = rec->nr_pending;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (rec->pending[mid].pid == pid) {
-			*found = true;
-			return mid;
-		}
-		if (rec->pending[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = false;
-	return lo;
-}
-
-static struct pending *pending_get(struct record *rec, uint32_t pid)
-{
-	struct pending *all;
-	bool found;
-	size_t at = pending_find(rec, pid, &found);
-
-	if (found)
-		return &rec->pending[at];
-	all = reallocarray(rec->pending, rec->nr_pending + 1, sizeof(*all));
-	if (!all)
-		return NULL;
-	rec->pending = all;
-	memmove(&all[at + 1], &all[at], (rec->nr_pending - at) * sizeof(*all));
-	rec->nr_pending++;
-	all[at] = (struct pending){ .pid = pid };
-	return &all[at];
-}
-
-/* Remembers the user locations ids [first, last) of pid, just added by one of its samples. */
-static int pending_add(struct record *rec, uint32_t pid, uint32_t first, uint32_t last)
-{
-	struct pending *pd = NULL;
-
-	for (uint32_t id = first; id < last; id++) {
-		if (profile__location(rec->profile, id)->kernel)
-			continue;
-		if (!pd && !(pd = pending_get(rec, pid)))
-			return -ENOMEM;
-		if (pd->nr == pd->cap) {
-			size_t cap = pd->cap ? pd->cap * 2 : 16;
-			uint32_t *ids = reallocarray(pd->ids, cap, sizeof(*ids));
-
-			if (!ids)
-				return -ENOMEM;
-			pd->ids = ids;
-			pd->cap = cap;
-		}
-		pd->ids[pd->nr++] = id;
-	}
-	return 0;
-}
-
-/*
- * Symbolizes the locations of pid, which exited, while its files are
- * still cached, then forgets its mappings: memory follows the live
- * processes, not every process seen during the run.
- */
-static int pending_finish(struct record *rec, uint32_t pid)
-{
-	bool found;
-	size_t at = pending_find(rec, pid, &found);
-	struct pending *pd;
-	int err = 0;
-
-	if (found) {
-		pd = &rec->pending[at];
-		err = symbolizer__symbolize_locations(rec->symbolizer, rec->profile, pd->ids,
-						      pd->nr);
-		for (size_t i = 0; !err && i < pd->nr; i++)
-			err = profile__retire_location(rec->profile, pd->ids[i]);
-		free(pd->ids);
-		memmove(pd, pd + 1, (rec->nr_pending - at - 1) * sizeof(*pd));
-		rec->nr_pending--;
-	}
-	symbolizer__remove_process(rec->symbolizer, pid);
-	return err;
-}
-
 static void on_sample(void *ctx, const struct session_sample *s)
 {
 	struct record *rec = ctx;
@@ -941,12 +843,8 @@ static void on_sample(void *ctx, const struct session_sample *s)
 		.kernel_addrs = s->kernel_pcs,
 		.nr_kernel = rec->args->no_kernel ? 0 : s->nr_kernel,
 	};
-	uint32_t first = (uint32_t)profile__nr_locations(rec->profile);
-	int err = profile__add_stack(rec->profile, &st, s->count);
+	int err = symbolizer__add_stack(rec->symbolizer, rec->profile, &st, s->count);
 
-	if (!err)
-		err = pending_add(rec, s->pid, first,
-				  (uint32_t)profile__nr_locations(rec->profile));
 	if (s->flags & SAMPLE_FP)
 		rec->outcomes.fp += s->count;
 	else if (s->flags & SAMPLE_COMPLETE)
@@ -969,7 +867,7 @@ static void on_process(void *ctx, const struct procmaps *maps)
 static void on_process_exit(void *ctx, uint32_t pid)
 {
 	struct record *rec = ctx;
-	int err = pending_finish(rec, pid);
+	int err = symbolizer__end_process(rec->symbolizer, rec->profile, pid);
 
 	if (err && !rec->err)
 		rec->err = err;
@@ -1636,9 +1534,6 @@ static void record_free(struct record *rec)
 	session__free(rec->session);
 	symbolizer__free(rec->symbolizer);
 	profile__free(rec->profile);
-	for (size_t i = 0; i < rec->nr_pending; i++)
-		free(rec->pending[i].ids);
-	free(rec->pending);
 	free(rec->tmp_path);
 	free(rec->final_path);
 	free(rec->main_file);

@@ -30,7 +30,12 @@ struct profile_mapping {
 
 struct profile_location {
 	uint64_t addr; /* as sampled: the leaf pc or a return address */
-	uint32_t pid;  /* whose address space; 0 for the kernel */
+	/*
+	 * Whose address space: 0 for the kernel's, and for a location that
+	 * every process mapping one file shares (core/symbolize.h), whose addr
+	 * is then in the address space of its mapping.
+	 */
+	uint32_t pid;
 	bool kernel;
 	bool return_addr;     /* a caller's frame: its call is at addr - 1 */
 	uint32_t mapping;     /* PROFILE_NONE when no mapping covers addr */
@@ -83,6 +88,13 @@ int profile__add_sample(struct profile *p, const struct profile_sample *s);
 
 /* Adds a mapping (strings copied) and sets *id; identical mappings share one id. */
 int profile__add_mapping(struct profile *p, const struct profile_mapping *m, uint32_t *id);
+
+/*
+ * The id of the location of (pid, addr) (pid ignored for the kernel), added
+ * unsymbolized when new; retired locations are not matched.
+ */
+int profile__intern_location(struct profile *p, uint32_t pid, uint64_t addr, bool kernel,
+			     bool return_addr, uint32_t *id);
 
 /* Adds a location (strings copied, not merged with others) and sets *id. */
 int profile__add_location(struct profile *p, const struct profile_location *loc, uint32_t *id);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,8 +63,27 @@ struct proc {
 	uint32_t pid;
 	struct proc_map *maps; /* sorted by start, not overlapping */
 	size_t nr;
+	uint32_t *own; /* its locations outside files, symbolized at its end */
+	size_t nr_own, cap_own;
 	struct ksyms *perf_map; /* JIT symbols, read on the first lookup that needs them */
 	bool perf_map_tried;
+};
+
+/*
+ * The location of each (file, file offset, return address) seen: every
+ * process that maps the file shares it. An empty slot has no file.
+ */
+struct shared_slot {
+	const struct symfile *file;
+	uint64_t file_offset;
+	uint32_t id;
+	bool return_addr;
+};
+
+struct shared_index {
+	struct shared_slot *slots;
+	size_t cap; /* a power of two, or 0 */
+	size_t nr;
 };
 
 struct symbolizer {
@@ -78,6 +98,7 @@ struct symbolizer {
 	bool ksyms_tried;
 	struct symfile *vdso;
 	bool vdso_tried;
+	struct shared_index shared;
 };
 
 struct ksyms {
@@ -606,17 +627,14 @@ static void proc_free(struct proc *p)
 	for (size_t i = 0; i < p->nr; i++)
 		proc_map_free(&p->maps[i]);
 	free(p->maps);
+	free(p->own);
 	ksyms__free(p->perf_map);
 }
 
-void symbolizer__remove_process(struct symbolizer *sym, uint32_t pid)
+static void proc_remove(struct symbolizer *sym, struct proc *p)
 {
-	struct proc *p = proc_find(sym, pid);
-	size_t at;
+	size_t at = p - sym->procs;
 
-	if (!p)
-		return;
-	at = p - sym->procs;
 	proc_free(p);
 	memmove(p, p + 1, (sym->nr_procs - at - 1) * sizeof(*p));
 	sym->nr_procs--;
@@ -650,6 +668,19 @@ static void lookup_in_file(struct symfile *sf, uint64_t vaddr, struct symbol_inf
 	}
 }
 
+/* The mapping m that covers addr, and the symbol there when m's file is known. */
+static void lookup_in_map(const struct proc_map *m, uint64_t addr, struct symbol_info *info)
+{
+	uint64_t vaddr;
+
+	info->file = m->path ? m->path : "[anon]";
+	info->map_start = m->start;
+	info->map_end = m->end;
+	info->map_offset = m->offset;
+	if (m->file && symfile__vaddr(m->file, addr - m->start + m->offset, &vaddr))
+		lookup_in_file(m->file, vaddr, info);
+}
+
 static struct ksyms *perf_map_load(const char *dir, uint32_t pid);
 
 /* JIT code: anonymous memory, or memory mapped after the process was last seen. */
@@ -674,23 +705,15 @@ int symbolizer__lookup(struct symbolizer *sym, uint32_t pid, uint64_t addr,
 {
 	struct proc *p = proc_find(sym, pid);
 	const struct proc_map *m;
-	uint64_t vaddr;
 
 	memset(info, 0, sizeof(*info));
 	if (!p)
 		return -ENOENT;
 	m = proc_map_find(p, addr);
-	if (!m || !m->path) {
+	if (!m || !m->path)
 		lookup_perf_map(sym, p, addr, info);
-		if (!m)
-			return 0;
-	}
-	info->file = m->path ? m->path : "[anon]";
-	info->map_start = m->start;
-	info->map_end = m->end;
-	info->map_offset = m->offset;
-	if (m->file && symfile__vaddr(m->file, addr - m->start + m->offset, &vaddr))
-		lookup_in_file(m->file, vaddr, info);
+	if (m)
+		lookup_in_map(m, addr, info);
 	return 0;
 }
 
@@ -1004,42 +1027,255 @@ int symbolizer__lookup_kernel(struct symbolizer *sym, uint64_t addr, struct symb
 	return 0;
 }
 
-/* The whole profile */
+/* Locations of a profile */
+
+/* Where a frame is looked up: a caller's frame (a return address) inside its call. */
+static uint64_t lookup_addr(const struct profile_location *l)
+{
+	return l->return_addr && l->addr ? l->addr - 1 : l->addr;
+}
+
+/* The location's mapping, added to p from info; PROFILE_NONE when info has none. */
+static int mapping_of(struct profile *p, const struct symbol_info *info, uint32_t *mapping)
+{
+	struct profile_mapping pm = {
+		.start = info->map_start,
+		.limit = info->map_end,
+		.offset = info->map_offset,
+		.file = (char *)info->file,
+		.build_id = (char *)info->build_id,
+	};
+
+	*mapping = PROFILE_NONE;
+	return info->file ? profile__add_mapping(p, &pm, mapping) : 0;
+}
+
+/*
+ * Sets location id to what info says of it, info having been looked up at
+ * the address inside the frame's instruction (see lookup_addr()).
+ */
+static int set_symbol(struct profile *p, uint32_t id, const struct symbol_info *info)
+{
+	const struct profile_location *l = profile__location(p, id);
+	uint64_t back = l->addr - lookup_addr(l);
+	char *readable = NULL;
+	uint32_t mapping;
+	int err;
+
+	err = mapping_of(p, info, &mapping);
+	if (err)
+		return err;
+	if (info->name && !l->kernel)
+		readable = demangle__name(info->name);
+	/* The offset is from the sampled address, as pprof and perf show it. */
+	err = profile__set_symbol(p, id, mapping, readable ? readable : info->name, info->name,
+				  info->name ? info->offset + back : 0);
+	free(readable);
+	return err;
+}
 
 static int symbolize_location(struct symbolizer *sym, struct profile *p, uint32_t id)
 {
 	const struct profile_location *l = profile__location(p, id);
-	uint64_t addr = l->return_addr && l->addr ? l->addr - 1 : l->addr;
-	struct profile_mapping pm = {};
-	uint32_t mapping = PROFILE_NONE;
 	struct symbol_info info;
-	char *readable = NULL;
 	int err;
 
 	if (l->kernel)
-		err = symbolizer__lookup_kernel(sym, addr, &info);
+		err = symbolizer__lookup_kernel(sym, lookup_addr(l), &info);
 	else
-		err = symbolizer__lookup(sym, l->pid, addr, &info);
+		err = symbolizer__lookup(sym, l->pid, lookup_addr(l), &info);
 	if (err == -ENOENT)
 		return 0; /* a process never seen: its frames stay unknown */
+	return err ? err : set_symbol(p, id, &info);
+}
+
+static bool is_shared(const struct profile_location *l)
+{
+	return !l->kernel && l->pid == 0;
+}
+
+static uint64_t shared_hash(const struct symfile *file, uint64_t file_offset, bool return_addr)
+{
+	uint64_t h = (uintptr_t)file * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (file_offset << 1 | return_addr) * 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 31);
+}
+
+/* The slot of the key, or the empty slot where it would go. */
+static struct shared_slot *shared_find(const struct shared_index *ix, const struct symfile *file,
+				       uint64_t file_offset, bool return_addr)
+{
+	size_t mask = ix->cap - 1;
+
+	for (size_t i = shared_hash(file, file_offset, return_addr) & mask;; i = (i + 1) & mask) {
+		struct shared_slot *slot = &ix->slots[i];
+
+		if (!slot->file || (slot->file == file && slot->file_offset == file_offset &&
+				    slot->return_addr == return_addr))
+			return slot;
+	}
+}
+
+/* Makes room for one more key. */
+static int shared_reserve(struct shared_index *ix)
+{
+	struct shared_index bigger = { .nr = ix->nr };
+
+	if ((ix->nr + 1) * 4 <= ix->cap * 3)
+		return 0;
+	bigger.cap = ix->cap ? ix->cap * 2 : 1024;
+	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
+	if (!bigger.slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < ix->cap; i++) {
+		const struct shared_slot *old = &ix->slots[i];
+
+		if (old->file)
+			*shared_find(&bigger, old->file, old->file_offset, old->return_addr) = *old;
+	}
+	free(ix->slots);
+	*ix = bigger;
+	return 0;
+}
+
+/*
+ * The location of addr in mapping m, shared by every process that maps m's
+ * file, and symbolized when first seen (its address is that of the first
+ * process, and so is its mapping).
+ */
+static int shared_location(struct symbolizer *sym, struct profile *p, const struct proc_map *m,
+			   uint64_t addr, bool return_addr, uint32_t *id)
+{
+	const struct profile_location loc = {
+		.addr = addr,
+		.return_addr = return_addr,
+		.mapping = PROFILE_NONE,
+	};
+	uint64_t file_offset = addr - m->start + m->offset;
+	struct symbol_info info = {};
+	struct shared_slot *slot;
+	int err;
+
+	err = shared_reserve(&sym->shared);
 	if (err)
 		return err;
-	if (info.file) {
-		pm.start = info.map_start;
-		pm.limit = info.map_end;
-		pm.offset = info.map_offset;
-		pm.file = (char *)info.file;
-		pm.build_id = (char *)info.build_id;
-		err = profile__add_mapping(p, &pm, &mapping);
-		if (err)
-			return err;
+	slot = shared_find(&sym->shared, m->file, file_offset, return_addr);
+	if (slot->file) {
+		*id = slot->id;
+		return 0;
 	}
-	if (info.name && !l->kernel)
-		readable = demangle__name(info.name);
-	/* The offset is from the sampled address, as pprof and perf show it. */
-	err = profile__set_symbol(p, id, mapping, readable ? readable : info.name, info.name,
-				  info.name ? info.offset + (l->addr - addr) : 0);
-	free(readable);
+	err = profile__add_location(p, &loc, id);
+	if (!err) {
+		lookup_in_map(m, lookup_addr(&loc), &info);
+		err = set_symbol(p, *id, &info);
+	}
+	if (err)
+		return err;
+	*slot = (struct shared_slot){ m->file, file_offset, *id, return_addr };
+	sym->shared.nr++;
+	return 0;
+}
+
+/* A location of pid's own, symbolized when the process ends. */
+static int own_location(struct symbolizer *sym, struct profile *p, uint32_t pid, uint64_t addr,
+			bool return_addr, uint32_t *id)
+{
+	size_t before = profile__nr_locations(p);
+	struct proc *pr;
+	int err;
+
+	err = profile__intern_location(p, pid, addr, false, return_addr, id);
+	if (err || *id < before)
+		return err;
+	pr = proc_get(sym, pid);
+	if (!pr)
+		return -ENOMEM;
+	if (pr->nr_own == pr->cap_own) {
+		size_t cap = pr->cap_own ? pr->cap_own * 2 : 16;
+		uint32_t *own = reallocarray(pr->own, cap, sizeof(*own));
+
+		if (!own)
+			return -ENOMEM;
+		pr->own = own;
+		pr->cap_own = cap;
+	}
+	pr->own[pr->nr_own++] = *id;
+	return 0;
+}
+
+static bool pid_alive(uint32_t pid)
+{
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+static int user_location(struct symbolizer *sym, struct profile *p, uint32_t pid, uint64_t addr,
+			 bool return_addr, uint32_t *id)
+{
+	const struct proc *pr = proc_find(sym, pid);
+	const struct proc_map *m = pr ? proc_map_find(pr, addr) : NULL;
+
+	if (m && m->file)
+		return shared_location(sym, p, m, addr, return_addr, id);
+	/*
+	 * A process never added and already gone (it exited before its
+	 * mappings could be read) will never be added nor end: nothing can
+	 * name its frames, and a location per address of each such process
+	 * would grow with every one of them. One unknown frame serves all.
+	 */
+	if (!pr && !pid_alive(pid))
+		return profile__intern_location(p, 0, 0, false, return_addr, id);
+	return own_location(sym, p, pid, addr, return_addr, id);
+}
+
+int symbolizer__add_stack(struct symbolizer *sym, struct profile *p, const struct profile_stack *st,
+			  uint64_t count)
+{
+	struct profile_sample s = {
+		.pid = st->pid,
+		.tid = st->tid,
+		.flags = st->flags,
+		.nr_user = st->nr_user,
+		.nr_kernel = st->nr_kernel,
+		.count = count,
+	};
+	uint32_t *ids;
+	int err = 0;
+
+	if ((st->nr_user && !st->user_addrs) || (st->nr_kernel && !st->kernel_addrs))
+		return -EINVAL;
+	ids = calloc((size_t)st->nr_user + st->nr_kernel + 1, sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	if (st->comm)
+		strncpy(s.comm, st->comm, sizeof(s.comm) - 1);
+	s.user = ids;
+	s.kernel = ids + st->nr_user;
+	for (uint32_t i = 0; !err && i < st->nr_user; i++)
+		err = user_location(sym, p, st->pid, st->user_addrs[i], i > 0, &s.user[i]);
+	for (uint32_t i = 0; !err && i < st->nr_kernel; i++)
+		err = profile__intern_location(p, 0, st->kernel_addrs[i], true, i > 0,
+					       &s.kernel[i]);
+	if (!err)
+		err = profile__add_sample(p, &s);
+	free(ids);
+	return err;
+}
+
+int symbolizer__end_process(struct symbolizer *sym, struct profile *p, uint32_t pid)
+{
+	struct proc *pr = proc_find(sym, pid);
+	int err = 0;
+
+	if (!pr)
+		return 0;
+	for (size_t i = 0; i < pr->nr_own; i++) {
+		if (!err)
+			err = symbolize_location(sym, p, pr->own[i]);
+		if (!err)
+			err = profile__retire_location(p, pr->own[i]);
+	}
+	proc_remove(sym, pr);
 	return err;
 }
 
@@ -1048,26 +1284,16 @@ int symbolizer__symbolize_profile(struct symbolizer *sym, struct profile *p)
 	size_t nr = profile__nr_locations(p);
 
 	for (size_t i = 0; i < nr; i++) {
+		const struct profile_location *l = profile__location(p, (uint32_t)i);
 		int err = 0;
 
-		/* Symbolized when its process exited; the pid may be another's now. */
-		if (!profile__location(p, (uint32_t)i)->retired)
+		/* Retired ones were symbolized when their process ended; the pid may be another's now. */
+		if (!l->retired && !is_shared(l))
 			err = symbolize_location(sym, p, (uint32_t)i);
 		if (err)
 			return err;
 	}
 	return 0;
-}
-
-int symbolizer__symbolize_locations(struct symbolizer *sym, struct profile *p, const uint32_t *ids,
-				    size_t n)
-{
-	size_t nr = profile__nr_locations(p);
-	int err = 0;
-
-	for (size_t i = 0; !err && i < n; i++)
-		err = ids[i] < nr ? symbolize_location(sym, p, ids[i]) : -EINVAL;
-	return err;
 }
 
 /* Lifecycle */
@@ -1103,6 +1329,7 @@ void symbolizer__free(struct symbolizer *sym)
 		symfile__free(sym->files[i]);
 	free(sym->files);
 	symfile__free(sym->vdso);
+	free(sym->shared.slots);
 	ksyms__free(sym->ksyms);
 	free(sym->kallsyms);
 	free(sym->perf_map_dir);

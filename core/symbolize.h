@@ -54,13 +54,6 @@ void symbolizer__free(struct symbolizer *sym);
 int symbolizer__add_process(struct symbolizer *sym, const struct procmaps *pm);
 
 /*
- * Forgets the mappings of pid; the files they opened stay cached for other
- * processes. For a process that exited and whose locations are symbolized:
- * memory then depends on the live processes, not on every one seen.
- */
-void symbolizer__remove_process(struct symbolizer *sym, uint32_t pid);
-
-/*
  * What addr of process pid is. Returns 0 with *info filled (name NULL when no
  * symbol covers it, file NULL when no mapping does), -ENOENT when pid was
  * never added. Strings stay valid as long as the symbolizer.
@@ -76,16 +69,38 @@ int symbolizer__lookup_file(struct symbolizer *sym, const char *path, uint64_t v
 			    struct symbol_info *info);
 
 /*
- * Sets the mapping and function of every location of p: demangled name in
- * function, raw name in system_name. A caller's frame (a return address) is
- * looked up at addr - 1, inside its call instruction. Retired locations
- * (symbolized when their process exited) are left as they are.
+ * Profiles. Symbolizing sets a location's mapping and function: demangled
+ * name in function, raw name in system_name. A caller's frame (a return
+ * address) is looked up at addr - 1, inside its call instruction.
+ */
+
+/*
+ * Counts a stack in p as profile__add_stack() does, resolving its user
+ * frames now. An address in a mapped file gets the location that every
+ * process mapping that file shares at that file offset, symbolized when
+ * first seen: the locations, and the memory they take, follow the distinct
+ * code addresses, not the processes. Other user addresses (anonymous
+ * memory, a process not added) get locations of the process's own, which
+ * symbolizer__end_process() or symbolizer__symbolize_profile() symbolize.
+ * A symbolizer adds stacks to one profile only.
+ */
+int symbolizer__add_stack(struct symbolizer *sym, struct profile *p, const struct profile_stack *st,
+			  uint64_t count);
+
+/*
+ * Process pid exited: symbolizes the locations of its own (JIT code, say)
+ * and retires them, so that a new process with the same pid gets its own,
+ * then forgets its mappings; the files stay cached for other processes.
+ * Memory then depends on the live processes, not on every one seen.
+ */
+int symbolizer__end_process(struct symbolizer *sym, struct profile *p, uint32_t pid);
+
+/*
+ * Symbolizes every location of p not symbolized yet: those of the
+ * processes still running, the kernel's, and all of a profile whose stacks
+ * were added with profile__add_stack().
  */
 int symbolizer__symbolize_profile(struct symbolizer *sym, struct profile *p);
-
-/* The same for the locations ids[0..n) only, e.g. those of a process that just exited. */
-int symbolizer__symbolize_locations(struct symbolizer *sym, struct profile *p, const uint32_t *ids,
-				    size_t n);
 
 /* Kernel symbols, sorted by address. */
 struct ksyms;

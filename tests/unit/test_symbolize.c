@@ -246,39 +246,69 @@ static void test_exited(void)
 }
 
 /*
- * What record does at an exit: the process's locations symbolized at once
- * and retired, its mappings forgotten; the final pass leaves them alone,
- * and a new process with the same pid gets locations of its own.
+ * What record does. A code address in a file gets one location for every
+ * process that maps the file (here this process seen again as pid 4242,
+ * its mappings elsewhere in memory), named when first seen; an address
+ * outside any file gets a location of its process's own, named and retired
+ * when that process ends, so that a new process with the same pid gets
+ * another.
  */
-static void test_symbolize_at_exit(void)
+static void test_shared_locations(void)
 {
+	const uint64_t shift = 0x100000000000ULL;
 	struct symbolizer *sym = symbolizer_of(getpid(), NULL);
+	struct procmaps *other = procmaps__read(getpid());
 	struct profile *p = profile__new();
-	uint64_t user[] = { FN_ADDR(sym_test_alpha) + 1 };
+	uint64_t user[] = { 0x10, FN_ADDR(sym_test_alpha) + 1 };
 	struct profile_stack st = {
 		.pid = (uint32_t)getpid(),
 		.tid = 1,
 		.comm = "t",
 		.user_addrs = user,
-		.nr_user = 1,
+		.nr_user = 2,
 	};
+	const struct profile_location *l;
+	const struct profile_mapping *m;
 	struct symbol_info info;
-	uint32_t ids[] = { 0 };
 
-	CHECK_EQ_INT(profile__add_stack(p, &st, 1), 0);
-	CHECK_EQ_INT(symbolizer__symbolize_locations(sym, p, ids, 1), 0);
-	CHECK_EQ_INT(profile__retire_location(p, 0), 0);
-	symbolizer__remove_process(sym, (uint32_t)getpid());
-	CHECK_EQ_INT(symbolizer__lookup(sym, (uint32_t)getpid(), user[0], &info), -ENOENT);
-	CHECK_EQ_INT(symbolizer__symbolize_profile(sym, p), 0);
-	CHECK_EQ_STR(profile__location(p, 0)->function, "sym_test_alpha");
-	CHECK_EQ_INT(profile__add_stack(p, &st, 1), 0);
-	CHECK_EQ_INT(profile__nr_locations(p), 2);
+	CHECK(other != NULL);
+	if (!other)
+		goto cleanup;
+	other->pid = 4242;
+	for (size_t i = 0; i < other->nr; i++) {
+		other->maps[i].start += shift;
+		other->maps[i].end += shift;
+	}
+	CHECK_EQ_INT(symbolizer__add_process(sym, other), 0);
+	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
+	l = profile__location(p, 1);
+	CHECK_EQ_STR(l->function, "sym_test_alpha");
+	CHECK_EQ_INT(l->pid, 0);
+	CHECK(profile__location(p, 0)->function == NULL); /* its own: named at its end */
+
+	st.pid = 4242;
+	user[1] += shift;
+	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
+	CHECK_EQ_INT(profile__nr_locations(p), 3);
 	CHECK_EQ_INT(profile__nr_samples(p), 2);
-	ids[0] = 2;
-	CHECK_EQ_INT(symbolizer__symbolize_locations(sym, p, ids, 1), -EINVAL);
-	CHECK_EQ_INT(profile__retire_location(p, 2), -EINVAL);
-	symbolizer__remove_process(sym, (uint32_t)getpid()); /* twice: nothing to do */
+	CHECK_EQ_INT(profile__sample(p, 1)->user[1], 1);
+	CHECK_EQ_INT(profile__sample(p, 1)->user[0], 2);
+	l = profile__location(p, 1);
+	CHECK_EQ_INT(l->addr, FN_ADDR(sym_test_alpha) + 1); /* the first process's address */
+	m = profile__mapping(p, l->mapping);
+	CHECK(m && m->start <= l->addr && l->addr < m->limit);
+
+	CHECK_EQ_INT(symbolizer__end_process(sym, p, 4242), 0);
+	CHECK(profile__location(p, 2)->retired);
+	CHECK_EQ_INT(symbolizer__lookup(sym, 4242, user[1], &info), -ENOENT);
+	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0); /* a new process 4242, not added */
+	CHECK_EQ_INT(profile__nr_locations(p), 5);
+	CHECK_EQ_INT(symbolizer__end_process(sym, p, 4242), 0);
+	CHECK_EQ_INT(symbolizer__end_process(sym, p, 4242), 0); /* twice: nothing to do */
+	CHECK_EQ_INT(symbolizer__symbolize_profile(sym, p), 0);
+	CHECK_EQ_STR(profile__location(p, 1)->function, "sym_test_alpha");
+cleanup:
+	procmaps__free(other);
 	profile__free(p);
 	symbolizer__free(sym);
 }
@@ -493,7 +523,7 @@ int main(void)
 	RUN(test_cxx_profile);
 	RUN(test_unknown_profile);
 	RUN(test_exited);
-	RUN(test_symbolize_at_exit);
+	RUN(test_shared_locations);
 	RUN(test_debug_file);
 	RUN(test_perf_map);
 	RUN(test_kallsyms);
