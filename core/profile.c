@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The profile model: arrays of samples, locations and mappings, each with a
- * hash index so that identical entries are merged as they are added.
+ * hash index so that identical entries are merged as they are added. The
+ * frames of a sample are a stack interned once for every sample that has
+ * them: the samples of a run grow with its processes and threads, while
+ * their stacks mostly repeat.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +20,12 @@ struct id_index {
 	size_t nr;
 };
 
+/* The frames of a sample: nr_user user ids, then nr_kernel kernel ids. */
+struct stack {
+	uint32_t *ids;
+	uint32_t nr_user, nr_kernel;
+};
+
 struct profile {
 	struct profile_sample *samples;
 	size_t nr_samples, cap_samples;
@@ -24,6 +33,9 @@ struct profile {
 	size_t nr_locations, cap_locations;
 	struct profile_mapping *mappings;
 	size_t nr_mappings, cap_mappings;
+	struct stack *stacks;
+	size_t nr_stacks, cap_stacks;
+	struct id_index stack_index;
 	struct id_index sample_index;
 	struct id_index location_index;
 	struct id_index mapping_index;
@@ -132,8 +144,10 @@ void profile__free(struct profile *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->nr_samples; i++)
-		free(p->samples[i].user); /* kernel ids share the allocation */
+	for (size_t i = 0; i < p->nr_stacks; i++)
+		free(p->stacks[i].ids);
+	free(p->stacks);
+	free(p->stack_index.slots);
 	for (size_t i = 0; i < p->nr_locations; i++) {
 		free(p->locations[i].function);
 		free(p->locations[i].system_name);
@@ -261,9 +275,8 @@ int profile__add_location(struct profile *p, const struct profile_location *loc,
 	return location_append(p, loc, id);
 }
 
-/* The id of the location of (pid, addr), added unsymbolized when new. */
-static int location_intern(struct profile *p, uint32_t pid, uint64_t addr, bool kernel,
-			   bool return_addr, uint32_t *id)
+int profile__intern_location(struct profile *p, uint32_t pid, uint64_t addr, bool kernel,
+			     bool return_addr, uint32_t *id)
 {
 	struct profile_location key = {
 		.addr = addr,
@@ -321,6 +334,75 @@ int profile__retire_location(struct profile *p, uint32_t id)
 	return 0;
 }
 
+/* Stacks */
+
+static uint64_t stack_hash(const struct profile_sample *s)
+{
+	uint64_t h = hash_mix(HASH_SEED, (uint64_t)s->nr_user << 32 | s->nr_kernel);
+
+	for (uint32_t i = 0; i < s->nr_user; i++)
+		h = hash_mix(h, s->user[i]);
+	for (uint32_t i = 0; i < s->nr_kernel; i++)
+		h = hash_mix(h, s->kernel[i]);
+	return h;
+}
+
+static uint64_t stack_hash_id(const struct profile *p, uint32_t id)
+{
+	const struct stack *st = &p->stacks[id];
+	const struct profile_sample s = {
+		.user = st->ids,
+		.nr_user = st->nr_user,
+		.kernel = st->ids + st->nr_user,
+		.nr_kernel = st->nr_kernel,
+	};
+
+	return stack_hash(&s);
+}
+
+/* key: a profile_sample whose frames are compared */
+static bool stack_eq(const struct profile *p, uint32_t id, const void *key)
+{
+	const struct stack *st = &p->stacks[id];
+	const struct profile_sample *s = key;
+
+	return st->nr_user == s->nr_user && st->nr_kernel == s->nr_kernel &&
+	       !memcmp(st->ids, s->user, s->nr_user * sizeof(*s->user)) &&
+	       !memcmp(st->ids + s->nr_user, s->kernel, s->nr_kernel * sizeof(*s->kernel));
+}
+
+/* The interned copy of the frames of s. */
+static int stack_intern(struct profile *p, const struct profile_sample *s, const struct stack **out)
+{
+	size_t nr_ids = (size_t)s->nr_user + s->nr_kernel;
+	struct stack *st;
+	uint32_t *slot;
+	int err;
+
+	err = id_index__reserve(&p->stack_index, p, stack_hash_id);
+	if (!err)
+		err = grow((void **)&p->stacks, &p->cap_stacks, p->nr_stacks, sizeof(*st));
+	if (err)
+		return err;
+	slot = id_index__slot(&p->stack_index, stack_hash(s), p, stack_eq, s);
+	if (*slot) {
+		*out = &p->stacks[*slot - 1];
+		return 0;
+	}
+	st = &p->stacks[p->nr_stacks];
+	st->ids = malloc((nr_ids ? nr_ids : 1) * sizeof(*st->ids));
+	if (!st->ids)
+		return -ENOMEM;
+	memcpy(st->ids, s->user, s->nr_user * sizeof(*st->ids));
+	memcpy(st->ids + s->nr_user, s->kernel, s->nr_kernel * sizeof(*st->ids));
+	st->nr_user = s->nr_user;
+	st->nr_kernel = s->nr_kernel;
+	*slot = ++p->nr_stacks;
+	p->stack_index.nr++;
+	*out = st;
+	return 0;
+}
+
 /* Samples */
 
 static uint64_t sample_hash(const struct profile_sample *s)
@@ -368,23 +450,19 @@ static bool sample_ids_valid(const struct profile *p, const struct profile_sampl
 /* Appends a copy of s (its comm already NUL-terminated) and indexes it at slot. */
 static int sample_append(struct profile *p, const struct profile_sample *s, uint32_t *slot)
 {
-	size_t nr_ids = (size_t)s->nr_user + s->nr_kernel;
+	const struct stack *st;
 	struct profile_sample *n;
-	uint32_t *ids;
 	int err;
 
 	err = grow((void **)&p->samples, &p->cap_samples, p->nr_samples, sizeof(*n));
+	if (!err)
+		err = stack_intern(p, s, &st);
 	if (err)
 		return err;
-	ids = malloc((nr_ids ? nr_ids : 1) * sizeof(*ids));
-	if (!ids)
-		return -ENOMEM;
-	memcpy(ids, s->user, s->nr_user * sizeof(*ids));
-	memcpy(ids + s->nr_user, s->kernel, s->nr_kernel * sizeof(*ids));
 	n = &p->samples[p->nr_samples];
 	*n = *s;
-	n->user = ids;
-	n->kernel = ids + s->nr_user;
+	n->user = st->ids;
+	n->kernel = st->ids + s->nr_user;
 	*slot = ++p->nr_samples;
 	p->sample_index.nr++;
 	return 0;
@@ -424,7 +502,7 @@ static int locations_of(struct profile *p, uint32_t pid, const uint64_t *addrs, 
 			bool kernel, uint32_t *ids)
 {
 	for (uint32_t i = 0; i < nr; i++) {
-		int err = location_intern(p, pid, addrs[i], kernel, i > 0, &ids[i]);
+		int err = profile__intern_location(p, pid, addrs[i], kernel, i > 0, &ids[i]);
 
 		if (err)
 			return err;

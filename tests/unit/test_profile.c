@@ -156,8 +156,22 @@ static void test_by_ids(void)
 	CHECK_EQ_INT(profile__add_sample(p, &s), 0);
 	CHECK_EQ_INT(profile__nr_samples(p), 1);
 	CHECK_EQ_INT(profile__sample(p, 0)->count, 8);
+	/* Another process with the same frames: a sample of its own, the same stack. */
+	s.pid = s.tid = 4;
+	CHECK_EQ_INT(profile__add_sample(p, &s), 0);
+	CHECK_EQ_INT(profile__nr_samples(p), 2);
+	CHECK(profile__sample(p, 1)->user == profile__sample(p, 0)->user);
+	/* The same ids split otherwise between user and kernel: another stack. */
+	s.nr_user = 1;
+	s.kernel = &ids[1];
+	s.nr_kernel = 1;
+	CHECK_EQ_INT(profile__add_sample(p, &s), 0);
+	CHECK_EQ_INT(profile__nr_samples(p), 3);
+	CHECK(profile__sample(p, 2)->user != profile__sample(p, 0)->user);
+	CHECK_EQ_INT(profile__sample(p, 2)->kernel[0], ids[1]);
 	s.user = &bad;
 	s.nr_user = 1;
+	s.nr_kernel = 0;
 	CHECK_EQ_INT(profile__add_sample(p, &s), -EINVAL);
 	loc.mapping = 5;
 	CHECK_EQ_INT(profile__add_location(p, &loc, &ids[0]), -EINVAL);
