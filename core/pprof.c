@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * pprof writer and reader on the code protoc-c generates from pprof.proto,
- * with zlib for the gzip layer. The writer builds the whole message in
- * memory, packs it and compresses it in one go; the reader checks every
- * index and id of the message before it touches the profile model.
+ * with zlib for the gzip layer. The writer builds every part of the message
+ * but its samples in memory; the samples, which grow with the length of a
+ * run, are packed one at a time and streamed through the compressor with
+ * the rest, in field order, so the bytes are those of the whole message
+ * packed at once. The reader checks every index and id of the message
+ * before it touches the profile model.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -80,13 +83,11 @@ struct builder {
 	uint64_t kernel_lo, kernel_hi;
 	Pprof__Mapping *maps;
 	Pprof__Mapping **map_ptrs;
-	/* samples */
-	Pprof__Sample *samples;
-	Pprof__Sample **sample_ptrs;
+	/* the sample being packed */
 	uint64_t *sample_loc_ids;
-	int64_t *values;
-	Pprof__Label *labels;
-	Pprof__Label **label_ptrs;
+	size_t cap_sample_loc_ids;
+	uint8_t *packed;
+	size_t cap_packed;
 	Pprof__ValueType value_types[2];
 	Pprof__ValueType *value_type_ptrs[2];
 	Pprof__ValueType period_type;
@@ -108,12 +109,8 @@ static void builder__free(struct builder *b)
 	free(b->map_has_funcs);
 	free(b->maps);
 	free(b->map_ptrs);
-	free(b->samples);
-	free(b->sample_ptrs);
 	free(b->sample_loc_ids);
-	free(b->values);
-	free(b->labels);
-	free(b->label_ptrs);
+	free(b->packed);
 }
 
 /* The string table index of s (NULL is ""), adding it when new; -1 when out of memory. */
@@ -367,77 +364,102 @@ static int builder__locations(struct builder *b)
 
 enum { LABEL_PID, LABEL_TID, LABEL_COMM, NR_LABELS };
 
-static int builder__labels(struct builder *b, const struct profile_sample *s, Pprof__Sample *out,
-			   size_t n)
-{
-	Pprof__Label *l = &b->labels[n * NR_LABELS];
-	static const char *const keys[NR_LABELS] = { "pid", "tid", "comm" };
+static const char *const label_keys[NR_LABELS] = { "pid", "tid", "comm" };
 
-	out->label = &b->label_ptrs[n * NR_LABELS];
-	for (int i = 0; i < NR_LABELS; i++) {
-		if (i == LABEL_COMM && !s->comm[0])
-			break;
-		l[i] = (Pprof__Label)PPROF__LABEL__INIT;
-		l[i].key = builder__str(b, keys[i]);
-		if (i == LABEL_COMM)
-			l[i].str = builder__str(b, s->comm);
-		else
-			l[i].num = i == LABEL_PID ? s->pid : s->tid;
-		if (l[i].key < 0 || l[i].str < 0)
+/* The string table must be whole before the first sample is packed: the labels' strings. */
+static int builder__sample_strings(struct builder *b)
+{
+	size_t nr = profile__nr_samples(b->p);
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_sample *s = profile__sample(b->p, i);
+		int labels = s->comm[0] ? NR_LABELS : LABEL_COMM;
+
+		for (int j = 0; s->count && j < labels; j++)
+			if (builder__str(b, label_keys[j]) < 0)
+				return -ENOMEM;
+		if (s->count && s->comm[0] && builder__str(b, s->comm) < 0)
 			return -ENOMEM;
-		out->label[out->n_label++] = &l[i];
 	}
 	return 0;
 }
 
-static int builder__samples(struct builder *b)
+/* The labels of s into l and ptrs; their strings are in the table already. */
+static size_t builder__labels(struct builder *b, const struct profile_sample *s, Pprof__Label *l,
+			      Pprof__Label **ptrs)
 {
-	size_t nr = profile__nr_samples(b->p), nr_ids = 0, n = 0;
-	size_t nr_values = b->msg.n_sample_type;
-	uint64_t *ids;
+	size_t n = s->comm[0] ? NR_LABELS : LABEL_COMM;
 
-	for (size_t i = 0; i < nr; i++) {
-		const struct profile_sample *s = profile__sample(b->p, i);
-
-		nr_ids += s->nr_user + (b->opts->no_kernel ? 0 : s->nr_kernel);
+	for (size_t i = 0; i < n; i++) {
+		l[i] = (Pprof__Label)PPROF__LABEL__INIT;
+		l[i].key = builder__str(b, label_keys[i]);
+		if (i == LABEL_COMM)
+			l[i].str = builder__str(b, s->comm);
+		else
+			l[i].num = i == LABEL_PID ? s->pid : s->tid;
+		ptrs[i] = &l[i];
 	}
-	b->samples = calloc(nr + 1, sizeof(*b->samples));
-	b->sample_ptrs = calloc(nr + 1, sizeof(*b->sample_ptrs));
-	b->sample_loc_ids = calloc(nr_ids + 1, sizeof(*b->sample_loc_ids));
-	b->values = calloc(nr * nr_values + 1, sizeof(*b->values));
-	b->labels = calloc(nr * NR_LABELS + 1, sizeof(*b->labels));
-	b->label_ptrs = calloc(nr * NR_LABELS + 1, sizeof(*b->label_ptrs));
-	if (!b->samples || !b->sample_ptrs || !b->sample_loc_ids || !b->values || !b->labels ||
-	    !b->label_ptrs)
+	return n;
+}
+
+static int grow_buf(void **buf, size_t *cap, size_t need, size_t elem)
+{
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	n = reallocarray(*buf, need, elem);
+	if (!n)
 		return -ENOMEM;
-	b->msg.sample = b->sample_ptrs;
-	ids = b->sample_loc_ids;
-	for (size_t i = 0; i < nr; i++) {
-		const struct profile_sample *s = profile__sample(b->p, i);
-		Pprof__Sample *out = &b->samples[n];
-		int err;
+	*buf = n;
+	*cap = need;
+	return 0;
+}
 
-		if (!s->count)
-			continue;
-		*out = (Pprof__Sample)PPROF__SAMPLE__INIT;
-		/* leaf first: the kernel frames, then the user frames */
-		out->location_id = ids;
-		for (uint32_t j = 0; j < s->nr_kernel && !b->opts->no_kernel; j++)
-			ids[out->n_location_id++] = b->loc_ids[s->kernel[j]];
-		for (uint32_t j = 0; j < s->nr_user; j++)
-			ids[out->n_location_id++] = b->loc_ids[s->user[j]];
-		ids += out->n_location_id;
-		out->value = &b->values[n * nr_values];
-		out->n_value = nr_values;
-		out->value[0] = (int64_t)s->count;
-		if (nr_values > 1)
-			out->value[1] = (int64_t)(s->count * b->opts->meta.period_ns);
-		err = builder__labels(b, s, out, n);
-		if (err)
-			return err;
-		b->sample_ptrs[n++] = out;
-	}
-	b->msg.n_sample = n;
+/* Stores v as a base-128 varint at out; returns its length. */
+static size_t varint_put(uint8_t *out, uint64_t v)
+{
+	size_t n = 0;
+
+	for (; v >= 0x80; v >>= 7)
+		out[n++] = (uint8_t)(v | 0x80);
+	out[n++] = (uint8_t)v;
+	return n;
+}
+
+#define SAMPLE_FIELD_TAG 0x12 /* Profile.sample: field 2, length-delimited */
+
+/* Packs s as a Profile.sample field into b->packed; *len its length. */
+static int builder__pack_sample(struct builder *b, const struct profile_sample *s, size_t *len)
+{
+	Pprof__Sample out = PPROF__SAMPLE__INIT;
+	Pprof__Label labels[NR_LABELS], *label_ptrs[NR_LABELS];
+	int64_t values[2] = { (int64_t)s->count, (int64_t)(s->count * b->opts->meta.period_ns) };
+	uint32_t nr_kernel = b->opts->no_kernel ? 0 : s->nr_kernel;
+	size_t size, head;
+	int err;
+
+	err = grow_buf((void **)&b->sample_loc_ids, &b->cap_sample_loc_ids,
+		       (size_t)s->nr_user + nr_kernel + 1, sizeof(*b->sample_loc_ids));
+	if (err)
+		return err;
+	/* leaf first: the kernel frames, then the user frames */
+	out.location_id = b->sample_loc_ids;
+	for (uint32_t j = 0; j < nr_kernel; j++)
+		out.location_id[out.n_location_id++] = b->loc_ids[s->kernel[j]];
+	for (uint32_t j = 0; j < s->nr_user; j++)
+		out.location_id[out.n_location_id++] = b->loc_ids[s->user[j]];
+	out.value = values;
+	out.n_value = b->msg.n_sample_type;
+	out.label = label_ptrs;
+	out.n_label = builder__labels(b, s, labels, label_ptrs);
+	size = pprof__sample__get_packed_size(&out);
+	err = grow_buf((void **)&b->packed, &b->cap_packed, size + 11, 1);
+	if (err)
+		return err;
+	b->packed[0] = SAMPLE_FIELD_TAG;
+	head = 1 + varint_put(b->packed + 1, size);
+	*len = head + pprof__sample__pack(&out, b->packed + head);
 	return 0;
 }
 
@@ -481,7 +503,7 @@ static int builder__build(struct builder *b)
 	if (!err)
 		err = builder__locations(b);
 	if (!err)
-		err = builder__samples(b);
+		err = builder__sample_strings(b);
 	if (err)
 		return err;
 	b->msg.string_table = b->strs;
@@ -491,39 +513,62 @@ static int builder__build(struct builder *b)
 
 /* gzip */
 
-/* A fixed header (mtime 0, no name) keeps the bytes the same from run to run. */
-static int gzip_compress(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len)
-{
-	z_stream zs = {};
-	gz_header header = { .os = 3 /* Unix */ };
-	uLong bound;
-	int ret;
+/* A gzip stream written to a file as it is compressed. */
+struct gz_writer {
+	z_stream zs;
+	gz_header header; /* zlib reads it when it writes the first bytes */
+	FILE *f;
+	uint8_t out[1 << 16];
+};
 
+/* A fixed header (mtime 0, no name) keeps the bytes the same from run to run. */
+static int gz_writer__init(struct gz_writer *w, FILE *f)
+{
+	w->f = f;
+	w->header.os = 3; /* Unix */
+	if (deflateInit2(&w->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	deflateSetHeader(&w->zs, &w->header);
+	return 0;
+}
+
+static int gz_writer__run(struct gz_writer *w, const void *buf, size_t len, int flush)
+{
 	if (len > UINT_MAX)
 		return -EFBIG;
-	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK)
-		return -ENOMEM;
-	deflateSetHeader(&zs, &header);
-	bound = deflateBound(&zs, len) + 64;
-	*out = malloc(bound);
-	if (!*out) {
-		deflateEnd(&zs);
-		return -ENOMEM;
-	}
-	zs.next_in = (Bytef *)in;
-	zs.avail_in = (uInt)len;
-	zs.next_out = *out;
-	zs.avail_out = (uInt)bound;
-	ret = deflate(&zs, Z_FINISH);
-	*out_len = zs.total_out;
-	deflateEnd(&zs);
-	if (ret != Z_STREAM_END) {
-		free(*out);
-		*out = NULL;
-		return -EIO;
-	}
+	w->zs.next_in = (Bytef *)buf;
+	w->zs.avail_in = (uInt)len;
+	do {
+		size_t have;
+
+		w->zs.next_out = w->out;
+		w->zs.avail_out = sizeof(w->out);
+		if (deflate(&w->zs, flush) == Z_STREAM_ERROR)
+			return -EIO;
+		have = sizeof(w->out) - w->zs.avail_out;
+		errno = 0;
+		if (have && fwrite(w->out, 1, have, w->f) != have)
+			return errno ? -errno : -EIO;
+	} while (w->zs.avail_out == 0);
 	return 0;
+}
+
+static int gz_writer__write(struct gz_writer *w, const void *buf, size_t len)
+{
+	return gz_writer__run(w, buf, len, Z_NO_FLUSH);
+}
+
+static int gz_writer__finish(struct gz_writer *w)
+{
+	return gz_writer__run(w, NULL, 0, Z_FINISH);
+}
+
+static void gz_writer__free(struct gz_writer *w)
+{
+	if (w)
+		deflateEnd(&w->zs);
+	free(w);
 }
 
 bool pprof__is_gzip(const void *buf, size_t len)
@@ -611,32 +656,74 @@ int pprof__gunzip(const void *buf, size_t len, size_t max, char **out, size_t *o
 
 /* Writing */
 
+/* Packs part, some fields of the Profile message, and compresses it. */
+static int write_part(struct builder *b, struct gz_writer *gz, const Pprof__Profile *part)
+{
+	size_t len = pprof__profile__get_packed_size(part);
+	int err = grow_buf((void **)&b->packed, &b->cap_packed, len + 1, 1);
+
+	if (err)
+		return err;
+	return gz_writer__write(gz, b->packed, pprof__profile__pack(part, b->packed));
+}
+
+static int write_samples(struct builder *b, struct gz_writer *gz)
+{
+	size_t nr = profile__nr_samples(b->p);
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_sample *s = profile__sample(b->p, i);
+		size_t len;
+		int err;
+
+		if (!s->count)
+			continue;
+		err = builder__pack_sample(b, s, &len);
+		if (!err)
+			err = gz_writer__write(gz, b->packed, len);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Field 1 (the sample types), the samples (field 2), then every later field. */
+static int write_message(struct builder *b, struct gz_writer *gz)
+{
+	Pprof__Profile head = PPROF__PROFILE__INIT, tail = b->msg;
+	int err;
+
+	head.sample_type = b->msg.sample_type;
+	head.n_sample_type = b->msg.n_sample_type;
+	tail.sample_type = NULL;
+	tail.n_sample_type = 0;
+	err = write_part(b, gz, &head);
+	if (!err)
+		err = write_samples(b, gz);
+	if (!err)
+		err = write_part(b, gz, &tail);
+	return err;
+}
+
 int pprof__write(FILE *f, const struct profile *p, const struct pprof_write_opts *opts)
 {
 	struct builder b = { .p = p, .opts = opts };
-	uint8_t *packed = NULL, *gz = NULL;
-	size_t len, gz_len = 0;
+	struct gz_writer *gz = calloc(1, sizeof(*gz));
 	int err;
 
-	err = builder__build(&b);
-	if (err)
-		goto cleanup;
-	len = pprof__profile__get_packed_size(&b.msg);
-	packed = malloc(len ? len : 1);
-	if (!packed) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	pprof__profile__pack(&b.msg, packed);
-	err = gzip_compress(packed, len, &gz, &gz_len);
-	if (err)
-		goto cleanup;
+	if (!gz)
+		return -ENOMEM;
+	err = gz_writer__init(gz, f);
+	if (!err)
+		err = builder__build(&b);
+	if (!err)
+		err = write_message(&b, gz);
+	if (!err)
+		err = gz_writer__finish(gz);
 	errno = 0;
-	if (fwrite(gz, 1, gz_len, f) != gz_len || fflush(f) || ferror(f))
+	if (!err && (fflush(f) || ferror(f)))
 		err = errno ? -errno : -EIO;
-cleanup:
-	free(gz);
-	free(packed);
+	gz_writer__free(gz);
 	builder__free(&b);
 	return err;
 }
