@@ -5,11 +5,19 @@
  * the program header table are checked against the file size by hand, so
  * every later pointer into the image is in bounds and every error message
  * says what is wrong instead of libelf's generic "invalid ELF file".
+ *
+ * The files are the executables and libraries of profiled processes, which
+ * their owner can truncate at any moment. Touching a mapped page past the
+ * new end of a file raises SIGBUS; a handler installed with the first
+ * mapping puts a page of zeros there instead and marks the file, so a
+ * truncated file reads as zeros past its new end (which the parsers take
+ * like any corrupt input) and unwprof keeps running.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +42,18 @@ struct elf_cache {
 	struct elf_inflated *inflated;
 };
 
+/*
+ * A file mapping the SIGBUS handler may repair. It lives in its elf_file so
+ * that registering it allocates nothing.
+ */
+struct elf_mapping {
+	struct elf_mapping *next;
+	struct elf_mapping **pprev; /* the pointer that points here */
+	uintptr_t start;
+	size_t len;
+	volatile sig_atomic_t truncated; /* set by the handler */
+};
+
 struct elf_file {
 	char *path;
 	const uint8_t *image;
@@ -52,6 +72,7 @@ struct elf_file {
 	unsigned int flags;
 	/* Mutable through a const elf_file: lazily filled, freed with the file. */
 	struct elf_cache *cache;
+	struct elf_mapping mapping; /* registered while map is */
 };
 
 /*
@@ -443,8 +464,141 @@ static int check_file(struct elf_file *ef, int fd, size_t *size)
 	return 0;
 }
 
+/*
+ * The file mappings of open elf_files, newest first, searched by the SIGBUS
+ * handler without locks: it only follows elf_mappings and ->next, and every
+ * change it can observe is one pointer store (publishing a node whose fields
+ * are already set, or unlinking one), ordered by release/acquire. SIGBUS from
+ * a mapped file is synchronous: it interrupts the thread that touches the
+ * image, and the registry code touches no image, so the handler never runs in
+ * the middle of a change. A node is unlinked before its pages are unmapped
+ * and its elf_file is freed. This relies on elf_files being opened, read and
+ * freed by one thread, as they are: a handler running in another thread
+ * could otherwise still be reading a node being freed.
+ */
+static struct elf_mapping *elf_mappings;
+static struct sigaction elf_sigbus_prev; /* the disposition we replaced */
+static size_t elf_page_size;
+
+static void elf_mapping__register(struct elf_mapping *m, void *start, size_t len)
+{
+	m->start = (uintptr_t)start;
+	m->len = (len + elf_page_size - 1) & ~(elf_page_size - 1);
+	m->truncated = 0;
+	m->next = elf_mappings;
+	m->pprev = &elf_mappings;
+	if (m->next)
+		m->next->pprev = &m->next;
+	__atomic_store_n(&elf_mappings, m, __ATOMIC_RELEASE);
+}
+
+static void elf_mapping__unregister(struct elf_mapping *m)
+{
+	if (!m->pprev)
+		return;
+	__atomic_store_n(m->pprev, m->next, __ATOMIC_RELEASE);
+	if (m->next)
+		m->next->pprev = m->pprev;
+	m->pprev = NULL;
+}
+
+/*
+ * A read past the end of a truncated file: put a page of zeros over the
+ * faulting page, so the read gives zeros when the access runs again.
+ */
+static bool elf_sigbus_repair(const siginfo_t *si)
+{
+	uintptr_t addr = (uintptr_t)si->si_addr;
+	struct elf_mapping *m;
+
+	if (si->si_code != BUS_ADRERR)
+		return false;
+	for (m = __atomic_load_n(&elf_mappings, __ATOMIC_ACQUIRE); m;
+	     m = __atomic_load_n(&m->next, __ATOMIC_ACQUIRE)) {
+		void *page;
+
+		if (addr - m->start >= m->len)
+			continue;
+		page = (void *)(addr & ~(uintptr_t)(elf_page_size - 1));
+		if (mmap(page, elf_page_size, PROT_READ | PROT_WRITE,
+			 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED)
+			return false;
+		m->truncated = 1;
+		return true;
+	}
+	return false;
+}
+
+/* Raised by the faulting access itself, so returning runs it (and faults) again. */
+static bool sigbus_repeats(const siginfo_t *si)
+{
+	switch (si->si_code) {
+	case BUS_ADRALN:
+	case BUS_ADRERR:
+	case BUS_OBJERR:
+	case BUS_MCEERR_AR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Any other SIGBUS is not ours to hide: it goes to the previous handler
+ * (a sanitizer's, a caller's), or the previous disposition is put back so the
+ * process dies of it as it would have without us.
+ */
+static void elf_sigbus_forward(int sig, siginfo_t *si, void *ucontext)
+{
+	const struct sigaction *prev = &elf_sigbus_prev;
+
+	if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+		if (prev->sa_flags & SA_SIGINFO)
+			prev->sa_sigaction(sig, si, ucontext);
+		else
+			prev->sa_handler(sig);
+		return;
+	}
+	sigaction(SIGBUS, prev, NULL);
+	/* Sent by kill() or an asynchronous machine check: it will not come back by itself. */
+	if (!sigbus_repeats(si))
+		raise(sig);
+}
+
+/* Only async-signal-safe work: mmap() (a plain system call), sigaction(), raise(). */
+static void elf_sigbus(int sig, siginfo_t *si, void *ucontext)
+{
+	int saved_errno = errno;
+
+	if (!elf_sigbus_repair(si))
+		elf_sigbus_forward(sig, si, ucontext);
+	errno = saved_errno;
+}
+
+/*
+ * Once, before the first file is mapped. Read back: a sanitizer told to keep
+ * SIGBUS to itself (ASAN_OPTIONS=handle_sigbus=2) ignores it silently.
+ */
+static void elf_sigbus_install(void)
+{
+	static bool installed;
+	struct sigaction sa = { .sa_sigaction = elf_sigbus, .sa_flags = SA_SIGINFO }, now;
+
+	if (installed)
+		return;
+	installed = true;
+	/* Read here: sysconf() is not async-signal-safe. */
+	elf_page_size = sysconf(_SC_PAGESIZE);
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, &elf_sigbus_prev) < 0 || sigaction(SIGBUS, NULL, &now) < 0 ||
+	    now.sa_sigaction != elf_sigbus)
+		pr_warn("cannot install a SIGBUS handler: a file truncated while unwprof reads "
+			"it will crash unwprof");
+}
+
 static int map_fd(struct elf_file *ef, int fd, size_t size)
 {
+	elf_sigbus_install();
 	/* Private and writable: nothing writes, but a stray write cannot reach the file. */
 	ef->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	if (ef->map == MAP_FAILED) {
@@ -454,6 +608,7 @@ static int map_fd(struct elf_file *ef, int fd, size_t size)
 		elf_complain(ef, "cannot map %s: %s", ef->path, strerror(err));
 		return -err;
 	}
+	elf_mapping__register(&ef->mapping, ef->map, size);
 	ef->image = ef->map;
 	ef->size = size;
 	return 0;
@@ -550,6 +705,15 @@ void elf_file__free(struct elf_file *ef)
 	}
 	if (ef->elf)
 		elf_end(ef->elf);
+	/*
+	 * Reported here, where every file passes exactly once, and not in the
+	 * handler, where printing is not safe.
+	 */
+	if (ef->mapping.truncated)
+		pr_warn("%s: changed while being read; it read as zeros past its new end, "
+			"so what unwprof took from it (unwind table, symbols) may be wrong",
+			ef->path);
+	elf_mapping__unregister(&ef->mapping);
 	if (ef->map)
 		munmap(ef->map, ef->size);
 	free(ef->debuglink);
@@ -570,6 +734,11 @@ int elf_file__machine(const struct elf_file *ef)
 int elf_file__type(const struct elf_file *ef)
 {
 	return ef->type;
+}
+
+bool elf_file__truncated(const struct elf_file *ef)
+{
+	return ef->mapping.truncated;
 }
 
 const void *elf_file__image(const struct elf_file *ef, size_t *size)

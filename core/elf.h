@@ -72,6 +72,16 @@ struct elf_load_segment {
 size_t elf_file__load_segments(const struct elf_file *ef, struct elf_load_segment *segs,
 			       size_t max);
 
+/*
+ * A file can be truncated while it is mapped (its owner rewrites it): the
+ * pages past its new end then read as zeros instead of crashing unwprof with
+ * SIGBUS. True once any read hit such a page: what was read from the file
+ * (sections, the image, its CRC) is then unreliable and should not be kept.
+ * elf_file__free() warns once about such a file. Only files opened by path
+ * or fd are mapped; a buffer from elf_file__open_mem() is never reported.
+ */
+bool elf_file__truncated(const struct elf_file *ef);
+
 /* The whole file as mapped, e.g. for hashing a file without a build ID. */
 const void *elf_file__image(const struct elf_file *ef, size_t *size);
 /* CRC32 (zlib's, as .gnu_debuglink uses) of the whole file. */

@@ -144,6 +144,12 @@ static struct tables_entry *tables__build(struct tables *ts, const struct elf_fi
 	if (!ts->opts.no_debuginfo)
 		debug = debuginfo__find(ef, &dopts);
 	e->table = unwind_table__build(ef, debug);
+	if (e->table && (elf_file__truncated(ef) || (debug && elf_file__truncated(debug)))) {
+		/* Rows read from the zeros of a truncated file would unwind wrongly. */
+		unwind_table__free(e->table);
+		e->table = NULL;
+		errno = ESTALE;
+	}
 	if (!e->table)
 		pr_warn("%s: no unwind table (%s): frame pointers there", path, strerror(errno));
 	elf_file__free(debug);

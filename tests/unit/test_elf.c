@@ -8,10 +8,14 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -530,6 +534,282 @@ static void test_debug_matches(void)
 	elf_file__free(ea);
 }
 
+/* The whole file at path in a malloc()ed buffer, or NULL. */
+static uint8_t *read_whole(const char *path, size_t *size)
+{
+	uint8_t *buf = NULL, *grown;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	do {
+		if (len == cap) {
+			cap = cap ? 2 * cap : 1 << 20;
+			grown = realloc(buf, cap);
+			if (!grown) {
+				free(buf);
+				close(fd);
+				return NULL;
+			}
+			buf = grown;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n > 0)
+			len += n;
+	} while (n > 0);
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	*size = len;
+	return buf;
+}
+
+/* Section names of a trusted ELF64 image (this test's own binary). */
+static size_t image_section_names(const uint8_t *img, const char **names, size_t max)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh, strtab;
+	size_t n = 0;
+
+	memcpy(&eh, img, sizeof(eh));
+	if (!eh.e_shoff || eh.e_shstrndx == SHN_UNDEF || eh.e_shstrndx >= eh.e_shnum)
+		return 0;
+	memcpy(&strtab, img + eh.e_shoff + eh.e_shstrndx * sizeof(sh), sizeof(sh));
+	for (size_t i = 1; i < eh.e_shnum && n < max; i++) {
+		memcpy(&sh, img + eh.e_shoff + i * sizeof(sh), sizeof(sh));
+		names[n++] = (const char *)img + strtab.sh_offset + sh.sh_name;
+	}
+	return n;
+}
+
+/* Where sums nobody checks go, so that the reads happen. */
+static volatile uint64_t sum_sink;
+
+static uint64_t sum_bytes(const uint8_t *p, size_t n)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += p[i];
+	return sum;
+}
+
+#define TRUNC_SECTIONS_MAX 256
+#define TRUNC_SIZE 4096
+
+/*
+ * A file truncated under an open elf_file (its owner rewrote it): every read
+ * past the new end gives zeros, the process lives, and the file is flagged.
+ * The pointers to sections are taken before the truncation, as the
+ * symbolizer takes .symtab at open and reads it much later.
+ */
+static void check_truncated_copy(const uint8_t *orig, size_t size, const char *path)
+{
+	const char *names[TRUNC_SECTIONS_MAX];
+	struct elf_section secs[TRUNC_SECTIONS_MAX];
+	int found[TRUNC_SECTIONS_MAX];
+	size_t nr = image_section_names(orig, names, TRUNC_SECTIONS_MAX), img_size;
+	uint8_t *zeroed = calloc(1, size);
+	const uint8_t *img;
+	struct elf_file *ef;
+	char msg[1024];
+	int fd;
+
+	ef = elf_file__open(path);
+	CHECK(ef != NULL && zeroed != NULL && nr > 0);
+	if (!ef || !zeroed)
+		goto out;
+	img = elf_file__image(ef, &img_size);
+	for (size_t i = 0; i < nr; i++)
+		found[i] = elf_file__section(ef, names[i], &secs[i]);
+	CHECK(!elf_file__truncated(ef));
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	CHECK(fd >= 0 && ftruncate(fd, TRUNC_SIZE) == 0);
+	if (fd >= 0)
+		close(fd);
+	/* What the elf_file must read now: the first page as it was, zeros after it. */
+	memcpy(zeroed, orig, TRUNC_SIZE);
+
+	for (size_t i = 0; i < nr; i++) {
+		const uint8_t *p = secs[i].data;
+		uint64_t sum;
+
+		if (found[i])
+			continue;
+		sum = sum_bytes(p, secs[i].size);
+		/* Not for a decompressed copy, which lives outside the image. */
+		if (p >= img && p < img + img_size)
+			CHECK_EQ_INT(sum, sum_bytes(zeroed + (p - img), secs[i].size));
+	}
+	/* Looked up again: libelf may read the section headers from the image too. */
+	for (size_t i = 0; i < nr; i++) {
+		struct elf_section sec;
+
+		if (elf_file__section(ef, names[i], &sec) == 0)
+			sum_sink += sum_bytes(sec.data, sec.size);
+	}
+	CHECK_EQ_INT(elf_file__crc32(ef), crc32(0, zeroed, size));
+	CHECK(elf_file__truncated(ef));
+
+	/* Reported once, when the file is let go. */
+	fflush(stderr);
+	fd = open(tmpdir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	CHECK(fd >= 0);
+	msg[0] = '\0';
+	if (fd >= 0) {
+		int saved = dup(STDERR_FILENO);
+		ssize_t n;
+
+		dup2(fd, STDERR_FILENO);
+		elf_file__free(ef);
+		ef = NULL;
+		fflush(stderr);
+		dup2(saved, STDERR_FILENO);
+		close(saved);
+		n = pread(fd, msg, sizeof(msg) - 1, 0);
+		msg[n > 0 ? n : 0] = '\0';
+		close(fd);
+	}
+	CHECK(strstr(msg, "changed while being read") != NULL);
+	CHECK(strstr(msg, path) != NULL);
+out:
+	elf_file__free(ef);
+	free(zeroed);
+}
+
+/* The same copy left alone reads exactly as the file and is not flagged. */
+static void check_untouched_copy(const uint8_t *orig, size_t size, const char *path)
+{
+	const char *names[TRUNC_SECTIONS_MAX];
+	size_t nr = image_section_names(orig, names, TRUNC_SECTIONS_MAX);
+	struct elf_file *ef = elf_file__open(path);
+
+	CHECK(ef != NULL);
+	if (!ef)
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		struct elf_section sec;
+
+		if (elf_file__section(ef, names[i], &sec) == 0)
+			sum_sink += sum_bytes(sec.data, sec.size);
+	}
+	CHECK_EQ_INT(elf_file__crc32(ef), crc32(0, orig, size));
+	CHECK(!elf_file__truncated(ef));
+	elf_file__free(ef);
+}
+
+static void test_truncated_while_mapped(void)
+{
+	size_t size = 0;
+	uint8_t *orig = read_whole("/proc/self/exe", &size);
+	char truncated[300], untouched[300];
+	struct elf_section sec;
+	struct elf_file *self;
+
+	CHECK(orig != NULL && size > 4 * TRUNC_SIZE);
+	if (!orig || size <= 4 * TRUNC_SIZE) {
+		free(orig);
+		return;
+	}
+	/* What the reads go through: symbols and call-frame information. */
+	self = elf_file__open_mem(orig, size, "self");
+	CHECK(self != NULL);
+	if (self) {
+		CHECK_EQ_INT(elf_file__section(self, ".symtab", &sec), 0);
+		CHECK_EQ_INT(elf_file__section(self, ".eh_frame", &sec), 0);
+		elf_file__free(self);
+	}
+	snprintf(truncated, sizeof(truncated), "%s", write_file("self-truncated", orig, size));
+	snprintf(untouched, sizeof(untouched), "%s", write_file("self-untouched", orig, size));
+	check_truncated_copy(orig, size, truncated);
+	check_untouched_copy(orig, size, untouched);
+	free(orig);
+}
+
+enum { CHILD_SURVIVED = 0, CHILD_SETUP_FAILED = 3 };
+
+/* In a child: a SIGBUS that no elf_file caused, from a touch past the end of a file or from kill(). */
+static void child_foreign_sigbus(bool by_kill)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char path[300];
+	volatile const char *p;
+	void *map;
+	int fd;
+
+	/* No core file from the expected crash, no sanitizer report in the test log. */
+	prctl(PR_SET_DUMPABLE, 0);
+	fd = open("/dev/null", O_WRONLY);
+	if (fd >= 0)
+		dup2(fd, STDERR_FILENO);
+	if (by_kill) {
+		kill(getpid(), SIGBUS);
+		_exit(CHILD_SURVIVED);
+	}
+	snprintf(path, sizeof(path), "%s/foreign-%d", tmpdir, (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, 2 * page) < 0)
+		_exit(CHILD_SETUP_FAILED);
+	map = mmap(NULL, 2 * page, PROT_READ, MAP_SHARED, fd, 0);
+	unlink(path);
+	if (map == MAP_FAILED || ftruncate(fd, 0) < 0)
+		_exit(CHILD_SETUP_FAILED);
+	p = map;
+	(void)p[page];
+	_exit(CHILD_SURVIVED);
+}
+
+/* How a child doing child_foreign_sigbus() ended, as waitpid() says. */
+static int foreign_sigbus_status(bool by_kill)
+{
+	int status = -1;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		child_foreign_sigbus(by_kill);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}
+
+/* Before any file is mapped, so before unwprof's handler is installed. */
+static struct sigaction baseline_action;
+static int baseline_fault_status, baseline_kill_status;
+
+/*
+ * With the handler installed and a file registered, a SIGBUS it did not
+ * cause ends the process exactly as without it: killed by SIGBUS, or under
+ * ASan by ASan's own SIGBUS report (the handler chains to it).
+ */
+static void test_foreign_sigbus_kills(void)
+{
+	struct elf_file *ef = elf_file__open("/proc/self/exe");
+	struct sigaction now;
+	int status;
+
+	CHECK(ef != NULL);
+	sigaction(SIGBUS, NULL, &now);
+	CHECK(now.sa_handler != baseline_action.sa_handler);
+	status = foreign_sigbus_status(false);
+	CHECK_EQ_INT(status, baseline_fault_status);
+	CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS) ||
+	      (WIFEXITED(status) && WEXITSTATUS(status) != CHILD_SURVIVED &&
+	       WEXITSTATUS(status) != CHILD_SETUP_FAILED));
+	status = foreign_sigbus_status(true);
+	CHECK_EQ_INT(status, baseline_kill_status);
+	CHECK(!WIFEXITED(status) || WEXITSTATUS(status) != CHILD_SURVIVED);
+	if (ef)
+		CHECK(!elf_file__truncated(ef));
+	elf_file__free(ef);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -538,6 +818,9 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
+	sigaction(SIGBUS, NULL, &baseline_action);
+	baseline_fault_status = foreign_sigbus_status(false);
+	baseline_kill_status = foreign_sigbus_status(true);
 	RUN(test_good_file);
 	RUN(test_build_id_from_section_only);
 	RUN(test_no_build_id_no_link);
@@ -553,6 +836,8 @@ int main(void)
 	RUN(test_bad_compression);
 	RUN(test_every_prefix);
 	RUN(test_debug_matches);
+	RUN(test_truncated_while_mapped);
+	RUN(test_foreign_sigbus_kills);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", tmpdir);
