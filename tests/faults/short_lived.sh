@@ -78,7 +78,14 @@ done
 # The maps are sized before load: the same in both runs.
 [ "${mem[21]}" -le $((mem[7] + mem[7] / 10)) ] ||
 	fail "BPF map memory grew with the run: ${mem[7]} B in 7 s, ${mem[21]} B in 21 s"
-# Three times the processes, not three times the memory: 50% and 16 MiB of margin.
-[ "${rss[21]:-0}" -le $((${rss[7]:-0} * 3 / 2 + 16384)) ] ||
-	fail "peak RSS grew with the run: ${rss[7]} KiB in 7 s, ${rss[21]} KiB in 21 s"
+# Three times the processes, not three times the memory: 25% and 8 MiB of
+# margin, for the profile itself (a sample per process and stack). Not under
+# a sanitizer: ASan keeps up to 256 MiB of freed memory in quarantine, so its
+# RSS follows the allocations made, not the memory in use.
+if [ "${UNWPROF_SANITIZE:-none}" = none ]; then
+	[ "${rss[21]:-0}" -le $((${rss[7]:-0} * 5 / 4 + 8192)) ] ||
+		fail "peak RSS grew with the run: ${rss[7]} KiB in 7 s, ${rss[21]} KiB in 21 s"
+else
+	echo "peak RSS not compared: built with -Db_sanitize=$UNWPROF_SANITIZE" >&2
+fi
 finish
