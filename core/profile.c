@@ -336,15 +336,20 @@ int profile__retire_location(struct profile *p, uint32_t id)
 
 /* Stacks */
 
-static uint64_t stack_hash(const struct profile_sample *s)
+/* Mixes the frames of s into h. */
+static uint64_t hash_frames(uint64_t h, const struct profile_sample *s)
 {
-	uint64_t h = hash_mix(HASH_SEED, (uint64_t)s->nr_user << 32 | s->nr_kernel);
-
+	h = hash_mix(h, (uint64_t)s->nr_user << 32 | s->nr_kernel);
 	for (uint32_t i = 0; i < s->nr_user; i++)
 		h = hash_mix(h, s->user[i]);
 	for (uint32_t i = 0; i < s->nr_kernel; i++)
 		h = hash_mix(h, s->kernel[i]);
 	return h;
+}
+
+static uint64_t stack_hash(const struct profile_sample *s)
+{
+	return hash_frames(HASH_SEED, s);
 }
 
 static uint64_t stack_hash_id(const struct profile *p, uint32_t id)
@@ -412,12 +417,7 @@ static uint64_t sample_hash(const struct profile_sample *s)
 	h = hash_mix(h, (uint64_t)s->pid << 32 | s->tid);
 	h = hash_mix(h, s->flags);
 	h = hash_bytes(h, s->comm, strnlen(s->comm, sizeof(s->comm)));
-	h = hash_mix(h, (uint64_t)s->nr_user << 32 | s->nr_kernel);
-	for (uint32_t i = 0; i < s->nr_user; i++)
-		h = hash_mix(h, s->user[i]);
-	for (uint32_t i = 0; i < s->nr_kernel; i++)
-		h = hash_mix(h, s->kernel[i]);
-	return h;
+	return hash_frames(h, s);
 }
 
 static uint64_t sample_hash_id(const struct profile *p, uint32_t id)
@@ -510,7 +510,21 @@ static int locations_of(struct profile *p, uint32_t pid, const uint64_t *addrs, 
 	return 0;
 }
 
+/* The user frames by pid and address, each its own location. */
+static int user_locations(struct profile *p, const struct profile_stack *st, uint32_t *ids,
+			  void *ctx)
+{
+	(void)ctx;
+	return locations_of(p, st->pid, st->user_addrs, st->nr_user, false, ids);
+}
+
 int profile__add_stack(struct profile *p, const struct profile_stack *st, uint64_t count)
+{
+	return profile__add_stack_with(p, st, count, user_locations, NULL);
+}
+
+int profile__add_stack_with(struct profile *p, const struct profile_stack *st, uint64_t count,
+			    profile_user_locations_fn user, void *ctx)
 {
 	struct profile_sample s = {
 		.pid = st->pid,
@@ -532,7 +546,7 @@ int profile__add_stack(struct profile *p, const struct profile_stack *st, uint64
 		strncpy(s.comm, st->comm, sizeof(s.comm) - 1);
 	s.user = ids;
 	s.kernel = ids + st->nr_user;
-	err = locations_of(p, st->pid, st->user_addrs, st->nr_user, false, s.user);
+	err = user(p, st, s.user, ctx);
 	if (!err)
 		err = locations_of(p, st->pid, st->kernel_addrs, st->nr_kernel, true, s.kernel);
 	if (!err)

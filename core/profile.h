@@ -81,6 +81,16 @@ void profile__free(struct profile *p);
 int profile__add_stack(struct profile *p, const struct profile_stack *st, uint64_t count);
 
 /*
+ * The same with the user frames' location ids (ids[0 .. st->nr_user)) set by
+ * user(), which decides what a user frame is (core/symbolize.h shares them
+ * between processes); kernel frames are interned as above.
+ */
+typedef int (*profile_user_locations_fn)(struct profile *p, const struct profile_stack *st,
+					 uint32_t *ids, void *ctx);
+int profile__add_stack_with(struct profile *p, const struct profile_stack *st, uint64_t count,
+			    profile_user_locations_fn user, void *ctx);
+
+/*
  * Counts a sample whose frames are location ids (s->user, s->kernel); its
  * arrays are copied. Samples with the same key are merged.
  */

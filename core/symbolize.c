@@ -1228,38 +1228,21 @@ static int user_location(struct symbolizer *sym, struct profile *p, uint32_t pid
 	return own_location(sym, p, pid, addr, return_addr, id);
 }
 
+/* The user frames of st: profile_user_locations_fn with the symbolizer as ctx. */
+static int user_locations(struct profile *p, const struct profile_stack *st, uint32_t *ids,
+			  void *ctx)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; !err && i < st->nr_user; i++)
+		err = user_location(ctx, p, st->pid, st->user_addrs[i], i > 0, &ids[i]);
+	return err;
+}
+
 int symbolizer__add_stack(struct symbolizer *sym, struct profile *p, const struct profile_stack *st,
 			  uint64_t count)
 {
-	struct profile_sample s = {
-		.pid = st->pid,
-		.tid = st->tid,
-		.flags = st->flags,
-		.nr_user = st->nr_user,
-		.nr_kernel = st->nr_kernel,
-		.count = count,
-	};
-	uint32_t *ids;
-	int err = 0;
-
-	if ((st->nr_user && !st->user_addrs) || (st->nr_kernel && !st->kernel_addrs))
-		return -EINVAL;
-	ids = calloc((size_t)st->nr_user + st->nr_kernel + 1, sizeof(*ids));
-	if (!ids)
-		return -ENOMEM;
-	if (st->comm)
-		strncpy(s.comm, st->comm, sizeof(s.comm) - 1);
-	s.user = ids;
-	s.kernel = ids + st->nr_user;
-	for (uint32_t i = 0; !err && i < st->nr_user; i++)
-		err = user_location(sym, p, st->pid, st->user_addrs[i], i > 0, &s.user[i]);
-	for (uint32_t i = 0; !err && i < st->nr_kernel; i++)
-		err = profile__intern_location(p, 0, st->kernel_addrs[i], true, i > 0,
-					       &s.kernel[i]);
-	if (!err)
-		err = profile__add_sample(p, &s);
-	free(ids);
-	return err;
+	return profile__add_stack_with(p, st, count, user_locations, sym);
 }
 
 int symbolizer__end_process(struct symbolizer *sym, struct profile *p, uint32_t pid)
