@@ -33,8 +33,12 @@ maps=$(awk '$2 ~ /x/ && $6 != ""' "/proc/$pid/maps" | wc -l)
 echo "executable mappings of dlmany: $maps" >&2
 [ "$maps" -gt 256 ] || fail "only $maps executable mappings: not over the limit"
 
-record many -F 999 -d 3 -p "$pid" -o "$tmp/many.folded"
+record many -F 999 -d 3 -p "$pid" -o "$tmp/many.folded" --stats-json "$tmp/many.json"
 expect_rc 0
+python3 "$CHECK_STATS" "$tmp/many.json" --summary "$tmp/many.err" ||
+	fail "the statistics do not match the summary"
+python3 -c "import json, sys; sys.exit(json.load(open(sys.argv[1]))['maps_over_limit'] < 1)" \
+	"$tmp/many.json" || fail "maps_over_limit is not counted in --stats-json"
 kill -0 "$pid" 2> /dev/null || fail "the workload did not survive the recording"
 warnings=$(grep -c 'executable mappings' "$tmp/many.err")
 [ "$warnings" -ge 1 ] || fail "the mapping limit was not reported"

@@ -2,14 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Checks the file of `unwprof record --stats-json FILE`.
 
-  check_stats.py JSON [--summary STDERR] [--min-walked PERCENT]
+  check_stats.py JSON [--summary STDERR] [--min-walked PERCENT] [--max-not-drained N]
 
 Schema 1: every key with its type; shares whose percent is their count over
 the samples; every sample not walked to the bottom is accounted for as
-truncated or by an error reason; bytes_loaded is rows_loaded 16-byte rows;
-bpf_ns_per_sample is a number when kernel.bpf_stats_enabled is 1, else null.
---summary: the numbers equal those of the summary record printed on stderr.
+truncated or by an error reason; the outcomes (walked, frame pointers,
+failed, lost, not drained) add up to the samples; bytes_loaded is
+rows_loaded 16-byte rows; bpf_ns_per_sample is a number when
+kernel.bpf_stats_enabled is 1, else null.
+--summary: the numbers equal those of the summary record printed on stderr,
+including the "samples accounted" line and the lines of what was left out
+(events lost, processes over limit, processes gone, files replaced, files
+skipped), which the summary prints only when they are not 0.
 --min-walked: at least PERCENT of the samples walked to the bottom.
+--max-not-drained: how many samples may be taken but never delivered nor
+counted as lost (default 0: after the last drain every sample is somewhere).
 
 Exit status: 0 when every check holds, 1 otherwise (each failure on stderr).
 """
@@ -20,8 +27,17 @@ import sys
 
 ROW_BYTES = 16
 SHARES = ("walked", "frame_pointer", "truncated")
+# What kept processes or files from their tables: JSON key, summary label.
+LEFT_OUT = {
+    "events_lost": "events lost",
+    "maps_over_limit": "processes over limit",
+    "processes_gone": "processes gone",
+    "files_replaced": "files replaced",
+    "files_skipped": "files skipped",
+}
+OUTCOMES = ("walked", "frame_pointer", "failed", "lost")
 COUNTS = ("samples", "lost", "processes", "rows_loaded", "bytes_loaded", "rows_unplaced",
-          "frequency_hz")
+          "frequency_hz") + tuple(LEFT_OUT)
 # Summary lines: label, then the JSON value it shows.
 SUMMARY = {
     "samples": lambda s: s["samples"],
@@ -65,6 +81,13 @@ def check_types(s):
                  f"{key} is {v!r}, expected {{count, percent}}"):
             check(is_count(v["count"]) and is_number(v["percent"]),
                   f"{key} is {v!r}, expected a count and a number")
+    outcomes = s.get("outcomes")
+    if check(isinstance(outcomes, dict) and set(outcomes) == set(OUTCOMES) | {"not_drained"},
+             f"outcomes is {outcomes!r}, expected {', '.join(OUTCOMES)}, not_drained"):
+        for key in OUTCOMES:
+            check(is_count(outcomes[key]), f"outcomes.{key} is {outcomes[key]!r}, expected a count")
+        check(isinstance(outcomes["not_drained"], int),
+              f"outcomes.not_drained is {outcomes['not_drained']!r}, expected an integer")
     errors = s.get("errors")
     if check(isinstance(errors, dict) and errors, f"errors is {errors!r}, expected reasons"):
         for k, v in errors.items():
@@ -83,7 +106,7 @@ def check_types(s):
         check(v is None, f"bpf_ns_per_sample is {v!r} without BPF stats, expected null")
 
 
-def check_sums(s):
+def check_sums(s, max_not_drained):
     n = s["samples"]
     check(n > 0, "no samples")
     for key in SHARES:
@@ -96,6 +119,12 @@ def check_sums(s):
     accounted = s["truncated"]["count"] + sum(s["errors"].values())
     check(not_walked <= accounted,
           f"{not_walked} samples not walked to the bottom, only {accounted} truncated or errors")
+    o = s["outcomes"]
+    parts = sum(o[k] for k in OUTCOMES) + o["not_drained"]
+    check(parts == n, f"outcomes {o} add up to {parts}, not to the {n} samples")
+    check(abs(o["not_drained"]) <= max_not_drained,
+          f"{o['not_drained']} samples neither delivered nor lost, at most {max_not_drained}")
+    check(o["lost"] == s["lost"], f"outcomes.lost {o['lost']}, lost {s['lost']}")
     check(s["bytes_loaded"] == s["rows_loaded"] * ROW_BYTES,
           f"bytes_loaded {s['bytes_loaded']} is not {s['rows_loaded']} rows of {ROW_BYTES}")
 
@@ -139,6 +168,18 @@ def check_summary(s, path):
             name = k[len("error "):]
             check(s["errors"].get(name) == v, f"error {name}: {v} in the summary, "
                   f"{s['errors'].get(name)} in the JSON")
+    accounted = re.search(r"samples accounted\s+(\d+) = walked (\d+) \+ frame pointers (\d+)"
+                          r" \+ failed (\d+) \+ lost (\d+)(?: \+ not drained (-?\d+))?",
+                          open(path).read())
+    if check(accounted, f"{path}: no 'samples accounted' line"):
+        o = s["outcomes"]
+        want = (s["samples"], o["walked"], o["frame_pointer"], o["failed"], o["lost"],
+                o["not_drained"])
+        got = tuple(int(g) if g else 0 for g in accounted.groups())
+        check(got == want, f"samples accounted: {got} in the summary, {want} in the JSON")
+    for key, label in LEFT_OUT.items():
+        n = shown.get(label, (0, None))[0]
+        check(n == s[key], f"{label}: {n} in the summary, {s[key]} in the JSON")
     left_out = shown.get("unwind rows left out", (0, None))[0]
     check(left_out == s["rows_unplaced"],
           f"rows left out: {left_out} in the summary, {s['rows_unplaced']} in the JSON")
@@ -149,6 +190,7 @@ def main():
     ap.add_argument("json")
     ap.add_argument("--summary")
     ap.add_argument("--min-walked", type=float)
+    ap.add_argument("--max-not-drained", type=int, default=0)
     args = ap.parse_args()
     try:
         with open(args.json) as f:
@@ -162,7 +204,7 @@ def main():
     if failures:
         print(json.dumps(s, indent=2), file=sys.stderr)
         return 1
-    check_sums(s)
+    check_sums(s, args.max_not_drained)
     if args.summary:
         check_summary(s, args.summary)
     if args.min_walked is not None:
