@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -84,6 +85,8 @@ struct elf_file {
 #define ELF_INFLATE_RATIO 1032
 /* Larger than any real library or debug file: refused rather than mapped. */
 #define ELF_FILE_MAX (2ULL << 30)
+/* The vDSO is a few pages: a larger claim is a corrupt header, not an image to read. */
+#define ELF_VDSO_MAX (1ULL << 20)
 
 #define elf_complain(ef, ...)                     \
 	do {                                      \
@@ -687,6 +690,30 @@ struct elf_file *elf_file__open_mem(const void *buf, size_t size, const char *na
 		return NULL;
 	}
 	return ef;
+}
+
+struct elf_file *elf_file__open_vdso(void)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	uint64_t size;
+
+	if (!eh) {
+		pr_debug("[vdso]: the kernel maps none into unwprof");
+		errno = ENOENT;
+		return NULL;
+	}
+	/*
+	 * The mapping holds the whole image, which ends with its section
+	 * headers: they say how far it may be read.
+	 */
+	size = (uint64_t)eh->e_shnum * eh->e_shentsize;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_shoff > ELF_VDSO_MAX ||
+	    size > ELF_VDSO_MAX - eh->e_shoff) {
+		pr_warn("[vdso]: not an ELF image of at most %llu KiB", ELF_VDSO_MAX >> 10);
+		errno = EINVAL;
+		return NULL;
+	}
+	return elf_file__open_mem(eh, eh->e_shoff + size, "[vdso]");
 }
 
 void elf_file__free(struct elf_file *ef)

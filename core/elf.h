@@ -40,6 +40,13 @@ struct elf_file *elf_file__open_flags(const char *path, unsigned int flags);
 struct elf_file *elf_file__open_fd(int fd, const char *name, unsigned int flags);
 /* The same from memory (the buffer must outlive the elf_file); name is for messages. */
 struct elf_file *elf_file__open_mem(const void *buf, size_t size, const char *name);
+/*
+ * The vDSO the kernel maps into unwprof itself (found through the auxiliary
+ * vector), named "[vdso]": every 64-bit process of this kernel maps the same
+ * image. Its size is the end of its section headers, at most 1 MiB. NULL and
+ * errno (ENOENT: no vDSO) on failure.
+ */
+struct elf_file *elf_file__open_vdso(void);
 void elf_file__free(struct elf_file *ef);
 
 const char *elf_file__path(const struct elf_file *ef);

@@ -375,25 +375,34 @@ static void session__publish_file(struct session *s, struct tables_file *f)
 static void session__fill_mapping(struct session *s, const struct procmap *m, pid_t pid,
 				  struct unw_mapping *um)
 {
+	bool vdso = tables__is_vdso(m);
 	struct tables_file *f;
 	uint64_t bias;
 
 	um->start = m->start;
 	um->end = m->end;
-	if (m->kind != PROCMAP_FILE) {
+	if (m->kind != PROCMAP_FILE && !vdso) {
 		um->type = m->kind == PROCMAP_ANON ? UNW_MAP_ANON : UNW_MAP_SPECIAL;
 		return;
 	}
-	um->type = UNW_MAP_FILE;
+	/* The [vdso] is special (frame pointers) until it has a table. */
+	um->type = vdso ? UNW_MAP_SPECIAL : UNW_MAP_FILE;
 	f = tables__get_mapping(s->tables, m, pid);
 	if (!f || !f->table || !f->table->table)
 		return;
 	if (session__upload_table(s, f->table) || !f->table->exec_id ||
 	    f->table->exec_id == EXEC_ID_NONE)
 		return;
-	session__publish_file(s, f);
+	/*
+	 * The file map is keyed by device and inode, which BPF takes from the
+	 * file of a VMA: the [vdso] has neither, so BPF could never find it
+	 * there; it is walked from the process info alone.
+	 */
+	if (!vdso)
+		session__publish_file(s, f);
 	if (!tables_file__bias(f, m, f->table->table->base, &bias))
 		return;
+	um->type = UNW_MAP_FILE;
 	um->bias = bias;
 	um->exec_id = f->table->exec_id;
 }

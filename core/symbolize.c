@@ -493,21 +493,12 @@ static struct symfile *file_of_mapping(struct symbolizer *sym, uint32_t pid,
  */
 static struct symfile *symbolizer__vdso(struct symbolizer *sym)
 {
-	const Elf64_Ehdr *eh;
 	struct elf_file *elf;
-	size_t size;
 
 	if (sym->vdso_tried)
 		return sym->vdso;
 	sym->vdso_tried = true;
-	eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
-	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
-		return NULL;
-	/* The image ends with its section headers. */
-	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-	if (size > VDSO_SIZE_MAX)
-		return NULL;
-	elf = elf_file__open_mem(eh, size, "[vdso]");
+	elf = elf_file__open_vdso();
 	if (!elf)
 		return NULL;
 	sym->vdso = symfile__new(elf, "[vdso]");

@@ -23,6 +23,9 @@ struct tables {
 	struct tables_entry **entries;
 	size_t nr_entries, cap_entries;
 	struct tables_stats stats;
+	/* Also in files: unwprof's own [vdso], and a file without a table for any other. */
+	struct tables_file *vdso, *vdso_other;
+	uint64_t vdso_len; /* of unwprof's own [vdso] mapping: its image in whole pages */
 };
 
 static int grow(void ***arr, size_t *cap, size_t nr)
@@ -227,13 +230,11 @@ static struct tables_file *tables__find_file(const struct tables *ts, const stru
 	return NULL;
 }
 
-struct tables_file *tables__get_mapping(struct tables *ts, const struct procmap *m, pid_t pid)
+/* A new file for mapping m, kept until tables__free(); NULL on allocation failure. */
+static struct tables_file *tables__add_file(struct tables *ts, const struct procmap *m)
 {
-	struct tables_file *f = tables__find_file(ts, m);
-	struct elf_file *ef;
+	struct tables_file *f;
 
-	if (f)
-		return f;
 	if (grow((void ***)&ts->files, &ts->cap_files, ts->nr_files))
 		return NULL;
 	f = calloc(1, sizeof(*f));
@@ -243,19 +244,90 @@ struct tables_file *tables__get_mapping(struct tables *ts, const struct procmap 
 	f->dev_minor = m->dev_minor;
 	f->inode = m->inode;
 	ts->files[ts->nr_files++] = f;
+	return f;
+}
+
+/*
+ * The segments and the table of f from ef, which is freed; debug files are
+ * looked up inside the root of pid. Returns f, NULL on allocation failure.
+ */
+static struct tables_file *tables__load_file(struct tables *ts, struct tables_file *f,
+					     struct elf_file *ef, pid_t pid, const char *path)
+{
+	f->nr_segs = elf_file__load_segments(ef, f->segs, TABLES_MAX_SEGS);
+	if (!ts->opts.no_tables)
+		f->table = tables__build(ts, ef, pid, path);
+	elf_file__free(ef);
+	if (!ts->opts.no_tables && !f->table)
+		return NULL; /* ENOMEM */
+	return f;
+}
+
+bool tables__is_vdso(const struct procmap *m)
+{
+	return m->kind == PROCMAP_SPECIAL && m->path && strcmp(m->path, "[vdso]") == 0;
+}
+
+/* unwprof's own vDSO, read on first use; its debug files are looked up from /. */
+static struct tables_file *tables__own_vdso(struct tables *ts, const struct procmap *m)
+{
+	struct elf_file *ef;
+	size_t size;
+	long page;
+
+	if (ts->vdso)
+		return ts->vdso;
+	ts->vdso = tables__add_file(ts, m);
+	if (!ts->vdso)
+		return NULL;
+	ef = elf_file__open_vdso();
+	if (!ef) {
+		pr_debug("[vdso]: cannot read unwprof's own: frame pointers there");
+		return ts->vdso;
+	}
+	elf_file__image(ef, &size);
+	page = sysconf(_SC_PAGESIZE);
+	ts->vdso_len = (size + page - 1) & ~(uint64_t)(page - 1);
+	return tables__load_file(ts, ts->vdso, ef, 0, "[vdso]");
+}
+
+static struct tables_file *tables__get_vdso(struct tables *ts, const struct procmap *m)
+{
+	struct tables_file *f = tables__own_vdso(ts, m);
+
+	/* Unread (vdso_len 0), it has no table for any [vdso]. */
+	if (!f || !ts->vdso_len || m->end - m->start == ts->vdso_len)
+		return f;
+	/* Not the image unwprof has: its table would unwind wrongly. */
+	if (!ts->vdso_other) {
+		pr_debug("[vdso] of %#" PRIx64 " bytes, unwprof's own has %#" PRIx64
+			 ": frame pointers there",
+			 m->end - m->start, ts->vdso_len);
+		ts->vdso_other = tables__add_file(ts, m);
+	}
+	return ts->vdso_other;
+}
+
+struct tables_file *tables__get_mapping(struct tables *ts, const struct procmap *m, pid_t pid)
+{
+	struct tables_file *f;
+	struct elf_file *ef;
+
+	if (tables__is_vdso(m))
+		return tables__get_vdso(ts, m);
+	f = tables__find_file(ts, m);
+	if (f)
+		return f;
+	f = tables__add_file(ts, m);
+	if (!f)
+		return NULL;
 	ef = m->path ? tables__open_mapping(ts, m, pid) : NULL;
 	if (!ef) {
 		pr_debug("%s (pid %d): not readable as ELF: frame pointers there",
 			 m->path ? m->path : "[anon]", (int)pid);
 		return f;
 	}
-	f->nr_segs = elf_file__load_segments(ef, f->segs, TABLES_MAX_SEGS);
-	if (!ts->opts.no_tables)
-		f->table = tables__build(ts, ef, pid, m->path);
-	elf_file__free(ef);
-	if (!ts->opts.no_tables && !f->table)
-		return NULL; /* ENOMEM */
-	return f;
+	return tables__load_file(ts, f, ef, pid, m->path);
 }
 
 bool tables_file__bias(const struct tables_file *f, const struct procmap *m, uint64_t base,

@@ -3,15 +3,20 @@
  * Tables of a process's mappings, on this test's own process: each file is
  * opened once and each table built once per key, however it is reached; the
  * bias maps a pc to a table pc; a mapping whose path leads to another file
- * than the mapped inode gets no table and is counted.
+ * than the mapped inode gets no table and is counted; the [vdso] gets the
+ * table of unwprof's own vDSO.
  */
+#include <elf.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test.h"
+#include "core/elf.h"
 #include "core/procfs.h"
 #include "core/procmaps.h"
 #include "core/table.h"
@@ -156,6 +161,115 @@ static void test_gone_process(void)
 	tables__free(ts);
 }
 
+/* The [vdso] of this process, NULL when it has none. */
+static const struct procmap *own_vdso(const struct procmaps *pm)
+{
+	for (size_t i = 0; pm && i < pm->nr; i++)
+		if (tables__is_vdso(&pm->maps[i]))
+			return &pm->maps[i];
+	return NULL;
+}
+
+/* The ELF virtual address and size of the vDSO's clock_gettime, 0 when not found. */
+static uint64_t vdso_clock_gettime(uint64_t *size)
+{
+	/* x86_64 names it __vdso_, aarch64 __kernel_. */
+	static const char *const names[] = { "__vdso_clock_gettime", "__kernel_clock_gettime" };
+	struct elf_file *ef = elf_file__open_vdso();
+	struct elf_section syms, strs;
+	uint64_t addr = 0;
+
+	if (!ef || elf_file__section(ef, ".dynsym", &syms) ||
+	    elf_file__section(ef, ".dynstr", &strs))
+		goto cleanup;
+	for (size_t off = 0; off + sizeof(Elf64_Sym) <= syms.size && !addr;
+	     off += sizeof(Elf64_Sym)) {
+		Elf64_Sym sym;
+		const char *name;
+
+		memcpy(&sym, syms.data + off, sizeof(sym));
+		if (sym.st_name >= strs.size || ELF64_ST_TYPE(sym.st_info) != STT_FUNC)
+			continue;
+		name = (const char *)strs.data + sym.st_name;
+		if (strnlen(name, strs.size - sym.st_name) == strs.size - sym.st_name)
+			continue;
+		for (size_t i = 0; i < ARRAY_SIZE(names) && !addr; i++) {
+			if (strcmp(name, names[i]) == 0) {
+				addr = sym.st_value;
+				*size = sym.st_size;
+			}
+		}
+	}
+cleanup:
+	elf_file__free(ef);
+	return addr;
+}
+
+/*
+ * The [vdso] gets the table of unwprof's own vDSO, once, and every pc of its
+ * clock_gettime falls in a row the unwinder can follow: samples taken in its
+ * prologue and epilogue are walked too.
+ */
+static void test_vdso(void)
+{
+	struct tables *ts = tables__new(NULL);
+	struct procmaps *pm = procfs__read_maps(getpid());
+	const struct procmap *m = own_vdso(pm);
+	uint64_t fn, fn_size = 0, bias = 0, lo, hi;
+	const struct unwind_table *t;
+	struct tables_file *f;
+	struct procmap other;
+	struct timespec tv;
+	size_t usable = 0;
+
+	CHECK(clock_gettime(CLOCK_MONOTONIC, &tv) == 0);
+	CHECK(m != NULL);
+	if (!ts || !m)
+		goto cleanup;
+	CHECK_EQ_INT(m->start, getauxval(AT_SYSINFO_EHDR));
+	f = tables__get_mapping(ts, m, getpid());
+	CHECK(f && f->table && f->table->table && f->table->table->nr_rows > 0);
+	if (!f || !f->table || !f->table->table)
+		goto cleanup;
+	/* One file and one table for every process's [vdso], keyed by its build ID. */
+	CHECK(tables__get_mapping(ts, m, getppid()) == f);
+	CHECK_EQ_INT(tables__count(ts), 1);
+	CHECK_EQ_STR(f->table->path, "[vdso]");
+	CHECK(f->table->build_id_len > 0);
+	CHECK(f->inode == 0 && f->nr_segs > 0);
+
+	t = f->table->table;
+	CHECK(tables_file__bias(f, m, t->base, &bias));
+	fn = vdso_clock_gettime(&fn_size);
+	CHECK(fn != 0 && fn_size > 0);
+	/* Table pcs of the function: the mapping starts at file offset 0, as its image. */
+	lo = m->start + fn - f->segs[0].vaddr - bias;
+	hi = lo + fn_size;
+	for (size_t i = 0; fn && i < t->nr_rows; i++) {
+		const struct unw_row *r = &t->rows[i];
+		uint64_t end = i + 1 < t->nr_rows ? t->rows[i + 1].pc : UINT64_MAX;
+
+		if (end <= lo || r->pc >= hi)
+			continue;
+		CHECK(r->pc <= lo || usable > 0); /* no gap at its entry */
+		CHECK(r->cfa != UNW_CFA_END && r->cfa != UNW_CFA_UNSUPPORTED);
+		CHECK(r->ra == UNW_RA_AT_CFA && r->fp != UNW_FP_UNSUPPORTED);
+		usable++;
+	}
+	CHECK(usable > 0);
+
+	/* A [vdso] of another length is another image: no table for it. */
+	other = *m;
+	other.end += 16 * 4096;
+	f = tables__get_mapping(ts, &other, getpid());
+	CHECK(f && f->table == NULL);
+	CHECK(tables__get_mapping(ts, &other, getpid()) == f);
+	CHECK_EQ_INT(tables__count(ts), 1);
+cleanup:
+	procmaps__free(pm);
+	tables__free(ts);
+}
+
 int main(void)
 {
 	RUN(test_mapping_built_once);
@@ -163,5 +277,6 @@ int main(void)
 	RUN(test_replaced_file_skipped);
 	RUN(test_no_tables);
 	RUN(test_gone_process);
+	RUN(test_vdso);
 	return test_summary();
 }
