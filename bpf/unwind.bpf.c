@@ -153,6 +153,7 @@ struct walk {
 	__u32 flags;
 	__u32 done;
 	__u32 vma_tried;
+	__u32 signal;	     /* pc was interrupted by a signal: not a return address */
 	struct vma_info vma; /* bpf_find_vma works once per sample: keep its answer */
 };
 
@@ -164,6 +165,7 @@ struct walk_saved {
 	__u32 flags;
 	__u32 done;
 	__u32 vma_tried;
+	__u32 signal;
 	__u32 n;
 	struct vma_info vma;
 };
@@ -436,6 +438,18 @@ static __always_inline const struct unw_row *row_find(struct walk *w, __u64 pc)
 	return bpf_map_lookup_elem(&rows, &idx);
 }
 
+/*
+ * Whether a frame with CFA cfa is an outer frame of the one at sp. A signal
+ * handler may run on an alternate stack (sigaltstack) anywhere in memory, so
+ * the frame it interrupted only has to be elsewhere.
+ */
+static __always_inline int cfa_progress(const struct unw_row *r, __u64 cfa, __u64 sp)
+{
+	if (unw_row__signal(r))
+		return cfa != sp;
+	return cfa > sp;
+}
+
 /* One frame with a table row: returns 1 when the walk goes on. */
 static __always_inline int step_row(struct walk *w, const struct unw_row *r)
 {
@@ -452,17 +466,17 @@ static __always_inline int step_row(struct walk *w, const struct unw_row *r)
 			err_inc(UNW_E_CFA_READ);
 			return 0;
 		}
-		cfa += (__s64)r->aux_off;
+		cfa += unw_row__cfa_add(r);
 	}
-	if (cfa <= w->sp) {
+	if (!cfa_progress(r, cfa, w->sp)) {
 		err_inc(UNW_E_NO_PROGRESS);
 		return 0;
 	}
-	if (stack_read(w->sc, cfa - 8, &ra)) {
+	if (stack_read(w->sc, unw_row__ra_addr(r, cfa, w->sp), &ra)) {
 		err_inc(UNW_E_RA_READ);
 		return 0;
 	}
-	fp_addr = unw_row__fp_addr(r, cfa, w->bp);
+	fp_addr = unw_row__fp_addr(r, cfa, w->sp, w->bp);
 	if (fp_addr && stack_read(w->sc, fp_addr, &bp)) {
 		err_inc(UNW_E_FP_READ);
 		return 0;
@@ -470,6 +484,7 @@ static __always_inline int step_row(struct walk *w, const struct unw_row *r)
 	w->sp = cfa;
 	w->bp = bp;
 	w->pc = ra;
+	w->signal = unw_row__signal(r);
 	return 1;
 }
 
@@ -487,9 +502,13 @@ static long walk_frame(__u32 n, void *ctx)
 	sc->stack.nr = n + 1;
 	w->hash = unw_hash__add(w->hash, pc);
 
-	/* A return address points after the call: look up the call itself. */
+	/*
+	 * A return address points after the call: look up the call itself.
+	 * The leaf's pc, and a pc a signal interrupted, are the instruction.
+	 */
 	if (!cfg.fp_only)
-		r = row_find(w, n ? pc - 1 : pc);
+		r = row_find(w, n && !w->signal ? pc - 1 : pc);
+	w->signal = 0;
 	if (r && unw_row__usable(r)) {
 		more = step_row(w, r);
 	} else {
@@ -694,6 +713,7 @@ static __always_inline void walk_save(struct scratch *sc, const struct walk *w, 
 	s->flags = w->flags;
 	s->done = w->done;
 	s->vma_tried = w->vma_tried;
+	s->signal = w->signal;
 	s->vma = w->vma;
 	s->n = n;
 }
@@ -711,6 +731,7 @@ static __always_inline void walk_restore(struct scratch *sc, struct walk *w)
 	w->flags = s->flags;
 	w->done = s->done;
 	w->vma_tried = s->vma_tried;
+	w->signal = s->signal;
 	w->vma = s->vma;
 	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
 }

@@ -96,8 +96,8 @@ UNW_INLINE long unw_proc__find_mapping(const struct unw_proc *p, __u64 pc)
 /*
  * Where the CFA of a frame comes from under row r (x86_64): returns the
  * address itself (*deref == 0) or the address to read it from, to which
- * r->aux_off is added (*deref == 1). Returns 0 for a row the walker cannot
- * follow (END or unsupported): the caller falls back to frame pointers.
+ * unw_row__cfa_add(r) is added (*deref == 1). Returns 0 for a row the walker
+ * cannot follow (END or unsupported): the caller falls back to frame pointers.
  */
 UNW_INLINE __u64 unw_row__cfa(const struct unw_row *r, __u64 pc, __u64 sp, __u64 bp, int *deref)
 {
@@ -120,9 +120,28 @@ UNW_INLINE __u64 unw_row__cfa(const struct unw_row *r, __u64 pc, __u64 sp, __u64
 	case UNW_CFA_DEREF_FP:
 		*deref = 1;
 		return bp + (__s64)r->cfa_off;
+	case UNW_CFA_SIGNAL:
+		*deref = 1;
+		return sp + (__s64)r->cfa_off;
 	default:
 		return 0;
 	}
+}
+
+/* What is added to a CFA read from the stack: aux_off, the pc's offset in a signal frame. */
+UNW_INLINE __s64 unw_row__cfa_add(const struct unw_row *r)
+{
+	return r->cfa == UNW_CFA_SIGNAL ? 0 : r->aux_off;
+}
+
+/*
+ * Whether the caller of a frame under row r was interrupted by a signal
+ * rather than calling: its pc is the next instruction to run, not a return
+ * address, so its row is the one of pc itself, not of pc - 1.
+ */
+UNW_INLINE int unw_row__signal(const struct unw_row *r)
+{
+	return r->cfa == UNW_CFA_SIGNAL;
 }
 
 /* Whether the walker can follow row r at all (else: frame pointers). */
@@ -132,20 +151,33 @@ UNW_INLINE int unw_row__usable(const struct unw_row *r)
 		return 0;
 	if (r->fp >= UNW_FP_UNSUPPORTED)
 		return 0;
+	/* aux_off holds the pc's offset only in a signal frame */
+	if (r->cfa == UNW_CFA_SIGNAL)
+		return r->ra == UNW_RA_AT_SP;
 	return r->ra == UNW_RA_AT_CFA || r->ra == UNW_RA_UNDEFINED;
 }
 
 /* Address of the caller's saved frame pointer under row r, or 0 when unchanged. */
-UNW_INLINE __u64 unw_row__fp_addr(const struct unw_row *r, __u64 cfa, __u64 bp)
+UNW_INLINE __u64 unw_row__fp_addr(const struct unw_row *r, __u64 cfa, __u64 sp, __u64 bp)
 {
 	switch (r->fp) {
 	case UNW_FP_AT_CFA:
 		return cfa + (__s64)r->fp_off;
 	case UNW_FP_AT_FP:
 		return bp + (__s64)r->fp_off;
+	case UNW_FP_AT_SP:
+		return sp + (__s64)r->fp_off;
 	default:
 		return 0;
 	}
+}
+
+/* Address of the caller's pc under a usable row r (x86_64): CFA - 8, or in the signal frame. */
+UNW_INLINE __u64 unw_row__ra_addr(const struct unw_row *r, __u64 cfa, __u64 sp)
+{
+	if (r->ra == UNW_RA_AT_SP)
+		return sp + (__s64)r->aux_off;
+	return cfa - 8;
 }
 
 /* A cheap running hash of the pcs of a stack; never 0 (0 means "no stack"). */

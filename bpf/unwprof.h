@@ -12,7 +12,13 @@
 #include <linux/types.h>
 #endif
 
-/* How to find the canonical frame address (CFA) from the registers of a frame. */
+/*
+ * How to find the canonical frame address (CFA) from the registers of a frame.
+ * UNW_CFA_SIGNAL is an x86_64 signal frame (a CIE with the 'S' augmentation:
+ * glibc's __restore_rt): the kernel saved the interrupted registers at sp, the
+ * CFA is the interrupted sp, fp and ra are UNW_FP_AT_SP and UNW_RA_AT_SP. The
+ * caller was interrupted, not calling: its pc is looked up as is, not pc - 1.
+ */
 enum unw_cfa_rule {
 	UNW_CFA_END = 0,     /* no unwind info from this pc on: a gap after a function */
 	UNW_CFA_SP,	     /* CFA = sp + cfa_off (rsp on x86_64, sp on aarch64) */
@@ -20,6 +26,7 @@ enum unw_cfa_rule {
 	UNW_CFA_PLT,	     /* x86_64 PLT: rsp + cfa_off + ((rip & 15) >= aux_off ? 8 : 0) */
 	UNW_CFA_DEREF_SP,    /* CFA = *(sp + cfa_off) + aux_off */
 	UNW_CFA_DEREF_FP,    /* CFA = *(fp + cfa_off) + aux_off (gcc's stack realignment) */
+	UNW_CFA_SIGNAL,	     /* x86_64 signal frame: CFA = *(sp + cfa_off) */
 	UNW_CFA_UNSUPPORTED, /* the unwinder cannot follow it; see reason */
 };
 
@@ -28,6 +35,7 @@ enum unw_fp_rule {
 	UNW_FP_UNCHANGED = 0, /* the caller's fp is the current fp */
 	UNW_FP_AT_CFA,	      /* saved at CFA + fp_off */
 	UNW_FP_AT_FP,	      /* saved at fp + fp_off (gcc's stack realignment) */
+	UNW_FP_AT_SP,	      /* saved at sp + fp_off (signal frames) */
 	UNW_FP_UNSUPPORTED,   /* the unwinder cannot follow it; see reason */
 };
 
@@ -36,6 +44,7 @@ enum unw_ra_rule {
 	UNW_RA_AT_CFA = 0,  /* x86_64: saved at CFA - 8; aarch64: at CFA + aux_off */
 	UNW_RA_UNDEFINED,   /* bottom of the stack: the walk ends here */
 	UNW_RA_LR,	    /* aarch64: still in the link register (x30) */
+	UNW_RA_AT_SP,	    /* signal frames: the interrupted pc, saved at sp + aux_off */
 	UNW_RA_UNSUPPORTED, /* the unwinder cannot follow it; see reason */
 };
 
@@ -61,7 +70,8 @@ struct unw_row {
 	__u32 pc;
 	__s32 cfa_off;
 	__s16 fp_off;
-	__s16 aux_off; /* x86_64: M in *(REG+N)+M, the PLT threshold; aarch64: LR at CFA+aux_off */
+	__s16 aux_off; /* x86_64: M in *(REG+N)+M, the PLT threshold, the pc of a signal frame
+			* at sp+aux_off; aarch64: LR at CFA+aux_off */
 	__u8 cfa;      /* enum unw_cfa_rule */
 	__u8 fp;       /* enum unw_fp_rule */
 	__u8 ra;       /* enum unw_ra_rule */

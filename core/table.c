@@ -81,6 +81,7 @@ struct builder {
 	uint32_t sp_reg, fp_reg;
 	uint64_t base;
 	uint64_t win_lo, win_hi; /* the piece being interpreted */
+	bool signal_frame;	 /* its FDE's CIE has 'S' */
 	size_t cap;
 	size_t nr_outside; /* FDEs outside every executable segment */
 };
@@ -337,10 +338,58 @@ static bool cfa_uses_aux(const struct unw_row *r)
 	return r->cfa == UNW_CFA_PLT || r->cfa == UNW_CFA_DEREF_SP || r->cfa == UNW_CFA_DEREF_FP;
 }
 
+/* An expression of exactly DW_OP_breg7 N, followed by DW_OP_deref when deref. */
+static bool expr_rsp(const uint8_t *p, uint32_t len, bool deref, int64_t *n)
+{
+	const uint8_t *end = p + len;
+	uint64_t reg;
+
+	if (!p || expr_breg(&p, end, &reg, n) || reg != X86_64_RSP)
+		return false;
+	if (deref && (p == end || *p++ != DW_OP_deref))
+		return false;
+	return p == end;
+}
+
+/*
+ * An x86_64 signal frame: the FDE of a signal trampoline (glibc's
+ * __restore_rt, whose CIE has 'S') describes the interrupted registers as
+ * saved by the kernel in the ucontext of the rt_sigframe at rsp: the CFA is
+ * the saved rsp, *(rsp+N), rbp is at rsp+M and rip at rsp+K. Only this exact
+ * shape is taken; any other stays with the rules of row_from_state.
+ */
+static bool signal_rule(const struct builder *b, const struct cfi_state *st, struct unw_row *r)
+{
+	int64_t n, m, k;
+
+	if (!b->signal_frame || b->machine != EM_X86_64)
+		return false;
+	if (st->cfa.kind != CFI_CFA_EXPR || !expr_rsp(st->cfa.expr, st->cfa.expr_len, true, &n))
+		return false;
+	if (st->fp.kind != CFI_RULE_EXPRESSION ||
+	    !expr_rsp(st->fp.expr, st->fp.expr_len, false, &m))
+		return false;
+	if (st->ra.kind != CFI_RULE_EXPRESSION ||
+	    !expr_rsp(st->ra.expr, st->ra.expr_len, false, &k))
+		return false;
+	/* offsets that do not fit: the unsupported rules of the general case say why */
+	if (!fits_s32(n) || !fits_s16(m) || !fits_s16(k))
+		return false;
+	r->cfa = UNW_CFA_SIGNAL;
+	r->cfa_off = (int32_t)n;
+	r->fp = UNW_FP_AT_SP;
+	r->fp_off = (int16_t)m;
+	r->ra = UNW_RA_AT_SP;
+	r->aux_off = (int16_t)k;
+	return true;
+}
+
 static void row_from_state(const struct builder *b, const struct cfi_state *st, struct unw_row *r)
 {
 	enum unw_reason why;
 
+	if (signal_rule(b, st, r))
+		return;
 	why = cfa_rule(b, &st->cfa, r);
 	if (why) {
 		r->cfa = UNW_CFA_UNSUPPORTED;
@@ -708,6 +757,7 @@ static int builder_run(struct builder *b, const struct pieces *cov)
 		}
 		b->win_lo = p->lo;
 		b->win_hi = p->hi;
+		b->signal_frame = p->fde->cie->signal_frame;
 		err = cfi__run_fde(p->cfi, p->fde, builder_row, b);
 		if (err == -EINVAL) { /* malformed: counted by cfi, its rows dropped */
 			while (t->nr_rows > saved)
@@ -1046,6 +1096,9 @@ char *unw_row__cfa_str(const struct unw_row *r, int machine, char *buf, size_t l
 	case UNW_CFA_PLT:
 		snprintf(buf, len, "plt");
 		break;
+	case UNW_CFA_SIGNAL:
+		snprintf(buf, len, "signal:*(%s%c%llu)", reg, sign(r->cfa_off), mag(r->cfa_off));
+		break;
 	case UNW_CFA_DEREF_SP:
 	case UNW_CFA_DEREF_FP:
 		if (r->aux_off)
@@ -1076,6 +1129,10 @@ char *unw_row__fp_str(const struct unw_row *r, int machine, char *buf, size_t le
 		snprintf(buf, len, "*(%s%c%llu)", fp_name(machine), sign(r->fp_off),
 			 mag(r->fp_off));
 		break;
+	case UNW_FP_AT_SP:
+		snprintf(buf, len, "*(%s%c%llu)", sp_name(machine), sign(r->fp_off),
+			 mag(r->fp_off));
+		break;
 	default:
 		snprintf(buf, len, "unsupported:%s",
 			 kept_reason(r->fp_off, UNW_R_FP_RULE, UNW_R_FP_OFFSET, UNW_R_FP_RULE));
@@ -1098,6 +1155,10 @@ char *unw_row__ra_str(const struct unw_row *r, int machine, char *buf, size_t le
 		break;
 	case UNW_RA_LR:
 		snprintf(buf, len, "lr");
+		break;
+	case UNW_RA_AT_SP:
+		snprintf(buf, len, "*(%s%c%llu)", sp_name(machine), sign(r->aux_off),
+			 mag(r->aux_off));
 		break;
 	default:
 		if (cfa_uses_aux(r))

@@ -73,8 +73,8 @@ static inline size_t unwind_table__bytes(const struct unwind_table *t)
 
 /*
  * Text of each rule as dump-unwind prints it ("rsp+16", "*(rbp-8)", "plt",
- * "cfa-16", "unchanged", "undefined", "unsupported:cfa-expression"). Return
- * buf.
+ * "signal:*(rsp+160)", "cfa-16", "*(rsp+120)", "unchanged", "undefined",
+ * "unsupported:cfa-expression"). Return buf.
  */
 char *unw_row__cfa_str(const struct unw_row *r, int machine, char *buf, size_t len);
 char *unw_row__fp_str(const struct unw_row *r, int machine, char *buf, size_t len);

@@ -11,12 +11,16 @@
  *     0xPC CFA FP RA
  * where CFA is rsp+N, rbp+N, plt, *(REG+N)+M or unsupported:REASON; FP is
  * unchanged, undefined, cfa+N, *(rbp+N) or unsupported:REASON; RA is cfa-8,
- * undefined or unsupported:REASON. "error TEXT" stands for a row libdwarf
- * could not compute. Exit status 0, or 1 when the file cannot be read.
+ * undefined or unsupported:REASON. The row of a signal frame (an FDE whose
+ * CIE has 'S', with the CFA at *(rsp+N), rbp at rsp+M and the return address
+ * at rsp+K) is "signal:*(rsp+N) *(rsp+M) *(rsp+K)". "error TEXT" stands for
+ * a row libdwarf could not compute. Exit status 0, or 1 when the file cannot
+ * be read.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,6 +278,65 @@ static void format_ra(const struct rule *r, char *buf, size_t size)
 		snprintf(buf, size, "unsupported:ra-rule");
 }
 
+/* Whether rule r is the expression DW_OP_breg7 N alone (then deref when deref), into *n. */
+static bool is_rsp_expr(const struct rule *r, bool deref, int64_t *n)
+{
+	struct op ops[MAX_OPS];
+	size_t nr;
+
+	if (r->type != DW_EXPR_EXPRESSION || decode_expr(r->block, (size_t)r->off, ops, &nr))
+		return false;
+	if (nr != (deref ? 2u : 1u) || !is_breg(&ops[0], REG_RSP))
+		return false;
+	if (deref && ops[1].code != DW_OP_deref)
+		return false;
+	*n = ops[0].arg;
+	return true;
+}
+
+/*
+ * The rules of a signal frame: the registers of the interrupted code saved
+ * at rsp, the CFA being the saved rsp. False when c, f and a are not of that
+ * shape, or their offsets do not fit unwprof's row.
+ */
+static bool format_signal(const struct rule *c, const struct rule *f, const struct rule *a,
+			  char *cfa, char *fp, char *ra, size_t size)
+{
+	int64_t n, m, k;
+
+	if (!is_rsp_expr(c, true, &n) || !is_rsp_expr(f, false, &m) || !is_rsp_expr(a, false, &k))
+		return false;
+	if (n < INT32_MIN || n > INT32_MAX || m < INT16_MIN || m > INT16_MAX || k < INT16_MIN ||
+	    k > INT16_MAX)
+		return false;
+	snprintf(cfa, size, "signal:*(rsp%+" PRId64 ")", n);
+	snprintf(fp, size, "*(rsp%+" PRId64 ")", m);
+	snprintf(ra, size, "*(rsp%+" PRId64 ")", k);
+	return true;
+}
+
+/* Whether the CIE of fde has the 'S' augmentation: the FDE of a signal trampoline. */
+static bool is_signal_fde(Dwarf_Debug dbg, Dwarf_Fde fde)
+{
+	Dwarf_Unsigned bytes, code_align, init_len;
+	Dwarf_Half ra_reg, offset_size;
+	Dwarf_Signed data_align;
+	Dwarf_Small version;
+	Dwarf_Error err = NULL;
+	Dwarf_Ptr init;
+	Dwarf_Cie cie;
+	char *aug = NULL;
+
+	if (dwarf_get_cie_of_fde(fde, &cie, &err) != DW_DLV_OK ||
+	    dwarf_get_cie_info_b(cie, &bytes, &version, &aug, &code_align, &data_align, &ra_reg,
+				 &init, &init_len, &offset_size, &err) != DW_DLV_OK) {
+		if (err)
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		return false;
+	}
+	return aug && strchr(aug, 'S');
+}
+
 static int get_reg(Dwarf_Fde fde, Dwarf_Half col, Dwarf_Addr pc, struct rule *r, Dwarf_Error *err)
 {
 	Dwarf_Addr row_pc, next_pc;
@@ -291,7 +354,7 @@ static void print_error(Dwarf_Debug dbg, Dwarf_Addr pc, Dwarf_Error err)
 }
 
 /* Prints one row, sets *next to the pc of the next one; 1 when it was the last. */
-static int print_row(Dwarf_Debug dbg, Dwarf_Fde fde, Dwarf_Addr pc, Dwarf_Addr *next)
+static int print_row(Dwarf_Debug dbg, Dwarf_Fde fde, bool signal, Dwarf_Addr pc, Dwarf_Addr *next)
 {
 	char cfa[64], fp[64], ra[64];
 	struct rule c = {}, f = {}, a = {};
@@ -309,9 +372,11 @@ static int print_row(Dwarf_Debug dbg, Dwarf_Fde fde, Dwarf_Addr pc, Dwarf_Addr *
 		print_error(dbg, pc, err);
 		return more ? 0 : 1;
 	}
-	format_cfa(&c, cfa, sizeof(cfa));
-	format_fp(&f, fp, sizeof(fp));
-	format_ra(&a, ra, sizeof(ra));
+	if (!signal || !format_signal(&c, &f, &a, cfa, fp, ra, sizeof(cfa))) {
+		format_cfa(&c, cfa, sizeof(cfa));
+		format_fp(&f, fp, sizeof(fp));
+		format_ra(&a, ra, sizeof(ra));
+	}
 	printf("0x%" PRIx64 " %s %s %s\n", (uint64_t)pc, cfa, fp, ra);
 	return more ? 0 : 1;
 }
@@ -324,6 +389,7 @@ static void print_fde(Dwarf_Debug dbg, Dwarf_Fde fde, const char *section)
 	Dwarf_Off cie_off, fde_off;
 	Dwarf_Signed cie_index;
 	Dwarf_Error err = NULL;
+	bool signal;
 
 	if (dwarf_get_fde_range(fde, &low, &len, &bytes, &fde_len, &cie_off, &cie_index, &fde_off,
 				&err) != DW_DLV_OK) {
@@ -332,10 +398,11 @@ static void print_fde(Dwarf_Debug dbg, Dwarf_Fde fde, const char *section)
 	}
 	printf("fde %s 0x%" PRIx64 " 0x%" PRIx64 "\n", section, (uint64_t)low,
 	       (uint64_t)(low + len));
+	signal = is_signal_fde(dbg, fde);
 	pc = low;
 	for (int i = 0; i < MAX_ROWS_PER_FDE && pc < low + len; i++) {
 		next = pc;
-		if (print_row(dbg, fde, pc, &next) || next <= pc)
+		if (print_row(dbg, fde, signal, pc, &next) || next <= pc)
 			break;
 		pc = next;
 	}

@@ -9,8 +9,11 @@ for the last address of every FDE, the unwprof row governing that address must
 give the same CFA rule, the same rbp rule and the same return-address rule.
 CFA and register expressions (readelf prints `exp`) are decoded from the raw
 `readelf --debug-dump=frames` output and must match the PLT, dereference or
-unsupported rule of unwprof. Every gap between FDEs must be an `end` row, and no
-unwprof rule may start outside all FDEs. Rows must be sorted and not repeat.
+unsupported rule of unwprof. An FDE whose CIE has the 'S' augmentation (a
+signal trampoline) whose CFA is *(rsp+N) and whose rbp and return address are
+at rsp+M and rsp+K must be unwprof's signal frame rule. Every gap between FDEs
+must be an `end` row, and no unwprof rule may start outside all FDEs. Rows must
+be sorted and not repeat.
 
 Exit status: 0 when every supported rule agrees, 1 on a disagreement or a
 broken table invariant, 2 when a tool fails, 77 (skip) when FILE does not exist or
@@ -35,6 +38,7 @@ S32_MIN, S32_MAX = -(1 << 31), (1 << 31) - 1
 RE_SECTION = re.compile(r"^Contents of the (\S+) section")
 RE_ENTRY = re.compile(r"^([0-9a-f]+) ([0-9a-f]+) ([0-9a-f]+) (CIE|FDE)\b(.*)$")
 RE_FDE = re.compile(r"cie=([0-9a-f]+) pc=([0-9a-f]+)\.\.([0-9a-f]+)")
+RE_CIE_AUG = re.compile(r'^\s*"([^"]*)"')
 RE_ROW = re.compile(r"^[0-9a-f]+ ")
 RE_REGOP = re.compile(r"^DW_CFA_(\w+): r(\d+)\b")
 RE_EXPR = re.compile(r"^DW_CFA_(val_)?expression: r(\d+) \([^)]*\) \((.*)\)$")
@@ -61,6 +65,7 @@ class Entry:
         self.insns = []		# raw DW_CFA_* lines
         self.states = None	# sorted [(loc, expression state)] from the raw lines
         self.state_locs = None
+        self.aug = ""		# a CIE's augmentation string
 
 
 def run(cmd, tolerate=False):
@@ -115,6 +120,8 @@ def parse_interp(text):
             off = int(m.group(1), 16)
             if m.group(4) == "CIE":
                 cur = Entry(section, off, "CIE")
+                a = RE_CIE_AUG.match(m.group(5))
+                cur.aug = a.group(1) if a else ""
             else:
                 f = RE_FDE.search(m.group(5))
                 if not f:
@@ -320,8 +327,38 @@ def expect_ra(text):
     return unsup("ra-rule")
 
 
-def expected_rule(e, loc, cfa_text, cols):
+def rsp_offset(text, deref):
+    """N of the expression DW_OP_breg7 N alone (followed by DW_OP_deref when deref), or None."""
+    ops = parse_ops(text or "")
+    if len(ops) != (2 if deref else 1) or ops[0][:2] != ("breg", REG_RSP):
+        return None
+    if deref and ops[1] != ("deref",):
+        return None
+    return ops[0][2]
+
+
+def expect_signal(st):
+    """The rules of a signal frame: the CFA is *(rsp+N), rbp at rsp+M, the return address at rsp+K."""
+    regs = st["regs"]
+    if st["cfa"] is None or regs.get(REG_RBP, ("",))[0] != "exp" or \
+            regs.get(REG_RIP, ("",))[0] != "exp":
+        return None
+    n = rsp_offset(st["cfa"], True)
+    m = rsp_offset(regs[REG_RBP][1], False)
+    k = rsp_offset(regs[REG_RIP][1], False)
+    if n is None or m is None or k is None:
+        return None
+    if not (S32_MIN <= n <= S32_MAX and S16_MIN <= m <= S16_MAX and S16_MIN <= k <= S16_MAX):
+        return None
+    return (("signal", n), ("atsp", m), ("atsp", k))
+
+
+def expected_rule(e, loc, cfa_text, cols, signal=False):
     st = state_at(e, loc)
+    if signal and cfa_text == "exp":
+        rules = expect_signal(st)
+        if rules:
+            return rules
     return (expect_cfa(cfa_text, st), expect_fp(cols.get("rbp"), st), expect_ra(cols.get("ra")))
 
 
@@ -340,6 +377,9 @@ def canon_unwprof(kind, text):
         if text.startswith("plt"):
             nums = [int(n) for n in re.findall(r"-?\d+", text)]
             return ("plt",) + tuple(nums)
+        m = re.match(r"^signal:\*\(rsp([+-]\d+)\)$", text)
+        if m:
+            return ("signal", int(m.group(1)))
     elif kind == "fp":
         if text == "unchanged":
             return ("unchanged",)
@@ -349,12 +389,18 @@ def canon_unwprof(kind, text):
         m = re.match(r"^\*\(rbp([+-]\d+)\)$", text)
         if m:
             return ("atfp", int(m.group(1)))
+        m = re.match(r"^\*\(rsp([+-]\d+)\)$", text)
+        if m:
+            return ("atsp", int(m.group(1)))
     else:
         if text == "undefined":
             return ("undefined",)
         m = re.match(r"^cfa([+-]\d+)$", text)
         if m:
             return ("cfa", int(m.group(1)))
+        m = re.match(r"^\*\(rsp([+-]\d+)\)$", text)
+        if m:
+            return ("atsp", int(m.group(1)))
     return ("unknown", text)
 
 
@@ -549,6 +595,8 @@ def compare(entries, table, sources):
     skipped = 0
     for fdes, own, other in ((eh, eh_cov, None), (dbg, dbg_cov, eh_cov)):
         for e in fdes:
+            cie = entries.get((e.section, e.cie))
+            signal = cie is not None and "S" in cie.aug
             rows = fde_rows(e, entries)
             checks = [(loc, cfa, cols) for loc, cfa, cols in rows]
             if rows:
@@ -557,7 +605,7 @@ def compare(entries, table, sources):
                 if own.covers_twice(loc) or (other and other.covers(loc)):
                     skipped += 1
                     continue
-                exp = expected_rule(e, loc, cfa, cols)
+                exp = expected_rule(e, loc, cfa, cols, signal)
                 oracle.check(loc, e, exp, readelf_text(cfa, cols))
     check_coverage(oracle, merge_spans(eh + dbg))
     return oracle, len(eh) + len(dbg), skipped

@@ -296,15 +296,65 @@ static void test_row_rules(void)
 	r.fp = UNW_FP_AT_CFA;
 	r.fp_off = -16;
 	CHECK(unw_row__usable(&r));
-	CHECK_EQ_INT(unw_row__fp_addr(&r, sp + 16, bp), sp);
+	CHECK_EQ_INT(unw_row__fp_addr(&r, sp + 16, sp, bp), sp);
+	CHECK_EQ_INT(unw_row__ra_addr(&r, sp + 16, sp), sp + 8);
+	CHECK(!unw_row__signal(&r));
 	r.fp = UNW_FP_UNCHANGED;
-	CHECK_EQ_INT(unw_row__fp_addr(&r, sp + 16, bp), 0);
+	CHECK_EQ_INT(unw_row__fp_addr(&r, sp + 16, sp, bp), 0);
 	r.fp = UNW_FP_UNSUPPORTED;
 	CHECK(!unw_row__usable(&r));
 	r.fp = UNW_FP_UNCHANGED;
 	r.ra = UNW_RA_UNDEFINED;
 	CHECK(unw_row__usable(&r));
 	CHECK(unw_hash__add(UNW_HASH_INIT, 0x1234) != unw_hash__add(UNW_HASH_INIT, 0x1235));
+}
+
+/*
+ * A signal frame, as glibc's __restore_rt describes it: the kernel's
+ * rt_sigframe at sp, the interrupted rsp at sp+160, rbp at sp+120 and rip
+ * at sp+168 (the ucontext's sigcontext). One step through it, reading a
+ * hand-made frame, gives the interrupted registers, and the next pc is
+ * marked as an interrupted instruction.
+ */
+static void test_signal_frame_step(void)
+{
+	const struct unw_row r = { .cfa = UNW_CFA_SIGNAL,
+				   .cfa_off = 160,
+				   .fp = UNW_FP_AT_SP,
+				   .fp_off = 120,
+				   .ra = UNW_RA_AT_SP,
+				   .aux_off = 168 };
+	uint64_t frame[64] = { 0 };
+	const uint64_t sp = (uint64_t)(uintptr_t)frame;
+	uint64_t cfa, fp_addr, ra_addr;
+	struct unw_row bad = r;
+	int deref;
+
+	frame[160 / 8] = sp + 0x1000; /* the interrupted rsp */
+	frame[120 / 8] = sp + 0x1230; /* its rbp */
+	frame[168 / 8] = 0x401234;    /* its rip */
+	CHECK(unw_row__usable(&r));
+	CHECK(unw_row__signal(&r));
+	cfa = unw_row__cfa(&r, 0x1000, sp, 0xdead, &deref);
+	CHECK_EQ_INT(deref, 1);
+	CHECK_EQ_INT(cfa, sp + 160);
+	/* the pc's offset is not added to the CFA read */
+	cfa = *(uint64_t *)(uintptr_t)cfa + unw_row__cfa_add(&r);
+	CHECK_EQ_INT(cfa, sp + 0x1000);
+	fp_addr = unw_row__fp_addr(&r, cfa, sp, 0xdead);
+	ra_addr = unw_row__ra_addr(&r, cfa, sp);
+	CHECK_EQ_INT(fp_addr, sp + 120);
+	CHECK_EQ_INT(ra_addr, sp + 168);
+	CHECK_EQ_INT(*(uint64_t *)(uintptr_t)fp_addr, sp + 0x1230);
+	CHECK_EQ_INT(*(uint64_t *)(uintptr_t)ra_addr, 0x401234);
+	/* the rules of a signal frame only come together */
+	bad.ra = UNW_RA_AT_CFA;
+	CHECK(!unw_row__usable(&bad));
+	bad = r;
+	bad.cfa = UNW_CFA_DEREF_SP;
+	CHECK(!unw_row__usable(&bad));
+	CHECK_EQ_INT(unw_row__cfa_add(&bad), 168);
+	CHECK(!unw_row__signal(&bad));
 }
 
 int main(void)
@@ -317,5 +367,6 @@ int main(void)
 	RUN(test_bpf_lookup_over_packing);
 	RUN(test_mapping_search);
 	RUN(test_row_rules);
+	RUN(test_signal_frame_step);
 	return test_summary();
 }

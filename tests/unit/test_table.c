@@ -23,25 +23,33 @@ struct fde_spec {
 	uint64_t len;
 	const uint8_t *insns;
 	size_t n;
+	bool signal; /* .eh_frame: under a CIE with the 'S' augmentation */
 };
 
-#define FDE(lo, len, ...)                       \
-	{                                       \
-		(lo), (len), BYTES(__VA_ARGS__) \
+#define FDE(lo, len, ...)                              \
+	{                                              \
+		(lo), (len), BYTES(__VA_ARGS__), false \
+	}
+
+/* An FDE of a signal trampoline: its CIE has 'S'. */
+#define SIGNAL_FDE(lo, len, ...)                      \
+	{                                             \
+		(lo), (len), BYTES(__VA_ARGS__), true \
 	}
 
 /*
  * x86_64: CIE code 1, data -8, ra 16, CFA rsp+8, ra at cfa-8.
  * aarch64: CIE code 4, data -8, ra 30, CFA sp+0.
+ * signal (.eh_frame only): augmentation "zRS", the CIE of signal frames.
  */
-static void cie(struct sec *s, bool eh, int machine)
+static void cie(struct sec *s, bool eh, int machine, bool signal)
 {
 	size_t at = entry_begin(s, false);
 
 	put32(s, eh ? 0 : 0xffffffff);
 	put8(s, 1);
 	if (eh) {
-		put(s, "zR", 3);
+		put(s, signal ? "zRS" : "zR", signal ? 4 : 3);
 	} else {
 		put8(s, 0);
 	}
@@ -59,17 +67,23 @@ static void cie(struct sec *s, bool eh, int machine)
 	entry_end(s, at, false);
 }
 
-/* A section of one CIE (at offset 0) and the FDEs f. */
+/* A section of one CIE (at offset 0), a signal frame CIE when an FDE needs it, and the FDEs f. */
 static void section_build(struct sec *s, bool eh, int machine, const struct fde_spec *f, size_t nr)
 {
-	size_t i, at;
+	size_t i, at, signal_cie = 0;
 
 	memset(s, 0, sizeof(*s));
-	cie(s, eh, machine);
+	cie(s, eh, machine, false);
+	for (i = 0; i < nr; i++) {
+		if (eh && f[i].signal && !signal_cie) {
+			signal_cie = s->n;
+			cie(s, eh, machine, true);
+		}
+	}
 	for (i = 0; i < nr; i++) {
 		at = entry_begin(s, false);
 		if (eh) {
-			put32(s, (uint32_t)s->n);
+			put32(s, (uint32_t)(s->n - (f[i].signal ? signal_cie : 0)));
 			put32(s, (uint32_t)(f[i].lo - (SEC_ADDR + s->n)));
 			put32(s, (uint32_t)f[i].len);
 			put8(s, 0);
@@ -147,7 +161,7 @@ static void check_rows_at(const struct unwind_table *t, const struct want *w, si
 /* The table of one FDE running insns over [0x1000, 0x1100). */
 static struct unwind_table *one(const uint8_t *insns, size_t n)
 {
-	struct fde_spec f = { 0x1000, 0x100, insns, n };
+	struct fde_spec f = { 0x1000, 0x100, insns, n, false };
 
 	return build(&f, 1, EM_X86_64);
 }
@@ -318,6 +332,122 @@ static void test_ra_rules(void)
 		   { 0x1100, "end", NULL, NULL });
 	if (t && t->nr_rows)
 		CHECK_EQ_INT(t->rows[0].reason, UNW_R_FP_OFFSET);
+	unwind_table__free(t);
+}
+
+/* glibc's __restore_rt: every register of the interrupted code in the ucontext at rsp. */
+#define SIGFRAME_CFA 0x0f, 4, 0x77, 0xa0, 0x01, 0x06 /* def_cfa_expression breg7 160; deref */
+#define SIGFRAME_RBP 0x10, 6, 3, 0x77, 0xf8, 0x00    /* expression rbp: breg7 120 */
+#define SIGFRAME_RIP 0x10, 16, 3, 0x77, 0xa8, 0x01   /* expression rip: breg7 168 */
+/* expressions of r8, rbx and rsp */
+#define SIGFRAME_OTHERS \
+	0x10, 8, 2, 0x77, 40, 0x10, 3, 3, 0x77, 0x80, 0x01, 0x10, 7, 3, 0x77, 0xa0, 0x01
+
+/* The table of one signal frame FDE running insns over [0x1000, 0x1010), after a function. */
+static struct unwind_table *signal_one(const uint8_t *insns, size_t n, int machine)
+{
+	const struct fde_spec f[] = {
+		FDE(0xff0, 0x10, 0),
+		{ 0x1000, 0x10, insns, n, true },
+		FDE(0x1010, 0x10, 0),
+	};
+
+	return build(f, 3, machine);
+}
+
+static void check_signal_at(const uint8_t *insns, size_t n, const char *cfa, const char *fp,
+			    const char *ra, int line)
+{
+	struct unwind_table *t = signal_one(insns, n, EM_X86_64);
+	const struct want w[] = { { 0xff0, "rsp+8", "unchanged", "cfa-8" },
+				  { 0x1000, cfa, fp, ra },
+				  { 0x1010, "rsp+8", "unchanged", "cfa-8" },
+				  { 0x1020, "end", NULL, NULL } };
+
+	check_rows_at(t, w, 4, line);
+	unwind_table__free(t);
+}
+
+#define CHECK_SIGNAL(insns, cfa, fp, ra) check_signal_at(insns, cfa, fp, ra, __LINE__)
+
+static void test_signal_frame(void)
+{
+	struct unwind_table *t;
+	const struct unw_row *r;
+
+	t = signal_one(BYTES(SIGFRAME_CFA, SIGFRAME_OTHERS, SIGFRAME_RBP, SIGFRAME_RIP), EM_X86_64);
+	CHECK_ROWS(t, { 0xff0, "rsp+8", "unchanged", "cfa-8" },
+		   { 0x1000, "signal:*(rsp+160)", "*(rsp+120)", "*(rsp+168)" },
+		   { 0x1010, "rsp+8", "unchanged", "cfa-8" }, { 0x1020, "end", NULL, NULL });
+	r = t ? unwind_table__lookup(t, 0x1008) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_EQ_INT(r->cfa, UNW_CFA_SIGNAL);
+		CHECK_EQ_INT(r->cfa_off, 160);
+		CHECK_EQ_INT(r->fp, UNW_FP_AT_SP);
+		CHECK_EQ_INT(r->fp_off, 120);
+		CHECK_EQ_INT(r->ra, UNW_RA_AT_SP);
+		CHECK_EQ_INT(r->aux_off, 168);
+		CHECK_EQ_INT(r->reason, UNW_R_NONE);
+	}
+	if (t) {
+		for (int i = 0; i < UNW_R_NR; i++)
+			CHECK_EQ_INT(t->unsupported[i], 0);
+	}
+	unwind_table__free(t);
+	/* the order of the instructions does not matter, nor the other registers */
+	CHECK_SIGNAL(BYTES(SIGFRAME_RIP, SIGFRAME_RBP, SIGFRAME_CFA), "signal:*(rsp+160)",
+		     "*(rsp+120)", "*(rsp+168)");
+	/* DW_OP_bregx 7 is breg7 */
+	CHECK_SIGNAL(BYTES(0x0f, 5, 0x92, 7, 0xa0, 0x01, 0x06, SIGFRAME_RBP, SIGFRAME_RIP),
+		     "signal:*(rsp+160)", "*(rsp+120)", "*(rsp+168)");
+}
+
+/* Anything but the exact shape of a signal frame keeps the general rules and their reasons. */
+static void test_signal_frame_shapes(void)
+{
+	const struct fde_spec f[] = {
+		FDE(0x1000, 0x10, SIGFRAME_CFA, SIGFRAME_RBP, SIGFRAME_RIP),
+		SIGNAL_FDE(0x1010, 0x10, SIGFRAME_CFA, SIGFRAME_RBP, SIGFRAME_RIP),
+	};
+	struct unwind_table *t;
+
+	/* without 'S' in the CIE: the same instructions are no signal frame */
+	t = build(f, 2, EM_X86_64);
+	CHECK_ROWS(t, { 0x1000, "*(rsp+160)", "unsupported:fp-rule", "unsupported:ra-rule" },
+		   { 0x1010, "signal:*(rsp+160)", "*(rsp+120)", "*(rsp+168)" },
+		   { 0x1020, "end", NULL, NULL });
+	if (t) {
+		CHECK_EQ_INT(t->unsupported[UNW_R_FP_RULE], 1);
+		CHECK_EQ_INT(t->unsupported[UNW_R_RA_RULE], 0);
+	}
+	unwind_table__free(t);
+	/* the CFA not dereferenced, or from rbp, or with a trailing operation */
+	CHECK_SIGNAL(BYTES(0x0f, 3, 0x77, 0xa0, 0x01, SIGFRAME_RBP, SIGFRAME_RIP), "rsp+160",
+		     "unsupported:fp-rule", "unsupported:ra-rule");
+	CHECK_SIGNAL(BYTES(0x0f, 4, 0x76, 0xa0, 0x01, 0x06, SIGFRAME_RBP, SIGFRAME_RIP),
+		     "*(rbp+160)", "unsupported:fp-rule", "unsupported:ra-rule");
+	CHECK_SIGNAL(BYTES(0x0f, 6, 0x77, 0xa0, 0x01, 0x06, 0x23, 8, SIGFRAME_RBP, SIGFRAME_RIP),
+		     "*(rsp+160)+8", "unsupported:fp-rule", "unsupported:ra-rule");
+	/* rbp not described, or from rbp, or dereferenced */
+	CHECK_SIGNAL(BYTES(SIGFRAME_CFA, SIGFRAME_RIP), "*(rsp+160)", "unchanged",
+		     "unsupported:ra-rule");
+	CHECK_SIGNAL(BYTES(SIGFRAME_CFA, 0x10, 6, 3, 0x76, 0xf8, 0x00, SIGFRAME_RIP), "*(rsp+160)",
+		     "*(rbp+120)", "unsupported:ra-rule");
+	CHECK_SIGNAL(BYTES(SIGFRAME_CFA, 0x10, 6, 4, 0x77, 0xf8, 0x00, 0x06, SIGFRAME_RIP),
+		     "*(rsp+160)", "unsupported:fp-rule", "unsupported:ra-rule");
+	/* rip at the ABI's place, or as a value expression */
+	CHECK_SIGNAL(BYTES(SIGFRAME_CFA, SIGFRAME_RBP), "*(rsp+160)", "unsupported:fp-rule",
+		     "cfa-8");
+	CHECK_SIGNAL(BYTES(SIGFRAME_CFA, SIGFRAME_RBP, 0x16, 16, 3, 0x77, 0xa8, 0x01), "*(rsp+160)",
+		     "unsupported:fp-rule", "unsupported:ra-rule");
+	/* offsets beyond the row's fields: 40000 for rbp */
+	CHECK_SIGNAL(BYTES(SIGFRAME_CFA, 0x10, 6, 4, 0x77, 0xc0, 0xb8, 0x02, SIGFRAME_RIP),
+		     "*(rsp+160)", "unsupported:fp-rule", "unsupported:ra-rule");
+	/* the same CFI on aarch64 is not a signal frame */
+	t = signal_one(BYTES(SIGFRAME_CFA, SIGFRAME_RBP, SIGFRAME_RIP), EM_AARCH64);
+	if (t && t->nr_rows > 1)
+		CHECK(t->rows[1].cfa != UNW_CFA_SIGNAL);
 	unwind_table__free(t);
 }
 
@@ -624,6 +754,15 @@ static void test_strings(void)
 	CHECK_EQ_STR(unw_row__cfa_str(&r, EM_AARCH64, buf, sizeof(buf)), "*(sp+8)-16");
 	r = (struct unw_row){ .cfa = UNW_CFA_PLT, .cfa_off = 8, .aux_off = 11 };
 	CHECK_EQ_STR(unw_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "plt");
+	r = (struct unw_row){ .cfa = UNW_CFA_SIGNAL,
+			      .cfa_off = 160,
+			      .fp = UNW_FP_AT_SP,
+			      .fp_off = 120,
+			      .ra = UNW_RA_AT_SP,
+			      .aux_off = 168 };
+	CHECK_EQ_STR(unw_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "signal:*(rsp+160)");
+	CHECK_EQ_STR(unw_row__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rsp+120)");
+	CHECK_EQ_STR(unw_row__ra_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rsp+168)");
 	r = (struct unw_row){ .fp = UNW_FP_AT_CFA, .fp_off = -16 };
 	CHECK_EQ_STR(unw_row__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "cfa-16");
 	r = (struct unw_row){ .fp = UNW_FP_AT_FP, .fp_off = 0 };
@@ -658,6 +797,8 @@ int main(void)
 	RUN(test_cfa_shapes);
 	RUN(test_fp_rules);
 	RUN(test_ra_rules);
+	RUN(test_signal_frame);
+	RUN(test_signal_frame_shapes);
 	RUN(test_unsupported_counts);
 	RUN(test_lookup);
 	RUN(test_merge);
