@@ -335,7 +335,7 @@ static int report__add_pid(struct report *rep, pid_t pid)
 		const struct procmap *m = &pm->maps[i];
 		struct tables_file *f;
 
-		if (m->kind != PROCMAP_FILE && !tables__is_vdso(m))
+		if (m->kind != PROCMAP_FILE && !procmap__is_vdso(m))
 			continue;
 		f = tables__get_mapping(rep->tables, m, pid);
 		if (!f)

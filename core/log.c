@@ -6,7 +6,8 @@
 
 int log_level;
 
-static void vlog(int level, const char *prefix, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static void vlog(int level, const char *prefix,
+						       const char *fmt, va_list ap)
 {
 	if (log_level < level)
 		return;

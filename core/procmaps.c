@@ -166,6 +166,11 @@ const struct procmap *procmaps__find(const struct procmaps *pm, uint64_t addr)
 	return &pm->maps[lo - 1];
 }
 
+bool procmap__is_vdso(const struct procmap *m)
+{
+	return m->kind == PROCMAP_SPECIAL && m->path && strcmp(m->path, "[vdso]") == 0;
+}
+
 uint64_t procmap__addr_to_vaddr(const struct procmap *m, const struct elf_file *ef, uint64_t addr)
 {
 	struct elf_load_segment segs[16];

@@ -3,6 +3,7 @@
 #ifndef UNWPROF_PROCMAPS_H
 #define UNWPROF_PROCMAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +40,9 @@ struct procmaps *procmaps__read(pid_t pid);
 struct procmaps *procmaps__parse(FILE *f, pid_t pid, const char *name);
 void procmaps__free(struct procmaps *pm);
 const struct procmap *procmaps__find(const struct procmaps *pm, uint64_t addr);
+
+/* Whether m is the [vdso]: not a file, but an ELF image with tables and symbols. */
+bool procmap__is_vdso(const struct procmap *m);
 
 /*
  * The ELF virtual address of addr in mapping m of file ef (through the

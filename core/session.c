@@ -179,7 +179,8 @@ static int grow(void **arr, size_t *cap, size_t nr, size_t size)
 }
 
 /* libbpf's own messages only at -vvv. */
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static int libbpf_print(enum libbpf_print_level level,
+							      const char *fmt, va_list ap)
 {
 	(void)level;
 	if (log_level < 3)
@@ -375,7 +376,7 @@ static void session__publish_file(struct session *s, struct tables_file *f)
 static void session__fill_mapping(struct session *s, const struct procmap *m, pid_t pid,
 				  struct unw_mapping *um)
 {
-	bool vdso = tables__is_vdso(m);
+	bool vdso = procmap__is_vdso(m);
 	struct tables_file *f;
 	uint64_t bias;
 

@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,7 +26,6 @@
 
 #define MAX_SEGMENTS 16
 #define KERNEL_MAPPING "[kernel.kallsyms]"
-#define VDSO_SIZE_MAX (1 << 20)
 
 struct sym {
 	uint64_t addr;
@@ -465,7 +463,7 @@ static struct symfile *file_of_mapping(struct symbolizer *sym, uint32_t pid,
 	struct symfile *sf;
 	struct elf_file *elf;
 
-	if (m->kind == PROCMAP_SPECIAL && m->path && !strcmp(m->path, "[vdso]"))
+	if (procmap__is_vdso(m))
 		return symbolizer__vdso(sym);
 	if (m->kind != PROCMAP_FILE || !m->path)
 		return NULL;

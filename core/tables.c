@@ -263,11 +263,6 @@ static struct tables_file *tables__load_file(struct tables *ts, struct tables_fi
 	return f;
 }
 
-bool tables__is_vdso(const struct procmap *m)
-{
-	return m->kind == PROCMAP_SPECIAL && m->path && strcmp(m->path, "[vdso]") == 0;
-}
-
 /* unwprof's own vDSO, read on first use; its debug files are looked up from /. */
 static struct tables_file *tables__own_vdso(struct tables *ts, const struct procmap *m)
 {
@@ -313,7 +308,7 @@ struct tables_file *tables__get_mapping(struct tables *ts, const struct procmap 
 	struct tables_file *f;
 	struct elf_file *ef;
 
-	if (tables__is_vdso(m))
+	if (procmap__is_vdso(m))
 		return tables__get_vdso(ts, m);
 	f = tables__find_file(ts, m);
 	if (f)

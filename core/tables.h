@@ -83,16 +83,13 @@ void tables__free(struct tables *ts);
  * there), reported at debug level, and a table that cannot be built with a
  * warning.
  *
- * The [vdso] mapping (tables__is_vdso()) of every process is one file, read
+ * The [vdso] mapping (procmap__is_vdso()) of every process is one file, read
  * from unwprof's own vDSO: the kernel maps the same image into each of them.
  * It has no device and inode (0), and its table's path is "[vdso]". A [vdso]
  * of another length than unwprof's own is another image (a process restored
  * from another kernel): it gets a file without a table.
  */
 struct tables_file *tables__get_mapping(struct tables *ts, const struct procmap *m, pid_t pid);
-
-/* Whether m is the [vdso], which tables__get_mapping() reads although it is not a file. */
-bool tables__is_vdso(const struct procmap *m);
 
 /*
  * The table of the ELF file at path (debug files looked up from /). NULL and

@@ -165,7 +165,7 @@ static void test_gone_process(void)
 static const struct procmap *own_vdso(const struct procmaps *pm)
 {
 	for (size_t i = 0; pm && i < pm->nr; i++)
-		if (tables__is_vdso(&pm->maps[i]))
+		if (procmap__is_vdso(&pm->maps[i]))
 			return &pm->maps[i];
 	return NULL;
 }
