@@ -498,9 +498,14 @@ static long walk_frame(__u32 n, void *ctx)
 
 	if (!sc)
 		return 1;
-	sc->stack.pcs[n & (UNW_DEPTH_MAX - 1)] = pc;
+	/*
+	 * Callers' frames are return addresses, which readers of the stack
+	 * look up at pc - 1. A pc a signal interrupted is the instruction
+	 * itself: it is recorded one past it, so that pc - 1 finds it too.
+	 */
+	sc->stack.pcs[n & (UNW_DEPTH_MAX - 1)] = n && w->signal ? pc + 1 : pc;
 	sc->stack.nr = n + 1;
-	w->hash = unw_hash__add(w->hash, pc);
+	w->hash = unw_hash__add(w->hash, sc->stack.pcs[n & (UNW_DEPTH_MAX - 1)]);
 
 	/*
 	 * A return address points after the call: look up the call itself.

@@ -1039,14 +1039,53 @@ static int mapping_of(struct profile *p, const struct symbol_info *info, uint32_
 	return info->file ? profile__add_mapping(p, &pm, mapping) : 0;
 }
 
+/* Where a frame is looked up: the kernel, a process, or one mapping of a process. */
+struct frame_source {
+	struct symbolizer *sym;
+	bool kernel;
+	uint32_t pid;
+	const struct proc_map *map; /* when set, pid is not looked at */
+};
+
+static int source_lookup(const struct frame_source *src, uint64_t addr, struct symbol_info *info)
+{
+	if (src->kernel)
+		return symbolizer__lookup_kernel(src->sym, addr, info);
+	if (!src->map)
+		return symbolizer__lookup(src->sym, src->pid, addr, info);
+	memset(info, 0, sizeof(*info));
+	lookup_in_map(src->map, addr, info);
+	return 0;
+}
+
 /*
- * Sets location id to what info says of it, info having been looked up at
- * the address inside the frame's instruction (see lookup_addr()).
+ * What frame l is, looked up inside its instruction, at *at. A return
+ * address whose previous byte no symbol covers is looked up as it is: a
+ * signal handler returns to the first instruction of the sigreturn
+ * trampoline (glibc's __restore_rt), which a padding byte precedes.
  */
-static int set_symbol(struct profile *p, uint32_t id, const struct symbol_info *info)
+static int frame_lookup(const struct frame_source *src, const struct profile_location *l,
+			struct symbol_info *info, uint64_t *at)
+{
+	struct symbol_info exact;
+	int err;
+
+	*at = lookup_addr(l);
+	err = source_lookup(src, *at, info);
+	if (err || info->name || *at == l->addr)
+		return err;
+	if (source_lookup(src, l->addr, &exact) == 0 && exact.name) {
+		*info = exact;
+		*at = l->addr;
+	}
+	return 0;
+}
+
+/* Sets location id to what info, looked up at address at, says of it. */
+static int set_symbol(struct profile *p, uint32_t id, const struct symbol_info *info, uint64_t at)
 {
 	const struct profile_location *l = profile__location(p, id);
-	uint64_t back = l->addr - lookup_addr(l);
+	uint64_t back = l->addr - at;
 	char *readable = NULL;
 	uint32_t mapping;
 	int err;
@@ -1066,16 +1105,15 @@ static int set_symbol(struct profile *p, uint32_t id, const struct symbol_info *
 static int symbolize_location(struct symbolizer *sym, struct profile *p, uint32_t id)
 {
 	const struct profile_location *l = profile__location(p, id);
+	const struct frame_source src = { .sym = sym, .kernel = l->kernel, .pid = l->pid };
 	struct symbol_info info;
+	uint64_t at;
 	int err;
 
-	if (l->kernel)
-		err = symbolizer__lookup_kernel(sym, lookup_addr(l), &info);
-	else
-		err = symbolizer__lookup(sym, l->pid, lookup_addr(l), &info);
+	err = frame_lookup(&src, l, &info, &at);
 	if (err == -ENOENT)
 		return 0; /* a process never seen: its frames stay unknown */
-	return err ? err : set_symbol(p, id, &info);
+	return err ? err : set_symbol(p, id, &info, at);
 }
 
 static bool is_shared(const struct profile_location *l)
@@ -1141,8 +1179,9 @@ static int shared_location(struct symbolizer *sym, struct profile *p, const stru
 		.return_addr = return_addr,
 		.mapping = PROFILE_NONE,
 	};
-	uint64_t file_offset = addr - m->start + m->offset;
-	struct symbol_info info = {};
+	const struct frame_source src = { .sym = sym, .map = m };
+	uint64_t file_offset = addr - m->start + m->offset, at;
+	struct symbol_info info;
 	struct shared_slot *slot;
 	int err;
 
@@ -1155,10 +1194,10 @@ static int shared_location(struct symbolizer *sym, struct profile *p, const stru
 		return 0;
 	}
 	err = profile__add_location(p, &loc, id);
-	if (!err) {
-		lookup_in_map(m, lookup_addr(&loc), &info);
-		err = set_symbol(p, *id, &info);
-	}
+	if (!err)
+		err = frame_lookup(&src, &loc, &info, &at);
+	if (!err)
+		err = set_symbol(p, *id, &info, at);
 	if (err)
 		return err;
 	*slot = (struct shared_slot){ m->file, file_offset, *id, return_addr };

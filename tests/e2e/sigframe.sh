@@ -11,9 +11,8 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
-# glibc's __restore_rt: the frame's pc is the trampoline's first byte, which
-# the symbolizer, taking it for a return address, looks up one byte before
-# and may not find.
+# glibc's __restore_rt is named by libc's symbol table, which Debian ships
+# only in its debug file (libc6-dbg); without it the frame is libc.so.6+N.
 chain='{START};main;busy_loop;(?:__restore_rt|\[libc\.so\.6\+0x[0-9a-f]+\]);on_sigprof;sig_work'
 
 record sigframe -F 999 -o "$tmp/sigframe.folded" -- "$WORKLOADS/sigframe" 3

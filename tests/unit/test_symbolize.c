@@ -43,6 +43,23 @@ __asm__(".text\n"
 	"\tret\n");
 void sym_test_label(void);
 
+/*
+ * A return address at the start of a function whose previous byte no
+ * symbol covers, as a signal handler returns to glibc's __restore_rt.
+ */
+__asm__(".text\n"
+	".p2align 4\n"
+	".type sym_test_before_pad,@function\n"
+	"sym_test_before_pad:\n"
+	"\tret\n"
+	".size sym_test_before_pad, 1\n"
+	"\tnop\n"
+	".type sym_test_after_pad,@function\n"
+	"sym_test_after_pad:\n"
+	"\tret\n"
+	".size sym_test_after_pad, 1\n");
+void sym_test_after_pad(void);
+
 #define FN_ADDR(f) ((uint64_t)(uintptr_t)(f))
 
 static struct symbolizer *symbolizer_of(pid_t pid, const char *debug_dir)
@@ -313,6 +330,36 @@ cleanup:
 	symbolizer__free(sym);
 }
 
+/*
+ * A caller's frame is looked up at its return address - 1, inside the
+ * call; where no symbol covers that byte, at the return address itself.
+ */
+static void test_return_to_function_start(void)
+{
+	struct symbolizer *sym = symbolizer_of(getpid(), NULL);
+	struct profile *p = profile__new();
+	uint64_t user[] = { FN_ADDR(sym_test_alpha), FN_ADDR(sym_test_after_pad),
+			    FN_ADDR(sym_test_beta) + 1 };
+	struct profile_stack st = {
+		.pid = (uint32_t)getpid(),
+		.tid = 1,
+		.comm = "t",
+		.user_addrs = user,
+		.nr_user = 3,
+	};
+	struct symbol_info info;
+
+	CHECK_EQ_INT(symbolizer__lookup(sym, getpid(), user[1] - 1, &info), 0);
+	CHECK(info.name == NULL); /* the padding byte */
+	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
+	CHECK_EQ_STR(profile__location(p, 1)->function, "sym_test_after_pad");
+	CHECK_EQ_INT(profile__location(p, 1)->func_offset, 0);
+	CHECK_EQ_STR(profile__location(p, 2)->function, "sym_test_beta");
+	CHECK_EQ_INT(profile__location(p, 2)->func_offset, 1);
+	profile__free(p);
+	symbolizer__free(sym);
+}
+
 static int main_bias(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
@@ -524,6 +571,7 @@ int main(void)
 	RUN(test_unknown_profile);
 	RUN(test_exited);
 	RUN(test_shared_locations);
+	RUN(test_return_to_function_start);
 	RUN(test_debug_file);
 	RUN(test_perf_map);
 	RUN(test_kallsyms);
