@@ -348,6 +348,8 @@ static int session__upload_table(struct session *s, struct tables_entry *st)
 	if (err)
 		return -errno;
 	st->exec_id = pl->id;
+	/* In the map for the rest of the run: a copy here would only take memory. */
+	unwind_table__release_rows(st->table);
 	return 0;
 }
 

@@ -1008,12 +1008,19 @@ void unwind_table__free(struct unwind_table *t)
 	free(t);
 }
 
+void unwind_table__release_rows(struct unwind_table *t)
+{
+	rows_free(t->rows, t->rows_mapped);
+	t->rows = NULL;
+	t->rows_mapped = 0;
+}
+
 const struct unw_row *unwind_table__lookup(const struct unwind_table *t, uint64_t vaddr)
 {
 	size_t lo = 0, hi = t->nr_rows;
 	uint64_t off;
 
-	if (!t->nr_rows || vaddr < t->base)
+	if (!t->nr_rows || !t->rows || vaddr < t->base)
 		return NULL;
 	off = vaddr - t->base;
 	if (off > UINT32_MAX)

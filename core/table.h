@@ -22,9 +22,9 @@ enum {
 };
 
 struct unwind_table {
-	int machine;   /* EM_X86_64 or EM_AARCH64 */
-	uint64_t base; /* rows[i].pc is an offset from this ELF virtual address */
-	struct unw_row *rows;
+	int machine;	      /* EM_X86_64 or EM_AARCH64 */
+	uint64_t base;	      /* rows[i].pc is an offset from this ELF virtual address */
+	struct unw_row *rows; /* NULL once released (unwind_table__release_rows()) */
 	size_t nr_rows;
 	size_t nr_fdes;		      /* FDEs that contributed rows */
 	unsigned int sources;	      /* TABLE_SRC_* */
@@ -41,6 +41,12 @@ struct unwind_table {
  */
 struct unwind_table *unwind_table__build(const struct elf_file *elf, const struct elf_file *debug);
 void unwind_table__free(struct unwind_table *t);
+
+/*
+ * Frees the rows of t once they are copied where they are used (the BPF
+ * maps); what describes them (nr_rows, the counts by reason) stays.
+ */
+void unwind_table__release_rows(struct unwind_table *t);
 
 struct cfi_section;
 struct elf_load_segment;

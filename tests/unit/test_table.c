@@ -478,6 +478,7 @@ static void test_lookup(void)
 	};
 	struct unwind_table *t = build(f, 2, EM_X86_64);
 	const struct unw_row *r;
+	size_t nr;
 
 	CHECK(t != NULL);
 	if (!t)
@@ -498,6 +499,12 @@ static void test_lookup(void)
 	CHECK(r && r->cfa == UNW_CFA_END);
 	r = unwind_table__lookup(t, 0x7fffffffffffull);
 	CHECK(r && r->cfa == UNW_CFA_END);
+	/* Rows released once in the BPF maps: the description stays, lookups find nothing. */
+	nr = t->nr_rows;
+	unwind_table__release_rows(t);
+	CHECK(t->rows == NULL);
+	CHECK_EQ_INT(t->nr_rows, nr);
+	CHECK(unwind_table__lookup(t, 0x1004) == NULL);
 	unwind_table__free(t);
 }
 
