@@ -138,9 +138,10 @@ def record(content):
     return struct.pack("<I", len(content)) + content
 
 
-def eh_frame(sec_addr, fdes, cie_insns, code_align=1, data_align=-8, ra=16):
-    """An .eh_frame with one zR CIE (pcrel sdata4 pointers) and fdes [(pc, len, insns)]."""
-    out = bytearray(record(struct.pack("<I", 0) + b"\x01zR\0" + uleb(code_align) +
+def eh_frame(sec_addr, fdes, cie_insns, code_align=1, data_align=-8, ra=16, aug=b"zR"):
+    """An .eh_frame with one CIE (zR: pcrel sdata4 pointers; zRS: signal frames too) and
+    fdes [(pc, len, insns)]."""
+    out = bytearray(record(struct.pack("<I", 0) + b"\x01" + aug + b"\0" + uleb(code_align) +
                            sleb(data_align) + uleb(ra) + uleb(1) + b"\x1b" + cie_insns))
     for pc, length, insns in fdes:
         start = len(out)
@@ -230,6 +231,14 @@ def hand_made(outdir):
     data, _ = elf(EM_X86_64, ET_DYN, [(".eh_frame", SHT_PROGBITS, SHF_ALLOC, eh),
                                       (".debug_frame", SHT_PROGBITS, 0, dbg)])
     write(outdir, "x86-both.elf", data)
+
+    # glibc's signal trampoline: under a zRS CIE, the interrupted frame's
+    # stack pointer, rbp and pc are in the signal context at rsp + constants.
+    sig = [(text, 0x10, def_cfa_expr(breg(7, 160) + DEREF) + expression(6, breg(7, 120)) +
+            expression(16, breg(7, 168)))]
+    eh = eh_frame(eh_addr, sig, X86_CIE, aug=b"zRS")
+    data, _ = elf(EM_X86_64, ET_DYN, [(".eh_frame", SHT_PROGBITS, SHF_ALLOC, eh)])
+    write(outdir, "x86-signal-frame.elf", data)
 
     # aarch64: CFA on sp then x29, x29 and x30 saved on the stack.
     a64_cie = def_cfa(31, 0)
