@@ -50,26 +50,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Forks until the file $1 disappears; counts the processes in $1.count.
-storm() {
-	local n=0
-
-	while [ -e "$1" ]; do
-		"$forker" 200 0 > /dev/null 2>&1
-		n=$((n + 200))
-		echo "$n" > "$1.count"
-	done
-}
-
-# The memlock bytes of the BPF maps process $1 holds.
-map_memory() {
-	local ids
-
-	ids=$(cat /proc/"$1"/fdinfo/* 2> /dev/null | sed -n 's/^map_id:[[:space:]]*//p' | sort -u)
-	for id in $ids; do
-		bpftool map show id "$id" 2> /dev/null | sed -n 's/.*memlock \([0-9]*\)B.*/\1/p'
-	done | awk '{ s += $1 } END { print s + 0 }'
-}
+# shellcheck source=../faults/storm_lib.sh
+source "$(dirname "$0")/../faults/storm_lib.sh"
 
 # status_kib PID FIELD: a field of /proc/PID/status, in KiB.
 status_kib() {
@@ -81,9 +63,9 @@ run() {
 	local secs=$1 pid mid maps peak=0 hwm
 
 	touch "$tmp/run-a" "$tmp/run-b"
-	storm "$tmp/run-a" &
+	storm "$tmp/run-a" "$forker" &
 	storms+=($!)
-	storm "$tmp/run-b" &
+	storm "$tmp/run-b" "$forker" &
 	storms+=($!)
 	"$unwprof" record -a -F 999 -d "$secs" -o "$tmp/storm.pb.gz" \
 		--stats-json "$tmp/stats.json" 2> "$tmp/err" &

@@ -10,37 +10,19 @@
 # the maps it holds) do not grow with the length of the run. Lost: counted.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
+# shellcheck source=storm_lib.sh
+source "$(dirname "$0")/storm_lib.sh"
 
 [ -x /usr/bin/time ] || e2e_skip "/usr/bin/time is not installed (Debian package time)"
 
-# Forks until the file $1 disappears; counts the processes in $1.count.
-storm() {
-	local n=0
-
-	while [ -e "$1" ]; do
-		"$WORKLOADS/forker" 200 0 > /dev/null 2>&1
-		n=$((n + 200))
-		echo "$n" > "$1.count"
-	done
-}
-
-# The memlock bytes of the BPF maps process $1 holds.
-map_memory() {
-	local ids
-
-	ids=$(cat /proc/"$1"/fdinfo/* 2> /dev/null | sed -n 's/^map_id:[[:space:]]*//p' | sort -u)
-	for id in $ids; do
-		bpftool map show id "$id" 2> /dev/null | sed -n 's/.*memlock \([0-9]*\)B.*/\1/p'
-	done | awk '{ s += $1 } END { print s + 0 }'
-}
 
 declare -A rss mem forks
 for secs in 7 21; do
 	name=storm-$secs
 	touch "$tmp/run-a" "$tmp/run-b"
-	storm "$tmp/run-a" &
+	storm "$tmp/run-a" "$WORKLOADS/forker" &
 	storm_a=$!
-	storm "$tmp/run-b" &
+	storm "$tmp/run-b" "$WORKLOADS/forker" &
 	storm_b=$!
 	background+=("$storm_a" "$storm_b")
 	echo "\$ unwprof record -a -F 999 -d $secs (under /usr/bin/time -v)" >&2
