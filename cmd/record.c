@@ -118,6 +118,7 @@ struct record {
 	int child_status;
 	bool child_done;
 	double elapsed;
+	uint64_t peak_rss; /* bytes, once the output is written */
 	uint64_t start_ns; /* wall clock at the start of sampling */
 	char *main_file;   /* executable of the launched command or of a single -p pid */
 	char *tmp_path;	   /* -o: written here, renamed at the end */
@@ -1213,6 +1214,27 @@ static double percent(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * part / whole : 0.0;
 }
 
+static double mib(uint64_t bytes)
+{
+	return bytes / (1024.0 * 1024.0);
+}
+
+/* The most resident memory unwprof has had (VmHWM), in bytes; 0 when unknown. */
+static uint64_t peak_rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	uint64_t kib = 0;
+	char line[128];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %" SCNu64 " kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib * 1024;
+}
+
 static void print_errors(const struct session_stats *st)
 {
 	uint64_t total = 0;
@@ -1298,7 +1320,9 @@ static void print_summary(const struct record *rec, const struct session_stats *
 	print_outcomes(rec, &st);
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "processes", st.processes);
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %.1f MiB\n", "unwind rows loaded", st.rows_loaded,
-		st.bytes_loaded / (1024.0 * 1024.0));
+		mib(st.bytes_loaded));
+	fprintf(stderr, "  %-22s %10.1f MiB\n", "peak RSS", mib(rec->peak_rss));
+	fprintf(stderr, "  %-22s %10.1f MiB\n", "BPF map memory", mib(st.map_bytes));
 	if (st.rows_unplaced)
 		fprintf(stderr, "  %-22s %10" PRIu64 "   (raise --max-shards)\n",
 			"unwind rows left out", st.rows_unplaced);
@@ -1391,6 +1415,8 @@ static void stats_put(struct json_writer *jw, const struct record *rec,
 	stats_put_uint(jw, "processes_gone", st->processes_gone);
 	stats_put_uint(jw, "files_replaced", st->files_replaced);
 	stats_put_uint(jw, "files_skipped", st->files_skipped);
+	stats_put_uint(jw, "peak_rss_bytes", rec->peak_rss);
+	stats_put_uint(jw, "bpf_map_bytes", st->map_bytes);
 	jw_key(jw, "bpf_ns_per_sample");
 	if (rec->bpf_ns_per_sample >= 0)
 		jw_double(jw, round_to(rec->bpf_ns_per_sample, 10));
@@ -1565,6 +1591,8 @@ static int record_run(struct record_args *args)
 			err = close_err;
 	}
 	if (rec.session && !err) {
+		/* After the output is written: its peak is part of the run's. */
+		rec.peak_rss = peak_rss_bytes();
 		if (!args->quiet)
 			print_summary(&rec, &rec.stats);
 		if (args->stats_json)

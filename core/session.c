@@ -1234,6 +1234,33 @@ int session__stop(struct session *s)
 
 /* ---- stats and teardown ---- */
 
+/* The memlock of map m, as /proc/self/fdinfo shows it; 0 when unknown. */
+static uint64_t map_memlock(const struct bpf_map *m)
+{
+	char path[64], line[128];
+	uint64_t bytes = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", bpf_map__fd(m));
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %" SCNu64, &bytes) == 1)
+			break;
+	fclose(f);
+	return bytes;
+}
+
+static uint64_t session__map_bytes(const struct session *s)
+{
+	const struct bpf_map *m;
+	uint64_t sum = 0;
+
+	bpf_object__for_each_map(m, s->skel->obj) sum += map_memlock(m);
+	return sum;
+}
+
 void session__stats(const struct session *s, struct session_stats *st)
 {
 	uint64_t sum[UNW_ST_NR] = {};
@@ -1274,6 +1301,7 @@ void session__stats(const struct session *s, struct session_stats *st)
 	tables__stats(s->tables, &ts);
 	st->files_replaced = ts.files_replaced;
 	st->files_skipped = ts.files_unreadable;
+	st->map_bytes = session__map_bytes(s);
 }
 
 int session__prog_stats(const struct session *s, uint64_t *run_time_ns, uint64_t *run_cnt)

@@ -99,6 +99,8 @@ struct session_stats {
 	uint64_t files_skipped; /* not opened as the mapped inode, or not ELF: frame pointers */
 	/* Processes with more than UNW_MAPS_MAX executable mappings: the rest use frame pointers. */
 	uint64_t maps_over_limit;
+	/* Kernel memory of unwprof's BPF maps, as charged to it (memlock in fdinfo). */
+	uint64_t map_bytes;
 };
 
 struct session *session__new(const struct session_opts *opts);

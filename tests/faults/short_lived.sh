@@ -50,6 +50,16 @@ for secs in 7 21; do
 		--max-not-drained "$(python3 -c "import json, sys; \
 print(max(50, json.load(open(sys.argv[1]))['samples'] // 100))" "$tmp/$name.json")" ||
 		fail "$name: the statistics do not add up or do not match the summary"
+	# What record reports of its memory is what was measured from outside.
+	python3 - "$tmp/$name.json" "${rss[$secs]:-0}" "${mem[$secs]}" << 'PY' ||
+import json, sys
+s = json.load(open(sys.argv[1]))
+rss, maps = int(sys.argv[2]) * 1024, int(sys.argv[3])
+print(f"record's own report: peak RSS {s['peak_rss_bytes']} B, BPF maps {s['bpf_map_bytes']} B",
+      file=sys.stderr)
+sys.exit(not (abs(s["peak_rss_bytes"] - rss) <= rss // 20 and s["bpf_map_bytes"] == maps))
+PY
+		fail "$name: the memory record reports differs from what was measured"
 done
 [ "${forks[21]}" -ge 5000 ] || fail "only ${forks[21]} short-lived processes in 21 s"
 [ "${mem[7]}" -gt 0 ] || fail "the memory of the BPF maps could not be read"

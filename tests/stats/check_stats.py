@@ -8,8 +8,8 @@ Schema 1: every key with its type; shares whose percent is their count over
 the samples; every sample not walked to the bottom is accounted for as
 truncated or by an error reason; the outcomes (walked, frame pointers,
 failed, lost, not drained) add up to the samples; bytes_loaded is
-rows_loaded 16-byte rows; bpf_ns_per_sample is a number when
-kernel.bpf_stats_enabled is 1, else null.
+rows_loaded 16-byte rows; the memory (peak RSS, BPF maps) is measured;
+bpf_ns_per_sample is a number when kernel.bpf_stats_enabled is 1, else null.
 --summary: the numbers equal those of the summary record printed on stderr,
 including the "samples accounted" line and the lines of what was left out
 (events lost, processes over limit, processes gone, files replaced, files
@@ -36,8 +36,10 @@ LEFT_OUT = {
     "files_skipped": "files skipped",
 }
 OUTCOMES = ("walked", "frame_pointer", "failed", "lost")
+# Memory: JSON key (bytes), summary label (MiB).
+MEMORY = {"peak_rss_bytes": "peak RSS", "bpf_map_bytes": "BPF map memory"}
 COUNTS = ("samples", "lost", "processes", "rows_loaded", "bytes_loaded", "rows_unplaced",
-          "frequency_hz") + tuple(LEFT_OUT)
+          "frequency_hz") + tuple(LEFT_OUT) + tuple(MEMORY)
 # Summary lines: label, then the JSON value it shows.
 SUMMARY = {
     "samples": lambda s: s["samples"],
@@ -125,6 +127,10 @@ def check_sums(s, max_not_drained):
     check(abs(o["not_drained"]) <= max_not_drained,
           f"{o['not_drained']} samples neither delivered nor lost, at most {max_not_drained}")
     check(o["lost"] == s["lost"], f"outcomes.lost {o['lost']}, lost {s['lost']}")
+    for key in MEMORY:
+        check(s[key] > 0, f"{key} is 0: memory not measured")
+    check(s["bpf_map_bytes"] >= s["bytes_loaded"],
+          f"bpf_map_bytes {s['bpf_map_bytes']} is less than the {s['bytes_loaded']} bytes of rows")
     check(s["bytes_loaded"] == s["rows_loaded"] * ROW_BYTES,
           f"bytes_loaded {s['bytes_loaded']} is not {s['rows_loaded']} rows of {ROW_BYTES}")
 
@@ -177,6 +183,11 @@ def check_summary(s, path):
                 o["not_drained"])
         got = tuple(int(g) if g else 0 for g in accounted.groups())
         check(got == want, f"samples accounted: {got} in the summary, {want} in the JSON")
+    for key, label in MEMORY.items():
+        m = re.search(r"^\s+" + label + r"\s+([0-9.]+) MiB$", open(path).read(), re.M)
+        if check(m, f"{path}: no '{label}' line"):
+            check(abs(float(m.group(1)) - s[key] / 2**20) < 0.051,
+                  f"{label}: {m.group(1)} MiB in the summary, {s[key]} bytes in the JSON")
     for key, label in LEFT_OUT.items():
         n = shown.get(label, (0, None))[0]
         check(n == s[key], f"{label}: {n} in the summary, {s[key]} in the JSON")
