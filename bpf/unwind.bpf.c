@@ -154,6 +154,7 @@ struct walk {
 	__u32 done;
 	__u32 vma_tried;
 	__u32 signal;	     /* pc was interrupted by a signal: not a return address */
+	__u32 bp_linked;     /* bp was read from a frame-pointer chain, not a register */
 	struct vma_info vma; /* bpf_find_vma works once per sample: keep its answer */
 };
 
@@ -166,6 +167,7 @@ struct walk_saved {
 	__u32 done;
 	__u32 vma_tried;
 	__u32 signal;
+	__u32 bp_linked;
 	__u32 n;
 	struct vma_info vma;
 };
@@ -276,8 +278,15 @@ static __always_inline int step_fp(struct walk *w)
 
 	w->flags |= UNW_SAMPLE_FP;
 	if (w->bp == 0) {
-		/* The outermost frame of a frame-pointer chain. */
-		w->flags |= UNW_SAMPLE_COMPLETE;
+		/*
+		 * A chain that led to 0 ends at its outermost frame. A register
+		 * that holds 0 is no chain: code built without frame pointers
+		 * leaves rbp as _start cleared it, and the stack goes on above.
+		 */
+		if (w->bp_linked)
+			w->flags |= UNW_SAMPLE_COMPLETE;
+		else
+			err_inc(UNW_E_NO_FP);
 		return 0;
 	}
 	if (w->bp < w->sp) {
@@ -294,6 +303,7 @@ static __always_inline int step_fp(struct walk *w)
 	}
 	w->sp = w->bp + 16;
 	w->bp = bp;
+	w->bp_linked = 1;
 	w->pc = ra;
 	return 1;
 }
@@ -485,6 +495,7 @@ static __always_inline int step_row(struct walk *w, const struct unw_row *r)
 	w->bp = bp;
 	w->pc = ra;
 	w->signal = unw_row__signal(r);
+	w->bp_linked = 0;
 	return 1;
 }
 
@@ -719,6 +730,7 @@ static __always_inline void walk_save(struct scratch *sc, const struct walk *w, 
 	s->done = w->done;
 	s->vma_tried = w->vma_tried;
 	s->signal = w->signal;
+	s->bp_linked = w->bp_linked;
 	s->vma = w->vma;
 	s->n = n;
 }
@@ -737,6 +749,7 @@ static __always_inline void walk_restore(struct scratch *sc, struct walk *w)
 	w->done = s->done;
 	w->vma_tried = s->vma_tried;
 	w->signal = s->signal;
+	w->bp_linked = s->bp_linked;
 	w->vma = s->vma;
 	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
 }

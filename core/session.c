@@ -147,6 +147,7 @@ static const char *const error_names[UNW_E_NR] = {
 	[UNW_E_KSTACK] = "kernel-stack-failed",
 	[UNW_E_SHARD_MISSING] = "shard-missing",
 	[UNW_E_STACK_COPY] = "stack-copy-failed",
+	[UNW_E_NO_FP] = "no-frame-pointer",
 };
 
 const char *session__error_name(unsigned int reason)
