@@ -1245,14 +1245,6 @@ static int user_location(struct symbolizer *sym, struct profile *p, uint32_t pid
 
 	if (m && m->file)
 		return shared_location(sym, p, m, addr, return_addr, id);
-	/*
-	 * A process never added and already gone (it exited before its
-	 * mappings could be read) will never be added nor end: nothing can
-	 * name its frames, and a location per address of each such process
-	 * would grow with every one of them. One unknown frame serves all.
-	 */
-	if (!pr && !pid_alive(pid))
-		return profile__intern_location(p, 0, 0, false, return_addr, id);
 	return own_location(sym, p, pid, addr, return_addr, id);
 }
 
@@ -1260,10 +1252,22 @@ static int user_location(struct symbolizer *sym, struct profile *p, uint32_t pid
 static int user_locations(struct profile *p, const struct profile_stack *st, uint32_t *ids,
 			  void *ctx)
 {
+	struct symbolizer *sym = ctx;
+	/*
+	 * A process never added and already gone (it exited before its
+	 * mappings could be read) will never be added nor end: nothing can
+	 * name its frames, and a location per address of each such process
+	 * would grow with every one of them. One unknown frame serves all.
+	 */
+	bool gone = !proc_find(sym, st->pid) && !pid_alive(st->pid);
 	int err = 0;
 
-	for (uint32_t i = 0; !err && i < st->nr_user; i++)
-		err = user_location(ctx, p, st->pid, st->user_addrs[i], i > 0, &ids[i]);
+	for (uint32_t i = 0; !err && i < st->nr_user; i++) {
+		if (gone)
+			err = profile__intern_location(p, 0, 0, false, i > 0, &ids[i]);
+		else
+			err = user_location(sym, p, st->pid, st->user_addrs[i], i > 0, &ids[i]);
+	}
 	return err;
 }
 

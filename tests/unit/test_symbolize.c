@@ -331,6 +331,37 @@ cleanup:
 }
 
 /*
+ * Processes never added and already gone (pids above pid_max here): their
+ * frames cannot be named, and all of them share one unknown frame (and one
+ * for callers) instead of a location per process and address.
+ */
+static void test_gone_processes(void)
+{
+	struct symbolizer *sym = symbolizer__new(NULL);
+	struct profile *p = profile__new();
+	uint64_t user[] = { 0x401000, 0x401234, 0x405678 };
+	struct profile_stack st = {
+		.pid = 0x7ffffff0,
+		.tid = 1,
+		.comm = "gone",
+		.user_addrs = user,
+		.nr_user = 3,
+	};
+
+	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
+	st.pid++;
+	user[0] += 0x10;
+	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
+	CHECK_EQ_INT(profile__nr_locations(p), 2);
+	CHECK_EQ_INT(profile__nr_samples(p), 2); /* each process keeps its samples */
+	CHECK_EQ_INT(profile__total(p), 2);
+	CHECK(profile__location(p, 0)->function == NULL);
+	CHECK_EQ_INT(profile__location(p, 1)->addr, 0);
+	profile__free(p);
+	symbolizer__free(sym);
+}
+
+/*
  * A caller's frame is looked up at its return address - 1, inside the
  * call; where no symbol covers that byte, at the return address itself.
  */
@@ -572,6 +603,7 @@ int main(void)
 	RUN(test_exited);
 	RUN(test_shared_locations);
 	RUN(test_return_to_function_start);
+	RUN(test_gone_processes);
 	RUN(test_debug_file);
 	RUN(test_perf_map);
 	RUN(test_kallsyms);
