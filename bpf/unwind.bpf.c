@@ -695,6 +695,17 @@ static __always_inline int sample_wanted(__u32 pid)
 	return 1;
 }
 
+/* The user registers of the sample into regs: 0, or -1 with the sample marked kernel-only. */
+static __always_inline int sample_user_regs(struct bpf_perf_event_data *ctx, struct walk *w,
+					    struct pt_regs *regs)
+{
+	if (w->pid && user_regs(ctx, regs, &w->flags) == 0)
+		return 0;
+	w->flags |= UNW_SAMPLE_KERNEL;
+	err_inc(UNW_E_NO_USER);
+	return -1;
+}
+
 SEC("perf_event")
 int sample(struct bpf_perf_event_data *ctx)
 {
@@ -706,12 +717,8 @@ int sample(struct bpf_perf_event_data *ctx)
 	if (!sample_wanted(key.pid))
 		return 0;
 	w.pid = key.pid;
-	if (key.pid && user_regs(ctx, &regs, &w.flags) == 0) {
+	if (sample_user_regs(ctx, &w, &regs) == 0)
 		walk_user(&w, &regs);
-	} else {
-		w.flags |= UNW_SAMPLE_KERNEL;
-		err_inc(UNW_E_NO_USER);
-	}
 	sample_finish(ctx, &key, &w);
 	return 0;
 }
@@ -799,16 +806,13 @@ int sample_tc(struct bpf_perf_event_data *ctx)
 	if (!sample_wanted(key.pid))
 		return 0;
 	w.pid = key.pid;
-	if (key.pid && user_regs(ctx, &regs, &w.flags) == 0) {
+	if (sample_user_regs(ctx, &w, &regs) == 0) {
 		walk_start(&w, &regs);
 		if (w.sc) {
 			walk_save(w.sc, &w, key.tid, 0);
 			bpf_tail_call(ctx, &walkers, 0);
 			w.sc->stack.nr = 0; /* no walk after all */
 		}
-	} else {
-		w.flags |= UNW_SAMPLE_KERNEL;
-		err_inc(UNW_E_NO_USER);
 	}
 	sample_finish(ctx, &key, &w);
 	return 0;
