@@ -1285,21 +1285,22 @@ static void print_outcomes(const struct record *rec, const struct session_stats 
 /* What kept processes or files from their tables; silent when nothing did. */
 static void print_left_out(const struct session_stats *st)
 {
-	if (st->events_lost)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (process events: ring buffer full)\n",
-			"events lost", st->events_lost);
-	if (st->maps_over_limit)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (mappings over the limit)\n",
-			"processes over limit", st->maps_over_limit);
-	if (st->processes_gone)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (exited while their mappings were read)\n",
-			"processes gone", st->processes_gone);
-	if (st->files_replaced)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (the path led to another file)\n",
-			"files replaced", st->files_replaced);
-	if (st->files_skipped)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (walked with frame pointers)\n",
-			"files skipped", st->files_skipped);
+	const struct {
+		const char *label;
+		uint64_t n;
+		const char *why;
+	} lines[] = {
+		{ "events lost", st->events_lost, "process events: ring buffer full" },
+		{ "processes over limit", st->maps_over_limit, "mappings over the limit" },
+		{ "processes gone", st->processes_gone, "exited while their mappings were read" },
+		{ "files replaced", st->files_replaced, "the path led to another file" },
+		{ "files skipped", st->files_skipped, "walked with frame pointers" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
+		if (lines[i].n)
+			fprintf(stderr, "  %-22s %10" PRIu64 "   (%s)\n", lines[i].label,
+				lines[i].n, lines[i].why);
 }
 
 static void print_summary(const struct record *rec, const struct session_stats *stats)
