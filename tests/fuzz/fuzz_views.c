@@ -6,8 +6,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/folded.h"
+#include "core/log.h"
 #include "core/pprof.h"
 #include "core/profile.h"
 #include "core/report.h"
@@ -186,4 +188,28 @@ cleanup:
 	report__free(some);
 	report__free(all);
 	profile__free(fp);
+}
+
+void fuzz_profile_input(const uint8_t *data, size_t size, fuzz_reader_fn read)
+{
+	struct profile *p = NULL;
+	size_t raw_len = size;
+	char *raw = NULL;
+	char *copy;
+
+	log_level = -1;
+	copy = malloc(size ? size : 1);
+	if (!copy)
+		return;
+	memcpy(copy, data, size);
+	if (pprof__is_gzip(copy, size) &&
+	    pprof__gunzip(copy, size, FUZZ_GUNZIP_MAX, &raw, &raw_len))
+		goto cleanup;
+	p = profile__new();
+	if (p && read(raw ? raw : copy, raw_len, p) == 0)
+		fuzz_views(p, data, size);
+cleanup:
+	profile__free(p);
+	free(raw);
+	free(copy);
 }
