@@ -9,6 +9,7 @@
 #include "core/flamegraph.h"
 #include "core/profile.h"
 #include "test.h"
+#include "test_profiles.h"
 
 #define DRAW_W 1180.0 /* width of the frames area of the writer */
 
@@ -27,22 +28,6 @@ static char *svg_str(const struct profile *p, const struct flamegraph_opts *opts
 		return NULL;
 	}
 	return buf;
-}
-
-static void add(struct profile *p, uint32_t pid, const char *comm, const uint64_t *user,
-		uint32_t nr_user, const uint64_t *kernel, uint32_t nr_kernel, uint64_t count)
-{
-	struct profile_stack st = {
-		.pid = pid,
-		.tid = pid,
-		.comm = comm,
-		.user_addrs = user,
-		.nr_user = nr_user,
-		.kernel_addrs = kernel,
-		.nr_kernel = nr_kernel,
-	};
-
-	CHECK_EQ_INT(profile__add_stack(p, &st, count), 0);
 }
 
 /* Names locations by address; 0x1ff stays unnamed, 0x1ee gets every XML special. */
@@ -76,15 +61,15 @@ static struct profile *sample_profile(bool reverse)
 		 kern[] = { 0xffffffff81000011ULL, 0xffffffff81000010ULL };
 
 	if (!reverse) {
-		add(p, 10, "app", a, 3, NULL, 0, 6);
-		add(p, 10, "app", b, 2, NULL, 0, 2);
-		add(p, 10, "app", c, 2, kern, 2, 2);
-		add(p, 20, "z<&>", z, 3, NULL, 0, 1);
+		CHECK_EQ_INT(add_stack(p, 10, 10, "app", a, 3, NULL, 0, 6), 0);
+		CHECK_EQ_INT(add_stack(p, 10, 10, "app", b, 2, NULL, 0, 2), 0);
+		CHECK_EQ_INT(add_stack(p, 10, 10, "app", c, 2, kern, 2, 2), 0);
+		CHECK_EQ_INT(add_stack(p, 20, 20, "z<&>", z, 3, NULL, 0, 1), 0);
 	} else {
-		add(p, 20, "z<&>", z, 3, NULL, 0, 1);
-		add(p, 10, "app", c, 2, kern, 2, 2);
-		add(p, 10, "app", b, 2, NULL, 0, 2);
-		add(p, 10, "app", a, 3, NULL, 0, 6);
+		CHECK_EQ_INT(add_stack(p, 20, 20, "z<&>", z, 3, NULL, 0, 1), 0);
+		CHECK_EQ_INT(add_stack(p, 10, 10, "app", c, 2, kern, 2, 2), 0);
+		CHECK_EQ_INT(add_stack(p, 10, 10, "app", b, 2, NULL, 0, 2), 0);
+		CHECK_EQ_INT(add_stack(p, 10, 10, "app", a, 3, NULL, 0, 6), 0);
 	}
 	name_all(p);
 	return p;
@@ -325,9 +310,9 @@ static void test_elided(void)
 	const char *longname = "a_function_name_long_enough_never_to_fit_in_a_narrow_frame";
 	char *svg;
 
-	add(p, 1, "x", a, 2, NULL, 0, 1);
-	add(p, 1, "x", b, 2, NULL, 0, 99);
-	add(p, 1, "x", c, 2, NULL, 0, 100);
+	CHECK_EQ_INT(add_stack(p, 1, 1, "x", a, 2, NULL, 0, 1), 0);
+	CHECK_EQ_INT(add_stack(p, 1, 1, "x", b, 2, NULL, 0, 99), 0);
+	CHECK_EQ_INT(add_stack(p, 1, 1, "x", c, 2, NULL, 0, 100), 0);
 	memset(half, 'h', 120);
 	half[120] = '\0';
 	for (uint32_t i = 0; i < profile__nr_locations(p); i++) {

@@ -6,6 +6,7 @@
 #include "core/folded.h"
 #include "core/profile.h"
 #include "test.h"
+#include "test_profiles.h"
 
 /* Writes p with opts into a string. */
 static char *folded_str(const struct profile *p, const struct folded_opts *opts)
@@ -23,23 +24,6 @@ static char *folded_str(const struct profile *p, const struct folded_opts *opts)
 		return NULL;
 	}
 	return buf;
-}
-
-static void add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm,
-		const uint64_t *user, uint32_t nr_user, const uint64_t *kernel, uint32_t nr_kernel,
-		uint64_t count)
-{
-	struct profile_stack st = {
-		.pid = pid,
-		.tid = tid,
-		.comm = comm,
-		.user_addrs = user,
-		.nr_user = nr_user,
-		.kernel_addrs = kernel,
-		.nr_kernel = nr_kernel,
-	};
-
-	CHECK_EQ_INT(profile__add_stack(p, &st, count), 0);
 }
 
 /* Names every location by its address: 0x1NN user "uNN", kernel "kNN". */
@@ -62,10 +46,10 @@ static struct profile *sample_profile(void)
 	uint64_t leaf_a[] = { 0x104, 0x101 };
 	uint64_t kern[] = { 0xffffffff81000011ULL, 0xffffffff81000010ULL };
 
-	add(p, 20, 21, "zeta", leaf_b, 3, NULL, 0, 1);
-	add(p, 10, 10, "app", leaf_b, 3, NULL, 0, 5);
-	add(p, 10, 11, "app", leaf_b, 3, NULL, 0, 2);
-	add(p, 10, 10, "app", leaf_a, 2, kern, 2, 3);
+	CHECK_EQ_INT(add_stack(p, 20, 21, "zeta", leaf_b, 3, NULL, 0, 1), 0);
+	CHECK_EQ_INT(add_stack(p, 10, 10, "app", leaf_b, 3, NULL, 0, 5), 0);
+	CHECK_EQ_INT(add_stack(p, 10, 11, "app", leaf_b, 3, NULL, 0, 2), 0);
+	CHECK_EQ_INT(add_stack(p, 10, 10, "app", leaf_a, 2, kern, 2, 3), 0);
 	name_all(p);
 	return p;
 }
@@ -136,7 +120,7 @@ static void test_unknown_frames(void)
 	uint32_t m_lib, m_vdso, m_kernel;
 	char *out;
 
-	add(p, 1, 1, "a;b c", user, 3, kern, 1, 1);
+	CHECK_EQ_INT(add_stack(p, 1, 1, "a;b c", user, 3, kern, 1, 1), 0);
 	CHECK_EQ_INT(profile__add_mapping(p, &lib, &m_lib), 0);
 	CHECK_EQ_INT(profile__add_mapping(p, &vdso, &m_vdso), 0);
 	CHECK_EQ_INT(profile__add_mapping(p, &kernel, &m_kernel), 0);
@@ -159,7 +143,7 @@ static void test_names_sanitized(void)
 	struct folded_opts opts = {};
 	char *out;
 
-	add(p, 1, 1, "x", user, 1, NULL, 0, 2);
+	CHECK_EQ_INT(add_stack(p, 1, 1, "x", user, 1, NULL, 0, 2), 0);
 	CHECK_EQ_INT(profile__set_symbol(p, 0, PROFILE_NONE, "f(std::pair<int;\nint>)", "raw", 0),
 		     0);
 	out = folded_str(p, &opts);
@@ -176,8 +160,8 @@ static void test_merge_by_text(void)
 	struct folded_opts opts = {};
 	char *out;
 
-	add(p, 1, 1, "x", a, 1, NULL, 0, 2);
-	add(p, 1, 1, "x", b, 1, NULL, 0, 3);
+	CHECK_EQ_INT(add_stack(p, 1, 1, "x", a, 1, NULL, 0, 2), 0);
+	CHECK_EQ_INT(add_stack(p, 1, 1, "x", b, 1, NULL, 0, 3), 0);
 	CHECK_EQ_INT(profile__set_symbol(p, 0, PROFILE_NONE, "same", "same", 0), 0);
 	CHECK_EQ_INT(profile__set_symbol(p, 1, PROFILE_NONE, "same", "same", 4), 0);
 	out = folded_str(p, &opts);
@@ -196,12 +180,12 @@ static void test_deterministic(void)
 	for (uint64_t i = 0; i < 200; i++) {
 		uint64_t st[2] = { 0x100 + i % 17, 0x100 + i % 5 };
 
-		add(p1, 1 + i % 3, 1 + i % 3, "w", st, 2, NULL, 0, 1 + i);
+		CHECK_EQ_INT(add_stack(p1, 1 + i % 3, 1 + i % 3, "w", st, 2, NULL, 0, 1 + i), 0);
 	}
 	for (uint64_t j = 200; j-- > 0;) {
 		uint64_t st[2] = { 0x100 + j % 17, 0x100 + j % 5 };
 
-		add(p2, 1 + j % 3, 1 + j % 3, "w", st, 2, NULL, 0, 1 + j);
+		CHECK_EQ_INT(add_stack(p2, 1 + j % 3, 1 + j % 3, "w", st, 2, NULL, 0, 1 + j), 0);
 	}
 	name_all(p1);
 	name_all(p2);

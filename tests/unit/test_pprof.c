@@ -17,6 +17,7 @@
 #include "core/pprof.h"
 #include "core/profile.h"
 #include "test.h"
+#include "test_profiles.h"
 
 #define EXE "/usr/local/bin/pprof-demo"
 #define EXE_BUILD_ID "0123456789abcdef0123456789abcdef01234567"
@@ -43,23 +44,6 @@ static const struct sym syms[] = {
 	{ KERNEL_ADDR + 0x10, true, "entry_SYSCALL_64", "entry_SYSCALL_64" },
 	{ KERNEL_ADDR + 0x20, true, "do_sys_read", "do_sys_read" },
 };
-
-static void add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm,
-		const uint64_t *user, uint32_t nr_user, const uint64_t *kernel, uint32_t nr_kernel,
-		uint64_t count)
-{
-	struct profile_stack st = {
-		.pid = pid,
-		.tid = tid,
-		.comm = comm,
-		.user_addrs = user,
-		.nr_user = nr_user,
-		.kernel_addrs = kernel,
-		.nr_kernel = nr_kernel,
-	};
-
-	CHECK_EQ_INT(profile__add_stack(p, &st, count), 0);
-}
 
 /* Which of ids (libc, exe, kernel) covers l; below the executable is no mapping. */
 static uint32_t mapping_of(const struct profile_location *l, const uint32_t *ids)
@@ -113,10 +97,10 @@ static struct profile *demo_profile(void)
 	uint64_t unknown[] = { EXE_START + 0x7f0, 0x1234, EXE_START + 0x200 };
 	uint64_t kern[] = { KERNEL_ADDR + 0x20, KERNEL_ADDR + 0x10 };
 
-	add(p, 4242, 4242, "pprof-demo", compute, 4, NULL, 0, 50);
-	add(p, 4242, 4243, "pprof-demo", slow, 5, NULL, 0, 30);
-	add(p, 4242, 4243, "pprof-demo", copy, 4, kern, 2, 15);
-	add(p, 4242, 4242, "pprof-demo", unknown, 3, NULL, 0, 5);
+	CHECK_EQ_INT(add_stack(p, 4242, 4242, "pprof-demo", compute, 4, NULL, 0, 50), 0);
+	CHECK_EQ_INT(add_stack(p, 4242, 4243, "pprof-demo", slow, 5, NULL, 0, 30), 0);
+	CHECK_EQ_INT(add_stack(p, 4242, 4243, "pprof-demo", copy, 4, kern, 2, 15), 0);
+	CHECK_EQ_INT(add_stack(p, 4242, 4242, "pprof-demo", unknown, 3, NULL, 0, 5), 0);
 	symbolize(p);
 	return p;
 }

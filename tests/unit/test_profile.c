@@ -6,23 +6,7 @@
 #include "core/profile.h"
 #include "core/session.h"
 #include "test.h"
-
-static int add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm,
-	       const uint64_t *user, uint32_t nr_user, const uint64_t *kernel, uint32_t nr_kernel,
-	       uint64_t count)
-{
-	struct profile_stack st = {
-		.pid = pid,
-		.tid = tid,
-		.comm = comm,
-		.user_addrs = user,
-		.nr_user = nr_user,
-		.kernel_addrs = kernel,
-		.nr_kernel = nr_kernel,
-	};
-
-	return profile__add_stack(p, &st, count);
-}
+#include "test_profiles.h"
 
 static void test_merge(void)
 {
@@ -33,12 +17,12 @@ static void test_merge(void)
 	const struct profile_sample *s;
 
 	CHECK(p != NULL);
-	CHECK_EQ_INT(add(p, 10, 10, "app", a, 3, NULL, 0, 5), 0);
-	CHECK_EQ_INT(add(p, 10, 10, "app", a, 3, NULL, 0, 7), 0);
-	CHECK_EQ_INT(add(p, 10, 11, "app", a, 3, NULL, 0, 1), 0);  /* other thread */
-	CHECK_EQ_INT(add(p, 10, 10, "app", b, 2, NULL, 0, 1), 0);  /* shorter stack */
-	CHECK_EQ_INT(add(p, 10, 10, "app", a, 3, k, 1, 2), 0);	   /* with kernel frames */
-	CHECK_EQ_INT(add(p, 10, 10, "app2", a, 3, NULL, 0, 1), 0); /* other comm */
+	CHECK_EQ_INT(add_stack(p, 10, 10, "app", a, 3, NULL, 0, 5), 0);
+	CHECK_EQ_INT(add_stack(p, 10, 10, "app", a, 3, NULL, 0, 7), 0);
+	CHECK_EQ_INT(add_stack(p, 10, 11, "app", a, 3, NULL, 0, 1), 0);	 /* other thread */
+	CHECK_EQ_INT(add_stack(p, 10, 10, "app", b, 2, NULL, 0, 1), 0);	 /* shorter stack */
+	CHECK_EQ_INT(add_stack(p, 10, 10, "app", a, 3, k, 1, 2), 0);	 /* with kernel frames */
+	CHECK_EQ_INT(add_stack(p, 10, 10, "app2", a, 3, NULL, 0, 1), 0); /* other comm */
 	CHECK_EQ_INT(profile__nr_samples(p), 5);
 	CHECK_EQ_INT(profile__total(p), 17);
 	s = profile__sample(p, 0);
@@ -60,10 +44,10 @@ static void test_address_spaces(void)
 	uint64_t a[] = { 0x1010 };
 
 	/* The same address in two processes is two locations; in the kernel, one. */
-	CHECK_EQ_INT(add(p, 1, 1, "x", a, 1, NULL, 0, 1), 0);
-	CHECK_EQ_INT(add(p, 2, 2, "x", a, 1, NULL, 0, 1), 0);
-	CHECK_EQ_INT(add(p, 1, 1, "x", NULL, 0, a, 1, 1), 0);
-	CHECK_EQ_INT(add(p, 2, 2, "x", NULL, 0, a, 1, 1), 0);
+	CHECK_EQ_INT(add_stack(p, 1, 1, "x", a, 1, NULL, 0, 1), 0);
+	CHECK_EQ_INT(add_stack(p, 2, 2, "x", a, 1, NULL, 0, 1), 0);
+	CHECK_EQ_INT(add_stack(p, 1, 1, "x", NULL, 0, a, 1, 1), 0);
+	CHECK_EQ_INT(add_stack(p, 2, 2, "x", NULL, 0, a, 1, 1), 0);
 	CHECK_EQ_INT(profile__nr_locations(p), 3);
 	CHECK_EQ_INT(profile__nr_samples(p), 4);
 	CHECK(profile__location(p, 2)->kernel);
@@ -76,8 +60,8 @@ static void test_comm(void)
 	struct profile *p = profile__new();
 	const char long_comm[16] = "0123456789abcdef"; /* no NUL, as BPF may give it */
 
-	CHECK_EQ_INT(add(p, 1, 1, long_comm, NULL, 0, NULL, 0, 1), 0);
-	CHECK_EQ_INT(add(p, 1, 1, NULL, NULL, 0, NULL, 0, 1), 0);
+	CHECK_EQ_INT(add_stack(p, 1, 1, long_comm, NULL, 0, NULL, 0, 1), 0);
+	CHECK_EQ_INT(add_stack(p, 1, 1, NULL, NULL, 0, NULL, 0, 1), 0);
 	CHECK_EQ_STR(profile__sample(p, 0)->comm, "0123456789abcde");
 	CHECK_EQ_STR(profile__sample(p, 1)->comm, "");
 	profile__free(p);
@@ -122,7 +106,7 @@ static void test_symbols_and_mappings(void)
 	CHECK_EQ_STR(profile__mapping(p, id1)->build_id, "ab");
 	CHECK(profile__mapping(p, id3)->build_id == NULL);
 
-	CHECK_EQ_INT(add(p, 1, 1, "x", a, 1, NULL, 0, 1), 0);
+	CHECK_EQ_INT(add_stack(p, 1, 1, "x", a, 1, NULL, 0, 1), 0);
 	CHECK_EQ_INT(profile__set_symbol(p, 0, id1, "ns::f()", "_ZN2ns1fEv", 0x10), 0);
 	CHECK_EQ_STR(profile__location(p, 0)->function, "ns::f()");
 	CHECK_EQ_STR(profile__location(p, 0)->system_name, "_ZN2ns1fEv");
@@ -187,12 +171,12 @@ static void test_many(void)
 	for (uint64_t i = 0; i < 5000 && !err; i++) {
 		uint64_t st[3] = { 0x1000 + i % 700, 0x2000 + i % 13, 0x3000 };
 
-		err = add(p, 1, 1, "x", st, 3, NULL, 0, 1);
+		err = add_stack(p, 1, 1, "x", st, 3, NULL, 0, 1);
 	}
 	for (uint64_t i = 0; i < 5000 && !err; i++) {
 		uint64_t st[3] = { 0x1000 + i % 700, 0x2000 + i % 13, 0x3000 };
 
-		err = add(p, 1, 1, "x", st, 3, NULL, 0, 1);
+		err = add_stack(p, 1, 1, "x", st, 3, NULL, 0, 1);
 	}
 	CHECK_EQ_INT(err, 0);
 	CHECK_EQ_INT(profile__nr_samples(p), 700 * 13 > 5000 ? 5000 : 700 * 13);
