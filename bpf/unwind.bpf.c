@@ -386,7 +386,7 @@ static __always_inline int vma_lookup(struct walk *w, __u64 pc, __u32 *exec_id, 
 {
 	struct vma_info *vi = &w->vma;
 	const struct unw_file *f;
-	__u64 off;
+	__u64 bias;
 
 	/*
 	 * The helper defers its mmap_lock release to an irq_work when called
@@ -403,13 +403,10 @@ static __always_inline int vma_lookup(struct walk *w, __u64 pc, __u32 *exec_id, 
 			return -1;
 	}
 	f = bpf_map_lookup_elem(&files, &vi->key);
-	if (!f)
-		return -1;
-	off = vi->pgoff * 4096 + (pc - vi->start);
-	if (off < f->seg_offset || off - f->seg_offset >= f->seg_filesz)
+	if (!f || unw_file__bias(f, vi->start, vi->pgoff * cfg.page_size, cfg.page_size, &bias))
 		return -1;
 	*exec_id = f->exec_id;
-	*rel = f->seg_vaddr + (off - f->seg_offset) - f->base;
+	*rel = pc - bias;
 	return 0;
 }
 
@@ -857,7 +854,6 @@ static __always_inline __u64 proc_add_vma(__u32 pid, __u64 addr)
 	struct unw_mapping m = {};
 	const struct unw_file *f;
 	struct unw_proc *p;
-	__u64 off;
 
 	if (bpf_find_vma(bpf_get_current_task_btf(), addr, vma_cb, &vi, 0) || !vi.found)
 		return 0;
@@ -866,14 +862,10 @@ static __always_inline __u64 proc_add_vma(__u32 pid, __u64 addr)
 	/* User space reads the mappings again: symbols, and tables of new files. */
 	event_send_now(UNW_EV_MAPPED, pid, addr);
 	f = bpf_map_lookup_elem(&files, &vi.key);
-	if (!f)
-		return vi.end;
-	off = vi.pgoff * 4096;
-	if (off < f->seg_offset || off - f->seg_offset >= f->seg_filesz)
+	if (!f || unw_file__bias(f, vi.start, vi.pgoff * cfg.page_size, cfg.page_size, &m.bias))
 		return vi.end;
 	m.start = vi.start;
 	m.end = vi.end;
-	m.bias = m.start - (f->seg_vaddr + (off - f->seg_offset)) + f->base;
 	m.exec_id = f->exec_id;
 	m.type = UNW_MAP_FILE;
 	p = bpf_map_lookup_elem(&procs, &pid);

@@ -94,6 +94,68 @@ UNW_INLINE long unw_proc__find_mapping(const struct unw_proc *p, __u64 pc)
 }
 
 /*
+ * Address translation, one definition for user space and BPF.
+ *
+ * The kernel (and ld.so) maps a segment from the page that holds its first
+ * byte, so a mapping's file offset can lie before the segment it was made
+ * for: lld, mold and rust-lld do not page-align code segments (segment at
+ * 0x13e80, mapping from 0x13000). Two segments may then share a page, and
+ * the mapping of the later one starts inside the earlier one's bytes: the
+ * segment of a mapping is the last one that starts in or after the page
+ * holding the mapping's first byte and still has bytes after it. A mapping
+ * that mprotect() split starts inside its segment, and is found the same
+ * way.
+ *
+ * Returns the index in segs[0, nr) of the segment of a mapping from file
+ * offset off, or -1. page is the kernel's page size (a power of two).
+ */
+UNW_INLINE long unw_segs__find(const struct unw_seg *segs, __u32 nr, __u64 off, __u64 page)
+{
+	long found = -1;
+	__u64 found_off = 0;
+
+	for (int i = 0; i < UNW_FILE_SEGS; i++) {
+		const struct unw_seg *s = &segs[i];
+
+		if ((__u32)i >= nr)
+			break;
+		if ((s->offset & ~(page - 1)) > off || off >= s->offset + s->filesz)
+			continue;
+		if (found < 0 || s->offset > found_off) {
+			found = i;
+			found_off = s->offset;
+		}
+	}
+	return found;
+}
+
+/*
+ * Table pc = pc - bias for the pcs of a mapping at start, from file offset
+ * off, of segment s, in a table whose pcs count from ELF address base. off
+ * may be below the segment's offset: the arithmetic wraps and comes out
+ * right, as the relation between addresses and offsets is the same for the
+ * whole mapping.
+ */
+UNW_INLINE __u64 unw_seg__bias(const struct unw_seg *s, __u64 start, __u64 off, __u64 base)
+{
+	return start - (s->vaddr + (off - s->offset)) + base;
+}
+
+/* The bias (see unw_seg__bias) of a mapping of file f; 0 when found, -1 otherwise. */
+UNW_INLINE int unw_file__bias(const struct unw_file *f, __u64 start, __u64 off, __u64 page,
+			      __u64 *bias)
+{
+	long i = unw_segs__find(f->segs, f->nr_segs, off, page);
+
+	if (i < 0)
+		return -1;
+	*bias = unw_seg__bias(&f->segs[i & (UNW_FILE_SEGS - 1)], start, off, f->base);
+	return 0;
+}
+
+_Static_assert((UNW_FILE_SEGS & (UNW_FILE_SEGS - 1)) == 0, "masked segment indexes");
+
+/*
  * Where the CFA of a frame comes from under row r (x86_64): returns the
  * address itself (*deref == 0) or the address to read it from, to which
  * unw_row__cfa_add(r) is added (*deref == 1). Returns 0 for a row the walker

@@ -156,13 +156,24 @@ struct unw_file_key {
 	__u32 pad;
 };
 
+/*
+ * An executable PT_LOAD segment of a file: where its bytes are in the file
+ * and at which ELF virtual address. A file has up to UNW_FILE_SEGS of them
+ * (BOLT-processed libraries have two); any beyond are not walked.
+ */
+struct unw_seg {
+	__u64 vaddr;
+	__u64 offset;
+	__u64 filesz;
+};
+
+#define UNW_FILE_SEGS 4
+
 struct unw_file {
 	__u32 exec_id;
-	__u32 pad;
-	__u64 base;	 /* the table's base ELF virtual address */
-	__u64 seg_vaddr; /* the executable PT_LOAD segment */
-	__u64 seg_offset;
-	__u64 seg_filesz;
+	__u32 nr_segs;
+	__u64 base; /* the table's base ELF virtual address */
+	struct unw_seg segs[UNW_FILE_SEGS];
 };
 
 /* Key of the count map: the in-kernel aggregation of samples. */
@@ -255,7 +266,8 @@ struct unw_config {
 	__u8 follow_children;
 	__u8 tail_calls;    /* walk in sample_tc/walk_tc: kernels without bpf_loop */
 	__u8 have_find_vma; /* bpf_find_vma exists (5.17+) */
-	__u8 pad[6];
+	__u8 pad[2];
+	__u32 page_size;	 /* of the kernel: the unit of a mapping's file offset */
 	__u64 event_interval_ns; /* per pid and event type */
 };
 
@@ -264,7 +276,8 @@ _Static_assert(sizeof(struct unw_exec) == 8 + 24 * UNW_CHUNKS_MAX, "unw_exec lay
 _Static_assert(sizeof(struct unw_mapping) == 32, "unw_mapping layout");
 _Static_assert(sizeof(struct unw_proc) == 8 + 32 * UNW_MAPS_MAX, "unw_proc layout");
 _Static_assert(sizeof(struct unw_file_key) == 16, "unw_file_key layout");
-_Static_assert(sizeof(struct unw_file) == 40, "unw_file layout");
+_Static_assert(sizeof(struct unw_seg) == 24, "unw_seg layout");
+_Static_assert(sizeof(struct unw_file) == 16 + 24 * UNW_FILE_SEGS, "unw_file layout");
 _Static_assert(sizeof(struct unw_count_key) == 24, "unw_count_key layout");
 _Static_assert(sizeof(struct unw_count) == 24, "unw_count layout");
 _Static_assert(sizeof(struct unw_ustack) == 8 + 8 * UNW_DEPTH_MAX, "unw_ustack layout");

@@ -358,20 +358,15 @@ static int session__upload_table(struct session *s, struct tables_entry *st)
 static void session__publish_file(struct session *s, struct tables_file *f)
 {
 	struct unw_file_key key = { .ino = f->inode, .dev = f->dev_major << 20 | f->dev_minor };
-	struct unw_file val = { .exec_id = f->table->exec_id, .base = f->table->table->base };
+	struct unw_file val = {
+		.exec_id = f->table->exec_id,
+		.nr_segs = f->nr_exec_segs,
+		.base = f->table->table->base,
+	};
 
-	if (f->published || !f->inode)
+	if (f->published || !f->inode || !f->nr_exec_segs)
 		return;
-	for (size_t i = 0; i < f->nr_segs; i++) {
-		if (!(f->segs[i].flags & 1 /* PF_X */))
-			continue;
-		val.seg_vaddr = f->segs[i].vaddr;
-		val.seg_offset = f->segs[i].offset;
-		val.seg_filesz = f->segs[i].filesz;
-		break;
-	}
-	if (!val.seg_filesz)
-		return;
+	memcpy(val.segs, f->exec_segs, sizeof(val.segs));
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.files), &key, &val, BPF_ANY) == 0)
 		f->published = true;
 }
@@ -616,6 +611,7 @@ static void session__size_maps(struct session *s)
 	k->rodata->cfg.fp_only = s->opts.fp_only;
 	k->rodata->cfg.kernel_stacks = s->opts.kernel_stacks;
 	k->rodata->cfg.follow_children = s->opts.follow_children;
+	k->rodata->cfg.page_size = sysconf(_SC_PAGESIZE);
 	/* Short: a process that just exec'd maps its libraries within milliseconds. */
 	k->rodata->cfg.event_interval_ns = 5000000ULL;
 	pr_info("unwind rows: %zu shards of %u rows (%zu MiB)", s->nr_shards, UNW_SHARD_ROWS,

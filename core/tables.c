@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Unwind tables of mapped files: each file opened once, each table built once per key. */
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpf/unwind_step.h"
 #include "debuginfo.h"
 #include "log.h"
 #include "procfs.h"
@@ -247,6 +249,37 @@ static struct tables_file *tables__add_file(struct tables *ts, const struct proc
 	return f;
 }
 
+static uint64_t page_size(void)
+{
+	static uint64_t page;
+
+	if (!page)
+		page = (uint64_t)sysconf(_SC_PAGESIZE);
+	return page;
+}
+
+/* The executable segments of f, the ones a mapping of code can be made for. */
+static void tables_file__exec_segs(struct tables_file *f, const char *path)
+{
+	f->nr_exec_segs = 0;
+	for (size_t i = 0; i < f->nr_segs; i++) {
+		const struct elf_load_segment *sg = &f->segs[i];
+
+		if (!(sg->flags & PF_X) || !sg->filesz)
+			continue;
+		if (f->nr_exec_segs == UNW_FILE_SEGS) {
+			pr_debug("%s: more than %d executable segments: frame pointers in the rest",
+				 path, UNW_FILE_SEGS);
+			return;
+		}
+		f->exec_segs[f->nr_exec_segs++] = (struct unw_seg){
+			.vaddr = sg->vaddr,
+			.offset = sg->offset,
+			.filesz = sg->filesz,
+		};
+	}
+}
+
 /*
  * The segments and the table of f from ef, which is freed; debug files are
  * looked up inside the root of pid. Returns f, NULL on allocation failure.
@@ -255,6 +288,7 @@ static struct tables_file *tables__load_file(struct tables *ts, struct tables_fi
 					     struct elf_file *ef, pid_t pid, const char *path)
 {
 	f->nr_segs = elf_file__load_segments(ef, f->segs, TABLES_MAX_SEGS);
+	tables_file__exec_segs(f, path);
 	if (!ts->opts.no_tables)
 		f->table = tables__build(ts, ef, pid, path);
 	elf_file__free(ef);
@@ -328,17 +362,10 @@ struct tables_file *tables__get_mapping(struct tables *ts, const struct procmap 
 bool tables_file__bias(const struct tables_file *f, const struct procmap *m, uint64_t base,
 		       uint64_t *bias)
 {
-	for (size_t i = 0; i < f->nr_segs; i++) {
-		const struct elf_load_segment *sg = &f->segs[i];
+	long i = unw_segs__find(f->exec_segs, f->nr_exec_segs, m->offset, page_size());
 
-		if (!(sg->flags & 1 /* PF_X */))
-			continue;
-		if (m->offset >= sg->offset && m->offset - sg->offset < sg->filesz) {
-			uint64_t vaddr = sg->vaddr + (m->offset - sg->offset);
-
-			*bias = m->start - vaddr + base;
-			return true;
-		}
-	}
-	return false;
+	if (i < 0)
+		return false;
+	*bias = unw_seg__bias(&f->exec_segs[i], m->start, m->offset, base);
+	return true;
 }

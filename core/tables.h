@@ -56,6 +56,9 @@ struct tables_file {
 	struct tables_entry *table; /* NULL: not readable as ELF, or no_tables */
 	struct elf_load_segment segs[TABLES_MAX_SEGS];
 	size_t nr_segs;
+	/* Its executable segments, as BPF's file map holds them (one translation for both). */
+	struct unw_seg exec_segs[UNW_FILE_SEGS];
+	uint32_t nr_exec_segs;
 	bool published; /* the caller's: record's file map entry is written */
 };
 
@@ -108,7 +111,8 @@ size_t tables__key(const struct elf_file *ef, uint8_t *key, size_t *build_id_len
 
 /*
  * Table pc = pc - *bias for the pcs of mapping m of file f whose table has
- * base address base. Returns false when no executable segment maps m.
+ * base address base (unw_file__bias() of bpf/unwind_step.h, which BPF runs
+ * too). Returns false when no executable segment maps m.
  */
 bool tables_file__bias(const struct tables_file *f, const struct procmap *m, uint64_t base,
 		       uint64_t *bias);
