@@ -18,6 +18,7 @@
 #include "debuginfo.h"
 #include "demangle.h"
 #include "elf.h"
+#include "gopclntab.h"
 #include "log.h"
 #include "procfs.h"
 #include "procmaps.h"
@@ -130,9 +131,11 @@ static size_t leading_underscores(const char *s)
 }
 
 /*
- * Among aliases at one address the name people know wins: global before
- * weak before local, then fewer leading underscores ("malloc" over
- * "__libc_malloc"), then the shorter, then bytewise, so the choice is stable.
+ * Among aliases at one address the name people know wins: a function with
+ * a size before a marker without one (Go's runtime.text on its first
+ * function, as perf prefers too), global before weak before local, then
+ * fewer leading underscores ("malloc" over "__libc_malloc"), then the
+ * shorter, then bytewise, so the choice is stable.
  */
 static int sym_cmp(const void *pa, const void *pb)
 {
@@ -143,6 +146,8 @@ static int sym_cmp(const void *pa, const void *pb)
 		return a->addr < b->addr ? -1 : 1;
 	if (a->label != b->label)
 		return a->label ? 1 : -1;
+	if (!a->size != !b->size)
+		return a->size ? -1 : 1;
 	if (bind_rank(a->bind) != bind_rank(b->bind))
 		return bind_rank(a->bind) - bind_rank(b->bind);
 	ua = leading_underscores(a->name);
@@ -182,6 +187,21 @@ static bool sym_wanted(const struct symfile *sf, const Elf64_Sym *es, const char
 	       in_code(sf, es->st_value);
 }
 
+/* Room for one more symbol at the end of sf->syms; NULL when out of memory. */
+static struct sym *syms_push(struct symfile *sf, size_t *cap)
+{
+	if (sf->nr_syms == *cap) {
+		size_t new_cap = *cap ? *cap * 2 : 256;
+		struct sym *syms = reallocarray(sf->syms, new_cap, sizeof(*syms));
+
+		if (!syms)
+			return NULL;
+		sf->syms = syms;
+		*cap = new_cap;
+	}
+	return &sf->syms[sf->nr_syms++];
+}
+
 /* Appends the function symbols of section symtab (names in strtab) of ef. */
 static int syms_add_table(struct symfile *sf, const struct elf_file *ef, const char *symtab,
 			  const char *strtab, size_t *cap)
@@ -202,16 +222,9 @@ static int syms_add_table(struct symfile *sf, const struct elf_file *ef, const c
 			continue; /* a name past its table: skip, do not read beyond */
 		if (!sym_wanted(sf, &es, (const char *)st.data + es.st_name))
 			continue;
-		if (sf->nr_syms == *cap) {
-			size_t new_cap = *cap ? *cap * 2 : 256;
-			struct sym *syms = reallocarray(sf->syms, new_cap, sizeof(*syms));
-
-			if (!syms)
-				return -ENOMEM;
-			sf->syms = syms;
-			*cap = new_cap;
-		}
-		s = &sf->syms[sf->nr_syms++];
+		s = syms_push(sf, cap);
+		if (!s)
+			return -ENOMEM;
 		s->addr = es.st_value;
 		s->size = es.st_size;
 		s->name = (const char *)st.data + es.st_name;
@@ -251,10 +264,68 @@ static void syms_unique(struct symfile *sf)
 	sf->nr_syms = out;
 }
 
+/* Whether one of the first n symbols of sf (sorted, unique) starts at addr or, sized, holds it. */
+static bool syms_cover(const struct symfile *sf, size_t n, uint64_t addr)
+{
+	const struct sym *s;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sf->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	s = &sf->syms[lo - 1];
+	return s->addr == addr || (s->size && addr - s->addr < s->size);
+}
+
+/*
+ * Go binaries keep a function table for the runtime even when built without
+ * ELF symbols (-ldflags='-s -w', Debian's Go tools): its functions name what
+ * the ELF symbols, sorted before, leave uncovered, so .symtab wins where both
+ * name an address. A malformed table is skipped (gopclntab.c says why at
+ * debug level): the ELF symbols are still there.
+ */
+static int syms_add_gopclntab(struct symfile *sf, size_t *cap)
+{
+	struct gopclntab *t = gopclntab__open_elf(sf->elf);
+	size_t n = sf->nr_syms;
+	int err = 0;
+
+	if (!t)
+		return 0;
+	for (size_t i = 0; i < gopclntab__count(t); i++) {
+		struct gopclntab_func f;
+		struct sym *s;
+
+		/* A function of size 0 names no address. */
+		if (gopclntab__func(t, i, &f) || f.end <= f.entry || syms_cover(sf, n, f.entry))
+			continue;
+		s = syms_push(sf, cap);
+		if (!s) {
+			err = -ENOMEM;
+			break;
+		}
+		s->addr = f.entry;
+		s->size = f.end - f.entry;
+		s->name = f.name;
+		s->bind = STB_GLOBAL;
+		s->label = false;
+	}
+	pr_debug("%s: %zu functions from the Go function table", sf->path, sf->nr_syms - n);
+	gopclntab__free(t);
+	return err;
+}
+
 /* Reads the symbols on first use: most lookups touch few files. */
 static int symfile__load(struct symfile *sf)
 {
-	size_t cap = 0;
+	size_t cap = 0, nr_elf = 0;
 	int err = 0;
 
 	if (sf->loaded)
@@ -266,13 +337,19 @@ static int symfile__load(struct symfile *sf)
 		err = syms_add_table(sf, sf->elf, ".symtab", ".strtab", &cap);
 	if (!err)
 		err = syms_add_table(sf, sf->elf, ".dynsym", ".dynstr", &cap);
+	if (!err) {
+		syms_unique(sf);
+		nr_elf = sf->nr_syms;
+		err = syms_add_gopclntab(sf, &cap);
+	}
 	if (err) {
 		free(sf->syms);
 		sf->syms = NULL;
 		sf->nr_syms = 0;
 		return err;
 	}
-	syms_unique(sf);
+	if (sf->nr_syms != nr_elf)
+		syms_unique(sf);
 	pr_debug("%s: %zu function symbols", sf->path, sf->nr_syms);
 	return 0;
 }

@@ -7,8 +7,9 @@
  * /proc/PID/map_files/START-END), so a process that exits before the end of
  * the run is still symbolized. Files are shared by build ID (or device and
  * inode); their symbols come from .symtab and .dynsym of the file and of its
- * separate debug file (core/debuginfo.h), read on the first lookup, sorted,
- * and searched by address. The [vdso] is read from unwprof's own, which is
+ * separate debug file (core/debuginfo.h), and for Go binaries from the
+ * function table in .gopclntab (core/gopclntab.h), which stripped ones keep;
+ * read on the first lookup, sorted, and searched by address. The [vdso] is read from unwprof's own, which is
  * the same kernel image in every process. Anonymous executable memory (JIT
  * code) is named from the runtime's /tmp/perf-PID.map when it wrote one.
  *

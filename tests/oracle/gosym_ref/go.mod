@@ -1,0 +1,3 @@
+module unwprof/gosym_ref
+
+go 1.18

@@ -1,0 +1,3 @@
+module unwprof/gosyms
+
+go 1.18

@@ -1,0 +1,772 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The Go pclntab reader on tables built here byte by byte, one per format
+ * (Go 1.2, 1.16, 1.18, 1.20), both byte orders and both pointer sizes:
+ * lookups at each function's entry, middle and last byte and outside the
+ * table; malformed tables (every truncation, bad header, huge counts,
+ * offsets out of bounds, unsorted or inconsistent entries) that must fail
+ * cleanly; finding the table in ELF files (.gopclntab, the PIE section name,
+ * inside .data.rel.ro, the text start when the header's is 0); and the
+ * symbolizer taking Go's functions where the ELF symbols leave a gap.
+ *
+ * Each table is copied into a buffer of exactly its size, so that under
+ * ASan a read past its end is caught.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "core/common.h"
+#include "core/elf.h"
+#include "core/gopclntab.h"
+#include "core/profile.h"
+#include "core/symbolize.h"
+#include "test.h"
+
+#define TEXT 0x401000ULL
+#define END_OFF 0x180 /* the end of the last function, from TEXT */
+#define MAX_FUNCS 4
+#define RECORD_FIELDS 9 /* nameoff, then the 4-byte fields of a _func we do not read */
+
+struct func_spec {
+	uint32_t off; /* from TEXT */
+	const char *name;
+};
+
+static const struct func_spec three[] = {
+	{ 0x000, "main.alpha" },
+	{ 0x040, "main.(*T).beta" },
+	{ 0x100, "runtime.gamma.func1" },
+};
+
+struct spec {
+	enum gopclntab_version version;
+	bool big_endian;
+	size_t ptr_size;
+	uint64_t header_text; /* 1.18+: the header's text start */
+	const struct func_spec *funcs;
+	size_t nfunc;
+};
+
+/* A built table and where its parts landed, for the malformed variants. */
+struct table {
+	uint8_t d[4096];
+	size_t size;
+	size_t field;	 /* functab field size */
+	size_t functab;	 /* its offset */
+	size_t funcdata; /* base of funcoff */
+	size_t names;	 /* base of nameoff */
+	size_t record[MAX_FUNCS];
+	size_t name[MAX_FUNCS];
+	size_t names_at; /* where the names are written */
+	size_t names_end;
+};
+
+static const uint32_t magics[] = {
+	[GOPCLNTAB_12] = 0xfffffffb,
+	[GOPCLNTAB_116] = 0xfffffffa,
+	[GOPCLNTAB_118] = 0xfffffff0,
+	[GOPCLNTAB_120] = 0xfffffff1,
+};
+
+static bool relative(enum gopclntab_version v)
+{
+	return v >= GOPCLNTAB_118;
+}
+
+static size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+static void put_uint(struct table *t, const struct spec *s, size_t off, uint64_t v, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		t->d[off + i] = (uint8_t)(v >> (8 * (s->big_endian ? len - 1 - i : i)));
+}
+
+static void put_word(struct table *t, const struct spec *s, size_t idx, uint64_t v)
+{
+	put_uint(t, s, 8 + idx * s->ptr_size, v, s->ptr_size);
+}
+
+static uint64_t raw_entry(const struct spec *s, uint32_t off)
+{
+	return relative(s->version) ? off : TEXT + off;
+}
+
+static size_t record_size(const struct table *t)
+{
+	return align8(t->field + 4 * RECORD_FIELDS);
+}
+
+static size_t names_size(const struct spec *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nfunc; i++)
+		n += strlen(s->funcs[i].name) + 1;
+	return n;
+}
+
+/*
+ * Go 1.2: header, nfunc, functab, filetab offset, records, names; both
+ * offsets from the header. 1.16+: header words, the names, then the
+ * functab and its records, their offsets from the start of each.
+ */
+static void layout(struct table *t, const struct spec *s)
+{
+	size_t words = s->version == GOPCLNTAB_12 ? 1 : relative(s->version) ? 8 : 7;
+	size_t n = s->nfunc, rec;
+
+	t->field = relative(s->version) ? 4 : s->ptr_size;
+	if (s->version == GOPCLNTAB_12) {
+		t->functab = 8 + s->ptr_size;
+		t->funcdata = t->names = 0;
+		rec = align8(t->functab + (2 * n + 1) * t->field + 4);
+		t->names_at = rec + n * record_size(t);
+	} else {
+		t->names = t->names_at = align8(8 + words * s->ptr_size);
+		t->functab = t->funcdata = align8(t->names + names_size(s));
+		rec = align8(t->functab + (2 * n + 1) * t->field);
+	}
+	for (size_t i = 0; i < n; i++)
+		t->record[i] = rec + i * record_size(t);
+	t->size = rec + n * record_size(t);
+	if (s->version == GOPCLNTAB_12)
+		t->size += names_size(s);
+}
+
+static void write_header(struct table *t, const struct spec *s)
+{
+	put_uint(t, s, 0, magics[s->version], 4);
+	t->d[6] = 1;
+	t->d[7] = (uint8_t)s->ptr_size;
+	put_word(t, s, 0, s->nfunc);
+	if (s->version == GOPCLNTAB_116) {
+		put_word(t, s, 2, t->names);
+		for (size_t w = 3; w <= 6; w++)
+			put_word(t, s, w, t->funcdata); /* cu, file and pc tables: empty */
+	} else if (relative(s->version)) {
+		put_word(t, s, 2, s->header_text);
+		put_word(t, s, 3, t->names);
+		for (size_t w = 4; w <= 7; w++)
+			put_word(t, s, w, t->funcdata);
+	}
+}
+
+static void build(struct table *t, const struct spec *s)
+{
+	size_t at;
+
+	memset(t, 0, sizeof(*t));
+	layout(t, s);
+	write_header(t, s);
+	at = t->names_at;
+	for (size_t i = 0; i < s->nfunc; i++) {
+		size_t len = strlen(s->funcs[i].name) + 1;
+		uint64_t entry = raw_entry(s, s->funcs[i].off);
+
+		t->name[i] = at;
+		memcpy(t->d + at, s->funcs[i].name, len);
+		at += len;
+		put_uint(t, s, t->functab + 2 * i * t->field, entry, t->field);
+		put_uint(t, s, t->functab + (2 * i + 1) * t->field, t->record[i] - t->funcdata,
+			 t->field);
+		put_uint(t, s, t->record[i], entry, t->field);
+		put_uint(t, s, t->record[i] + t->field, t->name[i] - t->names, 4);
+	}
+	put_uint(t, s, t->functab + 2 * s->nfunc * t->field, raw_entry(s, END_OFF), t->field);
+	t->names_end = at;
+}
+
+/* The first len bytes of t in a buffer of exactly that size, opened. */
+static struct gopclntab *open_prefix(const struct table *t, size_t len, const uint64_t *text,
+				     uint8_t **copy)
+{
+	*copy = malloc(len ? len : 1);
+	if (!*copy)
+		return NULL;
+	memcpy(*copy, t->d, len);
+	return gopclntab__new(*copy, len, text, "test");
+}
+
+static struct gopclntab *open_table(const struct table *t, uint8_t **copy)
+{
+	return open_prefix(t, t->size, NULL, copy);
+}
+
+static void check_func(const struct gopclntab *t, uint64_t pc, const char *name, uint64_t entry,
+		       uint64_t end)
+{
+	struct gopclntab_func f = { 0 };
+
+	CHECK_EQ_INT(gopclntab__lookup(t, pc, &f), 0);
+	CHECK_EQ_STR(f.name, name);
+	CHECK_EQ_INT(f.entry, entry);
+	CHECK_EQ_INT(f.end, end);
+}
+
+static void check_none(const struct gopclntab *t, uint64_t pc)
+{
+	struct gopclntab_func f;
+
+	CHECK_EQ_INT(gopclntab__lookup(t, pc, &f), -ENOENT);
+}
+
+/* The three functions at TEXT: entry, middle, last byte; nothing outside. */
+static void check_three(const struct gopclntab *t)
+{
+	struct gopclntab_func f;
+
+	CHECK_EQ_INT(gopclntab__count(t), 3);
+	for (size_t i = 0; i < 3; i++) {
+		uint64_t entry = TEXT + three[i].off;
+		uint64_t end = TEXT + (i + 1 < 3 ? three[i + 1].off : END_OFF);
+
+		CHECK_EQ_INT(gopclntab__func(t, i, &f), 0);
+		CHECK_EQ_STR(f.name, three[i].name);
+		CHECK_EQ_INT(f.entry, entry);
+		CHECK_EQ_INT(f.end, end);
+		check_func(t, entry, three[i].name, entry, end);
+		check_func(t, entry + (end - entry) / 2, three[i].name, entry, end);
+		check_func(t, end - 1, three[i].name, entry, end);
+	}
+	CHECK_EQ_INT(gopclntab__func(t, 3, &f), -ERANGE);
+	check_none(t, TEXT - 1);
+	check_none(t, TEXT + END_OFF);
+	check_none(t, 0);
+	check_none(t, UINT64_MAX);
+}
+
+/* The formats tried everywhere; the tests that need one take these three. */
+enum { GO12 = 0, GO116 = 3, GO118 = 5 };
+
+static const struct spec formats[] = {
+	{ GOPCLNTAB_12, false, 8, 0, three, 3 },     /* GO12 */
+	{ GOPCLNTAB_12, false, 4, 0, three, 3 },     /* 32-bit */
+	{ GOPCLNTAB_12, true, 8, 0, three, 3 },	     /* big-endian */
+	{ GOPCLNTAB_116, false, 8, 0, three, 3 },    /* GO116 */
+	{ GOPCLNTAB_116, true, 4, 0, three, 3 },     /* big-endian 32-bit */
+	{ GOPCLNTAB_118, false, 8, TEXT, three, 3 }, /* GO118 */
+	{ GOPCLNTAB_118, true, 8, TEXT, three, 3 },  /* big-endian */
+	{ GOPCLNTAB_118, false, 4, TEXT, three, 3 }, /* 32-bit */
+	{ GOPCLNTAB_120, false, 8, TEXT, three, 3 }, /* laid out as 1.18 */
+	{ GOPCLNTAB_120, true, 4, TEXT, three, 3 },  /* big-endian 32-bit */
+};
+
+static void test_formats(void)
+{
+	static struct table t;
+
+	for (size_t i = 0; i < ARRAY_SIZE(formats); i++) {
+		const struct spec *s = &formats[i];
+		struct gopclntab *g;
+		uint8_t *copy;
+
+		build(&t, s);
+		g = open_table(&t, &copy);
+		CHECK(g != NULL);
+		if (g) {
+			CHECK_EQ_INT(gopclntab__version(g), s->version);
+			CHECK_EQ_INT(gopclntab__text_start(g), relative(s->version) ? TEXT : 0);
+			check_three(g);
+		}
+		gopclntab__free(g);
+		free(copy);
+	}
+}
+
+/* 1.18+ entries are offsets: from the header's text start unless told another. */
+static void test_text_start(void)
+{
+	static struct table t;
+	struct spec s = formats[GO118];
+	uint64_t text = TEXT;
+	struct gopclntab *g;
+	uint8_t *copy;
+
+	s.header_text = 0;
+	build(&t, &s);
+	g = open_table(&t, &copy);
+	CHECK(g != NULL);
+	if (g)
+		check_func(g, 0x50, "main.(*T).beta", 0x40, 0x100);
+	gopclntab__free(g);
+	free(copy);
+	g = open_prefix(&t, t.size, &text, &copy);
+	CHECK(g != NULL);
+	if (g)
+		check_three(g);
+	gopclntab__free(g);
+	free(copy);
+
+	/* Before 1.18 entries are addresses: a text start changes nothing. */
+	build(&t, &formats[GO116]);
+	text = 0x999000;
+	g = open_prefix(&t, t.size, &text, &copy);
+	CHECK(g != NULL);
+	if (g)
+		check_three(g);
+	gopclntab__free(g);
+	free(copy);
+}
+
+/* A table with no functions opens, and names nothing. */
+static void test_empty(void)
+{
+	static struct table t;
+	struct spec s = formats[GO118];
+	struct gopclntab *g;
+	uint8_t *copy;
+
+	s.nfunc = 0;
+	build(&t, &s);
+	g = open_table(&t, &copy);
+	CHECK(g != NULL);
+	if (g) {
+		CHECK_EQ_INT(gopclntab__count(g), 0);
+		check_none(g, TEXT);
+	}
+	gopclntab__free(g);
+	free(copy);
+}
+
+/* Opening t must fail with errno err. */
+static void expect_fail(const struct table *t, const uint64_t *text, int err, const char *what)
+{
+	uint8_t *copy;
+	struct gopclntab *g = open_prefix(t, t->size, text, &copy);
+
+	CHECK(g == NULL);
+	if (g)
+		fprintf(stderr, "  %s: opened\n", what);
+	else if (errno != err)
+		fprintf(stderr, "  %s: errno %d\n", what, errno);
+	CHECK_EQ_INT(errno, err);
+	gopclntab__free(g);
+	free(copy);
+}
+
+/*
+ * Every prefix of the table: shorter than what the last function needs
+ * (its record's entry and name offset, every name) it must fail, longer it
+ * must read the same functions.
+ */
+static void check_truncations(const struct spec *s)
+{
+	static struct table t;
+	size_t needed;
+
+	build(&t, s);
+	needed = t.record[s->nfunc - 1] + t.field + 4;
+	if (t.names_end > needed)
+		needed = t.names_end;
+	for (size_t len = 0; len < t.size; len++) {
+		uint8_t *copy;
+		struct gopclntab *g = open_prefix(&t, len, NULL, &copy);
+
+		CHECK_EQ_INT(g != NULL, len >= needed);
+		if (!g && len >= needed)
+			fprintf(stderr, "  version %d: prefix of %zu bytes refused\n", s->version,
+				len);
+		if (g)
+			check_three(g);
+		gopclntab__free(g);
+		free(copy);
+	}
+}
+
+static void test_truncated(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(formats); i++)
+		check_truncations(&formats[i]);
+}
+
+static void test_bad_header(void)
+{
+	static struct table t;
+	const struct spec *s = &formats[GO118];
+
+	build(&t, s);
+	t.d[0] = 0x00; /* flipping its low bit would make 1.18's into 1.20's */
+	expect_fail(&t, NULL, ENOTSUP, "magic");
+	build(&t, s);
+	t.d[5] = 1;
+	expect_fail(&t, NULL, EINVAL, "padding");
+	build(&t, s);
+	t.d[6] = 3;
+	expect_fail(&t, NULL, EINVAL, "quantum");
+	build(&t, s);
+	t.d[7] = 5;
+	expect_fail(&t, NULL, EINVAL, "pointer size");
+}
+
+/* Counts beyond the data are refused before anything is read or allocated for them. */
+static void test_huge_count(void)
+{
+	static const uint64_t counts[] = { 4, 1ULL << 31, 0xffffffffULL, 1ULL << 62, UINT64_MAX };
+	static struct table t;
+
+	for (size_t f = 0; f < ARRAY_SIZE(formats); f++) {
+		const struct spec *s = &formats[f];
+
+		for (size_t i = 0; i < ARRAY_SIZE(counts); i++) {
+			if (s->ptr_size == 4 && counts[i] > UINT32_MAX)
+				continue;
+			build(&t, s);
+			put_word(&t, s, 0, counts[i]);
+			expect_fail(&t, NULL, EINVAL, "nfunc");
+		}
+	}
+}
+
+static void test_offsets_out_of_bounds(void)
+{
+	static struct table t;
+	const struct spec *s = &formats[GO118];
+
+	build(&t, s);
+	put_word(&t, s, 3, t.size + 1);
+	expect_fail(&t, NULL, EINVAL, "name table offset");
+	build(&t, s);
+	put_word(&t, s, 7, t.size);
+	expect_fail(&t, NULL, EINVAL, "pcln offset at the end");
+	build(&t, s);
+	put_word(&t, s, 7, UINT64_MAX);
+	expect_fail(&t, NULL, EINVAL, "pcln offset");
+	build(&t, s);
+	put_uint(&t, s, t.functab + 3 * t.field, 0xfffffff0, t.field);
+	expect_fail(&t, NULL, EINVAL, "funcoff");
+	build(&t, s);
+	put_uint(&t, s, t.functab + 3 * t.field, t.size - t.funcdata - 4, t.field);
+	expect_fail(&t, NULL, EINVAL, "funcoff near the end");
+	build(&t, s);
+	put_uint(&t, s, t.record[1] + t.field, 0x7fffffff, 4);
+	expect_fail(&t, NULL, EINVAL, "nameoff");
+	build(&t, s);
+	put_uint(&t, s, t.record[1] + t.field, 0xffffffff, 4);
+	expect_fail(&t, NULL, EINVAL, "negative nameoff");
+}
+
+static void test_inconsistent(void)
+{
+	static const struct func_spec unsorted[] = {
+		{ 0x000, "main.alpha" },
+		{ 0x100, "runtime.gamma.func1" },
+		{ 0x040, "main.(*T).beta" },
+	};
+	static struct table t;
+	struct spec s = formats[GO118];
+	uint64_t text = UINT64_MAX - 0x100;
+
+	s.funcs = unsorted;
+	build(&t, &s);
+	expect_fail(&t, NULL, EINVAL, "unsorted");
+	s.funcs = three;
+	build(&t, &s);
+	put_uint(&t, &s, t.record[2], 0x104, t.field);
+	expect_fail(&t, NULL, EINVAL, "record entry");
+	build(&t, &s);
+	t.d[t.name[1]] = 0;
+	expect_fail(&t, NULL, EINVAL, "empty name");
+	build(&t, &s);
+	expect_fail(&t, &text, EINVAL, "text start overflow");
+
+	/* Go 1.2 keeps its names last: the last one loses its NUL. */
+	build(&t, &formats[GO12]);
+	t.d[t.size - 1] = 'x';
+	expect_fail(&t, NULL, EINVAL, "unterminated name");
+}
+
+/* ELF files: a minimal ELF64 with the given sections, no program headers. */
+
+struct elf_sec {
+	const char *name;
+	uint32_t type;
+	uint64_t flags;
+	uint64_t addr;
+	const void *data;
+	size_t size;
+	uint32_t link;
+	size_t entsize;
+};
+
+#define ELF_MAX 16384
+#define ELF_SECS 8
+
+static size_t build_elf(uint8_t *buf, const struct elf_sec *secs, size_t n)
+{
+	Elf64_Shdr sh[ELF_SECS + 2] = { 0 };
+	Elf64_Ehdr eh = { 0 };
+	char shstr[256] = "";
+	size_t at = sizeof(eh), nstr = 1;
+
+	memset(buf, 0, ELF_MAX);
+	for (size_t i = 0; i < n; i++) {
+		at = align8(at);
+		memcpy(buf + at, secs[i].data, secs[i].size);
+		sh[i + 1] = (Elf64_Shdr){ .sh_name = nstr,
+					  .sh_type = secs[i].type,
+					  .sh_flags = secs[i].flags,
+					  .sh_addr = secs[i].addr,
+					  .sh_offset = at,
+					  .sh_size = secs[i].size,
+					  .sh_link = secs[i].link,
+					  .sh_addralign = 8,
+					  .sh_entsize = secs[i].entsize };
+		strcpy(shstr + nstr, secs[i].name);
+		nstr += strlen(secs[i].name) + 1;
+		at += secs[i].size;
+	}
+	sh[n + 1] = (Elf64_Shdr){ .sh_name = nstr, .sh_type = SHT_STRTAB, .sh_offset = at };
+	strcpy(shstr + nstr, ".shstrtab");
+	nstr += strlen(".shstrtab") + 1;
+	sh[n + 1].sh_size = nstr;
+	memcpy(buf + at, shstr, nstr);
+	at = align8(at + nstr);
+	memcpy(buf + at, sh, (n + 2) * sizeof(sh[0]));
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_EXEC;
+	eh.e_machine = EM_X86_64;
+	eh.e_version = EV_CURRENT;
+	eh.e_shoff = at;
+	eh.e_ehsize = sizeof(eh);
+	eh.e_shentsize = sizeof(Elf64_Shdr);
+	eh.e_shnum = n + 2;
+	eh.e_shstrndx = n + 1;
+	memcpy(buf, &eh, sizeof(eh));
+	return at + (n + 2) * sizeof(sh[0]);
+}
+
+static const uint8_t code[0x300];
+
+static struct elf_sec text_sec(uint64_t addr, size_t size)
+{
+	return (struct elf_sec){ .name = ".text",
+				 .type = SHT_PROGBITS,
+				 .flags = SHF_ALLOC | SHF_EXECINSTR,
+				 .addr = addr,
+				 .data = code,
+				 .size = size };
+}
+
+static struct elf_sec data_sec(const char *name, const void *data, size_t size)
+{
+	return (struct elf_sec){ .name = name,
+				 .type = SHT_PROGBITS,
+				 .flags = SHF_ALLOC,
+				 .addr = 0x600000,
+				 .data = data,
+				 .size = size };
+}
+
+/*
+ * Opens the ELF file of secs and its Go table: NULL when there is none;
+ * else the text start it took is checked.
+ */
+static bool elf_table(const struct elf_sec *secs, size_t n, uint64_t text_start)
+{
+	static uint8_t buf[ELF_MAX];
+	size_t size = build_elf(buf, secs, n);
+	struct elf_file *ef = elf_file__open_mem(buf, size, "go.elf");
+	struct gopclntab *g;
+
+	CHECK(ef != NULL);
+	if (!ef)
+		return false;
+	g = gopclntab__open_elf(ef);
+	if (g) {
+		CHECK_EQ_INT(gopclntab__text_start(g), text_start);
+		check_three(g);
+	} else {
+		CHECK_EQ_INT(errno, ENOENT);
+	}
+	gopclntab__free(g);
+	elf_file__free(ef);
+	return g != NULL;
+}
+
+static void test_elf_sections(void)
+{
+	static struct table t;
+	static uint8_t relro[2048];
+	struct spec s = formats[GO118];
+	uint8_t note[4] = { 0 };
+
+	build(&t, &s);
+	CHECK(elf_table((struct elf_sec[]){ text_sec(TEXT, 0x200),
+					    data_sec(".gopclntab", t.d, t.size) },
+			2, TEXT));
+	CHECK(elf_table((struct elf_sec[]){ text_sec(TEXT, 0x200),
+					    data_sec(".data.rel.ro.gopclntab", t.d, t.size) },
+			2, TEXT));
+	/* No .text, or functions outside it: not used. */
+	CHECK(!elf_table((struct elf_sec[]){ data_sec(".gopclntab", t.d, t.size) }, 1, 0));
+	CHECK(!elf_table((struct elf_sec[]){ text_sec(TEXT, 0x17f),
+					     data_sec(".gopclntab", t.d, t.size) },
+			 2, 0));
+	build(&t, &formats[GO116]);
+	CHECK(!elf_table((struct elf_sec[]){ text_sec(0x500000, 0x200),
+					     data_sec(".gopclntab", t.d, t.size) },
+			 2, 0));
+	build(&t, &s);
+	/* Merged into .data.rel.ro by an external linker, in a Go file only. */
+	memcpy(relro + 0x28, t.d, t.size);
+	CHECK(elf_table((struct elf_sec[]){ text_sec(TEXT, 0x200),
+					    data_sec(".data.rel.ro", relro, 0x28 + t.size),
+					    data_sec(".go.buildinfo", note, sizeof(note)) },
+			3, TEXT));
+	CHECK(elf_table((struct elf_sec[]){ text_sec(TEXT, 0x200),
+					    data_sec(".data.rel.ro", relro, 0x28 + t.size),
+					    data_sec(".note.go.buildid", note, sizeof(note)) },
+			3, TEXT));
+	CHECK(!elf_table((struct elf_sec[]){ text_sec(TEXT, 0x200),
+					     data_sec(".data.rel.ro", relro, 0x28 + t.size) },
+			 2, 0));
+	/* A malformed table is no table. */
+	t.d[t.record[1]] ^= 1;
+	CHECK(!elf_table((struct elf_sec[]){ text_sec(TEXT, 0x200),
+					     data_sec(".gopclntab", t.d, t.size) },
+			 2, 0));
+}
+
+/*
+ * The 1.18+ text start: the header's when it puts the functions in .text,
+ * even where .text starts earlier (C code linked before Go's); .text's
+ * address when the header's is 0 (left for a dynamic relocation).
+ */
+static void test_elf_text_start(void)
+{
+	static struct table t;
+	struct spec s = formats[GO118];
+
+	build(&t, &s);
+	CHECK(elf_table((struct elf_sec[]){ text_sec(TEXT - 0x100, 0x300),
+					    data_sec(".gopclntab", t.d, t.size) },
+			2, TEXT));
+	s.header_text = 0;
+	build(&t, &s);
+	CHECK(elf_table((struct elf_sec[]){ text_sec(TEXT, 0x200),
+					    data_sec(".gopclntab", t.d, t.size) },
+			2, TEXT));
+	/* One that puts them elsewhere (relocated) gives way to .text's too. */
+	s.header_text = 0x7f0000401000ULL;
+	build(&t, &s);
+	CHECK(elf_table((struct elf_sec[]){ text_sec(TEXT, 0x200),
+					    data_sec(".gopclntab", t.d, t.size) },
+			2, TEXT));
+}
+
+/* The symbolizer: ELF symbols win where they name or hold an address, Go's fill the rest. */
+
+static char tmpdir[] = "/tmp/unwprof-test-gopclntab-XXXXXX";
+
+static const char *write_file(const char *name, const void *data, size_t size)
+{
+	static char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
+		fprintf(stderr, "cannot write %s\n", path);
+	if (fd >= 0)
+		close(fd);
+	return path;
+}
+
+static Elf64_Sym func_sym(uint32_t name, uint64_t addr, uint64_t size)
+{
+	return (Elf64_Sym){ .st_name = name,
+			    .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
+			    .st_shndx = 1,
+			    .st_value = addr,
+			    .st_size = size };
+}
+
+static void check_sym(struct symbolizer *sym, const char *path, uint64_t vaddr, const char *name,
+		      uint64_t offset)
+{
+	struct symbol_info info;
+
+	CHECK_EQ_INT(symbolizer__lookup_file(sym, path, vaddr, &info), 0);
+	if (!name) {
+		CHECK(info.name == NULL);
+		return;
+	}
+	CHECK_EQ_STR(info.name, name);
+	CHECK_EQ_INT(info.offset, offset);
+}
+
+static void test_symbolizer(void)
+{
+	static const char strtab[] = "\0sym_beta\0sym_inner";
+	static uint8_t buf[ELF_MAX];
+	static struct table t;
+	Elf64_Sym syms[3] = { { 0 },
+			      func_sym(1, TEXT + 0x40, 0x20),
+			      func_sym(10, TEXT + 0x110, 0x10) };
+	struct symbolizer *sym;
+	const char *path;
+	size_t size;
+
+	build(&t, &formats[GO118]);
+	size = build_elf(buf,
+			 (struct elf_sec[]){ text_sec(TEXT, 0x200),
+					     data_sec(".gopclntab", t.d, t.size),
+					     { .name = ".symtab",
+					       .type = SHT_SYMTAB,
+					       .data = syms,
+					       .size = sizeof(syms),
+					       .link = 4,
+					       .entsize = sizeof(Elf64_Sym) },
+					     { .name = ".strtab",
+					       .type = SHT_STRTAB,
+					       .data = strtab,
+					       .size = sizeof(strtab) } },
+			 4);
+	path = write_file("go", buf, size);
+	sym = symbolizer__new(&(struct symbolizer_opts){ .debug_dir = tmpdir });
+	CHECK(sym != NULL);
+	if (!sym)
+		return;
+	check_sym(sym, path, TEXT, "main.alpha", 0);
+	check_sym(sym, path, TEXT + 0x3f, "main.alpha", 0x3f);
+	/* The ELF symbol at beta's entry wins, with its own size. */
+	check_sym(sym, path, TEXT + 0x50, "sym_beta", 0x10);
+	check_sym(sym, path, TEXT + 0x70, NULL, 0);
+	/* An ELF symbol inside gamma wins from its start. */
+	check_sym(sym, path, TEXT + 0x10f, "runtime.gamma.func1", 0xf);
+	check_sym(sym, path, TEXT + 0x118, "sym_inner", 0x8);
+	check_sym(sym, path, TEXT + END_OFF, NULL, 0);
+	symbolizer__free(sym);
+	unlink(path);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN(test_formats);
+	RUN(test_text_start);
+	RUN(test_empty);
+	RUN(test_truncated);
+	RUN(test_bad_header);
+	RUN(test_huge_count);
+	RUN(test_offsets_out_of_bounds);
+	RUN(test_inconsistent);
+	RUN(test_elf_sections);
+	RUN(test_elf_text_start);
+	RUN(test_symbolizer);
+	rmdir(tmpdir);
+	return test_summary();
+}
