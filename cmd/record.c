@@ -16,10 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +26,7 @@
 #include "../core/flamegraph.h"
 #include "../core/folded.h"
 #include "../core/json.h"
+#include "../core/launch.h"
 #include "../core/log.h"
 #include "../core/pprof.h"
 #include "../core/procmaps.h"
@@ -40,7 +39,6 @@
 #define POLL_MS 100
 #define CAP_PERFMON_BIT 38
 #define CAP_BPF_BIT 39
-#define CHILD_REAP_MS 1000
 /* 48 bytes an entry in the kernel: 4M entries are about 200 MiB, plenty. */
 #define MAX_COUNT_MAP_ENTRIES (1L << 22)
 
@@ -113,10 +111,9 @@ struct record {
 	struct session *session;
 	struct profile *profile;
 	struct symbolizer *symbolizer;
-	int err;     /* first error in a callback */
-	pid_t child; /* the launched command, 0 when none */
-	int child_status;
-	bool child_done;
+	int err;	       /* first error in a callback */
+	struct launch *launch; /* the launched command, NULL when none */
+	pid_t child;	       /* its pid, 0 when none */
 	double elapsed;
 	uint64_t peak_rss; /* bytes, once the output is written */
 	uint64_t start_ns; /* wall clock at the start of sampling */
@@ -148,7 +145,9 @@ static const char record_doc[] =
 	"Exactly one target: -p PID[,PID...], -a, or a COMMAND to launch (after --). A "
 	"launched command is profiled from its exec, its children too; the run ends "
 	"when it exits, at -d SECONDS, or at Ctrl-C or SIGTERM (a second Ctrl-C kills "
-	"unwprof; at -d a launched command is sent SIGTERM). The output file is "
+	"unwprof). Then every process the command started and that is still running "
+	"is sent SIGTERM (the signal unwprof got, after Ctrl-C or SIGTERM), and SIGKILL "
+	"a second later: nothing of it outlives unwprof. The output file is "
 	"written under a temporary name and renamed at the end, so a failed run leaves "
 	"no partial file.\n\n"
 	"Folded lines: the process name first (comm-PID with --pid, comm-PID/TID with "
@@ -165,7 +164,8 @@ static const char record_doc[] =
 	"  unwprof record --tid -- ./build/myapp --input data.bin > myapp.folded\n"
 	"  unwprof record --fp-only -- ./app    # frame pointers only, to compare\n\n"
 	"Exit status: with a launched COMMAND, the command's status (128+N when a "
-	"signal N killed it) unless unwprof itself failed; otherwise 0 on success. "
+	"signal N killed it: 143 when -d ended it, 130 at Ctrl-C, 137 when it needed "
+	"SIGKILL) unless unwprof itself failed; otherwise 0 on success. "
 	"1 on failure, including a COMMAND that cannot be executed (not found, not "
 	"executable), 64 on a usage error.\n\n"
 	"See unwprof-record(1).";
@@ -876,117 +876,25 @@ static void on_process_exit(void *ctx, uint32_t pid)
 
 /* Launching a command */
 
-/* In the child: drops root for the invoking user, groups first, uid last. */
-static int invoker_become(const struct invoker *as)
+/* Forks the command, held before its exec; under sudo it will run as the invoking user. */
+static int record_launch(struct record *rec)
 {
-	if (!as || !as->set)
-		return 0;
-	if (setgroups(as->nr_groups, as->groups) || setgid(as->gid) || setuid(as->uid))
-		return -1;
+	const struct invoker *inv = &rec->invoker;
+	struct launch_opts opts = {
+		.argv = rec->args->command,
+		.set_user = inv->set && !rec->args->as_root,
+		.uid = inv->uid,
+		.gid = inv->gid,
+		.groups = inv->groups,
+		.nr_groups = inv->nr_groups,
+	};
+
+	rec->launch = launch__new(&opts);
+	if (!rec->launch)
+		return -errno;
+	rec->child = launch__pid(rec->launch);
 	return 0;
 }
-
-/*
- * The child stops at its exec so that its tables are loaded after exec (its
- * own mappings) and before it runs a single instruction of user code:
- * PTRACE_TRACEME makes a successful execve stop it with SIGTRAP; the parent
- * adds the process, attaches, then detaches, which lets it run. ptrace is
- * used rather than perf's enable_on_exec because the tables, not only the
- * sampling, must be in place at exec. It first waits on a pipe so that it
- * does not exec before the session exists; execvp's errno comes back on a
- * close-on-exec pipe.
- */
-static void child_run(char **command, const struct invoker *as, int go_fd, int err_fd)
-{
-	char c;
-	int e;
-
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	if (read(go_fd, &c, 1) != 1)
-		_exit(EXIT_FAIL); /* the parent gave up */
-	if (invoker_become(as) == 0 && ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
-		execvp(command[0], command);
-	e = errno;
-	if (write(err_fd, &e, sizeof(e)) < 0)
-		_exit(EXIT_FAIL);
-	_exit(EXIT_FAIL);
-}
-
-struct launch {
-	int go_fd;  /* write a byte: the child may exec */
-	int err_fd; /* the child's errno when exec failed; EOF on success */
-};
-
-static void close_pair(int fds[2])
-{
-	for (int i = 0; i < 2; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-}
-
-static int launch_fork(struct record *rec, struct launch *l)
-{
-	int go[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	int err;
-
-	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) || (rec->child = fork()) < 0) {
-		err = errno;
-		rec->child = 0;
-		close_pair(go);
-		close_pair(errp);
-		pr_err("cannot start '%s': %s", rec->args->command[0], strerror(err));
-		return -err;
-	}
-	if (rec->child == 0) {
-		close(go[1]);
-		close(errp[0]);
-		child_run(rec->args->command, rec->args->as_root ? NULL : &rec->invoker, go[0],
-			  errp[1]);
-	}
-	close(go[0]);
-	close(errp[1]);
-	l->go_fd = go[1];
-	l->err_fd = errp[0];
-	return 0;
-}
-
-/* Lets the child exec and waits for it to stop there; -ENOEXEC when exec failed. */
-static int launch_exec(struct record *rec, struct launch *l)
-{
-	int status, child_errno = 0;
-	char c = 1;
-
-	if (write(l->go_fd, &c, 1) != 1)
-		return -errno;
-	close(l->go_fd);
-	l->go_fd = -1;
-	if (waitpid(rec->child, &status, 0) != rec->child)
-		return -errno;
-	if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP)
-		return 0;
-	if (read(l->err_fd, &child_errno, sizeof(child_errno)) == sizeof(child_errno))
-		pr_err("cannot run '%s': %s", rec->args->command[0], strerror(child_errno));
-	else
-		pr_err("cannot run '%s': it stopped before exec", rec->args->command[0]);
-	if (!WIFEXITED(status) && !WIFSIGNALED(status)) {
-		kill(rec->child, SIGKILL);
-		waitpid(rec->child, NULL, 0);
-	}
-	rec->child = 0;
-	return -ENOEXEC;
-}
-
-static void launch_close(struct launch *l)
-{
-	if (l->go_fd >= 0)
-		close(l->go_fd);
-	if (l->err_fd >= 0)
-		close(l->err_fd);
-	l->go_fd = l->err_fd = -1;
-}
-
-static void child_finish(struct record *rec);
 
 /* Session setup */
 
@@ -1041,17 +949,25 @@ static char *exe_path(pid_t pid)
 	return strdup(buf);
 }
 
+/* Loading can take seconds: a signal meanwhile ends the run before sampling. */
+static int check_interrupted(void)
+{
+	if (!exiting)
+		return 0;
+	pr_err("interrupted while loading the unwind tables: nothing recorded");
+	return -EINTR;
+}
+
 /*
  * new → load → targets → attach; a launched command is released to exec
  * after load, added at its exec stop, and let go once sampling runs.
  */
 static int record_setup(struct record *rec)
 {
-	struct launch l = { .go_fd = -1, .err_fd = -1 };
 	int err;
 
 	if (rec->args->command) {
-		err = launch_fork(rec, &l);
+		err = record_launch(rec);
 		if (err)
 			return err;
 	}
@@ -1062,31 +978,26 @@ static int record_setup(struct record *rec)
 		goto cleanup;
 	}
 	err = session__load(rec->session);
+	/* Checked before the exec too: a Ctrl-C at the terminal has ended the command. */
+	if (!err)
+		err = check_interrupted();
 	if (err)
 		goto cleanup;
-	err = rec->child ? launch_exec(rec, &l) : add_targets(rec);
+	err = rec->launch ? launch__exec(rec->launch) : add_targets(rec);
 	if (!err && rec->child)
 		err = session__add_process(rec->session, rec->child);
 	if (!err && (rec->child || rec->args->nr_pids == 1))
 		rec->main_file = exe_path(rec->child ? rec->child : rec->args->pids[0]);
-	/* Loading tables can take seconds: a signal meanwhile ends the run before sampling. */
-	if (!err && exiting) {
-		err = -EINTR;
-		pr_err("interrupted while loading the unwind tables: nothing recorded");
-	}
+	if (!err)
+		err = check_interrupted();
 	if (!err)
 		err = session__attach(rec->session);
-	if (!err && rec->child && ptrace(PTRACE_DETACH, rec->child, NULL, NULL)) {
-		err = -errno;
-		pr_err("cannot let '%s' run: %s", rec->args->command[0], strerror(errno));
-	}
+	if (!err && rec->launch)
+		err = launch__detach(rec->launch);
 cleanup:
-	launch_close(&l);
-	/* Stopped at its exec and traced by us, only SIGKILL ends it now. */
-	if (err && rec->child) {
-		kill(rec->child, SIGKILL);
-		child_finish(rec);
-	}
+	/* Held before its exec, or stopped at it and traced by us: only SIGKILL ends it. */
+	if (err && rec->launch)
+		launch__finish(rec->launch, SIGKILL);
 	return err;
 }
 
@@ -1103,17 +1014,7 @@ static double now(void)
 /* True once the launched command has exited; its status is kept. */
 static bool child_exited(struct record *rec)
 {
-	int status;
-
-	if (!rec->child || rec->child_done)
-		return rec->child_done;
-	if (waitpid(rec->child, &status, WNOHANG) != rec->child)
-		return false;
-	if (!WIFEXITED(status) && !WIFSIGNALED(status))
-		return false; /* a stop, not an exit */
-	rec->child_status = status;
-	rec->child_done = true;
-	return true;
+	return rec->launch && launch__exited(rec->launch);
 }
 
 /* True when the kernel counts the run time of BPF programs. */
@@ -1181,30 +1082,14 @@ static int record_loop(struct record *rec)
 }
 
 /*
- * unwprof stopped before the command ended (duration, signal): pass the
- * signal on (SIGTERM after a duration) and collect its status, without
- * waiting long for a command that ignores it.
+ * The end of the run ends what is left of the launched command's tree: the
+ * signal unwprof got, or SIGTERM after a duration or once the command itself
+ * exited; SIGKILL to what is still there a second later.
  */
 static void child_finish(struct record *rec)
 {
-	if (!rec->child || child_exited(rec))
-		return;
-	kill(rec->child, exit_signal ? exit_signal : SIGTERM);
-	for (int ms = 0; ms < CHILD_REAP_MS && !child_exited(rec); ms += 10)
-		usleep(10000);
-	if (!rec->child_done)
-		pr_warn("'%s' (pid %d) is still running", rec->args->command[0], (int)rec->child);
-}
-
-static int child_exit_code(const struct record *rec)
-{
-	if (!rec->child_done)
-		return exit_signal ? 128 + exit_signal : EXIT_OK;
-	if (WIFEXITED(rec->child_status))
-		return WEXITSTATUS(rec->child_status);
-	if (WIFSIGNALED(rec->child_status))
-		return 128 + WTERMSIG(rec->child_status);
-	return EXIT_FAIL;
+	if (rec->launch)
+		launch__finish(rec->launch, exit_signal ? exit_signal : SIGTERM);
 }
 
 /* Summary */
@@ -1564,6 +1449,7 @@ static void record_free(struct record *rec)
 	free(rec->tmp_path);
 	free(rec->final_path);
 	free(rec->main_file);
+	launch__free(rec->launch);
 	free(rec->invoker.groups);
 	for (size_t i = 0; rec->pidfds && i < rec->args->nr_pids; i++)
 		if (rec->pidfds[i] >= 0)
@@ -1574,7 +1460,7 @@ static void record_free(struct record *rec)
 static int record_run(struct record_args *args)
 {
 	struct record rec = { .args = args, .out_fd = -1 };
-	int err;
+	int err, code = EXIT_OK;
 
 	install_signals();
 	err = record_init(&rec);
@@ -1599,10 +1485,10 @@ static int record_run(struct record_args *args)
 		if (args->stats_json)
 			err = stats_write(&rec, &rec.stats);
 	}
+	if (!err && rec.launch)
+		code = launch__exit_code(rec.launch);
 	record_free(&rec);
-	if (err)
-		return EXIT_FAIL;
-	return args->command ? child_exit_code(&rec) : EXIT_OK;
+	return err ? EXIT_FAIL : code;
 }
 
 static int cmd_record_main(int argc, char **argv)
