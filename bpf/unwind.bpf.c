@@ -37,18 +37,27 @@ __u64 nr_keys = 0;
 
 /* Every map is sized by user space before load; 1 is a placeholder. */
 /*
- * The rows of every shard, one flat array: shard s holds rows
- * [s * UNW_SHARD_ROWS, (s + 1) * UNW_SHARD_ROWS). Rows are looked up one at a
- * time by index so the search index stays an imprecise scalar for the
- * verifier, which then prunes the search paths instead of exploding.
+ * The rows, one shard per inner map of UNW_SHARD_ROWS rows, each created by
+ * user space when the packer first fills it (mmapable: filled through mmap),
+ * so the memory follows the tables loaded, up to --max-shards. Rows are
+ * looked up one at a time by index so the search index stays an imprecise
+ * scalar for the verifier, which then prunes the search paths instead of
+ * exploding; both lookups are inlined by the verifier.
  */
-struct {
+struct shard_rows {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, UNW_SHARD_ROWS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct unw_row));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct unw_row);
-} rows SEC(".maps");
+	__array(values, struct shard_rows);
+} shards SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -308,8 +317,12 @@ static __always_inline int step_fp(struct walk *w)
 	return 1;
 }
 
+/* A row's place: shard << UNW_SHARD_SHIFT | index in the shard. */
+#define UNW_SHARD_SHIFT 16
+_Static_assert(1u << UNW_SHARD_SHIFT == UNW_SHARD_ROWS, "row places");
+
 /*
- * The global index in the row map of the row governing table pc key of
+ * The place (shard and index) of the row governing table pc key of
  * executable exec_id, or -1 (with the reason counted). A global function:
  * verified once, whatever the paths that lead to it.
  */
@@ -318,7 +331,8 @@ __noinline long exec_row(__u32 exec_id, __u32 key)
 	const struct unw_exec *e;
 	const struct unw_chunk *c;
 	const struct unw_row *r;
-	__u32 lo, hi, first, mid;
+	__u32 lo, hi, mid, shard;
+	void *rows;
 	long i;
 
 	e = bpf_map_lookup_elem(&execs, &exec_id);
@@ -330,14 +344,20 @@ __noinline long exec_row(__u32 exec_id, __u32 key)
 		return -1;
 	}
 	c = &e->chunks[i & (UNW_CHUNKS_MAX - 1)];
+	shard = c->shard;
+	rows = bpf_map_lookup_elem(&shards, &shard);
+	if (!rows) {
+		err_inc(UNW_E_SHARD_MISSING);
+		return -1;
+	}
 	/* Rows are looked up one at a time: the index stays imprecise, paths prune. */
-	first = lo = c->shard * UNW_SHARD_ROWS + c->low;
-	hi = c->shard * UNW_SHARD_ROWS + c->high;
+	lo = c->low;
+	hi = c->high;
 	for (int k = 0; k < UNW_SHARD_STEPS; k++) {
 		if (lo >= hi)
 			break;
 		mid = lo + (hi - lo) / 2;
-		r = bpf_map_lookup_elem(&rows, &mid);
+		r = bpf_map_lookup_elem(rows, &mid);
 		if (!r)
 			return -1;
 		if (r->pc <= key)
@@ -345,11 +365,11 @@ __noinline long exec_row(__u32 exec_id, __u32 key)
 		else
 			hi = mid;
 	}
-	if (lo <= first) {
+	if (lo <= c->low || lo > UNW_SHARD_ROWS) {
 		err_inc(UNW_E_NO_ROW);
 		return -1;
 	}
-	return lo - 1;
+	return (long)shard << UNW_SHARD_SHIFT | (lo - 1);
 }
 
 /* The mapping search is a global function too. */
@@ -414,8 +434,9 @@ static __always_inline int vma_lookup(struct walk *w, __u64 pc, __u32 *exec_id, 
 static __always_inline const struct unw_row *row_find(struct walk *w, __u64 pc)
 {
 	const struct unw_mapping *m;
-	__u32 exec_id = 0, idx;
+	__u32 exec_id = 0, idx, shard;
 	__u64 rel = 0;
+	void *rows;
 	long i = -1;
 
 	if (w->proc) {
@@ -441,8 +462,12 @@ static __always_inline const struct unw_row *row_find(struct walk *w, __u64 pc)
 	i = exec_row(exec_id, rel);
 	if (i < 0)
 		return NULL;
-	idx = i;
-	return bpf_map_lookup_elem(&rows, &idx);
+	shard = i >> UNW_SHARD_SHIFT;
+	idx = i & (UNW_SHARD_ROWS - 1);
+	rows = bpf_map_lookup_elem(&shards, &shard);
+	if (!rows)
+		return NULL;
+	return bpf_map_lookup_elem(rows, &idx);
 }
 
 /*

@@ -6,26 +6,21 @@
  * The files and tables themselves come from core/tables.c, the same code
  * `unwprof shards` packs, so the two cannot disagree.
  *
- * Sizing the row map. Map sizes cannot change after load, and the row map
- * (an mmapable array, 1 MiB per shard of 65536 rows) is allocated whole, in
- * kernel memory that is neither swapped nor shared, when it is created. So:
+ * The rows. Map sizes cannot change after load, so the rows live in an
+ * array of maps: one inner map per shard of 65536 rows (1 MiB, mmapable,
+ * kernel memory that is neither swapped nor shared), created when the
+ * packer first fills it. A launched command that execs a compiler, a
+ * dlopen of a big library, a new process under -a: each gets the shards it
+ * needs while the run goes on, and a run takes only what its tables take.
  *
  *  - -p and a launched command: session__load() first reads the mappings of
- *    the targets and builds their tables, then takes their shards plus a
- *    quarter (at least 2) for what they load later (dlopen, exec).
- *  - -a: tables are built on demand, so nothing is known at load time. The
- *    row map gets 64 shards (64 MiB), or the cap when it is lower. Measured
- *    here: GCC 12's cc1 and cc1plus take 8 shards each, LLVM 14's library
- *    15, ld.bfd and libc one or less. So 64 holds a parallel build on a
- *    2-core CI box (two compilers, the assembler, the linker, make, the
- *    shell and their libraries) with room to spare, and the usual set of
- *    processes of a workstation; a browser's main library alone can take
- *    tens of shards, which is what --max-shards is for.
+ *    the targets and builds their tables, so they are uploaded right after
+ *    load, before sampling starts, smallest first.
  *  - the cap, --max-shards, defaults to 256 shards (256 MiB) but to no more
  *    than 1/64 of physical memory (128 MiB on an 8 GiB box), and never to
  *    less than 32: a one-shot profiler must not take a noticeable part of a
- *    small machine's memory; the option is there for machines that need
- *    more.
+ *    small machine's memory. Measured here: GCC 12's cc1 and cc1plus take 8
+ *    shards each, LLVM 14's library 15, ld.bfd and libc one or less.
  *
  * What does not fit is walked with frame pointers and counted
  * (rows_unplaced), with one warning for the whole run.
@@ -61,7 +56,6 @@
 
 #define DEFAULT_MAX_SHARDS 256
 #define MIN_DEFAULT_MAX_SHARDS 32
-#define SYSTEM_WIDE_SHARDS 64
 #define SHARD_RAM_SHARE 64 /* the default cap is at most 1/64 of memory */
 #define DEFAULT_COUNTS 16384
 #define USTACK_ENTRIES 8192
@@ -103,10 +97,10 @@ struct session {
 	struct ring_buffer *rb;
 
 	struct shards *shards;
-	size_t nr_shards; /* shards in the row map */
+	struct unw_row **shard_rows; /* per shard created: its inner map, mmapped */
+	int *shard_fds;		     /* and its fd, which shows it as unwprof's */
+	size_t nr_shards;	     /* created and in the outer map */
 	size_t max_execs;
-	struct unw_row *rows; /* the row map, mmapped */
-	size_t rows_len;
 
 	struct tables *tables;	 /* files and their tables, shared with `unwprof shards` */
 	struct sess_proc *procs; /* live ones only */
@@ -305,6 +299,40 @@ cleanup:
 
 /* ---- uploading ---- */
 
+/* Creates the inner maps of the shard map up to shard, which the packer has just opened. */
+static int session__shard_create(struct session *s, size_t shard)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_MMAPABLE);
+	size_t len = (size_t)UNW_SHARD_ROWS * sizeof(struct unw_row);
+	int outer = bpf_map__fd(s->skel->maps.shards);
+
+	while (s->nr_shards <= shard) {
+		uint32_t key = s->nr_shards;
+		void *rows;
+		int fd;
+
+		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unw_shard", sizeof(uint32_t),
+				    sizeof(struct unw_row), UNW_SHARD_ROWS, &mo);
+		if (fd < 0) {
+			pr_err("cannot create unwind shard %u: %s", key, strerror(errno));
+			return -errno;
+		}
+		rows = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (rows == MAP_FAILED || bpf_map_update_elem(outer, &key, &fd, BPF_ANY)) {
+			int err = -errno;
+
+			if (rows != MAP_FAILED)
+				munmap(rows, len);
+			close(fd);
+			pr_err("cannot set up unwind shard %u: %s", key, strerror(-err));
+			return err;
+		}
+		s->shard_rows[s->nr_shards] = rows;
+		s->shard_fds[s->nr_shards++] = fd;
+	}
+	return 0;
+}
+
 /* Rows first, then the chunk index that points to them. */
 static int session__upload_table(struct session *s, struct tables_entry *st)
 {
@@ -332,17 +360,20 @@ static int session__upload_table(struct session *s, struct tables_entry *st)
 		return -errno;
 	for (size_t i = 0; i < pl->nr_chunks; i++) {
 		const struct unw_chunk *c = &pl->chunks[i];
-		size_t at = (size_t)c->shard * UNW_SHARD_ROWS + c->low;
 
-		memcpy(&s->rows[at], &st->table->rows[pl->first_row[i]],
+		err = session__shard_create(s, c->shard);
+		if (err)
+			return err;
+		memcpy(&s->shard_rows[c->shard][c->low], &st->table->rows[pl->first_row[i]],
 		       (c->high - c->low) * sizeof(struct unw_row));
 		ex.chunks[i] = *c;
 	}
 	ex.nr_chunks = pl->nr_chunks;
 	if (pl->rows_unplaced && !s->unplaced_warned) {
 		/* Once: under -a every later executable would repeat it. */
-		pr_warn("unwind tables exceed %zu shards: frame pointers where rows do not fit",
-			s->nr_shards);
+		pr_warn("unwind tables exceed %zu shards: frame pointers where rows do not fit "
+			"(raise --max-shards)",
+			s->opts.max_shards);
 		s->unplaced_warned = true;
 	}
 	err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.execs), &pl->id, &ex, BPF_ANY);
@@ -578,26 +609,16 @@ static size_t session__target_rows(struct session *s)
 static void session__size_maps(struct session *s)
 {
 	struct unwind_bpf *k = s->skel;
-	size_t need = 0, procs, counts = s->opts.count_map_entries;
+	size_t procs, counts = s->opts.count_map_entries;
 
-	if (!s->opts.fp_only) {
-		need = (session__target_rows(s) + UNW_SHARD_ROWS - 1) / UNW_SHARD_ROWS;
-		need += need / 4 > 2 ? need / 4 : 2;
-		if (need > s->opts.max_shards) {
-			pr_warn("unwind tables need %zu shards, capped at %zu (--max-shards)", need,
-				s->opts.max_shards);
-			need = s->opts.max_shards;
-		}
-		if (s->opts.system_wide && need < SYSTEM_WIDE_SHARDS)
-			need = SYSTEM_WIDE_SHARDS < s->opts.max_shards ? SYSTEM_WIDE_SHARDS :
-									 s->opts.max_shards;
-	}
-	s->nr_shards = need ? need : 1;
+	/* Built now, before the first sample; uploaded after load, smallest first. */
+	if (!s->opts.fp_only)
+		pr_info("unwind rows of the targets: %zu", session__target_rows(s));
 	s->max_execs = s->opts.system_wide ? 4096 : 1024;
 	procs = s->opts.system_wide ? 2048 : (s->opts.follow_children ? 1024 : 64);
 	if (procs < s->opts.nr_pids + 16)
 		procs = s->opts.nr_pids + 16;
-	bpf_map__set_max_entries(k->maps.rows, s->nr_shards * UNW_SHARD_ROWS);
+	bpf_map__set_max_entries(k->maps.shards, s->opts.fp_only ? 1 : s->opts.max_shards);
 	bpf_map__set_max_entries(k->maps.execs, s->max_execs);
 	bpf_map__set_max_entries(k->maps.files, s->max_execs * 2);
 	bpf_map__set_max_entries(k->maps.procs, procs);
@@ -614,8 +635,6 @@ static void session__size_maps(struct session *s)
 	k->rodata->cfg.page_size = sysconf(_SC_PAGESIZE);
 	/* Short: a process that just exec'd maps its libraries within milliseconds. */
 	k->rodata->cfg.event_interval_ns = 5000000ULL;
-	pr_info("unwind rows: %zu shards of %u rows (%zu MiB)", s->nr_shards, UNW_SHARD_ROWS,
-		s->nr_shards * UNW_SHARD_ROWS * sizeof(struct unw_row) >> 20);
 }
 
 static int session__on_event(void *ctx, void *data, size_t size);
@@ -684,16 +703,11 @@ int session__load(struct session *s)
 			return err;
 		}
 	}
-	s->rows_len = s->nr_shards * UNW_SHARD_ROWS * sizeof(struct unw_row);
-	s->rows = mmap(NULL, s->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       bpf_map__fd(s->skel->maps.rows), 0);
-	if (s->rows == MAP_FAILED) {
-		err = -errno;
-		s->rows = NULL;
-		pr_err("cannot map the unwind row map: %s", strerror(-err));
-		return err;
-	}
-	so.max_shards = s->nr_shards;
+	s->shard_rows = calloc(s->opts.max_shards, sizeof(*s->shard_rows));
+	s->shard_fds = calloc(s->opts.max_shards, sizeof(*s->shard_fds));
+	if (!s->shard_rows || !s->shard_fds)
+		return -ENOMEM;
+	so.max_shards = s->opts.max_shards;
 	s->shards = shards__new(&so);
 	if (!s->shards)
 		return -errno;
@@ -1232,13 +1246,14 @@ int session__stop(struct session *s)
 /* ---- stats and teardown ---- */
 
 /* The memlock of map m, as /proc/self/fdinfo shows it; 0 when unknown. */
-static uint64_t map_memlock(const struct bpf_map *m)
+/* Kernel memory charged for the BPF map behind fd (memlock in fdinfo); 0 when unknown. */
+static uint64_t map_memlock_fd(int fd)
 {
 	char path[64], line[128];
 	uint64_t bytes = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", bpf_map__fd(m));
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
@@ -1249,12 +1264,19 @@ static uint64_t map_memlock(const struct bpf_map *m)
 	return bytes;
 }
 
+static uint64_t map_memlock(const struct bpf_map *m)
+{
+	return map_memlock_fd(bpf_map__fd(m));
+}
+
 static uint64_t session__map_bytes(const struct session *s)
 {
 	const struct bpf_map *m;
 	uint64_t sum = 0;
 
 	bpf_object__for_each_map(m, s->skel->obj) sum += map_memlock(m);
+	for (size_t i = 0; i < s->nr_shards; i++)
+		sum += map_memlock_fd(s->shard_fds[i]);
 	return sum;
 }
 
@@ -1341,8 +1363,12 @@ void session__free(struct session *s)
 
 		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.walkers), &key);
 	}
-	if (s->rows)
-		munmap(s->rows, s->rows_len);
+	for (size_t i = 0; i < s->nr_shards; i++) {
+		munmap(s->shard_rows[i], (size_t)UNW_SHARD_ROWS * sizeof(struct unw_row));
+		close(s->shard_fds[i]);
+	}
+	free(s->shard_rows);
+	free(s->shard_fds);
 	unwind_bpf__destroy(s->skel);
 	shards__free(s->shards);
 	tables__free(s->tables);
