@@ -35,6 +35,12 @@ struct unw_proc empty_proc = {};
 /* Keys added to the count map since the last drain; user space resets it. */
 __u64 nr_keys = 0;
 
+/*
+ * Set by user space while it can let held processes go on (see
+ * event_send_hold): from attach to stop, for a launched command's tree.
+ */
+__u32 hold_new_code = 0;
+
 /* Every map is sized by user space before load; 1 is a placeholder. */
 /*
  * The rows, one shard per inner map of UNW_SHARD_ROWS rows, each created by
@@ -231,6 +237,30 @@ static __always_inline void event_send_now(__u32 type, __u32 pid, __u64 addr)
 
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
 		stat_inc(UNW_ST_EVENTS_LOST);
+}
+
+#define SIGCONT 18
+#define SIGSTOP 19
+
+/*
+ * An event about new code of the current process (exec, mmap); when some of
+ * it has no table yet (unknown) and hold_new_code is set, the process is
+ * stopped before it runs that code, and user space, told by UNW_EVF_HELD,
+ * lets it go on once the tables are in place: no sample of it is left to
+ * frame pointers. Stopped first, so the event cannot be handled before the
+ * stop; an event that cannot be sent undoes the stop, as nobody would end it.
+ */
+static __always_inline void event_send_hold(__u32 type, __u32 pid, __u64 addr, int unknown)
+{
+	struct unw_event ev = { .type = type, .pid = pid, .addr = addr };
+
+	if (unknown && hold_new_code && bpf_send_signal(SIGSTOP) == 0)
+		ev.flags = UNW_EVF_HELD;
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0) == 0)
+		return;
+	stat_inc(UNW_ST_EVENTS_LOST);
+	if (ev.flags & UNW_EVF_HELD)
+		bpf_send_signal(SIGCONT);
 }
 
 /* A word of the user stack: from the copy when it holds it, else read. */
@@ -871,22 +901,25 @@ static __always_inline void proc_insert(struct unw_proc *p, const struct unw_map
  * a new process maps, or dlopen()s, are walked from their first sample,
  * before user space reads the mappings. Process context only (interrupts
  * on): bpf_find_vma may be called repeatedly there. Returns the end of the
- * mapping, 0 when there is none.
+ * mapping, 0 when there is none; *code is set to CODE_KNOWN or CODE_UNKNOWN
+ * (a file user space has not seen) for an executable mapping of a file.
  */
-static __always_inline __u64 proc_add_vma(__u32 pid, __u64 addr)
+enum { CODE_NONE = 0, CODE_KNOWN, CODE_UNKNOWN };
+
+static __always_inline __u64 proc_add_vma(__u32 pid, __u64 addr, int *code)
 {
 	struct vma_info vi = {};
 	struct unw_mapping m = {};
 	const struct unw_file *f;
 	struct unw_proc *p;
 
+	*code = CODE_NONE;
 	if (bpf_find_vma(bpf_get_current_task_btf(), addr, vma_cb, &vi, 0) || !vi.found)
 		return 0;
 	if (!(vi.flags & 0x4 /* VM_EXEC */))
 		return vi.end;
-	/* User space reads the mappings again: symbols, and tables of new files. */
-	event_send_now(UNW_EV_MAPPED, pid, addr);
 	f = bpf_map_lookup_elem(&files, &vi.key);
+	*code = f ? CODE_KNOWN : CODE_UNKNOWN;
 	if (!f || unw_file__bias(f, vi.start, vi.pgoff * cfg.page_size, cfg.page_size, &m.bias))
 		return vi.end;
 	m.start = vi.start;
@@ -922,27 +955,35 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
 	__u32 pid;
+	int code;
 
 	if (SYSCALL_NR(regs) != NR_MMAP || (ret < 0 && ret > -4096))
 		return 0;
 	pid = bpf_get_current_pid_tgid() >> 32;
-	if (tracked(pid))
-		proc_add_vma(pid, ret);
+	if (!tracked(pid))
+		return 0;
+	proc_add_vma(pid, ret, &code);
+	/* User space reads the mappings again: symbols, and tables of new files. */
+	if (code != CODE_NONE)
+		event_send_hold(UNW_EV_MAPPED, pid, ret, code == CODE_UNKNOWN);
 	return 0;
 }
 
 /*
  * The mappings exec made: the executable's text (mm->start_code) and the
  * program interpreter's, found from its base (AT_BASE) mapping by mapping.
+ * Returns whether any of them is code of a file user space has not seen.
  */
-static __always_inline void proc_add_exec(__u32 pid, struct task_struct *task)
+static __always_inline int proc_add_exec(__u32 pid, struct task_struct *task)
 {
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
 	__u64 at_base = 0, addr;
+	int code, unknown;
 
 	if (!mm || !cfg.have_find_vma)
-		return;
-	proc_add_vma(pid, BPF_CORE_READ(mm, start_code));
+		return 0;
+	proc_add_vma(pid, BPF_CORE_READ(mm, start_code), &code);
+	unknown = code == CODE_UNKNOWN;
 	for (int i = 0; i < 32; i += 2) {
 		__u64 type = 0, val = 0;
 
@@ -954,21 +995,25 @@ static __always_inline void proc_add_exec(__u32 pid, struct task_struct *task)
 			at_base = val;
 	}
 	addr = at_base;
-	for (int i = 0; addr && i < 4; i++)
-		addr = proc_add_vma(pid, addr);
+	for (int i = 0; addr && i < 4; i++) {
+		addr = proc_add_vma(pid, addr, &code);
+		unknown |= code == CODE_UNKNOWN;
+	}
+	return unknown;
 }
 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 pid = p->tgid;
+	int unknown;
 
 	if (!cfg.system_wide && !bpf_map_lookup_elem(&targets, &pid))
 		return 0;
 	/* The old mappings are gone: start again from the ones exec made. */
 	bpf_map_delete_elem(&procs, &pid);
-	proc_add_exec(pid, p);
-	event_send_now(UNW_EV_EXEC, pid, 0);
+	unknown = proc_add_exec(pid, p);
+	event_send_hold(UNW_EV_EXEC, pid, 0, unknown);
 	return 0;
 }
 

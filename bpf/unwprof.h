@@ -215,10 +215,18 @@ enum unw_event_type {
 	UNW_EV_MAPPED, /* a new executable mapping (mmap) */
 };
 
+/*
+ * The process was stopped (SIGSTOP) because it is about to run code that
+ * has no table yet: user space sends SIGCONT once it has loaded the tables.
+ */
+#define UNW_EVF_HELD 1
+
 struct unw_event {
 	__u32 type;
 	__u32 pid;
 	__u64 addr;
+	__u32 flags; /* UNW_EVF_* */
+	__u32 pad;
 };
 
 /* Indexes of the per-CPU stats array. */
@@ -281,7 +289,7 @@ _Static_assert(sizeof(struct unw_file) == 16 + 24 * UNW_FILE_SEGS, "unw_file lay
 _Static_assert(sizeof(struct unw_count_key) == 24, "unw_count_key layout");
 _Static_assert(sizeof(struct unw_count) == 24, "unw_count layout");
 _Static_assert(sizeof(struct unw_ustack) == 8 + 8 * UNW_DEPTH_MAX, "unw_ustack layout");
-_Static_assert(sizeof(struct unw_event) == 16, "unw_event layout");
+_Static_assert(sizeof(struct unw_event) == 24, "unw_event layout");
 _Static_assert(sizeof(struct unw_config) == 24, "unw_config layout");
 
 #endif /* UNWPROF_H */

@@ -112,6 +112,9 @@ struct session {
 	bool stopped; /* the perf events are disabled */
 	pid_t *dirty; /* mappings to read again after this batch of events */
 	size_t nr_dirty, cap_dirty;
+	pid_t *held; /* stopped by BPF until their tables are loaded (hold_new_code) */
+	size_t nr_held, cap_held;
+	uint64_t holds;
 
 	struct ustack_cache ustacks;
 	bool drain_requested;
@@ -823,6 +826,7 @@ int session__attach(struct session *s)
 			return err;
 	}
 	s->last_drain_ms = now_ms();
+	s->skel->bss->hold_new_code = s->opts.hold_new_code && !s->opts.fp_only;
 	return 0;
 }
 
@@ -857,12 +861,46 @@ static bool session__is_target(struct session *s, pid_t pid)
 	       bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.targets), &key, &val) == 0;
 }
 
+/* A process BPF stopped until its tables are loaded. */
+static void session__hold(struct session *s, pid_t pid)
+{
+	s->holds++;
+	for (size_t i = 0; i < s->nr_held; i++)
+		if (s->held[i] == pid)
+			return;
+	if (grow((void **)&s->held, &s->cap_held, s->nr_held, sizeof(*s->held)) == 0)
+		s->held[s->nr_held++] = pid;
+	else
+		kill(pid, SIGCONT); /* not remembered: never left stopped */
+}
+
+/* Lets pid go on if BPF stopped it; exited: only forgotten. */
+static void session__release(struct session *s, pid_t pid, bool exited)
+{
+	for (size_t i = 0; i < s->nr_held; i++) {
+		if (s->held[i] != pid)
+			continue;
+		if (!exited)
+			kill(pid, SIGCONT);
+		s->held[i] = s->held[--s->nr_held];
+		return;
+	}
+}
+
+static void session__release_all(struct session *s)
+{
+	while (s->nr_held)
+		session__release(s, s->held[0], false);
+}
+
 static void session__reload_dirty(struct session *s)
 {
 	/* A target that exited since has no entry left: its pid is not read again. */
-	for (size_t i = 0; i < s->nr_dirty; i++)
+	for (size_t i = 0; i < s->nr_dirty; i++) {
 		if (session__is_target(s, s->dirty[i]))
 			session__load_process(s, s->dirty[i], true);
+		session__release(s, s->dirty[i], false);
+	}
 	s->nr_dirty = 0;
 }
 
@@ -877,6 +915,7 @@ static void session__proc_exit(struct session *s, pid_t pid)
 	struct sess_proc *p = session__proc_find(s, pid);
 
 	session__unmark_dirty(s, pid);
+	session__release(s, pid, true);
 	if (!p)
 		return;
 	*p = s->procs[--s->nr_procs];
@@ -917,6 +956,8 @@ static int session__on_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*ev))
 		return 0;
+	if (ev->flags & UNW_EVF_HELD)
+		session__hold(s, ev->pid);
 	switch (ev->type) {
 	case UNW_EV_UNKNOWN_PROC:
 		if (session__proc_unknown(s, ev->pid))
@@ -1237,9 +1278,11 @@ int session__stop(struct session *s)
 		pr_err("cannot stop the perf event of CPU %d: %s", cpu, strerror(errno));
 	}
 	s->stopped = true;
+	s->skel->bss->hold_new_code = 0;
 	if (s->rb && ring_buffer__consume(s->rb) < 0 && !err)
 		err = -EIO;
 	session__reload_dirty(s);
+	session__release_all(s);
 	return err;
 }
 
@@ -1308,6 +1351,7 @@ void session__stats(const struct session *s, struct session_stats *st)
 	for (int i = 0; i < UNW_E_NR && i < (int)ARRAY_SIZE(st->errors); i++)
 		st->errors[i] = sum[UNW_ST_ERR + i];
 	st->processes = s->procs_seen;
+	st->holds = s->holds;
 	st->maps_over_limit = s->maps_over_limit;
 	if (s->shards) {
 		shards__stats(s->shards, &ss);
@@ -1354,6 +1398,11 @@ void session__free(struct session *s)
 			close(s->pe_fds[cpu]);
 	for (size_t i = 0; i < ARRAY_SIZE(s->tp_links); i++)
 		bpf_link__destroy(s->tp_links[i]);
+	/* A hold sent after the last stop is in the ring buffer: no process is left stopped. */
+	if (s->rb)
+		ring_buffer__consume(s->rb);
+	session__release_all(s);
+	free(s->held);
 	free(s->pe_links);
 	free(s->pe_fds);
 	ring_buffer__free(s->rb);

@@ -50,8 +50,14 @@ struct session_opts {
 	size_t nr_pids;
 	bool system_wide;     /* -a */
 	bool follow_children; /* processes forked by the targets are profiled too */
-	unsigned int freq;    /* samples per second per CPU */
-	bool fp_only;	      /* no DWARF tables: frame pointers only */
+	/*
+	 * A target about to run code whose table is not loaded (an exec, a new
+	 * library) is stopped until it is: for a launched command's tree, where
+	 * samples taken meanwhile would be walked with frame pointers.
+	 */
+	bool hold_new_code;
+	unsigned int freq; /* samples per second per CPU */
+	bool fp_only;	   /* no DWARF tables: frame pointers only */
 	bool kernel_stacks;
 	size_t max_shards;	  /* cap on unwind table memory, in shards; 0: default */
 	size_t count_map_entries; /* 0: default */
@@ -86,6 +92,7 @@ struct session_stats {
 	uint64_t events_lost; /* process events dropped: the ring buffer was full */
 	uint64_t errors[32];  /* per reason, see session__error_name() */
 	uint64_t processes;   /* whose mappings were read; a reused pid counts again */
+	uint64_t holds;	      /* times a process was stopped until its new code had tables */
 	uint64_t rows_loaded;
 	uint64_t bytes_loaded;
 	uint64_t rows_unplaced;	 /* did not fit under max_shards (or max executables) */
