@@ -101,12 +101,21 @@ struct {
 	__type(value, struct unw_count);
 } counts SEC(".maps");
 
+/* User stacks of up to UNW_USTACK_SHORT frames (even keys)... */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u64));
+	__uint(value_size, UNW_USTACK_SHORT_SIZE);
+} ustacks SEC(".maps");
+
+/* ...and deeper ones (odd keys). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);
 	__type(key, __u64);
 	__type(value, struct unw_ustack);
-} ustacks SEC(".maps");
+} ustacks_deep SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -595,36 +604,49 @@ static long walk_frame(__u32 n, void *ctx)
 	return 0;
 }
 
-/* The user stack hash key, stored in ustacks; 0 when none. */
-static __always_inline __u64 ustack_store(struct walk *w)
+/*
+ * Stores st under key h in map, whose values hold max frames; returns h, or
+ * 0 when the map is full or holds another stack under h.
+ */
+static __always_inline __u64 ustack_put(void *map, __u64 h, const struct unw_ustack *st, int max)
 {
-	struct unw_ustack *old;
-	__u64 h = w->hash ? w->hash : 1;
+	const struct unw_ustack *old;
 	long err;
 
-	err = bpf_map_update_elem(&ustacks, &h, &w->sc->stack, BPF_NOEXIST);
+	err = bpf_map_update_elem(map, &h, st, BPF_NOEXIST);
 	if (err == 0)
 		return h;
 	if (err != -17 /* EEXIST */) {
 		err_inc(UNW_E_USTACK_FULL);
 		return 0;
 	}
-	old = bpf_map_lookup_elem(&ustacks, &h);
+	old = bpf_map_lookup_elem(map, &h);
 	if (!old)
 		return h; /* drained meanwhile: user space kept a copy */
-	if (old->nr != w->sc->stack.nr) {
+	if (old->nr != st->nr) {
 		err_inc(UNW_E_USTACK_COLLISION);
 		return 0;
 	}
-	for (int i = 0; i < UNW_DEPTH_MAX; i++) {
+	for (int i = 0; i < max; i++) {
 		if (i >= old->nr)
 			break;
-		if (old->pcs[i] != w->sc->stack.pcs[i]) {
+		if (old->pcs[i] != st->pcs[i]) {
 			err_inc(UNW_E_USTACK_COLLISION);
 			return 0;
 		}
 	}
 	return h;
+}
+
+/* The key of the user stack, stored in ustacks or ustacks_deep; 0 when none. */
+static __always_inline __u64 ustack_store(struct walk *w)
+{
+	const struct unw_ustack *st = &w->sc->stack;
+	__u64 h = w->hash & ~UNW_USTACK_DEEP_KEY;
+
+	if (st->nr > UNW_USTACK_SHORT)
+		return ustack_put(&ustacks_deep, h | UNW_USTACK_DEEP_KEY, st, UNW_DEPTH_MAX);
+	return ustack_put(&ustacks, h ? h : 2, st, UNW_USTACK_SHORT);
 }
 
 static __always_inline void count_add(struct unw_count_key *key)

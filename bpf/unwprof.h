@@ -90,7 +90,8 @@ _Static_assert(sizeof(struct unw_row) == 16, "unw_row is 16 bytes in the BPF map
 #define UNW_SHARD_STEPS 17	  /* binary search steps over a shard */
 #define UNW_CHUNKS_MAX 64	  /* chunks per executable: 4M rows */
 #define UNW_MAPS_MAX 256	  /* executable mappings per process */
-#define UNW_DEPTH_MAX 128	  /* user frames per sample */
+#define UNW_DEPTH_MAX 512	  /* user frames per sample */
+#define UNW_USTACK_SHORT 128	  /* frames of the stacks kept in the map of short stacks */
 #define UNW_KSTACK_DEPTH 127	  /* kernel frames per sample */
 #define UNW_STACK_COPY 8192	  /* bytes of user stack copied at once */
 #define UNW_COMM_LEN 16
@@ -98,6 +99,7 @@ _Static_assert(sizeof(struct unw_row) == 16, "unw_row is 16 bytes in the BPF map
 _Static_assert((UNW_SHARD_ROWS & (UNW_SHARD_ROWS - 1)) == 0, "masked shard indexes");
 _Static_assert((1u << (UNW_SHARD_STEPS - 1)) >= UNW_SHARD_ROWS, "shard search bound");
 _Static_assert((UNW_DEPTH_MAX & (UNW_DEPTH_MAX - 1)) == 0, "masked frame indexes");
+_Static_assert(UNW_USTACK_SHORT <= UNW_DEPTH_MAX, "short stacks");
 _Static_assert((UNW_STACK_COPY & (UNW_STACK_COPY - 1)) == 0, "masked stack copy length");
 
 /* One value of the shard map. */
@@ -190,12 +192,20 @@ struct unw_count {
 	__u8 comm[UNW_COMM_LEN]; /* recorded when the key was first seen */
 };
 
-/* Value of the user stack map, keyed by a hash of the pcs. */
+/*
+ * A user stack, keyed by a hash of its pcs. Most stacks are short: those of
+ * up to UNW_USTACK_SHORT frames are kept in a map of short values (the
+ * first bytes of this struct), deeper ones in a smaller map of whole ones.
+ * The lowest bit of the key tells which: 0 short, 1 deep.
+ */
 struct unw_ustack {
 	__u32 nr;
 	__u32 pad;
 	__u64 pcs[UNW_DEPTH_MAX]; /* leaf first */
 };
+
+#define UNW_USTACK_SHORT_SIZE (8 + 8 * UNW_USTACK_SHORT)
+#define UNW_USTACK_DEEP_KEY 1ULL
 
 enum unw_sample_flags {
 	UNW_SAMPLE_COMPLETE = 1 << 0,  /* walked to the bottom of the stack */

@@ -30,6 +30,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <linux/capability.h>
 #include <linux/perf_event.h>
@@ -59,6 +60,7 @@
 #define SHARD_RAM_SHARE 64 /* the default cap is at most 1/64 of memory */
 #define DEFAULT_COUNTS 16384
 #define USTACK_ENTRIES 8192
+#define USTACK_DEEP_ENTRIES 1024 /* stacks deeper than UNW_USTACK_SHORT: 4 KiB each */
 #define KSTACK_ENTRIES 8192
 #define DRAIN_INTERVAL_MS 1000
 /* tables_entry.exec_id of a table that will never be uploaded: frame pointers. */
@@ -79,8 +81,8 @@ struct sess_proc {
  */
 struct ustack_cache {
 	uint64_t *keys;
-	struct unw_ustack **vals;
-	uint32_t *gens; /* the drain that last used each stack */
+	struct unw_ustack **vals; /* each allocated for its own frames only */
+	uint32_t *gens;		  /* the drain that last used each stack */
 	size_t cap, nr;
 	uint32_t gen; /* the current drain */
 };
@@ -628,6 +630,7 @@ static void session__size_maps(struct session *s)
 	bpf_map__set_max_entries(k->maps.targets, procs * 4);
 	bpf_map__set_max_entries(k->maps.counts, counts);
 	bpf_map__set_max_entries(k->maps.ustacks, USTACK_ENTRIES);
+	bpf_map__set_max_entries(k->maps.ustacks_deep, USTACK_DEEP_ENTRIES);
 	bpf_map__set_max_entries(k->maps.kstacks, KSTACK_ENTRIES);
 
 	k->rodata->cfg.drain_at = counts / 2;
@@ -1050,6 +1053,14 @@ static int ustack_cache__rehash(struct ustack_cache *c, size_t ncap, uint32_t mi
 	return 0;
 }
 
+/* The bytes of st that hold its frames: most stacks are far shorter than the limit. */
+static size_t ustack_size(const struct unw_ustack *st)
+{
+	size_t nr = st->nr < UNW_DEPTH_MAX ? st->nr : UNW_DEPTH_MAX;
+
+	return offsetof(struct unw_ustack, pcs) + nr * sizeof(st->pcs[0]);
+}
+
 static int ustack_cache__put(struct ustack_cache *c, uint64_t key, const struct unw_ustack *st)
 {
 	size_t i;
@@ -1064,10 +1075,10 @@ static int ustack_cache__put(struct ustack_cache *c, uint64_t key, const struct 
 	c->gens[i] = c->gen;
 	if (c->keys[i])
 		return 0;
-	c->vals[i] = malloc(sizeof(*st));
+	c->vals[i] = malloc(ustack_size(st));
 	if (!c->vals[i])
 		return -ENOMEM;
-	memcpy(c->vals[i], st, sizeof(*st));
+	memcpy(c->vals[i], st, ustack_size(st));
 	c->keys[i] = key;
 	c->nr++;
 	return 0;
@@ -1112,21 +1123,25 @@ static void ustack_cache__free(struct ustack_cache *c)
 	free(c->gens);
 }
 
+/* The map of the user stacks under key: short and deep ones have keys of their own. */
+static int ustack_map_fd(const struct session *s, uint64_t key)
+{
+	if (key & UNW_USTACK_DEEP_KEY)
+		return bpf_map__fd(s->skel->maps.ustacks_deep);
+	return bpf_map__fd(s->skel->maps.ustacks);
+}
+
 /*
- * Moves the user stacks from the BPF map to the cache. Only keys already
+ * Moves the user stacks from the BPF map fd to the cache. Only keys already
  * copied are deleted, so a stack BPF counts meanwhile is never lost.
  */
-static int session__sync_ustacks(struct session *s)
+static int session__sync_ustack_map(struct session *s, int fd, struct unw_ustack *st)
 {
-	int fd = bpf_map__fd(s->skel->maps.ustacks);
-	struct unw_ustack *st = malloc(sizeof(*st));
 	uint64_t key, next, *done = NULL;
 	size_t nr = 0, cap = 0;
 	void *prev = NULL;
-	int err = -ENOMEM;
+	int err;
 
-	if (!st)
-		goto cleanup;
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
@@ -1144,6 +1159,19 @@ static int session__sync_ustacks(struct session *s)
 	err = 0;
 cleanup:
 	free(done);
+	return err;
+}
+
+static int session__sync_ustacks(struct session *s)
+{
+	struct unw_ustack *st = malloc(sizeof(*st));
+	int err;
+
+	if (!st)
+		return -ENOMEM;
+	err = session__sync_ustack_map(s, bpf_map__fd(s->skel->maps.ustacks), st);
+	if (!err)
+		err = session__sync_ustack_map(s, bpf_map__fd(s->skel->maps.ustacks_deep), st);
 	free(st);
 	return err;
 }
@@ -1151,16 +1179,20 @@ cleanup:
 static const struct unw_ustack *session__ustack(struct session *s, uint64_t key)
 {
 	const struct unw_ustack *st = ustack_cache__get(&s->ustacks, key);
-	struct unw_ustack tmp;
+	struct unw_ustack *tmp;
+	int err;
 
 	if (st || !key)
 		return st;
 	/* Stored by BPF after the sync: read it now. */
-	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.ustacks), &key, &tmp))
+	tmp = malloc(sizeof(*tmp));
+	if (!tmp)
 		return NULL;
-	if (ustack_cache__put(&s->ustacks, key, &tmp))
-		return NULL;
-	return ustack_cache__get(&s->ustacks, key);
+	err = bpf_map_lookup_elem(ustack_map_fd(s, key), &key, tmp) ? -errno : 0;
+	if (!err)
+		err = ustack_cache__put(&s->ustacks, key, tmp);
+	free(tmp);
+	return err ? NULL : ustack_cache__get(&s->ustacks, key);
 }
 
 static void session__deliver(struct session *s, const struct unw_count_key *k,

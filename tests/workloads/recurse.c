@@ -3,7 +3,7 @@
  * recurse [SECONDS] [DEPTH]: main -> descend -> descend -> ... (DEPTH times,
  * default 200) -> bottom, repeated for SECONDS (default 3).
  *
- * The stack is deeper than the unwinder's frame limit: the samples must keep
+ * Deeper than the unwinder's frame limit (512), the samples must keep
  * the frames nearest the leaf and be counted as truncated.
  */
 #include "workload.h"
