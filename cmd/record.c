@@ -906,6 +906,7 @@ static struct session *record_session_new(struct record *rec)
 		.nr_pids = rec->child ? 1 : args->nr_pids,
 		.system_wide = args->all,
 		.follow_children = rec->child != 0,
+		.hold_new_code = rec->child != 0,
 		.freq = args->freq,
 		.fp_only = args->fp_only,
 		.kernel_stacks = !args->no_kernel,
