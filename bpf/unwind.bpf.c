@@ -150,6 +150,14 @@ struct {
 	__type(value, __u64);
 } event_times SEC(".maps");
 
+/* Where samples failed (see errors_flush): drained by user space with the counts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, UNW_FAIL_SITES);
+	__type(key, struct unw_fail_key);
+	__type(value, __u64);
+} fails SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, UNW_ST_NR);
@@ -202,6 +210,11 @@ struct scratch {
 	__u64 sp0; /* user address of copy[0] */
 	__u64 copy_len;
 	struct walk_saved saved;
+	/* The reasons this sample met (bit per enum unw_err), counted once each at its end. */
+	__u32 errs;
+	__u32 fail_reason; /* the first of them, at fail_pc */
+	__u64 fail_pc;
+	__u64 cur_pc; /* the pc of the frame being walked; 0 before the walk */
 	__u8 copy[UNW_STACK_COPY + 8];
 };
 
@@ -220,9 +233,50 @@ static __always_inline void stat_inc(__u32 idx)
 		*v += 1;
 }
 
+/*
+ * The sample met reason: counted once per sample at its end (errors_flush),
+ * however many frames meet it; the first one is kept with its pc, so the
+ * summary can name the file where samples fail.
+ */
 static __always_inline void err_inc(__u32 reason)
 {
-	stat_inc(UNW_ST_ERR + reason);
+	__u32 zero = 0;
+	struct scratch *sc = bpf_map_lookup_elem(&scratch_map, &zero);
+
+	if (!sc)
+		return;
+	if (!sc->errs) {
+		sc->fail_reason = reason;
+		sc->fail_pc = sc->cur_pc;
+	}
+	sc->errs |= 1u << (reason & 31);
+}
+
+/* Reasons that say nothing about a user stack: no site to name. */
+#define ERRS_NO_SITE (1u << UNW_E_NO_USER | 1u << UNW_E_KSTACK)
+
+/* At the end of sample pid: each reason it met counted once, and where it first failed. */
+static __always_inline void errors_flush(__u32 pid)
+{
+	struct unw_fail_key k = { .pid = pid };
+	__u32 zero = 0;
+	struct scratch *sc = bpf_map_lookup_elem(&scratch_map, &zero);
+	__u64 one = 1, *n;
+
+	if (!sc || !sc->errs)
+		return;
+	for (int i = 0; i < UNW_E_NR; i++)
+		if (sc->errs & (1u << i))
+			stat_inc(UNW_ST_ERR + i);
+	if (!(sc->errs & ~ERRS_NO_SITE))
+		return;
+	k.reason = sc->fail_reason;
+	k.pc = sc->fail_pc;
+	n = bpf_map_lookup_elem(&fails, &k);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		bpf_map_update_elem(&fails, &k, &one, BPF_NOEXIST);
 }
 
 static __always_inline void event_send(__u32 type, __u32 pid, __u64 addr)
@@ -492,8 +546,10 @@ static __always_inline const struct unw_row *row_find(struct walk *w, __u64 pc)
 			err_inc(UNW_E_NOT_COVERED);
 		return NULL;
 	}
-	if (!exec_id)
+	if (!exec_id) {
+		err_inc(UNW_E_NO_TABLE);
 		return NULL;
+	}
 	if (rel >> 32) {
 		err_inc(UNW_E_NO_ROW);
 		return NULL;
@@ -570,6 +626,7 @@ static long walk_frame(__u32 n, void *ctx)
 
 	if (!sc)
 		return 1;
+	sc->cur_pc = pc;
 	/*
 	 * Callers' frames are return addresses, which readers of the stack
 	 * look up at pc - 1. A pc a signal interrupted is the instruction
@@ -747,7 +804,9 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 			err_inc(UNW_E_KSTACK);
 	}
 	key->flags = w->flags;
-	if (w->flags & UNW_SAMPLE_COMPLETE)
+	errors_flush(key->pid);
+	/* Walked with the tables alone: frame-pointer walks are counted apart. */
+	if ((w->flags & UNW_SAMPLE_COMPLETE) && !(w->flags & UNW_SAMPLE_FP))
 		stat_inc(UNW_ST_COMPLETE);
 	if (w->flags & UNW_SAMPLE_FP)
 		stat_inc(UNW_ST_FP);
@@ -758,14 +817,22 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 	count_add(key);
 }
 
-/* Whether the sample is of a profiled process; counts it when it is. */
+/* Whether the sample is of a profiled process; counts it, and starts its errors, when it is. */
 static __always_inline int sample_wanted(__u32 pid)
 {
+	struct scratch *sc;
+	__u32 zero = 0;
+
 	if (pid == 0 && !cfg.system_wide)
 		return 0;
 	if (!cfg.system_wide && !bpf_map_lookup_elem(&targets, &pid))
 		return 0;
 	stat_inc(UNW_ST_SAMPLES);
+	sc = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (sc) {
+		sc->errs = 0;
+		sc->cur_pc = 0;
+	}
 	return 1;
 }
 

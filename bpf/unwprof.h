@@ -252,7 +252,7 @@ enum unw_stat {
 	UNW_ST_NR = UNW_ST_ERR + 32,
 };
 
-/* Why a walk stopped early or fell back, counted per reason. */
+/* Why a walk stopped early or fell back: the samples that met each reason. */
 enum unw_err {
 	UNW_E_NO_USER = 0,	/* a kernel thread: no user stack */
 	UNW_E_NO_PROC,		/* process without tables yet: frame pointers */
@@ -270,10 +270,23 @@ enum unw_err {
 	UNW_E_SHARD_MISSING,	/* chunk pointing to a missing shard */
 	UNW_E_STACK_COPY,	/* the stack top could not be copied */
 	UNW_E_NO_FP,		/* frame pointers needed where rbp is 0: no chain to follow */
+	UNW_E_NO_TABLE,		/* a mapping without a table (JIT, a file without CFI): frame pointers */
 	UNW_E_NR,
 };
 
 _Static_assert(UNW_E_NR <= UNW_ST_NR - UNW_ST_ERR, "stats array holds every reason");
+
+/*
+ * Key of the map of failure sites: samples of pid whose walk first met
+ * reason (enum unw_err) at pc (0: before the walk). Value: the samples.
+ */
+struct unw_fail_key {
+	__u32 pid;
+	__u32 reason;
+	__u64 pc;
+};
+
+#define UNW_FAIL_SITES 4096
 
 /* Set by user space before load (read-only data of the program). */
 struct unw_config {
@@ -301,5 +314,6 @@ _Static_assert(sizeof(struct unw_count) == 24, "unw_count layout");
 _Static_assert(sizeof(struct unw_ustack) == 8 + 8 * UNW_DEPTH_MAX, "unw_ustack layout");
 _Static_assert(sizeof(struct unw_event) == 24, "unw_event layout");
 _Static_assert(sizeof(struct unw_config) == 24, "unw_config layout");
+_Static_assert(sizeof(struct unw_fail_key) == 16, "unw_fail_key layout");
 
 #endif /* UNWPROF_H */

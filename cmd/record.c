@@ -23,6 +23,7 @@
 
 #include "cmd.h"
 #include "../core/common.h"
+#include "../core/failures.h"
 #include "../core/flamegraph.h"
 #include "../core/folded.h"
 #include "../core/json.h"
@@ -111,9 +112,10 @@ struct record {
 	struct session *session;
 	struct profile *profile;
 	struct symbolizer *symbolizer;
-	int err;	       /* first error in a callback */
-	struct launch *launch; /* the launched command, NULL when none */
-	pid_t child;	       /* its pid, 0 when none */
+	struct failures *failures; /* where samples failed, by file and reason */
+	int err;		   /* first error in a callback */
+	struct launch *launch;	   /* the launched command, NULL when none */
+	pid_t child;		   /* its pid, 0 when none */
 	double elapsed;
 	uint64_t peak_rss; /* bytes, once the output is written */
 	uint64_t start_ns; /* wall clock at the start of sampling */
@@ -874,6 +876,20 @@ static void on_process_exit(void *ctx, uint32_t pid)
 		rec->err = err;
 }
 
+/* Samples of pid failed first at pc: counted under the file the pc is in. */
+static void on_failure(void *ctx, uint32_t pid, uint64_t pc, unsigned int reason, uint64_t n)
+{
+	struct record *rec = ctx;
+	struct symbol_info info = {};
+	int err;
+
+	if (pc)
+		symbolizer__lookup(rec->symbolizer, pid, pc, &info);
+	err = failures__add(rec->failures, pc ? info.file : "[before the walk]", reason, n);
+	if (err && !rec->err)
+		rec->err = err;
+}
+
 /* Launching a command */
 
 /* Forks the command, held before its exec; under sudo it will run as the invoking user. */
@@ -915,6 +931,7 @@ static struct session *record_session_new(struct record *rec)
 		.on_sample = on_sample,
 		.on_process = on_process,
 		.on_exit = on_process_exit,
+		.on_failure = on_failure,
 		.ctx = rec,
 	};
 
@@ -1074,6 +1091,7 @@ static int record_loop(struct record *rec)
 	if (!err)
 		err = stop_err;
 	session__stats(rec->session, &rec->stats);
+	failures__sort(rec->failures);
 	rec->bpf_ns_per_sample = bpf_ns_per_sample(rec->session);
 	if (!err && rec->err) {
 		err = rec->err;
@@ -1141,6 +1159,34 @@ static void print_errors(const struct session_stats *st)
 	fputc('\n', stderr);
 }
 
+#define FAILURES_SHOWN 3  /* in the summary */
+#define FAILURES_STATS 10 /* in --stats-json */
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* The files where the most samples failed, with the reason: where to look. */
+static void print_failures(const struct record *rec)
+{
+	size_t n = failures__count(rec->failures);
+
+	if (!n)
+		return;
+	fprintf(stderr, "  %-22s", "failed most in");
+	for (size_t i = 0; i < n && i < FAILURES_SHOWN; i++) {
+		const struct failure *f = failures__get(rec->failures, i);
+		const char *name = session__error_name(f->reason);
+
+		fprintf(stderr, "%s%s (%s %" PRIu64 ")", i ? ", " : " ", base_name(f->file),
+			name ? name : "other", f->samples);
+	}
+	fputc('\n', stderr);
+}
+
 /*
  * Samples BPF took but user space never received: neither drained nor
  * counted as lost. 0 when sampling stopped before the last drain, as it
@@ -1204,6 +1250,7 @@ static void print_summary(const struct record *rec, const struct session_stats *
 		percent(st.truncated, st.samples));
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "lost", st.lost);
 	print_errors(&st);
+	print_failures(rec);
 	print_outcomes(rec, &st);
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "processes", st.processes);
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %.1f MiB\n", "unwind rows loaded", st.rows_loaded,
@@ -1262,6 +1309,26 @@ static void stats_put_errors(struct json_writer *jw, const struct session_stats 
 }
 
 /* The samples split by outcome: walked + frame_pointer + failed + lost + not_drained. */
+/* "failures": the files where the most samples failed, with the reason. */
+static void stats_put_failures(struct json_writer *jw, const struct record *rec)
+{
+	jw_key(jw, "failures");
+	jw_array_start(jw);
+	for (size_t i = 0; i < failures__count(rec->failures) && i < FAILURES_STATS; i++) {
+		const struct failure *f = failures__get(rec->failures, i);
+		const char *name = session__error_name(f->reason);
+
+		jw_object_start(jw);
+		jw_key(jw, "file");
+		jw_string(jw, f->file);
+		jw_key(jw, "reason");
+		jw_string(jw, name ? name : "other");
+		stats_put_uint(jw, "samples", f->samples);
+		jw_object_end(jw);
+	}
+	jw_array_end(jw);
+}
+
 static void stats_put_outcomes(struct json_writer *jw, const struct record *rec,
 			       const struct session_stats *st)
 {
@@ -1282,7 +1349,7 @@ static void stats_put(struct json_writer *jw, const struct record *rec,
 		      const struct session_stats *st)
 {
 	jw_object_start(jw);
-	stats_put_uint(jw, "schema", 1);
+	stats_put_uint(jw, "schema", 2);
 	jw_key(jw, "duration_s");
 	jw_double(jw, round_to(rec->elapsed, 1000));
 	stats_put_uint(jw, "frequency_hz", rec->args->freq);
@@ -1291,6 +1358,7 @@ static void stats_put(struct json_writer *jw, const struct record *rec,
 	stats_put_share(jw, "frame_pointer", st->fp, st->samples);
 	stats_put_share(jw, "truncated", st->truncated, st->samples);
 	stats_put_errors(jw, st);
+	stats_put_failures(jw, rec);
 	stats_put_uint(jw, "lost", st->lost);
 	stats_put_outcomes(jw, rec, st);
 	stats_put_uint(jw, "processes", st->processes);
@@ -1435,7 +1503,8 @@ static int record_init(struct record *rec)
 		return err;
 	rec->profile = profile__new();
 	rec->symbolizer = symbolizer__new(NULL);
-	if (!rec->profile || !rec->symbolizer) {
+	rec->failures = failures__new();
+	if (!rec->profile || !rec->symbolizer || !rec->failures) {
 		pr_err("out of memory");
 		return -ENOMEM;
 	}
@@ -1445,6 +1514,7 @@ static int record_init(struct record *rec)
 static void record_free(struct record *rec)
 {
 	session__free(rec->session);
+	failures__free(rec->failures);
 	symbolizer__free(rec->symbolizer);
 	profile__free(rec->profile);
 	free(rec->tmp_path);

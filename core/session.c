@@ -147,6 +147,7 @@ static const char *const error_names[UNW_E_NR] = {
 	[UNW_E_SHARD_MISSING] = "shard-missing",
 	[UNW_E_STACK_COPY] = "stack-copy-failed",
 	[UNW_E_NO_FP] = "no-frame-pointer",
+	[UNW_E_NO_TABLE] = "mapping-without-table",
 };
 
 const char *session__error_name(unsigned int reason)
@@ -435,8 +436,12 @@ static void session__fill_mapping(struct session *s, const struct procmap *m, pi
 	 */
 	if (!vdso)
 		session__publish_file(s, f);
-	if (!tables_file__bias(f, m, f->table->table->base, &bias))
+	if (!tables_file__bias(f, m, f->table->table->base, &bias)) {
+		pr_info("%s (pid %d): no table for the mapping at %#" PRIx64 " (offset %#" PRIx64
+			"): in no executable segment, frame pointers there",
+			m->path, (int)pid, m->start, m->offset);
 		return;
+	}
 	um->type = UNW_MAP_FILE;
 	um->bias = bias;
 	um->exec_id = f->table->exec_id;
@@ -1266,6 +1271,34 @@ cleanup:
 	return err;
 }
 
+/* Where samples failed, to the caller; deleted once told. */
+static int session__drain_fails(struct session *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.fails);
+	struct unw_fail_key key, next, *done = NULL;
+	size_t nr = 0, cap = 0;
+	void *prev = NULL;
+	uint64_t n;
+	int err = 0;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &n))
+			continue;
+		if (s->opts.on_failure)
+			s->opts.on_failure(s->opts.ctx, key.pid, key.pc, key.reason, n);
+		err = grow((void **)&done, &cap, nr, sizeof(*done));
+		if (err)
+			break;
+		done[nr++] = key;
+	}
+	for (size_t i = 0; i < nr; i++)
+		bpf_map_delete_elem(fd, &done[i]);
+	free(done);
+	return err;
+}
+
 int session__drain(struct session *s)
 {
 	int err;
@@ -1280,6 +1313,8 @@ int session__drain(struct session *s)
 	/* Reset before draining: keys BPF adds from now on count towards the next drain. */
 	s->skel->bss->nr_keys = 0;
 	err = session__drain_counts(s);
+	if (!err)
+		err = session__drain_fails(s);
 	if (err)
 		return err;
 	ustack_cache__age(&s->ustacks);

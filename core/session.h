@@ -75,6 +75,13 @@ struct session_opts {
 	 * on_process only after this call.
 	 */
 	void (*on_exit)(void *ctx, uint32_t pid);
+	/*
+	 * samples of pid first failed at pc (0: before the walk) for reason
+	 * (an index of session_stats.errors). Called during a drain, before
+	 * on_exit of that pid, so the pc can still be symbolized.
+	 */
+	void (*on_failure)(void *ctx, uint32_t pid, uint64_t pc, unsigned int reason,
+			   uint64_t samples);
 	void *ctx;
 };
 
@@ -90,7 +97,7 @@ struct session_stats {
 	 */
 	uint64_t lost;
 	uint64_t events_lost; /* process events dropped: the ring buffer was full */
-	uint64_t errors[32];  /* per reason, see session__error_name() */
+	uint64_t errors[32];  /* samples per reason, see session__error_name() */
 	uint64_t processes;   /* whose mappings were read; a reused pid counts again */
 	uint64_t holds;	      /* times a process was stopped until its new code had tables */
 	uint64_t rows_loaded;

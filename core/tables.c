@@ -205,8 +205,8 @@ static struct elf_file *tables__open_mapping(struct tables *ts, const struct pro
 			ts->stats.files_gone++;
 		else
 			ts->stats.files_unreadable++;
-		pr_debug("%s (pid %d): cannot open the mapped file: %s", m->path, (int)pid,
-			 strerror(-fd));
+		pr_info("%s (pid %d): no table: cannot open the mapped file: %s", m->path, (int)pid,
+			strerror(-fd));
 		return NULL;
 	}
 	/* Read through the fd: what was checked is what is read. */
@@ -352,8 +352,8 @@ struct tables_file *tables__get_mapping(struct tables *ts, const struct procmap 
 		return NULL;
 	ef = m->path ? tables__open_mapping(ts, m, pid) : NULL;
 	if (!ef) {
-		pr_debug("%s (pid %d): not readable as ELF: frame pointers there",
-			 m->path ? m->path : "[anon]", (int)pid);
+		pr_info("%s (pid %d): no table: not readable as ELF, frame pointers there",
+			m->path ? m->path : "[anon]", (int)pid);
 		return f;
 	}
 	return tables__load_file(ts, f, ef, pid, m->path);

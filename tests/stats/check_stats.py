@@ -4,7 +4,7 @@
 
   check_stats.py JSON [--summary STDERR] [--min-walked PERCENT] [--max-not-drained N]
 
-Schema 1: every key with its type; shares whose percent is their count over
+Schema 2: every key with its type; shares whose percent is their count over
 the samples; every sample not walked to the bottom is accounted for as
 truncated or by an error reason; the outcomes (walked, frame pointers,
 failed, lost, not drained) add up to the samples; bytes_loaded is
@@ -72,7 +72,11 @@ def is_number(v):
 
 
 def check_types(s):
-    check(s.get("schema") == 1, f"schema is {s.get('schema')!r}, expected 1")
+    check(s.get("schema") == 2, f"schema is {s.get('schema')!r}, expected 2")
+    check(isinstance(s.get("failures"), list) and all(
+        isinstance(f, dict) and isinstance(f.get("file"), str) and f.get("reason") in s["errors"]
+        and is_count(f.get("samples")) and f["samples"] > 0 for f in s["failures"]),
+        f"failures is {s.get('failures')!r}, expected a list of file, reason, samples")
     check(is_number(s.get("duration_s")) and s["duration_s"] > 0,
           f"duration_s is {s.get('duration_s')!r}, expected a positive number")
     for key in COUNTS:

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # record --stats-json FILE: the summary as JSON, with the keys and types of
-# schema 1, numbers that add up, the same numbers as the summary on stderr,
+# schema 2, numbers that add up, the same numbers as the summary on stderr,
 # written with --quiet too, and a FILE that cannot be written is an error
 # before the run.
 # shellcheck source-path=SCRIPTDIR source=../e2e/lib.sh
