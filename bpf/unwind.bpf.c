@@ -214,7 +214,8 @@ struct scratch {
 	__u32 errs;
 	__u32 fail_reason; /* the first of them, at fail_pc */
 	__u64 fail_pc;
-	__u64 cur_pc; /* the pc of the frame being walked; 0 before the walk */
+	__u64 cur_pc;	   /* the pc of the frame being walked; 0 before the walk */
+	__u64 start_stack; /* the process's initial sp (mm->start_stack) */
 	__u8 copy[UNW_STACK_COPY + 8];
 };
 
@@ -616,6 +617,21 @@ static __always_inline int step_row(struct walk *w, const struct unw_row *r)
 	return 1;
 }
 
+/*
+ * Whether the frame is the process's entry code: its sp is the one the
+ * kernel started the process with (mm->start_stack, where argc is), or that
+ * sp aligned down to 16 bytes. No call has pushed anything there, so no
+ * frame is above it. The dynamic loader's entry (glibc's _start and
+ * _dl_start_user in ld.so) has no CFI: without this, every sample of a
+ * process still in ld.so would end in a failed frame-pointer step.
+ */
+static __always_inline int at_process_entry(const struct walk *w)
+{
+	__u64 top = w->sc->start_stack;
+
+	return top && w->sp <= top && top - w->sp < 16;
+}
+
 static long walk_frame(__u32 n, void *ctx)
 {
 	struct walk *w = ctx;
@@ -645,6 +661,9 @@ static long walk_frame(__u32 n, void *ctx)
 	w->signal = 0;
 	if (r && unw_row__usable(r)) {
 		more = step_row(w, r);
+	} else if (at_process_entry(w)) {
+		w->flags |= UNW_SAMPLE_COMPLETE;
+		more = 0;
 	} else {
 		if (r)
 			err_inc(r->cfa == UNW_CFA_END ? UNW_E_END_ROW : UNW_E_UNSUPPORTED);
@@ -779,6 +798,7 @@ static __always_inline void walk_start(struct walk *w, struct pt_regs *regs)
 	w->sp = regs->sp;
 	w->bp = regs->bp;
 	w->hash = UNW_HASH_INIT;
+	w->sc->start_stack = BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack);
 	stack_copy(w->sc, w->sp);
 }
 
