@@ -264,10 +264,9 @@ static void syms_unique(struct symfile *sf)
 	sf->nr_syms = out;
 }
 
-/* Whether one of the first n symbols of sf (sorted, unique) starts at addr or, sized, holds it. */
-static bool syms_cover(const struct symfile *sf, size_t n, uint64_t addr)
+/* The last of the first n symbols of sf (sorted) starting at or before addr, or NULL. */
+static const struct sym *syms_at_or_before(const struct symfile *sf, size_t n, uint64_t addr)
 {
-	const struct sym *s;
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
@@ -278,10 +277,15 @@ static bool syms_cover(const struct symfile *sf, size_t n, uint64_t addr)
 		else
 			hi = mid;
 	}
-	if (!lo)
-		return false;
-	s = &sf->syms[lo - 1];
-	return s->addr == addr || (s->size && addr - s->addr < s->size);
+	return lo ? &sf->syms[lo - 1] : NULL;
+}
+
+/* Whether one of the first n symbols of sf (sorted, unique) starts at addr or, sized, holds it. */
+static bool syms_cover(const struct symfile *sf, size_t n, uint64_t addr)
+{
+	const struct sym *s = syms_at_or_before(sf, n, addr);
+
+	return s && (s->addr == addr || (s->size && addr - s->addr < s->size));
 }
 
 /*
@@ -356,25 +360,12 @@ static int symfile__load(struct symfile *sf)
 
 static const struct sym *symfile__find(struct symfile *sf, uint64_t vaddr)
 {
-	size_t lo = 0, hi;
 	const struct sym *s;
 
 	if (symfile__load(sf) || !sf->nr_syms)
 		return NULL;
-	/* The last symbol starting at or before vaddr. */
-	hi = sf->nr_syms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sf->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	s = &sf->syms[lo - 1];
-	if (s->size && vaddr - s->addr >= s->size)
+	s = syms_at_or_before(sf, sf->nr_syms, vaddr);
+	if (s && s->size && vaddr - s->addr >= s->size)
 		return NULL; /* past its end: padding, PLT, code without a symbol */
 	return s;
 }
