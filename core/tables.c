@@ -188,23 +188,30 @@ struct tables_entry *tables__get_path(struct tables *ts, const char *path)
  * Opens the file of mapping m as the process sees it, inside its root and
  * checked to be the mapped inode; NULL when it cannot be, counted.
  */
-static struct elf_file *tables__open_mapping(struct tables *ts, const struct procmap *m, pid_t pid)
+static struct elf_file *tables__open_mapping(struct tables *ts, const struct procmap *m, pid_t pid,
+					     bool *gone)
 {
 	struct elf_file *ef;
 	bool replaced;
 	int fd;
 
+	*gone = false;
 	fd = procfs__open_mapping(pid, m, &replaced);
 	if (replaced) {
 		ts->stats.files_replaced++;
 		pr_debug("%s (pid %d): the path leads to another file than the mapped one", m->path,
 			 (int)pid);
 	}
+	if (fd == -ESRCH) {
+		/* Not the file's fault: the next process that maps it is asked. */
+		ts->stats.files_gone++;
+		*gone = true;
+		pr_debug("%s (pid %d): the process exited before its file was opened", m->path,
+			 (int)pid);
+		return NULL;
+	}
 	if (fd < 0) {
-		if (fd == -ESRCH)
-			ts->stats.files_gone++;
-		else
-			ts->stats.files_unreadable++;
+		ts->stats.files_unreadable++;
 		pr_info("%s (pid %d): no table: cannot open the mapped file: %s", m->path, (int)pid,
 			strerror(-fd));
 		return NULL;
@@ -345,17 +352,20 @@ struct tables_file *tables__get_mapping(struct tables *ts, const struct procmap 
 	if (procmap__is_vdso(m))
 		return tables__get_vdso(ts, m);
 	f = tables__find_file(ts, m);
-	if (f)
+	if (f && !f->unopened)
 		return f;
-	f = tables__add_file(ts, m);
+	if (!f)
+		f = tables__add_file(ts, m);
 	if (!f)
 		return NULL;
-	ef = m->path ? tables__open_mapping(ts, m, pid) : NULL;
+	ef = m->path ? tables__open_mapping(ts, m, pid, &f->unopened) : NULL;
 	if (!ef) {
-		pr_info("%s (pid %d): no table: not readable as ELF, frame pointers there",
-			m->path ? m->path : "[anon]", (int)pid);
+		if (!f->unopened)
+			pr_info("%s (pid %d): no table: not readable as ELF, frame pointers there",
+				m->path ? m->path : "[anon]", (int)pid);
 		return f;
 	}
+	f->unopened = false;
 	return tables__load_file(ts, f, ef, pid, m->path);
 }
 

@@ -60,6 +60,12 @@ struct tables_file {
 	struct unw_seg exec_segs[UNW_FILE_SEGS];
 	uint32_t nr_exec_segs;
 	bool published; /* the caller's: record's file map entry is written */
+	/*
+	 * Its process exited before the file could be opened: no table yet,
+	 * and the next process that maps it is asked again. A file that could
+	 * not be read for its own reasons is not asked again.
+	 */
+	bool unopened;
 };
 
 /* Mapped files that could not be opened, by reason. */

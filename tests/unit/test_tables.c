@@ -157,6 +157,10 @@ static void test_gone_process(void)
 	f = m ? tables__get_mapping(ts, m, child) : NULL;
 	CHECK(f != NULL);
 	CHECK(f && f->table == NULL);
+	/* Not the file's fault: the next process that maps it gets its table. */
+	CHECK(f && f->unopened);
+	CHECK(m && tables__get_mapping(ts, m, getpid()) == f);
+	CHECK(f && f->table && f->table->table && !f->unopened);
 	procmaps__free(pm);
 	tables__free(ts);
 }
