@@ -829,7 +829,7 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 	if ((w->flags & UNW_SAMPLE_COMPLETE) && !(w->flags & UNW_SAMPLE_FP))
 		stat_inc(UNW_ST_COMPLETE);
 	if (w->flags & UNW_SAMPLE_FP)
-		stat_inc(UNW_ST_FP);
+		stat_inc((w->flags & UNW_SAMPLE_COMPLETE) ? UNW_ST_FP_COMPLETE : UNW_ST_FP);
 	if (w->flags & UNW_SAMPLE_TRUNCATED)
 		stat_inc(UNW_ST_TRUNCATED);
 	if (w->flags & UNW_SAMPLE_KERNEL)

@@ -248,6 +248,7 @@ enum unw_stat {
 	UNW_ST_KERNEL,
 	UNW_ST_LOST,	    /* count map full */
 	UNW_ST_EVENTS_LOST, /* ring buffer full */
+	UNW_ST_FP_COMPLETE, /* of UNW_ST_FP, those that reached the bottom */
 	UNW_ST_ERR = 8,	    /* + enum unw_err */
 	UNW_ST_NR = UNW_ST_ERR + 32,
 };

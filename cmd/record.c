@@ -1244,8 +1244,11 @@ static void print_summary(const struct record *rec, const struct session_stats *
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "samples", st.samples);
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "walked to the bottom", st.complete,
 		percent(st.complete, st.samples));
-	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "with frame pointers", st.fp,
+	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%", "with frame pointers", st.fp,
 		percent(st.fp, st.samples));
+	if (st.fp)
+		fprintf(stderr, "   (%" PRIu64 " to the bottom)", st.fp_complete);
+	fputc('\n', stderr);
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "truncated", st.truncated,
 		percent(st.truncated, st.samples));
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "lost", st.lost);
@@ -1356,6 +1359,7 @@ static void stats_put(struct json_writer *jw, const struct record *rec,
 	stats_put_uint(jw, "samples", st->samples);
 	stats_put_share(jw, "walked", st->complete, st->samples);
 	stats_put_share(jw, "frame_pointer", st->fp, st->samples);
+	stats_put_share(jw, "frame_pointer_bottom", st->fp_complete, st->samples);
 	stats_put_share(jw, "truncated", st->truncated, st->samples);
 	stats_put_errors(jw, st);
 	stats_put_failures(jw, rec);

@@ -1411,7 +1411,8 @@ void session__stats(const struct session *s, struct session_stats *st)
 	free(vals);
 	st->samples = sum[UNW_ST_SAMPLES];
 	st->complete = sum[UNW_ST_COMPLETE];
-	st->fp = sum[UNW_ST_FP];
+	st->fp_complete = sum[UNW_ST_FP_COMPLETE];
+	st->fp = sum[UNW_ST_FP] + st->fp_complete;
 	st->truncated = sum[UNW_ST_TRUNCATED];
 	st->lost = sum[UNW_ST_LOST] + s->lost;
 	st->events_lost = sum[UNW_ST_EVENTS_LOST];

@@ -26,7 +26,7 @@ import re
 import sys
 
 ROW_BYTES = 16
-SHARES = ("walked", "frame_pointer", "truncated")
+SHARES = ("walked", "frame_pointer", "frame_pointer_bottom", "truncated")
 # What kept processes or files from their tables: JSON key, summary label.
 LEFT_OUT = {
     "events_lost": "events lost",
@@ -120,6 +120,8 @@ def check_sums(s, max_not_drained):
         check(c <= n, f"{key}: {c} of {n} samples")
         want = round(100.0 * c / n, 2) if n else 0
         check(abs(p - want) < 0.006, f"{key}: percent {p}, expected {want} ({c} of {n})")
+    check(s["frame_pointer_bottom"]["count"] <= s["frame_pointer"]["count"],
+          "frame_pointer_bottom: more samples than frame_pointer")
     # A walk ends at the bottom, at the depth limit, or where an error is counted.
     not_walked = n - s["walked"]["count"]
     accounted = s["truncated"]["count"] + sum(s["errors"].values())
