@@ -22,7 +22,13 @@ PACKAGES=(
 	binutils python3 gdb
 	libprotobuf-c-dev protobuf-c-compiler golang-go
 	scdoc bash-completion zsh fish chromium valgrind
+	lld mold linux-perf python3.11 perl xz-utils
 )
+# The program tests (tests/programs) build Rust with the rustc on PATH or
+# rustup's; without either, Debian's.
+if ! command -v rustc >/dev/null && [ ! -x "${HOME:-/root}/.cargo/bin/rustc" ]; then
+	PACKAGES+=(rustc)
+fi
 
 install_missing() {
 	local missing=()

@@ -29,16 +29,52 @@ go root to leaf and kernel frames (suffix _[k]) follow them.
   e2e.py bpf-probe
       Exit 0 if a BPF program loads and a cpu-clock perf event opens here,
       else prints why and exits 1.
+  e2e.py stats JSON [--min-walked R] [--min-bottom R] [--min-samples N]
+      Record's --stats-json summary: at least N samples (default 100), of
+      which at least the share R (default 0) were walked to the bottom with
+      the tables alone (--min-walked), or reached it with the tables or
+      frame pointers (--min-bottom).
+  e2e.py roots FOLDED [--comm NAME] [--root REGEX]... --min-ratio R
+      Among the samples (of NAME) with user frames, the share whose user
+      stack begins at a root of the process must be at least R: a frame
+      named _start (the executable's or ld.so's), any frame below glibc's
+      __libc_start_main (a stripped executable's _start) or {THREAD}; --root
+      replaces these with REGEX, matched against the first frames.
+  e2e.py perf FOLDED [--freq HZ] [--timeout S] -- COMMAND...
+      Records COMMAND with `perf record -e cpu-clock -F HZ --call-graph dwarf`
+      (default 999 Hz, perf's default 8 KiB stack copy; without ASLR, see
+      cmd_perf) and writes its stacks to FOLDED in record's folded format; a
+      frame without a symbol is [FILE+0xOFFSET] as record names it (a
+      caller's offset is its return address). COMMAND's output and perf's
+      messages go to FOLDED.log; the other names (aliases, from the files'
+      symbol tables) of the functions perf named go to FOLDED.aliases.
+  e2e.py compare FOLDED REFERENCE [--comm NAME] [--depth K] [--min-share S]
+      Frames near the leaf agree with a reference profile of the same command
+      (perf's): every frame found among the K user frames nearest the leaf
+      (default 1: self time) of at least the share S (default 0.02) of one
+      profile's samples is found there in at least S/2 of the other's. A frame
+      is its process name and function, or, without a symbol, the call site
+      [FILE+0xRETURN] (the leaf: [FILE]); symbol versions (@GLIBC_2.2.5),
+      Rust hashes and C++ parameter lists are left out, and the names of one
+      function (memcpy, memmove) are one, from REFERENCE.aliases (written by
+      e2e.py perf).
+  e2e.py go-symbols FOLDED ELF FUNCS OUT
+      Names the [FILE+0xOFFSET] frames of a Go executable ELF (FILE is its
+      basename) from FUNCS, lines "START END NAME" (hex addresses, as
+      tests/programs/gofuncs.go prints them from ELF's pclntab), writing
+      the profile to OUT.
 
 Exit status: 0 when the check holds, 1 when it does not (with the evidence on
 stderr), 2 on bad input.
 """
 import argparse
+import bisect
 import collections
 import ctypes
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 import time
@@ -278,6 +314,313 @@ def cmd_bpf_probe(args):
     os.close(fd)
 
 
+def cmd_stats(args):
+    with open(args.json) as f:
+        st = json.load(f)
+    n = st["samples"]
+    walked = st["walked"]["count"]
+    bottom = walked + st["frame_pointer_bottom"]["count"]
+    errors = ", ".join(f"{k} {v}" for k, v in sorted(st["errors"].items(), key=lambda e: -e[1])
+                       if v)
+    ratio = walked / n if n else 0
+    bottom_ratio = bottom / n if n else 0
+    print(f"samples {n}: walked to the bottom {walked} ({ratio:.2%}), "
+          f"frame pointers {st['frame_pointer']['count']} "
+          f"({st['frame_pointer_bottom']['count']} to the bottom), "
+          f"truncated {st['truncated']['count']}, "
+          f"lost {st['lost']}, processes {st['processes']}; errors: {errors or 'none'}",
+          file=sys.stderr)
+    if n < args.min_samples:
+        fail(f"{n} samples, expected at least {args.min_samples}")
+    if ratio < args.min_walked:
+        fail(f"{ratio:.2%} of the samples walked to the bottom, expected at least "
+             f"{args.min_walked:.0%}")
+    if bottom_ratio < args.min_bottom:
+        fail(f"{bottom_ratio:.2%} of the samples reached the bottom (tables or frame "
+             f"pointers), expected at least {args.min_bottom:.0%}")
+
+
+def cmd_roots(args):
+    samples = [s for s in read_folded(args.folded)
+               if args.comm is None or comm_matches(s, args.comm)]
+    # a stripped executable's _start is a frame without a name below glibc's start
+    roots = ([expand(r) for r in args.root] if args.root else
+             [r"_start", r"[^;]+;__libc_start_main(?:_impl|_alias_[12])?(?:@@?GLIBC_[0-9.]+)?",
+              THREAD])
+    root = re.compile("(?:" + "|".join(roots) + ")(?:;|$)")
+    empty = sum(s.count for s in samples if not s.user)
+    samples = [s for s in samples if s.user]
+    total = sum(s.count for s in samples)
+    good = [s for s in samples if root.match(";".join(s.user))]
+    ratio = sum(s.count for s in good) / total if total else 0
+    what = "samples" + (f" of {args.comm}" if args.comm else "")
+    print(f"{what} with user frames: {total} ({empty} without), beginning at a root: "
+          f"{ratio:.2%}", file=sys.stderr)
+    if total < args.min_samples:
+        fail(f"{total} {what} with user frames, expected at least {args.min_samples}")
+    if ratio < args.min_ratio:
+        show([s for s in samples if s not in good], "stacks that do not begin at a root:")
+        fail(f"{ratio:.2%} of the {what} begin at a root, expected at least "
+             f"{args.min_ratio:.0%}")
+
+
+def perf_frame(ip, sym, dso, leaf):
+    """A frame of `perf script` named as record names it (see cmd_perf)."""
+    if sym != "[unknown]":
+        return sym
+    if dso == "[unknown]":
+        return "[unknown]"
+    # perf prints a caller's return address minus one, record the return address
+    return f"[{os.path.basename(dso)}+0x{ip + (0 if leaf else 1):x}]"
+
+
+def perf_folded(text):
+    """The samples of `perf script -F comm,pid,tid,ip,sym,dso`, as folded lines,
+    and the user-space files perf named functions of, with the names."""
+    stacks = collections.Counter()
+    named = collections.defaultdict(set)
+    head, frames = None, []
+
+    def flush():
+        if head is None:
+            return
+        kernel = [f for k, f in frames if k]
+        user = [f for k, f in frames if not k]
+        # perf lists leaf first; record's lines are root first, user then kernel
+        stacks[";".join([head] + user[::-1] + [f + "_[k]" for f in kernel[::-1]])] += 1
+
+    frame_re = re.compile(r"\s+([0-9a-f]+) (.*) \(([^()]*)\)")
+    head_re = re.compile(r"(\S.*?)\s+\d+/\d+\s*")
+    for line in text.splitlines():
+        m = frame_re.fullmatch(line)
+        if m and head is not None:
+            ip = int(m.group(1), 16)
+            kernel = ip >= 1 << 63
+            user_leaf = not kernel and not any(not k for k, _ in frames)
+            frames.append((kernel, perf_frame(ip, m.group(2), m.group(3), user_leaf)))
+            if not kernel and m.group(2) != "[unknown]" and m.group(3).startswith("/"):
+                named[m.group(3)].add(re.sub(r"@.*", "", m.group(2)))
+            continue
+        m = head_re.fullmatch(line)
+        if m:
+            flush()
+            head, frames = m.group(1).replace(";", ":"), []
+    flush()
+    return stacks, named
+
+
+def elf_sections(data):
+    """(name, type, offset, size, link) of each section of an ELF64 image."""
+    if data[:5] != b"\x7fELF\x02":
+        return []
+    shoff, = struct.unpack_from("<Q", data, 40)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 58)
+    raw = [struct.unpack_from("<IIQQQQI", data, shoff + i * shentsize) for i in range(shnum)]
+    if shstrndx >= len(raw):
+        return []
+    strtab = raw[shstrndx][4]
+
+    def name(off):
+        return data[strtab + off:data.index(b"\0", strtab + off)].decode(errors="replace")
+    return [(name(r[0]), r[1], r[4], r[5], r[6]) for r in raw]
+
+
+def elf_functions(path):
+    """{address: names} of the functions in an ELF file's .symtab and .dynsym,
+    and in its debug file under /usr/lib/debug/.build-id when there is one."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return {}
+    sections = elf_sections(data)
+    funcs = collections.defaultdict(set)
+    for _, stype, off, size, link in sections:
+        if stype not in (2, 11):  # SHT_SYMTAB, SHT_DYNSYM
+            continue
+        stroff = sections[link][2]
+        for st_name, info, _, _, value, _ in struct.iter_unpack("<IBBHQQ", data[off:off + size]):
+            if value and info & 0xf in (2, 10):  # STT_FUNC, STT_GNU_IFUNC
+                end = data.index(b"\0", stroff + st_name)
+                name = data[stroff + st_name:end].decode(errors="replace")
+                funcs[value].add(re.sub(r"@.*", "", name))
+    for sname, _, off, size, _ in sections:
+        if sname == ".note.gnu.build-id" and size > 16:
+            build_id = data[off + 16:off + size].hex()
+            debug = f"/usr/lib/debug/.build-id/{build_id[:2]}/{build_id[2:]}.debug"
+            if os.path.exists(debug) and debug != path:
+                for addr, names in elf_functions(debug).items():
+                    funcs[addr] |= names
+    return funcs
+
+
+def aliases_of(named):
+    """{name: the name perf gave its function} for the other names of each
+    function perf named (the first of them if it used several): perf and
+    record may pick different names of one function (memcpy or memmove)."""
+    aliases = {}
+    for path, names in named.items():
+        for group in elf_functions(path).values():
+            if len(group) > 1 and group & names:
+                first = min(group & names)
+                for n in group:
+                    aliases[n] = first
+    return aliases
+
+
+def cmd_perf(args):
+    data, log = args.folded + ".data", args.folded + ".log"
+    # perf 6.1 (libdw) fails to unwind some processes past their first frame
+    # in libc, depending on where ASLR put their libraries: about half of the
+    # runs of cc1plus here. Without ASLR the layout is fixed, and unwound.
+    with open(log, "w") as f:
+        start = time.monotonic()
+        try:
+            rec = subprocess.run(["setarch", "-R", "perf", "record", "-q", "--no-buildid-cache",
+                                  "-e", "cpu-clock", "-F", str(args.freq), "--call-graph", "dwarf",
+                                  "-o", data, "--"] + args.command,
+                                 stdin=subprocess.DEVNULL, stdout=f, stderr=f, timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            fail(f"perf record -- {' '.join(args.command)} did not finish in {args.timeout} s")
+        recorded = time.monotonic() - start
+        if rec.returncode:
+            fail(f"perf record -- {' '.join(args.command)} exited {rec.returncode} (see {log})")
+        script = subprocess.run(["perf", "script", "-i", data, "--no-inline", "--max-stack", "4096",
+                                 "-F", "comm,pid,tid,ip,sym,dso"],
+                                capture_output=True, text=True, errors="replace")
+        f.write(script.stderr)
+    if script.returncode:
+        fail(f"perf script exited {script.returncode} (see {log})")
+    stacks, named = perf_folded(script.stdout)
+    with open(args.folded, "w") as f:
+        for stack, count in sorted(stacks.items()):
+            print(f"{stack} {count}", file=f)
+    with open(args.folded + ".aliases", "w") as f:
+        json.dump(aliases_of(named), f, indent=0, sort_keys=True)
+    os.unlink(data)
+    print(f"perf: {sum(stacks.values())} samples, {len(stacks)} stacks, recorded in "
+          f"{recorded:.1f} s, read in {time.monotonic() - start - recorded:.1f} s",
+          file=sys.stderr)
+
+
+def without_parameters(name):
+    """A demangled C++ name without its parameter list: demanglers differ in
+    whether they print it."""
+    name = re.sub(r"(?: const| volatile| &| &&)+$", "", name)
+    if not name.endswith(")"):
+        return name
+    depth = 0
+    for i in range(len(name) - 1, 0, -1):
+        depth += {")": 1, "(": -1}.get(name[i], 0)
+        if depth == 0:
+            return name[:i] if name[i - 1] not in "<(" else name
+    return name
+
+
+def frame_key(frame, leaf, aliases):
+    m = re.fullmatch(r"\[(.+)\+0x[0-9a-f]+\]", frame)
+    if m:
+        return f"[{m.group(1)}]" if leaf else frame
+    frame = re.sub(r"@@?[A-Za-z_][A-Za-z0-9_.]*$", "", frame)
+    frame = aliases.get(frame, frame)
+    return without_parameters(re.sub(r"::h[0-9a-f]{16}$", "", frame))
+
+
+def near_leaf_shares(path, comm, depth, aliases):
+    """Share of the samples with user frames that have each frame near their leaf."""
+    found = collections.Counter()
+    total = 0
+    for s in read_folded(path):
+        if not s.user or (comm is not None and not comm_matches(s, comm)):
+            continue
+        total += s.count
+        near = s.user[-depth:]
+        keys = {f"{s.comm}: {frame_key(f, i == len(near) - 1, aliases)}"
+                for i, f in enumerate(near)}
+        for k in keys:
+            found[k] += s.count
+    return {k: n / total for k, n in found.items()} if total else {}, total
+
+
+def cmd_compare(args):
+    aliases = {}
+    if os.path.exists(args.reference + ".aliases"):
+        with open(args.reference + ".aliases") as f:
+            aliases = json.load(f)
+    ours, n_ours = near_leaf_shares(args.folded, args.comm, args.depth, aliases)
+    ref, n_ref = near_leaf_shares(args.reference, args.comm, args.depth, aliases)
+    what = "self time" if args.depth == 1 else f"the {args.depth} frames nearest the leaf"
+    print(f"{what}: {n_ours} samples, reference {n_ref}", file=sys.stderr)
+    if n_ours < args.min_samples or n_ref < args.min_samples:
+        fail(f"{n_ours} samples and {n_ref} in the reference, expected at least "
+             f"{args.min_samples} in each")
+    hot = sorted({k for k, v in list(ours.items()) + list(ref.items()) if v >= args.min_share},
+                 key=lambda k: -max(ours.get(k, 0), ref.get(k, 0)))
+    bad = []
+    print(f"  {'profile':>8} {'reference':>9}  frame", file=sys.stderr)
+    for k in hot:
+        a, b = ours.get(k, 0), ref.get(k, 0)
+        ok = min(a, b) >= args.min_share / 2
+        if not ok:
+            bad.append(k)
+        print(f"  {a:8.2%} {b:9.2%}  {k[:150]}{'' if ok else '   <-- differs'}",
+              file=sys.stderr)
+    if bad:
+        fail(f"{len(bad)} of the {len(hot)} frames found near the leaf of at least "
+             f"{args.min_share:.0%} of one profile's samples have less than "
+             f"{args.min_share / 2:.0%} in the other's")
+
+
+def elf_loads(path):
+    """(file offset, virtual address, file size) of the PT_LOAD segments of an ELF64 file."""
+    with open(path, "rb") as f:
+        ehdr = f.read(64)
+        if ehdr[:5] != b"\x7fELF\x02":
+            fail(f"{path}: not an ELF64 file")
+        phoff, = struct.unpack_from("<Q", ehdr, 32)
+        phentsize, phnum = struct.unpack_from("<HH", ehdr, 54)
+        f.seek(phoff)
+        table = f.read(phentsize * phnum)
+    loads = []
+    for i in range(phnum):
+        ptype, _, off, vaddr, _, filesz = struct.unpack_from("<IIQQQQ", table, i * phentsize)
+        if ptype == 1:
+            loads.append((off, vaddr, filesz))
+    return loads
+
+
+def cmd_go_symbols(args):
+    funcs = []
+    with open(args.funcs) as f:
+        for line in f:
+            lo, hi, name = line.split(None, 2)
+            funcs.append((int(lo, 16), int(hi, 16), name.strip()))
+    funcs.sort()
+    starts = [fn[0] for fn in funcs]
+    loads = elf_loads(args.elf)
+    base = os.path.basename(args.elf)
+
+    def name(m):
+        off = int(m.group(1), 16)
+        for loff, vaddr, size in loads:
+            if loff <= off < loff + size:
+                addr = off - loff + vaddr
+                i = bisect.bisect_right(starts, addr) - 1
+                # a caller's frame is its return address: it may be the end of its function
+                if i >= 0 and funcs[i][0] <= addr <= funcs[i][1]:
+                    return funcs[i][2]
+        return m.group(0)
+
+    frame = re.compile(r"\[" + re.escape(base) + r"\+0x([0-9a-f]+)\]")
+    named = 0
+    with open(args.folded) as f, open(args.out, "w") as out:
+        for line in f:
+            new = frame.sub(name, line)
+            named += new != line
+            out.write(new)
+    print(f"{len(funcs)} functions of {base}; {named} stacks named", file=sys.stderr)
+
+
 def main():
     p = argparse.ArgumentParser(description="checks of the end-to-end tests")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -317,6 +660,39 @@ def main():
     s.add_argument("command", nargs="+")
     s.set_defaults(fn=cmd_run)
     sub.add_parser("bpf-probe").set_defaults(fn=cmd_bpf_probe)
+    s = sub.add_parser("stats")
+    s.add_argument("json")
+    s.add_argument("--min-walked", type=float, default=0)
+    s.add_argument("--min-bottom", type=float, default=0)
+    s.add_argument("--min-samples", type=int, default=100)
+    s.set_defaults(fn=cmd_stats)
+    s = sub.add_parser("roots")
+    s.add_argument("folded")
+    s.add_argument("--comm")
+    s.add_argument("--root", action="append")
+    s.add_argument("--min-ratio", type=float, required=True)
+    s.add_argument("--min-samples", type=int, default=100)
+    s.set_defaults(fn=cmd_roots)
+    s = sub.add_parser("perf")
+    s.add_argument("folded")
+    s.add_argument("--freq", type=int, default=999)
+    s.add_argument("--timeout", type=float, default=60)
+    s.add_argument("command", nargs="+")
+    s.set_defaults(fn=cmd_perf)
+    s = sub.add_parser("compare")
+    s.add_argument("folded")
+    s.add_argument("reference")
+    s.add_argument("--comm")
+    s.add_argument("--depth", type=int, default=1)
+    s.add_argument("--min-share", type=float, default=0.02)
+    s.add_argument("--min-samples", type=int, default=100)
+    s.set_defaults(fn=cmd_compare)
+    s = sub.add_parser("go-symbols")
+    s.add_argument("folded")
+    s.add_argument("elf")
+    s.add_argument("funcs")
+    s.add_argument("out")
+    s.set_defaults(fn=cmd_go_symbols)
     args = p.parse_args()
     args.fn(args)
 

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The Go compiler, $(go env GOROOT)/pkg/tool/linux_amd64/compile, compiling
+# a generated package (gen.py go: types, methods, generics, closures) with
+# two backend workers, 2-3 s here. Debian ships it stripped: no symbol
+# table, no .eh_frame, no .debug_frame, so frame pointers are all there is
+# to walk it with, and its function names are only in Go's own pclntab.
+# gofuncs (Go's debug/gosym) reads them, and the frames both profiles leave
+# unnamed are named from it before the checks (e2e.py go-symbols). Checks:
+#  - at least 75% of the samples reached the bottom, with frame pointers
+#    (--stats-json), and as many of those with user frames begin at a root
+#    of a Go process: runtime.goexit (a goroutine), runtime.rt0_go or
+#    runtime.clone (the system stack of the first or of another thread).
+#    Not 99%: the walk does not follow Go's switch from the g0 stack to the
+#    goroutine's (runtime.systemstack, morestack), where about a fifth of
+#    the compiler's samples (the garbage collector's) stop; raise these when
+#    it does;
+#  - self time agrees with perf's: every function with at least 4% of the
+#    samples as leaf in one profile has at least 2% in the other (not 2%
+#    and 1%: how much of the run goes to the garbage collector and to map
+#    growth varies from run to run). perf cannot unwind code without CFI,
+#    so its stacks are no reference here.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+need_tool go "golang-go"
+need_program gofuncs "go (package golang-go)"
+compile="$(go env GOROOT)/pkg/tool/linux_amd64/compile"
+[ -x "$compile" ] || e2e_skip "$compile is not installed (package golang-go)"
+"$PROGRAMS/gofuncs" "$compile" > "$tmp/compile.funcs" || fails=$((fails + 1))
+python3 "$gen" go "$tmp/gen.go" 1500
+
+profile go-compile "$compile" -o "$tmp/gen.a" -p gen -c=2 "$tmp/gen.go"
+perf_profile go-compile "$compile" -o "$tmp/gen.a" -p gen -c=2 "$tmp/gen.go"
+for f in folded perf; do
+	if [ -f "$tmp/go-compile.$f" ]; then
+		mv "$tmp/go-compile.$f" "$tmp/go-compile.$f.raw"
+		python3 "$e2e" go-symbols "$tmp/go-compile.$f.raw" "$compile" "$tmp/compile.funcs" \
+			"$tmp/go-compile.$f" || fails=$((fails + 1))
+	fi
+done
+roots='runtime\.(?:goexit|rt0_go|clone)(?:\.abi0)?'
+check stats "$tmp/go-compile.json" --min-bottom 0.75
+check roots "$tmp/go-compile.folded" --root "$roots" --min-ratio 0.75
+echo "perf, for reference:" >&2
+python3 "$e2e" roots "$tmp/go-compile.perf" --root "$roots" --min-ratio 0 || true
+check compare "$tmp/go-compile.folded" "$tmp/go-compile.perf" --depth 1 --min-share 0.04
+finish
