@@ -212,7 +212,7 @@ struct scratch {
 	struct walk_saved saved;
 	/* The reasons this sample met (bit per enum unw_err), counted once each at its end. */
 	__u32 errs;
-	__u32 fail_reason; /* the first of them, at fail_pc */
+	__u32 fail_reason; /* the last of them, at fail_pc */
 	__u64 fail_pc;
 	__u64 cur_pc;	   /* the pc of the frame being walked; 0 before the walk */
 	__u64 start_stack; /* the process's initial sp (mm->start_stack) */
@@ -236,8 +236,9 @@ static __always_inline void stat_inc(__u32 idx)
 
 /*
  * The sample met reason: counted once per sample at its end (errors_flush),
- * however many frames meet it; the first one is kept with its pc, so the
- * summary can name the file where samples fail.
+ * however many frames meet it; the last one is kept with its pc, which is
+ * where a walk that stops stopped, so the summary can name the file where
+ * samples fail.
  */
 static __always_inline void err_inc(__u32 reason)
 {
@@ -246,18 +247,19 @@ static __always_inline void err_inc(__u32 reason)
 
 	if (!sc)
 		return;
-	if (!sc->errs) {
-		sc->fail_reason = reason;
-		sc->fail_pc = sc->cur_pc;
-	}
+	sc->fail_reason = reason;
+	sc->fail_pc = sc->cur_pc;
 	sc->errs |= 1u << (reason & 31);
 }
 
 /* Reasons that say nothing about a user stack: no site to name. */
 #define ERRS_NO_SITE (1u << UNW_E_NO_USER | 1u << UNW_E_KSTACK)
 
-/* At the end of sample pid: each reason it met counted once, and where it first failed. */
-static __always_inline void errors_flush(__u32 pid)
+/*
+ * At the end of sample pid: each reason it met counted once, and, when the
+ * walk did not reach the bottom, where it stopped.
+ */
+static __always_inline void errors_flush(__u32 pid, __u32 flags)
 {
 	struct unw_fail_key k = { .pid = pid };
 	__u32 zero = 0;
@@ -269,7 +271,7 @@ static __always_inline void errors_flush(__u32 pid)
 	for (int i = 0; i < UNW_E_NR; i++)
 		if (sc->errs & (1u << i))
 			stat_inc(UNW_ST_ERR + i);
-	if (!(sc->errs & ~ERRS_NO_SITE))
+	if ((flags & UNW_SAMPLE_COMPLETE) || !(sc->errs & ~ERRS_NO_SITE))
 		return;
 	k.reason = sc->fail_reason;
 	k.pc = sc->fail_pc;
@@ -824,7 +826,7 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 			err_inc(UNW_E_KSTACK);
 	}
 	key->flags = w->flags;
-	errors_flush(key->pid);
+	errors_flush(key->pid, w->flags);
 	/* Walked with the tables alone: frame-pointer walks are counted apart. */
 	if ((w->flags & UNW_SAMPLE_COMPLETE) && !(w->flags & UNW_SAMPLE_FP))
 		stat_inc(UNW_ST_COMPLETE);

@@ -278,8 +278,9 @@ enum unw_err {
 _Static_assert(UNW_E_NR <= UNW_ST_NR - UNW_ST_ERR, "stats array holds every reason");
 
 /*
- * Key of the map of failure sites: samples of pid whose walk first met
- * reason (enum unw_err) at pc (0: before the walk). Value: the samples.
+ * Key of the map of failure sites: samples of pid whose walk stopped short
+ * of the bottom at pc (0: before the walk), the last reason (enum unw_err)
+ * it met there. Value: the samples.
  */
 struct unw_fail_key {
 	__u32 pid;

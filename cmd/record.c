@@ -876,7 +876,7 @@ static void on_process_exit(void *ctx, uint32_t pid)
 		rec->err = err;
 }
 
-/* Samples of pid failed first at pc: counted under the file the pc is in. */
+/* Samples of pid stopped at pc: counted under the file the pc is in. */
 static void on_failure(void *ctx, uint32_t pid, uint64_t pc, unsigned int reason, uint64_t n)
 {
 	struct record *rec = ctx;
@@ -1169,7 +1169,7 @@ static const char *base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
-/* The files where the most samples failed, with the reason: where to look. */
+/* The files where the most walks stopped short, with the reason: where to look. */
 static void print_failures(const struct record *rec)
 {
 	size_t n = failures__count(rec->failures);

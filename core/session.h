@@ -76,7 +76,7 @@ struct session_opts {
 	 */
 	void (*on_exit)(void *ctx, uint32_t pid);
 	/*
-	 * samples of pid first failed at pc (0: before the walk) for reason
+	 * samples of pid stopped short of the bottom at pc (0: before the walk), for reason
 	 * (an index of session_stats.errors). Called during a drain, before
 	 * on_exit of that pid, so the pc can still be symbolized.
 	 */
