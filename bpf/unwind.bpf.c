@@ -948,9 +948,11 @@ int walk_tc(struct bpf_perf_event_data *ctx)
 	if (!w.done && n < UNW_DEPTH_MAX) {
 		walk_save(sc, &w, sc->saved.tid, n);
 		bpf_tail_call(ctx, &walkers, 0);
-	}
-	if (!w.done)
+		/* Only when the tail call failed: the walk stops here, not at the depth limit. */
+		err_inc(UNW_E_TAIL_CALL);
+	} else if (!w.done) {
 		w.flags |= UNW_SAMPLE_TRUNCATED;
+	}
 	key.pid = w.pid;
 	key.tid = sc->saved.tid;
 	sample_finish(ctx, &key, &w);
@@ -974,6 +976,7 @@ int sample_tc(struct bpf_perf_event_data *ctx)
 		if (w.sc) {
 			walk_save(w.sc, &w, key.tid, 0);
 			bpf_tail_call(ctx, &walkers, 0);
+			err_inc(UNW_E_TAIL_CALL);
 			w.sc->stack.nr = 0; /* no walk after all */
 		}
 	}

@@ -271,7 +271,8 @@ enum unw_err {
 	UNW_E_SHARD_MISSING,	/* chunk pointing to a missing shard */
 	UNW_E_STACK_COPY,	/* the stack top could not be copied */
 	UNW_E_NO_FP,		/* frame pointers needed where rbp is 0: no chain to follow */
-	UNW_E_NO_TABLE, /* a mapping without a table (JIT, a file without CFI): frame pointers */
+	UNW_E_NO_TABLE,	 /* a mapping without a table (JIT, a file without CFI): frame pointers */
+	UNW_E_TAIL_CALL, /* the tail call to the next walker failed: the walk stops */
 	UNW_E_NR,
 };
 

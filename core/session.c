@@ -148,6 +148,7 @@ static const char *const error_names[UNW_E_NR] = {
 	[UNW_E_STACK_COPY] = "stack-copy-failed",
 	[UNW_E_NO_FP] = "no-frame-pointer",
 	[UNW_E_NO_TABLE] = "mapping-without-table",
+	[UNW_E_TAIL_CALL] = "tail-call-failed",
 };
 
 const char *session__error_name(unsigned int reason)
