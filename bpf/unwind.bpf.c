@@ -238,18 +238,20 @@ static __always_inline void stat_inc(__u32 idx)
  * The sample met reason: counted once per sample at its end (errors_flush),
  * however many frames meet it; the last one is kept with its pc, which is
  * where a walk that stops stopped, so the summary can name the file where
- * samples fail.
+ * samples fail. A global function: verified once, not at each of the many
+ * places of the walk that call it.
  */
-static __always_inline void err_inc(__u32 reason)
+__noinline int err_inc(__u32 reason)
 {
 	__u32 zero = 0;
 	struct scratch *sc = bpf_map_lookup_elem(&scratch_map, &zero);
 
 	if (!sc)
-		return;
+		return 0;
 	sc->fail_reason = reason;
 	sc->fail_pc = sc->cur_pc;
 	sc->errs |= 1u << (reason & 31);
+	return 0;
 }
 
 /* Reasons that say nothing about a user stack: no site to name. */
@@ -468,6 +470,18 @@ __noinline long exec_row(__u32 exec_id, __u32 key)
 	return (long)shard << UNW_SHARD_SHIFT | (lo - 1);
 }
 
+/*
+ * The bias of a mapping of f at start from file offset off (bpf/unwind_step.h),
+ * into *bias: 0, or -1 when no segment of f maps it. A global function, so
+ * that the segment search is verified once.
+ */
+__noinline int file_bias(const struct unw_file *f, __u64 start, __u64 off, __u64 *bias)
+{
+	if (!f || !bias)
+		return -1;
+	return unw_file__bias(f, start, off, cfg.page_size, bias);
+}
+
 /* The mapping search is a global function too. */
 __noinline long find_mapping(const struct unw_proc *p, __u64 pc)
 {
@@ -519,7 +533,7 @@ static __always_inline int vma_lookup(struct walk *w, __u64 pc, __u32 *exec_id, 
 			return -1;
 	}
 	f = bpf_map_lookup_elem(&files, &vi->key);
-	if (!f || unw_file__bias(f, vi->start, vi->pgoff * cfg.page_size, cfg.page_size, &bias))
+	if (!f || file_bias(f, vi->start, vi->pgoff * cfg.page_size, &bias))
 		return -1;
 	*exec_id = f->exec_id;
 	*rel = pc - bias;
@@ -1034,7 +1048,7 @@ static __always_inline __u64 proc_add_vma(__u32 pid, __u64 addr, int *code)
 		return vi.end;
 	f = bpf_map_lookup_elem(&files, &vi.key);
 	*code = f ? CODE_KNOWN : CODE_UNKNOWN;
-	if (!f || unw_file__bias(f, vi.start, vi.pgoff * cfg.page_size, cfg.page_size, &m.bias))
+	if (!f || file_bias(f, vi.start, vi.pgoff * cfg.page_size, &m.bias))
 		return vi.end;
 	m.start = vi.start;
 	m.end = vi.end;
