@@ -7,9 +7,11 @@
 #ifndef UNWPROF_TEST_H
 #define UNWPROF_TEST_H
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static int test_failures;
 static int test_checks;
@@ -51,6 +53,25 @@ static int test_checks;
 		fn();                                                               \
 		printf("%s %s\n", test_failures == _before ? "ok  " : "FAIL", #fn); \
 	} while (0)
+
+/*
+ * Writes size bytes of data to dir/name; returns the path, valid until the
+ * next call. A failure is printed: the check that opens the file fails then.
+ */
+static inline const char *test_write_file(const char *dir, const char *name, const void *data,
+					  size_t size)
+{
+	static char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
+		fprintf(stderr, "cannot write %s\n", path);
+	if (fd >= 0)
+		close(fd);
+	return path;
+}
 
 static inline int test_summary(void)
 {

@@ -670,16 +670,7 @@ static char tmpdir[] = "/tmp/unwprof-test-gopclntab-XXXXXX";
 
 static const char *write_file(const char *name, const void *data, size_t size)
 {
-	static char path[256];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
-		fprintf(stderr, "cannot write %s\n", path);
-	if (fd >= 0)
-		close(fd);
-	return path;
+	return test_write_file(tmpdir, name, data, size);
 }
 
 static Elf64_Sym func_sym(uint32_t name, uint64_t addr, uint64_t size)
