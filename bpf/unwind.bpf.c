@@ -21,9 +21,8 @@
 #include <bpf/bpf_core_read.h>
 
 #include "unwprof.h"
-#include "unwind_step.h"
-
-#define PF_EXITING 0x00000004 /* include/linux/sched.h: not in BTF */
+#include "arch.h"
+#include "kernel.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -179,27 +178,23 @@ struct vma_info {
 struct walk {
 	struct scratch *sc;
 	struct unw_proc *proc; /* NULL: no tables for this process yet */
-	__u64 pc, sp, bp;
+	struct unw_frame f;    /* bpf/unwind_step.h */
 	__u64 hash;
 	__u32 pid;
 	__u32 flags;
 	__u32 done;
 	__u32 vma_tried;
-	__u32 signal;	     /* pc was interrupted by a signal: not a return address */
-	__u32 bp_linked;     /* bp was read from a frame-pointer chain, not a register */
 	struct vma_info vma; /* bpf_find_vma works once per sample: keep its answer */
 };
 
 /* The scalar state of a walk, kept in the scratch map across tail calls. */
 struct walk_saved {
-	__u64 pc, sp, bp;
+	struct unw_frame f;
 	__u64 hash;
 	__u32 pid, tid;
 	__u32 flags;
 	__u32 done;
 	__u32 vma_tried;
-	__u32 signal;
-	__u32 bp_linked;
 	__u32 n;
 	struct vma_info vma;
 };
@@ -307,9 +302,6 @@ static __always_inline void event_send_now(__u32 type, __u32 pid, __u64 addr)
 		stat_inc(UNW_ST_EVENTS_LOST);
 }
 
-#define SIGCONT 18
-#define SIGSTOP 19
-
 /*
  * An event about new code of the current process (exec, mmap); when some of
  * it has no table yet (unknown) and hold_new_code is set, the process is
@@ -351,9 +343,10 @@ static __always_inline int stack_read(struct scratch *sc, __u64 addr, __u64 *val
  */
 static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
 {
+	const __u64 page = UNW_PAGE_MIN;
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 len = ((sp & ~4095ULL) + UNW_STACK_COPY) - sp;
-	__u64 end = (BPF_CORE_READ(task, mm, env_end) + 4095) & ~4095ULL;
+	__u64 len = ((sp & ~(page - 1)) + UNW_STACK_COPY) - sp;
+	__u64 end = (BPF_CORE_READ(task, mm, env_end) + page - 1) & ~(page - 1);
 
 	sc->sp0 = sp;
 	sc->copy_len = 0;
@@ -368,9 +361,9 @@ static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
 		sc->copy_len = len;
 		return;
 	}
-	len = 4096 - (sp & 4095);
-	len &= 4095 | 4096;
-	if (len > 4096)
+	len = page - (sp & (page - 1));
+	len &= (page - 1) | page;
+	if (len > page)
 		return;
 	if (bpf_probe_read_user(sc->copy, len, (void *)sp) == 0)
 		sc->copy_len = len;
@@ -378,42 +371,10 @@ static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
 		err_inc(UNW_E_STACK_COPY);
 }
 
-/* One frame with frame pointers: returns 1 when the walk goes on. */
-static __always_inline int step_fp(struct walk *w)
-{
-	__u64 ra, bp;
-
-	w->flags |= UNW_SAMPLE_FP;
-	if (w->bp == 0) {
-		/*
-		 * A chain that led to 0 ends at its outermost frame. A register
-		 * that holds 0 is no chain: code built without frame pointers
-		 * leaves rbp as _start cleared it, and the stack goes on above.
-		 */
-		if (w->bp_linked)
-			w->flags |= UNW_SAMPLE_COMPLETE;
-		else
-			err_inc(UNW_E_NO_FP);
-		return 0;
-	}
-	if (w->bp < w->sp) {
-		err_inc(UNW_E_NO_PROGRESS);
-		return 0;
-	}
-	if (stack_read(w->sc, w->bp + 8, &ra)) {
-		err_inc(UNW_E_RA_READ);
-		return 0;
-	}
-	if (stack_read(w->sc, w->bp, &bp)) {
-		err_inc(UNW_E_FP_READ);
-		return 0;
-	}
-	w->sp = w->bp + 16;
-	w->bp = bp;
-	w->bp_linked = 1;
-	w->pc = ra;
-	return 1;
-}
+/* The native step (bpf/unwind_step.h) reads the stack through the copy. */
+#define UNW_READ(mem, addr, val) stack_read((mem), (addr), (val))
+#define UNW_NOTE(mem, reason) err_inc(reason)
+#include "unwind_step.h"
 
 /* A row's place: shard << UNW_SHARD_SHIFT | index in the shard. */
 #define UNW_SHARD_SHIFT 16
@@ -540,13 +501,15 @@ static __always_inline int vma_lookup(struct walk *w, __u64 pc, __u32 *exec_id, 
 	return 0;
 }
 
-/* The governing row of pc, or NULL (with the reason counted). */
-static __always_inline const struct unw_row *row_find(struct walk *w, __u64 pc)
+/*
+ * The unwinder of the frame at pc and, for UNW_UW_TABLE, its executable and
+ * table pc: from the process's mappings, else from the kernel's mapping of
+ * pc when its file has a table; frame pointers when neither is known (the
+ * reason counted).
+ */
+static __always_inline __u32 frame_unwinder(struct walk *w, __u64 pc, __u32 *exec_id, __u64 *rel)
 {
 	const struct unw_mapping *m;
-	__u32 exec_id = 0, idx, shard;
-	__u64 rel = 0;
-	void *rows;
 	long i = -1;
 
 	if (w->proc) {
@@ -556,17 +519,26 @@ static __always_inline const struct unw_row *row_find(struct walk *w, __u64 pc)
 	}
 	if (i >= 0) {
 		m = &w->proc->maps[i & (UNW_MAPS_MAX - 1)];
-		exec_id = m->exec_id;
-		rel = pc - m->bias;
-	} else if (vma_lookup(w, pc, &exec_id, &rel)) {
-		if (w->proc)
-			err_inc(UNW_E_NOT_COVERED);
-		return NULL;
+		*exec_id = m->exec_id;
+		*rel = pc - m->bias;
+		if (m->unwinder == UNW_UW_FP)
+			err_inc(UNW_E_NO_TABLE);
+		return m->unwinder;
 	}
-	if (!exec_id) {
-		err_inc(UNW_E_NO_TABLE);
-		return NULL;
-	}
+	if (vma_lookup(w, pc, exec_id, rel) == 0)
+		return UNW_UW_TABLE;
+	if (w->proc)
+		err_inc(UNW_E_NOT_COVERED);
+	return UNW_UW_FP;
+}
+
+/* The row governing table pc rel of executable exec_id, or NULL (with the reason counted). */
+static __always_inline const struct unw_row *row_find(__u32 exec_id, __u64 rel)
+{
+	__u32 idx, shard;
+	void *rows;
+	long i;
+
 	if (rel >> 32) {
 		err_inc(UNW_E_NO_ROW);
 		return NULL;
@@ -583,77 +555,19 @@ static __always_inline const struct unw_row *row_find(struct walk *w, __u64 pc)
 }
 
 /*
- * Whether a frame with CFA cfa is an outer frame of the one at sp. A signal
- * handler may run on an alternate stack (sigaltstack) anywhere in memory, so
- * the frame it interrupted only has to be elsewhere.
+ * One frame of the walk: the frame is recorded, then the unwinder of its pc
+ * steps to the caller. Adding an unwinder is adding its case here (and its
+ * id in bpf/unwprof.h, set by user space on the mappings it walks): this
+ * function runs in the bpf_loop callback and in the tail-called walk_tc,
+ * where a program array could not be used from the first.
  */
-static __always_inline int cfa_progress(const struct unw_row *r, __u64 cfa, __u64 sp)
-{
-	if (unw_row__signal(r))
-		return cfa != sp;
-	return cfa > sp;
-}
-
-/* One frame with a table row: returns 1 when the walk goes on. */
-static __always_inline int step_row(struct walk *w, const struct unw_row *r)
-{
-	__u64 cfa, ra, bp = w->bp, fp_addr;
-	int deref;
-
-	if (r->ra == UNW_RA_UNDEFINED) {
-		w->flags |= UNW_SAMPLE_COMPLETE;
-		return 0;
-	}
-	cfa = unw_row__cfa(r, w->pc, w->sp, w->bp, &deref);
-	if (deref) {
-		if (stack_read(w->sc, cfa, &cfa)) {
-			err_inc(UNW_E_CFA_READ);
-			return 0;
-		}
-		cfa += unw_row__cfa_add(r);
-	}
-	if (!cfa_progress(r, cfa, w->sp)) {
-		err_inc(UNW_E_NO_PROGRESS);
-		return 0;
-	}
-	if (stack_read(w->sc, unw_row__ra_addr(r, cfa, w->sp), &ra)) {
-		err_inc(UNW_E_RA_READ);
-		return 0;
-	}
-	fp_addr = unw_row__fp_addr(r, cfa, w->sp, w->bp);
-	if (fp_addr && stack_read(w->sc, fp_addr, &bp)) {
-		err_inc(UNW_E_FP_READ);
-		return 0;
-	}
-	w->sp = cfa;
-	w->bp = bp;
-	w->pc = ra;
-	w->signal = unw_row__signal(r);
-	w->bp_linked = 0;
-	return 1;
-}
-
-/*
- * Whether the frame is the process's entry code: its sp is the one the
- * kernel started the process with (mm->start_stack, where argc is), or that
- * sp aligned down to 16 bytes. No call has pushed anything there, so no
- * frame is above it. The dynamic loader's entry (glibc's _start and
- * _dl_start_user in ld.so) has no CFI: without this, every sample of a
- * process still in ld.so would end in a failed frame-pointer step.
- */
-static __always_inline int at_process_entry(const struct walk *w)
-{
-	__u64 top = w->sc->start_stack;
-
-	return top && w->sp <= top && top - w->sp < 16;
-}
-
 static long walk_frame(__u32 n, void *ctx)
 {
 	struct walk *w = ctx;
 	struct scratch *sc = w->sc;
 	const struct unw_row *r = NULL;
-	__u64 pc = w->pc;
+	__u64 pc = w->f.pc, rel = 0;
+	__u32 exec_id = 0, unwinder = UNW_UW_FP;
 	int more;
 
 	if (!sc)
@@ -664,7 +578,7 @@ static long walk_frame(__u32 n, void *ctx)
 	 * look up at pc - 1. A pc a signal interrupted is the instruction
 	 * itself: it is recorded one past it, so that pc - 1 finds it too.
 	 */
-	sc->stack.pcs[n & (UNW_DEPTH_MAX - 1)] = n && w->signal ? pc + 1 : pc;
+	sc->stack.pcs[n & (UNW_DEPTH_MAX - 1)] = n && w->f.signal ? pc + 1 : pc;
 	sc->stack.nr = n + 1;
 	w->hash = unw_hash__add(w->hash, sc->stack.pcs[n & (UNW_DEPTH_MAX - 1)]);
 
@@ -673,21 +587,15 @@ static long walk_frame(__u32 n, void *ctx)
 	 * The leaf's pc, and a pc a signal interrupted, are the instruction.
 	 */
 	if (!cfg.fp_only)
-		r = row_find(w, n && !w->signal ? pc - 1 : pc);
-	w->signal = 0;
-	if (r && unw_row__usable(r)) {
-		more = step_row(w, r);
-	} else if (at_process_entry(w)) {
-		w->flags |= UNW_SAMPLE_COMPLETE;
-		more = 0;
-	} else {
-		if (r)
-			err_inc(r->cfa == UNW_CFA_END ? UNW_E_END_ROW : UNW_E_UNSUPPORTED);
-		more = step_fp(w);
-	}
-	if (more && w->pc == 0) {
-		w->flags |= UNW_SAMPLE_COMPLETE;
-		more = 0;
+		unwinder = frame_unwinder(w, n && !w->f.signal ? pc - 1 : pc, &exec_id, &rel);
+	switch (unwinder) {
+	case UNW_UW_TABLE:
+		r = row_find(exec_id, rel);
+		more = unw_step_native(&w->f, r, sc->start_stack, sc, &w->flags);
+		break;
+	default: /* UNW_UW_FP */
+		more = unw_step_native(&w->f, NULL, sc->start_stack, sc, &w->flags);
+		break;
 	}
 	if (!more) {
 		w->done = 1;
@@ -708,7 +616,7 @@ static __always_inline __u64 ustack_put(void *map, __u64 h, const struct unw_ust
 	err = bpf_map_update_elem(map, &h, st, BPF_NOEXIST);
 	if (err == 0)
 		return h;
-	if (err != -17 /* EEXIST */) {
+	if (err != -EEXIST) {
 		err_inc(UNW_E_USTACK_FULL);
 		return 0;
 	}
@@ -753,7 +661,7 @@ static __always_inline void count_add(struct unw_count_key *key)
 	}
 	bpf_get_current_comm(init.comm, sizeof(init.comm));
 	err = bpf_map_update_elem(&counts, key, &init, BPF_NOEXIST);
-	if (err == -17 /* EEXIST: another CPU added it */) {
+	if (err == -EEXIST) { /* another CPU added it */
 		c = bpf_map_lookup_elem(&counts, key);
 		if (c)
 			__sync_fetch_and_add(&c->count, 1);
@@ -767,35 +675,67 @@ static __always_inline void count_add(struct unw_count_key *key)
 		event_send_now(UNW_EV_DRAIN, 0, 0);
 }
 
+/*
+ * The registers a walk starts from, read from a sample's context (user
+ * mode) or from the user registers a task saved on entering the kernel. The
+ * context allows only 8-byte loads of them.
+ */
+#ifdef __TARGET_ARCH_x86
+#define CTX_USER_MODE(ctx) ((*(volatile __u64 *)&(ctx)->regs.cs & 3) != 0)
+#define CTX_REGS(f, ctx)                    \
+	do {                                \
+		(f)->pc = (ctx)->regs.ip;   \
+		(f)->sp = (ctx)->regs.sp;   \
+		(f)->fp = (ctx)->regs.bp;   \
+	} while (0)
+#define TASK_REGS(f, uregs)                           \
+	do {                                          \
+		(f)->pc = BPF_CORE_READ(uregs, ip);   \
+		(f)->sp = BPF_CORE_READ(uregs, sp);   \
+		(f)->fp = BPF_CORE_READ(uregs, bp);   \
+	} while (0)
+#else /* arm64: EL0 is mode 0 of pstate; x29 the frame pointer, x30 the link register */
+#define CTX_USER_MODE(ctx) ((*(volatile __u64 *)&(ctx)->regs.pstate & 0xf) == 0)
+#define CTX_REGS(f, ctx)                         \
+	do {                                     \
+		(f)->pc = (ctx)->regs.pc;        \
+		(f)->sp = (ctx)->regs.sp;        \
+		(f)->fp = (ctx)->regs.regs[29];  \
+		(f)->lr = (ctx)->regs.regs[30];  \
+	} while (0)
+#define TASK_REGS(f, uregs)                                 \
+	do {                                                \
+		(f)->pc = BPF_CORE_READ(uregs, pc);         \
+		(f)->sp = BPF_CORE_READ(uregs, sp);         \
+		(f)->fp = BPF_CORE_READ(uregs, regs[29]);   \
+		(f)->lr = BPF_CORE_READ(uregs, regs[30]);   \
+	} while (0)
+#endif
+
 /* The user registers of the sampled task: from the sample, or from the task. */
-static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct pt_regs *regs,
+static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct unw_frame *f,
 				     __u32 *flags)
 {
 	struct task_struct *task;
 	struct pt_regs *uregs;
 
-	/* The context only allows 8-byte loads of the registers. */
-	if (*(volatile __u64 *)&ctx->regs.cs & 3) {
-		regs->ip = ctx->regs.ip;
-		regs->sp = ctx->regs.sp;
-		regs->bp = ctx->regs.bp;
+	if (CTX_USER_MODE(ctx)) {
+		CTX_REGS(f, ctx);
 		return 0;
 	}
 	*flags |= UNW_SAMPLE_KERNEL;
 	task = bpf_get_current_task_btf();
-	if (BPF_CORE_READ(task, flags) & 0x00200000 /* PF_KTHREAD */)
+	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
 		return -1;
 	if (!BPF_CORE_READ(task, mm))
 		return -1;
 	uregs = (struct pt_regs *)bpf_task_pt_regs(task);
-	regs->ip = BPF_CORE_READ(uregs, ip);
-	regs->sp = BPF_CORE_READ(uregs, sp);
-	regs->bp = BPF_CORE_READ(uregs, bp);
+	TASK_REGS(f, uregs);
 	return 0;
 }
 
 /* Sets up the walk of the user stack from regs: process info, stack copy. */
-static __always_inline void walk_start(struct walk *w, struct pt_regs *regs)
+static __always_inline void walk_start(struct walk *w, const struct unw_frame *regs)
 {
 	__u32 zero = 0;
 
@@ -810,15 +750,13 @@ static __always_inline void walk_start(struct walk *w, struct pt_regs *regs)
 		if (!cfg.fp_only && !(bpf_get_current_task_btf()->flags & PF_EXITING))
 			event_send(UNW_EV_UNKNOWN_PROC, w->pid, 0);
 	}
-	w->pc = regs->ip;
-	w->sp = regs->sp;
-	w->bp = regs->bp;
+	w->f = *regs;
 	w->hash = UNW_HASH_INIT;
 	w->sc->start_stack = BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack);
-	stack_copy(w->sc, w->sp);
+	stack_copy(w->sc, w->f.sp);
 }
 
-static __always_inline void walk_user(struct walk *w, struct pt_regs *regs)
+static __always_inline void walk_user(struct walk *w, const struct unw_frame *regs)
 {
 	walk_start(w, regs);
 	if (!w->sc)
@@ -874,7 +812,7 @@ static __always_inline int sample_wanted(__u32 pid)
 
 /* The user registers of the sample into regs: 0, or -1 with the sample marked kernel-only. */
 static __always_inline int sample_user_regs(struct bpf_perf_event_data *ctx, struct walk *w,
-					    struct pt_regs *regs)
+					    struct unw_frame *regs)
 {
 	if (w->pid && user_regs(ctx, regs, &w->flags) == 0)
 		return 0;
@@ -889,7 +827,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct unw_count_key key = { .pid = id >> 32, .tid = (__u32)id, .kstack = -1 };
 	struct walk w = {};
-	struct pt_regs regs = {};
+	struct unw_frame regs = {};
 
 	if (!sample_wanted(key.pid))
 		return 0;
@@ -904,17 +842,13 @@ static __always_inline void walk_save(struct scratch *sc, const struct walk *w, 
 {
 	struct walk_saved *s = &sc->saved;
 
-	s->pc = w->pc;
-	s->sp = w->sp;
-	s->bp = w->bp;
+	s->f = w->f;
 	s->hash = w->hash;
 	s->pid = w->pid;
 	s->tid = tid;
 	s->flags = w->flags;
 	s->done = w->done;
 	s->vma_tried = w->vma_tried;
-	s->signal = w->signal;
-	s->bp_linked = w->bp_linked;
 	s->vma = w->vma;
 	s->n = n;
 }
@@ -924,16 +858,12 @@ static __always_inline void walk_restore(struct scratch *sc, struct walk *w)
 	const struct walk_saved *s = &sc->saved;
 
 	w->sc = sc;
-	w->pc = s->pc;
-	w->sp = s->sp;
-	w->bp = s->bp;
+	w->f = s->f;
 	w->hash = s->hash;
 	w->pid = s->pid;
 	w->flags = s->flags;
 	w->done = s->done;
 	w->vma_tried = s->vma_tried;
-	w->signal = s->signal;
-	w->bp_linked = s->bp_linked;
 	w->vma = s->vma;
 	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
 }
@@ -980,7 +910,7 @@ int sample_tc(struct bpf_perf_event_data *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct unw_count_key key = { .pid = id >> 32, .tid = (__u32)id, .kstack = -1 };
 	struct walk w = {};
-	struct pt_regs regs = {};
+	struct unw_frame regs = {};
 
 	if (!sample_wanted(key.pid))
 		return 0;
@@ -1044,7 +974,7 @@ static __always_inline __u64 proc_add_vma(__u32 pid, __u64 addr, int *code)
 	*code = CODE_NONE;
 	if (bpf_find_vma(bpf_get_current_task_btf(), addr, vma_cb, &vi, 0) || !vi.found)
 		return 0;
-	if (!(vi.flags & 0x4 /* VM_EXEC */))
+	if (!(vi.flags & VM_EXEC))
 		return vi.end;
 	f = bpf_map_lookup_elem(&files, &vi.key);
 	*code = f ? CODE_KNOWN : CODE_UNKNOWN;
@@ -1053,7 +983,7 @@ static __always_inline __u64 proc_add_vma(__u32 pid, __u64 addr, int *code)
 	m.start = vi.start;
 	m.end = vi.end;
 	m.exec_id = f->exec_id;
-	m.type = UNW_MAP_FILE;
+	m.unwinder = UNW_UW_TABLE;
 	p = bpf_map_lookup_elem(&procs, &pid);
 	if (!p) {
 		bpf_map_update_elem(&procs, &pid, &empty_proc, BPF_NOEXIST);
@@ -1085,7 +1015,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	__u32 pid;
 	int code;
 
-	if (SYSCALL_NR(regs) != NR_MMAP || (ret < 0 && ret > -4096))
+	if (SYSCALL_NR(regs) != NR_MMAP || (ret < 0 && ret >= -MAX_ERRNO))
 		return 0;
 	pid = bpf_get_current_pid_tgid() >> 32;
 	if (!tracked(pid))
@@ -1117,9 +1047,9 @@ static __always_inline int proc_add_exec(__u32 pid, struct task_struct *task)
 
 		bpf_probe_read_kernel(&type, sizeof(type), &mm->saved_auxv[i]);
 		bpf_probe_read_kernel(&val, sizeof(val), &mm->saved_auxv[i + 1]);
-		if (type == 0 /* AT_NULL */)
+		if (type == AT_NULL)
 			break;
-		if (type == 7 /* AT_BASE */)
+		if (type == AT_BASE)
 			at_base = val;
 	}
 	addr = at_base;

@@ -9,6 +9,7 @@
 #define UNWPROF_UNWIND_STEP_H
 
 #include "unwprof.h"
+#include "arch.h"
 
 #ifdef __bpf__
 #define UNW_INLINE static __always_inline
@@ -216,6 +217,8 @@ UNW_INLINE int unw_row__usable(const struct unw_row *r)
 	/* aux_off holds the pc's offset only in a signal frame */
 	if (r->cfa == UNW_CFA_SIGNAL)
 		return r->ra == UNW_RA_AT_SP;
+	if (UNW_ARCH_HAS_LR && r->ra == UNW_RA_LR)
+		return 1;
 	return r->ra == UNW_RA_AT_CFA || r->ra == UNW_RA_UNDEFINED;
 }
 
@@ -234,13 +237,174 @@ UNW_INLINE __u64 unw_row__fp_addr(const struct unw_row *r, __u64 cfa, __u64 sp, 
 	}
 }
 
-/* Address of the caller's pc under a usable row r (x86_64): CFA - 8, or in the signal frame. */
+/*
+ * Address of the caller's pc under a usable row r whose ra is in memory:
+ * where the architecture puts it relative to the CFA, or in the signal frame.
+ */
 UNW_INLINE __u64 unw_row__ra_addr(const struct unw_row *r, __u64 cfa, __u64 sp)
 {
 	if (r->ra == UNW_RA_AT_SP)
 		return sp + (__s64)r->aux_off;
-	return cfa - 8;
+	return UNW_ARCH_RA_AT_CFA(cfa, r->aux_off);
 }
+
+/*
+ * The native step, written once for BPF and the unit tests, which define
+ * before including this header how a word of the walked stack is read and
+ * how a reason (enum unw_err) the frame met is noted:
+ *
+ *	UNW_READ(mem, addr, &val)	0, or non-zero when addr is unreadable
+ *	UNW_NOTE(mem, reason)
+ *
+ * Each step updates f to the caller's frame and returns 1 when the walk
+ * goes on, 0 when it ends (UNW_SAMPLE_COMPLETE set in *flags when that is
+ * the bottom of the stack, a reason noted when it is not).
+ */
+#ifdef UNW_READ
+
+/* One frame with frame pointers; sets UNW_SAMPLE_FP. */
+UNW_INLINE int unw_step_fp(struct unw_frame *f, void *mem, __u32 *flags)
+{
+	__u64 ra, fp;
+
+	*flags |= UNW_SAMPLE_FP;
+	if (f->fp == 0) {
+		/*
+		 * A chain that led to 0 ends at its outermost frame. A register
+		 * that holds 0 is no chain: code built without frame pointers
+		 * leaves rbp as _start cleared it, and the stack goes on above.
+		 */
+		if (f->fp_linked)
+			*flags |= UNW_SAMPLE_COMPLETE;
+		else
+			UNW_NOTE(mem, UNW_E_NO_FP);
+		return 0;
+	}
+	if (f->fp < f->sp) {
+		UNW_NOTE(mem, UNW_E_NO_PROGRESS);
+		return 0;
+	}
+	if (UNW_READ(mem, f->fp + UNW_FP_RECORD_RA, &ra)) {
+		UNW_NOTE(mem, UNW_E_RA_READ);
+		return 0;
+	}
+	if (UNW_READ(mem, f->fp, &fp)) {
+		UNW_NOTE(mem, UNW_E_FP_READ);
+		return 0;
+	}
+	f->sp = f->fp + UNW_FP_RECORD_SIZE;
+	f->fp = fp;
+	f->fp_linked = 1;
+	f->pc = ra;
+	f->lr = 0;
+	return 1;
+}
+
+/*
+ * Whether a frame with CFA cfa is an outer frame of the one at sp. A signal
+ * handler may run on an alternate stack (sigaltstack) anywhere in memory, so
+ * the frame it interrupted only has to be elsewhere.
+ */
+UNW_INLINE int unw_cfa__progress(const struct unw_row *r, __u64 cfa, __u64 sp)
+{
+	if (unw_row__signal(r))
+		return cfa != sp;
+	return cfa > sp;
+}
+
+/* The caller's pc under usable row r: in memory, or (aarch64) still in the link register. */
+UNW_INLINE int unw_row__read_ra(const struct unw_row *r, const struct unw_frame *f, __u64 cfa,
+				void *mem, __u64 *ra)
+{
+	if (UNW_ARCH_HAS_LR && r->ra == UNW_RA_LR) {
+		*ra = f->lr;
+		return f->lr == 0;
+	}
+	return UNW_READ(mem, unw_row__ra_addr(r, cfa, f->sp), ra);
+}
+
+/* One frame with a usable table row r. */
+UNW_INLINE int unw_step_row(struct unw_frame *f, const struct unw_row *r, void *mem, __u32 *flags)
+{
+	__u64 cfa, ra, fp = f->fp, fp_addr;
+	int deref;
+
+	if (r->ra == UNW_RA_UNDEFINED) {
+		*flags |= UNW_SAMPLE_COMPLETE;
+		return 0;
+	}
+	cfa = unw_row__cfa(r, f->pc, f->sp, f->fp, &deref);
+	if (deref) {
+		if (UNW_READ(mem, cfa, &cfa)) {
+			UNW_NOTE(mem, UNW_E_CFA_READ);
+			return 0;
+		}
+		cfa += unw_row__cfa_add(r);
+	}
+	if (!unw_cfa__progress(r, cfa, f->sp)) {
+		UNW_NOTE(mem, UNW_E_NO_PROGRESS);
+		return 0;
+	}
+	if (unw_row__read_ra(r, f, cfa, mem, &ra)) {
+		UNW_NOTE(mem, UNW_E_RA_READ);
+		return 0;
+	}
+	fp_addr = unw_row__fp_addr(r, cfa, f->sp, f->fp);
+	if (fp_addr && UNW_READ(mem, fp_addr, &fp)) {
+		UNW_NOTE(mem, UNW_E_FP_READ);
+		return 0;
+	}
+	f->sp = cfa;
+	f->fp = fp;
+	f->pc = ra;
+	f->lr = 0;
+	f->signal = unw_row__signal(r);
+	f->fp_linked = 0;
+	return 1;
+}
+
+/*
+ * Whether the frame is the process's entry code: its sp is the one the
+ * kernel started the process with (mm->start_stack, where argc is), or that
+ * sp aligned down to 16 bytes. No call has pushed anything there, so no
+ * frame is above it. The dynamic loader's entry (glibc's _start and
+ * _dl_start_user in ld.so) has no CFI: without this, every sample of a
+ * process still in ld.so would end in a failed frame-pointer step.
+ */
+UNW_INLINE int unw_frame__at_entry(const struct unw_frame *f, __u64 start_stack)
+{
+	return start_stack && f->sp <= start_stack && start_stack - f->sp < 16;
+}
+
+/*
+ * One native frame: with row r (NULL when no row governs the pc), falling
+ * back to frame pointers where the row cannot be followed; the walk ends at
+ * the process's entry code (start_stack: see unw_frame__at_entry) and at a
+ * return address of 0.
+ */
+UNW_INLINE int unw_step_native(struct unw_frame *f, const struct unw_row *r, __u64 start_stack,
+			       void *mem, __u32 *flags)
+{
+	int more;
+
+	if (r && unw_row__usable(r)) {
+		more = unw_step_row(f, r, mem, flags);
+	} else if (unw_frame__at_entry(f, start_stack)) {
+		*flags |= UNW_SAMPLE_COMPLETE;
+		return 0;
+	} else {
+		if (r)
+			UNW_NOTE(mem, r->cfa == UNW_CFA_END ? UNW_E_END_ROW : UNW_E_UNSUPPORTED);
+		more = unw_step_fp(f, mem, flags);
+	}
+	if (more && f->pc == 0) {
+		*flags |= UNW_SAMPLE_COMPLETE;
+		return 0;
+	}
+	return more;
+}
+
+#endif /* UNW_READ */
 
 /* A cheap running hash of the pcs of a stack; never 0 (0 means "no stack"). */
 UNW_INLINE __u64 unw_hash__add(__u64 h, __u64 pc)

@@ -124,18 +124,24 @@ struct unw_exec {
 	struct unw_chunk chunks[UNW_CHUNKS_MAX]; /* sorted by pc_lo, disjoint */
 };
 
-enum unw_map_type {
-	UNW_MAP_FILE = 0, /* file-backed: table pcs are pc - bias */
-	UNW_MAP_ANON,	  /* anonymous executable memory (JIT): frame pointers */
-	UNW_MAP_SPECIAL,  /* [vdso], [vsyscall]: frame pointers */
+/*
+ * Which unwinder steps from a frame whose pc is in a mapping: the BPF walk
+ * dispatches on it frame by frame (walk_frame), user space chooses it when
+ * it publishes the mapping. An unwinder is one id here, one case in the
+ * walk and the user-space code that decides where it applies.
+ */
+enum unw_unwinder {
+	UNW_UW_FP = 0, /* frame pointers: no table (JIT code, a file without CFI, [vsyscall]) */
+	UNW_UW_TABLE,  /* the DWARF-derived table of exec_id, at table pc = pc - bias */
+	UNW_UW_NR,
 };
 
 struct unw_mapping {
 	__u64 start;
 	__u64 end;
 	__u64 bias;    /* table pc = pc - bias */
-	__u32 exec_id; /* 0: no table, walk with frame pointers */
-	__u8 type;     /* enum unw_map_type */
+	__u32 exec_id; /* the table of UNW_UW_TABLE; 0: none */
+	__u8 unwinder; /* enum unw_unwinder */
 	__u8 pad[3];
 };
 

@@ -418,12 +418,10 @@ static void session__fill_mapping(struct session *s, const struct procmap *m, pi
 
 	um->start = m->start;
 	um->end = m->end;
-	if (m->kind != PROCMAP_FILE && !vdso) {
-		um->type = m->kind == PROCMAP_ANON ? UNW_MAP_ANON : UNW_MAP_SPECIAL;
+	/* Frame pointers, until the mapping is known to have a table. */
+	um->unwinder = UNW_UW_FP;
+	if (m->kind != PROCMAP_FILE && !vdso)
 		return;
-	}
-	/* The [vdso] is special (frame pointers) until it has a table. */
-	um->type = vdso ? UNW_MAP_SPECIAL : UNW_MAP_FILE;
 	f = tables__get_mapping(s->tables, m, pid);
 	if (!f || !f->table || !f->table->table)
 		return;
@@ -443,7 +441,7 @@ static void session__fill_mapping(struct session *s, const struct procmap *m, pi
 			m->path, (int)pid, m->start, m->offset);
 		return;
 	}
-	um->type = UNW_MAP_FILE;
+	um->unwinder = UNW_UW_TABLE;
 	um->bias = bias;
 	um->exec_id = f->table->exec_id;
 }

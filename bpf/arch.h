@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the native step needs to know of the architecture it walks: where a
+ * frame's return address is under the rule "at the CFA", whether a leaf's
+ * return address can still be in a register, and the frame record that
+ * frame pointers link. UNW_ARCH_AARCH64 selects it: from the BPF target or
+ * the host, or set by the includer (the unit tests walk both).
+ *
+ * Both ABIs link the same frame record: the frame pointer register (rbp,
+ * x29) points at the caller's saved frame pointer, the return address is
+ * the word above it, and the caller's sp is just above the pair.
+ */
+#ifndef UNWPROF_ARCH_H
+#define UNWPROF_ARCH_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#ifndef UNW_ARCH_AARCH64
+#if defined(__TARGET_ARCH_arm64) || (!defined(__bpf__) && defined(__aarch64__))
+#define UNW_ARCH_AARCH64 1
+#else
+#define UNW_ARCH_AARCH64 0
+#endif
+#endif
+
+#define UNW_FP_RECORD_RA 8     /* the return address: fp + 8 */
+#define UNW_FP_RECORD_SIZE 16  /* the caller's sp: fp + 16 */
+
+/*
+ * The smallest page size of either architecture: a boundary of it is a
+ * boundary of every page size, so a read that stops there stops at a page.
+ */
+#define UNW_PAGE_MIN 4096
+
+#if UNW_ARCH_AARCH64
+/* The return address of a frame whose row says "at the CFA": at CFA + aux_off. */
+#define UNW_ARCH_RA_AT_CFA(cfa, aux_off) ((cfa) + (__s64)(aux_off))
+/* A leaf's return address may still be in the link register (x30). */
+#define UNW_ARCH_HAS_LR 1
+#else
+/* x86_64: call pushed it just below the CFA. */
+#define UNW_ARCH_RA_AT_CFA(cfa, aux_off) ((cfa) - 8)
+#define UNW_ARCH_HAS_LR 0
+#endif
+
+/*
+ * The registers of the frame being walked, and what the walk knows of them.
+ */
+struct unw_frame {
+	__u64 pc;
+	__u64 sp;
+	__u64 fp;	 /* rbp, x29 */
+	__u64 lr;	 /* aarch64: x30, known in the leaf frame only (0: not known) */
+	__u32 signal;	 /* pc was interrupted by a signal: not a return address */
+	__u32 fp_linked; /* fp was read from a frame-pointer chain, not a register */
+};
+
+#endif
