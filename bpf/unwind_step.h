@@ -303,12 +303,17 @@ UNW_INLINE int unw_step_fp(struct unw_frame *f, void *mem, __u32 *flags)
 /*
  * Whether a frame with CFA cfa is an outer frame of the one at sp. A signal
  * handler may run on an alternate stack (sigaltstack) anywhere in memory, so
- * the frame it interrupted only has to be elsewhere.
+ * the frame it interrupted only has to be elsewhere. An aarch64 leaf that
+ * has not touched the stack has its CFA at sp, its return address in x30:
+ * its caller's frame starts where it does, and the step cannot repeat, as
+ * x30 is known in the leaf only.
  */
 UNW_INLINE int unw_cfa__progress(const struct unw_row *r, __u64 cfa, __u64 sp)
 {
 	if (unw_row__signal(r))
 		return cfa != sp;
+	if (UNW_ARCH_HAS_LR && r->ra == UNW_RA_LR)
+		return cfa >= sp;
 	return cfa > sp;
 }
 

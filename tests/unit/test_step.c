@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The native step of the BPF walk (bpf/unwind_step.h), run here on
+ * synthetic stacks: frames laid out as the compilers lay them out, each
+ * with the row the table builder makes for it, walked frame by frame as
+ * walk_frame walks them, and every reason a walk can stop for. Built once
+ * for each architecture (UNW_ARCH_AARCH64 set by tests/unit/meson.build):
+ * the rules differ where the return address is kept.
+ */
+#include <linux/types.h>
+
+#include "test.h"
+
+#ifndef UNW_ARCH_AARCH64
+#error "UNW_ARCH_AARCH64 is set by the build: one test per architecture"
+#endif
+
+/* The stack: words from base up; reads elsewhere fail, as unmapped memory does. */
+#define STACK_WORDS 64
+#define STACK_BASE 0x7ffd00000000ULL
+
+struct mem {
+	__u64 words[STACK_WORDS];
+	__u32 notes; /* bit per enum unw_err noted */
+	__u32 last;  /* the last one */
+};
+
+static int mem_read(struct mem *m, __u64 addr, __u64 *val)
+{
+	__u64 off = addr - STACK_BASE;
+
+	if (addr < STACK_BASE || off % 8 || off / 8 >= STACK_WORDS)
+		return -1;
+	*val = m->words[off / 8];
+	return 0;
+}
+
+static void mem_note(struct mem *m, __u32 reason)
+{
+	m->notes |= 1u << reason;
+	m->last = reason;
+}
+
+#define UNW_READ(mem, addr, val) mem_read((mem), (addr), (val))
+#define UNW_NOTE(mem, reason) mem_note((mem), (reason))
+#include "bpf/unwind_step.h"
+
+static __u64 at(int word)
+{
+	return STACK_BASE + 8 * (__u64)word;
+}
+
+static void put(struct mem *m, int word, __u64 val)
+{
+	m->words[word] = val;
+}
+
+static struct unw_row row_sp(__s32 cfa_off)
+{
+	return (struct unw_row){ .cfa = UNW_CFA_SP, .cfa_off = cfa_off };
+}
+
+static const struct unw_row row_bottom = { .cfa = UNW_CFA_SP, .cfa_off = 16,
+					   .ra = UNW_RA_UNDEFINED };
+static const struct unw_row row_end = { .cfa = UNW_CFA_END };
+
+/* Steps once: returns whether the walk goes on; *flags accumulates. */
+static int step(struct unw_frame *f, const struct unw_row *r, struct mem *m, __u32 *flags)
+{
+	return unw_step_native(f, r, 0, m, flags);
+}
+
+/* Frame pointers alone, on both architectures: the same frame record. */
+static void test_fp_chain(void)
+{
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .fp = at(4) };
+	__u32 flags = 0;
+
+	put(&m, 4, at(10)); /* saved fp */
+	put(&m, 5, 0x402000);
+	put(&m, 10, 0); /* the outermost frame: a chain that leads to 0 */
+	put(&m, 11, 0x403000);
+
+	CHECK_EQ_INT(step(&f, NULL, &m, &flags), 1);
+	CHECK_EQ_INT(f.pc, 0x402000);
+	CHECK_EQ_INT(f.sp, at(6));
+	CHECK_EQ_INT(f.fp, at(10));
+	CHECK_EQ_INT(f.fp_linked, 1);
+	CHECK_EQ_INT(step(&f, NULL, &m, &flags), 1);
+	CHECK_EQ_INT(f.pc, 0x403000);
+	CHECK_EQ_INT(f.fp, 0);
+	CHECK_EQ_INT(step(&f, NULL, &m, &flags), 0);
+	CHECK_EQ_INT(flags, UNW_SAMPLE_FP | UNW_SAMPLE_COMPLETE);
+	CHECK_EQ_INT(m.notes, 0);
+}
+
+/* rbp/x29 is 0 in a register (code without frame pointers): no chain, the walk stops short. */
+static void test_fp_register_zero(void)
+{
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .fp = 0 };
+	__u32 flags = 0;
+
+	CHECK_EQ_INT(step(&f, NULL, &m, &flags), 0);
+	CHECK_EQ_INT(flags, UNW_SAMPLE_FP);
+	CHECK_EQ_INT(m.notes, 1u << UNW_E_NO_FP);
+}
+
+/* A frame pointer below sp is no outer frame. */
+static void test_fp_no_progress(void)
+{
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x401000, .sp = at(8), .fp = at(2) };
+	__u32 flags = 0;
+
+	CHECK_EQ_INT(step(&f, NULL, &m, &flags), 0);
+	CHECK_EQ_INT(m.last, UNW_E_NO_PROGRESS);
+}
+
+/* A frame pointer into unmapped memory: the return address cannot be read. */
+static void test_fp_unreadable(void)
+{
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .fp = at(STACK_WORDS + 4) };
+	__u32 flags = 0;
+
+	CHECK_EQ_INT(step(&f, NULL, &m, &flags), 0);
+	CHECK_EQ_INT(m.last, UNW_E_RA_READ);
+}
+
+/* The entry frame: sp where the kernel started the process, no row, nothing above. */
+static void test_entry_frame(void)
+{
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x401000, .sp = at(20) - 8, .fp = 0 };
+	__u32 flags = 0;
+
+	CHECK_EQ_INT(unw_step_native(&f, NULL, at(20), &m, &flags), 0);
+	CHECK_EQ_INT(flags, UNW_SAMPLE_COMPLETE);
+	CHECK_EQ_INT(m.notes, 0);
+	/* Further below, the same frame is walked with frame pointers. */
+	f.sp = at(20) - 32;
+	flags = 0;
+	CHECK_EQ_INT(unw_step_native(&f, NULL, at(20), &m, &flags), 0);
+	CHECK(flags & UNW_SAMPLE_FP);
+}
+
+/* A gap in the table (an END row) falls back to frame pointers, and says so. */
+static void test_end_row_falls_back(void)
+{
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .fp = at(2) };
+	__u32 flags = 0;
+
+	put(&m, 2, 0);
+	put(&m, 3, 0x402000);
+	CHECK_EQ_INT(step(&f, &row_end, &m, &flags), 1);
+	CHECK_EQ_INT(f.pc, 0x402000);
+	CHECK(flags & UNW_SAMPLE_FP);
+	CHECK_EQ_INT(m.notes, 1u << UNW_E_END_ROW);
+}
+
+/* An unsupported rule falls back too, with its own reason. */
+static void test_unsupported_row_falls_back(void)
+{
+	struct unw_row r = { .cfa = UNW_CFA_UNSUPPORTED, .reason = UNW_R_CFA_EXPRESSION };
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .fp = 0 };
+	__u32 flags = 0;
+
+	CHECK_EQ_INT(step(&f, &r, &m, &flags), 0);
+	CHECK(m.notes & (1u << UNW_E_UNSUPPORTED));
+	CHECK_EQ_INT(m.last, UNW_E_NO_FP);
+}
+
+/* A return address of 0 ends the stack: the bottom, however it was reached. */
+static void test_zero_return_address(void)
+{
+	struct unw_row r = row_sp(8);
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x401000, .sp = at(0) };
+	__u32 flags = 0;
+
+	if (UNW_ARCH_AARCH64)
+		r.aux_off = -8;
+	put(&m, 0, 0);
+	CHECK_EQ_INT(step(&f, &r, &m, &flags), 0);
+	CHECK_EQ_INT(flags, UNW_SAMPLE_COMPLETE);
+}
+
+/* A row whose CFA is not above sp would loop: the walk stops. */
+static void test_row_no_progress(void)
+{
+	struct unw_row r = row_sp(0);
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x401000, .sp = at(4) };
+	__u32 flags = 0;
+
+	CHECK_EQ_INT(step(&f, &r, &m, &flags), 0);
+	CHECK_EQ_INT(m.last, UNW_E_NO_PROGRESS);
+	CHECK_EQ_INT(flags, 0);
+}
+
+#if !UNW_ARCH_AARCH64
+
+static struct unw_row row_fp_based(__s32 cfa_off, __s16 fp_off)
+{
+	return (struct unw_row){ .cfa = UNW_CFA_FP, .cfa_off = cfa_off, .fp = UNW_FP_AT_CFA,
+				 .fp_off = fp_off };
+}
+
+/*
+ * x86_64, gcc -O2 without frame pointers: leaf (no push: CFA = rsp + 8),
+ * a function that pushed rbx (CFA = rsp + 16), one with a frame pointer
+ * (CFA = rbp + 16, rbp saved at CFA - 16), then _start's undefined rip.
+ */
+static void test_x86_chain(void)
+{
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .fp = 0x1234 };
+	struct unw_row leaf = row_sp(8), pushed = row_sp(16), framed = row_fp_based(16, -16);
+	__u32 flags = 0;
+
+	put(&m, 0, 0x402005); /* leaf's return address, at CFA - 8 */
+	put(&m, 1, 0xbbbb);   /* pushed rbx */
+	put(&m, 2, 0x403005); /* pushed's return address */
+	/* framed: rsp = at(3); it pushed rbp (the caller's: at(12)) at at(6), rbp = at(6) */
+	f.fp = at(6);
+	put(&m, 6, at(12));
+	put(&m, 7, 0x404005);
+
+	CHECK_EQ_INT(step(&f, &leaf, &m, &flags), 1);
+	CHECK_EQ_INT(f.pc, 0x402005);
+	CHECK_EQ_INT(f.sp, at(1));
+	CHECK_EQ_INT(f.fp, at(6)); /* unchanged */
+	CHECK_EQ_INT(step(&f, &pushed, &m, &flags), 1);
+	CHECK_EQ_INT(f.pc, 0x403005);
+	CHECK_EQ_INT(f.sp, at(3));
+	CHECK_EQ_INT(step(&f, &framed, &m, &flags), 1);
+	CHECK_EQ_INT(f.pc, 0x404005);
+	CHECK_EQ_INT(f.sp, at(8));
+	CHECK_EQ_INT(f.fp, at(12));
+	CHECK_EQ_INT(f.fp_linked, 0);
+	CHECK_EQ_INT(step(&f, &row_bottom, &m, &flags), 0);
+	CHECK_EQ_INT(flags, UNW_SAMPLE_COMPLETE);
+	CHECK_EQ_INT(m.notes, 0);
+}
+
+/* gcc's stack realignment (main with AVX locals): CFA = *(rbp - 8), rbp at rbp + 0. */
+static void test_x86_realigned(void)
+{
+	struct unw_row r = { .cfa = UNW_CFA_DEREF_FP, .cfa_off = -8, .aux_off = 0,
+			     .fp = UNW_FP_AT_FP, .fp_off = 0 };
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .fp = at(4) };
+	__u32 flags = 0;
+
+	put(&m, 3, at(10));   /* *(rbp - 8): the CFA */
+	put(&m, 4, at(20));   /* the caller's rbp */
+	put(&m, 9, 0x402000); /* CFA - 8 */
+	CHECK_EQ_INT(step(&f, &r, &m, &flags), 1);
+	CHECK_EQ_INT(f.sp, at(10));
+	CHECK_EQ_INT(f.pc, 0x402000);
+	CHECK_EQ_INT(f.fp, at(20));
+}
+
+/* A PLT stub: CFA = rsp + 8, + 8 once the stub has pushed its index (rip & 15 >= 11). */
+static void test_x86_plt(void)
+{
+	struct unw_row r = { .cfa = UNW_CFA_PLT, .cfa_off = 8, .aux_off = 11 };
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x401020, .sp = at(0) };
+	__u32 flags = 0;
+
+	put(&m, 0, 0x402000);
+	put(&m, 1, 0x403000);
+	CHECK_EQ_INT(step(&f, &r, &m, &flags), 1);
+	CHECK_EQ_INT(f.pc, 0x402000);
+	f = (struct unw_frame){ .pc = 0x40102b, .sp = at(0) };
+	CHECK_EQ_INT(step(&f, &r, &m, &flags), 1);
+	CHECK_EQ_INT(f.pc, 0x403000);
+	CHECK_EQ_INT(f.sp, at(2));
+}
+
+/*
+ * __restore_rt: the kernel's signal frame at sp. The interrupted rsp, rbp
+ * and rip are read from it; the next pc is not a return address.
+ */
+static void test_x86_signal_frame(void)
+{
+	struct unw_row r = { .cfa = UNW_CFA_SIGNAL, .cfa_off = 160, .fp = UNW_FP_AT_SP,
+			     .fp_off = 120, .ra = UNW_RA_AT_SP, .aux_off = 168 };
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x7f0000001000, .sp = at(0) };
+	__u32 flags = 0;
+
+	put(&m, 20, at(40));	    /* uc_mcontext.rsp at sp + 160 */
+	put(&m, 15, at(50));	    /* rbp at sp + 120 */
+	put(&m, 21, 0x401234);	    /* rip at sp + 168 */
+	CHECK_EQ_INT(step(&f, &r, &m, &flags), 1);
+	CHECK_EQ_INT(f.sp, at(40));
+	CHECK_EQ_INT(f.fp, at(50));
+	CHECK_EQ_INT(f.pc, 0x401234);
+	CHECK_EQ_INT(f.signal, 1);
+	CHECK_EQ_INT(m.notes, 0);
+}
+
+/* The link register is no x86_64 rule: a row that says so is not followed. */
+static void test_x86_lr_rule_unusable(void)
+{
+	struct unw_row r = { .cfa = UNW_CFA_SP, .cfa_off = 16, .ra = UNW_RA_LR };
+
+	CHECK(!unw_row__usable(&r));
+}
+
+#else /* aarch64 */
+
+/* A frame that saved the caller's fp at CFA + fp_off (stp x29, x30). */
+static struct unw_row row_sp_fp(__s32 cfa_off, __s16 fp_off)
+{
+	return (struct unw_row){ .cfa = UNW_CFA_SP, .cfa_off = cfa_off, .fp = UNW_FP_AT_CFA,
+				 .fp_off = fp_off };
+}
+
+
+/*
+ * aarch64, gcc -O2: a leaf that saved nothing (CFA = sp, the return
+ * address still in x30), then a function that ran stp x29, x30,
+ * [sp, #-32]! (CFA = sp + 32, x29 at CFA - 32, x30 at CFA - 24), then
+ * _start's undefined return address.
+ */
+static void test_arm64_chain(void)
+{
+	struct unw_row leaf = { .cfa = UNW_CFA_SP, .cfa_off = 0, .ra = UNW_RA_LR };
+	struct unw_row framed = row_sp_fp(32, -32);
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .fp = at(0), .lr = 0x402004 };
+	__u32 flags = 0;
+
+	framed.aux_off = -24;
+	put(&m, 0, at(12));   /* x29 */
+	put(&m, 1, 0x403004); /* x30 */
+
+	CHECK_EQ_INT(step(&f, &leaf, &m, &flags), 1);
+	CHECK_EQ_INT(f.pc, 0x402004);
+	CHECK_EQ_INT(f.sp, at(0));
+	CHECK_EQ_INT(f.lr, 0); /* no longer known */
+	CHECK_EQ_INT(step(&f, &framed, &m, &flags), 1);
+	CHECK_EQ_INT(f.pc, 0x403004);
+	CHECK_EQ_INT(f.sp, at(4));
+	CHECK_EQ_INT(f.fp, at(12));
+	CHECK_EQ_INT(step(&f, &row_bottom, &m, &flags), 0);
+	CHECK_EQ_INT(flags, UNW_SAMPLE_COMPLETE);
+	CHECK_EQ_INT(m.notes, 0);
+}
+
+/*
+ * A row that keeps the return address in x30 is followed only where x30 is
+ * known, in the leaf: above it, x30 holds whatever the callee left there.
+ */
+static void test_arm64_lr_outside_leaf(void)
+{
+	struct unw_row r = { .cfa = UNW_CFA_SP, .cfa_off = 16, .ra = UNW_RA_LR };
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .lr = 0 };
+	__u32 flags = 0;
+
+	CHECK(unw_row__usable(&r));
+	CHECK_EQ_INT(step(&f, &r, &m, &flags), 0);
+	CHECK_EQ_INT(m.last, UNW_E_RA_READ);
+}
+
+/* The saved x30 is at CFA + aux_off, not at CFA - 8 as on x86_64. */
+static void test_arm64_ra_offset(void)
+{
+	struct unw_row r = row_sp_fp(48, -48);
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x401000, .sp = at(0) };
+	__u32 flags = 0;
+
+	r.aux_off = -40;
+	put(&m, 0, at(20));   /* x29 at CFA - 48 */
+	put(&m, 1, 0x402000); /* x30 at CFA - 40 */
+	put(&m, 5, 0x999999); /* CFA - 8: not the return address here */
+	CHECK_EQ_INT(step(&f, &r, &m, &flags), 1);
+	CHECK_EQ_INT(f.pc, 0x402000);
+	CHECK_EQ_INT(f.fp, at(20));
+	CHECK_EQ_INT(f.sp, at(6));
+}
+
+#endif
+
+int main(void)
+{
+	RUN(test_fp_chain);
+	RUN(test_fp_register_zero);
+	RUN(test_fp_no_progress);
+	RUN(test_fp_unreadable);
+	RUN(test_entry_frame);
+	RUN(test_end_row_falls_back);
+	RUN(test_unsupported_row_falls_back);
+	RUN(test_zero_return_address);
+	RUN(test_row_no_progress);
+#if !UNW_ARCH_AARCH64
+	RUN(test_x86_chain);
+	RUN(test_x86_realigned);
+	RUN(test_x86_plt);
+	RUN(test_x86_signal_frame);
+	RUN(test_x86_lr_rule_unusable);
+#else
+	RUN(test_arm64_chain);
+	RUN(test_arm64_lr_outside_leaf);
+	RUN(test_arm64_ra_offset);
+#endif
+	return test_summary();
+}
