@@ -183,8 +183,6 @@ struct walk {
 	__u32 pid;
 	__u32 flags;
 	__u32 done;
-	__u32 vma_tried;
-	struct vma_info vma; /* bpf_find_vma works once per sample: keep its answer */
 };
 
 /* The scalar state of a walk, kept in the scratch map across tail calls. */
@@ -194,9 +192,7 @@ struct walk_saved {
 	__u32 pid, tid;
 	__u32 flags;
 	__u32 done;
-	__u32 vma_tried;
 	__u32 n;
-	struct vma_info vma;
 };
 
 /* Per-CPU scratch: the stack being built and the copy of the stack top. */
@@ -211,6 +207,9 @@ struct scratch {
 	__u64 fail_pc;
 	__u64 cur_pc;	   /* the pc of the frame being walked; 0 before the walk */
 	__u64 start_stack; /* the process's initial sp (mm->start_stack) */
+	struct vma_info vma; /* bpf_find_vma works once per sample: its answer is kept */
+	__u32 vma_tried;
+	__u32 pad;
 	__u8 copy[UNW_STACK_COPY + 8];
 };
 
@@ -473,9 +472,9 @@ static long vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *c
  * of the pc: for a process (or a library) user space has not read yet, when
  * its file has a table already. Returns 0 when found.
  */
-static __always_inline int vma_lookup(struct walk *w, __u64 pc, __u32 *exec_id, __u64 *rel)
+static __always_inline int vma_lookup(struct scratch *sc, __u64 pc, __u32 *exec_id, __u64 *rel)
 {
-	struct vma_info *vi = &w->vma;
+	struct vma_info *vi = &sc->vma, found = {};
 	const struct unw_file *f;
 	__u64 bias;
 
@@ -487,11 +486,13 @@ static __always_inline int vma_lookup(struct walk *w, __u64 pc, __u32 *exec_id, 
 	if (!cfg.have_find_vma)
 		return -1;
 	if (!vi->found || pc < vi->start || pc >= vi->end) {
-		if (w->vma_tried)
+		if (sc->vma_tried)
 			return -1;
-		w->vma_tried = 1;
-		if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_cb, vi, 0) || !vi->found)
+		sc->vma_tried = 1;
+		/* The helper's callback context must be on the stack. */
+		if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_cb, &found, 0) || !found.found)
 			return -1;
+		*vi = found;
 	}
 	f = bpf_map_lookup_elem(&files, &vi->key);
 	if (!f || file_bias(f, vi->start, vi->pgoff * cfg.page_size, &bias))
@@ -501,35 +502,49 @@ static __always_inline int vma_lookup(struct walk *w, __u64 pc, __u32 *exec_id, 
 	return 0;
 }
 
+/* Where the pc of a frame is: the unwinder that steps from it, and what that unwinder needs. */
+struct frame_place {
+	__u64 rel;	/* UNW_UW_TABLE: the table pc */
+	__u32 exec_id;	/* UNW_UW_TABLE: the table */
+	__u32 unwinder; /* enum unw_unwinder */
+};
+
 /*
- * The unwinder of the frame at pc and, for UNW_UW_TABLE, its executable and
- * table pc: from the process's mappings, else from the kernel's mapping of
- * pc when its file has a table; frame pointers when neither is known (the
- * reason counted).
+ * The place of pc in process pid (proc: its mappings, NULL when user space
+ * has not read them): from the process's mappings, else from the kernel's
+ * mapping of pc when its file has a table; frame pointers when neither is
+ * known (the reason counted). A global function, verified once.
  */
-static __always_inline __u32 frame_unwinder(struct walk *w, __u64 pc, __u32 *exec_id, __u64 *rel)
+__noinline int frame_place(const struct unw_proc *proc, struct scratch *sc, __u32 pid, __u64 pc,
+			   struct frame_place *pl)
 {
 	const struct unw_mapping *m;
 	long i = -1;
 
-	if (w->proc) {
-		i = find_mapping(w->proc, pc);
+	if (!sc || !pl)
+		return -1;
+	pl->unwinder = UNW_UW_FP;
+	if (proc) {
+		i = find_mapping(proc, pc);
 		if (i < 0)
-			event_send(UNW_EV_NOT_COVERED, w->pid, pc);
+			event_send(UNW_EV_NOT_COVERED, pid, pc);
 	}
-	if (i >= 0) {
-		m = &w->proc->maps[i & (UNW_MAPS_MAX - 1)];
-		*exec_id = m->exec_id;
-		*rel = pc - m->bias;
+	if (proc && i >= 0) {
+		m = &proc->maps[i & (UNW_MAPS_MAX - 1)];
+		pl->exec_id = m->exec_id;
+		pl->rel = pc - m->bias;
+		pl->unwinder = m->unwinder;
 		if (m->unwinder == UNW_UW_FP)
 			err_inc(UNW_E_NO_TABLE);
-		return m->unwinder;
+		return 0;
 	}
-	if (vma_lookup(w, pc, exec_id, rel) == 0)
-		return UNW_UW_TABLE;
-	if (w->proc)
+	if (vma_lookup(sc, pc, &pl->exec_id, &pl->rel) == 0) {
+		pl->unwinder = UNW_UW_TABLE;
+		return 0;
+	}
+	if (proc)
 		err_inc(UNW_E_NOT_COVERED);
-	return UNW_UW_FP;
+	return 0;
 }
 
 /* The row governing table pc rel of executable exec_id, or NULL (with the reason counted). */
@@ -555,6 +570,19 @@ static __always_inline const struct unw_row *row_find(__u32 exec_id, __u64 rel)
 }
 
 /*
+ * The native step (bpf/unwind_step.h) of frame f with row r (NULL: none),
+ * flags the sample's. A global function: verified once, on its own, not at
+ * every state of the walk that reaches it.
+ */
+__noinline int native_step(struct unw_frame *f, const struct unw_row *r, struct scratch *sc,
+			   __u32 *flags)
+{
+	if (!f || !sc || !flags)
+		return 0;
+	return unw_step_native(f, r, sc->start_stack, sc, flags);
+}
+
+/*
  * One frame of the walk: the frame is recorded, then the unwinder of its pc
  * steps to the caller. Adding an unwinder is adding its case here (and its
  * id in bpf/unwprof.h, set by user space on the mappings it walks): this
@@ -565,9 +593,8 @@ static long walk_frame(__u32 n, void *ctx)
 {
 	struct walk *w = ctx;
 	struct scratch *sc = w->sc;
-	const struct unw_row *r = NULL;
-	__u64 pc = w->f.pc, rel = 0;
-	__u32 exec_id = 0, unwinder = UNW_UW_FP;
+	struct frame_place pl = { .unwinder = UNW_UW_FP };
+	__u64 pc = w->f.pc;
 	int more;
 
 	if (!sc)
@@ -587,14 +614,13 @@ static long walk_frame(__u32 n, void *ctx)
 	 * The leaf's pc, and a pc a signal interrupted, are the instruction.
 	 */
 	if (!cfg.fp_only)
-		unwinder = frame_unwinder(w, n && !w->f.signal ? pc - 1 : pc, &exec_id, &rel);
-	switch (unwinder) {
+		frame_place(w->proc, sc, w->pid, n && !w->f.signal ? pc - 1 : pc, &pl);
+	switch (pl.unwinder) {
 	case UNW_UW_TABLE:
-		r = row_find(exec_id, rel);
-		more = unw_step_native(&w->f, r, sc->start_stack, sc, &w->flags);
+		more = native_step(&w->f, row_find(pl.exec_id, pl.rel), sc, &w->flags);
 		break;
 	default: /* UNW_UW_FP */
-		more = unw_step_native(&w->f, NULL, sc->start_stack, sc, &w->flags);
+		more = native_step(&w->f, NULL, sc, &w->flags);
 		break;
 	}
 	if (!more) {
@@ -743,6 +769,8 @@ static __always_inline void walk_start(struct walk *w, const struct unw_frame *r
 	if (!w->sc)
 		return;
 	w->sc->stack.nr = 0;
+	w->sc->vma.found = 0;
+	w->sc->vma_tried = 0;
 	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
 	if (!w->proc) {
 		err_inc(UNW_E_NO_PROC);
@@ -848,8 +876,6 @@ static __always_inline void walk_save(struct scratch *sc, const struct walk *w, 
 	s->tid = tid;
 	s->flags = w->flags;
 	s->done = w->done;
-	s->vma_tried = w->vma_tried;
-	s->vma = w->vma;
 	s->n = n;
 }
 
@@ -863,8 +889,6 @@ static __always_inline void walk_restore(struct scratch *sc, struct walk *w)
 	w->pid = s->pid;
 	w->flags = s->flags;
 	w->done = s->done;
-	w->vma_tried = s->vma_tried;
-	w->vma = s->vma;
 	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
 }
 

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Loads every set of BPF programs unwprof can run, each under every
+ * configuration that the verifier sees as a different program (the
+ * read-only config prunes code: frame pointers only, system-wide, kernel
+ * stacks), and prints how many instructions the verifier processed for
+ * each program. Fails when a set does not load, or when a program comes
+ * within a quarter of the verifier's limit of 1M instructions, where small
+ * changes to the walk start to make it fail to load.
+ *
+ * Root and BPF: exits 77 (skipped) without them, unless
+ * UNWPROF_REQUIRE_BPF=1.
+ */
+#include <dirent.h>
+#include <stdbool.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "core/log.h"
+#include "core/session.h"
+
+#define VERIFIER_LIMIT 1000000
+#define BUDGET (VERIFIER_LIMIT * 3 / 4)
+
+struct variant {
+	const char *walk; /* "bpf_loop" or "tail calls" */
+	bool fp_only;
+	bool system_wide;
+	bool kernel_stacks;
+};
+
+static int skip_or_fail(const char *why)
+{
+	const char *req = getenv("UNWPROF_REQUIRE_BPF");
+
+	if (req && strcmp(req, "1") == 0) {
+		fprintf(stderr, "FAIL: %s (UNWPROF_REQUIRE_BPF=1, so this is not skipped)\n", why);
+		return 1;
+	}
+	fprintf(stderr, "SKIP: %s\n", why);
+	return 77;
+}
+
+/* Whether file descriptor name (in /proc/self/fd) is a BPF program, not a map or a link. */
+static bool is_program(const char *name)
+{
+	char path[300], target[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%s", name);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = 0;
+	return strcmp(target, "anon_inode:bpf-prog") == 0;
+}
+
+/*
+ * The BPF programs this process holds open, by their file descriptors:
+ * prints each one's name and verified instructions; returns the largest
+ * count, or -1 when none was found.
+ */
+static long report_programs(const char *label)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	long max = -1;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] == '.' || !is_program(e->d_name) ||
+		    bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		printf("  %-12s %-28s %8u insns verified\n", info.name, label, info.verified_insns);
+		if ((long)info.verified_insns > max)
+			max = info.verified_insns;
+	}
+	closedir(d);
+	return max;
+}
+
+static int load_variant(const struct variant *v)
+{
+	struct session_opts opts = {
+		.fp_only = v->fp_only,
+		.system_wide = v->system_wide,
+		.kernel_stacks = v->kernel_stacks,
+		.freq = 99,
+	};
+	char label[64];
+	struct session *s;
+	long max;
+	int err;
+
+	setenv("UNWPROF_BPF_TAIL_CALLS", strcmp(v->walk, "tail calls") == 0 ? "1" : "0", 1);
+	snprintf(label, sizeof(label), "%s%s%s%s", v->walk, v->fp_only ? ", fp-only" : "",
+		 v->system_wide ? ", -a" : "", v->kernel_stacks ? ", kernel" : "");
+	s = session__new(&opts);
+	if (!s)
+		return -1;
+	err = session__load(s);
+	if (err) {
+		fprintf(stderr, "FAIL: %s: the programs do not load: %s\n", label, strerror(-err));
+		session__free(s);
+		return -1;
+	}
+	max = report_programs(label);
+	session__free(s);
+	if (max < 0) {
+		fprintf(stderr, "FAIL: %s: no program found after the load\n", label);
+		return -1;
+	}
+	if (max > BUDGET) {
+		fprintf(stderr, "FAIL: %s: %ld instructions verified, over the budget of %d\n",
+			label, max, BUDGET);
+		return -1;
+	}
+	return 0;
+}
+
+int main(void)
+{
+	static const char *walks[] = { "bpf_loop", "tail calls" };
+	int failed = 0;
+
+	if (geteuid() != 0)
+		return skip_or_fail("needs root to load BPF programs");
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		return skip_or_fail("the kernel has no BTF");
+	log_level = 0;
+	for (int w = 0; w < 2; w++)
+		for (int bits = 0; bits < 8; bits++) {
+			struct variant v = {
+				.walk = walks[w],
+				.fp_only = bits & 1,
+				.system_wide = bits & 2,
+				.kernel_stacks = bits & 4,
+			};
+
+			if (load_variant(&v))
+				failed++;
+		}
+	printf("%d of 16 program sets failed\n", failed);
+	return failed ? 1 : 0;
+}
