@@ -654,7 +654,7 @@ static __always_inline __u64 ustack_put(void *map, __u64 h, const struct unw_ust
 		return 0;
 	}
 	for (int i = 0; i < max; i++) {
-		if (i >= old->nr)
+		if ((__u32)i >= old->nr)
 			break;
 		if (old->pcs[i] != st->pcs[i]) {
 			err_inc(UNW_E_USTACK_COLLISION);

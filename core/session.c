@@ -243,7 +243,6 @@ static void session__choose_programs(struct session *s)
 	bpf_program__set_autoload(k->progs.sample_tc, s->tail_calls);
 	bpf_program__set_autoload(k->progs.walk_tc, s->tail_calls);
 	bpf_program__set_autoload(k->progs.on_sys_exit, find_vma);
-	k->rodata->cfg.tail_calls = s->tail_calls;
 	k->rodata->cfg.have_find_vma = find_vma;
 	if (s->tail_calls)
 		pr_info("walking stacks with tail calls (no bpf_loop)");
@@ -793,6 +792,33 @@ static int session__attach_cpu(struct session *s, int cpu)
 	return 0;
 }
 
+/*
+ * Faults the tests inject (UNWPROF_BPF_FAULT) to reach reasons that only a
+ * failing kernel would otherwise produce, so that their counting is tested:
+ * "tail-call" empties the walker's program array, so every tail call of the
+ * walk fails; "shard" takes the shards out of their array of maps, so every
+ * row lookup finds its shard missing. Applied at attach, after the tables
+ * the targets need were loaded.
+ */
+static void session__inject_faults(struct session *s)
+{
+	const char *fault = getenv("UNWPROF_BPF_FAULT");
+	uint32_t key = 0;
+
+	if (!fault)
+		return;
+	if (strcmp(fault, "tail-call") == 0) {
+		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.walkers), &key);
+	} else if (strcmp(fault, "shard") == 0) {
+		for (key = 0; key < s->nr_shards; key++)
+			bpf_map_delete_elem(bpf_map__fd(s->skel->maps.shards), &key);
+	} else {
+		pr_warn("UNWPROF_BPF_FAULT=%s: no such fault (tail-call, shard)", fault);
+		return;
+	}
+	pr_warn("injected fault: %s", fault);
+}
+
 int session__attach(struct session *s)
 {
 	struct bpf_program *tps[4] = { s->skel->progs.on_exec, s->skel->progs.on_exit,
@@ -818,6 +844,7 @@ int session__attach(struct session *s)
 			return err;
 		}
 	}
+	session__inject_faults(s);
 	s->nr_cpus = libbpf_num_possible_cpus();
 	if (s->nr_cpus <= 0)
 		return s->nr_cpus ? s->nr_cpus : -EINVAL;
@@ -1415,7 +1442,7 @@ void session__stats(const struct session *s, struct session_stats *st)
 	st->truncated = sum[UNW_ST_TRUNCATED];
 	st->lost = sum[UNW_ST_LOST] + s->lost;
 	st->events_lost = sum[UNW_ST_EVENTS_LOST];
-	for (int i = 0; i < UNW_E_NR && i < (int)ARRAY_SIZE(st->errors); i++)
+	for (int i = 0; i < SESSION_NR_ERRORS; i++)
 		st->errors[i] = sum[UNW_ST_ERR + i];
 	st->processes = s->procs_seen;
 	st->holds = s->holds;

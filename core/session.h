@@ -22,21 +22,25 @@
 #include <sys/types.h>
 
 #include "common.h"
+#include "bpf/unwprof.h"
 
 struct procmaps;
 
-/* Sample walk status, as counted by BPF. */
+/* Sample walk status, as counted by BPF (bpf/unwprof.h). */
 enum {
-	SAMPLE_COMPLETE = 1 << 0,  /* the user stack was walked to its bottom */
-	SAMPLE_FP = 1 << 1,	   /* at least one frame was unwound with frame pointers */
-	SAMPLE_TRUNCATED = 1 << 2, /* deeper than the depth limit: leaf frames kept */
-	SAMPLE_KERNEL = 1 << 3,	   /* the sample hit kernel mode */
+	SAMPLE_COMPLETE = UNW_SAMPLE_COMPLETE,	 /* the user stack was walked to its bottom */
+	SAMPLE_FP = UNW_SAMPLE_FP,		 /* at least one frame was unwound with frame pointers */
+	SAMPLE_TRUNCATED = UNW_SAMPLE_TRUNCATED, /* deeper than the depth limit: leaf frames kept */
+	SAMPLE_KERNEL = UNW_SAMPLE_KERNEL,	 /* the sample hit kernel mode */
 };
+
+/* The reasons a sample's walk met, as session_stats.errors counts them. */
+#define SESSION_NR_ERRORS UNW_E_NR
 
 struct session_sample {
 	uint32_t pid;
 	uint32_t tid;
-	char comm[16];
+	char comm[UNW_COMM_LEN];
 	const uint64_t *user_pcs; /* leaf first */
 	uint32_t nr_user;
 	const uint64_t *kernel_pcs; /* leaf first */
@@ -98,7 +102,7 @@ struct session_stats {
 	 */
 	uint64_t lost;
 	uint64_t events_lost; /* process events dropped: the ring buffer was full */
-	uint64_t errors[32];  /* samples per reason, see session__error_name() */
+	uint64_t errors[SESSION_NR_ERRORS]; /* samples per reason, see session__error_name() */
 	uint64_t processes;   /* whose mappings were read; a reused pid counts again */
 	uint64_t holds;	      /* times a process was stopped until its new code had tables */
 	uint64_t rows_loaded;
