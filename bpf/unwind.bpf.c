@@ -85,6 +85,14 @@ struct {
 	__type(value, struct unw_file);
 } files SEC(".maps");
 
+/* Go processes: what the Go unwinder reads (struct unw_go_proc), by pid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unw_go_proc);
+} go_procs SEC(".maps");
+
 /* Pids sampled when not system-wide. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -209,7 +217,7 @@ struct scratch {
 	__u64 start_stack; /* the process's initial sp (mm->start_stack) */
 	struct vma_info vma; /* bpf_find_vma works once per sample: its answer is kept */
 	__u32 vma_tried;
-	__u32 pad;
+	__u32 go_switched; /* the walk left Go's system stack: once per sample */
 	__u8 copy[UNW_STACK_COPY + 8];
 };
 
@@ -582,6 +590,77 @@ __noinline int native_step(struct unw_frame *f, const struct unw_row *r, struct 
 	return unw_step_native(f, r, sc->start_stack, sc, flags);
 }
 
+/* A word of the profiled process at addr + off; 0 when it cannot be read. */
+static __always_inline __u64 user_word(__u64 addr, __s64 off)
+{
+	__u64 v = 0;
+
+	if (addr)
+		bpf_probe_read_user(&v, sizeof(v), (void *)(addr + off));
+	return v;
+}
+
+/*
+ * Go's stack switch (core/goruntime.h) at frame f, a frame of
+ * runtime.systemstack or runtime.morestack: when the thread runs on its
+ * system stack (the current g is its m's g0) for a goroutine (m.curg), the
+ * walk goes on from the state Go saved in the goroutine's g.sched, as Go's
+ * traceback does. systemstack returns to its caller there: its frame has no
+ * size, the return address is at the saved sp. morestack never returns: its
+ * frame is followed by the function that needed the bigger stack, at the
+ * saved pc. Returns 1 when f is now the goroutine's frame, 0 when the
+ * switch does not apply (the native step goes on), -1 when the goroutine's
+ * state could not be read (the reason noted). Memory of the process is
+ * untrusted: every read may fail, and a switch happens once per walk.
+ */
+__noinline int go_switch(struct unw_frame *f, const struct unw_go_proc *go, struct scratch *sc)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 g, m, curg, sp, pc, fp;
+
+	if (!f || !go || !sc || sc->go_switched)
+		return 0;
+#ifdef __TARGET_ARCH_x86
+	g = user_word(BPF_CORE_READ(task, thread.fsbase), go->tls_g);
+#else
+	return 0; /* core/goruntime.c reads amd64 binaries only */
+#endif
+	m = user_word(g, go->g_m);
+	if (!g || !m || user_word(m, go->m_g0) != g)
+		return 0;
+	curg = user_word(m, go->m_curg);
+	if (!curg)
+		return 0;
+	sp = user_word(curg, go->sched_sp);
+	fp = user_word(curg, go->sched_bp);
+	if (f->pc >= go->morestack_lo && f->pc < go->morestack_hi)
+		pc = user_word(curg, go->sched_pc);
+	else
+		pc = user_word(sp, 0), sp += 8;
+	if (!sp || !pc) {
+		err_inc(UNW_E_GO_SWITCH);
+		return -1;
+	}
+	sc->go_switched = 1;
+	f->pc = pc;
+	f->sp = sp;
+	f->fp = fp;
+	f->lr = 0;
+	f->signal = 0;
+	f->fp_linked = 0;
+	return 1;
+}
+
+/* The row of a place with a table, NULL for one without (noted). */
+static __always_inline const struct unw_row *place_row(const struct frame_place *pl)
+{
+	if (!pl->exec_id) {
+		err_inc(UNW_E_NO_TABLE);
+		return NULL;
+	}
+	return row_find(pl->exec_id, pl->rel);
+}
+
 /*
  * One frame of the walk: the frame is recorded, then the unwinder of its pc
  * steps to the caller. Adding an unwinder is adding its case here (and its
@@ -618,6 +697,13 @@ static long walk_frame(__u32 n, void *ctx)
 	switch (pl.unwinder) {
 	case UNW_UW_TABLE:
 		more = native_step(&w->f, row_find(pl.exec_id, pl.rel), sc, &w->flags);
+		break;
+	case UNW_UW_GO_SWITCH:
+		more = go_switch(&w->f, bpf_map_lookup_elem(&go_procs, &w->pid), sc);
+		if (more == 0)
+			more = native_step(&w->f, place_row(&pl), sc, &w->flags);
+		else
+			more = more > 0;
 		break;
 	default: /* UNW_UW_FP */
 		more = native_step(&w->f, NULL, sc, &w->flags);
@@ -771,6 +857,7 @@ static __always_inline void walk_start(struct walk *w, const struct unw_frame *r
 	w->sc->stack.nr = 0;
 	w->sc->vma.found = 0;
 	w->sc->vma_tried = 0;
+	w->sc->go_switched = 0;
 	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
 	if (!w->proc) {
 		err_inc(UNW_E_NO_PROC);
@@ -1094,6 +1181,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		return 0;
 	/* The old mappings are gone: start again from the ones exec made. */
 	bpf_map_delete_elem(&procs, &pid);
+	bpf_map_delete_elem(&go_procs, &pid);
 	unknown = proc_add_exec(pid, p);
 	event_send_hold(UNW_EV_EXEC, pid, 0, unknown);
 	return 0;
@@ -1116,6 +1204,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	/* Only the process matters, not each of its threads. */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
+	bpf_map_delete_elem(&go_procs, &pid);
 	had = bpf_map_delete_elem(&procs, &pid) == 0;
 	had |= bpf_map_delete_elem(&targets, &pid) == 0;
 	/* -a: user space may know the process without BPF entries (procs full). */
@@ -1128,6 +1217,7 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ppid = parent->tgid, pid = child->tgid;
+	struct unw_go_proc *go;
 	struct unw_proc *proc;
 	__u8 one = 1;
 
@@ -1140,6 +1230,9 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	proc = bpf_map_lookup_elem(&procs, &ppid);
 	if (proc)
 		bpf_map_update_elem(&procs, &pid, proc, BPF_NOEXIST);
+	go = bpf_map_lookup_elem(&go_procs, &ppid);
+	if (go)
+		bpf_map_update_elem(&go_procs, &pid, go, BPF_NOEXIST);
 	event_send_now(UNW_EV_FORK, pid, ppid);
 	return 0;
 }

@@ -133,6 +133,13 @@ struct unw_exec {
 enum unw_unwinder {
 	UNW_UW_FP = 0, /* frame pointers: no table (JIT code, a file without CFI, [vsyscall]) */
 	UNW_UW_TABLE,  /* the DWARF-derived table of exec_id, at table pc = pc - bias */
+	/*
+	 * Go's runtime.systemstack and runtime.morestack (core/goruntime.h): on
+	 * the system stack, the walk goes on from the goroutine's saved state
+	 * (struct unw_go_proc); elsewhere, as UNW_UW_TABLE, or UNW_UW_FP when
+	 * exec_id is 0.
+	 */
+	UNW_UW_GO_SWITCH,
 	UNW_UW_NR,
 };
 
@@ -143,6 +150,30 @@ struct unw_mapping {
 	__u32 exec_id; /* the table of UNW_UW_TABLE; 0: none */
 	__u8 unwinder; /* enum unw_unwinder */
 	__u8 pad[3];
+};
+
+/*
+ * A range of pcs inside a mapping with an unwinder of its own (an
+ * interpreter's loop, a runtime's stack switch) is a mapping of its own in
+ * the process info, cut out of the one it lies in.
+ */
+
+/*
+ * Value of the Go map, keyed by pid: how the Go unwinder finds the state Go
+ * saved for the goroutine a thread's system stack works for. Offsets are
+ * those of core/goruntime.h; addresses are the process's.
+ */
+struct unw_go_proc {
+	__u64 morestack_lo; /* [lo, hi): runtime.morestack; the rest of the range, systemstack */
+	__u64 morestack_hi;
+	__s32 tls_g;
+	__u32 g_m;
+	__u32 m_g0;
+	__u32 m_curg;
+	__u32 sched_sp;
+	__u32 sched_pc;
+	__u32 sched_bp;
+	__u32 pad;
 };
 
 /* Value of the process map, keyed by pid (tgid). */
@@ -279,6 +310,7 @@ enum unw_err {
 	UNW_E_NO_FP,		/* frame pointers needed where rbp is 0: no chain to follow */
 	UNW_E_NO_TABLE,	 /* a mapping without a table (JIT, a file without CFI): frame pointers */
 	UNW_E_TAIL_CALL, /* the tail call to the next walker failed: the walk stops */
+	UNW_E_GO_SWITCH, /* Go's saved goroutine state could not be read: the walk stops */
 	UNW_E_NR,
 };
 
@@ -323,5 +355,6 @@ _Static_assert(sizeof(struct unw_ustack) == 8 + 8 * UNW_DEPTH_MAX, "unw_ustack l
 _Static_assert(sizeof(struct unw_event) == 24, "unw_event layout");
 _Static_assert(sizeof(struct unw_config) == 24, "unw_config layout");
 _Static_assert(sizeof(struct unw_fail_key) == 16, "unw_fail_key layout");
+_Static_assert(sizeof(struct unw_go_proc) == 48, "unw_go_proc layout");
 
 #endif /* UNWPROF_H */

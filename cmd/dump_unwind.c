@@ -22,6 +22,7 @@
 #include "../core/common.h"
 #include "../core/debuginfo.h"
 #include "../core/elf.h"
+#include "../core/goruntime.h"
 #include "../core/json.h"
 #include "../core/log.h"
 #include "../core/table.h"
@@ -50,6 +51,8 @@ struct dump_ctx {
 	const struct elf_file *elf;
 	const struct elf_file *debug;
 	const struct unwind_table *table;
+	struct go_runtime go; /* valid when has_go */
+	bool has_go;
 };
 
 #define RULE_STR_MAX 64
@@ -521,6 +524,58 @@ static void print_summary(const struct dump_ctx *c)
 	       sizeof(struct unw_row));
 }
 
+/* How the walk follows Go's stack switches in this file (core/goruntime.h), when it does. */
+static void print_go_switch(const struct dump_ctx *c)
+{
+	const struct go_runtime *g = &c->go;
+
+	if (!c->has_go)
+		return;
+	printf("Go switch:   runtime.systemstack %#" PRIx64 "-%#" PRIx64
+	       ", runtime.morestack %#" PRIx64 "-%#" PRIx64 "\n",
+	       g->systemstack_lo, g->systemstack_hi, g->morestack_lo, g->morestack_hi);
+	printf("             g at fs%+d; g.m %u, m.g0 %u, m.curg %u, g.sched sp %u pc %u bp %u\n",
+	       g->tls_g, g->g_m, g->m_g0, g->m_curg, g->sched_sp, g->sched_pc, g->sched_bp);
+}
+
+static void json_go_switch(struct json_writer *jw, const struct dump_ctx *c)
+{
+	const struct go_runtime *g = &c->go;
+	const struct {
+		const char *name;
+		uint32_t off;
+	} offs[] = { { "g_m", g->g_m },		  { "m_g0", g->m_g0 },
+		     { "m_curg", g->m_curg },	  { "sched_sp", g->sched_sp },
+		     { "sched_pc", g->sched_pc }, { "sched_bp", g->sched_bp } };
+	char hex[4][24];
+
+	if (!c->has_go)
+		return;
+	snprintf(hex[0], sizeof(hex[0]), "%#" PRIx64, g->systemstack_lo);
+	snprintf(hex[1], sizeof(hex[1]), "%#" PRIx64, g->systemstack_hi);
+	snprintf(hex[2], sizeof(hex[2]), "%#" PRIx64, g->morestack_lo);
+	snprintf(hex[3], sizeof(hex[3]), "%#" PRIx64, g->morestack_hi);
+	jw_key(jw, "go_switch");
+	jw_object_start(jw);
+	jw_key(jw, "systemstack");
+	jw_array_start(jw);
+	jw_string(jw, hex[0]);
+	jw_string(jw, hex[1]);
+	jw_array_end(jw);
+	jw_key(jw, "morestack");
+	jw_array_start(jw);
+	jw_string(jw, hex[2]);
+	jw_string(jw, hex[3]);
+	jw_array_end(jw);
+	jw_key(jw, "tls_g");
+	jw_int(jw, g->tls_g);
+	for (size_t i = 0; i < ARRAY_SIZE(offs); i++) {
+		jw_key(jw, offs[i].name);
+		jw_uint(jw, offs[i].off);
+	}
+	jw_object_end(jw);
+}
+
 static int print_text(const struct dump_ctx *c)
 {
 	int err;
@@ -532,6 +587,7 @@ static int print_text(const struct dump_ctx *c)
 		printf("\n");
 	}
 	print_summary(c);
+	print_go_switch(c);
 	return 0;
 }
 
@@ -679,6 +735,7 @@ static int print_json(const struct dump_ctx *c)
 		return -errno;
 	json_head(jw, c);
 	json_summary(jw, c);
+	json_go_switch(jw, c);
 	if (c->args->summary) {
 		jw_key(jw, "row_count");
 		jw_uint(jw, t->nr_rows);
@@ -830,6 +887,7 @@ static int dump(const struct dump_args *args)
 		goto cleanup;
 	}
 	c = (struct dump_ctx){ .args = args, .elf = elf, .debug = debug, .table = table };
+	c.has_go = go_runtime__read(elf, &c.go) == 0;
 	err = print_output(&c);
 cleanup:
 	unwind_table__free(table);

@@ -149,6 +149,7 @@ static const char *const error_names[UNW_E_NR] = {
 	[UNW_E_NO_FP] = "no-frame-pointer",
 	[UNW_E_NO_TABLE] = "mapping-without-table",
 	[UNW_E_TAIL_CALL] = "tail-call-failed",
+	[UNW_E_GO_SWITCH] = "go-switch-failed",
 };
 
 const char *session__error_name(unsigned int reason)
@@ -473,6 +474,89 @@ static bool session__fill_mappings(struct session *s, const struct procmaps *pm,
 	return pm->nr > UNW_MAPS_MAX;
 }
 
+/*
+ * Cuts [lo, hi) out of the mapping of info that holds it whole, as a
+ * mapping of its own walked by unwinder (bpf/unwprof.h: a pc range with an
+ * unwinder of its own); the rest keeps the mapping's. False when no mapping
+ * holds it or there is no room for the pieces.
+ */
+static bool proc_info__cut(struct unw_proc *info, uint64_t lo, uint64_t hi, uint8_t unwinder)
+{
+	struct unw_mapping pieces[3];
+	size_t n = 0, i;
+
+	for (i = 0; i < info->nr_maps; i++)
+		if (info->maps[i].start <= lo && hi <= info->maps[i].end && lo < hi)
+			break;
+	if (i == info->nr_maps)
+		return false;
+	for (int k = 0; k < 3; k++)
+		pieces[k] = info->maps[i];
+	if (pieces[0].start < lo)
+		pieces[n++].end = lo;
+	pieces[n] = info->maps[i];
+	pieces[n].start = lo;
+	pieces[n].end = hi;
+	pieces[n++].unwinder = unwinder;
+	if (hi < info->maps[i].end) {
+		pieces[n] = info->maps[i];
+		pieces[n++].start = hi;
+	}
+	if (info->nr_maps + n - 1 > UNW_MAPS_MAX)
+		return false;
+	memmove(&info->maps[i + n], &info->maps[i + 1],
+		(info->nr_maps - i - 1) * sizeof(info->maps[0]));
+	memcpy(&info->maps[i], pieces, n * sizeof(pieces[0]));
+	info->nr_maps += n - 1;
+	return true;
+}
+
+/*
+ * Go's stack switch in process pm (core/goruntime.h): runtime.systemstack
+ * and runtime.morestack of its Go binary cut out of their mapping with the
+ * Go unwinder, and what that reads written to the Go map. A process without
+ * Go code has no entry there.
+ */
+static void session__add_go_switch(struct session *s, const struct procmaps *pm,
+				   struct unw_proc *info)
+{
+	int fd = bpf_map__fd(s->skel->maps.go_procs);
+	uint32_t key = pm->pid;
+
+	for (size_t i = 0; i < pm->nr; i++) {
+		const struct procmap *m = &pm->maps[i];
+		struct tables_file *f = tables__get_mapping(s->tables, m, pm->pid);
+		const struct go_runtime *g;
+		struct unw_go_proc val;
+		uint64_t bias;
+
+		if (m->kind != PROCMAP_FILE || !f || !f->table || !f->table->has_go ||
+		    !tables_file__bias(f, m, 0, &bias))
+			continue;
+		g = &f->table->go;
+		if (!proc_info__cut(info, g->systemstack_lo + bias, g->systemstack_hi + bias,
+				    UNW_UW_GO_SWITCH) ||
+		    !proc_info__cut(info, g->morestack_lo + bias, g->morestack_hi + bias,
+				    UNW_UW_GO_SWITCH))
+			continue;
+		val = (struct unw_go_proc){
+			.morestack_lo = g->morestack_lo + bias,
+			.morestack_hi = g->morestack_hi + bias,
+			.tls_g = g->tls_g,
+			.g_m = g->g_m,
+			.m_g0 = g->m_g0,
+			.m_curg = g->m_curg,
+			.sched_sp = g->sched_sp,
+			.sched_pc = g->sched_pc,
+			.sched_bp = g->sched_bp,
+		};
+		if (bpf_map_update_elem(fd, &key, &val, BPF_ANY) == 0)
+			pr_debug("process %d: Go's stack switch in %s", (int)pm->pid, m->path);
+		return;
+	}
+	bpf_map_delete_elem(fd, &key);
+}
+
 static struct sess_proc *session__proc_find(struct session *s, pid_t pid)
 {
 	for (size_t i = 0; i < s->nr_procs; i++)
@@ -530,6 +614,7 @@ static int session__write_proc(struct session *s, const struct procmaps *pm, str
 		p->over_limit = true;
 		s->maps_over_limit++;
 	}
+	session__add_go_switch(s, pm, info);
 	p->in_map = bpf_map_update_elem(bpf_map__fd(s->skel->maps.procs), &key, info, BPF_ANY) == 0;
 	if (!p->in_map) {
 		if (!s->procs_full_warned)
@@ -630,6 +715,7 @@ static void session__size_maps(struct session *s)
 	bpf_map__set_max_entries(k->maps.execs, s->max_execs);
 	bpf_map__set_max_entries(k->maps.files, s->max_execs * 2);
 	bpf_map__set_max_entries(k->maps.procs, procs);
+	bpf_map__set_max_entries(k->maps.go_procs, procs);
 	bpf_map__set_max_entries(k->maps.targets, procs * 4);
 	bpf_map__set_max_entries(k->maps.counts, counts);
 	bpf_map__set_max_entries(k->maps.ustacks, USTACK_ENTRIES);

@@ -26,6 +26,7 @@
 
 #include "common.h"
 #include "elf.h"
+#include "goruntime.h"
 
 struct procmap;
 struct tables;
@@ -47,6 +48,8 @@ struct tables_entry {
 	char *path;		    /* the first path it was seen under */
 	struct unwind_table *table; /* NULL when it could not be built */
 	uint32_t exec_id;	    /* the caller's: record's id in the BPF maps, 0 until then */
+	bool has_go;		    /* a Go binary whose stack switch the walk follows: */
+	struct go_runtime go;	    /* its functions and offsets, ELF addresses */
 };
 
 /* One mapped file, by device and inode. */

@@ -621,6 +621,63 @@ def cmd_go_symbols(args):
     print(f"{len(funcs)} functions of {base}; {named} stacks named", file=sys.stderr)
 
 
+def dwarf_offsets(elf, fields):
+    """Offsets of the members named in fields ({"runtime.m": ["curg"]}) from readelf's DWARF."""
+    text = subprocess.run(["readelf", "-wi", elf], capture_output=True, text=True).stdout
+    found, struct, member, depth = {}, None, None, None
+    for line in text.splitlines():
+        m = re.match(r"\s*<(\d+)><[0-9a-f]+>: Abbrev Number: \d+ \((\w+)\)", line)
+        if m:
+            tag, level = m.group(2), int(m.group(1))
+            if tag == "DW_TAG_structure_type":
+                struct, depth, member = "", level, None
+            elif tag == "DW_TAG_member" and struct and level == depth + 1:
+                member = ""
+            else:
+                member = None
+                if level <= (depth or 0):
+                    struct = None
+            continue
+        m = re.match(r"\s*<[0-9a-f]+>\s+DW_AT_name\s*:\s*(?:\(.*\):\s*)?(\S+)", line)
+        if m and struct == "":
+            struct = m.group(1)
+        elif m and member == "":
+            member = m.group(1)
+        m = re.match(r"\s*<[0-9a-f]+>\s+DW_AT_data_member_location\s*:\s*(\d+)", line)
+        if m and struct in fields and member in fields[struct]:
+            found.setdefault(f"{struct}.{member}", int(m.group(1)))
+    return found
+
+
+def cmd_go_switch(args):
+    """dump-unwind's Go stack switch against Go's own function table and the DWARF of a Go binary."""
+    sw = json.load(open(args.json)).get("go_switch")
+    if not sw:
+        fail(f"{args.json}: no Go stack switch found")
+    funcs = {}
+    with open(args.funcs) as f:
+        for line in f:
+            lo, hi, name = line.split(None, 2)
+            funcs[name.strip()] = [hex(int(lo, 16)), hex(int(hi, 16))]
+    for fn in ("systemstack", "morestack"):
+        if sw[fn] != funcs.get("runtime." + fn):
+            fail(f"runtime.{fn}: {sw[fn]}, Go's table says {funcs.get('runtime.' + fn)}")
+    d = dwarf_offsets(args.dwarf, {"runtime.g": ["m", "sched"], "runtime.m": ["g0", "curg"],
+                                   "runtime.gobuf": ["sp", "pc", "bp"]})
+    print(f"go switch {sw}; DWARF of {os.path.basename(args.dwarf)}: {d}", file=sys.stderr)
+    want = {"g_m": "runtime.g.m", "m_g0": "runtime.m.g0", "m_curg": "runtime.m.curg"}
+    for key, field in want.items():
+        if field not in d or sw[key] != d[field]:
+            fail(f"{key} is {sw[key]}, DWARF says {d.get(field)}")
+    for key in ("sp", "pc", "bp"):
+        expect = d.get("runtime.g.sched", -1) + d.get("runtime.gobuf." + key, -1000)
+        if sw["sched_" + key] != expect:
+            fail(f"sched_{key} is {sw['sched_' + key]}, DWARF says {expect}")
+    # The thread pointer is the TCB on amd64; Go keeps g in the word below it.
+    if sw["tls_g"] != -8:
+        fail(f"g at fs{sw['tls_g']:+d}, expected fs-8 on amd64")
+
+
 def main():
     p = argparse.ArgumentParser(description="checks of the end-to-end tests")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -693,6 +750,11 @@ def main():
     s.add_argument("funcs")
     s.add_argument("out")
     s.set_defaults(fn=cmd_go_symbols)
+    s = sub.add_parser("go-switch")
+    s.add_argument("json")
+    s.add_argument("funcs")
+    s.add_argument("dwarf")
+    s.set_defaults(fn=cmd_go_switch)
     args = p.parse_args()
     args.fn(args)
 

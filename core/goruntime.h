@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Go's stack switches, which the BPF walk follows with its Go unwinder
+ * (UNW_UW_GO_SWITCH). Go runs runtime code on each thread's system stack
+ * (g0): runtime.systemstack(fn) saves the goroutine's sp and bp in its g's
+ * sched and calls fn on g0; runtime.morestack saves the state of the
+ * function that needs a bigger stack there and calls newstack on g0. A walk
+ * that reaches either frame on g0 goes on from the goroutine's saved state,
+ * as Go's own traceback does, instead of stopping at the top of g0.
+ *
+ * What the unwinder needs is read from the binary, not from a table of
+ * versions: the two functions' addresses from the pclntab, which every Go
+ * binary keeps, stripped or not, and the offsets of g.m, m.g0, m.curg and
+ * g.sched from the instructions of runtime.systemstack and runtime.mcall,
+ * which use them (amd64, Go 1.17 and later: the register ABI). A binary whose
+ * code has another shape has no switch: its walk stops there, as before.
+ */
+#ifndef UNWPROF_GORUNTIME_H
+#define UNWPROF_GORUNTIME_H
+
+#include <stdint.h>
+
+struct elf_file;
+
+struct go_runtime {
+	uint64_t systemstack_lo, systemstack_hi; /* ELF virtual addresses: [lo, hi) */
+	uint64_t morestack_lo, morestack_hi;
+	int32_t tls_g;	   /* the current g is the word at the thread pointer + tls_g */
+	uint32_t g_m;	   /* offsets: of g.m in a g, */
+	uint32_t m_g0;	   /* of m.g0 and m.curg in an m, */
+	uint32_t m_curg;
+	uint32_t sched_sp; /* of g.sched.sp, .pc and .bp in a g */
+	uint32_t sched_pc;
+	uint32_t sched_bp;
+};
+
+/*
+ * The stack switches of Go binary ef into *gr. 0; -ENOENT when ef is not a
+ * Go binary (no pclntab, no runtime.systemstack); -ENOTSUP when its code
+ * does not have the shape read here (another architecture, an older Go).
+ */
+int go_runtime__read(const struct elf_file *ef, struct go_runtime *gr);
+
+#endif
