@@ -388,6 +388,40 @@ static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
 _Static_assert(1u << UNW_SHARD_SHIFT == UNW_SHARD_ROWS, "row places");
 
 /*
+ * The place (shard and index) of the row of shard rows [low, high)
+ * governing table pc key, or -1 (with the reason counted). A global
+ * function, verified once: its arguments are plain numbers, so the search
+ * is one path, whichever chunk led to it.
+ */
+__noinline long shard_row(__u32 shard, __u32 low, __u32 high, __u32 key)
+{
+	const struct unw_row *r;
+	__u32 lo = low, hi = high, mid;
+	void *rows;
+
+	rows = bpf_map_lookup_elem(&shards, &shard);
+	if (!rows) {
+		err_inc(UNW_E_SHARD_MISSING);
+		return -1;
+	}
+	/* Rows are looked up one at a time: the index stays imprecise, paths prune. */
+	for (int k = 0; k < UNW_SHARD_STEPS; k++) {
+		if (lo >= hi)
+			break;
+		mid = lo + (hi - lo) / 2;
+		r = bpf_map_lookup_elem(rows, &mid);
+		if (!r)
+			return -1;
+		unw_rows__halve(&lo, &hi, mid, r->pc, key);
+	}
+	if (lo <= low || lo > UNW_SHARD_ROWS) {
+		err_inc(UNW_E_NO_ROW);
+		return -1;
+	}
+	return (long)shard << UNW_SHARD_SHIFT | (lo - 1);
+}
+
+/*
  * The place (shard and index) of the row governing table pc key of
  * executable exec_id, or -1 (with the reason counted). A global function:
  * verified once, whatever the paths that lead to it.
@@ -396,9 +430,6 @@ __noinline long exec_row(__u32 exec_id, __u32 key)
 {
 	const struct unw_exec *e;
 	const struct unw_chunk *c;
-	const struct unw_row *r;
-	__u32 lo, hi, mid, shard;
-	void *rows;
 	long i;
 
 	e = bpf_map_lookup_elem(&execs, &exec_id);
@@ -410,32 +441,7 @@ __noinline long exec_row(__u32 exec_id, __u32 key)
 		return -1;
 	}
 	c = &e->chunks[i & (UNW_CHUNKS_MAX - 1)];
-	shard = c->shard;
-	rows = bpf_map_lookup_elem(&shards, &shard);
-	if (!rows) {
-		err_inc(UNW_E_SHARD_MISSING);
-		return -1;
-	}
-	/* Rows are looked up one at a time: the index stays imprecise, paths prune. */
-	lo = c->low;
-	hi = c->high;
-	for (int k = 0; k < UNW_SHARD_STEPS; k++) {
-		if (lo >= hi)
-			break;
-		mid = lo + (hi - lo) / 2;
-		r = bpf_map_lookup_elem(rows, &mid);
-		if (!r)
-			return -1;
-		if (r->pc <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo <= c->low || lo > UNW_SHARD_ROWS) {
-		err_inc(UNW_E_NO_ROW);
-		return -1;
-	}
-	return (long)shard << UNW_SHARD_SHIFT | (lo - 1);
+	return shard_row(c->shard, c->low, c->high, key);
 }
 
 /*
@@ -1071,17 +1077,20 @@ static __always_inline void proc_insert(struct unw_proc *p, const struct unw_map
  * before user space reads the mappings. Process context only (interrupts
  * on): bpf_find_vma may be called repeatedly there. Returns the end of the
  * mapping, 0 when there is none; *code is set to CODE_KNOWN or CODE_UNKNOWN
- * (a file user space has not seen) for an executable mapping of a file.
+ * (a file user space has not seen) for an executable mapping of a file. A
+ * global function, verified once for its callers.
  */
 enum { CODE_NONE = 0, CODE_KNOWN, CODE_UNKNOWN };
 
-static __always_inline __u64 proc_add_vma(__u32 pid, __u64 addr, int *code)
+__noinline __u64 proc_add_vma(__u32 pid, __u64 addr, int *code)
 {
 	struct vma_info vi = {};
 	struct unw_mapping m = {};
 	const struct unw_file *f;
 	struct unw_proc *p;
 
+	if (!code)
+		return 0;
 	*code = CODE_NONE;
 	if (bpf_find_vma(bpf_get_current_task_btf(), addr, vma_cb, &vi, 0) || !vi.found)
 		return 0;

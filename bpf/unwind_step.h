@@ -17,6 +17,20 @@
 #define UNW_INLINE static inline
 #endif
 
+/*
+ * One step of the search for the row governing table pc key: [*lo, *hi)
+ * narrows to the half that holds it, given the pc of the row at mid (the
+ * middle). Without a branch on the row: the verifier then follows one path
+ * through the search, not one for each way each step can go.
+ */
+UNW_INLINE void unw_rows__halve(__u32 *lo, __u32 *hi, __u32 mid, __u32 pc, __u32 key)
+{
+	__u32 after = ((__u64)key - pc) >> 63; /* 1 when the row starts after key */
+
+	*lo += (1 - after) * (mid + 1 - *lo);
+	*hi -= after * (*hi - mid);
+}
+
 /* The row of rows[low, high) governing table pc key, or -1 when key is before low. */
 UNW_INLINE long unw_rows__search(const struct unw_row *rows, __u32 low, __u32 high, __u32 key)
 {
@@ -28,10 +42,7 @@ UNW_INLINE long unw_rows__search(const struct unw_row *rows, __u32 low, __u32 hi
 		if (lo >= hi)
 			break;
 		mid = lo + (hi - lo) / 2;
-		if (rows[mid & (UNW_SHARD_ROWS - 1)].pc <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
+		unw_rows__halve(&lo, &hi, mid, rows[mid & (UNW_SHARD_ROWS - 1)].pc, key);
 	}
 	if (lo <= low || lo > high)
 		return -1;
