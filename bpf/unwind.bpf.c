@@ -93,6 +93,14 @@ struct {
 	__type(value, struct unw_go_proc);
 } go_procs SEC(".maps");
 
+/* Python processes: what the Python unwinder reads (struct unw_py_proc), by pid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unw_py_proc);
+} py_procs SEC(".maps");
+
 /* Pids sampled when not system-wide. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -218,6 +226,9 @@ struct scratch {
 	struct vma_info vma; /* bpf_find_vma works once per sample: its answer is kept */
 	__u32 vma_tried;
 	__u32 go_switched; /* the walk left Go's system stack: once per sample */
+	__u32 py_looked;   /* the sampled thread's Python frame was looked for */
+	__u32 pad;
+	__u64 py_frame;	   /* the next Python frame to write: the cursor of the Python unwinder */
 	__u8 copy[UNW_STACK_COPY + 8];
 };
 
@@ -667,6 +678,108 @@ static __always_inline const struct unw_row *place_row(const struct frame_place 
 	return row_find(pl->exec_id, pl->rel);
 }
 
+/* Appends word to the stack being built; -1 when it is full. */
+static __always_inline int stack_push(struct scratch *sc, __u64 *hash, __u64 word)
+{
+	__u32 nr = sc->stack.nr;
+
+	if (nr >= UNW_DEPTH_MAX)
+		return -1;
+	sc->stack.pcs[nr & (UNW_DEPTH_MAX - 1)] = word;
+	sc->stack.nr = nr + 1;
+	*hash = unw_hash__add(*hash, word);
+	return 0;
+}
+
+/* A byte of the profiled process at addr + off; 0 when it cannot be read. */
+static __always_inline __u8 user_byte(__u64 addr, __u32 off)
+{
+	__u8 v = 0;
+
+	if (addr)
+		bpf_probe_read_user(&v, sizeof(v), (void *)(addr + off));
+	return v;
+}
+
+#define PY_THREADS_MAX 64	 /* threads of an interpreter searched for the sampled one */
+#define PY_FRAMES_PER_EVAL 32 /* Python frames written for one eval activation */
+
+/*
+ * The current Python frame of the sampled thread: its thread state is the
+ * one of the interpreter's threads whose pthread_t is the thread's fs base
+ * (glibc: pthread_self() is the TCB), not the one holding the GIL; 0 when
+ * none is (a thread that never ran Python, more threads than searched).
+ */
+__noinline __u64 py_thread_frame(const struct unw_py_proc *py)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 self = 0, tstate, frame;
+
+	if (!py)
+		return 0;
+#ifdef __TARGET_ARCH_x86
+	self = BPF_CORE_READ(task, thread.fsbase);
+#endif
+	tstate = user_word(user_word(py->runtime, py->interp_head), py->threads_head);
+	for (int i = 0; i < PY_THREADS_MAX && tstate; i++) {
+		if (user_word(tstate, py->tstate_thread_id) == self && self)
+			break;
+		tstate = user_word(tstate, py->tstate_next);
+	}
+	if (!tstate) {
+		err_inc(UNW_E_PY_THREAD);
+		return 0;
+	}
+	frame = user_word(tstate, py->tstate_frame);
+	if (py->cframe_frame >= 0)
+		frame = user_word(frame, py->cframe_frame);
+	return frame;
+}
+
+/*
+ * The Python unwinder: writes the Python frames of one activation of the
+ * eval loop, innermost first, from the cursor on (the thread's current
+ * frame for the innermost activation), and leaves the cursor at the next
+ * activation's. Returns the frames written. A frame is two words (bpf/unwprof.h,
+ * UNW_FRAME_PYTHON): its code object and where in it the frame is.
+ */
+__noinline int py_frames(struct scratch *sc, const struct unw_py_proc *py, __u64 *hash)
+{
+	int written = 0;
+
+	if (!sc || !py || !hash)
+		return 0;
+	if (!sc->py_looked) {
+		sc->py_looked = 1;
+		sc->py_frame = py_thread_frame(py);
+	}
+	for (int i = 0; i < PY_FRAMES_PER_EVAL; i++) {
+		__u64 frame = sc->py_frame, code, where;
+		__u8 owner;
+
+		if (!frame)
+			break;
+		sc->py_frame = user_word(frame, py->frame_previous);
+		owner = py->entry == UNW_PY_ENTRY_EACH ? 0 : user_byte(frame, py->frame_owner);
+		if (py->entry == UNW_PY_ENTRY_SHIM && owner == py->owner_cstack)
+			break; /* the shim the activation began with */
+		code = user_word(frame, py->frame_code);
+		where = py->instr_is_index ? (__u32)user_word(frame, py->frame_instr) :
+					     user_word(frame, py->frame_instr);
+		if (!code) {
+			err_inc(UNW_E_PY_FRAME);
+			break;
+		}
+		if (stack_push(sc, hash, UNW_FRAME_WORD(UNW_FRAME_PYTHON, code)) ||
+		    stack_push(sc, hash, where))
+			break;
+		written++;
+		if (py->entry == UNW_PY_ENTRY_EACH || (py->entry == UNW_PY_ENTRY_FLAG && owner))
+			break;
+	}
+	return written;
+}
+
 /*
  * One frame of the walk: the frame is recorded, then the unwinder of its pc
  * steps to the caller. Adding an unwinder is adding its case here (and its
@@ -686,20 +799,21 @@ static long walk_frame(__u32 n, void *ctx)
 		return 1;
 	sc->cur_pc = pc;
 	/*
-	 * Callers' frames are return addresses, which readers of the stack
-	 * look up at pc - 1. A pc a signal interrupted is the instruction
-	 * itself: it is recorded one past it, so that pc - 1 finds it too.
-	 */
-	sc->stack.pcs[n & (UNW_DEPTH_MAX - 1)] = n && w->f.signal ? pc + 1 : pc;
-	sc->stack.nr = n + 1;
-	w->hash = unw_hash__add(w->hash, sc->stack.pcs[n & (UNW_DEPTH_MAX - 1)]);
-
-	/*
 	 * A return address points after the call: look up the call itself.
 	 * The leaf's pc, and a pc a signal interrupted, are the instruction.
 	 */
 	if (!cfg.fp_only)
 		frame_place(w->proc, sc, w->pid, n && !w->f.signal ? pc - 1 : pc, &pl);
+	/* The frames an interpreter's activation runs come before it. */
+	if (pl.unwinder == UNW_UW_PYTHON)
+		py_frames(sc, bpf_map_lookup_elem(&py_procs, &w->pid), &w->hash);
+	/*
+	 * Callers' frames are return addresses, which readers of the stack
+	 * look up at pc - 1. A pc a signal interrupted is the instruction
+	 * itself: it is recorded one past it, so that pc - 1 finds it too.
+	 */
+	if (stack_push(sc, &w->hash, n && w->f.signal ? pc + 1 : pc))
+		return 1; /* full: the walk is truncated */
 	switch (pl.unwinder) {
 	case UNW_UW_TABLE:
 		more = native_step(&w->f, row_find(pl.exec_id, pl.rel), sc, &w->flags);
@@ -710,6 +824,9 @@ static long walk_frame(__u32 n, void *ctx)
 			more = native_step(&w->f, place_row(&pl), sc, &w->flags);
 		else
 			more = more > 0;
+		break;
+	case UNW_UW_PYTHON:
+		more = native_step(&w->f, place_row(&pl), sc, &w->flags);
 		break;
 	default: /* UNW_UW_FP */
 		more = native_step(&w->f, NULL, sc, &w->flags);
@@ -864,6 +981,8 @@ static __always_inline void walk_start(struct walk *w, const struct unw_frame *r
 	w->sc->vma.found = 0;
 	w->sc->vma_tried = 0;
 	w->sc->go_switched = 0;
+	w->sc->py_looked = 0;
+	w->sc->py_frame = 0;
 	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
 	if (!w->proc) {
 		err_inc(UNW_E_NO_PROC);
@@ -1191,6 +1310,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	/* The old mappings are gone: start again from the ones exec made. */
 	bpf_map_delete_elem(&procs, &pid);
 	bpf_map_delete_elem(&go_procs, &pid);
+	bpf_map_delete_elem(&py_procs, &pid);
 	unknown = proc_add_exec(pid, p);
 	event_send_hold(UNW_EV_EXEC, pid, 0, unknown);
 	return 0;
@@ -1214,6 +1334,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
 	bpf_map_delete_elem(&go_procs, &pid);
+	bpf_map_delete_elem(&py_procs, &pid);
 	had = bpf_map_delete_elem(&procs, &pid) == 0;
 	had |= bpf_map_delete_elem(&targets, &pid) == 0;
 	/* -a: user space may know the process without BPF entries (procs full). */
@@ -1227,6 +1348,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ppid = parent->tgid, pid = child->tgid;
 	struct unw_go_proc *go;
+	struct unw_py_proc *py;
 	struct unw_proc *proc;
 	__u8 one = 1;
 
@@ -1242,6 +1364,9 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	go = bpf_map_lookup_elem(&go_procs, &ppid);
 	if (go)
 		bpf_map_update_elem(&go_procs, &pid, go, BPF_NOEXIST);
+	py = bpf_map_lookup_elem(&py_procs, &ppid);
+	if (py)
+		bpf_map_update_elem(&py_procs, &pid, py, BPF_NOEXIST);
 	event_send_now(UNW_EV_FORK, pid, ppid);
 	return 0;
 }

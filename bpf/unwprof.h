@@ -140,6 +140,12 @@ enum unw_unwinder {
 	 * exec_id is 0.
 	 */
 	UNW_UW_GO_SWITCH,
+	/*
+	 * CPython's _PyEval_EvalFrameDefault: the Python frames the activation
+	 * runs are written before it (struct unw_py_proc), then it is stepped
+	 * as UNW_UW_TABLE (or UNW_UW_FP when exec_id is 0).
+	 */
+	UNW_UW_PYTHON,
 	UNW_UW_NR,
 };
 
@@ -174,6 +180,38 @@ struct unw_go_proc {
 	__u32 sched_pc;
 	__u32 sched_bp;
 	__u32 pad;
+};
+
+/* How the first frame of one _PyEval_EvalFrameDefault activation is known. */
+enum unw_py_entry {
+	UNW_PY_ENTRY_EACH = 0, /* before 3.11: each activation runs one frame */
+	UNW_PY_ENTRY_FLAG,     /* 3.11: the frame's is_entry byte (at frame_owner) is set */
+	UNW_PY_ENTRY_SHIM,     /* 3.12+: a shim frame whose owner is owner_cstack ends it */
+};
+
+/*
+ * Value of the Python map, keyed by pid: how the Python unwinder finds the
+ * current frame of the sampled thread and walks its frames. Offsets are
+ * those of the interpreter's version (core/pyruntime.h); runtime is the
+ * process's address of _PyRuntime. The thread is found by its pthread_t,
+ * which glibc makes the thread's TCB, the fs base on x86_64.
+ */
+struct unw_py_proc {
+	__u64 runtime;
+	__u32 interp_head;	/* _PyRuntime.interpreters.head */
+	__u32 threads_head;	/* PyInterpreterState.threads.head */
+	__u32 tstate_next;
+	__u32 tstate_thread_id;
+	__u32 tstate_frame;	/* ->frame (< 3.11), ->cframe (3.11, 3.12), ->current_frame (3.13+) */
+	__s32 cframe_frame;	/* _PyCFrame.current_frame; -1: tstate_frame is the frame */
+	__u32 frame_code;	/* f_code, f_executable */
+	__u32 frame_previous;	/* f_back, previous */
+	__u32 frame_instr;	/* f_lasti (int), prev_instr, instr_ptr */
+	__u32 frame_owner;	/* is_entry (3.11), owner (3.12+) */
+	__u8 entry;		/* enum unw_py_entry */
+	__u8 instr_is_index;	/* frame_instr is f_lasti, a 32-bit index, not a pointer */
+	__u8 owner_cstack;	/* the owner of a shim frame */
+	__u8 pad[5];
 };
 
 /* Value of the process map, keyed by pid (tgid). */
@@ -230,15 +268,40 @@ struct unw_count {
 };
 
 /*
- * A user stack, keyed by a hash of its pcs. Most stacks are short: those of
- * up to UNW_USTACK_SHORT frames are kept in a map of short values (the
+ * A user stack is a sequence of words, leaf first, each frame one word or
+ * more. The top byte of a frame's first word is its kind, the rest its
+ * value. A native frame is one word, its pc: user addresses are below 2^56
+ * on both architectures, so its kind is 0 and the word is the pc as is. An
+ * interpreter's frame is its kind's number of words, which user space's
+ * part of that unwinder names.
+ */
+#define UNW_FRAME_KIND_SHIFT 56
+#define UNW_FRAME_VALUE_MASK ((1ULL << UNW_FRAME_KIND_SHIFT) - 1)
+
+enum unw_frame_kind {
+	UNW_FRAME_NATIVE = 0, /* 1 word: the pc */
+	/*
+	 * 2 words: the code object's address, then where its frame is: the
+	 * instruction pointer (3.11+), or the index of the last instruction
+	 * (f_lasti, before).
+	 */
+	UNW_FRAME_PYTHON,
+	UNW_FRAME_KIND_NR,
+};
+
+#define UNW_FRAME_WORD(kind, value) \
+	((__u64)(kind) << UNW_FRAME_KIND_SHIFT | ((value) & UNW_FRAME_VALUE_MASK))
+
+/*
+ * A user stack, keyed by a hash of its words. Most stacks are short: those
+ * of up to UNW_USTACK_SHORT words are kept in a map of short values (the
  * first bytes of this struct), deeper ones in a smaller map of whole ones.
  * The lowest bit of the key tells which: 0 short, 1 deep.
  */
 struct unw_ustack {
 	__u32 nr;
 	__u32 pad;
-	__u64 pcs[UNW_DEPTH_MAX]; /* leaf first */
+	__u64 pcs[UNW_DEPTH_MAX]; /* the frames' words, leaf first */
 };
 
 #define UNW_USTACK_SHORT_SIZE (8 + 8 * UNW_USTACK_SHORT)
@@ -311,6 +374,8 @@ enum unw_err {
 	UNW_E_NO_TABLE,	 /* a mapping without a table (JIT, a file without CFI): frame pointers */
 	UNW_E_TAIL_CALL, /* the tail call to the next walker failed: the walk stops */
 	UNW_E_GO_SWITCH, /* Go's saved goroutine state could not be read: the walk stops */
+	UNW_E_PY_THREAD, /* a Python thread whose state was not found: no Python frames */
+	UNW_E_PY_FRAME,	 /* a Python frame could not be read: the activation's others left out */
 	UNW_E_NR,
 };
 
@@ -356,5 +421,6 @@ _Static_assert(sizeof(struct unw_event) == 24, "unw_event layout");
 _Static_assert(sizeof(struct unw_config) == 24, "unw_config layout");
 _Static_assert(sizeof(struct unw_fail_key) == 16, "unw_fail_key layout");
 _Static_assert(sizeof(struct unw_go_proc) == 48, "unw_go_proc layout");
+_Static_assert(sizeof(struct unw_py_proc) == 56, "unw_py_proc layout");
 
 #endif /* UNWPROF_H */

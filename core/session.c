@@ -150,6 +150,8 @@ static const char *const error_names[UNW_E_NR] = {
 	[UNW_E_NO_TABLE] = "mapping-without-table",
 	[UNW_E_TAIL_CALL] = "tail-call-failed",
 	[UNW_E_GO_SWITCH] = "go-switch-failed",
+	[UNW_E_PY_THREAD] = "python-thread-not-found",
+	[UNW_E_PY_FRAME] = "python-frame-unreadable",
 };
 
 const char *session__error_name(unsigned int reason)
@@ -716,6 +718,7 @@ static void session__size_maps(struct session *s)
 	bpf_map__set_max_entries(k->maps.files, s->max_execs * 2);
 	bpf_map__set_max_entries(k->maps.procs, procs);
 	bpf_map__set_max_entries(k->maps.go_procs, procs);
+	bpf_map__set_max_entries(k->maps.py_procs, procs);
 	bpf_map__set_max_entries(k->maps.targets, procs * 4);
 	bpf_map__set_max_entries(k->maps.counts, counts);
 	bpf_map__set_max_entries(k->maps.ustacks, USTACK_ENTRIES);
