@@ -582,7 +582,8 @@ static int read_debug_offsets(const struct elf_file *ef, const struct py_sym *ru
 	const uint8_t *t;
 
 	if (runtime->size < DO_SIZE_3_13 || !(t = read_vaddr(ef, runtime->value, DO_SIZE_3_13))) {
-		pr_debug("%s: _PyRuntime is too small for _Py_DebugOffsets", elf_file__path(ef));
+		pr_debug("%s: _PyRuntime is too small for _Py_DebugOffsets or lies past the file",
+			 elf_file__path(ef));
 		return -EINVAL;
 	}
 	if (memcmp(t + DO_COOKIE, DEBUG_COOKIE, 8)) {
@@ -624,11 +625,6 @@ static int read_debug_offsets(const struct elf_file *ef, const struct py_sym *ru
 
 static int read_offsets(const struct elf_file *ef, const struct py_sym *syms, struct py_runtime *pr)
 {
-	if (pr->major != 3 || pr->minor < 6 || pr->minor > 13) {
-		pr_debug("%s: CPython %u.%u is not supported", elf_file__path(ef), pr->major,
-			 pr->minor);
-		return -ENOTSUP;
-	}
 	if (pr->minor == 13)
 		return read_debug_offsets(ef, &syms[SYM_RUNTIME], pr);
 	for (size_t i = 0; i < ARRAY_SIZE(py_table); i++) {
@@ -663,8 +659,11 @@ static int read_anchors(const struct elf_file *ef, const struct py_sym *syms, st
 		pr->tls_key = syms[SYM_TLS_KEY].value;
 	if (pr->off.runtime_tss_key != PY_OFF_NONE) {
 		/* Py_tss_t: int _is_initialized; pthread_key_t _key */
-		if ((uint64_t)pr->off.runtime_tss_key + 8 > anchor->size)
+		if ((uint64_t)pr->off.runtime_tss_key + 8 > anchor->size) {
+			pr_debug("%s: autoTSSkey lies past the end of _PyRuntime",
+				 elf_file__path(ef));
 			return -EINVAL;
+		}
 		pr->tls_key = anchor->value + pr->off.runtime_tss_key + 4;
 	}
 	return 0;
@@ -674,8 +673,10 @@ static int read_eval(const struct elf_file *ef, const struct py_sym *syms, struc
 {
 	const struct py_sym *e = &syms[SYM_EVAL], *c = &syms[SYM_EVAL_COLD];
 
-	if (!e->size || e->value + e->size < e->value || !read_vaddr(ef, e->value, e->size))
+	if (!e->size || e->value + e->size < e->value || !read_vaddr(ef, e->value, e->size)) {
+		pr_debug("%s: _PyEval_EvalFrameDefault lies outside the file", elf_file__path(ef));
 		return -EINVAL;
+	}
 	pr->eval_lo = e->value;
 	pr->eval_hi = e->value + e->size;
 	if (c->found && c->size && c->value + c->size > c->value &&
@@ -714,6 +715,11 @@ int py_runtime__read(const struct elf_file *ef, struct py_runtime *pr)
 	if (err) {
 		pr_debug("%s: the CPython version cannot be read", elf_file__path(ef));
 		return err;
+	}
+	if (pr->major != 3 || pr->minor < 6 || pr->minor > 13) {
+		pr_debug("%s: CPython %u.%u is not supported", elf_file__path(ef), pr->major,
+			 pr->minor);
+		return -ENOTSUP;
 	}
 	name_minor = minor_from_name(elf_file__path(ef));
 	if ((name_minor && name_minor != pr->minor) ||
