@@ -6,7 +6,9 @@
 #   ./setup.sh build   install what is missing and build
 #
 # Environment: BUILD_DIR (default: build), MESON_ARGS (extra `meson setup` arguments,
-# e.g. "-Dwerror=true" or "-Db_sanitize=address,undefined").
+# e.g. "-Dwerror=true" or "-Db_sanitize=address,undefined"), PYENV_VERSIONS (CPython
+# versions to build with pyenv, with a shared libpython and debug info, for the tests
+# of tests/oracle/python_runtime.py; .ci/run sets it).
 # The test run ends with a line "N passed, N failed, N skipped".
 set -euo pipefail
 
@@ -45,6 +47,28 @@ install_missing() {
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		"${missing[@]}" >&2
+}
+
+# What pyenv needs to build CPython (python-build refuses a build without ssl).
+PYENV_PACKAGES=(git libssl-dev libffi-dev libbz2-dev libreadline-dev libsqlite3-dev
+	liblzma-dev libncurses-dev uuid-dev)
+
+# Builds the CPython versions of PYENV_VERSIONS that pyenv does not have yet (minutes each).
+install_pythons() {
+	[ -n "${PYENV_VERSIONS:-}" ] || return 0
+	local -a PACKAGES=("${PYENV_PACKAGES[@]}") # install_missing reads it
+	install_missing
+	export PYENV_ROOT=${PYENV_ROOT:-${HOME:-/root}/.pyenv}
+	if [ ! -x "$PYENV_ROOT/bin/pyenv" ]; then
+		echo "setup.sh: installing pyenv into $PYENV_ROOT" >&2
+		git clone -q --depth 1 https://github.com/pyenv/pyenv.git "$PYENV_ROOT" >&2
+	fi
+	local v
+	for v in $PYENV_VERSIONS; do
+		[ -d "$PYENV_ROOT/versions/$v" ] && continue
+		echo "setup.sh: building CPython $v with pyenv" >&2
+		PYTHON_CONFIGURE_OPTS=--enable-shared "$PYENV_ROOT/bin/pyenv" install -s "$v" >&2
+	done
 }
 
 build() {
@@ -102,6 +126,7 @@ demo)
 	;;
 test)
 	install_missing
+	install_pythons
 	build
 	run_tests
 	;;

@@ -25,6 +25,7 @@
 #include "../core/goruntime.h"
 #include "../core/json.h"
 #include "../core/log.h"
+#include "../core/pyruntime.h"
 #include "../core/table.h"
 
 enum {
@@ -53,6 +54,8 @@ struct dump_ctx {
 	const struct unwind_table *table;
 	struct go_runtime go; /* valid when has_go */
 	bool has_go;
+	struct py_runtime py; /* valid when has_py */
+	bool has_py;
 };
 
 #define RULE_STR_MAX 64
@@ -576,6 +579,103 @@ static void json_go_switch(struct json_writer *jw, const struct dump_ctx *c)
 	jw_object_end(jw);
 }
 
+static const char *const py_version_sources[] = {
+	[PY_VERSION_FROM_PY_VERSION] = "Py_Version",
+	[PY_VERSION_FROM_GETVERSION] = "Py_GetVersion",
+};
+
+static const char *py_frames_str(const struct py_runtime *p)
+{
+	return p->frame_layout == PY_FRAME_OBJECT ? "PyFrameObject" : "_PyInterpreterFrame";
+}
+
+/* What a walk of CPython's frames reads in this file (core/pyruntime.h), when it is one. */
+static void print_python(const struct dump_ctx *c)
+{
+	const struct py_runtime *p = &c->py;
+	size_t n = 0;
+	char ver[32];
+
+	if (!c->has_py)
+		return;
+	printf("Python:      CPython %s (%s), offsets from %s, %s frames\n",
+	       py_runtime__version_str(p, ver, sizeof(ver)), py_version_sources[p->version_source],
+	       p->offsets_source == PY_OFFSETS_TABLE ? "unwprof's table" : "_Py_DebugOffsets",
+	       py_frames_str(p));
+	printf("             %s %#" PRIx64 ", TLS key ", p->runtime_symbol, p->runtime);
+	if (p->tls_key)
+		printf("at %#" PRIx64, p->tls_key);
+	else
+		printf("none");
+	printf(", _PyEval_EvalFrameDefault %#" PRIx64 "-%#" PRIx64, p->eval_lo, p->eval_hi);
+	if (p->cold_lo)
+		printf(", .cold %#" PRIx64 "-%#" PRIx64, p->cold_lo, p->cold_hi);
+	/* the offsets the version has, four a line */
+	for (size_t i = 0; i < py_offset_names_count; i++) {
+		int32_t v = py_offsets__get(&p->off, i);
+
+		if (v == PY_OFF_NONE)
+			continue;
+		printf("%s%s %d", n++ % 4 ? ", " : "\n             ", py_offset_names[i].name, v);
+	}
+	printf("\n");
+}
+
+static void json_python(struct json_writer *jw, const struct dump_ctx *c)
+{
+	const struct py_runtime *p = &c->py;
+	char ver[32];
+
+	if (!c->has_py)
+		return;
+	jw_key(jw, "python");
+	jw_object_start(jw);
+	jw_key(jw, "version");
+	jw_string(jw, py_runtime__version_str(p, ver, sizeof(ver)));
+	jw_key(jw, "version_hex");
+	jw_stringf(jw, "%#x", p->version_hex);
+	jw_key(jw, "version_source");
+	jw_string(jw, py_version_sources[p->version_source]);
+	jw_key(jw, "offsets_source");
+	jw_string(jw, p->offsets_source == PY_OFFSETS_TABLE ? "table" : "_Py_DebugOffsets");
+	jw_key(jw, "frames");
+	jw_string(jw, py_frames_str(p));
+	jw_key(jw, "runtime_symbol");
+	jw_string(jw, p->runtime_symbol);
+	jw_key(jw, "runtime");
+	jw_stringf(jw, "%#" PRIx64, p->runtime);
+	jw_key(jw, "tls_key");
+	if (p->tls_key)
+		jw_stringf(jw, "%#" PRIx64, p->tls_key);
+	else
+		jw_null(jw);
+	jw_key(jw, "eval_frame");
+	jw_array_start(jw);
+	for (int i = 0; i < 2; i++) {
+		uint64_t lo = i ? p->cold_lo : p->eval_lo, hi = i ? p->cold_hi : p->eval_hi;
+
+		if (!lo)
+			continue;
+		jw_array_start(jw);
+		jw_stringf(jw, "%#" PRIx64, lo);
+		jw_stringf(jw, "%#" PRIx64, hi);
+		jw_array_end(jw);
+	}
+	jw_array_end(jw);
+	jw_key(jw, "offsets");
+	jw_object_start(jw);
+	for (size_t i = 0; i < py_offset_names_count; i++) {
+		int32_t v = py_offsets__get(&p->off, i);
+
+		if (v == PY_OFF_NONE)
+			continue;
+		jw_key(jw, py_offset_names[i].name);
+		jw_int(jw, v);
+	}
+	jw_object_end(jw);
+	jw_object_end(jw);
+}
+
 static int print_text(const struct dump_ctx *c)
 {
 	int err;
@@ -588,6 +688,7 @@ static int print_text(const struct dump_ctx *c)
 	}
 	print_summary(c);
 	print_go_switch(c);
+	print_python(c);
 	return 0;
 }
 
@@ -736,6 +837,7 @@ static int print_json(const struct dump_ctx *c)
 	json_head(jw, c);
 	json_summary(jw, c);
 	json_go_switch(jw, c);
+	json_python(jw, c);
 	if (c->args->summary) {
 		jw_key(jw, "row_count");
 		jw_uint(jw, t->nr_rows);
@@ -888,6 +990,7 @@ static int dump(const struct dump_args *args)
 	}
 	c = (struct dump_ctx){ .args = args, .elf = elf, .debug = debug, .table = table };
 	c.has_go = go_runtime__read(elf, &c.go) == 0;
+	c.has_py = py_runtime__read(elf, &c.py) == 0;
 	err = print_output(&c);
 cleanup:
 	unwind_table__free(table);
