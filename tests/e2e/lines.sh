@@ -15,7 +15,7 @@ inlined='{START};main;run;checksum_\[i\];mix_word_\[i\](;rotate_\[i\])?'
 record inline -F 999 -o "$tmp/inline.folded" -- "$WORKLOADS/inline" 2
 expect_rc 0
 check stacks "$tmp/inline.folded" --comm inline --leaf 'mix_word_[i]' --expect "$inlined" \
-	--min-ratio 0.99 --min-samples 200
+	--min-ratio 0.99 --min-samples 200 --inlined
 
 record inline-pb -F 999 -o "$tmp/inline.pb.gz" -- "$WORKLOADS/inline" 1
 expect_rc 0
@@ -24,7 +24,10 @@ expect_rc 0
 "$UNWPROF" report -i "$tmp/inline.pb.gz" --folded > "$tmp/report.folded" ||
 	fail "report --folded failed"
 check stacks "$tmp/report.folded" --comm inline --leaf 'mix_word_[i]' --expect "$inlined" \
-	--min-ratio 0.99 --min-samples 100
+	--min-ratio 0.99 --min-samples 100 --inlined
+# the other checks leave inlined frames out: run is then the leaf
+check stacks "$tmp/inline.folded" --comm inline --leaf run --expect '{START};main;run' \
+	--min-ratio 0.99 --min-samples 200
 "$UNWPROF" report -i "$tmp/inline.pb.gz" --tree > "$tmp/tree.txt" || fail "report --tree failed"
 grep -q 'mix_word (inline)' "$tmp/tree.txt" || fail "report --tree does not mark mix_word inlined"
 "$UNWPROF" report -i "$tmp/inline.pb.gz" --lines --top 3 > "$tmp/lines.txt" ||
