@@ -26,6 +26,19 @@ struct stack {
 	uint32_t nr_user, nr_kernel;
 };
 
+/* The source lines of one location. */
+struct line_set {
+	struct profile_line *lines;
+	uint32_t nr;
+};
+
+/* Strings that lines share (file names repeat in every line of a file): each copied once. */
+struct strings {
+	char **slots;
+	size_t cap; /* a power of two, or 0 */
+	size_t nr;
+};
+
 struct profile {
 	struct profile_sample *samples;
 	size_t nr_samples, cap_samples;
@@ -40,6 +53,9 @@ struct profile {
 	struct id_index location_index;
 	struct id_index mapping_index;
 	uint64_t total;
+	struct line_set *lines; /* by location id, up to nr_line_sets */
+	size_t nr_line_sets, cap_line_sets;
+	struct strings strings;
 };
 
 typedef uint64_t (*hash_fn)(const struct profile *p, uint32_t id);
@@ -162,6 +178,12 @@ void profile__free(struct profile *p)
 	free(p->sample_index.slots);
 	free(p->location_index.slots);
 	free(p->mapping_index.slots);
+	for (size_t i = 0; i < p->nr_line_sets; i++)
+		free(p->lines[i].lines);
+	free(p->lines);
+	for (size_t i = 0; i < p->strings.cap; i++)
+		free(p->strings.slots[i]);
+	free(p->strings.slots);
 	free(p);
 }
 
@@ -324,6 +346,96 @@ int profile__set_symbol(struct profile *p, uint32_t id, uint32_t mapping, const 
 	l->system_name = s;
 	l->func_offset = func_offset;
 	return 0;
+}
+
+/* Source lines */
+
+static char **strings_slot(char **slots, size_t cap, const char *s)
+{
+	size_t i = (size_t)hash_str(HASH_SEED, s) & (cap - 1);
+
+	while (slots[i] && strcmp(slots[i], s) != 0)
+		i = (i + 1) & (cap - 1);
+	return &slots[i];
+}
+
+/* The profile's copy of s (NULL for NULL), added when new. */
+static int strings_intern(struct strings *st, const char *s, const char **out)
+{
+	char **slot;
+
+	*out = NULL;
+	if (!s)
+		return 0;
+	if (2 * (st->nr + 1) > st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 256;
+		char **slots = calloc(cap, sizeof(*slots));
+
+		if (!slots)
+			return -ENOMEM;
+		for (size_t i = 0; i < st->cap; i++)
+			if (st->slots[i])
+				*strings_slot(slots, cap, st->slots[i]) = st->slots[i];
+		free(st->slots);
+		st->slots = slots;
+		st->cap = cap;
+	}
+	slot = strings_slot(st->slots, st->cap, s);
+	if (!*slot) {
+		*slot = strdup(s);
+		if (!*slot)
+			return -ENOMEM;
+		st->nr++;
+	}
+	*out = *slot;
+	return 0;
+}
+
+int profile__set_lines(struct profile *p, uint32_t id, const struct profile_line *lines, size_t n)
+{
+	struct profile_line *copy = NULL;
+	int err = 0;
+
+	if (id >= p->nr_locations || n > UINT32_MAX)
+		return -EINVAL;
+	while (p->nr_line_sets <= id) {
+		err = grow((void **)&p->lines, &p->cap_line_sets, p->nr_line_sets,
+			   sizeof(*p->lines));
+		if (err)
+			return err;
+		p->lines[p->nr_line_sets++] = (struct line_set){ 0 };
+	}
+	if (n) {
+		copy = calloc(n, sizeof(*copy));
+		if (!copy)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; !err && i < n; i++) {
+		copy[i].line = lines[i].line;
+		copy[i].start_line = lines[i].start_line;
+		err = strings_intern(&p->strings, lines[i].function, &copy[i].function);
+		if (!err)
+			err = strings_intern(&p->strings, lines[i].system_name,
+					     &copy[i].system_name);
+		if (!err)
+			err = strings_intern(&p->strings, lines[i].file, &copy[i].file);
+	}
+	if (err) {
+		free(copy);
+		return err;
+	}
+	free(p->lines[id].lines);
+	p->lines[id] = (struct line_set){ copy, (uint32_t)n };
+	return 0;
+}
+
+const struct profile_line *profile__lines(const struct profile *p, uint32_t id, size_t *n)
+{
+	*n = 0;
+	if (id >= p->nr_line_sets || !p->lines[id].nr)
+		return NULL;
+	*n = p->lines[id].nr;
+	return p->lines[id].lines;
 }
 
 int profile__retire_location(struct profile *p, uint32_t id)

@@ -45,6 +45,19 @@ struct profile_location {
 	bool retired;	      /* its process exited: no longer merged with new samples */
 };
 
+/*
+ * One function of a location's source: a location in code the compiler
+ * inlined into its caller has one per function of the chain, innermost
+ * first, its last the function that holds the code (pprof's Line order).
+ */
+struct profile_line {
+	const char *function;	 /* readable (demangled) name, NULL when unknown */
+	const char *system_name; /* the raw name, NULL when unknown */
+	const char *file;	 /* source file, NULL when unknown */
+	uint32_t line;		 /* 0 when unknown */
+	uint32_t start_line;	 /* where the function starts, 0 when unknown */
+};
+
 struct profile_sample {
 	uint32_t pid;
 	uint32_t tid;
@@ -112,6 +125,14 @@ int profile__add_location(struct profile *p, const struct profile_location *loc,
 /* Sets what a location resolved to; function and system_name are copied (may be NULL). */
 int profile__set_symbol(struct profile *p, uint32_t id, uint32_t mapping, const char *function,
 			const char *system_name, uint64_t func_offset);
+
+/*
+ * Sets a location's source lines (innermost inlined function first); the
+ * strings are copied, once per profile. n == 0 removes them.
+ */
+int profile__set_lines(struct profile *p, uint32_t id, const struct profile_line *lines, size_t n);
+/* A location's lines and their number in *n (0 and NULL when it has none). */
+const struct profile_line *profile__lines(const struct profile *p, uint32_t id, size_t *n);
 
 /*
  * Retires a location of a process that exited: samples added later (by a

@@ -559,6 +559,72 @@ static void session__add_go_switch(struct session *s, const struct procmaps *pm,
 	bpf_map_delete_elem(fd, &key);
 }
 
+/* What the Python unwinder reads of an interpreter pr loaded with bias (bpf/unwprof.h). */
+static struct unw_py_proc py_proc_of(const struct py_runtime *pr, uint64_t bias)
+{
+	const struct py_offsets *o = &pr->off;
+	struct unw_py_proc v = {
+		.runtime = pr->runtime + bias,
+		.interp_head = o->runtime_interpreters_head,
+		.threads_head = o->interp_threads_head,
+		.tstate_next = o->tstate_next,
+		.tstate_thread_id = o->tstate_thread_id,
+		.tstate_frame = o->tstate_frame,
+		.cframe_frame = o->cframe_current_frame,
+		.frame_code = o->frame_code,
+		.frame_previous = o->frame_previous,
+		.frame_instr = o->frame_instr,
+		.instr_is_index = pr->frame_layout == PY_FRAME_OBJECT,
+		.owner_cstack = 3, /* FRAME_OWNED_BY_CSTACK, 3.12 and 3.13 */
+	};
+
+	if (pr->frame_layout == PY_FRAME_OBJECT) {
+		v.entry = UNW_PY_ENTRY_EACH;
+	} else if (o->frame_is_entry != PY_OFF_NONE) {
+		v.entry = UNW_PY_ENTRY_FLAG;
+		v.frame_owner = o->frame_is_entry;
+	} else {
+		v.entry = UNW_PY_ENTRY_SHIM;
+		v.frame_owner = o->frame_owner;
+	}
+	return v;
+}
+
+/*
+ * CPython in process pm (core/pyruntime.h): the eval loop of its
+ * interpreter (the executable, or libpython) cut out of its mapping with
+ * the Python unwinder, and what that reads written to the Python map.
+ */
+static void session__add_python(struct session *s, const struct procmaps *pm,
+				struct unw_proc *info)
+{
+	int fd = bpf_map__fd(s->skel->maps.py_procs);
+	uint32_t key = pm->pid;
+
+	for (size_t i = 0; i < pm->nr; i++) {
+		const struct procmap *m = &pm->maps[i];
+		struct tables_file *f = tables__get_mapping(s->tables, m, pm->pid);
+		const struct py_runtime *pr;
+		struct unw_py_proc val;
+		uint64_t bias;
+
+		if (m->kind != PROCMAP_FILE || !f || !f->table || !f->table->has_py ||
+		    !tables_file__bias(f, m, 0, &bias))
+			continue;
+		pr = &f->table->py;
+		if (!proc_info__cut(info, pr->eval_lo + bias, pr->eval_hi + bias, UNW_UW_PYTHON))
+			continue;
+		if (pr->cold_hi)
+			proc_info__cut(info, pr->cold_lo + bias, pr->cold_hi + bias, UNW_UW_PYTHON);
+		val = py_proc_of(pr, bias);
+		if (bpf_map_update_elem(fd, &key, &val, BPF_ANY) == 0)
+			pr_debug("process %d: Python %u.%u in %s", (int)pm->pid, pr->major, pr->minor,
+				 m->path);
+		return;
+	}
+	bpf_map_delete_elem(fd, &key);
+}
+
 static struct sess_proc *session__proc_find(struct session *s, pid_t pid)
 {
 	for (size_t i = 0; i < s->nr_procs; i++)
@@ -617,6 +683,7 @@ static int session__write_proc(struct session *s, const struct procmaps *pm, str
 		s->maps_over_limit++;
 	}
 	session__add_go_switch(s, pm, info);
+	session__add_python(s, pm, info);
 	p->in_map = bpf_map_update_elem(bpf_map__fd(s->skel->maps.procs), &key, info, BPF_ANY) == 0;
 	if (!p->in_map) {
 		if (!s->procs_full_warned)

@@ -17,6 +17,7 @@
 #include "common.h"
 #include "debuginfo.h"
 #include "demangle.h"
+#include "dwarf_lines.h"
 #include "elf.h"
 #include "gopclntab.h"
 #include "log.h"
@@ -47,7 +48,10 @@ struct symfile {
 	size_t nr_segs;
 	struct sym *syms; /* sorted by addr, one per address */
 	size_t nr_syms;
-	bool loaded; /* syms read (or found absent) */
+	bool loaded;		   /* syms read (or found absent) */
+	struct dwarf_lines *dwarf; /* of debug, else of elf; NULL when neither has DWARF */
+	bool dwarf_tried;
+	struct dwarf_frame frames[DWARF_LINES_MAX_DEPTH]; /* of the last lookup */
 };
 
 struct proc_map {
@@ -98,6 +102,7 @@ struct symbolizer {
 	struct symfile *vdso;
 	bool vdso_tried;
 	struct shared_index shared;
+	bool no_lines;
 };
 
 struct ksyms {
@@ -389,6 +394,7 @@ static void symfile__free(struct symfile *sf)
 	if (!sf)
 		return;
 	free(sf->syms);
+	dwarf_lines__free(sf->dwarf);
 	elf_file__free(sf->debug);
 	elf_file__free(sf->elf);
 	free(sf->build_id);
@@ -714,7 +720,20 @@ static const struct proc_map *proc_map_find(const struct proc *p, uint64_t addr)
 	return NULL;
 }
 
-static void lookup_in_file(struct symfile *sf, uint64_t vaddr, struct symbol_info *info)
+/* The file's DWARF, opened on first use: the debug file's, else its own. */
+static struct dwarf_lines *symfile__dwarf(struct symfile *sf)
+{
+	if (sf->dwarf_tried)
+		return sf->dwarf;
+	sf->dwarf_tried = true;
+	if (sf->debug)
+		sf->dwarf = dwarf_lines__open(sf->debug);
+	if (!sf->dwarf)
+		sf->dwarf = dwarf_lines__open(sf->elf);
+	return sf->dwarf;
+}
+
+static void lookup_in_file(struct symfile *sf, uint64_t vaddr, bool lines, struct symbol_info *info)
 {
 	const struct sym *s = symfile__find(sf, vaddr);
 
@@ -723,10 +742,16 @@ static void lookup_in_file(struct symfile *sf, uint64_t vaddr, struct symbol_inf
 		info->name = s->name;
 		info->offset = vaddr - s->addr;
 	}
+	if (lines && symfile__dwarf(sf)) {
+		info->frames = sf->frames;
+		info->nr_frames =
+			dwarf_lines__lookup(sf->dwarf, vaddr, sf->frames, DWARF_LINES_MAX_DEPTH);
+	}
 }
 
 /* The mapping m that covers addr, and the symbol there when m's file is known. */
-static void lookup_in_map(const struct proc_map *m, uint64_t addr, struct symbol_info *info)
+static void lookup_in_map(const struct proc_map *m, uint64_t addr, bool lines,
+			  struct symbol_info *info)
 {
 	uint64_t vaddr;
 
@@ -735,7 +760,7 @@ static void lookup_in_map(const struct proc_map *m, uint64_t addr, struct symbol
 	info->map_end = m->end;
 	info->map_offset = m->offset;
 	if (m->file && symfile__vaddr(m->file, addr - m->start + m->offset, &vaddr))
-		lookup_in_file(m->file, vaddr, info);
+		lookup_in_file(m->file, vaddr, lines, info);
 }
 
 static struct ksyms *perf_map_load(const char *dir, uint32_t pid);
@@ -770,7 +795,7 @@ int symbolizer__lookup(struct symbolizer *sym, uint32_t pid, uint64_t addr,
 	if (!m || !m->path)
 		lookup_perf_map(sym, p, addr, info);
 	if (m)
-		lookup_in_map(m, addr, info);
+		lookup_in_map(m, addr, !sym->no_lines, info);
 	return 0;
 }
 
@@ -790,7 +815,7 @@ int symbolizer__lookup_file(struct symbolizer *sym, const char *path, uint64_t v
 			return -errno;
 	}
 	info->file = sf->path;
-	lookup_in_file(sf, vaddr, info);
+	lookup_in_file(sf, vaddr, !sym->no_lines, info);
 	return 0;
 }
 
@@ -1122,7 +1147,7 @@ static int source_lookup(const struct frame_source *src, uint64_t addr, struct s
 	if (!src->map)
 		return symbolizer__lookup(src->sym, src->pid, addr, info);
 	memset(info, 0, sizeof(*info));
-	lookup_in_map(src->map, addr, info);
+	lookup_in_map(src->map, addr, !src->sym->no_lines, info);
 	return 0;
 }
 
@@ -1149,6 +1174,41 @@ static int frame_lookup(const struct frame_source *src, const struct profile_loc
 	return 0;
 }
 
+/*
+ * The source lines of location id from the DWARF frames of info. The
+ * outermost is named as the symbol (function, when there is one), so that
+ * a profile without inlining reads as it does without lines.
+ */
+static int set_lines(struct profile *p, uint32_t id, const struct symbol_info *info,
+		     const char *function)
+{
+	struct profile_line lines[DWARF_LINES_MAX_DEPTH] = { { 0 } };
+	char *readable[DWARF_LINES_MAX_DEPTH] = { NULL };
+	size_t n = info->nr_frames < DWARF_LINES_MAX_DEPTH ? info->nr_frames :
+							     DWARF_LINES_MAX_DEPTH;
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct dwarf_frame *f = &info->frames[i];
+		bool outer = i == n - 1 && function;
+
+		readable[i] = f->name && !outer ? demangle__name(f->name) : NULL;
+		lines[i] = (struct profile_line){
+			.function = outer	? function :
+				    readable[i] ? readable[i] :
+						  f->name,
+			.system_name = outer ? info->name : f->name,
+			.file = f->file,
+			.line = f->line,
+			.start_line = f->decl_line,
+		};
+	}
+	err = profile__set_lines(p, id, lines, n);
+	for (size_t i = 0; i < n; i++)
+		free(readable[i]);
+	return err;
+}
+
 /* Sets location id to what info, looked up at address at, says of it. */
 static int set_symbol(struct profile *p, uint32_t id, const struct symbol_info *info, uint64_t at)
 {
@@ -1166,6 +1226,8 @@ static int set_symbol(struct profile *p, uint32_t id, const struct symbol_info *
 	/* The offset is from the sampled address, as pprof and perf show it. */
 	err = profile__set_symbol(p, id, mapping, readable ? readable : info->name, info->name,
 				  info->name ? info->offset + back : 0);
+	if (!err && info->nr_frames)
+		err = set_lines(p, id, info, readable ? readable : info->name);
 	free(readable);
 	return err;
 }
@@ -1389,6 +1451,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 
 	if (!sym)
 		return NULL;
+	sym->no_lines = opts && opts->no_lines;
 	sym->kallsyms = strdup(kallsyms);
 	sym->perf_map_dir = strdup(perf_map_dir);
 	if (opts && opts->debug_dir)

@@ -9,7 +9,9 @@
  * inode); their symbols come from .symtab and .dynsym of the file and of its
  * separate debug file (core/debuginfo.h), and for Go binaries from the
  * function table in .gopclntab (core/gopclntab.h), which stripped ones keep;
- * read on the first lookup, sorted, and searched by address. The [vdso] is read from unwprof's own, which is
+ * read on the first lookup, sorted, and searched by address. Source lines
+ * and inlined frames come from the DWARF of the debug file, else of the file
+ * (core/dwarf_lines.h), opened on the first lookup in that file. The [vdso] is read from unwprof's own, which is
  * the same kernel image in every process. Anonymous executable memory (JIT
  * code) is named from the runtime's /tmp/perf-PID.map when it wrote one.
  *
@@ -18,9 +20,12 @@
 #ifndef UNWPROF_SYMBOLIZE_H
 #define UNWPROF_SYMBOLIZE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+struct dwarf_frame;
 struct procmaps;
 struct profile;
 
@@ -28,6 +33,7 @@ struct symbolizer_opts {
 	const char *debug_dir;	  /* separate debug files; NULL for /usr/lib/debug */
 	const char *kallsyms;	  /* NULL for /proc/kallsyms */
 	const char *perf_map_dir; /* where JIT runtimes write perf-PID.map; NULL for /tmp */
+	bool no_lines;		  /* functions only: no source lines, no inlined frames */
 };
 
 struct symbol_info {
@@ -38,6 +44,13 @@ struct symbol_info {
 	uint64_t map_start;   /* the mapping: its range and the file offset of its start */
 	uint64_t map_end;
 	uint64_t map_offset;
+	/*
+	 * What the file's DWARF (core/dwarf_lines.h) says of the address:
+	 * innermost inlined function first. nr_frames is 0 without DWARF; the
+	 * array is valid until the next lookup.
+	 */
+	const struct dwarf_frame *frames;
+	size_t nr_frames;
 };
 
 struct symbolizer;
@@ -71,7 +84,9 @@ int symbolizer__lookup_file(struct symbolizer *sym, const char *path, uint64_t v
 
 /*
  * Profiles. Symbolizing sets a location's mapping and function: demangled
- * name in function, raw name in system_name. A caller's frame (a return
+ * name in function, raw name in system_name; and, from DWARF, its source
+ * lines (profile__set_lines): the functions inlined there, innermost first,
+ * the last one named as the symbol is. A caller's frame (a return
  * address) is looked up at addr - 1, inside its call instruction.
  */
 

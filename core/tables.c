@@ -150,6 +150,7 @@ static struct tables_entry *tables__build(struct tables *ts, const struct elf_fi
 		debug = debuginfo__find(ef, &dopts);
 	e->table = unwind_table__build(ef, debug);
 	e->has_go = go_runtime__read(ef, &e->go) == 0;
+	e->has_py = py_runtime__read(ef, &e->py) == 0;
 	if (e->table && (elf_file__truncated(ef) || (debug && elf_file__truncated(debug)))) {
 		/* Rows read from the zeros of a truncated file would unwind wrongly. */
 		unwind_table__free(e->table);

@@ -27,6 +27,7 @@
 #include "common.h"
 #include "elf.h"
 #include "goruntime.h"
+#include "pyruntime.h"
 
 struct procmap;
 struct tables;
@@ -50,6 +51,8 @@ struct tables_entry {
 	uint32_t exec_id;	    /* the caller's: record's id in the BPF maps, 0 until then */
 	bool has_go;		    /* a Go binary whose stack switch the walk follows: */
 	struct go_runtime go;	    /* its functions and offsets, ELF addresses */
+	bool has_py;		    /* a CPython interpreter (or libpython) the walk reads: */
+	struct py_runtime py;	    /* its version, eval loop and offsets, ELF addresses */
 };
 
 /* One mapped file, by device and inode. */

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What unwprof's symbolizer says of each ELF virtual address of FILE, in
+ * the format of `addr2line -a -f -i -C -e FILE`, for lines_oracle.py: the
+ * address, then for each frame innermost inlined function first, its name
+ * and FILE:LINE ("??" and "??:0" when unknown). The outermost frame is named
+ * as the profile names it, from the symbol table when a symbol covers the
+ * address. Reads one hex address a line from stdin.
+ *
+ * usage: src_lookup [-v] FILE < ADDRESSES   (-v: the symbolizer's debug messages)
+ * Exit status: 0, 1 when FILE cannot be read or output fails, 64 on usage.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/common.h"
+#include "core/demangle.h"
+#include "core/dwarf_lines.h"
+#include "core/log.h"
+#include "core/profile.h"
+#include "core/symbolize.h"
+
+static void print_frame(const char *name, const char *file, uint32_t line)
+{
+	char *readable = name ? demangle__name(name) : NULL;
+
+	printf("%s\n", readable ? readable : name ? name : "??");
+	if (file)
+		printf("%s:%" PRIu32 "\n", file, line);
+	else
+		printf("??:0\n");
+	free(readable);
+}
+
+static void print_info(const struct symbol_info *info)
+{
+	if (!info->nr_frames) {
+		print_frame(info->name, NULL, 0);
+		return;
+	}
+	for (size_t i = 0; i < info->nr_frames; i++) {
+		const struct dwarf_frame *f = &info->frames[i];
+		bool outer = i == info->nr_frames - 1 && info->name;
+
+		print_frame(outer ? info->name : f->name, f->file, f->line);
+	}
+}
+
+static int lookup_lines(struct symbolizer *sym, const char *path)
+{
+	char line[128];
+
+	while (fgets(line, sizeof(line), stdin)) {
+		struct symbol_info info;
+		char *end;
+		uint64_t vaddr;
+		int err;
+
+		errno = 0;
+		vaddr = strtoull(line, &end, 16);
+		if (errno || end == line) {
+			fprintf(stderr, "src_lookup: not a hex address: %s", line);
+			return -EINVAL;
+		}
+		err = symbolizer__lookup_file(sym, path, vaddr, &info);
+		if (err) {
+			fprintf(stderr, "src_lookup: %s: %s\n", path, strerror(-err));
+			return err;
+		}
+		printf("0x%016" PRIx64 "\n", vaddr);
+		print_info(&info);
+	}
+	return ferror(stdin) ? -EIO : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct symbolizer *sym;
+	int err;
+
+	if (argc == 3 && !strcmp(argv[1], "-v")) {
+		log_level = 2;
+		argv++;
+		argc--;
+	}
+	if (argc != 2) {
+		fprintf(stderr, "usage: src_lookup [-v] FILE < ADDRESSES\n");
+		return EXIT_USAGE;
+	}
+	sym = symbolizer__new(NULL);
+	if (!sym) {
+		perror("src_lookup");
+		return EXIT_FAIL;
+	}
+	err = lookup_lines(sym, argv[1]);
+	symbolizer__free(sym);
+	if (fflush(stdout) || ferror(stdout))
+		err = -EIO;
+	return err ? EXIT_FAIL : EXIT_OK;
+}
