@@ -25,8 +25,8 @@
 #endif
 #endif
 
-#define UNW_FP_RECORD_RA 8     /* the return address: fp + 8 */
-#define UNW_FP_RECORD_SIZE 16  /* the caller's sp: fp + 16 */
+#define UNW_FP_RECORD_RA 8    /* the return address: fp + 8 */
+#define UNW_FP_RECORD_SIZE 16 /* the caller's sp: fp + 16 */
 
 /*
  * The smallest page size of either architecture: a boundary of it is a
@@ -41,7 +41,7 @@
 #define UNW_ARCH_HAS_LR 1
 #else
 /* x86_64: call pushed it just below the CFA. */
-#define UNW_ARCH_RA_AT_CFA(cfa, aux_off) ((cfa) - 8)
+#define UNW_ARCH_RA_AT_CFA(cfa, aux_off) ((cfa)-8)
 #define UNW_ARCH_HAS_LR 0
 #endif
 

@@ -101,6 +101,20 @@ struct {
 	__type(value, struct unw_py_proc);
 } py_procs SEC(".maps");
 
+/* Python code objects whose event was sent: each is read once, while its process lives. */
+struct py_code_key {
+	__u32 pid;
+	__u32 pad;
+	__u64 code;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct py_code_key);
+	__type(value, __u8);
+} py_codes SEC(".maps");
+
 /* Pids sampled when not system-wide. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -221,14 +235,14 @@ struct scratch {
 	__u32 errs;
 	__u32 fail_reason; /* the last of them, at fail_pc */
 	__u64 fail_pc;
-	__u64 cur_pc;	   /* the pc of the frame being walked; 0 before the walk */
-	__u64 start_stack; /* the process's initial sp (mm->start_stack) */
+	__u64 cur_pc;	     /* the pc of the frame being walked; 0 before the walk */
+	__u64 start_stack;   /* the process's initial sp (mm->start_stack) */
 	struct vma_info vma; /* bpf_find_vma works once per sample: its answer is kept */
 	__u32 vma_tried;
 	__u32 go_switched; /* the walk left Go's system stack: once per sample */
 	__u32 py_looked;   /* the sampled thread's Python frame was looked for */
 	__u32 pad;
-	__u64 py_frame;	   /* the next Python frame to write: the cursor of the Python unwinder */
+	__u64 py_frame; /* the next Python frame to write: the cursor of the Python unwinder */
 	__u8 copy[UNW_STACK_COPY + 8];
 };
 
@@ -701,7 +715,7 @@ static __always_inline __u8 user_byte(__u64 addr, __u32 off)
 	return v;
 }
 
-#define PY_THREADS_MAX 64	 /* threads of an interpreter searched for the sampled one */
+#define PY_THREADS_MAX 64     /* threads of an interpreter searched for the sampled one */
 #define PY_FRAMES_PER_EVAL 32 /* Python frames written for one eval activation */
 
 /*
@@ -737,13 +751,29 @@ __noinline __u64 py_thread_frame(const struct unw_py_proc *py)
 }
 
 /*
+ * A code object seen in a sample of pid: the first time, user space is
+ * told, so that it reads the code's names and line table at once, not at
+ * the end of the run, when the process may be gone.
+ */
+static __always_inline void py_code_seen(__u32 pid, __u64 code)
+{
+	struct py_code_key k = { .pid = pid, .code = code };
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&py_codes, &k))
+		return;
+	bpf_map_update_elem(&py_codes, &k, &one, BPF_ANY);
+	event_send_now(UNW_EV_PY_CODE, pid, code);
+}
+
+/*
  * The Python unwinder: writes the Python frames of one activation of the
  * eval loop, innermost first, from the cursor on (the thread's current
  * frame for the innermost activation), and leaves the cursor at the next
  * activation's. Returns the frames written. A frame is two words (bpf/unwprof.h,
  * UNW_FRAME_PYTHON): its code object and where in it the frame is.
  */
-__noinline int py_frames(struct scratch *sc, const struct unw_py_proc *py, __u64 *hash)
+__noinline int py_frames(struct scratch *sc, const struct unw_py_proc *py, __u64 *hash, __u32 pid)
 {
 	int written = 0;
 
@@ -770,6 +800,7 @@ __noinline int py_frames(struct scratch *sc, const struct unw_py_proc *py, __u64
 			err_inc(UNW_E_PY_FRAME);
 			break;
 		}
+		py_code_seen(pid, code);
 		if (stack_push(sc, hash, UNW_FRAME_WORD(UNW_FRAME_PYTHON, code)) ||
 		    stack_push(sc, hash, where))
 			break;
@@ -806,7 +837,7 @@ static long walk_frame(__u32 n, void *ctx)
 		frame_place(w->proc, sc, w->pid, n && !w->f.signal ? pc - 1 : pc, &pl);
 	/* The frames an interpreter's activation runs come before it. */
 	if (pl.unwinder == UNW_UW_PYTHON)
-		py_frames(sc, bpf_map_lookup_elem(&py_procs, &w->pid), &w->hash);
+		py_frames(sc, bpf_map_lookup_elem(&py_procs, &w->pid), &w->hash, w->pid);
 	/*
 	 * Callers' frames are return addresses, which readers of the stack
 	 * look up at pc - 1. A pc a signal interrupted is the instruction
@@ -917,33 +948,33 @@ static __always_inline void count_add(struct unw_count_key *key)
  */
 #ifdef __TARGET_ARCH_x86
 #define CTX_USER_MODE(ctx) ((*(volatile __u64 *)&(ctx)->regs.cs & 3) != 0)
-#define CTX_REGS(f, ctx)                    \
-	do {                                \
-		(f)->pc = (ctx)->regs.ip;   \
-		(f)->sp = (ctx)->regs.sp;   \
-		(f)->fp = (ctx)->regs.bp;   \
+#define CTX_REGS(f, ctx)                  \
+	do {                              \
+		(f)->pc = (ctx)->regs.ip; \
+		(f)->sp = (ctx)->regs.sp; \
+		(f)->fp = (ctx)->regs.bp; \
 	} while (0)
-#define TASK_REGS(f, uregs)                           \
-	do {                                          \
-		(f)->pc = BPF_CORE_READ(uregs, ip);   \
-		(f)->sp = BPF_CORE_READ(uregs, sp);   \
-		(f)->fp = BPF_CORE_READ(uregs, bp);   \
+#define TASK_REGS(f, uregs)                         \
+	do {                                        \
+		(f)->pc = BPF_CORE_READ(uregs, ip); \
+		(f)->sp = BPF_CORE_READ(uregs, sp); \
+		(f)->fp = BPF_CORE_READ(uregs, bp); \
 	} while (0)
 #else /* arm64: EL0 is mode 0 of pstate; x29 the frame pointer, x30 the link register */
 #define CTX_USER_MODE(ctx) ((*(volatile __u64 *)&(ctx)->regs.pstate & 0xf) == 0)
-#define CTX_REGS(f, ctx)                         \
-	do {                                     \
-		(f)->pc = (ctx)->regs.pc;        \
-		(f)->sp = (ctx)->regs.sp;        \
-		(f)->fp = (ctx)->regs.regs[29];  \
-		(f)->lr = (ctx)->regs.regs[30];  \
+#define CTX_REGS(f, ctx)                        \
+	do {                                    \
+		(f)->pc = (ctx)->regs.pc;       \
+		(f)->sp = (ctx)->regs.sp;       \
+		(f)->fp = (ctx)->regs.regs[29]; \
+		(f)->lr = (ctx)->regs.regs[30]; \
 	} while (0)
-#define TASK_REGS(f, uregs)                                 \
-	do {                                                \
-		(f)->pc = BPF_CORE_READ(uregs, pc);         \
-		(f)->sp = BPF_CORE_READ(uregs, sp);         \
-		(f)->fp = BPF_CORE_READ(uregs, regs[29]);   \
-		(f)->lr = BPF_CORE_READ(uregs, regs[30]);   \
+#define TASK_REGS(f, uregs)                               \
+	do {                                              \
+		(f)->pc = BPF_CORE_READ(uregs, pc);       \
+		(f)->sp = BPF_CORE_READ(uregs, sp);       \
+		(f)->fp = BPF_CORE_READ(uregs, regs[29]); \
+		(f)->lr = BPF_CORE_READ(uregs, regs[30]); \
 	} while (0)
 #endif
 

@@ -198,19 +198,19 @@ enum unw_py_entry {
  */
 struct unw_py_proc {
 	__u64 runtime;
-	__u32 interp_head;	/* _PyRuntime.interpreters.head */
-	__u32 threads_head;	/* PyInterpreterState.threads.head */
+	__u32 interp_head;  /* _PyRuntime.interpreters.head */
+	__u32 threads_head; /* PyInterpreterState.threads.head */
 	__u32 tstate_next;
 	__u32 tstate_thread_id;
-	__u32 tstate_frame;	/* ->frame (< 3.11), ->cframe (3.11, 3.12), ->current_frame (3.13+) */
-	__s32 cframe_frame;	/* _PyCFrame.current_frame; -1: tstate_frame is the frame */
-	__u32 frame_code;	/* f_code, f_executable */
-	__u32 frame_previous;	/* f_back, previous */
-	__u32 frame_instr;	/* f_lasti (int), prev_instr, instr_ptr */
-	__u32 frame_owner;	/* is_entry (3.11), owner (3.12+) */
-	__u8 entry;		/* enum unw_py_entry */
-	__u8 instr_is_index;	/* frame_instr is f_lasti, a 32-bit index, not a pointer */
-	__u8 owner_cstack;	/* the owner of a shim frame */
+	__u32 tstate_frame;   /* ->frame (< 3.11), ->cframe (3.11, 3.12), ->current_frame (3.13+) */
+	__s32 cframe_frame;   /* _PyCFrame.current_frame; -1: tstate_frame is the frame */
+	__u32 frame_code;     /* f_code, f_executable */
+	__u32 frame_previous; /* f_back, previous */
+	__u32 frame_instr;    /* f_lasti (int), prev_instr, instr_ptr */
+	__u32 frame_owner;    /* is_entry (3.11), owner (3.12+) */
+	__u8 entry;	      /* enum unw_py_entry */
+	__u8 instr_is_index;  /* frame_instr is f_lasti, a 32-bit index, not a pointer */
+	__u8 owner_cstack;    /* the owner of a shim frame */
 	__u8 pad[5];
 };
 
@@ -290,7 +290,7 @@ enum unw_frame_kind {
 };
 
 #define UNW_FRAME_WORD(kind, value) \
-	((__u64)(kind) << UNW_FRAME_KIND_SHIFT | ((value) & UNW_FRAME_VALUE_MASK))
+	((__u64)(kind) << UNW_FRAME_KIND_SHIFT | ((value)&UNW_FRAME_VALUE_MASK))
 
 /*
  * A user stack, keyed by a hash of its words. Most stacks are short: those
@@ -323,6 +323,8 @@ enum unw_event_type {
 	UNW_EV_FORK,   /* a child of a target (follow_children) */
 	UNW_EV_DRAIN,  /* the count map passed its drain threshold */
 	UNW_EV_MAPPED, /* a new executable mapping (mmap) */
+	/* A Python code object (addr) first seen: read it while its process lives. */
+	UNW_EV_PY_CODE,
 };
 
 /*

@@ -867,6 +867,22 @@ static void on_process(void *ctx, const struct procmaps *maps)
 		rec->err = err;
 }
 
+static void on_python(void *ctx, uint32_t pid, const struct py_runtime *pr, uint64_t bias)
+{
+	struct record *rec = ctx;
+	int err = symbolizer__add_python(rec->symbolizer, pid, pr, bias);
+
+	if (err && err != -ENOENT && err != -ESRCH)
+		pr_info("process %u: its Python frames cannot be named: %s", pid, strerror(-err));
+}
+
+static void on_python_code(void *ctx, uint32_t pid, uint64_t code)
+{
+	struct record *rec = ctx;
+
+	symbolizer__python_code(rec->symbolizer, pid, code);
+}
+
 static void on_process_exit(void *ctx, uint32_t pid)
 {
 	struct record *rec = ctx;
@@ -931,6 +947,8 @@ static struct session *record_session_new(struct record *rec)
 		.on_sample = on_sample,
 		.on_process = on_process,
 		.on_exit = on_process_exit,
+		.on_python = on_python,
+		.on_python_code = on_python_code,
 		.on_failure = on_failure,
 		.ctx = rec,
 	};

@@ -131,6 +131,23 @@ static int add_one(struct strbuf *sb, const struct profile *p, const struct prof
 	return err;
 }
 
+/* An interpreted frame, as py-spy writes it: "QUALNAME (FILE:LINE)". */
+static int add_interpreted(struct strbuf *sb, const struct profile_location *l,
+			   const struct profile_line *ln)
+{
+	int err = strbuf__addf(sb, ";");
+
+	if (!err)
+		err = strbuf__add_name(sb, l->function ? l->function : "<unknown>");
+	if (!err && ln && ln->file)
+		err = strbuf__addf(sb, " (");
+	if (!err && ln && ln->file)
+		err = strbuf__add_name(sb, ln->file);
+	if (!err && ln && ln->file)
+		err = strbuf__addf(sb, ":%" PRIu32 ")", ln->line);
+	return err;
+}
+
 /* The frames of location id, root first: the functions inlined there follow the one that holds them. */
 static int add_frame(struct strbuf *sb, const struct profile *p, uint32_t id,
 		     const struct folded_opts *opts)
@@ -140,6 +157,8 @@ static int add_frame(struct strbuf *sb, const struct profile *p, uint32_t id,
 	const struct profile_line *lines = profile__lines(p, id, &n);
 	int err = 0;
 
+	if (l->kind == PROFILE_FRAME_PYTHON)
+		return add_interpreted(sb, l, n ? &lines[0] : NULL);
 	if (!n)
 		return add_one(sb, p, l, l->function, 0, false, opts);
 	for (size_t i = n; !err && i > 0; i--) {

@@ -220,8 +220,9 @@ int go_runtime__read(const struct elf_file *ef, struct go_runtime *gr)
 		gr->morestack_hi = morestack.end;
 	}
 	if (err == -ENOTSUP)
-		pr_debug("%s: Go's stack switch has an unknown shape: walks stop at the system stack",
-			 elf_file__path(ef));
+		pr_debug(
+			"%s: Go's stack switch has an unknown shape: walks stop at the system stack",
+			elf_file__path(ef));
 	gopclntab__free(t);
 	return err;
 }

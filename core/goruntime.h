@@ -25,9 +25,9 @@ struct elf_file;
 struct go_runtime {
 	uint64_t systemstack_lo, systemstack_hi; /* ELF virtual addresses: [lo, hi) */
 	uint64_t morestack_lo, morestack_hi;
-	int32_t tls_g;	   /* the current g is the word at the thread pointer + tls_g */
-	uint32_t g_m;	   /* offsets: of g.m in a g, */
-	uint32_t m_g0;	   /* of m.g0 and m.curg in an m, */
+	int32_t tls_g; /* the current g is the word at the thread pointer + tls_g */
+	uint32_t g_m;  /* offsets: of g.m in a g, */
+	uint32_t m_g0; /* of m.g0 and m.curg in an m, */
 	uint32_t m_curg;
 	uint32_t sched_sp; /* of g.sched.sp, .pc and .bp in a g */
 	uint32_t sched_pc;

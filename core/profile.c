@@ -253,6 +253,7 @@ static uint64_t location_hash(const struct profile_location *l)
 
 	h = hash_mix(h, l->addr);
 	h = hash_mix(h, l->pid);
+	h = hash_mix(h, (uint64_t)l->kind << 32 | l->line);
 	return hash_mix(h, (uint64_t)l->kernel << 1 | l->return_addr);
 }
 
@@ -266,7 +267,7 @@ static bool location_eq(const struct profile *p, uint32_t id, const void *key)
 	const struct profile_location *a = &p->locations[id], *b = key;
 
 	return !a->retired && a->addr == b->addr && a->pid == b->pid && a->kernel == b->kernel &&
-	       a->return_addr == b->return_addr;
+	       a->return_addr == b->return_addr && a->kind == b->kind && a->line == b->line;
 }
 
 static int location_append(struct profile *p, const struct profile_location *loc, uint32_t *id)
@@ -297,6 +298,30 @@ int profile__add_location(struct profile *p, const struct profile_location *loc,
 	return location_append(p, loc, id);
 }
 
+/* The location equal to key, added when there is none (*added then true). */
+static int intern(struct profile *p, const struct profile_location *key, uint32_t *id, bool *added)
+{
+	uint32_t *slot;
+	int err;
+
+	*added = false;
+	err = id_index__reserve(&p->location_index, p, location_hash_id);
+	if (err)
+		return err;
+	slot = id_index__slot(&p->location_index, location_hash(key), p, location_eq, key);
+	if (*slot) {
+		*id = *slot - 1;
+		return 0;
+	}
+	err = location_append(p, key, id);
+	if (err)
+		return err;
+	*slot = *id + 1;
+	p->location_index.nr++;
+	*added = true;
+	return 0;
+}
+
 int profile__intern_location(struct profile *p, uint32_t pid, uint64_t addr, bool kernel,
 			     bool return_addr, uint32_t *id)
 {
@@ -307,23 +332,23 @@ int profile__intern_location(struct profile *p, uint32_t pid, uint64_t addr, boo
 		.return_addr = return_addr,
 		.mapping = PROFILE_NONE,
 	};
-	uint32_t *slot;
-	int err;
+	bool added;
 
-	err = id_index__reserve(&p->location_index, p, location_hash_id);
-	if (err)
-		return err;
-	slot = id_index__slot(&p->location_index, location_hash(&key), p, location_eq, &key);
-	if (*slot) {
-		*id = *slot - 1;
-		return 0;
-	}
-	err = location_append(p, &key, id);
-	if (err)
-		return err;
-	*slot = *id + 1;
-	p->location_index.nr++;
-	return 0;
+	return intern(p, &key, id, &added);
+}
+
+int profile__intern_frame(struct profile *p, uint32_t pid, uint8_t kind, uint64_t addr,
+			  uint32_t line, uint32_t *id, bool *added)
+{
+	struct profile_location key = {
+		.addr = addr,
+		.kind = kind,
+		.line = line,
+		.pid = pid,
+		.mapping = PROFILE_NONE,
+	};
+
+	return intern(p, &key, id, added);
 }
 
 int profile__set_symbol(struct profile *p, uint32_t id, uint32_t mapping, const char *function,
@@ -626,8 +651,11 @@ static int locations_of(struct profile *p, uint32_t pid, const uint64_t *addrs, 
 static int user_locations(struct profile *p, const struct profile_stack *st, uint32_t *ids,
 			  void *ctx)
 {
+	int err;
+
 	(void)ctx;
-	return locations_of(p, st->pid, st->user_addrs, st->nr_user, false, ids);
+	err = locations_of(p, st->pid, st->user_addrs, st->nr_user, false, ids);
+	return err ? err : (int)st->nr_user;
 }
 
 int profile__add_stack(struct profile *p, const struct profile_stack *st, uint64_t count)
@@ -659,8 +687,10 @@ int profile__add_stack_with(struct profile *p, const struct profile_stack *st, u
 	s.user = ids;
 	s.kernel = ids + st->nr_user;
 	err = user(p, st, s.user, ctx);
-	if (!err)
+	if (err >= 0) {
+		s.nr_user = err;
 		err = locations_of(p, st->pid, st->kernel_addrs, st->nr_kernel, true, s.kernel);
+	}
 	if (!err)
 		err = profile__add_sample(p, &s);
 	free(ids);

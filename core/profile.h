@@ -28,8 +28,16 @@ struct profile_mapping {
 	char *build_id;	 /* lowercase hex, NULL when unknown */
 };
 
+/* What a location is a frame of. */
+enum profile_frame_kind {
+	PROFILE_FRAME_NATIVE = 0, /* machine code: addr is a pc (kernel when .kernel is set) */
+	PROFILE_FRAME_PYTHON,	  /* a Python function: addr is its code object, line its line */
+};
+
 struct profile_location {
 	uint64_t addr; /* as sampled: the leaf pc or a return address */
+	uint8_t kind;  /* enum profile_frame_kind */
+	uint32_t line; /* PROFILE_FRAME_PYTHON: the line being run, part of what it is */
 	/*
 	 * Whose address space: 0 for the kernel's, and for a location that
 	 * every process mapping one file shares (core/symbolize.h), whose addr
@@ -94,9 +102,11 @@ void profile__free(struct profile *p);
 int profile__add_stack(struct profile *p, const struct profile_stack *st, uint64_t count);
 
 /*
- * The same with the user frames' location ids (ids[0 .. st->nr_user)) set by
- * user(), which decides what a user frame is (core/symbolize.h shares them
- * between processes); kernel frames are interned as above.
+ * The same with the user frames' location ids set by user(), which decides
+ * what a user frame is (core/symbolize.h shares them between processes, and
+ * names interpreters' frames, several words of st->user_addrs each): it
+ * returns how many it wrote to ids (at most st->nr_user), or -errno. Kernel
+ * frames are interned as above.
  */
 typedef int (*profile_user_locations_fn)(struct profile *p, const struct profile_stack *st,
 					 uint32_t *ids, void *ctx);
@@ -118,6 +128,14 @@ int profile__add_mapping(struct profile *p, const struct profile_mapping *m, uin
  */
 int profile__intern_location(struct profile *p, uint32_t pid, uint64_t addr, bool kernel,
 			     bool return_addr, uint32_t *id);
+
+/*
+ * The id of the location of an interpreter's frame (kind), code object addr
+ * of process pid at line, added without a name when new: the caller names
+ * it (profile__set_symbol, profile__set_lines).
+ */
+int profile__intern_frame(struct profile *p, uint32_t pid, uint8_t kind, uint64_t addr,
+			  uint32_t line, uint32_t *id, bool *added);
 
 /* Adds a location (strings copied, not merged with others) and sets *id. */
 int profile__add_location(struct profile *p, const struct profile_location *loc, uint32_t *id);

@@ -595,8 +595,7 @@ static struct unw_py_proc py_proc_of(const struct py_runtime *pr, uint64_t bias)
  * interpreter (the executable, or libpython) cut out of its mapping with
  * the Python unwinder, and what that reads written to the Python map.
  */
-static void session__add_python(struct session *s, const struct procmaps *pm,
-				struct unw_proc *info)
+static void session__add_python(struct session *s, const struct procmaps *pm, struct unw_proc *info)
 {
 	int fd = bpf_map__fd(s->skel->maps.py_procs);
 	uint32_t key = pm->pid;
@@ -618,8 +617,10 @@ static void session__add_python(struct session *s, const struct procmaps *pm,
 			proc_info__cut(info, pr->cold_lo + bias, pr->cold_hi + bias, UNW_UW_PYTHON);
 		val = py_proc_of(pr, bias);
 		if (bpf_map_update_elem(fd, &key, &val, BPF_ANY) == 0)
-			pr_debug("process %d: Python %u.%u in %s", (int)pm->pid, pr->major, pr->minor,
-				 m->path);
+			pr_debug("process %d: Python %u.%u in %s", (int)pm->pid, pr->major,
+				 pr->minor, m->path);
+		if (s->opts.on_python)
+			s->opts.on_python(s->opts.ctx, pm->pid, pr, bias);
 		return;
 	}
 	bpf_map_delete_elem(fd, &key);
@@ -1162,6 +1163,10 @@ static int session__on_event(void *ctx, void *data, size_t size)
 	case UNW_EV_FORK:
 	case UNW_EV_MAPPED:
 		session__mark_dirty(s, ev->pid);
+		break;
+	case UNW_EV_PY_CODE:
+		if (s->opts.on_python_code)
+			s->opts.on_python_code(s->opts.ctx, ev->pid, ev->addr);
 		break;
 	case UNW_EV_EXIT:
 		session__proc_exit(s, ev->pid);

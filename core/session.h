@@ -25,11 +25,12 @@
 #include "bpf/unwprof.h"
 
 struct procmaps;
+struct py_runtime;
 
 /* Sample walk status, as counted by BPF (bpf/unwprof.h). */
 enum {
-	SAMPLE_COMPLETE = UNW_SAMPLE_COMPLETE,	 /* the user stack was walked to its bottom */
-	SAMPLE_FP = UNW_SAMPLE_FP,		 /* at least one frame was unwound with frame pointers */
+	SAMPLE_COMPLETE = UNW_SAMPLE_COMPLETE, /* the user stack was walked to its bottom */
+	SAMPLE_FP = UNW_SAMPLE_FP, /* at least one frame was unwound with frame pointers */
 	SAMPLE_TRUNCATED = UNW_SAMPLE_TRUNCATED, /* deeper than the depth limit: leaf frames kept */
 	SAMPLE_KERNEL = UNW_SAMPLE_KERNEL,	 /* the sample hit kernel mode */
 };
@@ -80,6 +81,14 @@ struct session_opts {
 	 */
 	void (*on_exit)(void *ctx, uint32_t pid);
 	/*
+	 * Process pid runs CPython interpreter pr, loaded at bias: its Python
+	 * frames (bpf/unwprof.h, UNW_FRAME_PYTHON) are to be named from its
+	 * memory. Called when its mappings are read, before its samples.
+	 */
+	void (*on_python)(void *ctx, uint32_t pid, const struct py_runtime *pr, uint64_t bias);
+	/* A Python code object of pid first seen in a sample: to be read now, while pid lives. */
+	void (*on_python_code)(void *ctx, uint32_t pid, uint64_t code);
+	/*
 	 * samples of pid stopped short of the bottom at pc (0: before the walk), for reason
 	 * (an index of session_stats.errors). Called during a drain, before
 	 * on_exit of that pid, so the pc can still be symbolized.
@@ -101,10 +110,10 @@ struct session_stats {
 	 * drain that follows, walked + fp + failed + lost adds up to samples.
 	 */
 	uint64_t lost;
-	uint64_t events_lost; /* process events dropped: the ring buffer was full */
+	uint64_t events_lost;		    /* process events dropped: the ring buffer was full */
 	uint64_t errors[SESSION_NR_ERRORS]; /* samples per reason, see session__error_name() */
-	uint64_t processes;   /* whose mappings were read; a reused pid counts again */
-	uint64_t holds;	      /* times a process was stopped until its new code had tables */
+	uint64_t processes; /* whose mappings were read; a reused pid counts again */
+	uint64_t holds;	    /* times a process was stopped until its new code had tables */
 	uint64_t rows_loaded;
 	uint64_t bytes_loaded;
 	uint64_t rows_unplaced;	 /* did not fit under max_shards (or max executables) */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "bpf/unwprof.h"
 #include "debuginfo.h"
 #include "demangle.h"
 #include "dwarf_lines.h"
@@ -24,6 +25,7 @@
 #include "procfs.h"
 #include "procmaps.h"
 #include "profile.h"
+#include "pyframes.h"
 #include "symbolize.h"
 
 #define MAX_SEGMENTS 16
@@ -103,6 +105,7 @@ struct symbolizer {
 	bool vdso_tried;
 	struct shared_index shared;
 	bool no_lines;
+	struct py_namer *python; /* names Python frames (core/pyframes.h) */
 };
 
 struct ksyms {
@@ -1378,6 +1381,47 @@ static int user_location(struct symbolizer *sym, struct profile *p, uint32_t pid
 	return own_location(sym, p, pid, addr, return_addr, id);
 }
 
+int symbolizer__add_python(struct symbolizer *sym, uint32_t pid, const struct py_runtime *pr,
+			   uint64_t bias)
+{
+	if (!sym->python)
+		sym->python = py_namer__new();
+	if (!sym->python)
+		return -ENOMEM;
+	return py_namer__add_process(sym->python, pid, pr, bias);
+}
+
+void symbolizer__python_code(struct symbolizer *sym, uint32_t pid, uint64_t code)
+{
+	if (sym->python)
+		py_namer__read_code(sym->python, pid, code);
+}
+
+/*
+ * The location of Python frame (code, where) of pid: one per code object
+ * and line, named when it is first seen, while the process lives.
+ */
+static int python_location(struct symbolizer *sym, struct profile *p, uint32_t pid, uint64_t code,
+			   uint64_t where, uint32_t *id)
+{
+	struct py_frame_name name = { "<unknown>", "<unknown>", 0, 0 };
+	struct profile_line line;
+	bool added;
+	int err;
+
+	if (sym->python)
+		py_namer__name(sym->python, pid, code, where, &name);
+	err = profile__intern_frame(p, pid, PROFILE_FRAME_PYTHON, code, name.line, id, &added);
+	if (err || !added)
+		return err;
+	line = (struct profile_line){ .function = name.qualname,
+				      .file = name.file,
+				      .line = name.line,
+				      .start_line = name.first_line };
+	err = profile__set_symbol(p, *id, PROFILE_NONE, name.qualname, NULL, 0);
+	return err ? err : profile__set_lines(p, *id, &line, 1);
+}
+
 /* The user frames of st: profile_user_locations_fn with the symbolizer as ctx. */
 static int user_locations(struct profile *p, const struct profile_stack *st, uint32_t *ids,
 			  void *ctx)
@@ -1390,15 +1434,24 @@ static int user_locations(struct profile *p, const struct profile_stack *st, uin
 	 * would grow with every one of them. One unknown frame serves all.
 	 */
 	bool gone = !proc_find(sym, st->pid) && !pid_alive(st->pid);
+	uint32_t n = 0;
 	int err = 0;
 
-	for (uint32_t i = 0; !err && i < st->nr_user; i++) {
-		if (gone)
-			err = profile__intern_location(p, 0, 0, false, i > 0, &ids[i]);
-		else
-			err = user_location(sym, p, st->pid, st->user_addrs[i], i > 0, &ids[i]);
+	/* The words of the frames BPF recorded (bpf/unwprof.h), leaf first. */
+	for (uint32_t i = 0; !err && i < st->nr_user; i++, n++) {
+		uint64_t word = st->user_addrs[i];
+		unsigned int kind = word >> UNW_FRAME_KIND_SHIFT;
+
+		if (kind == UNW_FRAME_PYTHON && i + 1 < st->nr_user) {
+			err = python_location(sym, p, st->pid, word & UNW_FRAME_VALUE_MASK,
+					      st->user_addrs[++i], &ids[n]);
+		} else if (gone || kind != UNW_FRAME_NATIVE) {
+			err = profile__intern_location(p, 0, 0, false, n > 0, &ids[n]);
+		} else {
+			err = user_location(sym, p, st->pid, word, n > 0, &ids[n]);
+		}
 	}
-	return err;
+	return err ? err : (int)n;
 }
 
 int symbolizer__add_stack(struct symbolizer *sym, struct profile *p, const struct profile_stack *st,
@@ -1412,6 +1465,8 @@ int symbolizer__end_process(struct symbolizer *sym, struct profile *p, uint32_t 
 	struct proc *pr = proc_find(sym, pid);
 	int err = 0;
 
+	if (sym->python)
+		py_namer__remove_process(sym->python, pid);
 	if (!pr)
 		return 0;
 	for (size_t i = 0; i < pr->nr_own; i++) {
@@ -1433,7 +1488,7 @@ int symbolizer__symbolize_profile(struct symbolizer *sym, struct profile *p)
 		int err = 0;
 
 		/* Retired ones were symbolized when their process ended; the pid may be another's now. */
-		if (!l->retired && !is_shared(l))
+		if (!l->retired && !is_shared(l) && l->kind == PROFILE_FRAME_NATIVE)
 			err = symbolize_location(sym, p, (uint32_t)i);
 		if (err)
 			return err;
@@ -1476,6 +1531,7 @@ void symbolizer__free(struct symbolizer *sym)
 	free(sym->files);
 	symfile__free(sym->vdso);
 	free(sym->shared.slots);
+	py_namer__free(sym->python);
 	ksyms__free(sym->ksyms);
 	free(sym->kallsyms);
 	free(sym->perf_map_dir);

@@ -68,6 +68,16 @@ void symbolizer__free(struct symbolizer *sym);
 int symbolizer__add_process(struct symbolizer *sym, const struct procmaps *pm);
 
 /*
+ * Process pid runs CPython interpreter pr, loaded at bias: the Python frames
+ * of its stacks are named from its memory (core/pyframes.h).
+ */
+struct py_runtime;
+int symbolizer__add_python(struct symbolizer *sym, uint32_t pid, const struct py_runtime *pr,
+			   uint64_t bias);
+/* Python code object code of pid was first seen: its names are read now, while pid lives. */
+void symbolizer__python_code(struct symbolizer *sym, uint32_t pid, uint64_t code);
+
+/*
  * What addr of process pid is. Returns 0 with *info filled (name NULL when no
  * symbol covers it, file NULL when no mapping does), -ENOENT when pid was
  * never added. Strings stay valid as long as the symbolizer.

@@ -101,6 +101,9 @@ def fail(msg):
     sys.exit(1)
 
 
+PYTHON_FRAME = re.compile(r"(.+) \(([^;()]*):(\d+)\)")
+
+
 class Sample:
     def __init__(self, line, lineno, path, inlined=False):
         try:
@@ -112,8 +115,13 @@ class Sample:
         frames = stack.split(";")
         self.comm, self.pid, self.tid = self.parse_head(frames[0])
         self.kernel = [f for f in frames[1:] if f.endswith("_[k]")]
+        # Interpreted frames, "QUALNAME (FILE:LINE)", are apart: checks against native
+        # references (perf, the chains of native programs) see the native frames.
+        self.python = [f for f in frames[1:] if PYTHON_FRAME.fullmatch(f)]
         self.user = [f for f in frames[1:]
-                     if not f.endswith("_[k]") and (inlined or not f.endswith("_[i]"))]
+                     if not f.endswith("_[k]") and (inlined or not f.endswith("_[i]"))
+                     and not PYTHON_FRAME.fullmatch(f)]
+        self.frames = frames[1:]
         self.line = line
 
     @staticmethod
@@ -684,6 +692,60 @@ def cmd_go_switch(args):
         fail(f"g at fs{sw['tls_g']:+d}, expected fs-8 on amd64")
 
 
+def cmd_python(args):
+    """Python frames of the known chains of pythreads.py, each on its own thread."""
+    expect = {
+        "spin_alpha": ["alpha_main", "a1", "a2", "spin_alpha", "burn"],
+        "spin_beta": ["beta_main", "b1", "spin_beta", "burn"],
+        "spin_beta/rec": ["beta_main"] + ["rec"] * 7 + ["spin_beta", "burn"],
+        "spin_key": ["<module>", "main", "sorter", "keyfn", "spin_key", "burn"],
+    }
+    samples = [s for s in read_folded(args.folded) if comm_matches(s, args.comm)]
+    total = sum(s.count for s in samples)
+    python = sum(s.count for s in samples if s.python)
+    tids = collections.defaultdict(collections.Counter)
+    good, seen, native_between = collections.Counter(), collections.Counter(), 0
+    for s in samples:
+        names = [PYTHON_FRAME.fullmatch(f).group(1) for f in s.python]
+        # the chain from the thread's function down to the Python leaf
+        for key, chain in expect.items():
+            leaf = key.split("/")[0]
+            if leaf not in names or names[-1] != "burn":
+                continue
+            if key.endswith("/rec") != ("rec" in names):
+                continue
+            seen[key] += s.count
+            tids[leaf][s.tid] += s.count
+            if names[-len(chain):] == chain and (key != "spin_key" or names[0] == "<module>"):
+                good[key] += s.count
+            if key == "spin_key":
+                # sorted() is C: native frames stand between sorter and keyfn
+                i, j = s.frames.index(next(f for f in s.frames if f.startswith("sorter ("))), \
+                    s.frames.index(next(f for f in s.frames if f.startswith("keyfn (")))
+                native_between += s.count if any(not PYTHON_FRAME.fullmatch(f)
+                                                 for f in s.frames[i + 1:j]) else 0
+    print(f"{total} samples, {python} with Python frames", file=sys.stderr)
+    ok = total >= args.min_samples and python >= 0.9 * total
+    for key in expect:
+        share = good[key] / seen[key] if seen[key] else 0
+        print(f"  {key}: {seen[key]} samples, {share:.2%} with the whole chain", file=sys.stderr)
+        ok &= seen[key] >= 20 and share >= args.min_ratio
+    # each thread its own frames: one thread per function, three threads in all
+    owners = {leaf: c.most_common(1)[0] for leaf, c in tids.items() if c}
+    for leaf, c in tids.items():
+        share = owners[leaf][1] / sum(c.values())
+        print(f"  {leaf}: on thread {owners[leaf][0]} in {share:.2%} of its samples",
+              file=sys.stderr)
+        ok &= share >= args.min_ratio
+    ok &= len({t for t, _ in owners.values()}) == 3
+    share = native_between / seen["spin_key"] if seen["spin_key"] else 0
+    print(f"  native frames between sorter and keyfn: {share:.2%}", file=sys.stderr)
+    ok &= share >= args.min_ratio
+    if not ok:
+        show(samples, "top stacks:")
+        fail("the Python frames are not those of the threads' chains")
+
+
 def main():
     p = argparse.ArgumentParser(description="checks of the end-to-end tests")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -757,6 +819,12 @@ def main():
     s.add_argument("funcs")
     s.add_argument("out")
     s.set_defaults(fn=cmd_go_symbols)
+    s = sub.add_parser("python")
+    s.add_argument("folded")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--min-ratio", type=float, default=0.95)
+    s.add_argument("--min-samples", type=int, default=200)
+    s.set_defaults(fn=cmd_python)
     s = sub.add_parser("go-switch")
     s.add_argument("json")
     s.add_argument("funcs")

@@ -60,7 +60,8 @@ static struct unw_row row_sp(__s32 cfa_off)
 	return (struct unw_row){ .cfa = UNW_CFA_SP, .cfa_off = cfa_off };
 }
 
-static const struct unw_row row_bottom = { .cfa = UNW_CFA_SP, .cfa_off = 16,
+static const struct unw_row row_bottom = { .cfa = UNW_CFA_SP,
+					   .cfa_off = 16,
 					   .ra = UNW_RA_UNDEFINED };
 static const struct unw_row row_end = { .cfa = UNW_CFA_END };
 
@@ -206,8 +207,9 @@ static void test_row_no_progress(void)
 
 static struct unw_row row_fp_based(__s32 cfa_off, __s16 fp_off)
 {
-	return (struct unw_row){ .cfa = UNW_CFA_FP, .cfa_off = cfa_off, .fp = UNW_FP_AT_CFA,
-				 .fp_off = fp_off };
+	return (struct unw_row){
+		.cfa = UNW_CFA_FP, .cfa_off = cfa_off, .fp = UNW_FP_AT_CFA, .fp_off = fp_off
+	};
 }
 
 /*
@@ -250,8 +252,11 @@ static void test_x86_chain(void)
 /* gcc's stack realignment (main with AVX locals): CFA = *(rbp - 8), rbp at rbp + 0. */
 static void test_x86_realigned(void)
 {
-	struct unw_row r = { .cfa = UNW_CFA_DEREF_FP, .cfa_off = -8, .aux_off = 0,
-			     .fp = UNW_FP_AT_FP, .fp_off = 0 };
+	struct unw_row r = { .cfa = UNW_CFA_DEREF_FP,
+			     .cfa_off = -8,
+			     .aux_off = 0,
+			     .fp = UNW_FP_AT_FP,
+			     .fp_off = 0 };
 	struct mem m = {};
 	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .fp = at(4) };
 	__u32 flags = 0;
@@ -289,15 +294,19 @@ static void test_x86_plt(void)
  */
 static void test_x86_signal_frame(void)
 {
-	struct unw_row r = { .cfa = UNW_CFA_SIGNAL, .cfa_off = 160, .fp = UNW_FP_AT_SP,
-			     .fp_off = 120, .ra = UNW_RA_AT_SP, .aux_off = 168 };
+	struct unw_row r = { .cfa = UNW_CFA_SIGNAL,
+			     .cfa_off = 160,
+			     .fp = UNW_FP_AT_SP,
+			     .fp_off = 120,
+			     .ra = UNW_RA_AT_SP,
+			     .aux_off = 168 };
 	struct mem m = {};
 	struct unw_frame f = { .pc = 0x7f0000001000, .sp = at(0) };
 	__u32 flags = 0;
 
-	put(&m, 20, at(40));	    /* uc_mcontext.rsp at sp + 160 */
-	put(&m, 15, at(50));	    /* rbp at sp + 120 */
-	put(&m, 21, 0x401234);	    /* rip at sp + 168 */
+	put(&m, 20, at(40));   /* uc_mcontext.rsp at sp + 160 */
+	put(&m, 15, at(50));   /* rbp at sp + 120 */
+	put(&m, 21, 0x401234); /* rip at sp + 168 */
 	CHECK_EQ_INT(step(&f, &r, &m, &flags), 1);
 	CHECK_EQ_INT(f.sp, at(40));
 	CHECK_EQ_INT(f.fp, at(50));
@@ -319,10 +328,10 @@ static void test_x86_lr_rule_unusable(void)
 /* A frame that saved the caller's fp at CFA + fp_off (stp x29, x30). */
 static struct unw_row row_sp_fp(__s32 cfa_off, __s16 fp_off)
 {
-	return (struct unw_row){ .cfa = UNW_CFA_SP, .cfa_off = cfa_off, .fp = UNW_FP_AT_CFA,
-				 .fp_off = fp_off };
+	return (struct unw_row){
+		.cfa = UNW_CFA_SP, .cfa_off = cfa_off, .fp = UNW_FP_AT_CFA, .fp_off = fp_off
+	};
 }
-
 
 /*
  * aarch64, gcc -O2: a leaf that saved nothing (CFA = sp, the return

@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Usage: python_frames.sh debian | 3.X
+#
+# Python frames in place: pythreads.py run by Debian's /usr/bin/python3.11
+# (stripped, libpython linked in) or by pyenv's build of 3.X (a shared
+# libpython), recorded with --tid. Its three threads run known chains in
+# pure Python (alpha_main;a1;a2;spin_alpha;burn, beta_main;b1;spin_beta;burn
+# and through a 7-deep recursion), and the main thread calls back into
+# Python from C (sorted() with a key function). Checks (e2e.py python):
+#  - at least 90% of the samples have Python frames;
+#  - at least 95% of each chain's samples have the whole chain, in order,
+#    each frame "QUALNAME (FILE:LINE)";
+#  - each chain is on one thread in at least 95% of its samples, and the
+#    three on three threads: a thread shows its own frames, not the GIL
+#    holder's or the main thread's;
+#  - native frames (sorted's) stand between sorter and keyfn in at least
+#    95% of keyfn's samples: the interpreter's frames interleave with C's;
+#  - and the native walk is as complete as without them (lib.sh's roots).
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+which=$1
+if [ "$which" = debian ]; then
+	python=/usr/bin/python3.11
+	[ -x "$python" ] || e2e_skip "$python is not installed (package python3.11; ./setup.sh installs it)"
+else
+	root=$(pyenv root 2> /dev/null || echo "${PYENV_ROOT:-$HOME/.pyenv}")
+	dir=$(find "$root/versions" -maxdepth 1 -name "$which.*" 2> /dev/null | sort -V | tail -n 1)
+	python="$dir/bin/python$which"
+	[ -x "$python" ] || e2e_skip "no pyenv build of CPython $which under $root/versions"
+fi
+
+record py -F 999 --tid -o "$tmp/py.folded" --stats-json "$tmp/py.json" -- \
+	"$python" "$programs_src/pythreads.py" 3
+expect_rc 0
+check python "$tmp/py.folded" --comm "$(basename "$python")"
+check roots "$tmp/py.folded" --min-ratio 0.99
+finish
