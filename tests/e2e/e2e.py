@@ -4,16 +4,21 @@
 
 Folded stacks: one line per stack, "comm;root;...;leaf COUNT", where the
 first frame is comm, comm-PID (--pid) or comm-PID/TID (--tid), user frames
-go root to leaf and kernel frames (suffix _[k]) follow them.
+go root to leaf and kernel frames (suffix _[k]) follow them. Functions the
+compiler inlined into their caller (suffix _[i], after the caller) are left
+out by every check, which then sees the stacks a frame walk gives (as perf
+without --inline shows them), except by stacks --inlined.
 
   e2e.py stacks FOLDED --comm NAME [--leaf FRAME] --expect REGEX
      [--min-ratio R | --max-ratio R] [--min-samples N] [--tid TID] [--never REGEX]
+     [--inlined]
       Among the samples of NAME whose user leaf is FRAME (all of NAME's samples
       without --leaf), the share whose user frames, joined with ';', fully
       match REGEX must be at least (at most) R. REGEX may use {START}, the
       frames glibc puts below main, and {THREAD}, the frames below a
       thread's start routine. --tid: every such sample must come from thread
-      TID. --never: no sample of NAME may match REGEX anywhere.
+      TID. --never: no sample of NAME may match REGEX anywhere. --inlined:
+      the inlined frames (_[i]) are kept.
   e2e.py deep FOLDED --comm NAME --leaf FRAME --frame FRAME --min-frames N
       Samples of a recursion deeper than the frame limit: at least 99% of
       them keep the N frames nearest the leaf (leaf, then FRAME repeated).
@@ -97,7 +102,7 @@ def fail(msg):
 
 
 class Sample:
-    def __init__(self, line, lineno, path):
+    def __init__(self, line, lineno, path, inlined=False):
         try:
             stack, count = line.rsplit(" ", 1)
             self.count = int(count)
@@ -107,7 +112,8 @@ class Sample:
         frames = stack.split(";")
         self.comm, self.pid, self.tid = self.parse_head(frames[0])
         self.kernel = [f for f in frames[1:] if f.endswith("_[k]")]
-        self.user = [f for f in frames[1:] if not f.endswith("_[k]")]
+        self.user = [f for f in frames[1:]
+                     if not f.endswith("_[k]") and (inlined or not f.endswith("_[i]"))]
         self.line = line
 
     @staticmethod
@@ -124,13 +130,13 @@ class Sample:
         return self.user[-1] if self.user else None
 
 
-def read_folded(path):
+def read_folded(path, inlined=False):
     samples = []
     with open(path) as f:
         for n, line in enumerate(f, 1):
             line = line.rstrip("\n")
             if line:
-                samples.append(Sample(line, n, path))
+                samples.append(Sample(line, n, path, inlined))
     return samples
 
 
@@ -150,7 +156,7 @@ def expand(regex):
 
 
 def cmd_stacks(args):
-    samples = [s for s in read_folded(args.folded) if comm_matches(s, args.comm)]
+    samples = [s for s in read_folded(args.folded, args.inlined) if comm_matches(s, args.comm)]
     if args.never:
         never = re.compile(expand(args.never))
         bad = [s for s in samples if never.search(";".join(s.user))]
@@ -634,6 +640,7 @@ def main():
     s.add_argument("--min-samples", type=int, default=100)
     s.add_argument("--tid", type=int)
     s.add_argument("--never")
+    s.add_argument("--inlined", action="store_true")
     s.set_defaults(fn=cmd_stacks)
     s = sub.add_parser("deep")
     s.add_argument("folded")
