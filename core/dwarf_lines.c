@@ -84,6 +84,11 @@ struct section {
 };
 
 struct dwarf_lines {
+	/*
+	 * First: dwarf_finish() reads the first byte of the object to tell its
+	 * own readers' objects (E, F, M, P) from others, which it leaves alone.
+	 */
+	char kind;
 	const struct elf_file *ef;
 	struct section sections[NR_SECTION_NAMES + 1];
 	unsigned int nr_sections; /* counting the empty one */
@@ -949,6 +954,7 @@ struct dwarf_lines *dwarf_lines__open(const struct elf_file *ef)
 
 	if (!dl)
 		return NULL;
+	dl->kind = 'U';
 	dl->ef = ef;
 	dl->sections[0].name = "";
 	dl->nr_sections = 1;

@@ -95,29 +95,60 @@ static int add_mapping_name(struct strbuf *sb, const char *file)
 	return strbuf__add_name(sb, base);
 }
 
-static int add_frame(struct strbuf *sb, const struct profile *p, uint32_t id)
+/* A frame without a function name: "[file+0xOFFSET]", or "[unknown]" without a mapping. */
+static int add_address(struct strbuf *sb, const struct profile *p, const struct profile_location *l)
 {
-	const struct profile_location *l = profile__location(p, id);
 	const struct profile_mapping *m;
 	int err;
 
-	err = strbuf__addf(sb, ";");
-	if (err)
-		return err;
 	m = l->mapping == PROFILE_NONE ? NULL : profile__mapping(p, l->mapping);
-	if (l->function)
-		err = strbuf__add_name(sb, l->function);
-	else if (m && m->file) {
-		err = strbuf__addf(sb, "[");
-		if (!err)
-			err = add_mapping_name(sb, m->file);
-		if (!err)
-			err = strbuf__addf(sb, "+0x%" PRIx64 "]", l->addr - m->start + m->offset);
-	} else {
-		err = strbuf__addf(sb, "[unknown]");
-	}
+	if (!m || !m->file)
+		return strbuf__addf(sb, "[unknown]");
+	err = strbuf__addf(sb, "[");
+	if (!err)
+		err = add_mapping_name(sb, m->file);
+	if (!err)
+		err = strbuf__addf(sb, "+0x%" PRIx64 "]", l->addr - m->start + m->offset);
+	return err;
+}
+
+/* One frame: its name, ":LINE" when asked for, then "_[i]" (inlined) or "_[k]" (kernel). */
+static int add_one(struct strbuf *sb, const struct profile *p, const struct profile_location *l,
+		   const char *function, uint32_t line, bool inlined,
+		   const struct folded_opts *opts)
+{
+	int err;
+
+	err = strbuf__addf(sb, ";");
+	if (!err)
+		err = function ? strbuf__add_name(sb, function) : add_address(sb, p, l);
+	if (!err && opts->lines && line)
+		err = strbuf__addf(sb, ":%" PRIu32, line);
+	if (!err && inlined)
+		err = strbuf__addf(sb, "_[i]");
 	if (!err && l->kernel)
 		err = strbuf__addf(sb, "_[k]");
+	return err;
+}
+
+/* The frames of location id, root first: the functions inlined there follow the one that holds them. */
+static int add_frame(struct strbuf *sb, const struct profile *p, uint32_t id,
+		     const struct folded_opts *opts)
+{
+	const struct profile_location *l = profile__location(p, id);
+	size_t n;
+	const struct profile_line *lines = profile__lines(p, id, &n);
+	int err = 0;
+
+	if (!n)
+		return add_one(sb, p, l, l->function, 0, false, opts);
+	for (size_t i = n; !err && i > 0; i--) {
+		const struct profile_line *ln = &lines[i - 1];
+		/* the outermost line's function is the location's */
+		const char *function = i == n && l->function ? l->function : ln->function;
+
+		err = add_one(sb, p, l, function, ln->line, i < n, opts);
+	}
 	return err;
 }
 
@@ -147,9 +178,9 @@ static char *format_stack(const struct profile *p, const struct profile_sample *
 
 	err = add_comm(&sb, s, opts);
 	for (uint32_t i = s->nr_user; !err && i > 0; i--)
-		err = add_frame(&sb, p, s->user[i - 1]);
+		err = add_frame(&sb, p, s->user[i - 1], opts);
 	for (uint32_t i = s->nr_kernel; opts->kernel && !err && i > 0; i--)
-		err = add_frame(&sb, p, s->kernel[i - 1]);
+		err = add_frame(&sb, p, s->kernel[i - 1], opts);
 	if (err) {
 		free(sb.buf);
 		errno = -err;

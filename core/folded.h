@@ -18,6 +18,16 @@
  * "[unknown]" is used only when no mapping covers the address. ';' and line
  * breaks in names become ':' and ' ' so every line parses.
  *
+ * A function the compiler inlined into its caller is a frame of its own,
+ * after its caller's, with flamegraph.pl's suffix "_[i]":
+ *
+ *	inline;main;run;checksum_[i];mix_word_[i];rotate_[i] 90
+ *
+ * With the lines option each frame whose source line is known gets ":LINE"
+ * before its suffix (run:36;checksum:29_[i]): the line of the address in the
+ * innermost function, the line of the call in each caller. Off by default,
+ * so that stacks stay aggregated by function.
+ *
  * Lines are sorted bytewise and identical stacks merged, so the same profile
  * always gives the same bytes.
  */
@@ -33,6 +43,7 @@ struct folded_opts {
 	bool pid;    /* first frame "comm-PID" */
 	bool tid;    /* first frame "comm-PID/TID" (implies pid) */
 	bool kernel; /* append kernel frames */
+	bool lines;  /* append ":LINE" to frames whose source line is known */
 };
 
 /*

@@ -36,7 +36,7 @@ struct str_entry {
 };
 
 struct func_entry {
-	int64_t name, system_name;
+	int64_t name, system_name, filename, start_line;
 	uint64_t id;
 };
 
@@ -53,6 +53,10 @@ static int func_entry_cmp(const void *a, const void *b)
 		return fa->name < fb->name ? -1 : 1;
 	if (fa->system_name != fb->system_name)
 		return fa->system_name < fb->system_name ? -1 : 1;
+	if (fa->filename != fb->filename)
+		return fa->filename < fb->filename ? -1 : 1;
+	if (fa->start_line != fb->start_line)
+		return fa->start_line < fb->start_line ? -1 : 1;
 	return 0;
 }
 
@@ -76,9 +80,11 @@ struct builder {
 	Pprof__Location **loc_ptrs;
 	Pprof__Line *lines;
 	Pprof__Line **line_ptrs;
+	size_t nr_lines;
 	/* mappings: map_ids[model id] is the pprof id, 0 when unused */
 	uint64_t *map_ids;
 	bool *map_has_funcs;
+	uint8_t *map_has_lines; /* MAP_FILENAMES | MAP_LINE_NUMBERS | MAP_INLINE_FRAMES */
 	uint64_t kernel_map_id; /* made up for kernel frames without a mapping */
 	uint64_t kernel_lo, kernel_hi;
 	Pprof__Mapping *maps;
@@ -107,6 +113,7 @@ static void builder__free(struct builder *b)
 	free(b->line_ptrs);
 	free(b->map_ids);
 	free(b->map_has_funcs);
+	free(b->map_has_lines);
 	free(b->maps);
 	free(b->map_ptrs);
 	free(b->sample_loc_ids);
@@ -143,15 +150,21 @@ static int64_t builder__str(struct builder *b, const char *s)
 	return e->idx;
 }
 
-/* The pprof id of the function (name, system_name), adding it when new; 0 when out of memory. */
-static uint64_t builder__func(struct builder *b, const char *name, const char *system_name)
+/*
+ * The pprof id of the function (name, system_name, filename, start_line),
+ * adding it when new; 0 when out of memory.
+ */
+static uint64_t builder__func(struct builder *b, const char *name, const char *system_name,
+			      const char *filename, uint32_t start_line)
 {
 	struct func_entry key, *e, **found;
 	Pprof__Function *f;
 
 	key.name = builder__str(b, name ? name : system_name);
 	key.system_name = builder__str(b, system_name ? system_name : name);
-	if (key.name < 0 || key.system_name < 0)
+	key.filename = builder__str(b, filename);
+	key.start_line = start_line;
+	if (key.name < 0 || key.system_name < 0 || key.filename < 0)
 		return 0;
 	found = tfind(&key, &b->func_tree, func_entry_cmp);
 	if (found)
@@ -169,8 +182,33 @@ static uint64_t builder__func(struct builder *b, const char *name, const char *s
 	f->id = e->id = ++b->nr_funcs;
 	f->name = key.name;
 	f->system_name = key.system_name;
+	f->filename = key.filename;
+	f->start_line = key.start_line;
 	b->func_ptrs[f->id - 1] = f;
 	return f->id;
+}
+
+enum {
+	MAP_FILENAMES = 1 << 0,
+	MAP_LINE_NUMBERS = 1 << 1,
+	MAP_INLINE_FRAMES = 1 << 2,
+};
+
+/* What the source lines of location id tell of its mapping (MAP_*); counts them in *nr. */
+static uint8_t lines_kind(const struct profile *p, uint32_t id, size_t *nr)
+{
+	size_t n;
+	const struct profile_line *lines = profile__lines(p, id, &n);
+	uint8_t kind = n > 1 ? MAP_INLINE_FRAMES : 0;
+
+	*nr += n ? n : 1;
+	for (size_t i = 0; i < n; i++) {
+		if (lines[i].file)
+			kind |= MAP_FILENAMES;
+		if (lines[i].line)
+			kind |= MAP_LINE_NUMBERS;
+	}
+	return kind;
 }
 
 /* Marks the locations and mappings the samples use. */
@@ -182,7 +220,8 @@ static int builder__mark(struct builder *b)
 	b->loc_ids = calloc(nr_locs + 1, sizeof(*b->loc_ids));
 	b->map_ids = calloc(nr_maps + 1, sizeof(*b->map_ids));
 	b->map_has_funcs = calloc(nr_maps + 1, sizeof(*b->map_has_funcs));
-	if (!b->loc_ids || !b->map_ids || !b->map_has_funcs)
+	b->map_has_lines = calloc(nr_maps + 1, sizeof(*b->map_has_lines));
+	if (!b->loc_ids || !b->map_ids || !b->map_has_funcs || !b->map_has_lines)
 		return -ENOMEM;
 	for (size_t i = 0; i < profile__nr_samples(p); i++) {
 		const struct profile_sample *s = profile__sample(p, i);
@@ -196,12 +235,15 @@ static int builder__mark(struct builder *b)
 	}
 	for (uint32_t i = 0; i < nr_locs; i++) {
 		const struct profile_location *l = profile__location(p, i);
+		uint8_t kind;
 
 		if (!b->loc_ids[i])
 			continue;
+		kind = lines_kind(p, i, &b->nr_lines);
 		if (l->mapping != PROFILE_NONE) {
 			b->map_ids[l->mapping] = 1;
 			b->map_has_funcs[l->mapping] |= l->function || l->system_name;
+			b->map_has_lines[l->mapping] |= kind;
 		} else if (l->kernel) {
 			if (!b->kernel_map_id || l->addr < b->kernel_lo)
 				b->kernel_lo = l->addr;
@@ -264,7 +306,8 @@ static uint32_t builder__main_mapping(const struct builder *b)
 }
 
 static int builder__add_mapping(struct builder *b, uint64_t start, uint64_t limit, uint64_t offset,
-				const char *file, const char *build_id, bool has_funcs)
+				const char *file, const char *build_id, bool has_funcs,
+				uint8_t has_lines)
 {
 	size_t n = b->msg.n_mapping;
 	Pprof__Mapping *m = &b->maps[n];
@@ -280,6 +323,9 @@ static int builder__add_mapping(struct builder *b, uint64_t start, uint64_t limi
 		return -ENOMEM;
 	/* Symbolized here: pprof need not look for the binary. */
 	m->has_functions = has_funcs;
+	m->has_filenames = has_lines & MAP_FILENAMES;
+	m->has_line_numbers = has_lines & MAP_LINE_NUMBERS;
+	m->has_inline_frames = has_lines & MAP_INLINE_FRAMES;
 	b->map_ptrs[n] = m;
 	b->msg.n_mapping++;
 	return 0;
@@ -291,7 +337,7 @@ static int builder__add_model_mapping(struct builder *b, uint32_t id)
 
 	b->map_ids[id] = b->msg.n_mapping + 1;
 	return builder__add_mapping(b, m->start, m->limit, m->offset, m->file, m->build_id,
-				    b->map_has_funcs[id]);
+				    b->map_has_funcs[id], b->map_has_lines[id]);
 }
 
 static int builder__mappings(struct builder *b)
@@ -313,26 +359,59 @@ static int builder__mappings(struct builder *b)
 	if (!err && b->kernel_map_id) {
 		b->kernel_map_id = b->msg.n_mapping + 1;
 		err = builder__add_mapping(b, b->kernel_lo, b->kernel_hi, 0, KERNEL_MAPPING, NULL,
-					   false);
+					   false, 0);
 	}
 	return err;
 }
 
+/* The Line entries of location i (model id) in loc: one per source line, else its function. */
+static int builder__lines(struct builder *b, uint32_t i, Pprof__Location *loc)
+{
+	const struct profile_location *l = profile__location(b->p, i);
+	size_t n, used = 0;
+	const struct profile_line *lines = profile__lines(b->p, i, &n);
+
+	if (!n && !l->function && !l->system_name)
+		return 0;
+	loc->line = &b->line_ptrs[b->nr_lines];
+	for (size_t j = 0; j < (n ? n : 1); j++) {
+		Pprof__Line *line = &b->lines[b->nr_lines];
+		/* the outermost line is named as the location */
+		bool outer = j + 1 == n && (l->function || l->system_name);
+		const char *name = !n || outer ? l->function : lines[j].function;
+		const char *system_name = !n || outer ? l->system_name : lines[j].system_name;
+
+		*line = (Pprof__Line)PPROF__LINE__INIT;
+		if (n)
+			line->line = lines[j].line;
+		line->function_id = builder__func(b, name, system_name, n ? lines[j].file : NULL,
+						  n ? lines[j].start_line : 0);
+		if (!line->function_id)
+			return -ENOMEM;
+		b->line_ptrs[b->nr_lines++] = line;
+		used++;
+	}
+	loc->n_line = used;
+	return 0;
+}
+
 static int builder__locations(struct builder *b)
 {
-	size_t nr = profile__nr_locations(b->p);
+	size_t nr = profile__nr_locations(b->p), nr_lines = b->nr_lines;
+	int err = 0;
 
 	b->locs = calloc(nr + 1, sizeof(*b->locs));
 	b->loc_ptrs = calloc(nr + 1, sizeof(*b->loc_ptrs));
-	b->lines = calloc(nr + 1, sizeof(*b->lines));
-	b->line_ptrs = calloc(nr + 1, sizeof(*b->line_ptrs));
-	b->funcs = calloc(nr + 1, sizeof(*b->funcs));
-	b->func_ptrs = calloc(nr + 1, sizeof(*b->func_ptrs));
+	b->lines = calloc(nr_lines + 1, sizeof(*b->lines));
+	b->line_ptrs = calloc(nr_lines + 1, sizeof(*b->line_ptrs));
+	b->funcs = calloc(nr_lines + 1, sizeof(*b->funcs));
+	b->func_ptrs = calloc(nr_lines + 1, sizeof(*b->func_ptrs));
 	if (!b->locs || !b->loc_ptrs || !b->lines || !b->line_ptrs || !b->funcs || !b->func_ptrs)
 		return -ENOMEM;
+	b->nr_lines = 0;
 	b->msg.location = b->loc_ptrs;
 	b->msg.function = b->func_ptrs;
-	for (uint32_t i = 0; i < nr; i++) {
+	for (uint32_t i = 0; i < nr && !err; i++) {
 		const struct profile_location *l = profile__location(b->p, i);
 		Pprof__Location *loc = &b->locs[b->msg.n_location];
 
@@ -345,21 +424,11 @@ static int builder__locations(struct builder *b)
 			loc->mapping_id = b->map_ids[l->mapping];
 		else if (l->kernel)
 			loc->mapping_id = b->kernel_map_id;
-		if (l->function || l->system_name) {
-			Pprof__Line *line = &b->lines[loc->id - 1];
-
-			*line = (Pprof__Line)PPROF__LINE__INIT;
-			line->function_id = builder__func(b, l->function, l->system_name);
-			if (!line->function_id)
-				return -ENOMEM;
-			b->line_ptrs[loc->id - 1] = line;
-			loc->line = &b->line_ptrs[loc->id - 1];
-			loc->n_line = 1;
-		}
+		err = builder__lines(b, i, loc);
 		b->loc_ptrs[loc->id - 1] = loc;
 	}
 	b->msg.n_function = b->nr_funcs;
-	return 0;
+	return err;
 }
 
 enum { LABEL_PID, LABEL_TID, LABEL_COMM, NR_LABELS };
@@ -813,8 +882,7 @@ struct reader {
 	struct profile *p;
 	struct id_pos *maps, *funcs, *locs; /* sorted by id */
 	uint32_t *map_model;		    /* model mapping of each pprof mapping */
-	uint32_t *loc_first;		    /* first model location of each pprof location */
-	uint32_t *loc_nr;		    /* model locations of each pprof location */
+	uint32_t *loc_first;		    /* model location of each pprof location */
 	bool *loc_kernel;
 	uint32_t *frames;
 	size_t cap_frames;
@@ -920,38 +988,51 @@ static bool is_kernel_file(const char *file)
 	return file && strncmp(file, "[kernel", 7) == 0;
 }
 
-/* The model location of one line of a pprof location (or of one without lines). */
-static int reader__add_line(struct reader *r, struct profile_location *pl, const Pprof__Line *line,
-			    uint32_t *id)
+/* The function of a Line: its names (NULL when empty), file and start line. */
+static int reader__line(struct reader *r, const Pprof__Line *line, struct profile_line *out)
 {
 	const Pprof__Function *f;
 	const struct id_pos *fp;
-	const char *name, *system_name;
+	const char *name, *system_name, *filename;
 
-	pl->function = pl->system_name = NULL;
-	if (line) {
-		fp = id_find(r->funcs, r->msg->n_function, line->function_id);
-		if (!fp) {
-			pr_err("%s: a location refers to function %" PRIu64 ", which is not there",
-			       r->name, line->function_id);
-			return -EBADMSG;
-		}
-		f = r->msg->function[fp->pos];
-		name = reader__str(r, f->name, "function name");
-		system_name = reader__str(r, f->system_name, "function system name");
-		if (!name || !system_name)
-			return -EBADMSG;
-		pl->function = (char *)(name[0] ? name : system_name[0] ? system_name : NULL);
-		pl->system_name = (char *)(system_name[0] ? system_name : NULL);
+	fp = id_find(r->funcs, r->msg->n_function, line->function_id);
+	if (!fp) {
+		pr_err("%s: a location refers to function %" PRIu64 ", which is not there", r->name,
+		       line->function_id);
+		return -EBADMSG;
 	}
-	return profile__add_location(r->p, pl, id);
+	f = r->msg->function[fp->pos];
+	name = reader__str(r, f->name, "function name");
+	system_name = reader__str(r, f->system_name, "function system name");
+	filename = reader__str(r, f->filename, "function file name");
+	if (!name || !system_name || !filename)
+		return -EBADMSG;
+	*out = (struct profile_line){
+		.function = name[0]	   ? name :
+			    system_name[0] ? system_name :
+					     NULL,
+		.system_name = system_name[0] ? system_name : NULL,
+		.file = filename[0] ? filename : NULL,
+		.line = line->line > 0 && line->line <= UINT32_MAX ? (uint32_t)line->line : 0,
+		.start_line = f->start_line > 0 && f->start_line <= UINT32_MAX ?
+				      (uint32_t)f->start_line :
+				      0,
+	};
+	return 0;
 }
 
+/*
+ * The model location of a pprof location: named as its last Line (the
+ * function that holds the code), with every Line as a source line,
+ * innermost first, when there is a file, a line number or an inlined call.
+ */
 static int reader__location(struct reader *r, size_t i)
 {
 	const Pprof__Location *loc = r->msg->location[i];
 	struct profile_location pl = { .addr = loc->address, .mapping = PROFILE_NONE };
+	struct profile_line *lines = NULL;
 	const struct id_pos *mp = NULL;
+	bool source = loc->n_line > 1;
 	int err = 0;
 
 	if (loc->mapping_id) {
@@ -966,14 +1047,24 @@ static int reader__location(struct reader *r, size_t i)
 		pl.kernel = is_kernel_file(profile__mapping(r->p, pl.mapping)->file);
 	}
 	r->loc_kernel[i] = pl.kernel;
-	r->loc_nr[i] = loc->n_line ? (uint32_t)loc->n_line : 1;
-	err = reader__add_line(r, &pl, loc->n_line ? loc->line[0] : NULL, &r->loc_first[i]);
-	/* inlined callers follow the innermost line: each becomes a frame */
-	for (size_t j = 1; j < loc->n_line && !err; j++) {
-		uint32_t id;
-
-		err = reader__add_line(r, &pl, loc->line[j], &id);
+	if (loc->n_line) {
+		lines = calloc(loc->n_line, sizeof(*lines));
+		if (!lines)
+			return -ENOMEM;
 	}
+	for (size_t j = 0; j < loc->n_line && !err; j++) {
+		err = reader__line(r, loc->line[j], &lines[j]);
+		source |= lines[j].file || lines[j].line;
+	}
+	if (!err && loc->n_line) {
+		pl.function = (char *)lines[loc->n_line - 1].function;
+		pl.system_name = (char *)lines[loc->n_line - 1].system_name;
+	}
+	if (!err)
+		err = profile__add_location(r->p, &pl, &r->loc_first[i]);
+	if (!err && source)
+		err = profile__set_lines(r->p, r->loc_first[i], lines, loc->n_line);
+	free(lines);
 	return err;
 }
 
@@ -983,9 +1074,8 @@ static int reader__locations(struct reader *r)
 	int err;
 
 	r->loc_first = calloc(msg->n_location + 1, sizeof(*r->loc_first));
-	r->loc_nr = calloc(msg->n_location + 1, sizeof(*r->loc_nr));
 	r->loc_kernel = calloc(msg->n_location + 1, sizeof(*r->loc_kernel));
-	if (!r->loc_first || !r->loc_nr || !r->loc_kernel)
+	if (!r->loc_first || !r->loc_kernel)
 		return -ENOMEM;
 	err = reader__index(r, &r->funcs, msg->n_function, "function", function_id_of);
 	if (!err)
@@ -1065,8 +1155,8 @@ static int reader__frames(struct reader *r, const Pprof__Sample *s, struct profi
 			       r->name, s->location_id[i]);
 			return -EBADMSG;
 		}
-		if (nr + r->loc_nr[lp->pos] > r->cap_frames) {
-			size_t cap = (nr + r->loc_nr[lp->pos]) * 2;
+		if (nr + 1 > r->cap_frames) {
+			size_t cap = (nr + 1) * 2;
 			uint32_t *n = reallocarray(r->frames, cap, sizeof(*n));
 
 			if (!n)
@@ -1077,9 +1167,8 @@ static int reader__frames(struct reader *r, const Pprof__Sample *s, struct profi
 		kernel = r->loc_kernel[lp->pos];
 		/* only the leading run of kernel frames is the kernel stack */
 		if (kernel && ps->nr_kernel == nr)
-			ps->nr_kernel += r->loc_nr[lp->pos];
-		for (uint32_t j = 0; j < r->loc_nr[lp->pos]; j++)
-			r->frames[nr++] = r->loc_first[lp->pos] + j;
+			ps->nr_kernel++;
+		r->frames[nr++] = r->loc_first[lp->pos];
 	}
 	ps->kernel = r->frames;
 	/* no location yet: frames is NULL, and NULL + 0 is undefined */
@@ -1173,7 +1262,6 @@ static void reader__free(struct reader *r)
 	free(r->locs);
 	free(r->map_model);
 	free(r->loc_first);
-	free(r->loc_nr);
 	free(r->loc_kernel);
 	free(r->frames);
 }

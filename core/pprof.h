@@ -9,14 +9,20 @@
  * the sampling period; samples/count alone when the period is unknown),
  * period type cpu/nanoseconds, the main binary as the first mapping, a
  * mapping per executable mapping (kernel frames in "[kernel.kallsyms]"), a
- * location per sampled address, a function per (name, raw name), and on
+ * location per sampled address with a Line per source line (the functions
+ * inlined there, innermost first, then the one that holds the code; one
+ * Line naming the function when there are no source lines), a function per
+ * (name, raw name, file, start line), each mapping's has_filenames,
+ * has_line_numbers and has_inline_frames set when one of its locations has
+ * them, and on
  * every sample the labels pid and tid (numbers) and comm (a string), which
  * is what `report --folded` needs to print record's folded lines again.
  * The same profile always gives the same bytes (gzip mtime 0, no name).
  *
  * Read: files by unwprof and by other producers (Go's runtime/pprof, perf
- * converters). Inlined frames (several lines in a location) become frames
- * of their own. The value used as the sample count is the sample type
+ * converters). A location's Lines (inlined functions, innermost first)
+ * become its source lines (profile__lines()), the location named as the
+ * last one. The value used as the sample count is the sample type
  * "samples", else the first with unit "count", else the default or the last
  * one. Frames in a mapping named "[kernel...]" are kernel frames. Labels
  * pid, tid and comm fill the sample's; a profile with no comm label at all

@@ -210,10 +210,16 @@ static int filter_location(struct filter_ctx *c, uint32_t id, uint32_t *out)
 	int err;
 
 	if (!c->loc_map[id]) {
+		const struct profile_line *lines;
+		size_t n;
+
 		loc = *profile__location(c->src, id);
+		lines = profile__lines(c->src, id, &n);
 		err = filter_mapping(c, loc.mapping, &loc.mapping);
 		if (!err)
 			err = profile__add_location(c->dst, &loc, &c->loc_map[id]);
+		if (!err && n)
+			err = profile__set_lines(c->dst, c->loc_map[id], lines, n);
 		if (err)
 			return err;
 		c->loc_map[id]++;
@@ -313,6 +319,7 @@ struct report {
 	uint32_t *parent;
 	void *node_tree; /* tsearch tree of struct node_entry */
 	uint64_t total;
+	bool by_line; /* functions are "name file:line" */
 };
 
 static int name_cmp(const void *a, const void *b)
@@ -367,10 +374,14 @@ static int report__intern(struct report *r, char *name, uint32_t *idx)
 	if (r->nr_funcs == r->cap_funcs) {
 		size_t cap = r->cap_funcs ? r->cap_funcs * 2 : 256;
 		struct report_func *n = reallocarray(r->funcs, cap, sizeof(*n));
+		uint64_t *seen = n ? reallocarray(r->seen, cap, sizeof(*seen)) : NULL;
 
-		if (!n)
+		if (n)
+			r->funcs = n;
+		if (!n || !seen)
 			goto fail;
-		r->funcs = n;
+		memset(seen + r->cap_funcs, 0, (cap - r->cap_funcs) * sizeof(*seen));
+		r->seen = seen;
 		r->cap_funcs = cap;
 	}
 	e = malloc(sizeof(*e));
@@ -408,7 +419,40 @@ static int report__loc_func(struct report *r, uint32_t loc, uint32_t *func)
 	return 0;
 }
 
-/* The child of parent for func, added when new. */
+/*
+ * The function of line i of location loc (i < n, its number of lines): its
+ * name, the location's for the outermost line, with " file:line" when the
+ * report is by line.
+ */
+static int report__line_func(struct report *r, uint32_t loc, const struct profile_line *lines,
+			     size_t n, size_t i, uint32_t *func)
+{
+	const struct profile_location *l = profile__location(r->p, loc);
+	const struct profile_line *ln = &lines[i];
+	char *name, *full = NULL;
+
+	if ((i + 1 == n && l->function) || !ln->function)
+		name = frame_name(r->p, l);
+	else
+		name = strdup(ln->function);
+	if (!name)
+		return -ENOMEM;
+	if (r->by_line && (ln->file || ln->line)) {
+		if (asprintf(&full, "%s %s:%" PRIu32, name, ln->file ? ln->file : "??", ln->line) <
+		    0)
+			full = NULL;
+		free(name);
+		if (!full)
+			return -ENOMEM;
+		name = full;
+	}
+	return report__intern(r, name, func);
+}
+
+/* Where an inlined call is kept apart from a real one in the tree. */
+#define NODE_INLINED (1u << 31)
+
+/* The child of parent for func (| NODE_INLINED for an inlined call), added when new. */
 static int report__node(struct report *r, uint32_t parent, uint32_t func, uint32_t *idx)
 {
 	struct node_entry key = { .key = (uint64_t)parent << 32 | func }, *e, **found;
@@ -440,22 +484,24 @@ static int report__node(struct report *r, uint32_t parent, uint32_t func, uint32
 		free(e);
 		return -ENOMEM;
 	}
-	r->nodes[r->nr_nodes] = (struct report_node){ .func = func };
+	r->nodes[r->nr_nodes] = (struct report_node){
+		.func = func & ~NODE_INLINED,
+		.inlined = func & NODE_INLINED,
+	};
 	r->parent[r->nr_nodes] = parent;
 	*idx = (uint32_t)r->nr_nodes++;
 	return 0;
 }
 
-/* Counts one frame of sample number si (root first); *node moves down the tree. */
-static int report__frame(struct report *r, size_t si, uint32_t loc, uint64_t count, bool leaf,
-			 uint32_t *node)
+/* Counts function func in sample number si (root first); *node moves down the tree. */
+static int report__count(struct report *r, size_t si, uint32_t func, bool inlined, uint64_t count,
+			 bool leaf, uint32_t *node)
 {
-	uint32_t func;
 	int err;
 
-	err = report__loc_func(r, loc, &func);
-	if (!err)
-		err = report__node(r, *node, func, node);
+	if (func & NODE_INLINED)
+		return -E2BIG;
+	err = report__node(r, *node, inlined ? func | NODE_INLINED : func, node);
 	if (err)
 		return err;
 	r->nodes[*node].total += count;
@@ -469,6 +515,27 @@ static int report__frame(struct report *r, size_t si, uint32_t loc, uint64_t cou
 		r->funcs[func].self += count;
 	}
 	return 0;
+}
+
+/* Counts the frames of location loc: the functions inlined there after the one that holds them. */
+static int report__frame(struct report *r, size_t si, uint32_t loc, uint64_t count, bool leaf,
+			 uint32_t *node)
+{
+	size_t n;
+	const struct profile_line *lines = profile__lines(r->p, loc, &n);
+	uint32_t func;
+	int err = 0;
+
+	if (!n || (n == 1 && !r->by_line)) {
+		err = report__loc_func(r, loc, &func);
+		return err ? err : report__count(r, si, func, false, count, leaf, node);
+	}
+	for (size_t i = n; i > 0 && !err; i--) {
+		err = report__line_func(r, loc, lines, n, i - 1, &func);
+		if (!err)
+			err = report__count(r, si, func, i < n, count, leaf && i == 1, node);
+	}
+	return err;
 }
 
 static int report__add_sample(struct report *r, size_t si)
@@ -531,9 +598,7 @@ static int report__build(struct report *r)
 	r->nodes = calloc(r->cap_nodes, sizeof(*r->nodes));
 	r->parent = calloc(r->cap_nodes, sizeof(*r->parent));
 	r->loc_func = calloc(nr_locs + 1, sizeof(*r->loc_func));
-	/* a function per location at most */
-	r->seen = calloc(nr_locs + 1, sizeof(*r->seen));
-	if (!r->nodes || !r->parent || !r->loc_func || !r->seen)
+	if (!r->nodes || !r->parent || !r->loc_func)
 		return -ENOMEM;
 	r->nr_nodes = 1; /* the root */
 	for (size_t i = 0; i < profile__nr_samples(r->p) && !err; i++)
@@ -552,12 +617,18 @@ static int report__build(struct report *r)
 
 struct report *report__new(const struct profile *p)
 {
+	return report__new_by(p, false);
+}
+
+struct report *report__new_by(const struct profile *p, bool by_line)
+{
 	struct report *r = calloc(1, sizeof(*r));
 	int err;
 
 	if (!r)
 		return NULL;
 	r->p = p;
+	r->by_line = by_line;
 	err = report__build(r);
 	if (err) {
 		report__free(r);

@@ -8,6 +8,8 @@
  *    samples (the function was anywhere on the stack, counted once per
  *    sample even when it recurses);
  *  - tree: the stacks merged from the root down, caller to callee;
+ *    functions the compiler inlined into their caller (the source lines of
+ *    a location, core/profile.h) are nodes of their own, marked inlined;
  *  - diff: per function, its share of all samples in a base profile and in
  *    the new one, the change in percentage points and as a ratio.
  *
@@ -79,12 +81,20 @@ struct report_node {
 	uint64_t total;
 	uint32_t nr_children;
 	uint32_t first_child; /* internal: where the sorted children start */
+	bool inlined;	      /* the compiler inlined this call into the parent's code */
 };
 
 struct report;
 
 /* NULL and errno on failure. */
 struct report *report__new(const struct profile *p);
+/*
+ * The same, by source line when by_line: each function is then "NAME
+ * FILE:LINE" for the line of the address in the innermost function and the
+ * line of the call in its callers (pprof -lines), plain "NAME" where the
+ * line is unknown.
+ */
+struct report *report__new_by(const struct profile *p, bool by_line);
 void report__free(struct report *r);
 
 /* Sum of the sample counts. */
