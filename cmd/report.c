@@ -39,6 +39,7 @@ enum {
 	OPT_NO_KERNEL,
 	OPT_WITH_PID,
 	OPT_WITH_TID,
+	OPT_LINES,
 };
 
 enum view {
@@ -62,6 +63,7 @@ struct report_args {
 	struct report_filter filter;
 	bool json;
 	bool with_pid, with_tid;
+	bool lines; /* by source line */
 };
 
 /* A profile as loaded and filtered, with what its file said about itself. */
@@ -70,6 +72,7 @@ struct loaded {
 	struct profile *profile;
 	struct report_input in;
 	struct report *report;
+	bool by_line; /* set before loaded__open: functions are "NAME FILE:LINE" */
 };
 
 static const char report_doc[] =
@@ -85,6 +88,10 @@ static const char report_doc[] =
 	"            as the input had them, or as --with-pid/--with-tid say)\n"
 	"  --diff    each function's share of the samples in BASE and in the input,\n"
 	"            the change in points and as a ratio, largest increase first\n"
+	"Functions the compiler inlined into their caller are frames of their own:\n"
+	"\"(inline)\" in the tree, \"_[i]\" in folded stacks. --lines shows source lines:\n"
+	"top, tree and diff count \"NAME FILE:LINE\" (like pprof -lines), folded\n"
+	"stacks get \":LINE\" on each frame.\n"
 	"--pid, --comm and --no-kernel filter the samples before any view. --json\n"
 	"prints any view as {\"schema\": 1, \"view\": NAME, ...}. Profiles larger than\n"
 	"1 GiB, compressed or not, are refused.\n\n"
@@ -92,6 +99,7 @@ static const char report_doc[] =
 	"  unwprof report -i app.pb.gz\n"
 	"  unwprof report -i app.pb.gz --sort total --top 50\n"
 	"  unwprof report -i app.folded --tree --min-percent 2\n"
+	"  unwprof report -i app.pb.gz --lines --top 10       # the hottest source lines\n"
 	"  unwprof report -i app.pb.gz --pid 4242 --folded > app-4242.folded\n"
 	"  unwprof report -i app.folded -o app.pb.gz          # convert to pprof\n"
 	"  unwprof report --diff base.pb.gz -i new.pb.gz --fail-above 5\n\n"
@@ -114,6 +122,10 @@ static const struct argp_option report_options[] = {
 	{ "folded", OPT_FOLDED, NULL, 0, "Print folded stacks", 2 },
 	{ "with-pid", OPT_WITH_PID, NULL, 0, "Folded: begin each stack with comm-PID", 2 },
 	{ "with-tid", OPT_WITH_TID, NULL, 0, "Folded: begin each stack with comm-PID/TID", 2 },
+	{ "lines", OPT_LINES, NULL, 0,
+	  "By source line: FILE:LINE after each function (top, tree, diff); :LINE on each frame "
+	  "(folded)",
+	  2 },
 	{ "diff", OPT_DIFF, "BASE", 0, "Compare the input with the profile BASE", 2 },
 	{ "fail-above", OPT_FAIL_ABOVE, "PCT", 0,
 	  "Diff: exit 3 when a function's total share grew by more than PCT points", 2 },
@@ -229,6 +241,9 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	case OPT_WITH_TID:
 		args->with_tid = true;
 		return 0;
+	case OPT_LINES:
+		args->lines = true;
+		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s': give the profile with -i", arg);
 		return 0;
@@ -277,7 +292,7 @@ static int loaded__open(struct loaded *l, const char *path, const struct report_
 	}
 	if (!need_report)
 		return 0;
-	l->report = report__new(l->profile);
+	l->report = report__new_by(l->profile, l->by_line);
 	if (!l->report) {
 		err = -errno;
 		pr_err("%s: %s", path, strerror(errno));
@@ -460,6 +475,12 @@ static const struct report_node *single_child(const struct tree_ctx *t, const st
 	return nr_shown(t, n) == 1 && c->total == n->total ? c : NULL;
 }
 
+/* After the name of a call the compiler inlined, as pprof marks it. */
+static const char *inline_mark(const struct report_node *n)
+{
+	return n->inlined ? " (inline)" : "";
+}
+
 /* A chain of single callees, "---name" and then one name a line, as perf prints it. */
 static void tree_print_chain(struct tree_ctx *t, const struct report_node *c)
 {
@@ -467,7 +488,8 @@ static void tree_print_chain(struct tree_ctx *t, const struct report_node *c)
 	const char *head = "---";
 
 	for (;;) {
-		printf("%s%s%s\n", t->prefix, head, report__func_name(t->r, c->func));
+		printf("%s%s%s%s\n", t->prefix, head, report__func_name(t->r, c->func),
+		       inline_mark(c));
 		head = "   ";
 		if (!single_child(t, c))
 			break;
@@ -499,7 +521,8 @@ static void tree_print_children(struct tree_ctx *t, const struct report_node *n)
 
 		w = snprintf(head, sizeof(head), "%s%.2f%%--", last ? " --" : "|--",
 			     pct(c->total, t->total));
-		printf("%s%s%s\n", t->prefix, head, report__func_name(t->r, c->func));
+		printf("%s%s%s%s\n", t->prefix, head, report__func_name(t->r, c->func),
+		       inline_mark(c));
 		if (!nr_shown(t, c))
 			continue;
 		if (len + (size_t)w + 1 >= sizeof(t->prefix)) {
@@ -552,6 +575,8 @@ static void tree_json_node(struct json_writer *jw, const struct tree_ctx *t,
 	jw_uint(jw, depth);
 	jw_key(jw, "name");
 	jw_string(jw, report__func_name(t->r, n->func));
+	jw_key(jw, "inlined");
+	jw_bool(jw, n->inlined);
 	jw_key(jw, "self");
 	jw_uint(jw, n->self);
 	jw_key(jw, "self_percent");
@@ -648,6 +673,7 @@ static struct folded_opts folded_opts_of(const struct loaded *l, const struct re
 		opts.pid = true;
 		opts.tid = args->with_tid;
 	}
+	opts.lines = args->lines;
 	return opts;
 }
 
@@ -812,7 +838,7 @@ static int finish_output(struct json_writer *jw)
 static int run_diff(const struct report_args *args, struct loaded *cur, struct json_writer *jw,
 		    bool *regressed)
 {
-	struct loaded base = {};
+	struct loaded base = { .by_line = args->lines };
 	struct report_diff *d = NULL;
 	bool failed;
 	int err;
@@ -882,7 +908,7 @@ static int write_pprof(const struct report_args *args, const struct loaded *l)
 
 static int report_run(const struct report_args *args)
 {
-	struct loaded l = {};
+	struct loaded l = { .by_line = args->lines };
 	struct json_writer *jw = NULL;
 	bool regressed = false;
 	int err, out_err;

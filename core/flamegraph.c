@@ -28,6 +28,7 @@
 
 enum fg_kind {
 	FG_USER,
+	FG_INLINED, /* a function the compiler inlined into its caller */
 	FG_KERNEL,
 	FG_UNKNOWN, /* no symbol */
 	FG_PROCESS,
@@ -35,14 +36,14 @@ enum fg_kind {
 };
 
 static const char *const kind_class[] = {
-	[FG_USER] = "user",	  [FG_KERNEL] = "kernel", [FG_UNKNOWN] = "unknown",
-	[FG_PROCESS] = "process", [FG_ROOT] = "root",
+	[FG_USER] = "user",	  [FG_INLINED] = "inlined", [FG_KERNEL] = "kernel",
+	[FG_UNKNOWN] = "unknown", [FG_PROCESS] = "process", [FG_ROOT] = "root",
 };
 
 struct fg_name {
 	char *name; /* valid UTF-8 without control characters */
 	enum fg_kind kind;
-	uint32_t src; /* location id, or nr_locations + sample index for a process */
+	uint32_t src; /* a frame of a location (see flamegraph.first), or a process */
 };
 
 struct fg_path {
@@ -63,7 +64,13 @@ struct flamegraph {
 	const struct flamegraph_opts *opts;
 	struct fg_name *names; /* sorted and unique: the index is the rank */
 	size_t nr_names;
-	uint32_t *rank; /* of each name source (see fg_name.src) */
+	/*
+	 * Name sources: each location has one frame per source line (the
+	 * functions inlined there, innermost first), else one; first[id] is
+	 * the first of location id, first[nr_locations] the first process.
+	 */
+	uint32_t *first;
+	uint32_t *rank; /* of each name source */
 	struct fg_path *paths;
 	size_t nr_paths;
 	struct fg_frame *frames;
@@ -140,16 +147,18 @@ static char *mapping_name(const char *file)
 	return strdup(base);
 }
 
-static char *location_name(const struct profile *p, const struct profile_location *l)
+/* The name of a frame of l: function, else where it is; "_[i]" when inlined, "_[k]" in the kernel. */
+static char *location_name(const struct profile *p, const struct profile_location *l,
+			   const char *function, bool inlined)
 {
 	const struct profile_mapping *m;
-	const char *k = l->kernel ? "_[k]" : "";
+	const char *k = l->kernel ? "_[k]" : inlined ? "_[i]" : "";
 	char *name = NULL, *base;
 	int n;
 
 	m = l->mapping == PROFILE_NONE ? NULL : profile__mapping(p, l->mapping);
-	if (l->function) {
-		n = asprintf(&name, "%s%s", l->function, k);
+	if (function) {
+		n = asprintf(&name, "%s%s", function, k);
 	} else if (m && m->file) {
 		base = mapping_name(m->file);
 		if (!base)
@@ -192,24 +201,63 @@ static int name_cmp(const void *a, const void *b)
 	return (int)na->kind - (int)nb->kind;
 }
 
-/* Every name a frame can have, before interning: one per location and per sample. */
-static int flamegraph__collect_names(struct flamegraph *fg, struct fg_name *all)
+/* The name of frame j (innermost first) of location id, which has n source lines. */
+static void frame_name(const struct flamegraph *fg, uint32_t id, const struct profile_line *lines,
+		       size_t n, size_t j, struct fg_name *out)
+{
+	const struct profile_location *l = profile__location(fg->p, id);
+	bool inlined = j + 1 < n;
+	/* the outermost line's function is the location's */
+	const char *function = !n || (!inlined && l->function) ? l->function : lines[j].function;
+
+	out->name = location_name(fg->p, l, function, inlined);
+	out->kind = !function ? FG_UNKNOWN : l->kernel ? FG_KERNEL : inlined ? FG_INLINED : FG_USER;
+}
+
+/* Numbers the name sources: the frames of every location, then the processes. */
+static int flamegraph__count_sources(struct flamegraph *fg, size_t *nr)
+{
+	size_t nr_loc = profile__nr_locations(fg->p);
+
+	fg->first = calloc(nr_loc + 1, sizeof(*fg->first));
+	if (!fg->first)
+		return -ENOMEM;
+	*nr = 0;
+	for (size_t i = 0; i < nr_loc; i++) {
+		size_t n;
+
+		profile__lines(fg->p, (uint32_t)i, &n);
+		fg->first[i] = (uint32_t)*nr;
+		*nr += n ? n : 1;
+		if (*nr > UINT32_MAX - profile__nr_samples(fg->p))
+			return -E2BIG;
+	}
+	fg->first[nr_loc] = (uint32_t)*nr;
+	*nr += profile__nr_samples(fg->p);
+	return 0;
+}
+
+/* Every name a frame can have, before interning: one per source. */
+static int flamegraph__collect_names(struct flamegraph *fg, struct fg_name *all, size_t nr)
 {
 	size_t nr_loc = profile__nr_locations(fg->p), nr_samples = profile__nr_samples(fg->p);
+	uint32_t procs = fg->first[nr_loc];
 
 	for (size_t i = 0; i < nr_loc; i++) {
-		const struct profile_location *l = profile__location(fg->p, i);
+		size_t n;
+		const struct profile_line *lines = profile__lines(fg->p, (uint32_t)i, &n);
 
-		all[i].name = location_name(fg->p, l);
-		all[i].kind = !l->function ? FG_UNKNOWN : l->kernel ? FG_KERNEL : FG_USER;
-		all[i].src = i;
+		for (size_t j = 0; j < (n ? n : 1); j++) {
+			frame_name(fg, (uint32_t)i, lines, n, j, &all[fg->first[i] + j]);
+			all[fg->first[i] + j].src = fg->first[i] + (uint32_t)j;
+		}
 	}
 	for (size_t i = 0; i < nr_samples; i++) {
-		all[nr_loc + i].name = process_name(profile__sample(fg->p, i), fg->opts);
-		all[nr_loc + i].kind = FG_PROCESS;
-		all[nr_loc + i].src = nr_loc + i;
+		all[procs + i].name = process_name(profile__sample(fg->p, i), fg->opts);
+		all[procs + i].kind = FG_PROCESS;
+		all[procs + i].src = procs + (uint32_t)i;
 	}
-	for (size_t i = 0; i < nr_loc + nr_samples; i++) {
+	for (size_t i = 0; i < nr; i++) {
 		if (!all[i].name)
 			return -ENOMEM;
 		sanitize(all[i].name);
@@ -220,16 +268,20 @@ static int flamegraph__collect_names(struct flamegraph *fg, struct fg_name *all)
 /* Sorts the names, keeps one of each, and notes the rank of every source. */
 static int flamegraph__intern(struct flamegraph *fg)
 {
-	size_t nr = profile__nr_locations(fg->p) + profile__nr_samples(fg->p);
-	struct fg_name *all = calloc(nr ? nr : 1, sizeof(*all));
+	struct fg_name *all = NULL;
+	size_t nr = 0;
 	int err;
 
+	err = flamegraph__count_sources(fg, &nr);
+	if (err)
+		return err;
+	all = calloc(nr ? nr : 1, sizeof(*all));
 	fg->rank = calloc(nr ? nr : 1, sizeof(*fg->rank));
 	if (!all || !fg->rank) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = flamegraph__collect_names(fg, all);
+	err = flamegraph__collect_names(fg, all, nr);
 	if (err)
 		goto cleanup;
 	qsort(all, nr, sizeof(*all), name_cmp);
@@ -264,24 +316,43 @@ static int path_cmp(const void *a, const void *b)
 	return pa->len < pb->len ? -1 : pa->len > pb->len;
 }
 
+static uint32_t frames_of(const struct flamegraph *fg, uint32_t id)
+{
+	return fg->first[id + 1] - fg->first[id];
+}
+
+/* Appends the frames of location id root first (the inlined ones after their caller) at ids[n]. */
+static uint32_t add_frames(const struct flamegraph *fg, uint32_t id, uint32_t *ids, uint32_t n)
+{
+	for (uint32_t j = frames_of(fg, id); j > 0; j--)
+		ids[n++] = fg->rank[fg->first[id] + j - 1];
+	return n;
+}
+
 static int flamegraph__add_path(struct flamegraph *fg, size_t i)
 {
 	const struct profile_sample *s = profile__sample(fg->p, i);
 	uint32_t nr_kernel = fg->opts->kernel ? s->nr_kernel : 0;
-	size_t nr_loc = profile__nr_locations(fg->p);
+	size_t nr_loc = profile__nr_locations(fg->p), len = 1;
 	struct fg_path *path = &fg->paths[fg->nr_paths];
 	uint32_t n = 0;
 
 	if (s->nr_user > FG_MAX_FRAMES || nr_kernel > FG_MAX_FRAMES)
 		return -E2BIG;
-	path->ids = malloc((1 + (size_t)s->nr_user + nr_kernel) * sizeof(*path->ids));
+	for (uint32_t j = 0; j < s->nr_user; j++)
+		len += frames_of(fg, s->user[j]);
+	for (uint32_t j = 0; j < nr_kernel; j++)
+		len += frames_of(fg, s->kernel[j]);
+	if (len > FG_MAX_FRAMES * 2 + 1)
+		return -E2BIG;
+	path->ids = malloc(len * sizeof(*path->ids));
 	if (!path->ids)
 		return -ENOMEM;
-	path->ids[n++] = fg->rank[nr_loc + i];
+	path->ids[n++] = fg->rank[fg->first[nr_loc] + i];
 	for (uint32_t j = s->nr_user; j > 0; j--)
-		path->ids[n++] = fg->rank[s->user[j - 1]];
+		n = add_frames(fg, s->user[j - 1], path->ids, n);
 	for (uint32_t j = nr_kernel; j > 0; j--)
-		path->ids[n++] = fg->rank[s->kernel[j - 1]];
+		n = add_frames(fg, s->kernel[j - 1], path->ids, n);
 	path->len = n;
 	path->count = s->count;
 	fg->nr_paths++;
@@ -485,6 +556,9 @@ static void put_color(FILE *f, const char *name, enum fg_kind kind)
 	unsigned int r, g, bl;
 
 	switch (kind) {
+	case FG_INLINED: /* warm, lighter: inlined into the frame below */
+		r = 230 + c * 25 / 255, g = 120 + a * 120 / 255, bl = 90 + b * 60 / 255;
+		break;
 	case FG_KERNEL: /* blue */
 		r = 60 + a * 60 / 255, g = 140 + b * 60 / 255, bl = 200 + c * 55 / 255;
 		break;
@@ -748,6 +822,7 @@ static void flamegraph__free(struct flamegraph *fg)
 		free(fg->names[i].name);
 	free(fg->names);
 	free(fg->rank);
+	free(fg->first);
 	for (size_t i = 0; i < fg->nr_paths; i++)
 		free(fg->paths[i].ids);
 	free(fg->paths);

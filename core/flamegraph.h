@@ -6,11 +6,13 @@
  * Frames are rectangles as wide as their sample count, the root ("all") at
  * the bottom, then one frame per process (comm, comm-PID with pid, or
  * comm-PID/TID with tid) like the first frame of the folded output, then user
- * frames root to leaf and kernel frames (suffix "_[k]"). Frames are named as
- * in the folded output. Siblings are sorted by name, so the same profile
- * always gives the same bytes; a frame's color is a hash of its name, in a
- * warm hue for user code, blue for the kernel, grey for frames without a
- * symbol and purple for processes.
+ * frames root to leaf and kernel frames (suffix "_[k]"); a function the
+ * compiler inlined into its caller is a frame of its own above it (suffix
+ * "_[i]", class "inlined"). Frames are named as in the folded output.
+ * Siblings are sorted by name, so the same profile always gives the same
+ * bytes; a frame's color is a hash of its name, in a warm hue for user code
+ * (lighter for inlined frames), blue for the kernel, grey for frames without
+ * a symbol and purple for processes.
  *
  * In a browser: hover shows a frame's samples and share of the total; click
  * zooms into a frame, "Reset Zoom" or a click on "all" goes back; "Search"
