@@ -18,7 +18,7 @@ _unwprof_options()
 		;;
 	report)
 		echo '-i --input --pid --comm --no-kernel --top --sort --tree --min-percent
-			--folded --with-pid --with-tid --diff --fail-above --json -o --output'
+			--folded --with-pid --with-tid --lines --diff --fail-above --json -o --output'
 		;;
 	dump-unwind)
 		echo '--json --summary --pc --debug-file --no-debuginfo'

@@ -83,6 +83,7 @@ complete -c unwprof -n $c -l min-percent -x -d 'Tree: leave out branches below P
 complete -c unwprof -n $c -l folded -d 'Print folded stacks'
 complete -c unwprof -n $c -l with-pid -d 'Folded: begin each stack with comm-PID'
 complete -c unwprof -n $c -l with-tid -d 'Folded: begin each stack with comm-PID/TID'
+complete -c unwprof -n $c -l lines -d 'By source line'
 complete -c unwprof -n $c -l diff -r -F -d 'Compare the input with the profile BASE'
 complete -c unwprof -n $c -l fail-above -x \
     -d 'Diff: exit 3 when a share grew by more than PCT points'
