@@ -22,9 +22,8 @@
 
 /* The sections libdwarf may ask for; index 0 is ELF's empty section, by libdwarf's convention. */
 static const char *const section_names[] = {
-	".debug_info",	   ".debug_abbrev",	 ".debug_line",	    ".debug_line_str",
-	".debug_str",	   ".debug_str_offsets", ".debug_addr",	    ".debug_ranges",
-	".debug_rnglists", ".debug_aranges",	 ".debug_loclists", ".debug_loc",
+	".debug_info", ".debug_abbrev",	     ".debug_line",   ".debug_line_str", ".debug_str",
+	".debug_addr", ".debug_str_offsets", ".debug_ranges", ".debug_rnglists", ".debug_aranges",
 };
 #define NR_SECTION_NAMES (sizeof(section_names) / sizeof(section_names[0]))
 
@@ -100,6 +99,49 @@ struct dwarf_lines {
 	size_t nr_index;
 	size_t loaded, failures;
 };
+
+/*
+ * Whether the unit headers of .debug_rnglists hold together: libdwarf
+ * 20210528 reads them all on the first range list and frees twice on some
+ * broken ones (a length past the end, a wrong version), so a section that
+ * fails here is not handed to it (its range lists then read as errors).
+ */
+static bool rnglists_sane(const struct elf_section *sec)
+{
+	const uint8_t *p = sec->data, *end = sec->data + sec->size;
+
+	while (p < end) {
+		uint64_t len;
+		size_t off_size = 4, hdr;
+		uint32_t len32, entries;
+		uint16_t version;
+
+		if (end - p < 4)
+			return false;
+		memcpy(&len32, p, 4);
+		p += 4;
+		len = len32;
+		if (len32 == 0xffffffff) {
+			if (end - p < 8)
+				return false;
+			memcpy(&len, p, 8);
+			p += 8;
+			off_size = 8;
+		} else if (len32 >= 0xfffffff0) {
+			return false;
+		}
+		hdr = 2 + 1 + 1 + 4;
+		if (len < hdr || len > (uint64_t)(end - p))
+			return false;
+		memcpy(&version, p, 2);
+		memcpy(&entries, p + 4, 4);
+		if (version != 5 || (p[2] != 4 && p[2] != 8) || p[3] != 0 ||
+		    (uint64_t)entries * off_size > len - hdr)
+			return false;
+		p += len;
+	}
+	return true;
+}
 
 /* libdwarf's view of the sections */
 
@@ -485,7 +527,8 @@ static int index_units(struct dwarf_lines *dl)
 		if (ret)
 			return ret;
 	}
-	qsort(dl->index, dl->nr_index, sizeof(*dl->index), unit_range_cmp);
+	if (dl->nr_index)
+		qsort(dl->index, dl->nr_index, sizeof(*dl->index), unit_range_cmp);
 	return 0;
 }
 
@@ -961,7 +1004,8 @@ struct dwarf_lines *dwarf_lines__open(const struct elf_file *ef)
 	for (size_t i = 0; i < NR_SECTION_NAMES; i++) {
 		struct section *s = &dl->sections[dl->nr_sections];
 
-		if (elf_file__section(ef, section_names[i], &s->sec) == 0 && s->sec.size) {
+		if (elf_file__section(ef, section_names[i], &s->sec) == 0 && s->sec.size &&
+		    (strcmp(section_names[i], ".debug_rnglists") || rnglists_sane(&s->sec))) {
 			s->name = section_names[i];
 			dl->nr_sections++;
 		}
