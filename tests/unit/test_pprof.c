@@ -3,7 +3,8 @@
  * The pprof writer and reader: a profile with mappings, build IDs, kernel
  * frames, mangled names and an unsymbolized frame survives a round trip;
  * the bytes are the same every time; the main binary comes first; broken
- * input is refused. `test_pprof --write FILE` writes the same profile for
+ * input is refused; a location's source lines and inlined functions survive
+ * too, and set the mapping's has_* fields. `test_pprof --write FILE` writes the same profile for
  * the report tests, which check it with `go tool pprof`.
  */
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include "core/folded.h"
 #include "core/log.h"
 #include "core/pprof.h"
+#include "core/pprof.pb-c.h"
 #include "core/profile.h"
 #include "test.h"
 #include "test_profiles.h"
@@ -333,6 +335,127 @@ static void test_write_file_errors(void)
 	profile__free(p);
 }
 
+/* demo::square(int) inlined into demo::compute(int) at the compute frame. */
+static const struct profile_line compute_lines[] = {
+	{ "demo::square(int)", "_ZN4demo6squareEi", "/src/demo.h", 7, 5 },
+	{ "demo::compute(int)", "_ZN4demo7computeEi", "/src/demo.cc", 42, 40 },
+};
+
+static struct profile *lines_profile(void)
+{
+	struct profile *p = demo_profile();
+
+	for (uint32_t i = 0; i < profile__nr_locations(p); i++) {
+		const struct profile_location *l = profile__location(p, i);
+
+		if (l->addr == EXE_START + 0x300 && !l->return_addr)
+			CHECK_EQ_INT(profile__set_lines(p, i, compute_lines, 2), 0);
+	}
+	return p;
+}
+
+static char *folded_lines_str(const struct profile *p, bool lines)
+{
+	struct folded_opts opts = { .kernel = true, .lines = lines };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	CHECK_EQ_INT(folded__write(f, p, &opts), 0);
+	fclose(f);
+	return buf;
+}
+
+/* The raw message, to look at what the reader does not keep (mapping flags). */
+static Pprof__Profile *unpack(const char *gz, size_t len)
+{
+	Pprof__Profile *msg;
+	char *raw = NULL;
+	size_t raw_len = 0;
+
+	CHECK_EQ_INT(pprof__gunzip(gz, len, PPROF_MAX_SIZE, &raw, &raw_len), 0);
+	msg = pprof__profile__unpack(NULL, raw_len, (const uint8_t *)raw);
+	free(raw);
+	return msg;
+}
+
+static void test_lines(void)
+{
+	struct profile *p = lines_profile(), *q;
+	struct pprof_meta meta;
+	size_t len = 0, n, found = 0;
+	char *gz = write_mem(p, &demo_opts, &len);
+	char *before = folded_lines_str(p, false), *after, *with_lines;
+	Pprof__Profile *msg = unpack(gz, len);
+
+	/* the inlined function is a frame of its own, after its caller */
+	CHECK(before && strstr(before, "pprof-demo;_start;__libc_start_main;main;"
+				       "demo::compute(int);demo::square(int)_[i] 50\n"));
+	CHECK(msg != NULL);
+	for (size_t i = 0; msg && i < msg->n_mapping; i++) {
+		const Pprof__Mapping *m = msg->mapping[i];
+		bool exe = strcmp(msg->string_table[m->filename], EXE) == 0;
+
+		CHECK_EQ_INT(m->has_inline_frames, exe);
+		CHECK_EQ_INT(m->has_line_numbers, exe);
+		CHECK_EQ_INT(m->has_filenames, exe);
+	}
+	for (size_t i = 0; msg && i < msg->n_location; i++) {
+		const Pprof__Location *l = msg->location[i];
+
+		if (l->n_line != 2)
+			continue;
+		found++;
+		CHECK_EQ_INT(l->line[0]->line, 7);
+		CHECK_EQ_INT(l->line[1]->line, 42);
+		for (size_t f = 0; f < msg->n_function; f++) {
+			const Pprof__Function *fn = msg->function[f];
+
+			if (fn->id != l->line[0]->function_id)
+				continue;
+			CHECK_EQ_STR(msg->string_table[fn->name], "demo::square(int)");
+			CHECK_EQ_STR(msg->string_table[fn->system_name], "_ZN4demo6squareEi");
+			CHECK_EQ_STR(msg->string_table[fn->filename], "/src/demo.h");
+			CHECK_EQ_INT(fn->start_line, 5);
+		}
+	}
+	CHECK_EQ_INT(found, 1);
+	pprof__profile__free_unpacked(msg, NULL);
+
+	/* read back: one location with both lines, named as the outer one */
+	q = read_mem(gz, len, &meta);
+	after = folded_lines_str(q, false);
+	CHECK_EQ_STR(after, before);
+	found = 0;
+	for (uint32_t i = 0; i < profile__nr_locations(q); i++) {
+		const struct profile_line *ln = profile__lines(q, i, &n);
+
+		if (n != 2)
+			continue;
+		found++;
+		CHECK_EQ_STR(profile__location(q, i)->function, "demo::compute(int)");
+		CHECK_EQ_STR(ln[0].function, "demo::square(int)");
+		CHECK_EQ_STR(ln[0].system_name, "_ZN4demo6squareEi");
+		CHECK_EQ_STR(ln[0].file, "/src/demo.h");
+		CHECK_EQ_INT(ln[0].line, 7);
+		CHECK_EQ_INT(ln[0].start_line, 5);
+		CHECK_EQ_STR(ln[1].file, "/src/demo.cc");
+		CHECK_EQ_INT(ln[1].line, 42);
+	}
+	CHECK_EQ_INT(found, 1);
+	with_lines = folded_lines_str(q, true);
+	CHECK(with_lines && strstr(with_lines, ";main;demo::compute(int):42;"
+					       "demo::square(int):7_[i] 50\n"));
+	free(before);
+	free(after);
+	free(with_lines);
+	free(gz);
+	profile__free(p);
+	profile__free(q);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--write") == 0) {
@@ -349,5 +472,6 @@ int main(int argc, char **argv)
 	RUN(test_gunzip_errors);
 	RUN(test_decode_errors);
 	RUN(test_write_file_errors);
+	RUN(test_lines);
 	return test_summary();
 }

@@ -3,7 +3,8 @@
  * Folded reading and the report views: prefixes and kernel frames read back
  * to the same lines, malformed lines refused, self and total counts (a
  * recursive function counted once per sample), the tree's order, filters,
- * and the diff's order and threshold.
+ * the diff's order and threshold, and inlined functions and source lines
+ * (frames of their own, marked in the tree, counted by line).
  */
 #include <errno.h>
 #include <math.h>
@@ -150,6 +151,56 @@ static void test_tree(void)
 	profile__free(p);
 }
 
+/* app;main;run where run's leaf location holds mix_word, inlined there. */
+static struct profile *inlined_profile(void)
+{
+	static const struct profile_line lines[] = {
+		{ "mix_word", "mix_word", "/src/a.c", 22, 20 },
+		{ "run", "run", "/src/a.c", 39, 33 },
+	};
+	struct folded_read_info info;
+	struct profile *p = read_str("app;main;run 4\napp;main 1\n", &info, 0);
+
+	for (uint32_t i = 0; i < profile__nr_locations(p); i++)
+		if (strcmp(profile__location(p, i)->function, "run") == 0)
+			CHECK_EQ_INT(profile__set_lines(p, i, lines, 2), 0);
+	return p;
+}
+
+static void test_inlined(void)
+{
+	struct report_filter none = { 0 };
+	struct profile *all = inlined_profile(), *p = report__filter(all, &none);
+	struct report *r = report__new(p), *by_line = report__new_by(p, true);
+	const struct report_node *main_node, *run, *mix;
+	const struct report_func *f;
+
+	f = find_func(r, "mix_word");
+	CHECK(f && f->self == 4 && f->total == 4);
+	f = find_func(r, "run");
+	CHECK(f && f->self == 0 && f->total == 4);
+	main_node = report__child(r, report__root(r), 0);
+	run = report__child(r, main_node, 0);
+	CHECK_EQ_STR(report__func_name(r, run->func), "run");
+	CHECK(!run->inlined);
+	mix = report__child(r, run, 0);
+	CHECK(mix != NULL);
+	if (mix) {
+		CHECK_EQ_STR(report__func_name(r, mix->func), "mix_word");
+		CHECK(mix->inlined);
+		CHECK_EQ_INT(mix->self, 4);
+	}
+	f = find_func(by_line, "mix_word /src/a.c:22");
+	CHECK(f && f->self == 4);
+	f = find_func(by_line, "run /src/a.c:39");
+	CHECK(f && f->self == 0 && f->total == 4);
+	CHECK(find_func(by_line, "main") != NULL); /* no line: its name */
+	report__free(r);
+	report__free(by_line);
+	profile__free(p);
+	profile__free(all);
+}
+
 static void test_filter(void)
 {
 	struct folded_read_info info;
@@ -213,6 +264,7 @@ int main(void)
 	RUN(test_top);
 	RUN(test_tree);
 	RUN(test_filter);
+	RUN(test_inlined);
 	RUN(test_diff);
 	return test_summary();
 }
