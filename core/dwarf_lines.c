@@ -570,8 +570,8 @@ static int unit_read_lines(struct dwarf_lines *dl, struct unit *u, Dwarf_Die cu)
 	}
 	for (Dwarf_Signed i = 0; i < n; i++) {
 		struct line_row *r = &u->rows[u->nr_rows];
-		Dwarf_Unsigned lineno = 0, fileno = 0;
-		Dwarf_Bool end = false;
+		Dwarf_Unsigned lineno = 0, fileno = 0, isa, discriminator;
+		Dwarf_Bool end = false, prologue, epilogue;
 		Dwarf_Addr addr;
 
 		if (!ok(dl, dwarf_lineaddr(lines[i], &addr, &err), err))
@@ -579,6 +579,16 @@ static int unit_read_lines(struct dwarf_lines *dl, struct unit *u, Dwarf_Die cu)
 		ok(dl, dwarf_lineno(lines[i], &lineno, &err), err);
 		ok(dl, dwarf_line_srcfileno(lines[i], &fileno, &err), err);
 		ok(dl, dwarf_lineendsequence(lines[i], &end, &err), err);
+		/*
+		 * libdwarf 20210528 also reports DW_LNS_set_epilogue_begin (which
+		 * clang and rustc emit) as the end of a sequence: a row with
+		 * both is taken for an epilogue, which a real end almost never is.
+		 */
+		if (end && ok(dl,
+			      dwarf_prologue_end_etc(lines[i], &prologue, &epilogue, &isa,
+						     &discriminator, &err),
+			      err))
+			end = !epilogue;
 		*r = (struct line_row){ addr, lineno > UINT32_MAX ? 0 : (uint32_t)lineno,
 					fileno > UINT32_MAX ? 0 : (uint32_t)fileno, (uint32_t)i,
 					end };
