@@ -20,9 +20,10 @@ is known to have are counted apart, each with its reason, and allowed:
 - clone: the outermost function is a part GCC split off (foo.cold,
   foo.part.0): unwprof names the symbol that covers the address, addr2line
   the DW_TAG_subprogram (foo).
-- llvm: an inlined call whose address ranges are a DWARF 5 range list
-  index (DW_FORM_rnglistx, as clang writes them) is missing from
-  addr2line's chain (binutils 2.40): counted here only when llvm-symbolizer,
+- llvm: addr2line (binutils 2.40) leaves an inlined call out of the chain
+  when its address ranges are a DWARF 5 range list index (DW_FORM_rnglistx,
+  as clang writes them), or names a static inline function of GCC's C++ as
+  the function it was inlined into: counted here only when llvm-symbolizer,
   a third reader, gives exactly unwprof's chain.
 - padding: an address past the end of its function's symbol and of every
   DW_TAG_subprogram (the alignment padding after a function, which the line
@@ -43,6 +44,11 @@ import time
 
 STEP = int(os.environ.get('LINES_ORACLE_STEP', '3'))
 CLONE = re.compile(r'\.(cold|part\.\d+|isra\.\d+|constprop\.\d+|lto_priv\.\d+)(\.\d+)?')
+
+
+def clone_of(name):
+    """The function a GCC clone was split off: foo of foo.cold, of "foo() [clone .isra.0]"."""
+    return CLONE.sub('', re.sub(r' \[clone [^\]]*\]', '', name))
 
 
 def code_addresses(path):
@@ -137,7 +143,7 @@ def classify(addr, ours, theirs, syms):
         # the outermost function's name
         if addr_of.get(o[0], set()) & addr_of.get(t[0], set()):
             return 'alias'
-        if CLONE.sub('', o[0]) == CLONE.sub('', t[0]) or CLONE.search(o[0]):
+        if o[0] != clone_of(o[0]) and clone_of(o[0]) == clone_of(t[0]):
             return 'clone'
         if o[0] == '??' and not in_symbol(ranges, addr):
             return 'padding'
