@@ -15,8 +15,8 @@
 #include "elf.h"
 #include "log.h"
 
-#define MAX_SCOPES (1u << 20) /* functions and inlined calls of one unit */
-#define MAX_RANGES (1u << 22) /* address ranges of one unit's scopes */
+#define MAX_SCOPES (1u << 20) /* functions, or inlined calls of one function */
+#define MAX_RANGES (1u << 22) /* their address ranges */
 #define MAX_ORIGIN_HOPS 8     /* abstract origins and specifications followed for a name */
 #define NONE UINT32_MAX
 
@@ -40,15 +40,26 @@ struct line_row {
 };
 
 /* A function of the unit or a call inlined into one, in tree order. */
+/* A function or a call inlined into one, in tree order. */
 struct scope {
-	uint32_t first_range, nr_ranges; /* in unit->ranges */
+	uint32_t first_range, nr_ranges; /* in its tree's ranges */
 	uint32_t end;			 /* the index after its subtree */
-	uint32_t parent;		 /* NONE for a function at the top */
+	uint32_t parent;		 /* NONE for the root of a tree */
 	uint32_t call_file, call_line;	 /* where it is inlined: 0 for a function */
-	uint64_t die;			 /* offset of its DIE, to find its name */
+	uint64_t die;			 /* offset of its DIE */
 	bool named;			 /* name and decl read */
 	const char *name;
 	uint32_t decl_file, decl_line;
+	/* A function of the unit's top level: its own tree, read on the first lookup in it. */
+	struct tree *inner;
+	bool inner_failed;
+};
+
+struct tree {
+	struct scope *scopes;
+	size_t nr_scopes, cap_scopes;
+	struct range *ranges;
+	size_t nr_ranges, cap_ranges;
 };
 
 struct top_range {
@@ -60,15 +71,13 @@ struct unit {
 	uint64_t die; /* offset of the unit's DIE in .debug_info */
 	uint16_t version;
 	bool loaded, failed;
+	uint64_t base;	       /* its DW_AT_low_pc: what DWARF 4 range lists are relative to */
 	struct line_row *rows; /* sorted by address */
 	size_t nr_rows;
 	char **files;
 	Dwarf_Signed nr_files;
-	struct scope *scopes;
-	size_t nr_scopes, cap_scopes;
-	struct range *ranges;
-	size_t nr_ranges, cap_ranges;
-	struct top_range *tops; /* the top functions' ranges, sorted */
+	struct tree top;	/* the functions of its top level, without their trees */
+	struct top_range *tops; /* their ranges, sorted */
 	size_t nr_tops;
 };
 
@@ -601,51 +610,60 @@ cleanup:
 }
 
 struct scope_ctx {
-	struct unit *u;
+	struct tree *t;
 	uint32_t scope;
 };
 
 static int scope_add_range(void *ctx, uint64_t lo, uint64_t hi)
 {
 	struct scope_ctx *sc = ctx;
-	struct unit *u = sc->u;
+	struct tree *t = sc->t;
 
-	if (u->nr_ranges == u->cap_ranges) {
-		size_t cap = u->cap_ranges ? u->cap_ranges * 2 : 64;
+	if (t->nr_ranges == t->cap_ranges) {
+		size_t cap = t->cap_ranges ? t->cap_ranges * 2 : 16;
 		struct range *r;
 
 		if (cap > MAX_RANGES)
 			return -E2BIG;
-		r = reallocarray(u->ranges, cap, sizeof(*r));
+		r = reallocarray(t->ranges, cap, sizeof(*r));
 		if (!r)
 			return -ENOMEM;
-		u->ranges = r;
-		u->cap_ranges = cap;
+		t->ranges = r;
+		t->cap_ranges = cap;
 	}
-	u->ranges[u->nr_ranges++] = (struct range){ lo, hi };
-	u->scopes[sc->scope].nr_ranges++;
+	t->ranges[t->nr_ranges++] = (struct range){ lo, hi };
+	t->scopes[sc->scope].nr_ranges++;
 	return 0;
 }
 
-static int scope_push(struct unit *u, uint32_t parent, uint32_t *id)
+static int scope_push(struct tree *t, uint32_t parent, uint32_t *id)
 {
-	if (u->nr_scopes == u->cap_scopes) {
-		size_t cap = u->cap_scopes ? u->cap_scopes * 2 : 64;
+	if (t->nr_scopes == t->cap_scopes) {
+		size_t cap = t->cap_scopes ? t->cap_scopes * 2 : 16;
 		struct scope *s;
 
 		if (cap > MAX_SCOPES)
 			return -E2BIG;
-		s = reallocarray(u->scopes, cap, sizeof(*s));
+		s = reallocarray(t->scopes, cap, sizeof(*s));
 		if (!s)
 			return -ENOMEM;
-		u->scopes = s;
-		u->cap_scopes = cap;
+		t->scopes = s;
+		t->cap_scopes = cap;
 	}
-	*id = (uint32_t)u->nr_scopes++;
-	memset(&u->scopes[*id], 0, sizeof(u->scopes[*id]));
-	u->scopes[*id].parent = parent;
-	u->scopes[*id].first_range = (uint32_t)u->nr_ranges;
+	*id = (uint32_t)t->nr_scopes++;
+	memset(&t->scopes[*id], 0, sizeof(t->scopes[*id]));
+	t->scopes[*id].parent = parent;
+	t->scopes[*id].first_range = (uint32_t)t->nr_ranges;
 	return 0;
+}
+
+static void tree_free(struct tree *t)
+{
+	if (!t)
+		return;
+	free(t->scopes);
+	free(t->ranges);
+	free(t);
 }
 
 static bool tag_holds_code(Dwarf_Half tag)
@@ -665,14 +683,17 @@ static bool tag_holds_code(Dwarf_Half tag)
 	}
 }
 
-static int walk_children(struct dwarf_lines *dl, struct unit *u, Dwarf_Die die, uint64_t base,
-			 uint32_t parent, int depth);
+static int walk_children(struct dwarf_lines *dl, const struct unit *u, struct tree *t,
+			 Dwarf_Die die, uint32_t parent, int depth, bool descend);
 
-/* A subprogram or an inlined call: a scope when it has code, then what it holds. */
-static int walk_scope(struct dwarf_lines *dl, struct unit *u, Dwarf_Die die, uint64_t base,
-		      uint32_t parent, int depth, bool inlined)
+/*
+ * A subprogram or an inlined call: a scope of t when it has code, then
+ * (when descend) what it holds.
+ */
+static int walk_scope(struct dwarf_lines *dl, const struct unit *u, struct tree *t, Dwarf_Die die,
+		      uint32_t parent, int depth, bool inlined, bool descend)
 {
-	struct scope_ctx sc = { .u = u };
+	struct scope_ctx sc = { .t = t };
 	Dwarf_Error err = NULL;
 	struct die_attrs da;
 	Dwarf_Off off;
@@ -683,28 +704,34 @@ static int walk_scope(struct dwarf_lines *dl, struct unit *u, Dwarf_Die die, uin
 		die_attrs_free(&da);
 		return 0; /* a declaration, or code the compiler dropped */
 	}
-	ret = scope_push(u, parent, &sc.scope);
+	ret = scope_push(t, parent, &sc.scope);
 	if (!ret)
-		ret = die_ranges(dl, die, u->version, base, &da, scope_add_range, &sc);
+		ret = die_ranges(dl, die, u->version, u->base, &da, scope_add_range, &sc);
 	die_attrs_free(&da);
 	if (ret)
 		return ret;
 	if (!ok(dl, dwarf_dieoffset(die, &off, &err), err))
 		return -EINVAL;
-	u->scopes[sc.scope].die = off;
+	t->scopes[sc.scope].die = off;
 	if (inlined) {
-		u->scopes[sc.scope].call_file =
+		t->scopes[sc.scope].call_file =
 			(uint32_t)(da.call_file > UINT32_MAX ? 0 : da.call_file);
-		u->scopes[sc.scope].call_line =
+		t->scopes[sc.scope].call_line =
 			(uint32_t)(da.call_line > UINT32_MAX ? 0 : da.call_line);
 	}
-	ret = walk_children(dl, u, die, base, sc.scope, depth + 1);
-	u->scopes[sc.scope].end = (uint32_t)u->nr_scopes;
+	if (descend)
+		ret = walk_children(dl, u, t, die, sc.scope, depth + 1, true);
+	t->scopes[sc.scope].end = (uint32_t)t->nr_scopes;
 	return ret;
 }
 
-static int walk_children(struct dwarf_lines *dl, struct unit *u, Dwarf_Die die, uint64_t base,
-			 uint32_t parent, int depth)
+/*
+ * The scopes under die. Without descend (the unit's top level), functions
+ * are taken without what they hold, and only containers (namespaces,
+ * classes) are looked into.
+ */
+static int walk_children(struct dwarf_lines *dl, const struct unit *u, struct tree *t,
+			 Dwarf_Die die, uint32_t parent, int depth, bool descend)
 {
 	Dwarf_Error err = NULL;
 	Dwarf_Die child = NULL;
@@ -721,10 +748,10 @@ static int walk_children(struct dwarf_lines *dl, struct unit *u, Dwarf_Die die, 
 
 		if (ok(dl, dwarf_tag(child, &tag, &err), err)) {
 			if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-				ret = walk_scope(dl, u, child, base, parent, depth,
-						 tag == DW_TAG_inlined_subroutine);
+				ret = walk_scope(dl, u, t, child, parent, depth,
+						 tag == DW_TAG_inlined_subroutine, descend);
 			else if (tag_holds_code(tag))
-				ret = walk_children(dl, u, child, base, parent, depth + 1);
+				ret = walk_children(dl, u, t, child, parent, depth + 1, descend);
 		}
 		res = dwarf_siblingof_b(dl->dbg, child, true, &next, &err);
 		dwarf_dealloc_die(child);
@@ -749,21 +776,16 @@ static int top_range_cmp(const void *pa, const void *pb)
 
 static int unit_index_tops(struct unit *u)
 {
-	size_t n = 0;
+	const struct tree *t = &u->top;
 
-	for (size_t i = 0; i < u->nr_scopes; i++)
-		if (u->scopes[i].parent == NONE)
-			n += u->scopes[i].nr_ranges;
-	u->tops = calloc(n ? n : 1, sizeof(*u->tops));
+	u->tops = calloc(t->nr_ranges ? t->nr_ranges : 1, sizeof(*u->tops));
 	if (!u->tops)
 		return -ENOMEM;
-	for (size_t i = 0; i < u->nr_scopes; i++) {
-		const struct scope *s = &u->scopes[i];
+	for (size_t i = 0; i < t->nr_scopes; i++) {
+		const struct scope *s = &t->scopes[i];
 
-		if (s->parent != NONE)
-			continue;
 		for (uint32_t r = 0; r < s->nr_ranges; r++) {
-			const struct range *rg = &u->ranges[s->first_range + r];
+			const struct range *rg = &t->ranges[s->first_range + r];
 
 			u->tops[u->nr_tops++] = (struct top_range){ rg->lo, rg->hi, (uint32_t)i };
 		}
@@ -774,15 +796,16 @@ static int unit_index_tops(struct unit *u)
 
 static void unit_drop(struct unit *u)
 {
+	for (size_t i = 0; i < u->top.nr_scopes; i++)
+		tree_free(u->top.scopes[i].inner);
 	free(u->rows);
-	free(u->scopes);
-	free(u->ranges);
+	free(u->top.scopes);
+	free(u->top.ranges);
 	free(u->tops);
 	u->rows = NULL;
-	u->scopes = NULL;
-	u->ranges = NULL;
 	u->tops = NULL;
-	u->nr_rows = u->nr_scopes = u->cap_scopes = u->nr_ranges = u->cap_ranges = u->nr_tops = 0;
+	u->nr_rows = u->nr_tops = 0;
+	u->top = (struct tree){ 0 };
 }
 
 static void unit_load(struct dwarf_lines *dl, struct unit *u)
@@ -800,9 +823,10 @@ static void unit_load(struct dwarf_lines *dl, struct unit *u)
 	}
 	die_attrs_read(dl, cu, &da);
 	die_attrs_free(&da);
+	u->base = da.has_low ? da.low : 0;
 	ret = unit_read_lines(dl, u, cu);
 	if (!ret)
-		ret = walk_children(dl, u, cu, da.has_low ? da.low : 0, NONE, 0);
+		ret = walk_children(dl, u, &u->top, cu, NONE, 0, false);
 	if (!ret)
 		ret = unit_index_tops(u);
 cleanup:
@@ -814,6 +838,39 @@ cleanup:
 		u->failed = true;
 		dl->failures++;
 	}
+}
+
+/* The tree of top function s, read on first use; NULL when it cannot be read. */
+static struct tree *scope_inner(struct dwarf_lines *dl, const struct unit *u, struct scope *s)
+{
+	Dwarf_Error err = NULL;
+	struct tree *t;
+	Dwarf_Die die;
+	int ret;
+
+	if (s->inner || s->inner_failed)
+		return s->inner;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	if (!ok(dl, dwarf_offdie_b(dl->dbg, s->die, true, &die, &err), err)) {
+		ret = -EINVAL;
+	} else {
+		ret = walk_scope(dl, u, t, die, NONE, 0, false, true);
+		dwarf_dealloc_die(die);
+	}
+	if (!ret && !t->nr_scopes)
+		ret = -EINVAL;
+	if (ret) {
+		pr_debug("%s: DWARF function at 0x%llx not read: %s", elf_file__path(dl->ef),
+			 (unsigned long long)s->die, strerror(-ret));
+		tree_free(t);
+		s->inner_failed = true;
+		dl->failures++;
+		return NULL;
+	}
+	s->inner = t;
+	return t;
 }
 
 /* Lookups */
@@ -851,10 +908,10 @@ static bool unit_line(const struct unit *u, uint64_t vaddr, const char **file, u
 	return true;
 }
 
-static bool scope_covers(const struct unit *u, const struct scope *s, uint64_t vaddr)
+static bool scope_covers(const struct tree *t, const struct scope *s, uint64_t vaddr)
 {
 	for (uint32_t r = 0; r < s->nr_ranges; r++) {
-		const struct range *rg = &u->ranges[s->first_range + r];
+		const struct range *rg = &t->ranges[s->first_range + r];
 
 		if (vaddr >= rg->lo && vaddr < rg->hi)
 			return true;
@@ -881,20 +938,22 @@ static uint32_t top_scope(const struct unit *u, uint64_t vaddr)
 	return NONE;
 }
 
-/* The innermost scope at vaddr: from the top function, down through what covers it. */
-static uint32_t innermost_scope(const struct unit *u, uint64_t vaddr)
+/* The innermost scope of t at vaddr: from its root, down through what covers it. */
+static uint32_t innermost_scope(const struct tree *t, uint64_t vaddr)
 {
-	uint32_t s = top_scope(u, vaddr);
+	uint32_t s = 0;
 
-	for (int depth = 0; s != NONE && depth < DWARF_LINES_MAX_DEPTH; depth++) {
+	if (!t->nr_scopes || !scope_covers(t, &t->scopes[0], vaddr))
+		return NONE;
+	for (int depth = 0; depth < DWARF_LINES_MAX_DEPTH; depth++) {
 		uint32_t c = s + 1, found = NONE;
 
-		while (c < u->scopes[s].end && c < u->nr_scopes) {
-			if (scope_covers(u, &u->scopes[c], vaddr)) {
+		while (c < t->scopes[s].end && c < t->nr_scopes) {
+			if (scope_covers(t, &t->scopes[c], vaddr)) {
 				found = c;
 				break;
 			}
-			c = u->scopes[c].end > c ? u->scopes[c].end : c + 1;
+			c = t->scopes[c].end > c ? t->scopes[c].end : c + 1;
 		}
 		if (found == NONE)
 			break;
@@ -956,8 +1015,9 @@ size_t dwarf_lines__lookup(struct dwarf_lines *dl, uint64_t vaddr, struct dwarf_
 			   size_t max)
 {
 	const char *file = NULL;
+	struct tree *t = NULL;
 	struct unit *u;
-	uint32_t line = 0, s;
+	uint32_t line = 0, top, s = NONE;
 	size_t n = 0;
 
 	if (!dl || !max)
@@ -971,7 +1031,11 @@ size_t dwarf_lines__lookup(struct dwarf_lines *dl, uint64_t vaddr, struct dwarf_
 		return 0;
 	if (!unit_line(u, vaddr, &file, &line))
 		file = NULL;
-	s = innermost_scope(u, vaddr);
+	top = top_scope(u, vaddr);
+	if (top != NONE)
+		t = scope_inner(dl, u, &u->top.scopes[top]);
+	if (t)
+		s = innermost_scope(t, vaddr);
 	if (s == NONE) {
 		if (!file)
 			return 0;
@@ -979,7 +1043,7 @@ size_t dwarf_lines__lookup(struct dwarf_lines *dl, uint64_t vaddr, struct dwarf_
 		return 1;
 	}
 	while (s != NONE && n < max) {
-		struct scope *sc = &u->scopes[s];
+		struct scope *sc = &t->scopes[s];
 
 		if (!sc->named)
 			scope_name(dl, sc);
@@ -1055,6 +1119,8 @@ void dwarf_lines__free(struct dwarf_lines *dl)
 
 	if (!dl)
 		return;
+	pr_debug("%s: %zu of %zu DWARF units read, %zu of them not readable",
+		 elf_file__path(dl->ef), dl->loaded, dl->nr_units, dl->failures);
 	for (size_t i = 0; i < dl->nr_units; i++)
 		unit_drop(&dl->units[i]);
 	free(dl->units);
