@@ -11,6 +11,7 @@
 #include <dwarf.h>
 #include <libdwarf.h>
 
+#include "debug_line.h"
 #include "dwarf_lines.h"
 #include "elf.h"
 #include "log.h"
@@ -74,8 +75,8 @@ struct unit {
 	uint64_t base;	       /* its DW_AT_low_pc: what DWARF 4 range lists are relative to */
 	struct line_row *rows; /* sorted by address */
 	size_t nr_rows;
-	char **files;
-	Dwarf_Signed nr_files;
+	char **files; /* by file number (core/debug_line.h) */
+	size_t nr_files;
 	struct tree top;	/* the functions of its top level, without their trees */
 	struct top_range *tops; /* their ranges, sorted */
 	size_t nr_tops;
@@ -264,7 +265,9 @@ struct die_attrs {
 	uint64_t low, high;
 	bool has_low, has_high, high_is_offset;
 	Dwarf_Attribute ranges; /* kept for the range list readers; freed by die_attrs_free */
-	const char *name, *linkage_name;
+	const char *name, *linkage_name, *comp_dir;
+	uint64_t stmt_list;
+	bool has_stmt_list;
 	uint64_t origin, spec; /* DW_AT_abstract_origin, DW_AT_specification: 0 when absent */
 	uint64_t call_file, call_line, decl_file, decl_line;
 };
@@ -300,6 +303,13 @@ static void die_attr(struct dwarf_lines *dl, Dwarf_Attribute a, struct die_attrs
 		break;
 	case DW_AT_name:
 		da->name = attr_string(dl, a);
+		break;
+	case DW_AT_comp_dir:
+		da->comp_dir = attr_string(dl, a);
+		break;
+	case DW_AT_stmt_list:
+		da->has_stmt_list = attr_ref(dl, a, &da->stmt_list) ||
+				    attr_udata(dl, a, &da->stmt_list);
 		break;
 	case DW_AT_linkage_name:
 	case DW_AT_MIPS_linkage_name:
@@ -554,59 +564,47 @@ static int line_row_cmp(const void *pa, const void *pb)
 	return a->order < b->order ? -1 : a->order > b->order;
 }
 
-static int unit_read_lines(struct dwarf_lines *dl, struct unit *u, Dwarf_Die cu)
+/* The section named name, NULL when the file has none (or libdwarf was not given it). */
+static const struct elf_section *dl_section(const struct dwarf_lines *dl, const char *name)
 {
-	Dwarf_Line_Context ctx = NULL;
-	Dwarf_Error err = NULL;
-	Dwarf_Unsigned version;
-	Dwarf_Signed n = 0;
-	Dwarf_Small tables;
-	Dwarf_Line *lines;
-	int ret = 0;
+	for (unsigned int i = 1; i < dl->nr_sections; i++)
+		if (strcmp(dl->sections[i].name, name) == 0)
+			return &dl->sections[i].sec;
+	return NULL;
+}
 
-	if (!ok(dl, dwarf_srcfiles(cu, &u->files, &u->nr_files, &err), err)) {
-		u->files = NULL;
-		u->nr_files = 0;
+/* The unit's line table, through core/debug_line.h; none is not an error. */
+static int unit_read_lines(struct dwarf_lines *dl, struct unit *u, const struct die_attrs *cu)
+{
+	struct debug_line_table t;
+	int err;
+
+	if (!cu->has_stmt_list)
+		return 0;
+	err = debug_line__read(dl_section(dl, ".debug_line"), dl_section(dl, ".debug_line_str"),
+			       dl_section(dl, ".debug_str"), cu->stmt_list, cu->comp_dir, &t);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		pr_debug("%s: line table at 0x%llx not read: %s", elf_file__path(dl->ef),
+			 (unsigned long long)cu->stmt_list, strerror(-err));
+		return 0; /* functions without lines */
 	}
-	if (!ok(dl, dwarf_srclines_b(cu, &version, &tables, &ctx, &err), err))
-		return 0; /* no line table: functions without lines */
-	if (!ok(dl, dwarf_srclines_from_linecontext(ctx, &lines, &n, &err), err) || n <= 0)
-		goto cleanup;
-	u->rows = calloc((size_t)n, sizeof(*u->rows));
+	u->rows = calloc(t.nr_rows ? t.nr_rows : 1, sizeof(*u->rows));
 	if (!u->rows) {
-		ret = -ENOMEM;
-		goto cleanup;
+		debug_line__free(&t);
+		return -ENOMEM;
 	}
-	for (Dwarf_Signed i = 0; i < n; i++) {
-		struct line_row *r = &u->rows[u->nr_rows];
-		Dwarf_Unsigned lineno = 0, fileno = 0, isa, discriminator;
-		Dwarf_Bool end = false, prologue, epilogue;
-		Dwarf_Addr addr;
-
-		if (!ok(dl, dwarf_lineaddr(lines[i], &addr, &err), err))
-			continue;
-		ok(dl, dwarf_lineno(lines[i], &lineno, &err), err);
-		ok(dl, dwarf_line_srcfileno(lines[i], &fileno, &err), err);
-		ok(dl, dwarf_lineendsequence(lines[i], &end, &err), err);
-		/*
-		 * libdwarf 20210528 also reports DW_LNS_set_epilogue_begin (which
-		 * clang and rustc emit) as the end of a sequence: a row with
-		 * both is taken for an epilogue, which a real end almost never is.
-		 */
-		if (end && ok(dl,
-			      dwarf_prologue_end_etc(lines[i], &prologue, &epilogue, &isa,
-						     &discriminator, &err),
-			      err))
-			end = !epilogue;
-		*r = (struct line_row){ addr, lineno > UINT32_MAX ? 0 : (uint32_t)lineno,
-					fileno > UINT32_MAX ? 0 : (uint32_t)fileno, (uint32_t)i,
-					end };
-		u->nr_rows++;
-	}
+	for (size_t i = 0; i < t.nr_rows; i++)
+		u->rows[i] = (struct line_row){ t.rows[i].addr, t.rows[i].line, t.rows[i].file,
+						(uint32_t)i, t.rows[i].end };
+	u->nr_rows = t.nr_rows;
 	qsort(u->rows, u->nr_rows, sizeof(*u->rows), line_row_cmp);
-cleanup:
-	dwarf_srclines_dealloc_b(ctx);
-	return ret;
+	/* the names are taken over */
+	u->files = t.files;
+	u->nr_files = t.nr_files;
+	free(t.rows);
+	return 0;
 }
 
 struct scope_ctx {
@@ -798,6 +796,11 @@ static void unit_drop(struct unit *u)
 {
 	for (size_t i = 0; i < u->top.nr_scopes; i++)
 		tree_free(u->top.scopes[i].inner);
+	for (size_t i = 0; i < u->nr_files; i++)
+		free(u->files[i]);
+	free(u->files);
+	u->files = NULL;
+	u->nr_files = 0;
 	free(u->rows);
 	free(u->top.scopes);
 	free(u->top.ranges);
@@ -824,7 +827,7 @@ static void unit_load(struct dwarf_lines *dl, struct unit *u)
 	die_attrs_read(dl, cu, &da);
 	die_attrs_free(&da);
 	u->base = da.has_low ? da.low : 0;
-	ret = unit_read_lines(dl, u, cu);
+	ret = unit_read_lines(dl, u, &da);
 	if (!ret)
 		ret = walk_children(dl, u, &u->top, cu, NONE, 0, false);
 	if (!ret)
@@ -877,12 +880,7 @@ static struct tree *scope_inner(struct dwarf_lines *dl, const struct unit *u, st
 
 static const char *unit_file(const struct unit *u, uint64_t fileno)
 {
-	/* DWARF 5 counts files from 0, earlier versions from 1. */
-	uint64_t i = u->version >= 5 ? fileno : fileno - 1;
-
-	if (u->version < 5 && fileno == 0)
-		return NULL;
-	return i < (uint64_t)u->nr_files ? u->files[i] : NULL;
+	return fileno < u->nr_files ? u->files[fileno] : NULL;
 }
 
 static bool unit_line(const struct unit *u, uint64_t vaddr, const char **file, uint32_t *line)

@@ -20,19 +20,22 @@ is known to have are counted apart, each with its reason, and allowed:
 - clone: the outermost function is a part GCC split off (foo.cold,
   foo.part.0): unwprof names the symbol that covers the address, addr2line
   the DW_TAG_subprogram (foo).
-- llvm: addr2line (binutils 2.40) leaves an inlined call out of the chain
-  when its address ranges are a DWARF 5 range list index (DW_FORM_rnglistx,
-  as clang writes them), or names a static inline function of GCC's C++ as
-  the function it was inlined into: counted here only when llvm-symbolizer,
-  a third reader, gives exactly unwprof's chain.
+- llvm: addr2line (binutils 2.40) counts the files of a DWARF 5 line table
+  from 1 as earlier versions do (DWARF 5 counts them from 0: GCC's libc
+  then shows strfromd.c:73 for strfrom-skeleton.c:73), leaves an inlined
+  call out of the chain when its address ranges are a range list index
+  (DW_FORM_rnglistx, as clang writes them), or names a static inline
+  function of GCC's C++ as the function it was inlined into: counted here
+  only when llvm-symbolizer, a third reader, gives unwprof's chain (its
+  outermost name as the symbol table or the DWARF has it, as above).
 - padding: an address past the end of its function's symbol and of every
   DW_TAG_subprogram (the alignment padding after a function, which the line
   table may still cover): unwprof names no function, addr2line the nearest
   symbol before it, and a line where unwprof's unit ranges end.
 
 Exit status 0 when every address agrees or differs only as above, 1
-otherwise (the first differences printed), 77 when addr2line or objdump is
-missing.
+otherwise (the first differences printed), 77 when addr2line, objdump, nm
+or llvm-symbolizer is missing.
 """
 import bisect
 import os
@@ -47,8 +50,10 @@ CLONE = re.compile(r'\.(cold|part\.\d+|isra\.\d+|constprop\.\d+|lto_priv\.\d+)(\
 
 
 def clone_of(name):
-    """The function a GCC clone was split off: foo of foo.cold, of "foo() [clone .isra.0]"."""
-    return CLONE.sub('', re.sub(r' \[clone [^\]]*\]', '', name))
+    """The function a GCC clone was split off: foo of foo.cold, "foo() [clone .isra.0]", "foo() (.isra.0)"."""
+    name = re.sub(r' \[clone [^\]]*\]', '', name)  # GNU's demangler
+    name = re.sub(r' \(\.[a-z_]+(\.\d+)?\)', '', name)  # LLVM's
+    return CLONE.sub('', name)
 
 
 def code_addresses(path):
@@ -120,6 +125,20 @@ def in_symbol(ranges, addr):
     return any(lo <= addr < hi for lo, hi in ranges[max(0, i - 8):i])
 
 
+def outer_names(addr, o, t, syms):
+    """None when the outermost names agree, else the known reason or 'unexplained'."""
+    addr_of, ranges = syms
+    if o == t:
+        return None
+    if addr_of.get(o, set()) & addr_of.get(t, set()):
+        return 'alias'
+    if o != clone_of(o) and clone_of(o) == clone_of(t):
+        return 'clone'
+    if o == '??' and not in_symbol(ranges, addr):
+        return 'padding'
+    return 'unexplained'
+
+
 def classify(addr, ours, theirs, syms):
     """None when they agree, else the reason of a known difference or 'unexplained'."""
     if ours == theirs:
@@ -136,19 +155,9 @@ def classify(addr, ours, theirs, syms):
     for i, (o, t) in enumerate(zip(ours, theirs)):
         if o[1:] != t[1:]:
             return 'unexplained'
-        if o[0] == t[0]:
-            continue
-        if i != len(ours) - 1:
+        if o[0] != t[0] and i != len(ours) - 1:
             return 'unexplained'
-        # the outermost function's name
-        if addr_of.get(o[0], set()) & addr_of.get(t[0], set()):
-            return 'alias'
-        if o[0] != clone_of(o[0]) and clone_of(o[0]) == clone_of(t[0]):
-            return 'clone'
-        if o[0] == '??' and not in_symbol(ranges, addr):
-            return 'padding'
-        return 'unexplained'
-    return None
+    return outer_names(addr, ours[-1][0], theirs[-1][0], syms)
 
 
 def llvm_symbolizer(path, addrs):
@@ -199,7 +208,7 @@ def check(src_lookup, path):
         third = llvm_symbolizer(path, [a for a, _, _ in bad])
         still = []
         for a, o, t in bad:
-            if third.get(a) == o:
+            if classify(a, o, third.get(a, []), syms) in (None, 'alias', 'clone'):
                 counts['unexplained'] -= 1
                 counts['llvm'] = counts.get('llvm', 0) + 1
             else:
@@ -220,9 +229,9 @@ def main():
     if len(sys.argv) < 3:
         print(__doc__.split('\n\n')[1], file=sys.stderr)
         return 64
-    for tool in ('addr2line', 'objdump', 'nm'):
+    for tool in ('addr2line', 'objdump', 'nm', 'llvm-symbolizer'):
         if not shutil.which(tool):
-            print(f'{tool} not found (binutils)')
+            print(f'{tool} not found (binutils, llvm)')
             return 77
     ok = True
     for path in sys.argv[2:]:
