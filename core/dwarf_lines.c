@@ -32,12 +32,17 @@ struct range {
 	uint64_t lo, hi; /* [lo, hi) */
 };
 
+/* A row of a sequence of the line table: its address as an offset from the sequence's start. */
 struct line_row {
-	uint64_t addr;
+	uint32_t off;
 	uint32_t line;
-	uint32_t file;	/* the row's file number, as the unit's version counts them */
-	uint32_t order; /* position in the table: the later of two rows at one address wins */
-	bool end;	/* end of a sequence: addr is one past its last byte */
+	uint32_t file;
+};
+
+/* A run of rows over contiguous addresses [lo, hi), as the line program gives it. */
+struct sequence {
+	uint64_t lo, hi;
+	uint32_t first, nr; /* in unit->rows */
 };
 
 /* A function of the unit or a call inlined into one, in tree order. */
@@ -73,8 +78,10 @@ struct unit {
 	uint16_t version;
 	bool loaded, failed;
 	uint64_t base;	       /* its DW_AT_low_pc: what DWARF 4 range lists are relative to */
-	struct line_row *rows; /* sorted by address */
+	struct line_row *rows; /* by sequence, in program order */
 	size_t nr_rows;
+	struct sequence *seqs; /* sorted by lo */
+	size_t nr_seqs;
 	char **files; /* by file number (core/debug_line.h) */
 	size_t nr_files;
 	struct tree top;	/* the functions of its top level, without their trees */
@@ -553,15 +560,47 @@ static int index_units(struct dwarf_lines *dl)
 
 /* One unit's line table and tree, read on first use */
 
-static int line_row_cmp(const void *pa, const void *pb)
+static int sequence_cmp(const void *pa, const void *pb)
 {
-	const struct line_row *a = pa, *b = pb;
+	const struct sequence *a = pa, *b = pb;
 
-	if (a->addr != b->addr)
-		return a->addr < b->addr ? -1 : 1;
-	if (a->end != b->end)
-		return a->end ? -1 : 1; /* a sequence that starts where another ends wins */
-	return a->order < b->order ? -1 : a->order > b->order;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* Splits the rows of t into sequences, each row 12 bytes: a large unit has hundreds of thousands. */
+static int unit_add_rows(struct unit *u, const struct debug_line_table *t)
+{
+	size_t start = 0, nr_seqs = 0;
+
+	for (size_t i = 0; i < t->nr_rows; i++)
+		nr_seqs += t->rows[i].end;
+	u->rows = calloc(t->nr_rows ? t->nr_rows : 1, sizeof(*u->rows));
+	u->seqs = calloc(nr_seqs ? nr_seqs : 1, sizeof(*u->seqs));
+	if (!u->rows || !u->seqs)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nr_rows; i++) {
+		const struct debug_line_row *r = &t->rows[i];
+		struct sequence *sq = &u->seqs[u->nr_seqs];
+		uint64_t lo = t->rows[start].addr;
+
+		if (!r->end)
+			continue;
+		/* a sequence of no bytes, or of more than 4 GiB (hostile), names nothing */
+		if (i > start && r->addr > lo && r->addr - lo <= UINT32_MAX) {
+			*sq = (struct sequence){ lo, r->addr, (uint32_t)u->nr_rows,
+						 (uint32_t)(i - start) };
+			for (size_t k = start; k < i; k++)
+				u->rows[u->nr_rows++] =
+					(struct line_row){ (uint32_t)(t->rows[k].addr - lo),
+							   t->rows[k].line, t->rows[k].file };
+			u->nr_seqs++;
+		}
+		start = i + 1;
+	}
+	qsort(u->seqs, u->nr_seqs, sizeof(*u->seqs), sequence_cmp);
+	return 0;
 }
 
 /* The section named name, NULL when the file has none (or libdwarf was not given it). */
@@ -590,16 +629,11 @@ static int unit_read_lines(struct dwarf_lines *dl, struct unit *u, const struct 
 			 (unsigned long long)cu->stmt_list, strerror(-err));
 		return 0; /* functions without lines */
 	}
-	u->rows = calloc(t.nr_rows ? t.nr_rows : 1, sizeof(*u->rows));
-	if (!u->rows) {
+	err = unit_add_rows(u, &t);
+	if (err) {
 		debug_line__free(&t);
-		return -ENOMEM;
+		return err;
 	}
-	for (size_t i = 0; i < t.nr_rows; i++)
-		u->rows[i] = (struct line_row){ t.rows[i].addr, t.rows[i].line, t.rows[i].file,
-						(uint32_t)i, t.rows[i].end };
-	u->nr_rows = t.nr_rows;
-	qsort(u->rows, u->nr_rows, sizeof(*u->rows), line_row_cmp);
 	/* the names are taken over */
 	u->files = t.files;
 	u->nr_files = t.nr_files;
@@ -802,6 +836,9 @@ static void unit_drop(struct unit *u)
 	u->files = NULL;
 	u->nr_files = 0;
 	free(u->rows);
+	free(u->seqs);
+	u->seqs = NULL;
+	u->nr_seqs = 0;
 	free(u->top.scopes);
 	free(u->top.ranges);
 	free(u->tops);
@@ -885,24 +922,42 @@ static const char *unit_file(const struct unit *u, uint64_t fileno)
 
 static bool unit_line(const struct unit *u, uint64_t vaddr, const char **file, uint32_t *line)
 {
-	size_t lo = 0, hi = u->nr_rows;
-	const struct line_row *r;
+	size_t lo = 0, hi = u->nr_seqs;
+	const struct sequence *sq = NULL;
+	const struct line_row *rows;
+	uint32_t off;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (u->rows[mid].addr <= vaddr)
+		if (u->seqs[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* sequences overlap only when code was folded or dropped: look a little further back */
+	for (size_t i = lo, seen = 0; i > 0 && seen < 16 && !sq; i--, seen++)
+		if (vaddr < u->seqs[i - 1].hi)
+			sq = &u->seqs[i - 1];
+	if (!sq)
+		return false;
+	/* the last row at or before vaddr; of rows at one address, the last */
+	rows = &u->rows[sq->first];
+	off = (uint32_t)(vaddr - sq->lo);
+	lo = 0;
+	hi = sq->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rows[mid].off <= off)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return false;
-	r = &u->rows[lo - 1];
-	if (r->end)
-		return false;
-	*file = unit_file(u, r->file);
-	*line = r->line;
+	*file = unit_file(u, rows[lo - 1].file);
+	*line = rows[lo - 1].line;
 	return true;
 }
 
