@@ -160,6 +160,18 @@ static bool rnglists_sane(const struct elf_section *sec)
 	return true;
 }
 
+/*
+ * After a unit is read, its pages of the DWARF are not needed until a
+ * function's tree is (a few pages) or another unit is: they stop counting in
+ * the resident memory (the sections of a DWARF-rich library are tens of
+ * megabytes).
+ */
+static void release_sections(const struct dwarf_lines *dl)
+{
+	for (unsigned int i = 1; i < dl->nr_sections; i++)
+		elf_file__release(dl->ef, dl->sections[i].sec.data, dl->sections[i].sec.size);
+}
+
 /* libdwarf's view of the sections */
 
 static int obj_section_info(void *obj, Dwarf_Half i, Dwarf_Obj_Access_Section *out, int *error)
@@ -871,6 +883,7 @@ static void unit_load(struct dwarf_lines *dl, struct unit *u)
 		ret = unit_index_tops(u);
 cleanup:
 	dwarf_dealloc_die(cu);
+	release_sections(dl);
 	if (ret) {
 		pr_debug("%s: DWARF unit at 0x%llx not read: %s", elf_file__path(dl->ef),
 			 (unsigned long long)u->die, strerror(-ret));
@@ -1156,6 +1169,7 @@ struct dwarf_lines *dwarf_lines__open(const struct elf_file *ef)
 		return NULL;
 	}
 	ret = index_units(dl);
+	release_sections(dl);
 	if (ret) {
 		dwarf_lines__free(dl);
 		errno = -ret;

@@ -768,6 +768,24 @@ bool elf_file__truncated(const struct elf_file *ef)
 	return ef->mapping.truncated;
 }
 
+void elf_file__release(const struct elf_file *ef, const void *data, size_t size)
+{
+	uintptr_t map, lo, hi, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	if (!ef || !ef->map || !size)
+		return;
+	map = (uintptr_t)ef->map;
+	lo = (uintptr_t)data;
+	hi = lo + size;
+	if (lo < map || hi > map + ef->size || hi < lo)
+		return;
+	/* whole pages only: the ones at the ends may hold other sections */
+	lo = (lo + page - 1) & ~(page - 1);
+	hi &= ~(page - 1);
+	if (lo < hi)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 const void *elf_file__image(const struct elf_file *ef, size_t *size)
 {
 	*size = ef->size;

@@ -89,6 +89,15 @@ size_t elf_file__load_segments(const struct elf_file *ef, struct elf_load_segmen
  */
 bool elf_file__truncated(const struct elf_file *ef);
 
+/*
+ * Gives back the memory of the pages of [data, data + size) that lie in the
+ * file's mapping (madvise MADV_DONTNEED): sections read once and seldom
+ * again (DWARF) then stop counting in unwprof's resident memory, and are
+ * read again from the page cache if touched. Data outside the mapping (a
+ * decompressed section, a buffer of elf_file__open_mem()) is left alone.
+ */
+void elf_file__release(const struct elf_file *ef, const void *data, size_t size);
+
 /* The whole file as mapped, e.g. for hashing a file without a build ID. */
 const void *elf_file__image(const struct elf_file *ef, size_t *size);
 /* CRC32 (zlib's, as .gnu_debuglink uses) of the whole file. */
