@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Benchmark of source lines and inlined frames (core/dwarf_lines.c) against
+# one batched binutils addr2line run over the same addresses, in the same
+# run. Builds nothing; not run by `meson test`.
+#
+# usage: tests/bench/lines.sh [-n RUNS] [-a ADDRESSES] [BUILD_DIR [FILE]]
+#
+#   BUILD_DIR     where tests/oracle/src_lookup was built (default: build)
+#   FILE          a DWARF-rich library (default: the libpython3.13 of pyenv,
+#                 else libc.so.6, whose DWARF is in libc6-dbg's debug file)
+#   -a ADDRESSES  distinct code addresses, drawn once with a fixed seed from
+#                 objdump -d (default 20000)
+#   -n RUNS       runs of each, the median counts (default 5)
+#
+# Both resolve every address to its inline chain, function names, files and
+# lines (unwprof: tests/oracle/src_lookup, the symbolizer's own path;
+# binutils: addr2line -a -f -i -C -e FILE). Prints wall and CPU time and peak
+# RSS of each, medians and ranges, and the ratios addr2line / unwprof. The
+# issue's requirement is 10x; on a loaded machine the CPU figures are the
+# ones to compare.
+set -euo pipefail
+
+runs=5
+count=20000
+while getopts n:a: opt; do
+	case $opt in
+	n) runs=$OPTARG ;;
+	a) count=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+build=${1:-build}
+file=${2:-}
+if [ -z "$file" ]; then
+	for f in ~/.pyenv/versions/3.13*/lib/libpython3.13.so.1.0 /lib/x86_64-linux-gnu/libc.so.6; do
+		if [ -f "$f" ]; then
+			file=$f
+			break
+		fi
+	done
+fi
+lookup=$build/tests/oracle/src_lookup
+[ -x "$lookup" ] || { echo "lines.sh: $lookup not built" >&2; exit 2; }
+command -v addr2line > /dev/null || { echo "lines.sh: addr2line not found" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+objdump -d --no-show-raw-insn "$file" | awk '/^ +[0-9a-f]+:/ { sub(":", "", $1); print $1 }' |
+	sort -u | shuf -n "$count" --random-source=<(yes) > "$tmp/addrs"
+echo "$file: $(wc -l < "$tmp/addrs") distinct addresses, $runs runs each"
+
+# "wall cpu rss_kb" of one run
+one() {
+	/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" < "$tmp/addrs" > /dev/null
+	awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$tmp/time"
+}
+
+: > "$tmp/unwprof"
+: > "$tmp/addr2line"
+for _ in $(seq "$runs"); do
+	one "$lookup" "$file" >> "$tmp/unwprof"
+	one addr2line -a -f -i -C -e "$file" >> "$tmp/addr2line"
+done
+
+python3 - "$tmp/unwprof" "$tmp/addr2line" << 'PY'
+import statistics, sys
+rows = {name: [list(map(float, l.split())) for l in open(path)]
+        for name, path in zip(("unwprof", "addr2line"), sys.argv[1:])}
+med = {}
+for name, r in rows.items():
+    cols = list(zip(*r))
+    med[name] = [statistics.median(c) for c in cols]
+    print(f"{name:10s} wall {med[name][0]:.3f} s ({min(cols[0]):.3f}-{max(cols[0]):.3f}), "
+          f"cpu {med[name][1]:.3f} s ({min(cols[1]):.3f}-{max(cols[1]):.3f}), "
+          f"peak RSS {med[name][2] / 1024:.1f} MiB")
+u, a = med["unwprof"], med["addr2line"]
+print(f"addr2line / unwprof: wall {a[0] / u[0]:.2f}x, cpu {a[1] / max(u[1], 0.005):.2f}x, "
+      f"RSS {a[2] / u[2]:.2f}x")
+PY
