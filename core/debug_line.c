@@ -293,8 +293,11 @@ static char *join(const char *dir, const char *name)
 	return s;
 }
 
-/* The full name of file i: directory and comp_dir joined to it as binutils joins them. */
-static char *full_name(const struct names *n, size_t i, const char *comp_dir)
+/*
+ * The full name of file i: directory and comp_dir joined to it as binutils
+ * joins them. Before DWARF 5, directory 0 is comp_dir itself.
+ */
+static char *full_name(const struct names *n, size_t i, const char *comp_dir, uint16_t version)
 {
 	const char *name = n->file_names[i], *dir;
 	char *d, *full;
@@ -303,6 +306,8 @@ static char *full_name(const struct names *n, size_t i, const char *comp_dir)
 		return NULL;
 	if (absolute(name))
 		return strdup(name);
+	if (version < 5 && n->file_dirs[i] == 0)
+		return join(comp_dir, name);
 	dir = n->file_dirs[i] < n->nr_dirs ? n->dirs[n->file_dirs[i]] : NULL;
 	if (!dir || absolute(dir) || !comp_dir || !comp_dir[0])
 		return join(dir, name);
@@ -484,7 +489,7 @@ int debug_line__read(const struct elf_section *line, const struct elf_section *l
 		else
 			t->nr_files = n.nr_files;
 		for (size_t i = 0; !err && i < n.nr_files; i++)
-			t->files[i] = full_name(&n, i, comp_dir);
+			t->files[i] = full_name(&n, i, comp_dir, h.version);
 	}
 	names_free(&n);
 	if (err)
