@@ -247,17 +247,22 @@ static bool attr_udata(struct dwarf_lines *dl, Dwarf_Attribute a, uint64_t *v)
 {
 	Dwarf_Error err = NULL;
 	Dwarf_Unsigned u;
-	Dwarf_Signed s;
+	Dwarf_Signed sv;
+	Dwarf_Half form;
 
-	if (ok(dl, dwarf_formudata(a, &u, &err), err)) {
-		*v = u;
+	/* the form first: a failed read would cost libdwarf an error to build and free */
+	if (!ok(dl, dwarf_whatform(a, &form, &err), err))
+		return false;
+	if (form == DW_FORM_sdata || form == DW_FORM_implicit_const) {
+		if (!ok(dl, dwarf_formsdata(a, &sv, &err), err) || sv < 0)
+			return false;
+		*v = (uint64_t)sv;
 		return true;
 	}
-	if (ok(dl, dwarf_formsdata(a, &s, &err), err) && s >= 0) {
-		*v = (uint64_t)s;
-		return true;
-	}
-	return false;
+	if (!ok(dl, dwarf_formudata(a, &u, &err), err))
+		return false;
+	*v = u;
+	return true;
 }
 
 static bool attr_ref(struct dwarf_lines *dl, Dwarf_Attribute a, uint64_t *off)
@@ -806,6 +811,7 @@ static int walk_children(struct dwarf_lines *dl, const struct unit *u, struct tr
 			break;
 		}
 	}
+	dwarf_dealloc_die(child); /* the next sibling, when a failure ended the walk */
 	return ret;
 }
 
