@@ -70,9 +70,10 @@ int32_t py_offsets__get(const struct py_offsets *off, size_t i)
 /*
  * The versions without _Py_DebugOffsets, by minor version, x86_64 (LP64):
  * equal to the DWARF of the pyenv builds 3.6.15, 3.7.16, 3.8.18, 3.9.18,
- * 3.10.13, 3.11.7 and 3.12.1 (tests/oracle/python_runtime.py). The fields
- * keep their place through a minor version's patch releases: CPython
- * freezes its ABI at the first release candidate.
+ * 3.10.13, 3.11.7 and 3.12.1, and Debian's 3.11.2 walks with 3.11.7's
+ * (tests/oracle/python_runtime.py, python_live.py). A minor version is
+ * taken to keep these layouts through its patch releases, as CPython's ABI
+ * is kept within one; the oracle tests check every build they find.
  */
 struct py_table_entry {
 	uint8_t minor;
