@@ -70,9 +70,10 @@ int32_t py_offsets__get(const struct py_offsets *off, size_t i)
 /*
  * The versions without _Py_DebugOffsets, by minor version, x86_64 (LP64):
  * equal to the DWARF of the pyenv builds 3.6.15, 3.7.16, 3.8.18, 3.9.18,
- * 3.10.13, 3.11.7 and 3.12.1 (tests/oracle/python_runtime.py). The fields
- * keep their place through a minor version's patch releases: CPython
- * freezes its ABI at the first release candidate.
+ * 3.10.13, 3.11.7 and 3.12.1, and Debian's 3.11.2 walks with 3.11.7's
+ * (tests/oracle/python_runtime.py, python_live.py). A minor version is
+ * taken to keep these layouts through its patch releases, as CPython's ABI
+ * is kept within one; the oracle tests check every build they find.
  */
 struct py_table_entry {
 	uint8_t minor;
@@ -648,14 +649,16 @@ static int read_anchors(const struct elf_file *ef, const struct py_sym *syms, st
 			 pr->minor, pr->runtime_symbol);
 		return -ENOTSUP;
 	}
-	if ((uint64_t)pr->off.runtime_interpreters_head + 8 > anchor->size ||
+	/* Nothing lives at 0 (0 is "none" here): the ELF header is there, or nothing. */
+	if (!anchor->value || (uint64_t)pr->off.runtime_interpreters_head + 8 > anchor->size ||
 	    !in_memory(ef, anchor->value, anchor->size)) {
 		pr_debug("%s: %s lies outside the file or is too small", elf_file__path(ef),
 			 pr->runtime_symbol);
 		return -EINVAL;
 	}
 	pr->runtime = anchor->value;
-	if (pr->minor == 6 && syms[SYM_TLS_KEY].found && syms[SYM_TLS_KEY].size == 4)
+	if (pr->minor == 6 && syms[SYM_TLS_KEY].found && syms[SYM_TLS_KEY].size == 4 &&
+	    syms[SYM_TLS_KEY].value)
 		pr->tls_key = syms[SYM_TLS_KEY].value;
 	if (pr->off.runtime_tss_key != PY_OFF_NONE) {
 		/* Py_tss_t: int _is_initialized; pthread_key_t _key */
@@ -673,13 +676,14 @@ static int read_eval(const struct elf_file *ef, const struct py_sym *syms, struc
 {
 	const struct py_sym *e = &syms[SYM_EVAL], *c = &syms[SYM_EVAL_COLD];
 
-	if (!e->size || e->value + e->size < e->value || !read_vaddr(ef, e->value, e->size)) {
+	if (!e->value || !e->size || e->value + e->size < e->value ||
+	    !read_vaddr(ef, e->value, e->size)) {
 		pr_debug("%s: _PyEval_EvalFrameDefault lies outside the file", elf_file__path(ef));
 		return -EINVAL;
 	}
 	pr->eval_lo = e->value;
 	pr->eval_hi = e->value + e->size;
-	if (c->found && c->size && c->value + c->size > c->value &&
+	if (c->found && c->value && c->size && c->value + c->size > c->value &&
 	    read_vaddr(ef, c->value, c->size)) {
 		pr->cold_lo = c->value;
 		pr->cold_hi = c->value + c->size;

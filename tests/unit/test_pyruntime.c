@@ -386,11 +386,19 @@ static void test_not_python(void)
 		{ "Py_Version", 1 << 20, 8, STT_OBJECT },
 		{ "_PyEval_EvalFrameDefault", EVAL_OFF, 64, STT_FUNC },
 	};
+	/* at address 0, which is the ELF header (found by fuzz_pyruntime) */
+	static const struct sym_spec runtime_at_0[] = {
+		{ "_PyRuntime", -BASE, RUNTIME_SIZE, STT_OBJECT },
+		{ "Py_Version", VERSION_OFF, 8, STT_OBJECT },
+		{ "_PyEval_EvalFrameDefault", EVAL_OFF, 64, STT_FUNC },
+	};
 	static struct image img;
 	struct py_runtime pr;
 
 	memset(&img, 0, sizeof(img));
 	put_py_version(&img, 0x030b07f0);
+	finish(&img, runtime_at_0, 3, DATA_END);
+	CHECK_EQ_INT(read_image(&img, "libpython3.11.so", &pr), -EINVAL);
 	finish(&img, no_eval, 2, DATA_END);
 	CHECK_EQ_INT(read_image(&img, "libpython3.11.so", &pr), -ENOENT);
 	finish(&img, syms_313, 0, DATA_END);

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer target for the reader of CPython's runtime (core/pyruntime.c):
+ * whatever the bytes, reading them as an interpreter's ELF file must
+ * neither crash, hang, leak nor read out of bounds; and what it accepts
+ * must be a version it knows, an eval loop of some size, and offsets
+ * inside their structs. The input is opened under two names, one that
+ * names no version and one that names 3.11, so the check of the file
+ * name against the version is reached both ways. Built with -Dfuzz=true
+ * under clang; replay.c runs the same function over corpus-pyruntime/
+ * in every build.
+ */
+#include <elf.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/elf.h"
+#include "core/log.h"
+#include "core/pyruntime.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* No struct of CPython's is this large (pyruntime.c refuses larger ones). */
+#define OFFSET_MAX (1 << 20)
+
+static void check(const struct py_runtime *pr)
+{
+	char ver[32];
+
+	if (pr->major != 3 || pr->minor < 6 || pr->minor > 13 || !pr->runtime ||
+	    pr->eval_lo >= pr->eval_hi || (pr->cold_lo && pr->cold_lo >= pr->cold_hi))
+		__builtin_trap();
+	for (size_t i = 0; i < py_offset_names_count; i++) {
+		int32_t v = py_offsets__get(&pr->off, i);
+
+		if (v != PY_OFF_NONE && (v < 0 || v > OFFSET_MAX))
+			__builtin_trap();
+	}
+	if (strlen(py_runtime__version_str(pr, ver, sizeof(ver))) < 5)
+		__builtin_trap();
+}
+
+static void read_as(const uint8_t *data, size_t size, const char *name)
+{
+	struct elf_file *ef = elf_file__open_mem(data, size, name);
+	struct py_runtime pr;
+
+	if (!ef)
+		return;
+	if (py_runtime__read(ef, &pr) == 0)
+		check(&pr);
+	elf_file__free(ef);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t *copy;
+
+	log_level = -1;
+	/* A copy of exactly size bytes: ASan then catches any read past the end. */
+	copy = malloc(size ? size : 1);
+	if (!copy)
+		return 0;
+	memcpy(copy, data, size);
+	read_as(copy, size, "fuzz-input");
+	read_as(copy, size, "libpython3.11.so.1.0");
+	free(copy);
+	return 0;
+}
