@@ -25,10 +25,12 @@
 #include "../core/common.h"
 #include "../core/failures.h"
 #include "../core/flamegraph.h"
+#include "../core/formats.h"
 #include "../core/folded.h"
 #include "../core/json.h"
 #include "../core/launch.h"
 #include "../core/log.h"
+#include "../core/outfile.h"
 #include "../core/pprof.h"
 #include "../core/procmaps.h"
 #include "../core/profile.h"
@@ -58,14 +60,8 @@ enum {
 
 struct record;
 
-/*
- * The output formats: -o FILE.pb.gz (or .pprof) picks pprof, FILE.svg a flame
- * graph, anything else folded.
- */
-struct output_format {
-	const char *name;
-	int (*write)(FILE *f, const struct record *rec);
-};
+/* The writer of each output format (core/formats.h names them). */
+typedef int (*output_writer)(FILE *f, const struct record *rec);
 
 struct record_args {
 	pid_t *pids;
@@ -80,7 +76,8 @@ struct record_args {
 	bool fp_only;
 	bool quiet;
 	const char *stats_json; /* --stats-json FILE, NULL when none */
-	const struct output_format *format;
+	enum out_format format;
+	bool format_set; /* --format given */
 	size_t max_shards;
 	size_t count_map_entries; /* 0: the session's default */
 	bool as_root;		  /* under sudo, run COMMAND as root, not as the invoking user */
@@ -117,15 +114,13 @@ struct record {
 	struct launch *launch;	   /* the launched command, NULL when none */
 	pid_t child;		   /* its pid, 0 when none */
 	double elapsed;
-	uint64_t peak_rss; /* bytes, once the output is written */
-	uint64_t start_ns; /* wall clock at the start of sampling */
-	char *main_file;   /* executable of the launched command or of a single -p pid */
-	char *tmp_path;	   /* -o: written here, renamed at the end */
-	char *final_path;  /* -o FILE with its symlinks resolved */
-	FILE *out;
-	int out_fd;	   /* O_TMPFILE descriptor of out, linked in at the end; -1 */
-	int *pidfds;	   /* of the -p targets, readable once they exited */
-	bool targets_gone; /* every -p target exited: the run ended early */
+	uint64_t peak_rss;	   /* bytes, once the output is written */
+	uint64_t start_ns;	   /* wall clock at the start of sampling */
+	char *main_file;	   /* executable of the launched command or of a single -p pid */
+	struct outfile *out;	   /* the profile: -o FILE or stdout */
+	struct outfile *stats_out; /* --stats-json FILE */
+	int *pidfds;		   /* of the -p targets, readable once they exited */
+	bool targets_gone;	   /* every -p target exited: the run ended early */
 	struct invoker invoker;
 	struct outcomes outcomes;
 	struct session_stats stats; /* read right after the last drain */
@@ -134,8 +129,6 @@ struct record {
 
 static volatile sig_atomic_t exiting;
 static volatile sig_atomic_t exit_signal;
-/* Temporary files a second signal removes before unwprof dies of it. */
-static char *volatile tmp_files[2];
 
 static const char record_doc[] =
 	"Sample the CPU with perf events and unwind every user stack in BPF with DWARF "
@@ -192,9 +185,7 @@ static const struct argp_option record_options[] = {
 	{ "pid", OPT_PID, NULL, 0, "Begin each stack with comm-PID", 3 },
 	{ "tid", OPT_TID, NULL, 0, "Begin each stack with comm-PID/TID", 3 },
 	{ "format", OPT_FORMAT, "FORMAT", 0,
-	  "folded, pprof or svg (default: pprof when FILE ends in .pb.gz or .pprof, svg when "
-	  "it ends in .svg)",
-	  3 },
+	  "folded, pprof or svg (default: what -o FILE's name says, folded to stdout)", 3 },
 	{ "stats-json", OPT_STATS_JSON, "FILE", 0,
 	  "Write the summary to FILE as JSON too, even with --quiet", 3 },
 	{ "quiet", OPT_QUIET, NULL, 0, "Do not print the summary", 3 },
@@ -207,34 +198,30 @@ static int write_folded(FILE *f, const struct record *rec);
 static int write_pprof(FILE *f, const struct record *rec);
 static int write_svg(FILE *f, const struct record *rec);
 
-static const struct output_format formats[] = {
-	{ "folded", write_folded },
-	{ "pprof", write_pprof },
-	{ "svg", write_svg },
+static const output_writer writers[OUT_NR] = {
+	[OUT_FOLDED] = write_folded,
+	[OUT_PPROF] = write_pprof,
+	[OUT_SVG] = write_svg,
 };
 
-static const struct output_format *find_format(const char *name)
+/*
+ * The format -o FILE's name says. A device or FIFO (/dev/null, a pipe) has
+ * no extension to go by: folded, which any of them can take.
+ */
+static void output_format_of(struct argp_state *state, struct record_args *args)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(formats); i++)
-		if (strcmp(formats[i].name, name) == 0)
-			return &formats[i];
-	return NULL;
-}
+	struct stat st;
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-static const struct output_format *default_format(const char *output)
-{
-	if (output && (ends_with(output, ".pb.gz") || ends_with(output, ".pprof")))
-		return find_format("pprof");
-	if (output && ends_with(output, ".svg"))
-		return find_format("svg");
-	return find_format("folded");
+	if (args->format_set || !args->output || strcmp(args->output, "-") == 0)
+		return;
+	if (out_format__from_path(args->output, &args->format) == 0)
+		return;
+	if (stat(args->output, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return;
+	argp_error(state,
+		   "-o %s: the format cannot be told from the name: give --format folded, pprof "
+		   "or svg, or a name ending in %s",
+		   args->output, out_format__extensions);
 }
 
 static int parse_pid(const char *s, pid_t *pid)
@@ -359,9 +346,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		args->stats_json = arg;
 		return 0;
 	case OPT_FORMAT:
-		args->format = find_format(arg);
-		if (!args->format)
+		if (out_format__parse(arg, &args->format))
 			argp_error(state, "--format: '%s' is not folded, pprof or svg", arg);
+		args->format_set = true;
 		return 0;
 	case ARGP_KEY_ARG:
 		/* The command and its arguments: the rest of argv, options included. */
@@ -370,8 +357,14 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case ARGP_KEY_END:
 		check_args(state, args);
-		if (!args->format)
-			args->format = default_format(args->output);
+		output_format_of(state, args);
+		if (out_format__binary(args->format) &&
+		    (!args->output || strcmp(args->output, "-") == 0) && isatty(STDOUT_FILENO))
+			argp_error(
+				state,
+				"--format %s is binary and stdout is a terminal: give -o FILE or "
+				"redirect stdout",
+				out_format__name(args->format));
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -556,9 +549,7 @@ static void on_signal(int sig)
 		exit_signal = sig;
 		return;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(tmp_files); i++)
-		if (tmp_files[i])
-			unlink(tmp_files[i]);
+	outfile__unlink_all();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -574,194 +565,38 @@ static void install_signals(void)
 
 /* Output */
 
-/* A device, FIFO or /dev/stdout is written in place: renaming over it would replace it. */
-static int output_open_direct(struct record *rec, const char *path)
+static struct outfile_opts outfile_opts_of(const struct record *rec)
 {
-	rec->out = fopen(path, "we");
-	if (rec->out)
-		return 0;
-	pr_err("%s: cannot open: %s", path, strerror(errno));
-	return -errno;
+	/* Under sudo, the files written belong to the user who ran it. */
+	return (struct outfile_opts){
+		.set_owner = rec->invoker.set,
+		.uid = rec->invoker.uid,
+		.gid = rec->invoker.gid,
+	};
 }
 
-/* Under sudo, the files written belong to the user who ran it. */
-static void invoker_chown(const struct record *rec, int fd, const char *path)
+/* --stats-json FILE: created (unnamed) before the run, so that it fails before, not after. */
+static int stats_open(struct record *rec)
 {
-	if (rec->invoker.set && fchown(fd, rec->invoker.uid, rec->invoker.gid))
-		pr_warn("%s: cannot give it to uid %d: %s", path, (int)rec->invoker.uid,
-			strerror(errno));
-}
+	struct outfile_opts opts = outfile_opts_of(rec);
 
-/* The directory part of path, and its last component: "x/y.pb.gz" -> "x", "y.pb.gz". */
-static int split_path(const char *path, char **dir, char **base)
-{
-	char *d = strdup(path), *b = strdup(path);
-
-	*dir = *base = NULL;
-	if (!d || !b) {
-		free(d);
-		free(b);
-		return -ENOMEM;
-	}
-	*dir = strdup(dirname(d));
-	*base = strdup(basename(b));
-	free(d);
-	free(b);
-	return *dir && *base ? 0 : -ENOMEM;
-}
-
-/* A named temporary file, for file systems without O_TMPFILE. */
-static int output_mkstemp(struct record *rec, const char *dir, const char *base)
-{
-	mode_t mask;
-	int fd;
-
-	if (asprintf(&rec->tmp_path, "%s/.%s.XXXXXX", dir, base) < 0) {
-		rec->tmp_path = NULL;
-		errno = ENOMEM;
-		return -1;
-	}
-	/* close-on-exec: a launched command must not inherit the profile being written */
-	fd = mkostemp(rec->tmp_path, O_CLOEXEC);
-	if (fd < 0) {
-		free(rec->tmp_path);
-		rec->tmp_path = NULL;
-		return -1;
-	}
-	tmp_files[0] = rec->tmp_path;
-	/* mkostemp gives 0600; give the file the mode a plain fopen would. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask))
-		pr_debug("%s: cannot set the mode: %s", rec->tmp_path, strerror(errno));
-	return fd;
-}
-
-/*
- * A regular file is written to an unnamed file (O_TMPFILE) in its directory
- * (the symlink's target when it is one), named and renamed over it at the
- * end: a run that fails or is killed, even by SIGKILL, leaves nothing behind.
- * Where O_TMPFILE is not supported, a named temporary file is used instead.
- */
-static int output_open_tmp(struct record *rec, const char *path)
-{
-	char *dir = NULL, *base = NULL;
-	int fd, err;
-
-	rec->final_path = realpath(path, NULL);
-	if (!rec->final_path)
-		rec->final_path = strdup(path); /* does not exist yet */
-	err = rec->final_path ? split_path(rec->final_path, &dir, &base) : -ENOMEM;
-	if (err)
-		goto cleanup;
-	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-	if (fd >= 0)
-		rec->out_fd = fd;
-	else if (errno == EOPNOTSUPP || errno == EISDIR)
-		fd = output_mkstemp(rec, dir, base);
-	if (fd < 0) {
-		err = -errno;
-		pr_err("%s: cannot create a file in %s: %s", path, dir, strerror(errno));
-		goto cleanup;
-	}
-	invoker_chown(rec, fd, path);
-	rec->out = fdopen(fd, "w");
-	if (!rec->out) {
-		err = -errno;
-		pr_err("%s: %s", path, strerror(errno));
-		close(fd);
-		rec->out_fd = -1;
-		if (rec->tmp_path)
-			unlink(rec->tmp_path);
-	}
-cleanup:
-	free(dir);
-	free(base);
-	return err;
+	rec->stats_out = outfile__open(rec->args->stats_json, &opts);
+	return rec->stats_out ? 0 : -errno;
 }
 
 static int output_open(struct record *rec)
 {
-	const char *path = rec->args->output;
-	struct stat st;
+	struct outfile_opts opts = outfile_opts_of(rec);
 
-	if (!path) {
-		rec->out = stdout;
-		return 0;
+	rec->out = outfile__open(rec->args->output, &opts);
+	if (!rec->out)
+		return -errno;
+	if (out_format__binary(rec->args->format) && outfile__is_tty(rec->out)) {
+		pr_err("%s: a terminal: %s is binary, write it to a file", outfile__name(rec->out),
+		       out_format__name(rec->args->format));
+		return -EINVAL;
 	}
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		pr_err("%s: is a directory: give a file name to -o", path);
-		return -EISDIR;
-	}
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return output_open_direct(rec, path);
-	/* A dangling symlink: fopen creates its target, a rename would replace the link. */
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) < 0)
-		return output_open_direct(rec, path);
-	return output_open_tmp(rec, path);
-}
-
-/* Gives the unnamed output file a temporary name in its directory. */
-static int output_link(struct record *rec)
-{
-	char *dir = NULL, *base = NULL, proc[64];
-	int err;
-
-	err = split_path(rec->final_path, &dir, &base);
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", rec->out_fd);
-	for (int i = 0; !err && i < 100; i++) {
-		free(rec->tmp_path);
-		if (asprintf(&rec->tmp_path, "%s/.%s.%d.%d", dir, base, (int)getpid(), i) < 0) {
-			rec->tmp_path = NULL;
-			err = -ENOMEM;
-			break;
-		}
-		tmp_files[0] = rec->tmp_path;
-		if (linkat(AT_FDCWD, proc, AT_FDCWD, rec->tmp_path, AT_SYMLINK_FOLLOW) == 0)
-			break;
-		tmp_files[0] = NULL;
-		err = errno == EEXIST ? 0 : -errno;
-		if (!err && i == 99)
-			err = -EEXIST;
-	}
-	if (err)
-		pr_err("%s: cannot name the file written: %s", rec->final_path, strerror(-err));
-	free(dir);
-	free(base);
-	return err;
-}
-
-/* Closes the output; on success renames the temporary file, else removes it. */
-static int output_close(struct record *rec, bool ok)
-{
-	int err = 0;
-
-	if (rec->out && rec->out != stdout && (fflush(rec->out) || ferror(rec->out)))
-		err = errno ? -errno : -EIO;
-	else if (rec->out == stdout && (fflush(stdout) || ferror(stdout)))
-		err = errno ? -errno : -EIO;
-	/* After a failed write, the same error again says nothing new. */
-	if (err && ok)
-		pr_err("%s: %s", rec->args->output ? rec->args->output : "stdout", strerror(-err));
-	if (ok && !err && rec->out_fd >= 0)
-		err = output_link(rec);
-	if (rec->out && rec->out != stdout && fclose(rec->out) && !err) {
-		err = -errno;
-		pr_err("%s: %s", rec->args->output, strerror(errno));
-	}
-	rec->out = NULL;
-	rec->out_fd = -1;
-	if (rec->tmp_path) {
-		if (ok && !err && rename(rec->tmp_path, rec->final_path)) {
-			err = -errno;
-			pr_err("%s: cannot rename %s to it: %s", rec->final_path, rec->tmp_path,
-			       strerror(errno));
-		}
-		if (!ok || err)
-			unlink(rec->tmp_path);
-		tmp_files[0] = NULL;
-	}
-	return err;
+	return 0;
 }
 
 static int write_folded(FILE *f, const struct record *rec)
@@ -824,10 +659,9 @@ static int write_profile(struct record *rec)
 		pr_err("symbolizing the profile: %s", strerror(-err));
 		return err;
 	}
-	err = args->format->write(rec->out, rec);
+	err = writers[args->format](outfile__stream(rec->out), rec);
 	if (err)
-		pr_err("%s: cannot write: %s", args->output ? args->output : "stdout",
-		       strerror(-err));
+		pr_err("%s: cannot write: %s", outfile__name(rec->out), strerror(-err));
 	return err;
 }
 
@@ -1384,105 +1218,29 @@ static void stats_put(struct json_writer *jw, const struct record *rec,
 	jw_object_end(jw);
 }
 
-/* Writes the JSON to f; f is closed. */
-static int stats_write_file(FILE *f, const struct record *rec, const struct session_stats *st)
+/* Writes the JSON to --stats-json FILE, opened before the run, and puts it in place. */
+static int stats_write(struct record *rec, const struct session_stats *st)
 {
-	struct json_writer *jw = json_writer__new(f, true);
+	struct json_writer *jw = json_writer__new(outfile__stream(rec->stats_out), true);
 	int err;
 
 	if (!jw) {
 		err = -errno;
-		fclose(f);
-		return err;
+		pr_err("%s: %s", rec->args->stats_json, strerror(errno));
+	} else {
+		stats_put(jw, rec, st);
+		errno = 0;
+		err = json_writer__free(jw);
+		/* -EIO for any failed write: the flush's errno says which (ENOSPC, EDQUOT). */
+		if (err == -EIO && errno)
+			err = -errno;
+		if (err)
+			pr_err("%s: cannot write the statistics: %s", rec->args->stats_json,
+			       strerror(-err));
 	}
-	stats_put(jw, rec, st);
-	errno = 0;
-	err = json_writer__free(jw);
-	/* -EIO for any failed write: the flush's errno says which (ENOSPC, EDQUOT). */
-	if (err == -EIO && errno)
-		err = -errno;
-	if ((fflush(f) || ferror(f)) && !err)
-		err = errno ? -errno : -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-	return err;
-}
-
-/*
- * A regular file (or a new one) is written under a temporary name in its
- * directory and renamed over it; a device, a FIFO or a dangling symlink (whose
- * target fopen creates) is written in place, as the profile is.
- */
-static int stats_write(const struct record *rec, const struct session_stats *st)
-{
-	const char *path = rec->args->stats_json;
-	char *final = realpath(path, NULL), *tmp = NULL;
-	struct stat sb;
-	bool direct;
-	mode_t mask;
-	FILE *f;
-	int fd, err;
-
-	if (stat(path, &sb) == 0)
-		direct = !S_ISREG(sb.st_mode);
-	else
-		direct = lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode);
-	if (direct) {
-		f = fopen(path, "we");
-		err = f ? stats_write_file(f, rec, st) : -errno;
-		goto cleanup;
-	}
-	if (asprintf(&tmp, "%s.XXXXXX", final ? final : path) < 0) {
-		tmp = NULL;
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		if (fd >= 0)
-			close(fd);
-		goto cleanup;
-	}
-	tmp_files[1] = tmp;
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask))
-		pr_debug("%s: cannot set the mode: %s", tmp, strerror(errno));
-	invoker_chown(rec, fd, path);
-	err = stats_write_file(f, rec, st);
-	if (!err && rename(tmp, final ? final : path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	tmp_files[1] = NULL;
-cleanup:
-	if (err)
-		pr_err("%s: cannot write the statistics: %s", path, strerror(-err));
-	free(final);
-	free(tmp);
-	return err;
-}
-
-/* Fails before the run, not after it, when --stats-json FILE cannot be created. */
-static int stats_check(const char *path)
-{
-	char *copy = strdup(path);
-	struct stat sb;
-	int err;
-
-	if (!copy)
-		return -ENOMEM;
-	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-		err = -EISDIR;
-	else if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
-		err = access(path, W_OK) ? -errno : 0;
-	else
-		err = access(dirname(copy), W_OK | X_OK) ? -errno : 0;
-	if (err)
-		pr_err("%s: cannot write the statistics there: %s", path, strerror(-err));
-	free(copy);
+	if (outfile__close(rec->stats_out, !err) && !err)
+		err = -EIO;
+	rec->stats_out = NULL;
 	return err;
 }
 
@@ -1497,10 +1255,10 @@ static int record_init(struct record *rec)
 		err = check_btf();
 	if (!err)
 		err = check_pids(rec->args);
-	if (!err && rec->args->stats_json)
-		err = stats_check(rec->args->stats_json);
 	if (!err)
 		err = invoker_init(&rec->invoker);
+	if (!err && rec->args->stats_json)
+		err = stats_open(rec);
 	if (!err)
 		err = targets_watch(rec);
 	if (err)
@@ -1521,8 +1279,8 @@ static void record_free(struct record *rec)
 	failures__free(rec->failures);
 	symbolizer__free(rec->symbolizer);
 	profile__free(rec->profile);
-	free(rec->tmp_path);
-	free(rec->final_path);
+	outfile__close(rec->out, false);
+	outfile__close(rec->stats_out, false);
 	free(rec->main_file);
 	launch__free(rec->launch);
 	free(rec->invoker.groups);
@@ -1534,7 +1292,7 @@ static void record_free(struct record *rec)
 
 static int record_run(struct record_args *args)
 {
-	struct record rec = { .args = args, .out_fd = -1 };
+	struct record rec = { .args = args };
 	int err, code = EXIT_OK;
 
 	install_signals();
@@ -1547,8 +1305,9 @@ static int record_run(struct record_args *args)
 	if (!err)
 		err = write_profile(&rec);
 	if (rec.out) {
-		int close_err = output_close(&rec, !err);
+		int close_err = outfile__close(rec.out, !err);
 
+		rec.out = NULL;
 		if (!err)
 			err = close_err;
 	}

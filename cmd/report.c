@@ -12,12 +12,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "../core/common.h"
+#include "../core/flamegraph.h"
 #include "../core/folded.h"
+#include "../core/formats.h"
 #include "../core/json.h"
 #include "../core/log.h"
+#include "../core/outfile.h"
 #include "../core/pprof.h"
 #include "../core/profile.h"
 #include "../core/report.h"
@@ -39,6 +44,7 @@ enum {
 	OPT_NO_KERNEL,
 	OPT_WITH_PID,
 	OPT_WITH_TID,
+	OPT_FORMAT,
 };
 
 enum view {
@@ -46,13 +52,15 @@ enum view {
 	VIEW_TREE,
 	VIEW_FOLDED,
 	VIEW_DIFF,
-	VIEW_PPROF, /* -o: convert, print nothing */
+	VIEW_CONVERT, /* -o: write the profile in another format, print nothing */
 };
 
 struct report_args {
 	const char *input;
 	const char *base;
 	const char *output;
+	enum out_format format; /* of -o */
+	bool format_set;
 	enum view view;
 	int nr_views; /* views asked for; more than one is a usage error */
 	size_t top;
@@ -120,7 +128,11 @@ static const struct argp_option report_options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "json", OPT_JSON, NULL, 0, "Print the view as JSON ({\"schema\": 1, \"view\": ...})", 3 },
 	{ "output", 'o', "FILE", 0,
-	  "Write the (filtered) profile as gzip pprof to FILE instead of showing a view", 3 },
+	  "Write the (filtered) profile to FILE instead of showing a view: pprof, folded or a "
+	  "flame graph, as its name says",
+	  3 },
+	{ "format", OPT_FORMAT, "FORMAT", 0, "-o: folded, pprof or svg, whatever FILE is named",
+	  3 },
 	{},
 };
 
@@ -158,6 +170,29 @@ static void set_view(struct report_args *args, enum view view)
 	args->view = view;
 }
 
+/* -o FILE: the format its name says; a device or FIFO, pprof as before. */
+static void output_format_of(struct argp_state *state, struct report_args *args)
+{
+	struct stat st;
+
+	if (args->format_set)
+		return;
+	args->format = OUT_PPROF;
+	if (strcmp(args->output, "-") == 0 ||
+	    out_format__from_path(args->output, &args->format) == 0)
+		goto tty;
+	if (stat(args->output, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		goto tty;
+	argp_error(state,
+		   "-o %s: the format cannot be told from the name: give --format folded, pprof "
+		   "or svg, or a name ending in %s",
+		   args->output, out_format__extensions);
+tty:
+	if (out_format__binary(args->format) && strcmp(args->output, "-") == 0 &&
+	    isatty(STDOUT_FILENO))
+		argp_error(state, "-o -: pprof is binary and stdout is a terminal: redirect it");
+}
+
 static void check_args(struct argp_state *state, struct report_args *args)
 {
 	if (!args->input)
@@ -166,10 +201,15 @@ static void check_args(struct argp_state *state, struct report_args *args)
 		argp_error(state, "--tree, --folded, --diff and -o cannot be combined: give one");
 	if (!isnan(args->fail_above) && args->view != VIEW_DIFF)
 		argp_error(state, "--fail-above needs --diff BASE");
-	if (args->json && args->view == VIEW_PPROF)
+	if (args->json && args->view == VIEW_CONVERT)
 		argp_error(state, "--json and -o cannot be combined");
-	if ((args->with_pid || args->with_tid) && args->view != VIEW_FOLDED)
-		argp_error(state, "--with-pid and --with-tid need --folded");
+	if (args->format_set && args->view != VIEW_CONVERT)
+		argp_error(state, "--format needs -o FILE");
+	if (args->view == VIEW_CONVERT)
+		output_format_of(state, args);
+	if ((args->with_pid || args->with_tid) && args->view != VIEW_FOLDED &&
+	    args->view != VIEW_CONVERT)
+		argp_error(state, "--with-pid and --with-tid need --folded or -o");
 	if (args->base && strcmp(args->base, "-") == 0 && strcmp(args->input, "-") == 0)
 		argp_error(state, "the input and BASE cannot both be stdin");
 }
@@ -184,7 +224,7 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'o':
 		args->output = arg;
-		set_view(args, VIEW_PPROF);
+		set_view(args, VIEW_CONVERT);
 		return 0;
 	case OPT_TOP:
 		args->top = parse_ulong(state, "--top", arg, INT_MAX);
@@ -228,6 +268,11 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_WITH_TID:
 		args->with_tid = true;
+		return 0;
+	case OPT_FORMAT:
+		if (out_format__parse(arg, &args->format))
+			argp_error(state, "--format: '%s' is not folded, pprof or svg", arg);
+		args->format_set = true;
 		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s': give the profile with -i", arg);
@@ -867,17 +912,55 @@ static int run_view(const struct report_args *args, struct loaded *l, struct jso
 	case VIEW_DIFF:
 		err = run_diff(args, l, jw, regressed);
 		break;
-	case VIEW_PPROF:
+	case VIEW_CONVERT:
 		break;
 	}
 	return err;
 }
 
-static int write_pprof(const struct report_args *args, const struct loaded *l)
+static int write_converted(FILE *f, const struct report_args *args, const struct loaded *l)
 {
-	struct pprof_write_opts opts = { .meta = l->in.meta };
+	struct pprof_write_opts popts = { .meta = l->in.meta };
+	struct folded_opts fopts = folded_opts_of(l, args);
+	char subtitle[128];
+	struct flamegraph_opts gopts = {
+		.title = l->path,
+		.subtitle = subtitle,
+		.pid = fopts.pid,
+		.tid = fopts.tid,
+		.kernel = true,
+	};
 
-	return pprof__write_file(args->output, l->profile, &opts);
+	snprintf(subtitle, sizeof(subtitle), "%" PRIu64 " samples", profile__total(l->profile));
+	switch (args->format) {
+	case OUT_PPROF:
+		return pprof__write(f, l->profile, &popts);
+	case OUT_SVG:
+		return flamegraph__write(f, l->profile, &gopts);
+	default:
+		return folded__write(f, l->profile, &fopts);
+	}
+}
+
+/* -o FILE: the (filtered) profile in the format FILE's name says, put in place whole. */
+static int write_output(const struct report_args *args, const struct loaded *l)
+{
+	struct outfile *o = outfile__open(args->output, NULL);
+	int err;
+
+	if (!o)
+		return -errno;
+	if (out_format__binary(args->format) && outfile__is_tty(o)) {
+		pr_err("%s: a terminal: pprof is binary, write it to a file", outfile__name(o));
+		outfile__close(o, false);
+		return -EINVAL;
+	}
+	err = write_converted(outfile__stream(o), args, l);
+	if (err)
+		pr_err("%s: cannot write: %s", outfile__name(o), strerror(-err));
+	if (outfile__close(o, !err) && !err)
+		err = -EIO;
+	return err;
 }
 
 static int report_run(const struct report_args *args)
@@ -887,11 +970,11 @@ static int report_run(const struct report_args *args)
 	bool regressed = false;
 	int err, out_err;
 
-	err = loaded__open(&l, args->input, &args->filter, args->view != VIEW_PPROF);
+	err = loaded__open(&l, args->input, &args->filter, args->view != VIEW_CONVERT);
 	if (err)
 		goto cleanup;
-	if (args->view == VIEW_PPROF) {
-		err = write_pprof(args, &l);
+	if (args->view == VIEW_CONVERT) {
+		err = write_output(args, &l);
 		goto cleanup;
 	}
 	if (args->json) {

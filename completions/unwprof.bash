@@ -18,7 +18,7 @@ _unwprof_options()
 		;;
 	report)
 		echo '-i --input --pid --comm --no-kernel --top --sort --tree --min-percent
-			--folded --with-pid --with-tid --diff --fail-above --json -o --output'
+			--folded --with-pid --with-tid --diff --fail-above --json -o --output --format'
 		;;
 	dump-unwind)
 		echo '--json --summary --pc --debug-file --no-debuginfo'
@@ -40,7 +40,7 @@ _unwprof_takes_value()
 	record:--stats-json | \
 	report:-i | report:--input | report:--pid | report:--comm | report:--top | \
 	report:--sort | report:--min-percent | report:--diff | report:--fail-above | \
-	report:-o | report:--output | \
+	report:-o | report:--output | report:--format | \
 	dump-unwind:--pc | dump-unwind:--debug-file | \
 	shards:-p | shards:--pids | shards:--shard-rows | shards:--max-shards)
 		return 0

@@ -87,7 +87,8 @@ complete -c unwprof -n $c -l diff -r -F -d 'Compare the input with the profile B
 complete -c unwprof -n $c -l fail-above -x \
     -d 'Diff: exit 3 when a share grew by more than PCT points'
 complete -c unwprof -n $c -l json -d 'Print the view as JSON'
-complete -c unwprof -n $c -s o -l output -r -F -d 'Write the profile as gzip pprof to FILE'
+complete -c unwprof -n $c -s o -l output -r -F -d 'Write the profile to FILE, as its name says'
+complete -c unwprof -n $c -l format -x -a 'folded pprof svg' -d '-o: output format'
 
 # dump-unwind
 set -l c '__unwprof_command_is dump-unwind'

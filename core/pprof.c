@@ -11,12 +11,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
 #include <search.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -725,78 +723,6 @@ int pprof__write(FILE *f, const struct profile *p, const struct pprof_write_opts
 		err = errno ? -errno : -EIO;
 	gz_writer__free(gz);
 	builder__free(&b);
-	return err;
-}
-
-/* A temporary file next to path (path's target when it is a symlink). */
-static FILE *tmp_open(const char *path, char **tmp_path, char **final_path)
-{
-	char *dir = NULL, *base = NULL;
-	mode_t mask;
-	FILE *f = NULL;
-	int fd;
-
-	*final_path = realpath(path, NULL);
-	if (!*final_path)
-		*final_path = strdup(path); /* does not exist yet */
-	dir = *final_path ? strdup(*final_path) : NULL;
-	base = *final_path ? strdup(*final_path) : NULL;
-	if (!dir || !base ||
-	    asprintf(tmp_path, "%s/.%s.XXXXXX", dirname(dir), basename(base)) < 0) {
-		*tmp_path = NULL;
-		errno = ENOMEM;
-		goto cleanup;
-	}
-	fd = mkostemp(*tmp_path, O_CLOEXEC);
-	if (fd < 0)
-		goto cleanup;
-	/* mkostemp gives 0600; give the file the mode a plain fopen would. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask))
-		pr_debug("%s: cannot set the mode: %s", *tmp_path, strerror(errno));
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(*tmp_path);
-	}
-cleanup:
-	free(dir);
-	free(base);
-	return f;
-}
-
-int pprof__write_file(const char *path, const struct profile *p,
-		      const struct pprof_write_opts *opts)
-{
-	char *tmp_path = NULL, *final_path = NULL;
-	struct stat st;
-	FILE *f;
-	int err;
-
-	/* A device or FIFO is written in place: renaming over it would replace it. */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		f = fopen(path, "we");
-	else
-		f = tmp_open(path, &tmp_path, &final_path);
-	if (!f) {
-		err = -errno;
-		pr_err("%s: cannot create: %s", path, strerror(errno));
-		goto cleanup;
-	}
-	err = pprof__write(f, p, opts);
-	if (fclose(f) && !err)
-		err = errno ? -errno : -EIO;
-	if (!err && tmp_path && rename(tmp_path, final_path))
-		err = -errno;
-	if (err) {
-		pr_err("%s: cannot write: %s", path, strerror(-err));
-		if (tmp_path)
-			unlink(tmp_path);
-	}
-cleanup:
-	free(tmp_path);
-	free(final_path);
 	return err;
 }
 

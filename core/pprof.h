@@ -59,14 +59,6 @@ struct pprof_write_opts {
  */
 int pprof__write(FILE *f, const struct profile *p, const struct pprof_write_opts *opts);
 
-/*
- * Writes p to path through a temporary file in the same directory, renamed
- * at the end, so a failure leaves no file (a device such as /dev/stdout is
- * written in place). Errors are printed with the path.
- */
-int pprof__write_file(const char *path, const struct profile *p,
-		      const struct pprof_write_opts *opts);
-
 /* True when buf starts with the gzip magic. */
 bool pprof__is_gzip(const void *buf, size_t len);
 

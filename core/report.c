@@ -120,11 +120,50 @@ static int gunzip(const char *path, char **buf, size_t *len)
 	return 0;
 }
 
+/* What a file that is not a profile is, when it is something well known; NULL otherwise. */
+static const char *known_other(const char *buf, size_t len)
+{
+	static const struct {
+		const char *magic;
+		const char *what;
+	} kinds[] = {
+		{ "<?xml",
+		  "an XML file (an SVG flame graph?): read the profile it was drawn from" },
+		{ "<svg", "an SVG image (a flame graph?): read the profile it was drawn from" },
+		{ "<!DOCTYPE", "an HTML or XML document" },
+		{ "<html", "an HTML page" },
+		{ "PERFILE2",
+		  "a perf.data file: fold it with `perf script | stackcollapse-perf.pl`" },
+		{ "\x7f"
+		  "ELF",
+		  "an ELF file, not a profile" },
+		{ "{", "JSON (unwprof's --json or --stats-json output?), not a profile" },
+	};
+	size_t skip = 0;
+
+	while (skip < len && (buf[skip] == ' ' || buf[skip] == '\n' || buf[skip] == '\t'))
+		skip++;
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		size_t m = strlen(kinds[i].magic);
+
+		if (len - skip >= m && memcmp(buf + skip, kinds[i].magic, m) == 0)
+			return kinds[i].what;
+	}
+	return NULL;
+}
+
 static int decode(const char *path, const char *buf, size_t len, struct profile *p,
 		  struct report_input *in)
 {
+	const char *other;
+
 	if (!len) {
 		pr_err("%s: empty%s: not a profile", path, in->gzip ? " once decompressed" : "");
+		return -EBADMSG;
+	}
+	other = known_other(buf, len);
+	if (other) {
+		pr_err("%s: %s", path, other);
 		return -EBADMSG;
 	}
 	/* Folded stacks are text; a protocol buffer has bytes below 0x20 in its tags and sizes. */

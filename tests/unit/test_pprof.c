@@ -14,6 +14,7 @@
 #include "core/common.h"
 #include "core/folded.h"
 #include "core/log.h"
+#include "core/outfile.h"
 #include "core/pprof.h"
 #include "core/profile.h"
 #include "test.h"
@@ -307,6 +308,19 @@ static void test_decode_errors(void)
 	log_level = saved;
 }
 
+/* What record and report do: pprof written through the one output writer. */
+static int write_file(const char *path, const struct profile *p)
+{
+	struct outfile *o = outfile__open(path, NULL);
+	int err, close_err;
+
+	if (!o)
+		return -errno;
+	err = pprof__write(outfile__stream(o), p, &demo_opts);
+	close_err = outfile__close(o, !err);
+	return err ? err : close_err;
+}
+
 static void test_write_file_errors(void)
 {
 	struct profile *p = demo_profile();
@@ -315,16 +329,16 @@ static void test_write_file_errors(void)
 	struct stat st;
 
 	log_level = -1;
-	CHECK_EQ_INT(pprof__write_file("/dev/full", p, &demo_opts), -ENOSPC);
-	CHECK(pprof__write_file("/nonexistent-dir/x.pb.gz", p, &demo_opts) < 0);
+	CHECK_EQ_INT(write_file("/dev/full", p), -ENOSPC);
+	CHECK(write_file("/nonexistent-dir/x.pb.gz", p) < 0);
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/out.pb.gz", dir);
-	CHECK_EQ_INT(pprof__write_file(path, p, &demo_opts), 0);
+	CHECK_EQ_INT(write_file(path, p), 0);
 	CHECK(stat(path, &st) == 0 && st.st_size > 0);
 	unlink(path);
 	/* root writes into a read-only directory anyway */
 	if (geteuid() != 0 && chmod(dir, 0555) == 0) {
-		CHECK(pprof__write_file(path, p, &demo_opts) < 0);
+		CHECK(write_file(path, p) < 0);
 		CHECK(stat(path, &st) < 0);
 		chmod(dir, 0755);
 	}
@@ -337,7 +351,7 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--write") == 0) {
 		struct profile *p = demo_profile();
-		int err = pprof__write_file(argv[2], p, &demo_opts);
+		int err = write_file(argv[2], p);
 
 		profile__free(p);
 		return err ? 1 : 0;
