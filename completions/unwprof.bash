@@ -18,7 +18,7 @@ _unwprof_options()
 		;;
 	report)
 		echo '-i --input --pid --comm --no-kernel --top --sort --tree --min-percent
-			--folded --with-pid --with-tid --diff --fail-above --json -o --output --format'
+			--folded --with-pid --with-tid --diff --fail-above --fail-total --json -o --output --format'
 		;;
 	dump-unwind)
 		echo '--json --summary --pc --debug-file --no-debuginfo'

@@ -85,7 +85,8 @@ complete -c unwprof -n $c -l with-pid -d 'Folded: begin each stack with comm-PID
 complete -c unwprof -n $c -l with-tid -d 'Folded: begin each stack with comm-PID/TID'
 complete -c unwprof -n $c -l diff -r -F -d 'Compare the input with the profile BASE'
 complete -c unwprof -n $c -l fail-above -x \
-    -d 'Diff: exit 3 when a share grew by more than PCT points'
+    -d 'Diff: exit 3 when a function grew by more than PCT% of the time'
+complete -c unwprof -n $c -l fail-total -d 'Diff: --fail-above applies to the whole profile too'
 complete -c unwprof -n $c -l json -d 'Print the view as JSON'
 complete -c unwprof -n $c -s o -l output -r -F -d 'Write the profile to FILE, as its name says'
 complete -c unwprof -n $c -l format -x -a 'folded pprof svg' -d '-o: output format'

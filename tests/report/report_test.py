@@ -216,22 +216,137 @@ def test_diff(unwprof, fixtures, _writer, _cpuprof, tmp):
     for new in (slower, pb):
         r = run([unwprof, "report", "--diff", base, "-i", new])
         check(r.returncode == 0, f"diff failed: {r.stderr}")
+        check("Total: +30 (+50.0%), significant increase" in r.stdout, f"diff totals:\n{r.stdout}")
         rows = table_rows(r.stdout, "base")
         check(rows and rows[0].split()[-1] == "slow_path", f"diff: slow_path first:\n{r.stdout}")
-        check(rows and "+25.00" in rows[0] and "2.00x" in rows[0], f"diff row: {rows[:1]}")
+        check(rows and rows[0].split()[:4] == ["15", "45", "+30", "+50.0%"] and "3.00x" in rows[0]
+              and " * slow_path" in rows[0], f"diff row: {rows[:1]}")
     r = run([unwprof, "report", "--diff", base, "-i", slower, "--fail-above", "10"])
     check(r.returncode == 3, f"--fail-above 10 exits {r.returncode}, expected 3")
-    check("slow_path" in r.stderr, f"--fail-above names the function: {r.stderr}")
-    r = run([unwprof, "report", "--diff", base, "-i", slower, "--fail-above", "30"])
-    check(r.returncode == 0, f"--fail-above 30 exits {r.returncode}, expected 0")
+    first = [l for l in r.stderr.splitlines() if "warning" not in l][:1]
+    check(first and first[0].startswith("unwprof: slow_path: +30 samples, +50.00%"),
+          f"--fail-above names the function whose own time grew first: {r.stderr}")
+    r = run([unwprof, "report", "--diff", base, "-i", slower, "--fail-above", "60"])
+    check(r.returncode == 0, f"--fail-above 60 exits {r.returncode}, expected 0")
     r = run([unwprof, "report", "--diff", base, "-i", slower, "--fail-above", "10", "--json"])
     check(r.returncode == 3, "--json --fail-above exits 3")
     doc = json.loads(r.stdout)
     check(doc["schema"] == 1 and doc["view"] == "diff" and doc["failed"] is True, "diff json")
-    check(doc["functions"][0]["name"] == "slow_path", "diff json: slow_path first")
-    check(abs(doc["functions"][0]["delta_total_points"] - 25) < 1e-9, "diff json: +25 points")
+    row = doc["functions"][0]
+    check(row["name"] == "slow_path", "diff json: slow_path first")
+    check(abs(row["delta_total_points"] - 25) < 1e-9, "diff json: +25 points")
+    check(row["delta_total_time"] == 30 and row["ratio"] == 3 and row["change"] == "increase",
+          f"diff json: +30 samples, 3x, an increase: {row}")
+    check(doc["time_unit"] == "samples" and doc["confidence"] == 0.99, "diff json: unit")
     r = run([unwprof, "report", "--diff", base, "-i", base, "--fail-above", "0"])
     check(r.returncode == 0, "a profile compared with itself does not fail")
+
+
+def test_diff_gate(unwprof, fixtures, _writer, _cpuprof, tmp):
+    """A speed-up of one function does not fail the gate; --min-percent and the warning."""
+    base = os.path.join(fixtures, "speedup_base.folded")
+    new = os.path.join(fixtures, "speedup_new.folded")
+    # find_match 600 -> 252 samples: fnv1a_mix's share grows 30.7% -> 45.3%, its time does not
+    r = run([unwprof, "report", "--diff", base, "-i", new, "--fail-above", "5"])
+    check(r.returncode == 0, f"a speed-up fails the gate: exit {r.returncode}: {r.stderr}")
+    check("too small for --fail-above 5.00" in r.stderr, f"no warning at 1045 samples: {r.stderr}")
+    check("Total: -349 (-33.4%), significant decrease" in r.stdout, f"totals:\n{r.stdout}")
+    rows = {l.split()[-1]: l.split() for l in table_rows(r.stdout, "base")}
+    check(rows.get("fnv1a_mix", [])[:3] == ["321", "315", "-6"], f"fnv1a_mix: {rows.get('fnv1a_mix')}")
+    check(rows.get("find_match", [])[-2] == "*", f"find_match's decrease is significant")
+    r = run([unwprof, "report", "--diff", base, "-i", new, "--fail-above", "30"])
+    check(r.returncode == 0 and "too small" not in r.stderr,
+          f"--fail-above 30 on 1045 samples: no warning: {r.stderr}")
+    # the other way round, the slow-down fails, and so does the total with --fail-total
+    r = run([unwprof, "report", "--diff", new, "-i", base, "--fail-above", "30"])
+    check(r.returncode == 3 and "find_match: +348 samples" in r.stderr, f"slow-down: {r.stderr}")
+    r = run([unwprof, "report", "--diff", new, "-i", base, "--fail-above", "30", "--fail-total",
+             "--json"])
+    check(r.returncode == 3 and "total: +349 samples, +50.14%" in r.stderr,
+          f"--fail-total: {r.stderr}")
+    check(json.loads(r.stdout)["total_change"] == "increase", "json total_change")
+    # --min-percent: the functions below it in both profiles are left out
+    for pct, want in (("0", 9), ("20", 7), ("50", 5)):
+        r = run([unwprof, "report", "--diff", base, "-i", new, "--min-percent", pct, "--json"])
+        got = len(json.loads(r.stdout)["functions"])
+        check(got == want, f"--min-percent {pct}: {got} functions, expected {want}")
+    r = run([unwprof, "report", "--diff", base, "-i", new, "--fail-total"])
+    check(r.returncode == 64, "--fail-total without --fail-above is a usage error")
+
+
+def go_top(go, env, args):
+    """go tool pprof -top: {function: (flat, cum)} as numbers (ns with -unit=ns)."""
+    r = run([go, "tool", "pprof", "-top", "-nodecount=100000", "-nodefraction=0",
+             "-edgefraction=0", "-unit=ns"] + args, env=env)
+    check(r.returncode == 0, f"go tool pprof {args}: {r.stderr}")
+    out = {}
+    for line in table_rows(r.stdout, "flat"):
+        f = line.split()
+        if len(f) < 6:
+            continue
+        num = lambda v: float(v[:-2] if v.endswith("ns") else v)
+        out[" ".join(f[5:])] = (num(f[0]), num(f[3]))
+    return out
+
+
+def check_against_pprof(unwprof, go, env, base, new, what):
+    """Every function's change of flat and cum time as go tool pprof -diff_base computes it."""
+    ref = go_top(go, env, ["-diff_base", base, new])
+    r = run([unwprof, "report", "--diff", base, "-i", new, "--json", "--top", "0",
+             "--min-percent", "0"])
+    check(r.returncode == 0, f"{what}: diff: {r.stderr}")
+    ours = {f["name"]: (f["delta_self_time"], f["delta_total_time"])
+            for f in json.loads(r.stdout)["functions"]}
+    check(len(ref) > 3, f"{what}: go tool pprof shows {len(ref)} functions")
+    for name, (flat, cum) in ref.items():
+        got = ours.get(name)
+        check(got is not None and abs(got[0] - flat) < 1 and abs(got[1] - cum) < 1,
+              f"{what}: {name}: pprof says flat {flat} cum {cum}, unwprof {got}")
+    for name, (flat, cum) in ours.items():
+        check(name in ref or (flat == 0 and cum == 0),
+              f"{what}: {name} changed by {cum} but pprof does not show it")
+
+
+def test_diff_pprof(unwprof, fixtures, _writer, _cpuprof, tmp):
+    """The per-function deltas are go tool pprof -diff_base's."""
+    go = find_go()
+    env = go_env(tmp)
+    for a, b in (("base", "slower"), ("speedup_base", "speedup_new"), ("speedup_new", "stacks")):
+        pa, pb = os.path.join(tmp, a + ".pb.gz"), os.path.join(tmp, b + ".pb.gz")
+        for name, path in ((a, pa), (b, pb)):
+            r = run([unwprof, "report", "-i", os.path.join(fixtures, name + ".folded"), "-o", path])
+            check(r.returncode == 0, f"converting {name}: {r.stderr}")
+        check_against_pprof(unwprof, go, env, pa, pb, f"{a} -> {b}")
+
+
+def test_formats(unwprof, fixtures, _writer, _cpuprof, tmp):
+    """-o names the format; a file that is not a profile is named for what it is."""
+    src = os.path.join(fixtures, "stacks.folded")
+    for name, magic in (("p.pb.gz", b"\x1f\x8b"), ("p.pb", b"\x1f\x8b"), ("p.prof", b"\x1f\x8b"),
+                        ("p.pprof", b"\x1f\x8b"), ("p.gz", b"\x1f\x8b"), ("p.svg", b"<?xml"),
+                        ("p.folded", b"demo"), ("p.txt", b"demo")):
+        out = os.path.join(tmp, name)
+        r = run([unwprof, "report", "-i", src, "-o", out])
+        check(r.returncode == 0, f"report -o {name}: {r.stderr}")
+        with open(out, "rb") as f:
+            head = f.read(8)
+        check(head.startswith(magic), f"report -o {name} wrote {head!r}")
+    r = run([unwprof, "report", "-i", src, "-o", os.path.join(tmp, "p.weird")])
+    check(r.returncode == 64 and "--format" in r.stderr, f"-o p.weird: {r.returncode} {r.stderr}")
+    check(not os.path.exists(os.path.join(tmp, "p.weird")), "-o p.weird left a file")
+    r = run([unwprof, "report", "-i", src, "-o", os.path.join(tmp, "p.weird"), "--format", "svg"])
+    check(r.returncode == 0, f"--format svg: {r.stderr}")
+    r = run([unwprof, "report", "-i", src, "--format", "svg"])
+    check(r.returncode == 64, "--format without -o is a usage error")
+    r = run([unwprof, "report", "-i", os.path.join(tmp, "p.svg")])
+    check(r.returncode == 1 and "SVG" in r.stderr, f"report -i p.svg: {r.stderr}")
+    r = run([unwprof, "report", "-i", os.path.join(tmp, "p.txt"), "--top", "1"])
+    check(r.returncode == 0, "report reads back -o p.txt")
+    perf = os.path.join(tmp, "perf.data")
+    with open(perf, "wb") as f:
+        f.write(b"PERFILE2" + bytes(100))
+    r = run([unwprof, "report", "-i", perf])
+    check(r.returncode == 1 and "perf.data" in r.stderr, f"report -i perf.data: {r.stderr}")
 
 
 def test_errors(unwprof, fixtures, _writer, _cpuprof, tmp):
@@ -359,6 +474,9 @@ TESTS = {
     "go-profile": test_go_profile,
     "round-trip": test_round_trip,
     "diff": test_diff,
+    "diff-gate": test_diff_gate,
+    "diff-pprof": test_diff_pprof,
+    "formats": test_formats,
     "errors": test_errors,
     "record": test_record,
 }
