@@ -56,6 +56,7 @@ enum {
 	OPT_STATS_JSON,
 	OPT_COUNT_MAP_ENTRIES,
 	OPT_AS_ROOT,
+	OPT_CALL_GRAPH,
 };
 
 struct record;
@@ -67,6 +68,8 @@ struct record_args {
 	pid_t *pids;
 	size_t nr_pids;
 	bool all;
+	int *cpus; /* -C, sorted, distinct; NULL: every CPU */
+	size_t nr_cpus;
 	double duration; /* seconds; 0: until Ctrl-C or the command exits */
 	unsigned int freq;
 	const char *output;
@@ -121,6 +124,7 @@ struct record {
 	struct outfile *stats_out; /* --stats-json FILE */
 	int *pidfds;		   /* of the -p targets, readable once they exited */
 	bool targets_gone;	   /* every -p target exited: the run ended early */
+	bool command_ended; /* the launched command was still running at the end: unwprof ended it */
 	struct invoker invoker;
 	struct outcomes outcomes;
 	struct session_stats stats; /* read right after the last drain */
@@ -137,12 +141,17 @@ static const char record_doc[] =
 	"(go tool pprof, unwprof report) or an interactive SVG flame graph to stdout or to "
 	"-o FILE, then a summary to stderr (and as JSON to --stats-json FILE).\n"
 	"\v"
-	"Exactly one target: -p PID[,PID...], -a, or a COMMAND to launch (after --). A "
+	"Exactly one target: -p PID[,PID...], -a, or a COMMAND to launch (after --); "
+	"-a -- COMMAND profiles every process while COMMAND runs, -C CPUs alone every "
+	"process on those CPUs. A "
 	"launched command is profiled from its exec, its children too; the run ends "
 	"when it exits, at -d SECONDS, or at Ctrl-C or SIGTERM (a second Ctrl-C kills "
 	"unwprof). Then every process the command started and that is still running "
 	"is sent SIGTERM (the signal unwprof got, after Ctrl-C or SIGTERM), and SIGKILL "
-	"a second later: nothing of it outlives unwprof. The output file is "
+	"a second later: nothing of it outlives unwprof. When the profile goes to "
+	"stdout, the command's stdout goes to stderr, so that `record -- make > "
+	"make.folded` holds the profile alone; with -o FILE the command keeps its stdout. "
+	"The output file is "
 	"written under a temporary name and renamed at the end, so a failed run leaves "
 	"no partial file.\n\n"
 	"Folded lines: the process name first (comm-PID with --pid, comm-PID/TID with "
@@ -156,11 +165,18 @@ static const char record_doc[] =
 	"  unwprof record -o build.pb.gz -- make -j2\n"
 	"  unwprof record -o app.svg --stats-json app-stats.json -p 4242 -d 10\n"
 	"  unwprof record -a -d 5 --no-kernel > system.folded\n"
+	"  unwprof record -a -o system.pb.gz -- ./load-test.sh   # everything, while it runs\n"
+	"  unwprof record -C 0,2-3 -d 5 -o cpus.svg\n"
 	"  unwprof record --tid -- ./build/myapp --input data.bin > myapp.folded\n"
 	"  unwprof record --fp-only -- ./app    # frame pointers only, to compare\n\n"
-	"Exit status: with a launched COMMAND, the command's status (128+N when a "
-	"signal N killed it: 143 when -d ended it, 130 at Ctrl-C, 137 when it needed "
-	"SIGKILL) unless unwprof itself failed; otherwise 0 on success. "
+	"-g and --call-graph dwarf are accepted as perf users type them: unwprof always "
+	"records stacks and walks them with DWARF tables (perf's -g means frame "
+	"pointers); --call-graph fp is --fp-only.\n\n"
+	"Exit status: with a launched COMMAND, the command's status when it exited by "
+	"itself, 0 when it was still running at -d and the run ended it (the profile "
+	"bounds the run, the job does not fail), 128+N when unwprof got signal N (130 "
+	"at Ctrl-C, 143 at SIGTERM; 137 when the command needed SIGKILL), unless unwprof "
+	"itself failed; otherwise 0 on success. "
 	"1 on failure, including a COMMAND that cannot be executed (not found, not "
 	"executable), 64 on a usage error.\n\n"
 	"See unwprof-record(1).";
@@ -168,13 +184,22 @@ static const char record_doc[] =
 static const struct argp_option record_options[] = {
 	{ NULL, 0, NULL, 0, "Target (exactly one):", 1 },
 	{ "pids", 'p', "PID[,PID...]", 0, "Profile these processes and their threads", 1 },
-	{ "all-cpus", 'a', NULL, 0, "Profile every process", 1 },
+	{ "all-cpus", 'a', NULL, 0,
+	  "Profile every process (with a COMMAND: while it runs, as perf record -a does)", 1 },
+	{ "cpu", 'C', "CPU[,CPU...]", 0,
+	  "Sample only on these CPUs (0,2-3); with no other target, every process on them", 1 },
 	{ NULL, 0, NULL, 0, "Sampling:", 2 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (fractions allowed)", 2 },
 	{ "freq", 'F', "HZ", 0, "Samples per second per CPU, 1..10000 (default 99)", 2 },
 	{ "no-kernel", OPT_NO_KERNEL, NULL, 0, "Leave out kernel frames", 2 },
 	{ "fp-only", OPT_FP_ONLY, NULL, 0,
 	  "Unwind with frame pointers only, no DWARF tables (to compare)", 2 },
+	{ "call-graph", OPT_CALL_GRAPH, "dwarf|fp", 0,
+	  "As perf takes it: dwarf is what unwprof always does, fp is --fp-only", 2 },
+	{ NULL, 'g', NULL, 0,
+	  "Accepted for perf users: stacks are always recorded, walked with DWARF tables (not "
+	  "frame pointers, as perf -g means)",
+	  2 },
 	{ "max-shards", OPT_MAX_SHARDS, "N", 0, "Cap unwind table memory at N shards", 2 },
 	{ "count-map-entries", OPT_COUNT_MAP_ENTRIES, "N", 0,
 	  "Distinct stacks held in the kernel between drains", 2 },
@@ -292,14 +317,58 @@ static void parse_number(struct argp_state *state, int key, const char *arg,
 	args->count_map_entries = (size_t)v;
 }
 
-static void check_args(struct argp_state *state, const struct record_args *args)
+/* -C 0,2-3: a list of CPUs and ranges, kept sorted and distinct. */
+static void parse_cpus(struct argp_state *state, struct record_args *args, const char *arg)
 {
-	int targets = (args->nr_pids > 0) + args->all + (args->command != NULL);
+	const char *s = arg;
+	char *end;
 
+	for (;;) {
+		long lo, hi;
+
+		errno = 0;
+		lo = strtol(s, &end, 10);
+		hi = lo;
+		if (!errno && end != s && *end == '-') {
+			s = end + 1;
+			hi = strtol(s, &end, 10);
+		}
+		if (errno || end == s || lo < 0 || hi < lo || hi >= 65536 || (*end && *end != ','))
+			argp_error(state, "-C: '%s' is not a list of CPUs such as 0,2-3", arg);
+		for (long c = lo; c <= hi; c++) {
+			size_t i = 0;
+			int *n;
+
+			while (i < args->nr_cpus && args->cpus[i] < c)
+				i++;
+			if (i < args->nr_cpus && args->cpus[i] == c)
+				continue;
+			n = reallocarray(args->cpus, args->nr_cpus + 1, sizeof(*n));
+			if (!n)
+				argp_failure(state, EXIT_FAIL, ENOMEM, "-C");
+			args->cpus = n;
+			memmove(&n[i + 1], &n[i], (args->nr_cpus - i) * sizeof(*n));
+			n[i] = (int)c;
+			args->nr_cpus++;
+		}
+		if (!*end)
+			return;
+		s = end + 1;
+	}
+}
+
+static void check_args(struct argp_state *state, struct record_args *args)
+{
+	int targets;
+
+	/* perf record -C: every process on those CPUs, when no other target is given */
+	if (args->nr_cpus && !args->nr_pids && !args->command)
+		args->all = true;
+	targets = (args->nr_pids > 0) + args->all + (args->command != NULL);
 	if (targets == 0)
 		argp_error(state, "no target: give -p PID, -a, or -- COMMAND");
-	if (targets > 1)
-		argp_error(state, "-p, -a and COMMAND cannot be combined: give exactly one");
+	if (args->nr_pids && targets > 1)
+		argp_error(state, "-p cannot be combined with -a or a COMMAND: give one target");
 	if (args->as_root && !args->command)
 		argp_error(state, "--as-root: only with a COMMAND to launch");
 }
@@ -314,6 +383,20 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'a':
 		args->all = true;
+		return 0;
+	case 'C':
+		parse_cpus(state, args, arg);
+		return 0;
+	case 'g':
+		return 0;
+	case OPT_CALL_GRAPH:
+		/* perf's "dwarf,8192": the stack size is perf's business */
+		if (strcmp(arg, "fp") == 0)
+			args->fp_only = true;
+		else if (strcmp(arg, "dwarf") && strncmp(arg, "dwarf,", 6))
+			argp_error(state,
+				   "--call-graph: '%s' is not dwarf or fp (lbr is not supported)",
+				   arg);
 		return 0;
 	case 'd':
 	case 'F':
@@ -638,7 +721,8 @@ static int write_svg(FILE *f, const struct record *rec)
 	};
 
 	if (args->command)
-		snprintf(title, sizeof(title), "unwprof record -- %s", args->command[0]);
+		snprintf(title, sizeof(title), "unwprof record %s-- %s", args->all ? "-a " : "",
+			 args->command[0]);
 	else if (args->all)
 		snprintf(title, sizeof(title), "unwprof record -a");
 	else
@@ -737,6 +821,8 @@ static int record_launch(struct record *rec)
 		.gid = inv->gid,
 		.groups = inv->groups,
 		.nr_groups = inv->nr_groups,
+		/* the profile goes to stdout: the command's output must not mix with it */
+		.stdout_to_stderr = !rec->args->output || strcmp(rec->args->output, "-") == 0,
 	};
 
 	rec->launch = launch__new(&opts);
@@ -755,9 +841,12 @@ static struct session *record_session_new(struct record *rec)
 		.pids = rec->child ? &rec->child : args->pids,
 		.nr_pids = rec->child ? 1 : args->nr_pids,
 		.system_wide = args->all,
-		.follow_children = rec->child != 0,
-		.hold_new_code = rec->child != 0,
+		/* -a -- COMMAND: everything is sampled, and nothing is held */
+		.follow_children = rec->child != 0 && !args->all,
+		.hold_new_code = rec->child != 0 && !args->all,
 		.freq = args->freq,
+		.cpus = args->cpus,
+		.nr_cpus = args->nr_cpus,
 		.fp_only = args->fp_only,
 		.kernel_stacks = !args->no_kernel,
 		.max_shards = args->max_shards,
@@ -918,6 +1007,7 @@ static int record_loop(struct record *rec)
 			break;
 	}
 	rec->elapsed = now() - start;
+	rec->command_ended = rec->launch && !launch__exited(rec->launch);
 	/* Stopped first, so that the last drain delivers every sample taken. */
 	stop_err = session__stop(rec->session);
 	if (!err)
@@ -1074,7 +1164,10 @@ static void print_summary(const struct record *rec, const struct session_stats *
 	const struct session_stats st = *stats;
 
 	fprintf(stderr, "unwprof: recorded %.1f s%s\n", rec->elapsed,
-		rec->targets_gone ? " (every target exited)" : "");
+		rec->targets_gone ? " (every target exited)" :
+		rec->command_ended && !exit_signal ?
+				    " (the command was still running: ended at -d)" :
+				    "");
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "samples", st.samples);
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "walked to the bottom", st.complete,
 		percent(st.complete, st.samples));
@@ -1319,7 +1412,11 @@ static int record_run(struct record_args *args)
 		if (args->stats_json)
 			err = stats_write(&rec, &rec.stats);
 	}
-	if (!err && rec.launch)
+	/*
+	 * The command's own status when it exited by itself; 0 when the run ended
+	 * it at -d, so that a CI job can bound a profile; 128+N after a signal N.
+	 */
+	if (!err && rec.launch && !(rec.command_ended && !exit_signal))
 		code = launch__exit_code(rec.launch);
 	record_free(&rec);
 	return err ? EXIT_FAIL : code;
@@ -1332,10 +1429,12 @@ static int cmd_record_main(int argc, char **argv)
 
 	if (cmd_parse(&record_argp, argc, argv, &args)) {
 		free(args.pids);
+		free(args.cpus);
 		return EXIT_USAGE;
 	}
 	ret = record_run(&args);
 	free(args.pids);
+	free(args.cpus);
 	return ret;
 }
 

@@ -56,6 +56,9 @@ complete -c unwprof -n $c -s F -l freq -x -a '99 499 999 4999' \
     -d 'Samples per second per CPU'
 complete -c unwprof -n $c -l no-kernel -d 'Leave out kernel frames'
 complete -c unwprof -n $c -l fp-only -d 'Unwind with frame pointers only'
+complete -c unwprof -n $c -l call-graph -x -a 'dwarf fp' -d 'As perf takes it: dwarf, or fp'
+complete -c unwprof -n $c -s g -d 'Accepted for perf users: stacks are always recorded'
+complete -c unwprof -n $c -s C -l cpu -x -d 'Sample only on these CPUs'
 complete -c unwprof -n $c -l max-shards -x -d 'Cap unwind table memory at N shards'
 complete -c unwprof -n $c -l count-map-entries -x \
     -d 'Distinct stacks held in the kernel between drains'
@@ -68,7 +71,8 @@ complete -c unwprof -n $c -l stats-json -r -F -d 'Write the run statistics as JS
 complete -c unwprof -n $c -l quiet -d 'Do not print the summary'
 # The launched command: the options that take a value are skipped with it.
 complete -c unwprof -n $c -a '(__fish_complete_subcommand --fcs-skip=2 -p --pids -d --duration \
-    -F --freq --max-shards --count-map-entries -o --output --format --stats-json)'
+    -F --freq --max-shards --count-map-entries -o --output --format --stats-json -C --cpu \
+    --call-graph)'
 
 # report
 set -l c '__unwprof_command_is report'

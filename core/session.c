@@ -829,8 +829,23 @@ int session__attach(struct session *s)
 		return -ENOMEM;
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
 		s->pe_fds[cpu] = -1;
-	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+	for (int cpu = 0; cpu < s->nr_cpus && !s->opts.cpus; cpu++) {
 		err = session__attach_cpu(s, cpu);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < s->opts.nr_cpus && s->opts.cpus; i++) {
+		int cpu = s->opts.cpus[i];
+
+		if (cpu < 0 || cpu >= s->nr_cpus) {
+			pr_err("CPU %d: no such CPU (0..%d)", cpu, s->nr_cpus - 1);
+			return -EINVAL;
+		}
+		err = session__attach_cpu(s, cpu);
+		if (!err && s->pe_fds[cpu] < 0) {
+			pr_err("CPU %d is offline", cpu);
+			err = -ENODEV;
+		}
 		if (err)
 			return err;
 	}
