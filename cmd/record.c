@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <search.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@
 #include "../core/log.h"
 #include "../core/outfile.h"
 #include "../core/pprof.h"
+#include "../core/procfs.h"
 #include "../core/procmaps.h"
 #include "../core/profile.h"
 #include "../core/session.h"
@@ -128,6 +130,7 @@ struct record {
 	struct invoker invoker;
 	struct outcomes outcomes;
 	struct session_stats stats; /* read right after the last drain */
+	void *names;		    /* tsearch tree of struct proc_name: the processes' names */
 	double bpf_ns_per_sample;   /* < 0: unknown (kernel.bpf_stats_enabled is 0) */
 };
 
@@ -154,8 +157,9 @@ static const char record_doc[] =
 	"The output file is "
 	"written under a temporary name and renamed at the end, so a failed run leaves "
 	"no partial file.\n\n"
-	"Folded lines: the process name first (comm-PID with --pid, comm-PID/TID with "
-	"--tid), user frames root first, then kernel frames with the suffix _[k]. A "
+	"Folded lines: the process name first, for every thread (comm-PID with --pid, "
+	"comm-PID/TID with --tid, and \" (THREAD)\" when the thread has a name of its "
+	"own), user frames root first, then kernel frames with the suffix _[k]. A "
 	"frame without a symbol is [FILE+0xOFFSET]: the basename of its mapping and the "
 	"offset in that file; [unknown] only when no mapping covers the address.\n\n"
 	"Needs root, or CAP_BPF and CAP_PERFMON, and a kernel with BTF.\n\n"
@@ -208,7 +212,8 @@ static const struct argp_option record_options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "output", 'o', "FILE", 0, "Write the profile to FILE instead of stdout", 3 },
 	{ "pid", OPT_PID, NULL, 0, "Begin each stack with comm-PID", 3 },
-	{ "tid", OPT_TID, NULL, 0, "Begin each stack with comm-PID/TID", 3 },
+	{ "tid", OPT_TID, NULL, 0,
+	  "Begin each stack with comm-PID/TID, and the thread's name when it has its own", 3 },
 	{ "format", OPT_FORMAT, "FORMAT", 0,
 	  "folded, pprof or svg (default: what -o FILE's name says, folded to stdout)", 3 },
 	{ "stats-json", OPT_STATS_JSON, "FILE", 0,
@@ -749,6 +754,61 @@ static int write_profile(struct record *rec)
 	return err;
 }
 
+/* Process names: a sample carries its thread's name, the profile wants the process's too. */
+
+struct proc_name {
+	uint32_t pid;
+	char name[PROFILE_COMM_LEN];
+};
+
+static int proc_name_cmp(const void *a, const void *b)
+{
+	uint32_t x = ((const struct proc_name *)a)->pid, y = ((const struct proc_name *)b)->pid;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The main thread's name is the process's; for another thread, the name in
+ * /proc read once per process (again after an exec), or the thread's own
+ * when the process is gone already.
+ */
+static const char *process_name(struct record *rec, const struct session_sample *s)
+{
+	struct proc_name key = { .pid = s->pid }, *n, **found;
+
+	if (s->pid == s->tid)
+		return s->comm;
+	found = tfind(&key, &rec->names, proc_name_cmp);
+	if (found)
+		return (*found)->name;
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return s->comm;
+	n->pid = s->pid;
+	if (procfs__comm((pid_t)s->pid, n->name, sizeof(n->name)))
+		snprintf(n->name, sizeof(n->name), "%.*s", (int)sizeof(s->comm), s->comm);
+	found = tsearch(n, &rec->names, proc_name_cmp);
+	if (!found || *found != n) {
+		free(n);
+		return found ? (*found)->name : s->comm;
+	}
+	return n->name;
+}
+
+/* Forgets the name of pid: it exited or exec'd. */
+static void process_name_forget(struct record *rec, uint32_t pid)
+{
+	struct proc_name key = { .pid = pid }, **found = tfind(&key, &rec->names, proc_name_cmp);
+	struct proc_name *n;
+
+	if (!found)
+		return;
+	n = *found;
+	tdelete(&key, &rec->names, proc_name_cmp);
+	free(n);
+}
+
 /* Session callbacks */
 
 static void on_sample(void *ctx, const struct session_sample *s)
@@ -757,7 +817,8 @@ static void on_sample(void *ctx, const struct session_sample *s)
 	struct profile_stack st = {
 		.pid = s->pid,
 		.tid = s->tid,
-		.comm = s->comm,
+		.comm = process_name(rec, s),
+		.thread = s->comm,
 		.flags = s->flags,
 		.user_addrs = s->user_pcs,
 		.nr_user = s->nr_user,
@@ -781,6 +842,7 @@ static void on_process(void *ctx, const struct procmaps *maps)
 	struct record *rec = ctx;
 	int err = symbolizer__add_process(rec->symbolizer, maps);
 
+	process_name_forget(rec, (uint32_t)maps->pid);
 	if (err && !rec->err)
 		rec->err = err;
 }
@@ -790,6 +852,7 @@ static void on_process_exit(void *ctx, uint32_t pid)
 	struct record *rec = ctx;
 	int err = symbolizer__end_process(rec->symbolizer, rec->profile, pid);
 
+	process_name_forget(rec, pid);
 	if (err && !rec->err)
 		rec->err = err;
 }
@@ -1381,6 +1444,7 @@ static void record_free(struct record *rec)
 		if (rec->pidfds[i] >= 0)
 			close(rec->pidfds[i]);
 	free(rec->pidfds);
+	tdestroy(rec->names, free);
 }
 
 static int record_run(struct record_args *args)

@@ -115,7 +115,7 @@ static const struct argp_option report_options[] = {
 	{ NULL, 0, NULL, 0, "Input:", 1 },
 	{ "input", 'i', "FILE", 0, "The profile to read (required; - for stdin)", 1 },
 	{ "pid", OPT_PID, "PID", 0, "Only the samples of process PID", 1 },
-	{ "comm", OPT_COMM, "NAME", 0, "Only the samples of processes named NAME", 1 },
+	{ "comm", OPT_COMM, "NAME", 0, "Only the samples of processes or threads named NAME", 1 },
 	{ "no-kernel", OPT_NO_KERNEL, NULL, 0, "Leave out kernel frames", 1 },
 	{ NULL, 0, NULL, 0, "Views:", 2 },
 	{ "top", OPT_TOP, "N", 0, "Show N functions (default 20; 0 for all)", 2 },

@@ -78,7 +78,7 @@ complete -c unwprof -n $c -a '(__fish_complete_subcommand --fcs-skip=2 -p --pids
 set -l c '__unwprof_command_is report'
 complete -c unwprof -n $c -s i -l input -r -F -d 'The profile to read'
 complete -c unwprof -n $c -l pid -x -d 'Only the samples of process PID'
-complete -c unwprof -n $c -l comm -x -d 'Only the samples of processes named NAME'
+complete -c unwprof -n $c -l comm -x -d 'Only the samples of processes or threads named NAME'
 complete -c unwprof -n $c -l no-kernel -d 'Leave out kernel frames'
 complete -c unwprof -n $c -l top -x -d 'Show N functions'
 complete -c unwprof -n $c -l sort -x -a 'self total' -d 'Order of the top view'

@@ -173,7 +173,12 @@ static char *process_name(const struct profile_sample *s, const struct flamegrap
 	memcpy(comm, s->comm, sizeof(s->comm));
 	if (!comm[0])
 		c = "[unknown]";
-	if (opts->tid)
+	char thread[PROFILE_COMM_LEN + 1] = {};
+
+	memcpy(thread, s->thread, sizeof(s->thread));
+	if (opts->tid && thread[0] && strcmp(thread, c) != 0)
+		n = asprintf(&name, "%s-%" PRIu32 "/%" PRIu32 " (%s)", c, s->pid, s->tid, thread);
+	else if (opts->tid)
 		n = asprintf(&name, "%s-%" PRIu32 "/%" PRIu32, c, s->pid, s->tid);
 	else if (opts->pid)
 		n = asprintf(&name, "%s-%" PRIu32, c, s->pid);

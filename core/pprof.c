@@ -360,9 +360,17 @@ static int builder__locations(struct builder *b)
 	return 0;
 }
 
-enum { LABEL_PID, LABEL_TID, LABEL_COMM, NR_LABELS };
+enum { LABEL_PID, LABEL_TID, LABEL_COMM, LABEL_THREAD, NR_LABELS };
 
-static const char *const label_keys[NR_LABELS] = { "pid", "tid", "comm" };
+static const char *const label_keys[NR_LABELS] = { "pid", "tid", "comm", "thread" };
+
+/* pid and tid always; comm, then thread, when known */
+static int nr_labels(const struct profile_sample *s)
+{
+	if (!s->comm[0])
+		return LABEL_COMM;
+	return s->thread[0] ? NR_LABELS : LABEL_THREAD;
+}
 
 /* The string table must be whole before the first sample is packed: the labels' strings. */
 static int builder__sample_strings(struct builder *b)
@@ -371,12 +379,14 @@ static int builder__sample_strings(struct builder *b)
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct profile_sample *s = profile__sample(b->p, i);
-		int labels = s->comm[0] ? NR_LABELS : LABEL_COMM;
+		int labels = nr_labels(s);
 
 		for (int j = 0; s->count && j < labels; j++)
 			if (builder__str(b, label_keys[j]) < 0)
 				return -ENOMEM;
 		if (s->count && s->comm[0] && builder__str(b, s->comm) < 0)
+			return -ENOMEM;
+		if (s->count && s->thread[0] && s->comm[0] && builder__str(b, s->thread) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -386,13 +396,15 @@ static int builder__sample_strings(struct builder *b)
 static size_t builder__labels(struct builder *b, const struct profile_sample *s, Pprof__Label *l,
 			      Pprof__Label **ptrs)
 {
-	size_t n = s->comm[0] ? NR_LABELS : LABEL_COMM;
+	size_t n = (size_t)nr_labels(s);
 
 	for (size_t i = 0; i < n; i++) {
 		l[i] = (Pprof__Label)PPROF__LABEL__INIT;
 		l[i].key = builder__str(b, label_keys[i]);
 		if (i == LABEL_COMM)
 			l[i].str = builder__str(b, s->comm);
+		else if (i == LABEL_THREAD)
+			l[i].str = builder__str(b, s->thread);
 		else
 			l[i].num = i == LABEL_PID ? s->pid : s->tid;
 		ptrs[i] = &l[i];
@@ -973,6 +985,8 @@ static int reader__labels(const struct reader *r, const Pprof__Sample *s, struct
 			ps->tid = (uint32_t)l->num;
 		else if (strcmp(key, "comm") == 0)
 			snprintf(ps->comm, sizeof(ps->comm), "%s", str);
+		else if (strcmp(key, "thread") == 0)
+			snprintf(ps->thread, sizeof(ps->thread), "%s", str);
 	}
 	return 0;
 }

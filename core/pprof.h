@@ -10,8 +10,9 @@
  * period type cpu/nanoseconds, the main binary as the first mapping, a
  * mapping per executable mapping (kernel frames in "[kernel.kallsyms]"), a
  * location per sampled address, a function per (name, raw name), and on
- * every sample the labels pid and tid (numbers) and comm (a string), which
- * is what `report --folded` needs to print record's folded lines again.
+ * every sample the labels pid and tid (numbers), comm (the process's name)
+ * and thread (the thread's), which is what `report --folded` needs to print
+ * record's folded lines again.
  * The same profile always gives the same bytes (gzip mtime 0, no name).
  *
  * Read: files by unwprof and by other producers (Go's runtime/pprof, perf

@@ -48,9 +48,10 @@ struct profile_location {
 struct profile_sample {
 	uint32_t pid;
 	uint32_t tid;
-	char comm[PROFILE_COMM_LEN];
-	uint32_t flags; /* SAMPLE_* of core/session.h */
-	uint32_t *user; /* location ids, leaf first */
+	char comm[PROFILE_COMM_LEN];   /* the process's name (its main thread's) */
+	char thread[PROFILE_COMM_LEN]; /* the thread's name; "" when unknown */
+	uint32_t flags;		       /* SAMPLE_* of core/session.h */
+	uint32_t *user;		       /* location ids, leaf first */
 	uint32_t nr_user;
 	uint32_t *kernel; /* location ids, leaf first */
 	uint32_t nr_kernel;
@@ -61,7 +62,8 @@ struct profile_sample {
 struct profile_stack {
 	uint32_t pid;
 	uint32_t tid;
-	const char *comm; /* need not be NUL-terminated within PROFILE_COMM_LEN */
+	const char *comm;   /* process name; need not be NUL-terminated within PROFILE_COMM_LEN */
+	const char *thread; /* thread name, the same way; NULL when unknown */
 	uint32_t flags;
 	const uint64_t *user_addrs; /* leaf first */
 	uint32_t nr_user;

@@ -265,7 +265,8 @@ static bool filter_match(const struct profile_sample *s, const struct report_fil
 {
 	if (f->has_pid && s->pid != f->pid)
 		return false;
-	return !f->comm || strncmp(s->comm, f->comm, sizeof(s->comm) - 1) == 0;
+	return !f->comm || strncmp(s->comm, f->comm, sizeof(s->comm) - 1) == 0 ||
+	       strncmp(s->thread, f->comm, sizeof(s->thread) - 1) == 0;
 }
 
 static int filter_sample(struct filter_ctx *c, const struct profile_sample *s,

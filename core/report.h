@@ -52,7 +52,7 @@ int report__load(const char *path, struct profile **out, struct report_input *in
 struct report_filter {
 	bool has_pid;
 	uint32_t pid;
-	const char *comm; /* NULL: any */
+	const char *comm; /* the process's or the thread's name; NULL: any */
 	bool no_kernel;	  /* drop kernel frames */
 };
 

@@ -3,7 +3,8 @@
 """Checks of the end-to-end tests on the output of `unwprof record`.
 
 Folded stacks: one line per stack, "comm;root;...;leaf COUNT", where the
-first frame is comm, comm-PID (--pid) or comm-PID/TID (--tid), user frames
+first frame is comm, comm-PID (--pid) or comm-PID/TID (--tid, then " (THREAD)"
+when the thread has a name of its own), user frames
 go root to leaf and kernel frames (suffix _[k]) follow them.
 
   e2e.py stacks FOLDED --comm NAME [--leaf FRAME] --expect REGEX
@@ -112,7 +113,8 @@ class Sample:
 
     @staticmethod
     def parse_head(head):
-        m = re.fullmatch(r"(.*)-(\d+)/(\d+)", head)
+        # "comm-PID/TID (THREAD)": the thread's own name, when it has one
+        m = re.fullmatch(r"(.*?)-(\d+)/(\d+)(?: \((.*)\))?", head)
         if m:
             return m.group(1), int(m.group(2)), int(m.group(3))
         m = re.fullmatch(r"(.*)-(\d+)", head)

@@ -321,6 +321,41 @@ static int write_file(const char *path, const struct profile *p)
 	return err ? err : close_err;
 }
 
+/* The labels comm and thread keep the process's name and the thread's. */
+static void test_thread_label(void)
+{
+	struct profile *p = profile__new(), *q;
+	const uint64_t user[] = { 0x1000 };
+	struct profile_stack st = {
+		.pid = 7,
+		.tid = 8,
+		.comm = "app",
+		.thread = "worker",
+		.user_addrs = user,
+		.nr_user = 1,
+	};
+	struct pprof_meta meta;
+	size_t len = 0;
+	char *gz;
+
+	CHECK_EQ_INT(profile__add_stack(p, &st, 3), 0);
+	st.tid = 7;
+	st.thread = NULL;
+	CHECK_EQ_INT(profile__add_stack(p, &st, 2), 0);
+	gz = write_mem(p, &demo_opts, &len);
+	q = read_mem(gz, len, &meta);
+	CHECK_EQ_INT(profile__nr_samples(q), 2);
+	for (size_t i = 0; i < profile__nr_samples(q); i++) {
+		const struct profile_sample *s = profile__sample(q, i);
+
+		CHECK_EQ_STR(s->comm, "app");
+		CHECK_EQ_STR(s->thread, s->tid == 8 ? "worker" : "");
+	}
+	free(gz);
+	profile__free(q);
+	profile__free(p);
+}
+
 static void test_write_file_errors(void)
 {
 	struct profile *p = demo_profile();
@@ -357,6 +392,7 @@ int main(int argc, char **argv)
 		return err ? 1 : 0;
 	}
 	RUN(test_round_trip);
+	RUN(test_thread_label);
 	RUN(test_deterministic);
 	RUN(test_main_file_and_no_kernel);
 	RUN(test_no_period);

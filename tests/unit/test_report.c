@@ -65,6 +65,38 @@ static void test_folded_round_trip(void)
 			 true, true);
 	/* a "_[k]" frame followed by user frames is not a kernel frame */
 	check_round_trip("app;odd_[k];main 2\n", false, false);
+	/* threads with names of their own, even with " (" in them */
+	check_round_trip("app (x)-10/11 (io (2));main 3\n"
+			 "app (x)-10/12 (worker);main 4\n"
+			 "app (x)-10/13;main 5\n",
+			 true, true);
+}
+
+/* The process's name first; the thread's with --tid; --comm matches either. */
+static void test_thread_names(void)
+{
+	struct folded_read_info info;
+	struct profile *p =
+		read_str("app-10/11 (worker);main;work 3\napp-10/10;main 4\n", &info, 0);
+	struct report_filter f = { .comm = "worker" };
+	struct folded_opts plain = { .kernel = true };
+	struct profile *q;
+	char *out;
+
+	CHECK(info.tid);
+	CHECK_EQ_STR(profile__sample(p, 0)->comm, "app");
+	CHECK_EQ_STR(profile__sample(p, 0)->thread, "worker");
+	out = folded_str(p, &plain);
+	CHECK_EQ_STR(out, "app;main 4\napp;main;work 3\n");
+	free(out);
+	q = report__filter(p, &f);
+	CHECK_EQ_INT(profile__total(q), 3);
+	profile__free(q);
+	f.comm = "app";
+	q = report__filter(p, &f);
+	CHECK_EQ_INT(profile__total(q), 7);
+	profile__free(q);
+	profile__free(p);
 }
 
 static void test_folded_parse(void)
@@ -257,6 +289,7 @@ int main(void)
 {
 	RUN(test_folded_round_trip);
 	RUN(test_folded_parse);
+	RUN(test_thread_names);
 	RUN(test_top);
 	RUN(test_tree);
 	RUN(test_filter);
