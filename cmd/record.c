@@ -105,7 +105,10 @@ struct invoker {
 struct outcomes {
 	uint64_t walked; /* walked to the bottom with the tables alone */
 	uint64_t fp;	 /* frame pointers used for at least one frame */
-	uint64_t failed; /* neither: truncated, a read failed, no user stack */
+	uint64_t failed; /* neither: truncated, a read failed */
+	/* no user stack to walk, which is no failure: */
+	uint64_t idle;	 /* no task on the CPU (pid 0) */
+	uint64_t kernel; /* a kernel thread (or a process whose memory is gone: exiting) */
 };
 
 /* What the session callbacks fill, and what the end of the run needs. */
@@ -831,6 +834,10 @@ static void on_sample(void *ctx, const struct session_sample *s)
 		rec->outcomes.fp += s->count;
 	else if (s->flags & SAMPLE_COMPLETE)
 		rec->outcomes.walked += s->count;
+	else if (!s->nr_user && (s->flags & SAMPLE_KERNEL) && s->pid == 0)
+		rec->outcomes.idle += s->count;
+	else if (!s->nr_user && (s->flags & SAMPLE_KERNEL))
+		rec->outcomes.kernel += s->count;
 	else
 		rec->outcomes.failed += s->count;
 	if (err && !rec->err)
@@ -857,6 +864,40 @@ static void on_process_exit(void *ctx, uint32_t pid)
 		rec->err = err;
 }
 
+/* The index of the error "no-user-stack" in session_stats.errors. */
+static unsigned int no_user_reason(void)
+{
+	struct session_stats st;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(st.errors); i++)
+		if (session__error_name(i) && strcmp(session__error_name(i), "no-user-stack") == 0)
+			return i;
+	return UINT_MAX;
+}
+
+/*
+ * The stats as the summary shows them: the samples without a user stack
+ * (idle, kernel threads) are not "no-user-stack" errors.
+ */
+static struct session_stats shown_stats(const struct record *rec)
+{
+	struct session_stats st = rec->stats;
+	unsigned int r = no_user_reason();
+	uint64_t none = rec->outcomes.idle + rec->outcomes.kernel;
+
+	if (r < ARRAY_SIZE(st.errors))
+		st.errors[r] = st.errors[r] > none ? st.errors[r] - none : 0;
+	return st;
+}
+
+/* The samples that had a user stack to walk: the base of the shares. */
+static uint64_t user_samples(const struct record *rec, const struct session_stats *st)
+{
+	uint64_t none = rec->outcomes.idle + rec->outcomes.kernel;
+
+	return st->samples > none ? st->samples - none : 0;
+}
+
 /* Samples of pid stopped at pc: counted under the file the pc is in. */
 static void on_failure(void *ctx, uint32_t pid, uint64_t pc, unsigned int reason, uint64_t n)
 {
@@ -864,6 +905,9 @@ static void on_failure(void *ctx, uint32_t pid, uint64_t pc, unsigned int reason
 	struct symbol_info info = {};
 	int err;
 
+	/* no user stack: idle CPUs and kernel threads, counted apart, are no failure */
+	if (!pc && reason == no_user_reason())
+		return;
 	if (pc)
 		symbolizer__lookup(rec->symbolizer, pid, pc, &info);
 	err = failures__add(rec->failures, pc ? info.file : "[before the walk]", reason, n);
@@ -1183,7 +1227,8 @@ static int64_t not_drained(const struct record *rec, const struct session_stats 
 {
 	const struct outcomes *o = &rec->outcomes;
 
-	return (int64_t)(st->samples - o->walked - o->fp - o->failed - st->lost);
+	return (int64_t)(st->samples - o->walked - o->fp - o->failed - o->idle - o->kernel -
+			 st->lost);
 }
 
 /* Every sample in exactly one place, so that the parts add up to the samples. */
@@ -1194,8 +1239,12 @@ static void print_outcomes(const struct record *rec, const struct session_stats 
 
 	fprintf(stderr,
 		"  %-22s %10" PRIu64 " = walked %" PRIu64 " + frame pointers %" PRIu64
-		" + failed %" PRIu64 " + lost %" PRIu64,
-		"samples accounted", st->samples, o->walked, o->fp, o->failed, st->lost);
+		" + failed %" PRIu64,
+		"samples accounted", st->samples, o->walked, o->fp, o->failed);
+	if (o->idle || o->kernel)
+		fprintf(stderr, " + idle %" PRIu64 " + kernel threads %" PRIu64, o->idle,
+			o->kernel);
+	fprintf(stderr, " + lost %" PRIu64, st->lost);
 	if (late)
 		fprintf(stderr, " + not drained %" PRId64, late);
 	fputc('\n', stderr);
@@ -1222,25 +1271,35 @@ static void print_left_out(const struct session_stats *st)
 				lines[i].n, lines[i].why);
 }
 
-static void print_summary(const struct record *rec, const struct session_stats *stats)
+static void print_summary(const struct record *rec)
 {
-	const struct session_stats st = *stats;
+	const struct session_stats st = shown_stats(rec);
 
 	fprintf(stderr, "unwprof: recorded %.1f s%s\n", rec->elapsed,
 		rec->targets_gone ? " (every target exited)" :
 		rec->command_ended && !exit_signal ?
 				    " (the command was still running: ended at -d)" :
 				    "");
+	uint64_t user = user_samples(rec, &st);
+
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "samples", st.samples);
+	if (rec->outcomes.idle || rec->outcomes.kernel) {
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (no task on the CPU)\n", "idle",
+			rec->outcomes.idle);
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (no user stack to walk)\n",
+			"kernel threads", rec->outcomes.kernel);
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (the shares below are of them)\n",
+			"with a user stack", user);
+	}
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "walked to the bottom", st.complete,
-		percent(st.complete, st.samples));
+		percent(st.complete, user));
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%", "with frame pointers", st.fp,
-		percent(st.fp, st.samples));
+		percent(st.fp, user));
 	if (st.fp)
 		fprintf(stderr, "   (%" PRIu64 " to the bottom)", st.fp_complete);
 	fputc('\n', stderr);
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "truncated", st.truncated,
-		percent(st.truncated, st.samples));
+		percent(st.truncated, user));
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "lost", st.lost);
 	print_errors(&st);
 	print_failures(rec);
@@ -1332,6 +1391,8 @@ static void stats_put_outcomes(struct json_writer *jw, const struct record *rec,
 	stats_put_uint(jw, "walked", rec->outcomes.walked);
 	stats_put_uint(jw, "frame_pointer", rec->outcomes.fp);
 	stats_put_uint(jw, "failed", rec->outcomes.failed);
+	stats_put_uint(jw, "idle", rec->outcomes.idle);
+	stats_put_uint(jw, "kernel_threads", rec->outcomes.kernel);
 	stats_put_uint(jw, "lost", st->lost);
 	jw_key(jw, "not_drained");
 	jw_int(jw, late);
@@ -1341,16 +1402,19 @@ static void stats_put_outcomes(struct json_writer *jw, const struct record *rec,
 static void stats_put(struct json_writer *jw, const struct record *rec,
 		      const struct session_stats *st)
 {
+	uint64_t user = user_samples(rec, st);
+
 	jw_object_start(jw);
-	stats_put_uint(jw, "schema", 2);
+	stats_put_uint(jw, "schema", 3);
 	jw_key(jw, "duration_s");
 	jw_double(jw, round_to(rec->elapsed, 1000));
 	stats_put_uint(jw, "frequency_hz", rec->args->freq);
 	stats_put_uint(jw, "samples", st->samples);
-	stats_put_share(jw, "walked", st->complete, st->samples);
-	stats_put_share(jw, "frame_pointer", st->fp, st->samples);
-	stats_put_share(jw, "frame_pointer_bottom", st->fp_complete, st->samples);
-	stats_put_share(jw, "truncated", st->truncated, st->samples);
+	stats_put_uint(jw, "user_samples", user);
+	stats_put_share(jw, "walked", st->complete, user);
+	stats_put_share(jw, "frame_pointer", st->fp, user);
+	stats_put_share(jw, "frame_pointer_bottom", st->fp_complete, user);
+	stats_put_share(jw, "truncated", st->truncated, user);
 	stats_put_errors(jw, st);
 	stats_put_failures(jw, rec);
 	stats_put_uint(jw, "lost", st->lost);
@@ -1375,8 +1439,9 @@ static void stats_put(struct json_writer *jw, const struct record *rec,
 }
 
 /* Writes the JSON to --stats-json FILE, opened before the run, and puts it in place. */
-static int stats_write(struct record *rec, const struct session_stats *st)
+static int stats_write(struct record *rec)
 {
+	const struct session_stats shown = shown_stats(rec), *st = &shown;
 	struct json_writer *jw = json_writer__new(outfile__stream(rec->stats_out), true);
 	int err;
 
@@ -1472,9 +1537,9 @@ static int record_run(struct record_args *args)
 		/* After the output is written: its peak is part of the run's. */
 		rec.peak_rss = peak_rss_bytes();
 		if (!args->quiet)
-			print_summary(&rec, &rec.stats);
+			print_summary(&rec);
 		if (args->stats_json)
-			err = stats_write(&rec, &rec.stats);
+			err = stats_write(&rec);
 	}
 	/*
 	 * The command's own status when it exited by itself; 0 when the run ended
