@@ -122,6 +122,8 @@ struct record {
 	struct launch *launch;	   /* the launched command, NULL when none */
 	pid_t child;		   /* its pid, 0 when none */
 	double elapsed;
+	double t0;		   /* monotonic time of the start, for -v's timings */
+	bool progress;		   /* stderr is a terminal and no --quiet: a live count */
 	uint64_t peak_rss;	   /* bytes, once the output is written */
 	uint64_t start_ns;	   /* wall clock at the start of sampling */
 	char *main_file;	   /* executable of the launched command or of a single -p pid */
@@ -221,7 +223,8 @@ static const struct argp_option record_options[] = {
 	  "folded, pprof or svg (default: what -o FILE's name says, folded to stdout)", 3 },
 	{ "stats-json", OPT_STATS_JSON, "FILE", 0,
 	  "Write the summary to FILE as JSON too, even with --quiet", 3 },
-	{ "quiet", OPT_QUIET, NULL, 0, "Do not print the summary", 3 },
+	{ "quiet", OPT_QUIET, NULL, 0, "Do not print the summary nor, on a terminal, the progress",
+	  3 },
 	{},
 };
 
@@ -474,6 +477,23 @@ static const struct argp record_argp = {
 	.doc = record_doc,
 	.children = record_children,
 };
+
+/* Helpers */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
 
 /* Checks before anything is created */
 
@@ -1006,12 +1026,22 @@ static int check_interrupted(void)
 	return -EINTR;
 }
 
+/* -v: a step of the startup done, and how long it took. */
+static void step_done(double *t, const char *what)
+{
+	double n = now();
+
+	pr_info("%s: %.0f ms", what, (n - *t) * 1e3);
+	*t = n;
+}
+
 /*
  * new → load → targets → attach; a launched command is released to exec
  * after load, added at its exec stop, and let go once sampling runs.
  */
 static int record_setup(struct record *rec)
 {
+	double t = now();
 	int err;
 
 	if (rec->args->command) {
@@ -1025,12 +1055,14 @@ static int record_setup(struct record *rec)
 		pr_err("cannot create the BPF session: %s", strerror(errno));
 		goto cleanup;
 	}
+	step_done(&t, "BPF maps sized and opened");
 	err = session__load(rec->session);
 	/* Checked before the exec too: a Ctrl-C at the terminal has ended the command. */
 	if (!err)
 		err = check_interrupted();
 	if (err)
 		goto cleanup;
+	step_done(&t, "BPF programs loaded and verified");
 	err = rec->launch ? launch__exec(rec->launch) : add_targets(rec);
 	if (!err && rec->child)
 		err = session__add_process(rec->session, rec->child);
@@ -1038,8 +1070,15 @@ static int record_setup(struct record *rec)
 		rec->main_file = exe_path(rec->child ? rec->child : rec->args->pids[0]);
 	if (!err)
 		err = check_interrupted();
+	if (!err && (rec->child || rec->args->nr_pids))
+		step_done(&t,
+			  rec->child ?
+				  "command started, held at its exec, its unwind tables loaded" :
+				  "unwind tables of the targets loaded");
 	if (!err)
 		err = session__attach(rec->session);
+	if (!err)
+		step_done(&t, "perf events attached");
 	if (!err && rec->launch)
 		err = launch__detach(rec->launch);
 cleanup:
@@ -1050,14 +1089,6 @@ cleanup:
 }
 
 /* The run */
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* True once the launched command has exited; its status is kept. */
 static bool child_exited(struct record *rec)
@@ -1089,14 +1120,52 @@ static double bpf_ns_per_sample(const struct session *s)
 	return (double)ns / (double)cnt;
 }
 
+/* What is sampled, for the line that says sampling started. */
+static void print_start(const struct record *rec)
+{
+	const struct record_args *args = rec->args;
+	char what[96], cpus[48] = "", until[48] = "; Ctrl-C to stop";
+
+	if (args->all && args->command)
+		snprintf(what, sizeof(what), "every process while %s runs",
+			 base_name(args->command[0]));
+	else if (args->all)
+		snprintf(what, sizeof(what), "every process");
+	else if (args->command)
+		snprintf(what, sizeof(what), "%s and its children", base_name(args->command[0]));
+	else
+		snprintf(what, sizeof(what), "%zu process%s", args->nr_pids,
+			 args->nr_pids > 1 ? "es" : "");
+	if (args->nr_cpus)
+		snprintf(cpus, sizeof(cpus), " on %zu CPU%s", args->nr_cpus,
+			 args->nr_cpus > 1 ? "s" : "");
+	if (args->duration > 0)
+		snprintf(until, sizeof(until), " for %g s; Ctrl-C to stop sooner", args->duration);
+	if (rec->progress || log_level >= 1)
+		fprintf(stderr, "unwprof: sampling %s at %u Hz%s%s (%.0f ms to start)\n", what,
+			args->freq, cpus, until, (now() - rec->t0) * 1e3);
+}
+
+/* On a terminal, the samples taken so far, rewritten in place a few times a second. */
+static void print_progress(const struct record *rec, double elapsed)
+{
+	struct session_stats st;
+
+	if (!rec->progress)
+		return;
+	session__stats(rec->session, &st);
+	log_status("unwprof: %" PRIu64 " samples in %.1f s", st.samples, elapsed);
+}
+
 static int record_loop(struct record *rec)
 {
-	double start = now(), left;
+	double start = now(), left, shown = 0;
 	struct timespec wall;
 	int err = 0, stop_err, timeout;
 
 	clock_gettime(CLOCK_REALTIME, &wall);
 	rec->start_ns = (uint64_t)wall.tv_sec * 1000000000ULL + (uint64_t)wall.tv_nsec;
+	print_start(rec);
 
 	while (!exiting && !rec->err && !child_exited(rec) && !targets_exited(rec)) {
 		timeout = POLL_MS;
@@ -1112,7 +1181,12 @@ static int record_loop(struct record *rec)
 			err = 0;
 		if (err)
 			break;
+		if (now() - shown >= 0.25) {
+			shown = now();
+			print_progress(rec, shown - start);
+		}
 	}
+	log_status_end();
 	rec->elapsed = now() - start;
 	rec->command_ended = rec->launch && !launch__exited(rec->launch);
 	/* Stopped first, so that the last drain delivers every sample taken. */
@@ -1192,13 +1266,6 @@ static void print_errors(const struct session_stats *st)
 
 #define FAILURES_SHOWN 3  /* in the summary */
 #define FAILURES_STATS 10 /* in --stats-json */
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
-}
 
 /* The files where the most walks stopped short, with the reason: where to look. */
 static void print_failures(const struct record *rec)
@@ -1514,9 +1581,10 @@ static void record_free(struct record *rec)
 
 static int record_run(struct record_args *args)
 {
-	struct record rec = { .args = args };
+	struct record rec = { .args = args, .t0 = now() };
 	int err, code = EXIT_OK;
 
+	rec.progress = !args->quiet && isatty(STDERR_FILENO) == 1;
 	install_signals();
 	err = record_init(&rec);
 	if (!err)

@@ -48,10 +48,11 @@ struct profile_location {
 struct profile_sample {
 	uint32_t pid;
 	uint32_t tid;
-	char comm[PROFILE_COMM_LEN];   /* the process's name (its main thread's) */
-	char thread[PROFILE_COMM_LEN]; /* the thread's name; "" when unknown */
-	uint32_t flags;		       /* SAMPLE_* of core/session.h */
-	uint32_t *user;		       /* location ids, leaf first */
+	char comm[PROFILE_COMM_LEN];
+	/* comm is the process's name (its main thread's), thread the thread's; "" when unknown */
+	char thread[PROFILE_COMM_LEN];
+	uint32_t flags; /* SAMPLE_* of core/session.h */
+	uint32_t *user; /* location ids, leaf first */
 	uint32_t nr_user;
 	uint32_t *kernel; /* location ids, leaf first */
 	uint32_t nr_kernel;
