@@ -4,7 +4,8 @@
 
     report_test.py TEST UNWPROF FIXTURES [PPROF_WRITER] [CPUPROF_GO]
 
-TEST is one of: go-tool, go-profile, round-trip, diff, errors, record.
+TEST is one of: go-tool, go-profile, round-trip, diff, diff-gate, diff-pprof, formats,
+errors, record.
 Exit 0 on success, 1 on failure, 77 to skip (a tool is absent, or record
 needs root and BPF; UNWPROF_REQUIRE_BPF=1 turns that skip into a failure).
 """
@@ -452,7 +453,8 @@ def test_record(unwprof, _fixtures, _writer, _cpuprof, tmp):
     check(doc["input"]["duration_ns"] > 0 and doc["input"]["start_ns"] > 0, "record: times")
     go = shutil.which("go")
     if not go:
-        return
+        print("go is not installed (Debian package golang-go)", file=sys.stderr)
+        sys.exit(SKIP)
     env = go_env(tmp)
     raw = run([go, "tool", "pprof", "-raw", pb], env=env)
     check(raw.returncode == 0 and raw.stderr.strip() == "",
@@ -467,6 +469,31 @@ def test_record(unwprof, _fixtures, _writer, _cpuprof, tmp):
           f"go tool pprof -top on record's pprof: {top.stderr!r}")
     rows = table_rows(top.stdout, "flat")
     check(rows and rows[0].split()[-1] == "leaf", f"go tool pprof -top: leaf first: {rows[:1]}")
+    test_record_noise(unwprof, tmp, go, env)
+
+
+def test_record_noise(unwprof, tmp, go, env):
+    """Runs of the unchanged demo do not fail the gate at the threshold the man page gives,
+    and their diffs in time are go tool pprof -diff_base's."""
+    demo = os.path.join(os.environ["WORKLOADS"], "demo")
+    runs = []
+    for i in range(3):
+        pb = os.path.join(tmp, f"demo{i}.pb.gz")
+        r = run([unwprof, "record", "-F", "999", "-o", pb, "--quiet", "--", demo, "40"])
+        check(r.returncode == 0, f"record demo: {r.stderr}")
+        runs.append(pb)
+    for base, new in ((runs[0], runs[1]), (runs[1], runs[2]), (runs[2], runs[0])):
+        r = run([unwprof, "report", "--diff", base, "-i", new, "--fail-above", "10",
+                 "--fail-total", "--json"])
+        check(r.returncode == 0, f"the unchanged demo fails --fail-above 10: {r.stderr}")
+        doc = json.loads(r.stdout)
+        print(f"demo {doc['base']['samples']} -> {doc['input']['samples']} samples, total "
+              f"{100 * (doc['time'] - doc['base_time']) / doc['base_time']:+.1f}%, detectable "
+              f"{doc['detectable_percent']:.1f}%", file=sys.stderr)
+        check(doc["time_unit"] == "nanoseconds", "record's profiles give times")
+        check(doc["detectable_percent"] < 10,
+              f"{doc['base']['samples']} samples cannot tell 10% from noise")
+    check_against_pprof(unwprof, go, env, runs[0], runs[1], "demo runs")
 
 
 TESTS = {
