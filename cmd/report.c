@@ -106,7 +106,8 @@ static const char report_doc[] =
 	"  unwprof report -i app.folded --tree --min-percent 2\n"
 	"  unwprof report -i app.pb.gz --pid 4242 --folded > app-4242.folded\n"
 	"  unwprof report -i app.folded -o app.pb.gz          # convert to pprof\n"
-	"  unwprof report --diff base.pb.gz -i new.pb.gz --fail-above 10\n\n"
+	"  unwprof report --diff base.pb.gz -i new.pb.gz --fail-above 10\n"
+	"  unwprof report --diff base.pb.gz -i new.pb.gz -o diff.svg   # red slower, blue faster\n\n"
 	"Exit status: 0 on success, 1 on failure (a missing, corrupt, truncated or "
 	"empty profile), 3 when --fail-above is exceeded, 64 on a usage error.\n\n"
 	"See unwprof-report(1).";
@@ -207,15 +208,24 @@ static void check_args(struct argp_state *state, struct report_args *args)
 {
 	if (!args->input)
 		argp_error(state, "no input: give -i FILE (- for stdin)");
+	/* --diff BASE -o FILE.svg: the diff as a differential flame graph */
+	if (args->base && args->output && args->nr_views == 2) {
+		args->nr_views = 1;
+		args->view = VIEW_DIFF;
+		output_format_of(state, args);
+		if (args->format != OUT_SVG)
+			argp_error(state, "--diff with -o draws a differential flame graph: give "
+					  "-o FILE.svg (or --format svg)");
+	}
 	if (args->nr_views > 1)
 		argp_error(state, "--tree, --folded, --diff and -o cannot be combined: give one");
 	if (!isnan(args->fail_above) && args->view != VIEW_DIFF)
 		argp_error(state, "--fail-above needs --diff BASE");
 	if (args->fail_total && isnan(args->fail_above))
 		argp_error(state, "--fail-total needs --fail-above PCT");
-	if (args->json && args->view == VIEW_CONVERT)
+	if (args->json && args->output)
 		argp_error(state, "--json and -o cannot be combined");
-	if (args->format_set && args->view != VIEW_CONVERT)
+	if (args->format_set && !args->output)
 		argp_error(state, "--format needs -o FILE");
 	if (args->view == VIEW_CONVERT)
 		output_format_of(state, args);
@@ -1051,6 +1061,41 @@ static int finish_output(struct json_writer *jw)
 	return err;
 }
 
+/*
+ * -o FILE.svg with --diff: the new profile's flame graph colored by the change
+ * of each frame's time from the base's (red slower, blue faster).
+ */
+static int write_diff_svg(const struct report_args *args, const struct loaded *base,
+			  const struct loaded *cur)
+{
+	uint64_t pa = base->in.meta.period_ns, pb = cur->in.meta.period_ns;
+	char title[512], subtitle[160];
+	struct flamegraph_opts opts = {
+		.title = title,
+		.subtitle = subtitle,
+		.kernel = true,
+		.base = base->profile,
+		.base_scale = pa && pb ? (double)pa / (double)pb : 1,
+	};
+	struct outfile *o = outfile__open(args->output, NULL);
+	int err;
+
+	if (!o)
+		return -errno;
+	snprintf(title, sizeof(title), "Differential flame graph: %s against %s", cur->path,
+		 base->path);
+	snprintf(subtitle, sizeof(subtitle),
+		 "%" PRIu64 " samples, base %" PRIu64 "; red: more time than in the base, blue: "
+		 "less",
+		 profile__total(cur->profile), profile__total(base->profile));
+	err = flamegraph__write(outfile__stream(o), cur->profile, &opts);
+	if (err)
+		pr_err("%s: cannot write: %s", outfile__name(o), strerror(-err));
+	if (outfile__close(o, !err) && !err)
+		err = -EIO;
+	return err;
+}
+
 /* *regressed: a function went over --fail-above. */
 static int run_diff(const struct report_args *args, struct loaded *cur, struct json_writer *jw,
 		    bool *regressed)
@@ -1073,7 +1118,9 @@ static int run_diff(const struct report_args *args, struct loaded *cur, struct j
 		goto cleanup;
 	}
 	failed = diff_check(d, args);
-	if (jw)
+	if (args->output)
+		err = write_diff_svg(args, &base, cur);
+	else if (jw)
 		diff_print_json(jw, d, &base, cur, args, failed);
 	else
 		diff_print_text(d, &base, cur, args);

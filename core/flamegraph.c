@@ -42,13 +42,18 @@ static const char *const kind_class[] = {
 struct fg_name {
 	char *name; /* valid UTF-8 without control characters */
 	enum fg_kind kind;
-	uint32_t src; /* location id, or nr_locations + sample index for a process */
+	/*
+	 * location id, or nr_locations + sample index for a process; the base's
+	 * (diff) follow those of the profile, the same way
+	 */
+	uint32_t src;
 };
 
 struct fg_path {
 	uint32_t *ids; /* name ranks, the process first */
 	uint32_t len;
 	uint64_t count;
+	uint64_t base; /* diff: the samples of the base */
 };
 
 struct fg_frame {
@@ -56,10 +61,13 @@ struct fg_frame {
 	uint32_t name;	/* rank, FG_ALL for the root */
 	uint64_t start; /* in samples */
 	uint64_t count;
+	uint64_t base; /* diff: the base's samples of the same stack */
 };
 
 struct flamegraph {
 	const struct profile *p;
+	const struct profile *base; /* diff, or NULL */
+	double max_delta;	    /* diff: the largest change of a frame drawn */
 	const struct flamegraph_opts *opts;
 	struct fg_name *names; /* sorted and unique: the index is the rank */
 	size_t nr_names;
@@ -197,24 +205,31 @@ static int name_cmp(const void *a, const void *b)
 	return (int)na->kind - (int)nb->kind;
 }
 
-/* Every name a frame can have, before interning: one per location and per sample. */
-static int flamegraph__collect_names(struct flamegraph *fg, struct fg_name *all)
+/* The name sources of p: its locations, then its samples (their process frames). */
+static size_t nr_sources(const struct profile *p)
 {
-	size_t nr_loc = profile__nr_locations(fg->p), nr_samples = profile__nr_samples(fg->p);
+	return p ? profile__nr_locations(p) + profile__nr_samples(p) : 0;
+}
+
+/* The names a frame of p can have, one per location and per sample, at all[off...]. */
+static int flamegraph__collect(struct flamegraph *fg, const struct profile *p, struct fg_name *all,
+			       size_t off)
+{
+	size_t nr_loc = profile__nr_locations(p), nr_samples = profile__nr_samples(p);
 
 	for (size_t i = 0; i < nr_loc; i++) {
-		const struct profile_location *l = profile__location(fg->p, i);
+		const struct profile_location *l = profile__location(p, i);
 
-		all[i].name = location_name(fg->p, l);
-		all[i].kind = !l->function ? FG_UNKNOWN : l->kernel ? FG_KERNEL : FG_USER;
-		all[i].src = i;
+		all[off + i].name = location_name(p, l);
+		all[off + i].kind = !l->function ? FG_UNKNOWN : l->kernel ? FG_KERNEL : FG_USER;
+		all[off + i].src = off + i;
 	}
 	for (size_t i = 0; i < nr_samples; i++) {
-		all[nr_loc + i].name = process_name(profile__sample(fg->p, i), fg->opts);
-		all[nr_loc + i].kind = FG_PROCESS;
-		all[nr_loc + i].src = nr_loc + i;
+		all[off + nr_loc + i].name = process_name(profile__sample(p, i), fg->opts);
+		all[off + nr_loc + i].kind = FG_PROCESS;
+		all[off + nr_loc + i].src = off + nr_loc + i;
 	}
-	for (size_t i = 0; i < nr_loc + nr_samples; i++) {
+	for (size_t i = off; i < off + nr_loc + nr_samples; i++) {
 		if (!all[i].name)
 			return -ENOMEM;
 		sanitize(all[i].name);
@@ -222,10 +237,20 @@ static int flamegraph__collect_names(struct flamegraph *fg, struct fg_name *all)
 	return 0;
 }
 
+/* Every name a frame can have, before interning: the profile's, then the base's. */
+static int flamegraph__collect_names(struct flamegraph *fg, struct fg_name *all)
+{
+	int err = flamegraph__collect(fg, fg->p, all, 0);
+
+	if (!err && fg->base)
+		err = flamegraph__collect(fg, fg->base, all, nr_sources(fg->p));
+	return err;
+}
+
 /* Sorts the names, keeps one of each, and notes the rank of every source. */
 static int flamegraph__intern(struct flamegraph *fg)
 {
-	size_t nr = profile__nr_locations(fg->p) + profile__nr_samples(fg->p);
+	size_t nr = nr_sources(fg->p) + nr_sources(fg->base);
 	struct fg_name *all = calloc(nr ? nr : 1, sizeof(*all));
 	int err;
 
@@ -269,12 +294,15 @@ static int path_cmp(const void *a, const void *b)
 	return pa->len < pb->len ? -1 : pa->len > pb->len;
 }
 
-static int flamegraph__add_path(struct flamegraph *fg, size_t i)
+/* The path of sample i of p, whose name sources start at off (the base's: after the profile's). */
+static int flamegraph__add_path(struct flamegraph *fg, const struct profile *p, size_t off,
+				size_t i)
 {
-	const struct profile_sample *s = profile__sample(fg->p, i);
+	const struct profile_sample *s = profile__sample(p, i);
 	uint32_t nr_kernel = fg->opts->kernel ? s->nr_kernel : 0;
-	size_t nr_loc = profile__nr_locations(fg->p);
+	size_t nr_loc = profile__nr_locations(p);
 	struct fg_path *path = &fg->paths[fg->nr_paths];
+	const uint32_t *rank = fg->rank + off;
 	uint32_t n = 0;
 
 	if (s->nr_user > FG_MAX_FRAMES || nr_kernel > FG_MAX_FRAMES)
@@ -282,13 +310,16 @@ static int flamegraph__add_path(struct flamegraph *fg, size_t i)
 	path->ids = malloc((1 + (size_t)s->nr_user + nr_kernel) * sizeof(*path->ids));
 	if (!path->ids)
 		return -ENOMEM;
-	path->ids[n++] = fg->rank[nr_loc + i];
+	path->ids[n++] = rank[nr_loc + i];
 	for (uint32_t j = s->nr_user; j > 0; j--)
-		path->ids[n++] = fg->rank[s->user[j - 1]];
+		path->ids[n++] = rank[s->user[j - 1]];
 	for (uint32_t j = nr_kernel; j > 0; j--)
-		path->ids[n++] = fg->rank[s->kernel[j - 1]];
+		path->ids[n++] = rank[s->kernel[j - 1]];
 	path->len = n;
-	path->count = s->count;
+	if (p == fg->p)
+		path->count = s->count;
+	else
+		path->base = s->count;
 	fg->nr_paths++;
 	return 0;
 }
@@ -296,15 +327,23 @@ static int flamegraph__add_path(struct flamegraph *fg, size_t i)
 static int flamegraph__build_paths(struct flamegraph *fg)
 {
 	size_t nr = profile__nr_samples(fg->p);
+	size_t nr_base = fg->base ? profile__nr_samples(fg->base) : 0;
 	int err;
 
-	fg->paths = calloc(nr ? nr : 1, sizeof(*fg->paths));
+	fg->paths = calloc(nr + nr_base + 1, sizeof(*fg->paths));
 	if (!fg->paths)
 		return -ENOMEM;
 	for (size_t i = 0; i < nr; i++) {
 		if (!profile__sample(fg->p, i)->count)
 			continue;
-		err = flamegraph__add_path(fg, i);
+		err = flamegraph__add_path(fg, fg->p, 0, i);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < nr_base; i++) {
+		if (!profile__sample(fg->base, i)->count)
+			continue;
+		err = flamegraph__add_path(fg, fg->base, nr_sources(fg->p), i);
 		if (err)
 			return err;
 	}
@@ -315,7 +354,7 @@ static int flamegraph__build_paths(struct flamegraph *fg)
 /* Frames */
 
 static int flamegraph__add_frame(struct flamegraph *fg, uint32_t depth, uint32_t name,
-				 uint64_t start, uint64_t end)
+				 uint64_t start, uint64_t end, uint64_t base)
 {
 	struct fg_frame *n;
 	size_t cap;
@@ -328,38 +367,52 @@ static int flamegraph__add_frame(struct flamegraph *fg, uint32_t depth, uint32_t
 		fg->frames = n;
 		fg->cap_frames = cap;
 	}
-	fg->frames[fg->nr_frames++] = (struct fg_frame){ depth, name, start, end - start };
+	fg->frames[fg->nr_frames++] = (struct fg_frame){ depth, name, start, end - start, base };
 	return 0;
 }
 
-/* Closes the open frames above depth keep (path index keep - 1 stays open). */
-static int flamegraph__close(struct flamegraph *fg, const struct fg_path *open, uint64_t *starts,
-			     uint32_t nr_open, uint32_t keep, uint64_t x)
+/*
+ * Closes the open frames above depth keep (path index keep - 1 stays open);
+ * x and xb are where the profile's and the base's samples are.
+ */
+static int flamegraph__close(struct flamegraph *fg, const struct fg_path *open,
+			     const uint64_t *starts, const uint64_t *bstarts, uint32_t nr_open,
+			     uint32_t keep, uint64_t x, uint64_t xb)
 {
 	int err;
 
 	for (uint32_t d = nr_open; d > keep; d--) {
-		err = flamegraph__add_frame(fg, d, open->ids[d - 1], starts[d - 1], x);
+		err = flamegraph__add_frame(fg, d, open->ids[d - 1], starts[d - 1], x,
+					    xb - bstarts[d - 1]);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-/* Merges the sorted paths into frames (depth 1 is the process). */
-static int flamegraph__flow(struct flamegraph *fg)
+/* The longest path, plus one: starts[] holds the profile's, then the base's. */
+static uint32_t open_max(const struct flamegraph *fg)
 {
-	const struct fg_path *open = NULL;
-	uint32_t nr_open = 0, max_len = 0;
-	uint64_t *starts, x = 0;
-	int err = 0;
+	uint32_t max_len = 0;
 
 	for (size_t i = 0; i < fg->nr_paths; i++)
 		if (fg->paths[i].len > max_len)
 			max_len = fg->paths[i].len;
-	starts = calloc(max_len + 1, sizeof(*starts));
+	return max_len + 1;
+}
+
+/* Merges the sorted paths into frames (depth 1 is the process). */
+static int flamegraph__flow(struct flamegraph *fg)
+{
+	const struct fg_path *open = NULL;
+	uint32_t nr_open = 0, max_len = open_max(fg);
+	uint64_t *starts, *bstarts, x = 0, xb = 0;
+	int err = 0;
+
+	starts = calloc(2 * (size_t)max_len, sizeof(*starts));
 	if (!starts)
 		return -ENOMEM;
+	bstarts = starts + max_len;
 	for (size_t i = 0; i < fg->nr_paths; i++) {
 		const struct fg_path *path = &fg->paths[i];
 		uint32_t common = 0;
@@ -367,18 +420,21 @@ static int flamegraph__flow(struct flamegraph *fg)
 		while (common < nr_open && common < path->len &&
 		       open->ids[common] == path->ids[common])
 			common++;
-		err = flamegraph__close(fg, open, starts, nr_open, common, x);
+		err = flamegraph__close(fg, open, starts, bstarts, nr_open, common, x, xb);
 		if (err)
 			goto cleanup;
-		for (uint32_t d = common; d < path->len; d++)
+		for (uint32_t d = common; d < path->len; d++) {
 			starts[d] = x;
+			bstarts[d] = xb;
+		}
 		open = path;
 		nr_open = path->len;
 		x += path->count;
+		xb += path->base;
 	}
-	err = flamegraph__close(fg, open, starts, nr_open, 0, x);
+	err = flamegraph__close(fg, open, starts, bstarts, nr_open, 0, x, xb);
 	if (!err)
-		err = flamegraph__add_frame(fg, 0, FG_ALL, 0, x);
+		err = flamegraph__add_frame(fg, 0, FG_ALL, 0, x, xb);
 	fg->total = x;
 cleanup:
 	free(starts);
@@ -507,6 +563,30 @@ static void put_color(FILE *f, const char *name, enum fg_kind kind)
 	fprintf(f, "rgb(%u,%u,%u)", r, g, bl);
 }
 
+/* The change of a frame's samples from the base's, in the profile's units. */
+static double frame_delta(const struct flamegraph *fg, const struct fg_frame *fr)
+{
+	double scale = fg->opts->base_scale > 0 ? fg->opts->base_scale : 1;
+
+	return (double)fr->count - (double)fr->base * scale;
+}
+
+/* Diff: red for more samples, blue for fewer, as deep as the change is large; white: equal. */
+static void put_diff_color(FILE *f, const struct flamegraph *fg, const struct fg_frame *fr)
+{
+	double d = frame_delta(fg, fr);
+	unsigned int v = 255;
+
+	if (fg->max_delta > 0)
+		v = 255 - (unsigned int)(210 * (d < 0 ? -d : d) / fg->max_delta);
+	if (d > 0)
+		fprintf(f, "rgb(255,%u,%u)", v, v);
+	else if (d < 0)
+		fprintf(f, "rgb(%u,%u,255)", v, v);
+	else
+		fputs("rgb(250,250,250)", f);
+}
+
 static int svg_height(const struct flamegraph *fg)
 {
 	return FG_TOP + (int)(fg->max_depth + 1) * FG_FRAME_H + FG_BOTTOM;
@@ -524,11 +604,17 @@ static void flamegraph__put_frame(const struct flamegraph *fg, FILE *f, const st
 	fprintf(f, "<g class=\"f %s\" data-x=\"%" PRIu64 "\" data-c=\"%" PRIu64 "\"><title>",
 		kind_class[kind], fr->start, fr->count);
 	put_escaped(f, name, strlen(name));
-	fprintf(f, " (%" PRIu64 " sample%s, %.2f%%)</title>", fr->count, fr->count == 1 ? "" : "s",
+	fprintf(f, " (%" PRIu64 " sample%s, %.2f%%", fr->count, fr->count == 1 ? "" : "s",
 		fg->total ? 100.0 * fr->count / fg->total : 0.0);
+	if (fg->base)
+		fprintf(f, "; base %" PRIu64 ", %+.0f", fr->base, frame_delta(fg, fr));
+	fputs(")</title>", f);
 	fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"", x, y, w,
 		FG_FRAME_H - 1);
-	put_color(f, name, kind);
+	if (fg->base)
+		put_diff_color(f, fg, fr);
+	else
+		put_color(f, name, kind);
 	fprintf(f, "\"/><text x=\"%.2f\" y=\"%d\">", x + 3, y + FG_FRAME_H - 5);
 	put_fitted(f, name, w);
 	fputs("</text></g>\n", f);
@@ -733,9 +819,18 @@ static void flamegraph__put_header(const struct flamegraph *fg, FILE *f)
 
 static int flamegraph__put(struct flamegraph *fg, FILE *f)
 {
-	for (size_t i = 0; i < fg->nr_frames; i++)
-		if (frame_drawn(fg, &fg->frames[i]) && fg->frames[i].depth > fg->max_depth)
-			fg->max_depth = fg->frames[i].depth;
+	for (size_t i = 0; i < fg->nr_frames; i++) {
+		const struct fg_frame *fr = &fg->frames[i];
+		double d = fg->base ? frame_delta(fg, fr) : 0;
+
+		if (!frame_drawn(fg, fr))
+			continue;
+		if (fr->depth > fg->max_depth)
+			fg->max_depth = fr->depth;
+		/* the root's change is every frame's sum: it would pale them all */
+		if (fr->depth && (d < 0 ? -d : d) > fg->max_delta)
+			fg->max_delta = d < 0 ? -d : d;
+	}
 	flamegraph__put_header(fg, f);
 	fputs("<g id=\"frames\">\n", f);
 	for (size_t i = 0; i < fg->nr_frames; i++)
@@ -763,6 +858,8 @@ int flamegraph__write(FILE *f, const struct profile *p, const struct flamegraph_
 {
 	struct flamegraph_opts defaults = {};
 	struct flamegraph fg = { .p = p, .opts = opts ? opts : &defaults };
+
+	fg.base = fg.opts->base;
 	int err;
 
 	err = flamegraph__intern(&fg);

@@ -12,6 +12,7 @@ needs root and BPF; UNWPROF_REQUIRE_BPF=1 turns that skip into a failure).
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -241,6 +242,23 @@ def test_diff(unwprof, fixtures, _writer, _cpuprof, tmp):
     check(doc["time_unit"] == "samples" and doc["confidence"] == 0.99, "diff json: unit")
     r = run([unwprof, "report", "--diff", base, "-i", base, "--fail-above", "0"])
     check(r.returncode == 0, "a profile compared with itself does not fail")
+    # a differential flame graph: red where the time grew, blue where it shrank, white: equal
+    svg = os.path.join(tmp, "diff.svg")
+    r = run([unwprof, "report", "--diff", base, "-i", slower, "-o", svg, "--fail-above", "10"])
+    check(r.returncode == 3 and r.stdout == "", f"--diff -o diff.svg: {r.returncode} {r.stdout}")
+    with open(svg) as f:
+        text = f.read()
+    fills = dict(re.findall(r'<title>(\S+) \([^<]*</title><rect [^>]*fill="([^"]+)"', text))
+    check(fills.get("slow_path") == "rgb(255,45,45)", f"slow_path is not deep red: {fills}")
+    check(fills.get("memcpy", "").startswith("rgb(255,") and fills.get("memcpy") != fills.get(
+        "slow_path"), f"memcpy is not a lighter red: {fills}")
+    check(fills.get("fast_path") == "rgb(250,250,250)", f"fast_path is not white: {fills}")
+    r = run([unwprof, "report", "--diff", slower, "-i", base, "-o", svg])
+    with open(svg) as f:
+        fills = dict(re.findall(r'<title>(\S+) \([^<]*</title><rect [^>]*fill="([^"]+)"', f.read()))
+    check(fills.get("slow_path") == "rgb(45,45,255)", f"a speed-up is not blue: {fills}")
+    r = run([unwprof, "report", "--diff", base, "-i", slower, "-o", os.path.join(tmp, "d.pb.gz")])
+    check(r.returncode == 64, "--diff -o FILE.pb.gz is a usage error")
 
 
 def test_diff_gate(unwprof, fixtures, _writer, _cpuprof, tmp):
