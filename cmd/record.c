@@ -1062,7 +1062,7 @@ static int record_setup(struct record *rec)
 		err = check_interrupted();
 	if (err)
 		goto cleanup;
-	step_done(&t, "BPF programs loaded and verified");
+	step_done(&t, "BPF programs loaded and verified, the tables known so far built");
 	err = rec->launch ? launch__exec(rec->launch) : add_targets(rec);
 	if (!err && rec->child)
 		err = session__add_process(rec->session, rec->child);

@@ -50,7 +50,7 @@ grep -q 'sampling\|samples in' "$tmp/plain.err" && fail "progress when stderr is
 
 # -v: the steps of the startup with their times, and when sampling started.
 record verbose -v -d 0.5 -o "$tmp/verbose.folded" -- "$WORKLOADS/chain-pie" 30
-for step in 'BPF programs loaded and verified: [0-9]+ ms' \
+for step in 'BPF programs loaded and verified, the tables known so far built: [0-9]+ ms' \
 	'its unwind tables loaded: [0-9]+ ms' 'perf events attached: [0-9]+ ms' \
 	'sampling chain-pie .*\([0-9]+ ms to start\)'; do
 	grep -qE "$step" "$tmp/verbose.err" || fail "-v does not say '$step'"
