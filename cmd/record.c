@@ -67,8 +67,10 @@ struct record;
 typedef int (*output_writer)(FILE *f, const struct record *rec);
 
 struct record_args {
-	pid_t *pids;
+	pid_t *pids; /* -p, or the processes of the -t threads */
 	size_t nr_pids;
+	pid_t *tids; /* -t */
+	size_t nr_tids;
 	bool all;
 	int *cpus; /* -C, sorted, distinct; NULL: every CPU */
 	size_t nr_cpus;
@@ -149,7 +151,8 @@ static const char record_doc[] =
 	"(go tool pprof, unwprof report) or an interactive SVG flame graph to stdout or to "
 	"-o FILE, then a summary to stderr (and as JSON to --stats-json FILE).\n"
 	"\v"
-	"Exactly one target: -p PID[,PID...], -a, or a COMMAND to launch (after --); "
+	"Exactly one target: -p PID[,PID...], -t TID[,TID...], -a, or a COMMAND to launch "
+	"(after --); "
 	"-a -- COMMAND profiles every process while COMMAND runs, -C CPUs alone every "
 	"process on those CPUs. A "
 	"launched command is profiled from its exec, its children too; the run ends "
@@ -193,6 +196,7 @@ static const char record_doc[] =
 static const struct argp_option record_options[] = {
 	{ NULL, 0, NULL, 0, "Target (exactly one):", 1 },
 	{ "pids", 'p', "PID[,PID...]", 0, "Profile these processes and their threads", 1 },
+	{ "tids", 't', "TID[,TID...]", 0, "Profile these threads only (perf record -t)", 1 },
 	{ "all-cpus", 'a', NULL, 0,
 	  "Profile every process (with a COMMAND: while it runs, as perf record -a does)", 1 },
 	{ "cpu", 'C', "CPU[,CPU...]", 0,
@@ -273,25 +277,27 @@ static int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
-static void parse_pids(struct argp_state *state, struct record_args *args, const char *arg)
+/* -p PID,... or -t TID,...: appended to *ids. */
+static void parse_pids(struct argp_state *state, int key, pid_t **ids, size_t *nr, const char *arg)
 {
+	const char *what = key == 't' ? "thread" : "process";
 	char *list = strdup(arg), *tok, *save = NULL;
-	pid_t *pids;
+	pid_t *n;
 
 	if (!list)
-		argp_failure(state, EXIT_FAIL, ENOMEM, "-p");
+		argp_failure(state, EXIT_FAIL, ENOMEM, "-%c", key);
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		pids = reallocarray(args->pids, args->nr_pids + 1, sizeof(*pids));
-		if (!pids)
-			argp_failure(state, EXIT_FAIL, ENOMEM, "-p");
-		args->pids = pids;
-		if (parse_pid(tok, &args->pids[args->nr_pids]))
-			argp_error(state, "-p: '%s' is not a process id", tok);
-		args->nr_pids++;
+		n = reallocarray(*ids, *nr + 1, sizeof(*n));
+		if (!n)
+			argp_failure(state, EXIT_FAIL, ENOMEM, "-%c", key);
+		*ids = n;
+		if (parse_pid(tok, &n[*nr]))
+			argp_error(state, "-%c: '%s' is not a %s id", key, tok, what);
+		(*nr)++;
 	}
 	free(list);
-	if (!args->nr_pids)
-		argp_error(state, "-p: no process id in '%s'", arg);
+	if (!*nr)
+		argp_error(state, "-%c: no %s id in '%s'", key, what, arg);
 }
 
 static void parse_number(struct argp_state *state, int key, const char *arg,
@@ -375,9 +381,13 @@ static void check_args(struct argp_state *state, struct record_args *args)
 	/* perf record -C: every process on those CPUs, when no other target is given */
 	if (args->nr_cpus && !args->nr_pids && !args->command)
 		args->all = true;
-	targets = (args->nr_pids > 0) + args->all + (args->command != NULL);
+	if (args->nr_tids && args->nr_pids)
+		argp_error(state, "-t and -p cannot be combined: give the threads with -t alone");
+	targets = (args->nr_pids > 0 || args->nr_tids > 0) + args->all + (args->command != NULL);
 	if (targets == 0)
-		argp_error(state, "no target: give -p PID, -a, or -- COMMAND");
+		argp_error(state, "no target: give -p PID, -t TID, -a, or -- COMMAND");
+	if (args->nr_tids && targets > 1)
+		argp_error(state, "-t cannot be combined with -a or a COMMAND: give one target");
 	if (args->nr_pids && targets > 1)
 		argp_error(state, "-p cannot be combined with -a or a COMMAND: give one target");
 	if (args->as_root && !args->command)
@@ -390,7 +400,10 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'p':
-		parse_pids(state, args, arg);
+		parse_pids(state, 'p', &args->pids, &args->nr_pids, arg);
+		return 0;
+	case 't':
+		parse_pids(state, 't', &args->tids, &args->nr_tids, arg);
 		return 0;
 	case 'a':
 		args->all = true;
@@ -530,6 +543,48 @@ static int check_btf(void)
 	pr_err("the kernel has no BTF (/sys/kernel/btf/vmlinux): record needs a kernel built "
 	       "with CONFIG_DEBUG_INFO_BTF");
 	return -ENOTSUP;
+}
+
+/* The process of thread tid (Tgid in /proc/TID/status); 0 when there is no such thread. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	FILE *f;
+	int tgid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/* -t: the processes of the threads become the targets, each once. */
+static int resolve_tids(struct record_args *args)
+{
+	for (size_t i = 0; i < args->nr_tids; i++) {
+		pid_t tgid = tgid_of(args->tids[i]), *n;
+		size_t j = 0;
+
+		if (tgid <= 0) {
+			pr_err("thread %d: no such thread", (int)args->tids[i]);
+			return -ESRCH;
+		}
+		while (j < args->nr_pids && args->pids[j] != tgid)
+			j++;
+		if (j < args->nr_pids)
+			continue;
+		n = reallocarray(args->pids, args->nr_pids + 1, sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		args->pids = n;
+		n[args->nr_pids++] = tgid;
+	}
+	return 0;
 }
 
 static int check_pids(const struct record_args *args)
@@ -753,6 +808,9 @@ static int write_svg(FILE *f, const struct record *rec)
 			 args->command[0]);
 	else if (args->all)
 		snprintf(title, sizeof(title), "unwprof record -a");
+	else if (args->nr_tids)
+		snprintf(title, sizeof(title), "unwprof record -t %d%s", (int)args->tids[0],
+			 args->nr_tids > 1 ? ",..." : "");
 	else
 		snprintf(title, sizeof(title), "unwprof record -p %d%s", (int)args->pids[0],
 			 args->nr_pids > 1 ? ",..." : "");
@@ -974,6 +1032,8 @@ static struct session *record_session_new(struct record *rec)
 		.freq = args->freq,
 		.cpus = args->cpus,
 		.nr_cpus = args->nr_cpus,
+		.tids = args->tids,
+		.nr_tids = args->nr_tids,
 		.fp_only = args->fp_only,
 		.kernel_stacks = !args->no_kernel,
 		.max_shards = args->max_shards,
@@ -1133,6 +1193,9 @@ static void print_start(const struct record *rec)
 		snprintf(what, sizeof(what), "every process");
 	else if (args->command)
 		snprintf(what, sizeof(what), "%s and its children", base_name(args->command[0]));
+	else if (args->nr_tids)
+		snprintf(what, sizeof(what), "%zu thread%s", args->nr_tids,
+			 args->nr_tids > 1 ? "s" : "");
 	else
 		snprintf(what, sizeof(what), "%zu process%s", args->nr_pids,
 			 args->nr_pids > 1 ? "es" : "");
@@ -1542,6 +1605,8 @@ static int record_init(struct record *rec)
 	if (!err)
 		err = check_btf();
 	if (!err)
+		err = resolve_tids(rec->args);
+	if (!err)
 		err = check_pids(rec->args);
 	if (!err)
 		err = invoker_init(&rec->invoker);
@@ -1626,11 +1691,13 @@ static int cmd_record_main(int argc, char **argv)
 
 	if (cmd_parse(&record_argp, argc, argv, &args)) {
 		free(args.pids);
+		free(args.tids);
 		free(args.cpus);
 		return EXIT_USAGE;
 	}
 	ret = record_run(&args);
 	free(args.pids);
+	free(args.tids);
 	free(args.cpus);
 	return ret;
 }

@@ -12,7 +12,7 @@ _unwprof_options()
 {
 	case $1 in
 	record)
-		echo '-p --pids -a --all-cpus -C --cpu -d --duration -F --freq --no-kernel --fp-only
+		echo '-p --pids -t --tids -a --all-cpus -C --cpu -d --duration -F --freq --no-kernel --fp-only
 			--call-graph -g
 			--max-shards --count-map-entries --as-root -o --output --format --pid --tid
 			--stats-json --quiet'
@@ -37,7 +37,7 @@ _unwprof_takes_value()
 	case $1:$2 in
 	record:-p | record:--pids | record:-d | record:--duration | record:-F | record:--freq | \
 	record:--max-shards | record:--count-map-entries | record:-o | record:--output | \
-	record:--format | record:-C | record:--cpu | record:--call-graph | \
+	record:--format | record:-C | record:--cpu | record:--call-graph | record:-t | record:--tids | \
 	record:--stats-json | \
 	report:-i | report:--input | report:--pid | report:--comm | report:--top | \
 	report:--sort | report:--min-percent | report:--diff | report:--fail-above | \

@@ -59,6 +59,7 @@ complete -c unwprof -n $c -l fp-only -d 'Unwind with frame pointers only'
 complete -c unwprof -n $c -l call-graph -x -a 'dwarf fp' -d 'As perf takes it: dwarf, or fp'
 complete -c unwprof -n $c -s g -d 'Accepted for perf users: stacks are always recorded'
 complete -c unwprof -n $c -s C -l cpu -x -d 'Sample only on these CPUs'
+complete -c unwprof -n $c -s t -l tids -x -d 'Profile these threads only'
 complete -c unwprof -n $c -l max-shards -x -d 'Cap unwind table memory at N shards'
 complete -c unwprof -n $c -l count-map-entries -x \
     -d 'Distinct stacks held in the kernel between drains'
@@ -71,7 +72,7 @@ complete -c unwprof -n $c -l stats-json -r -F -d 'Write the run statistics as JS
 complete -c unwprof -n $c -l quiet -d 'Do not print the summary'
 # The launched command: the options that take a value are skipped with it.
 complete -c unwprof -n $c -a '(__fish_complete_subcommand --fcs-skip=2 -p --pids -d --duration \
-    -F --freq --max-shards --count-map-entries -o --output --format --stats-json -C --cpu \
+    -F --freq --max-shards --count-map-entries -o --output --format --stats-json -C --cpu -t --tids \
     --call-graph)'
 
 # report

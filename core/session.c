@@ -634,6 +634,8 @@ static void session__size_maps(struct session *s)
 	bpf_map__set_max_entries(k->maps.files, s->max_execs * 2);
 	bpf_map__set_max_entries(k->maps.procs, procs);
 	bpf_map__set_max_entries(k->maps.targets, procs * 4);
+	bpf_map__set_max_entries(k->maps.threads, s->opts.nr_tids ? s->opts.nr_tids : 1);
+	k->rodata->cfg.only_threads = s->opts.nr_tids > 0;
 	bpf_map__set_max_entries(k->maps.counts, counts);
 	bpf_map__set_max_entries(k->maps.ustacks, USTACK_ENTRIES);
 	bpf_map__set_max_entries(k->maps.ustacks_deep, USTACK_DEEP_ENTRIES);
@@ -803,6 +805,13 @@ int session__attach(struct session *s)
 
 	if (!s->loaded)
 		return -EINVAL;
+	for (size_t i = 0; i < s->opts.nr_tids; i++) {
+		uint32_t key = s->opts.tids[i];
+		uint8_t one = 1;
+
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.threads), &key, &one, BPF_ANY))
+			return -errno;
+	}
 	for (size_t i = 0; i < s->opts.nr_pids; i++) {
 		if (session__proc_find(s, s->opts.pids[i]))
 			continue;

@@ -104,6 +104,9 @@ usage_error record -C 3-1 -d 1
 usage_error record -C x -d 1
 usage_error record -p 1 -a -d 1
 usage_error record -p 1 -d 1 -- true
+usage_error record -t x -d 1
+usage_error record -t 1 -p 1 -d 1
+usage_error record -t 1 -a -d 1
 usage_error report -i "$fixture" -o "$tmp/x.weird"
 usage_error report -i "$fixture" --format svg
 usage_error report --diff "$fixture" -i "$fixture" --fail-total

@@ -5,7 +5,8 @@
 # its own thread id only, is never mixed with the other's frames, and bottoms
 # out at clone3;start_thread. Thread B is named worker-b: its stacks begin
 # with the process's name all the same, --tid adds "(worker-b)", report
-# --comm finds it by either name, and the pprof labels keep both.
+# --comm finds it by either name, and the pprof labels keep both. -t TID
+# samples that thread alone.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -45,4 +46,20 @@ grep -q "/[0-9]* (worker-b);.*leaf_b" "$tmp/b.folded" ||
 "$UNWPROF" report -i "$tmp/names.pb.gz" --comm threads --folded > "$tmp/all.folded"
 grep -q 'leaf_a' "$tmp/all.folded" && grep -q 'leaf_b' "$tmp/all.folded" ||
 	fail "report --comm threads: not both threads"
+
+# -t TID: that thread of a running process, and no other.
+start_workload threads 5
+for _ in $(seq 50); do
+	grep -q 'thread b is tid' "$tmp/threads.bg.out" && break
+	sleep 0.1
+done
+tid=$(sed -n 's/^threads: thread b is tid \([0-9]*\)$/\1/p' "$tmp/threads.bg.out")
+record one -t "$tid" -F 999 -d 1 --tid -o "$tmp/one.folded"
+expect_rc 0
+check stacks "$tmp/one.folded" --comm threads --leaf leaf_b --tid "$tid" \
+	--expect '{THREAD};thread_b;b1;b2;leaf_b' --min-ratio 0.99 --min-samples 200
+grep -q 'leaf_a' "$tmp/one.folded" && fail "-t $tid: samples of the other thread"
+record nothread -t 999999999 -d 1
+expect_rc 1
+grep -q 'no such thread' "$tmp/nothread.err" || fail "-t: no message for a missing thread"
 finish
