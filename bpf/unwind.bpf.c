@@ -123,6 +123,14 @@ struct {
 	__type(value, __u8);
 } targets SEC(".maps");
 
+/* With cfg.only_threads, the only threads of the targets sampled (-t). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8);
+} threads SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);
@@ -1063,7 +1071,7 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 }
 
 /* Whether the sample is of a profiled process; counts it, and starts its errors, when it is. */
-static __always_inline int sample_wanted(__u32 pid)
+static __always_inline int sample_wanted(__u32 pid, __u32 tid)
 {
 	struct scratch *sc;
 	__u32 zero = 0;
@@ -1071,6 +1079,8 @@ static __always_inline int sample_wanted(__u32 pid)
 	if (pid == 0 && !cfg.system_wide)
 		return 0;
 	if (!cfg.system_wide && !bpf_map_lookup_elem(&targets, &pid))
+		return 0;
+	if (cfg.only_threads && !bpf_map_lookup_elem(&threads, &tid))
 		return 0;
 	stat_inc(UNW_ST_SAMPLES);
 	sc = bpf_map_lookup_elem(&scratch_map, &zero);
@@ -1100,7 +1110,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct walk w = {};
 	struct unw_frame regs = {};
 
-	if (!sample_wanted(key.pid))
+	if (!sample_wanted(key.pid, key.tid))
 		return 0;
 	w.pid = key.pid;
 	if (sample_user_regs(ctx, &w, &regs) == 0)
@@ -1179,7 +1189,7 @@ int sample_tc(struct bpf_perf_event_data *ctx)
 	struct walk w = {};
 	struct unw_frame regs = {};
 
-	if (!sample_wanted(key.pid))
+	if (!sample_wanted(key.pid, key.tid))
 		return 0;
 	w.pid = key.pid;
 	if (sample_user_regs(ctx, &w, &regs) == 0) {

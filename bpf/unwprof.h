@@ -404,7 +404,8 @@ struct unw_config {
 	__u8 kernel_stacks;
 	__u8 follow_children;
 	__u8 have_find_vma; /* bpf_find_vma exists (5.17+) */
-	__u8 pad[3];
+	__u8 only_threads;  /* sample only the threads in the map threads (-t) */
+	__u8 pad;
 	__u32 page_size;	 /* of the kernel: the unit of a mapping's file offset */
 	__u64 event_interval_ns; /* per pid and event type */
 };

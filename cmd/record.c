@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <search.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,11 +26,14 @@
 #include "../core/common.h"
 #include "../core/failures.h"
 #include "../core/flamegraph.h"
+#include "../core/formats.h"
 #include "../core/folded.h"
 #include "../core/json.h"
 #include "../core/launch.h"
 #include "../core/log.h"
+#include "../core/outfile.h"
 #include "../core/pprof.h"
+#include "../core/procfs.h"
 #include "../core/procmaps.h"
 #include "../core/profile.h"
 #include "../core/session.h"
@@ -54,23 +58,22 @@ enum {
 	OPT_STATS_JSON,
 	OPT_COUNT_MAP_ENTRIES,
 	OPT_AS_ROOT,
+	OPT_CALL_GRAPH,
 };
 
 struct record;
 
-/*
- * The output formats: -o FILE.pb.gz (or .pprof) picks pprof, FILE.svg a flame
- * graph, anything else folded.
- */
-struct output_format {
-	const char *name;
-	int (*write)(FILE *f, const struct record *rec);
-};
+/* The writer of each output format (core/formats.h names them). */
+typedef int (*output_writer)(FILE *f, const struct record *rec);
 
 struct record_args {
-	pid_t *pids;
+	pid_t *pids; /* -p, or the processes of the -t threads */
 	size_t nr_pids;
+	pid_t *tids; /* -t */
+	size_t nr_tids;
 	bool all;
+	int *cpus; /* -C, sorted, distinct; NULL: every CPU */
+	size_t nr_cpus;
 	double duration; /* seconds; 0: until Ctrl-C or the command exits */
 	unsigned int freq;
 	const char *output;
@@ -80,7 +83,8 @@ struct record_args {
 	bool fp_only;
 	bool quiet;
 	const char *stats_json; /* --stats-json FILE, NULL when none */
-	const struct output_format *format;
+	enum out_format format;
+	bool format_set; /* --format given */
 	size_t max_shards;
 	size_t count_map_entries; /* 0: the session's default */
 	bool as_root;		  /* under sudo, run COMMAND as root, not as the invoking user */
@@ -103,7 +107,10 @@ struct invoker {
 struct outcomes {
 	uint64_t walked; /* walked to the bottom with the tables alone */
 	uint64_t fp;	 /* frame pointers used for at least one frame */
-	uint64_t failed; /* neither: truncated, a read failed, no user stack */
+	uint64_t failed; /* neither: truncated, a read failed */
+	/* no user stack to walk, which is no failure: */
+	uint64_t idle;	 /* no task on the CPU (pid 0) */
+	uint64_t kernel; /* a kernel thread (or a process whose memory is gone: exiting) */
 };
 
 /* What the session callbacks fill, and what the end of the run needs. */
@@ -117,25 +124,25 @@ struct record {
 	struct launch *launch;	   /* the launched command, NULL when none */
 	pid_t child;		   /* its pid, 0 when none */
 	double elapsed;
-	uint64_t peak_rss; /* bytes, once the output is written */
-	uint64_t start_ns; /* wall clock at the start of sampling */
-	char *main_file;   /* executable of the launched command or of a single -p pid */
-	char *tmp_path;	   /* -o: written here, renamed at the end */
-	char *final_path;  /* -o FILE with its symlinks resolved */
-	FILE *out;
-	int out_fd;	   /* O_TMPFILE descriptor of out, linked in at the end; -1 */
-	int *pidfds;	   /* of the -p targets, readable once they exited */
-	bool targets_gone; /* every -p target exited: the run ended early */
+	double t0;		   /* monotonic time of the start, for -v's timings */
+	bool progress;		   /* stderr is a terminal and no --quiet: a live count */
+	uint64_t peak_rss;	   /* bytes, once the output is written */
+	uint64_t start_ns;	   /* wall clock at the start of sampling */
+	char *main_file;	   /* executable of the launched command or of a single -p pid */
+	struct outfile *out;	   /* the profile: -o FILE or stdout */
+	struct outfile *stats_out; /* --stats-json FILE */
+	int *pidfds;		   /* of the -p targets, readable once they exited */
+	bool targets_gone;	   /* every -p target exited: the run ended early */
+	bool command_ended; /* the launched command was still running at the end: unwprof ended it */
 	struct invoker invoker;
 	struct outcomes outcomes;
 	struct session_stats stats; /* read right after the last drain */
+	void *names;		    /* tsearch tree of struct proc_name: the processes' names */
 	double bpf_ns_per_sample;   /* < 0: unknown (kernel.bpf_stats_enabled is 0) */
 };
 
 static volatile sig_atomic_t exiting;
 static volatile sig_atomic_t exit_signal;
-/* Temporary files a second signal removes before unwprof dies of it. */
-static char *volatile tmp_files[2];
 
 static const char record_doc[] =
 	"Sample the CPU with perf events and unwind every user stack in BPF with DWARF "
@@ -144,16 +151,23 @@ static const char record_doc[] =
 	"(go tool pprof, unwprof report) or an interactive SVG flame graph to stdout or to "
 	"-o FILE, then a summary to stderr (and as JSON to --stats-json FILE).\n"
 	"\v"
-	"Exactly one target: -p PID[,PID...], -a, or a COMMAND to launch (after --). A "
+	"Exactly one target: -p PID[,PID...], -t TID[,TID...], -a, or a COMMAND to launch "
+	"(after --); "
+	"-a -- COMMAND profiles every process while COMMAND runs, -C CPUs alone every "
+	"process on those CPUs. A "
 	"launched command is profiled from its exec, its children too; the run ends "
 	"when it exits, at -d SECONDS, or at Ctrl-C or SIGTERM (a second Ctrl-C kills "
 	"unwprof). Then every process the command started and that is still running "
 	"is sent SIGTERM (the signal unwprof got, after Ctrl-C or SIGTERM), and SIGKILL "
-	"a second later: nothing of it outlives unwprof. The output file is "
+	"a second later: nothing of it outlives unwprof. When the profile goes to "
+	"stdout, the command's stdout goes to stderr, so that `record -- make > "
+	"make.folded` holds the profile alone; with -o FILE the command keeps its stdout. "
+	"The output file is "
 	"written under a temporary name and renamed at the end, so a failed run leaves "
 	"no partial file.\n\n"
-	"Folded lines: the process name first (comm-PID with --pid, comm-PID/TID with "
-	"--tid), user frames root first, then kernel frames with the suffix _[k]. A "
+	"Folded lines: the process name first, for every thread (comm-PID with --pid, "
+	"comm-PID/TID with --tid, and \" (THREAD)\" when the thread has a name of its "
+	"own), user frames root first, then kernel frames with the suffix _[k]. A "
 	"frame without a symbol is [FILE+0xOFFSET]: the basename of its mapping and the "
 	"offset in that file; [unknown] only when no mapping covers the address.\n\n"
 	"Needs root, or CAP_BPF and CAP_PERFMON, and a kernel with BTF.\n\n"
@@ -163,11 +177,18 @@ static const char record_doc[] =
 	"  unwprof record -o build.pb.gz -- make -j2\n"
 	"  unwprof record -o app.svg --stats-json app-stats.json -p 4242 -d 10\n"
 	"  unwprof record -a -d 5 --no-kernel > system.folded\n"
+	"  unwprof record -a -o system.pb.gz -- ./load-test.sh   # everything, while it runs\n"
+	"  unwprof record -C 0,2-3 -d 5 -o cpus.svg\n"
 	"  unwprof record --tid -- ./build/myapp --input data.bin > myapp.folded\n"
 	"  unwprof record --fp-only -- ./app    # frame pointers only, to compare\n\n"
-	"Exit status: with a launched COMMAND, the command's status (128+N when a "
-	"signal N killed it: 143 when -d ended it, 130 at Ctrl-C, 137 when it needed "
-	"SIGKILL) unless unwprof itself failed; otherwise 0 on success. "
+	"-g and --call-graph dwarf are accepted as perf users type them: unwprof always "
+	"records stacks and walks them with DWARF tables (perf's -g means frame "
+	"pointers); --call-graph fp is --fp-only.\n\n"
+	"Exit status: with a launched COMMAND, the command's status when it exited by "
+	"itself, 0 when it was still running at -d and the run ended it (the profile "
+	"bounds the run, the job does not fail), 128+N when unwprof got signal N (130 "
+	"at Ctrl-C, 143 at SIGTERM; 137 when the command needed SIGKILL), unless unwprof "
+	"itself failed; otherwise 0 on success. "
 	"1 on failure, including a COMMAND that cannot be executed (not found, not "
 	"executable), 64 on a usage error.\n\n"
 	"See unwprof-record(1).";
@@ -175,13 +196,23 @@ static const char record_doc[] =
 static const struct argp_option record_options[] = {
 	{ NULL, 0, NULL, 0, "Target (exactly one):", 1 },
 	{ "pids", 'p', "PID[,PID...]", 0, "Profile these processes and their threads", 1 },
-	{ "all-cpus", 'a', NULL, 0, "Profile every process", 1 },
+	{ "tids", 't', "TID[,TID...]", 0, "Profile these threads only (perf record -t)", 1 },
+	{ "all-cpus", 'a', NULL, 0,
+	  "Profile every process (with a COMMAND: while it runs, as perf record -a does)", 1 },
+	{ "cpu", 'C', "CPU[,CPU...]", 0,
+	  "Sample only on these CPUs (0,2-3); with no other target, every process on them", 1 },
 	{ NULL, 0, NULL, 0, "Sampling:", 2 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (fractions allowed)", 2 },
 	{ "freq", 'F', "HZ", 0, "Samples per second per CPU, 1..10000 (default 99)", 2 },
 	{ "no-kernel", OPT_NO_KERNEL, NULL, 0, "Leave out kernel frames", 2 },
 	{ "fp-only", OPT_FP_ONLY, NULL, 0,
 	  "Unwind with frame pointers only, no DWARF tables (to compare)", 2 },
+	{ "call-graph", OPT_CALL_GRAPH, "dwarf|fp", 0,
+	  "As perf takes it: dwarf is what unwprof always does, fp is --fp-only", 2 },
+	{ NULL, 'g', NULL, 0,
+	  "Accepted for perf users: stacks are always recorded, walked with DWARF tables (not "
+	  "frame pointers, as perf -g means)",
+	  2 },
 	{ "max-shards", OPT_MAX_SHARDS, "N", 0, "Cap unwind table memory at N shards", 2 },
 	{ "count-map-entries", OPT_COUNT_MAP_ENTRIES, "N", 0,
 	  "Distinct stacks held in the kernel between drains", 2 },
@@ -190,14 +221,14 @@ static const struct argp_option record_options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "output", 'o', "FILE", 0, "Write the profile to FILE instead of stdout", 3 },
 	{ "pid", OPT_PID, NULL, 0, "Begin each stack with comm-PID", 3 },
-	{ "tid", OPT_TID, NULL, 0, "Begin each stack with comm-PID/TID", 3 },
+	{ "tid", OPT_TID, NULL, 0,
+	  "Begin each stack with comm-PID/TID, and the thread's name when it has its own", 3 },
 	{ "format", OPT_FORMAT, "FORMAT", 0,
-	  "folded, pprof or svg (default: pprof when FILE ends in .pb.gz or .pprof, svg when "
-	  "it ends in .svg)",
-	  3 },
+	  "folded, pprof or svg (default: what -o FILE's name says, folded to stdout)", 3 },
 	{ "stats-json", OPT_STATS_JSON, "FILE", 0,
 	  "Write the summary to FILE as JSON too, even with --quiet", 3 },
-	{ "quiet", OPT_QUIET, NULL, 0, "Do not print the summary", 3 },
+	{ "quiet", OPT_QUIET, NULL, 0, "Do not print the summary nor, on a terminal, the progress",
+	  3 },
 	{},
 };
 
@@ -207,34 +238,30 @@ static int write_folded(FILE *f, const struct record *rec);
 static int write_pprof(FILE *f, const struct record *rec);
 static int write_svg(FILE *f, const struct record *rec);
 
-static const struct output_format formats[] = {
-	{ "folded", write_folded },
-	{ "pprof", write_pprof },
-	{ "svg", write_svg },
+static const output_writer writers[OUT_NR] = {
+	[OUT_FOLDED] = write_folded,
+	[OUT_PPROF] = write_pprof,
+	[OUT_SVG] = write_svg,
 };
 
-static const struct output_format *find_format(const char *name)
+/*
+ * The format -o FILE's name says. A device or FIFO (/dev/null, a pipe) has
+ * no extension to go by: folded, which any of them can take.
+ */
+static void output_format_of(struct argp_state *state, struct record_args *args)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(formats); i++)
-		if (strcmp(formats[i].name, name) == 0)
-			return &formats[i];
-	return NULL;
-}
+	struct stat st;
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-static const struct output_format *default_format(const char *output)
-{
-	if (output && (ends_with(output, ".pb.gz") || ends_with(output, ".pprof")))
-		return find_format("pprof");
-	if (output && ends_with(output, ".svg"))
-		return find_format("svg");
-	return find_format("folded");
+	if (args->format_set || !args->output || strcmp(args->output, "-") == 0)
+		return;
+	if (out_format__from_path(args->output, &args->format) == 0)
+		return;
+	if (stat(args->output, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return;
+	argp_error(state,
+		   "-o %s: the format cannot be told from the name: give --format folded, pprof "
+		   "or svg, or a name ending in %s",
+		   args->output, out_format__extensions);
 }
 
 static int parse_pid(const char *s, pid_t *pid)
@@ -250,25 +277,27 @@ static int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
-static void parse_pids(struct argp_state *state, struct record_args *args, const char *arg)
+/* -p PID,... or -t TID,...: appended to *ids. */
+static void parse_pids(struct argp_state *state, int key, pid_t **ids, size_t *nr, const char *arg)
 {
+	const char *what = key == 't' ? "thread" : "process";
 	char *list = strdup(arg), *tok, *save = NULL;
-	pid_t *pids;
+	pid_t *n;
 
 	if (!list)
-		argp_failure(state, EXIT_FAIL, ENOMEM, "-p");
+		argp_failure(state, EXIT_FAIL, ENOMEM, "-%c", key);
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		pids = reallocarray(args->pids, args->nr_pids + 1, sizeof(*pids));
-		if (!pids)
-			argp_failure(state, EXIT_FAIL, ENOMEM, "-p");
-		args->pids = pids;
-		if (parse_pid(tok, &args->pids[args->nr_pids]))
-			argp_error(state, "-p: '%s' is not a process id", tok);
-		args->nr_pids++;
+		n = reallocarray(*ids, *nr + 1, sizeof(*n));
+		if (!n)
+			argp_failure(state, EXIT_FAIL, ENOMEM, "-%c", key);
+		*ids = n;
+		if (parse_pid(tok, &n[*nr]))
+			argp_error(state, "-%c: '%s' is not a %s id", key, tok, what);
+		(*nr)++;
 	}
 	free(list);
-	if (!args->nr_pids)
-		argp_error(state, "-p: no process id in '%s'", arg);
+	if (!*nr)
+		argp_error(state, "-%c: no %s id in '%s'", key, what, arg);
 }
 
 static void parse_number(struct argp_state *state, int key, const char *arg,
@@ -305,14 +334,62 @@ static void parse_number(struct argp_state *state, int key, const char *arg,
 	args->count_map_entries = (size_t)v;
 }
 
-static void check_args(struct argp_state *state, const struct record_args *args)
+/* -C 0,2-3: a list of CPUs and ranges, kept sorted and distinct. */
+static void parse_cpus(struct argp_state *state, struct record_args *args, const char *arg)
 {
-	int targets = (args->nr_pids > 0) + args->all + (args->command != NULL);
+	const char *s = arg;
+	char *end;
 
+	for (;;) {
+		long lo, hi;
+
+		errno = 0;
+		lo = strtol(s, &end, 10);
+		hi = lo;
+		if (!errno && end != s && *end == '-') {
+			s = end + 1;
+			hi = strtol(s, &end, 10);
+		}
+		if (errno || end == s || lo < 0 || hi < lo || hi >= 65536 || (*end && *end != ','))
+			argp_error(state, "-C: '%s' is not a list of CPUs such as 0,2-3", arg);
+		for (long c = lo; c <= hi; c++) {
+			size_t i = 0;
+			int *n;
+
+			while (i < args->nr_cpus && args->cpus[i] < c)
+				i++;
+			if (i < args->nr_cpus && args->cpus[i] == c)
+				continue;
+			n = reallocarray(args->cpus, args->nr_cpus + 1, sizeof(*n));
+			if (!n)
+				argp_failure(state, EXIT_FAIL, ENOMEM, "-C");
+			args->cpus = n;
+			memmove(&n[i + 1], &n[i], (args->nr_cpus - i) * sizeof(*n));
+			n[i] = (int)c;
+			args->nr_cpus++;
+		}
+		if (!*end)
+			return;
+		s = end + 1;
+	}
+}
+
+static void check_args(struct argp_state *state, struct record_args *args)
+{
+	int targets;
+
+	/* perf record -C: every process on those CPUs, when no other target is given */
+	if (args->nr_cpus && !args->nr_pids && !args->command)
+		args->all = true;
+	if (args->nr_tids && args->nr_pids)
+		argp_error(state, "-t and -p cannot be combined: give the threads with -t alone");
+	targets = (args->nr_pids > 0 || args->nr_tids > 0) + args->all + (args->command != NULL);
 	if (targets == 0)
-		argp_error(state, "no target: give -p PID, -a, or -- COMMAND");
-	if (targets > 1)
-		argp_error(state, "-p, -a and COMMAND cannot be combined: give exactly one");
+		argp_error(state, "no target: give -p PID, -t TID, -a, or -- COMMAND");
+	if (args->nr_tids && targets > 1)
+		argp_error(state, "-t cannot be combined with -a or a COMMAND: give one target");
+	if (args->nr_pids && targets > 1)
+		argp_error(state, "-p cannot be combined with -a or a COMMAND: give one target");
 	if (args->as_root && !args->command)
 		argp_error(state, "--as-root: only with a COMMAND to launch");
 }
@@ -323,10 +400,27 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'p':
-		parse_pids(state, args, arg);
+		parse_pids(state, 'p', &args->pids, &args->nr_pids, arg);
+		return 0;
+	case 't':
+		parse_pids(state, 't', &args->tids, &args->nr_tids, arg);
 		return 0;
 	case 'a':
 		args->all = true;
+		return 0;
+	case 'C':
+		parse_cpus(state, args, arg);
+		return 0;
+	case 'g':
+		return 0;
+	case OPT_CALL_GRAPH:
+		/* perf's "dwarf,8192": the stack size is perf's business */
+		if (strcmp(arg, "fp") == 0)
+			args->fp_only = true;
+		else if (strcmp(arg, "dwarf") && strncmp(arg, "dwarf,", 6))
+			argp_error(state,
+				   "--call-graph: '%s' is not dwarf or fp (lbr is not supported)",
+				   arg);
 		return 0;
 	case 'd':
 	case 'F':
@@ -359,9 +453,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		args->stats_json = arg;
 		return 0;
 	case OPT_FORMAT:
-		args->format = find_format(arg);
-		if (!args->format)
+		if (out_format__parse(arg, &args->format))
 			argp_error(state, "--format: '%s' is not folded, pprof or svg", arg);
+		args->format_set = true;
 		return 0;
 	case ARGP_KEY_ARG:
 		/* The command and its arguments: the rest of argv, options included. */
@@ -370,8 +464,14 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case ARGP_KEY_END:
 		check_args(state, args);
-		if (!args->format)
-			args->format = default_format(args->output);
+		output_format_of(state, args);
+		if (out_format__binary(args->format) &&
+		    (!args->output || strcmp(args->output, "-") == 0) && isatty(STDOUT_FILENO))
+			argp_error(
+				state,
+				"--format %s is binary and stdout is a terminal: give -o FILE or "
+				"redirect stdout",
+				out_format__name(args->format));
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -390,6 +490,23 @@ static const struct argp record_argp = {
 	.doc = record_doc,
 	.children = record_children,
 };
+
+/* Helpers */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
 
 /* Checks before anything is created */
 
@@ -426,6 +543,48 @@ static int check_btf(void)
 	pr_err("the kernel has no BTF (/sys/kernel/btf/vmlinux): record needs a kernel built "
 	       "with CONFIG_DEBUG_INFO_BTF");
 	return -ENOTSUP;
+}
+
+/* The process of thread tid (Tgid in /proc/TID/status); 0 when there is no such thread. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	FILE *f;
+	int tgid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/* -t: the processes of the threads become the targets, each once. */
+static int resolve_tids(struct record_args *args)
+{
+	for (size_t i = 0; i < args->nr_tids; i++) {
+		pid_t tgid = tgid_of(args->tids[i]), *n;
+		size_t j = 0;
+
+		if (tgid <= 0) {
+			pr_err("thread %d: no such thread", (int)args->tids[i]);
+			return -ESRCH;
+		}
+		while (j < args->nr_pids && args->pids[j] != tgid)
+			j++;
+		if (j < args->nr_pids)
+			continue;
+		n = reallocarray(args->pids, args->nr_pids + 1, sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		args->pids = n;
+		n[args->nr_pids++] = tgid;
+	}
+	return 0;
 }
 
 static int check_pids(const struct record_args *args)
@@ -556,9 +715,7 @@ static void on_signal(int sig)
 		exit_signal = sig;
 		return;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(tmp_files); i++)
-		if (tmp_files[i])
-			unlink(tmp_files[i]);
+	outfile__unlink_all();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -574,194 +731,38 @@ static void install_signals(void)
 
 /* Output */
 
-/* A device, FIFO or /dev/stdout is written in place: renaming over it would replace it. */
-static int output_open_direct(struct record *rec, const char *path)
+static struct outfile_opts outfile_opts_of(const struct record *rec)
 {
-	rec->out = fopen(path, "we");
-	if (rec->out)
-		return 0;
-	pr_err("%s: cannot open: %s", path, strerror(errno));
-	return -errno;
+	/* Under sudo, the files written belong to the user who ran it. */
+	return (struct outfile_opts){
+		.set_owner = rec->invoker.set,
+		.uid = rec->invoker.uid,
+		.gid = rec->invoker.gid,
+	};
 }
 
-/* Under sudo, the files written belong to the user who ran it. */
-static void invoker_chown(const struct record *rec, int fd, const char *path)
+/* --stats-json FILE: created (unnamed) before the run, so that it fails before, not after. */
+static int stats_open(struct record *rec)
 {
-	if (rec->invoker.set && fchown(fd, rec->invoker.uid, rec->invoker.gid))
-		pr_warn("%s: cannot give it to uid %d: %s", path, (int)rec->invoker.uid,
-			strerror(errno));
-}
+	struct outfile_opts opts = outfile_opts_of(rec);
 
-/* The directory part of path, and its last component: "x/y.pb.gz" -> "x", "y.pb.gz". */
-static int split_path(const char *path, char **dir, char **base)
-{
-	char *d = strdup(path), *b = strdup(path);
-
-	*dir = *base = NULL;
-	if (!d || !b) {
-		free(d);
-		free(b);
-		return -ENOMEM;
-	}
-	*dir = strdup(dirname(d));
-	*base = strdup(basename(b));
-	free(d);
-	free(b);
-	return *dir && *base ? 0 : -ENOMEM;
-}
-
-/* A named temporary file, for file systems without O_TMPFILE. */
-static int output_mkstemp(struct record *rec, const char *dir, const char *base)
-{
-	mode_t mask;
-	int fd;
-
-	if (asprintf(&rec->tmp_path, "%s/.%s.XXXXXX", dir, base) < 0) {
-		rec->tmp_path = NULL;
-		errno = ENOMEM;
-		return -1;
-	}
-	/* close-on-exec: a launched command must not inherit the profile being written */
-	fd = mkostemp(rec->tmp_path, O_CLOEXEC);
-	if (fd < 0) {
-		free(rec->tmp_path);
-		rec->tmp_path = NULL;
-		return -1;
-	}
-	tmp_files[0] = rec->tmp_path;
-	/* mkostemp gives 0600; give the file the mode a plain fopen would. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask))
-		pr_debug("%s: cannot set the mode: %s", rec->tmp_path, strerror(errno));
-	return fd;
-}
-
-/*
- * A regular file is written to an unnamed file (O_TMPFILE) in its directory
- * (the symlink's target when it is one), named and renamed over it at the
- * end: a run that fails or is killed, even by SIGKILL, leaves nothing behind.
- * Where O_TMPFILE is not supported, a named temporary file is used instead.
- */
-static int output_open_tmp(struct record *rec, const char *path)
-{
-	char *dir = NULL, *base = NULL;
-	int fd, err;
-
-	rec->final_path = realpath(path, NULL);
-	if (!rec->final_path)
-		rec->final_path = strdup(path); /* does not exist yet */
-	err = rec->final_path ? split_path(rec->final_path, &dir, &base) : -ENOMEM;
-	if (err)
-		goto cleanup;
-	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-	if (fd >= 0)
-		rec->out_fd = fd;
-	else if (errno == EOPNOTSUPP || errno == EISDIR)
-		fd = output_mkstemp(rec, dir, base);
-	if (fd < 0) {
-		err = -errno;
-		pr_err("%s: cannot create a file in %s: %s", path, dir, strerror(errno));
-		goto cleanup;
-	}
-	invoker_chown(rec, fd, path);
-	rec->out = fdopen(fd, "w");
-	if (!rec->out) {
-		err = -errno;
-		pr_err("%s: %s", path, strerror(errno));
-		close(fd);
-		rec->out_fd = -1;
-		if (rec->tmp_path)
-			unlink(rec->tmp_path);
-	}
-cleanup:
-	free(dir);
-	free(base);
-	return err;
+	rec->stats_out = outfile__open(rec->args->stats_json, &opts);
+	return rec->stats_out ? 0 : -errno;
 }
 
 static int output_open(struct record *rec)
 {
-	const char *path = rec->args->output;
-	struct stat st;
+	struct outfile_opts opts = outfile_opts_of(rec);
 
-	if (!path) {
-		rec->out = stdout;
-		return 0;
+	rec->out = outfile__open(rec->args->output, &opts);
+	if (!rec->out)
+		return -errno;
+	if (out_format__binary(rec->args->format) && outfile__is_tty(rec->out)) {
+		pr_err("%s: a terminal: %s is binary, write it to a file", outfile__name(rec->out),
+		       out_format__name(rec->args->format));
+		return -EINVAL;
 	}
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		pr_err("%s: is a directory: give a file name to -o", path);
-		return -EISDIR;
-	}
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return output_open_direct(rec, path);
-	/* A dangling symlink: fopen creates its target, a rename would replace the link. */
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) < 0)
-		return output_open_direct(rec, path);
-	return output_open_tmp(rec, path);
-}
-
-/* Gives the unnamed output file a temporary name in its directory. */
-static int output_link(struct record *rec)
-{
-	char *dir = NULL, *base = NULL, proc[64];
-	int err;
-
-	err = split_path(rec->final_path, &dir, &base);
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", rec->out_fd);
-	for (int i = 0; !err && i < 100; i++) {
-		free(rec->tmp_path);
-		if (asprintf(&rec->tmp_path, "%s/.%s.%d.%d", dir, base, (int)getpid(), i) < 0) {
-			rec->tmp_path = NULL;
-			err = -ENOMEM;
-			break;
-		}
-		tmp_files[0] = rec->tmp_path;
-		if (linkat(AT_FDCWD, proc, AT_FDCWD, rec->tmp_path, AT_SYMLINK_FOLLOW) == 0)
-			break;
-		tmp_files[0] = NULL;
-		err = errno == EEXIST ? 0 : -errno;
-		if (!err && i == 99)
-			err = -EEXIST;
-	}
-	if (err)
-		pr_err("%s: cannot name the file written: %s", rec->final_path, strerror(-err));
-	free(dir);
-	free(base);
-	return err;
-}
-
-/* Closes the output; on success renames the temporary file, else removes it. */
-static int output_close(struct record *rec, bool ok)
-{
-	int err = 0;
-
-	if (rec->out && rec->out != stdout && (fflush(rec->out) || ferror(rec->out)))
-		err = errno ? -errno : -EIO;
-	else if (rec->out == stdout && (fflush(stdout) || ferror(stdout)))
-		err = errno ? -errno : -EIO;
-	/* After a failed write, the same error again says nothing new. */
-	if (err && ok)
-		pr_err("%s: %s", rec->args->output ? rec->args->output : "stdout", strerror(-err));
-	if (ok && !err && rec->out_fd >= 0)
-		err = output_link(rec);
-	if (rec->out && rec->out != stdout && fclose(rec->out) && !err) {
-		err = -errno;
-		pr_err("%s: %s", rec->args->output, strerror(errno));
-	}
-	rec->out = NULL;
-	rec->out_fd = -1;
-	if (rec->tmp_path) {
-		if (ok && !err && rename(rec->tmp_path, rec->final_path)) {
-			err = -errno;
-			pr_err("%s: cannot rename %s to it: %s", rec->final_path, rec->tmp_path,
-			       strerror(errno));
-		}
-		if (!ok || err)
-			unlink(rec->tmp_path);
-		tmp_files[0] = NULL;
-	}
-	return err;
+	return 0;
 }
 
 static int write_folded(FILE *f, const struct record *rec)
@@ -803,9 +804,13 @@ static int write_svg(FILE *f, const struct record *rec)
 	};
 
 	if (args->command)
-		snprintf(title, sizeof(title), "unwprof record -- %s", args->command[0]);
+		snprintf(title, sizeof(title), "unwprof record %s-- %s", args->all ? "-a " : "",
+			 args->command[0]);
 	else if (args->all)
 		snprintf(title, sizeof(title), "unwprof record -a");
+	else if (args->nr_tids)
+		snprintf(title, sizeof(title), "unwprof record -t %d%s", (int)args->tids[0],
+			 args->nr_tids > 1 ? ",..." : "");
 	else
 		snprintf(title, sizeof(title), "unwprof record -p %d%s", (int)args->pids[0],
 			 args->nr_pids > 1 ? ",..." : "");
@@ -824,11 +829,65 @@ static int write_profile(struct record *rec)
 		pr_err("symbolizing the profile: %s", strerror(-err));
 		return err;
 	}
-	err = args->format->write(rec->out, rec);
+	err = writers[args->format](outfile__stream(rec->out), rec);
 	if (err)
-		pr_err("%s: cannot write: %s", args->output ? args->output : "stdout",
-		       strerror(-err));
+		pr_err("%s: cannot write: %s", outfile__name(rec->out), strerror(-err));
 	return err;
+}
+
+/* Process names: a sample carries its thread's name, the profile wants the process's too. */
+
+struct proc_name {
+	uint32_t pid;
+	char name[PROFILE_COMM_LEN];
+};
+
+static int proc_name_cmp(const void *a, const void *b)
+{
+	uint32_t x = ((const struct proc_name *)a)->pid, y = ((const struct proc_name *)b)->pid;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The main thread's name is the process's; for another thread, the name in
+ * /proc read once per process (again after an exec), or the thread's own
+ * when the process is gone already.
+ */
+static const char *process_name(struct record *rec, const struct session_sample *s)
+{
+	struct proc_name key = { .pid = s->pid }, *n, **found;
+
+	if (s->pid == s->tid)
+		return s->comm;
+	found = tfind(&key, &rec->names, proc_name_cmp);
+	if (found)
+		return (*found)->name;
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return s->comm;
+	n->pid = s->pid;
+	if (procfs__comm((pid_t)s->pid, n->name, sizeof(n->name)))
+		snprintf(n->name, sizeof(n->name), "%.*s", (int)sizeof(s->comm), s->comm);
+	found = tsearch(n, &rec->names, proc_name_cmp);
+	if (!found || *found != n) {
+		free(n);
+		return found ? (*found)->name : s->comm;
+	}
+	return n->name;
+}
+
+/* Forgets the name of pid: it exited or exec'd. */
+static void process_name_forget(struct record *rec, uint32_t pid)
+{
+	struct proc_name key = { .pid = pid }, **found = tfind(&key, &rec->names, proc_name_cmp);
+	struct proc_name *n;
+
+	if (!found)
+		return;
+	n = *found;
+	tdelete(&key, &rec->names, proc_name_cmp);
+	free(n);
 }
 
 /* Session callbacks */
@@ -839,7 +898,8 @@ static void on_sample(void *ctx, const struct session_sample *s)
 	struct profile_stack st = {
 		.pid = s->pid,
 		.tid = s->tid,
-		.comm = s->comm,
+		.comm = process_name(rec, s),
+		.thread = s->comm,
 		.flags = s->flags,
 		.user_addrs = s->user_pcs,
 		.nr_user = s->nr_user,
@@ -852,6 +912,10 @@ static void on_sample(void *ctx, const struct session_sample *s)
 		rec->outcomes.fp += s->count;
 	else if (s->flags & SAMPLE_COMPLETE)
 		rec->outcomes.walked += s->count;
+	else if (!s->nr_user && (s->flags & SAMPLE_KERNEL) && s->pid == 0)
+		rec->outcomes.idle += s->count;
+	else if (!s->nr_user && (s->flags & SAMPLE_KERNEL))
+		rec->outcomes.kernel += s->count;
 	else
 		rec->outcomes.failed += s->count;
 	if (err && !rec->err)
@@ -863,6 +927,7 @@ static void on_process(void *ctx, const struct procmaps *maps)
 	struct record *rec = ctx;
 	int err = symbolizer__add_process(rec->symbolizer, maps);
 
+	process_name_forget(rec, (uint32_t)maps->pid);
 	if (err && !rec->err)
 		rec->err = err;
 }
@@ -888,8 +953,43 @@ static void on_process_exit(void *ctx, uint32_t pid)
 	struct record *rec = ctx;
 	int err = symbolizer__end_process(rec->symbolizer, rec->profile, pid);
 
+	process_name_forget(rec, pid);
 	if (err && !rec->err)
 		rec->err = err;
+}
+
+/* The index of the error "no-user-stack" in session_stats.errors. */
+static unsigned int no_user_reason(void)
+{
+	struct session_stats st;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(st.errors); i++)
+		if (session__error_name(i) && strcmp(session__error_name(i), "no-user-stack") == 0)
+			return i;
+	return UINT_MAX;
+}
+
+/*
+ * The stats as the summary shows them: the samples without a user stack
+ * (idle, kernel threads) are not "no-user-stack" errors.
+ */
+static struct session_stats shown_stats(const struct record *rec)
+{
+	struct session_stats st = rec->stats;
+	unsigned int r = no_user_reason();
+	uint64_t none = rec->outcomes.idle + rec->outcomes.kernel;
+
+	if (r < ARRAY_SIZE(st.errors))
+		st.errors[r] = st.errors[r] > none ? st.errors[r] - none : 0;
+	return st;
+}
+
+/* The samples that had a user stack to walk: the base of the shares. */
+static uint64_t user_samples(const struct record *rec, const struct session_stats *st)
+{
+	uint64_t none = rec->outcomes.idle + rec->outcomes.kernel;
+
+	return st->samples > none ? st->samples - none : 0;
 }
 
 /* Samples of pid stopped at pc: counted under the file the pc is in. */
@@ -899,6 +999,9 @@ static void on_failure(void *ctx, uint32_t pid, uint64_t pc, unsigned int reason
 	struct symbol_info info = {};
 	int err;
 
+	/* no user stack: idle CPUs and kernel threads, counted apart, are no failure */
+	if (!pc && reason == no_user_reason())
+		return;
 	if (pc)
 		symbolizer__lookup(rec->symbolizer, pid, pc, &info);
 	err = failures__add(rec->failures, pc ? info.file : "[before the walk]", reason, n);
@@ -919,6 +1022,8 @@ static int record_launch(struct record *rec)
 		.gid = inv->gid,
 		.groups = inv->groups,
 		.nr_groups = inv->nr_groups,
+		/* the profile goes to stdout: the command's output must not mix with it */
+		.stdout_to_stderr = !rec->args->output || strcmp(rec->args->output, "-") == 0,
 	};
 
 	rec->launch = launch__new(&opts);
@@ -937,9 +1042,14 @@ static struct session *record_session_new(struct record *rec)
 		.pids = rec->child ? &rec->child : args->pids,
 		.nr_pids = rec->child ? 1 : args->nr_pids,
 		.system_wide = args->all,
-		.follow_children = rec->child != 0,
-		.hold_new_code = rec->child != 0,
+		/* -a -- COMMAND: everything is sampled, and nothing is held */
+		.follow_children = rec->child != 0 && !args->all,
+		.hold_new_code = rec->child != 0 && !args->all,
 		.freq = args->freq,
+		.cpus = args->cpus,
+		.nr_cpus = args->nr_cpus,
+		.tids = args->tids,
+		.nr_tids = args->nr_tids,
 		.fp_only = args->fp_only,
 		.kernel_stacks = !args->no_kernel,
 		.max_shards = args->max_shards,
@@ -994,12 +1104,22 @@ static int check_interrupted(void)
 	return -EINTR;
 }
 
+/* -v: a step of the startup done, and how long it took. */
+static void step_done(double *t, const char *what)
+{
+	double n = now();
+
+	pr_info("%s: %.0f ms", what, (n - *t) * 1e3);
+	*t = n;
+}
+
 /*
  * new → load → targets → attach; a launched command is released to exec
  * after load, added at its exec stop, and let go once sampling runs.
  */
 static int record_setup(struct record *rec)
 {
+	double t = now();
 	int err;
 
 	if (rec->args->command) {
@@ -1013,12 +1133,14 @@ static int record_setup(struct record *rec)
 		pr_err("cannot create the BPF session: %s", strerror(errno));
 		goto cleanup;
 	}
+	step_done(&t, "BPF maps sized and opened");
 	err = session__load(rec->session);
 	/* Checked before the exec too: a Ctrl-C at the terminal has ended the command. */
 	if (!err)
 		err = check_interrupted();
 	if (err)
 		goto cleanup;
+	step_done(&t, "BPF programs loaded and verified, the tables known so far built");
 	err = rec->launch ? launch__exec(rec->launch) : add_targets(rec);
 	if (!err && rec->child)
 		err = session__add_process(rec->session, rec->child);
@@ -1026,8 +1148,15 @@ static int record_setup(struct record *rec)
 		rec->main_file = exe_path(rec->child ? rec->child : rec->args->pids[0]);
 	if (!err)
 		err = check_interrupted();
+	if (!err && (rec->child || rec->args->nr_pids))
+		step_done(&t,
+			  rec->child ?
+				  "command started, held at its exec, its unwind tables loaded" :
+				  "unwind tables of the targets loaded");
 	if (!err)
 		err = session__attach(rec->session);
+	if (!err)
+		step_done(&t, "perf events attached");
 	if (!err && rec->launch)
 		err = launch__detach(rec->launch);
 cleanup:
@@ -1038,14 +1167,6 @@ cleanup:
 }
 
 /* The run */
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* True once the launched command has exited; its status is kept. */
 static bool child_exited(struct record *rec)
@@ -1077,14 +1198,55 @@ static double bpf_ns_per_sample(const struct session *s)
 	return (double)ns / (double)cnt;
 }
 
+/* What is sampled, for the line that says sampling started. */
+static void print_start(const struct record *rec)
+{
+	const struct record_args *args = rec->args;
+	char what[96], cpus[48] = "", until[48] = "; Ctrl-C to stop";
+
+	if (args->all && args->command)
+		snprintf(what, sizeof(what), "every process while %s runs",
+			 base_name(args->command[0]));
+	else if (args->all)
+		snprintf(what, sizeof(what), "every process");
+	else if (args->command)
+		snprintf(what, sizeof(what), "%s and its children", base_name(args->command[0]));
+	else if (args->nr_tids)
+		snprintf(what, sizeof(what), "%zu thread%s", args->nr_tids,
+			 args->nr_tids > 1 ? "s" : "");
+	else
+		snprintf(what, sizeof(what), "%zu process%s", args->nr_pids,
+			 args->nr_pids > 1 ? "es" : "");
+	if (args->nr_cpus)
+		snprintf(cpus, sizeof(cpus), " on %zu CPU%s", args->nr_cpus,
+			 args->nr_cpus > 1 ? "s" : "");
+	if (args->duration > 0)
+		snprintf(until, sizeof(until), " for %g s; Ctrl-C to stop sooner", args->duration);
+	if (rec->progress || log_level >= 1)
+		fprintf(stderr, "unwprof: sampling %s at %u Hz%s%s (%.0f ms to start)\n", what,
+			args->freq, cpus, until, (now() - rec->t0) * 1e3);
+}
+
+/* On a terminal, the samples taken so far, rewritten in place a few times a second. */
+static void print_progress(const struct record *rec, double elapsed)
+{
+	struct session_stats st;
+
+	if (!rec->progress)
+		return;
+	session__stats(rec->session, &st);
+	log_status("unwprof: %" PRIu64 " samples in %.1f s", st.samples, elapsed);
+}
+
 static int record_loop(struct record *rec)
 {
-	double start = now(), left;
+	double start = now(), left, shown = 0;
 	struct timespec wall;
 	int err = 0, stop_err, timeout;
 
 	clock_gettime(CLOCK_REALTIME, &wall);
 	rec->start_ns = (uint64_t)wall.tv_sec * 1000000000ULL + (uint64_t)wall.tv_nsec;
+	print_start(rec);
 
 	while (!exiting && !rec->err && !child_exited(rec) && !targets_exited(rec)) {
 		timeout = POLL_MS;
@@ -1100,8 +1262,14 @@ static int record_loop(struct record *rec)
 			err = 0;
 		if (err)
 			break;
+		if (now() - shown >= 0.25) {
+			shown = now();
+			print_progress(rec, shown - start);
+		}
 	}
+	log_status_end();
 	rec->elapsed = now() - start;
+	rec->command_ended = rec->launch && !launch__exited(rec->launch);
 	/* Stopped first, so that the last drain delivers every sample taken. */
 	stop_err = session__stop(rec->session);
 	if (!err)
@@ -1180,13 +1348,6 @@ static void print_errors(const struct session_stats *st)
 #define FAILURES_SHOWN 3  /* in the summary */
 #define FAILURES_STATS 10 /* in --stats-json */
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
-}
-
 /* The files where the most walks stopped short, with the reason: where to look. */
 static void print_failures(const struct record *rec)
 {
@@ -1214,7 +1375,8 @@ static int64_t not_drained(const struct record *rec, const struct session_stats 
 {
 	const struct outcomes *o = &rec->outcomes;
 
-	return (int64_t)(st->samples - o->walked - o->fp - o->failed - st->lost);
+	return (int64_t)(st->samples - o->walked - o->fp - o->failed - o->idle - o->kernel -
+			 st->lost);
 }
 
 /* Every sample in exactly one place, so that the parts add up to the samples. */
@@ -1225,8 +1387,12 @@ static void print_outcomes(const struct record *rec, const struct session_stats 
 
 	fprintf(stderr,
 		"  %-22s %10" PRIu64 " = walked %" PRIu64 " + frame pointers %" PRIu64
-		" + failed %" PRIu64 " + lost %" PRIu64,
-		"samples accounted", st->samples, o->walked, o->fp, o->failed, st->lost);
+		" + failed %" PRIu64,
+		"samples accounted", st->samples, o->walked, o->fp, o->failed);
+	if (o->idle || o->kernel)
+		fprintf(stderr, " + idle %" PRIu64 " + kernel threads %" PRIu64, o->idle,
+			o->kernel);
+	fprintf(stderr, " + lost %" PRIu64, st->lost);
 	if (late)
 		fprintf(stderr, " + not drained %" PRId64, late);
 	fputc('\n', stderr);
@@ -1253,22 +1419,35 @@ static void print_left_out(const struct session_stats *st)
 				lines[i].n, lines[i].why);
 }
 
-static void print_summary(const struct record *rec, const struct session_stats *stats)
+static void print_summary(const struct record *rec)
 {
-	const struct session_stats st = *stats;
+	const struct session_stats st = shown_stats(rec);
 
 	fprintf(stderr, "unwprof: recorded %.1f s%s\n", rec->elapsed,
-		rec->targets_gone ? " (every target exited)" : "");
+		rec->targets_gone ? " (every target exited)" :
+		rec->command_ended && !exit_signal ?
+				    " (the command was still running: ended at -d)" :
+				    "");
+	uint64_t user = user_samples(rec, &st);
+
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "samples", st.samples);
+	if (rec->outcomes.idle || rec->outcomes.kernel) {
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (no task on the CPU)\n", "idle",
+			rec->outcomes.idle);
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (no user stack to walk)\n",
+			"kernel threads", rec->outcomes.kernel);
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (the shares below are of them)\n",
+			"with a user stack", user);
+	}
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "walked to the bottom", st.complete,
-		percent(st.complete, st.samples));
+		percent(st.complete, user));
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%", "with frame pointers", st.fp,
-		percent(st.fp, st.samples));
+		percent(st.fp, user));
 	if (st.fp)
 		fprintf(stderr, "   (%" PRIu64 " to the bottom)", st.fp_complete);
 	fputc('\n', stderr);
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "truncated", st.truncated,
-		percent(st.truncated, st.samples));
+		percent(st.truncated, user));
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "lost", st.lost);
 	print_errors(&st);
 	print_failures(rec);
@@ -1360,6 +1539,8 @@ static void stats_put_outcomes(struct json_writer *jw, const struct record *rec,
 	stats_put_uint(jw, "walked", rec->outcomes.walked);
 	stats_put_uint(jw, "frame_pointer", rec->outcomes.fp);
 	stats_put_uint(jw, "failed", rec->outcomes.failed);
+	stats_put_uint(jw, "idle", rec->outcomes.idle);
+	stats_put_uint(jw, "kernel_threads", rec->outcomes.kernel);
 	stats_put_uint(jw, "lost", st->lost);
 	jw_key(jw, "not_drained");
 	jw_int(jw, late);
@@ -1369,16 +1550,19 @@ static void stats_put_outcomes(struct json_writer *jw, const struct record *rec,
 static void stats_put(struct json_writer *jw, const struct record *rec,
 		      const struct session_stats *st)
 {
+	uint64_t user = user_samples(rec, st);
+
 	jw_object_start(jw);
-	stats_put_uint(jw, "schema", 2);
+	stats_put_uint(jw, "schema", 3);
 	jw_key(jw, "duration_s");
 	jw_double(jw, round_to(rec->elapsed, 1000));
 	stats_put_uint(jw, "frequency_hz", rec->args->freq);
 	stats_put_uint(jw, "samples", st->samples);
-	stats_put_share(jw, "walked", st->complete, st->samples);
-	stats_put_share(jw, "frame_pointer", st->fp, st->samples);
-	stats_put_share(jw, "frame_pointer_bottom", st->fp_complete, st->samples);
-	stats_put_share(jw, "truncated", st->truncated, st->samples);
+	stats_put_uint(jw, "user_samples", user);
+	stats_put_share(jw, "walked", st->complete, user);
+	stats_put_share(jw, "frame_pointer", st->fp, user);
+	stats_put_share(jw, "frame_pointer_bottom", st->fp_complete, user);
+	stats_put_share(jw, "truncated", st->truncated, user);
 	stats_put_errors(jw, st);
 	stats_put_failures(jw, rec);
 	stats_put_uint(jw, "lost", st->lost);
@@ -1402,105 +1586,30 @@ static void stats_put(struct json_writer *jw, const struct record *rec,
 	jw_object_end(jw);
 }
 
-/* Writes the JSON to f; f is closed. */
-static int stats_write_file(FILE *f, const struct record *rec, const struct session_stats *st)
+/* Writes the JSON to --stats-json FILE, opened before the run, and puts it in place. */
+static int stats_write(struct record *rec)
 {
-	struct json_writer *jw = json_writer__new(f, true);
+	const struct session_stats shown = shown_stats(rec), *st = &shown;
+	struct json_writer *jw = json_writer__new(outfile__stream(rec->stats_out), true);
 	int err;
 
 	if (!jw) {
 		err = -errno;
-		fclose(f);
-		return err;
+		pr_err("%s: %s", rec->args->stats_json, strerror(errno));
+	} else {
+		stats_put(jw, rec, st);
+		errno = 0;
+		err = json_writer__free(jw);
+		/* -EIO for any failed write: the flush's errno says which (ENOSPC, EDQUOT). */
+		if (err == -EIO && errno)
+			err = -errno;
+		if (err)
+			pr_err("%s: cannot write the statistics: %s", rec->args->stats_json,
+			       strerror(-err));
 	}
-	stats_put(jw, rec, st);
-	errno = 0;
-	err = json_writer__free(jw);
-	/* -EIO for any failed write: the flush's errno says which (ENOSPC, EDQUOT). */
-	if (err == -EIO && errno)
-		err = -errno;
-	if ((fflush(f) || ferror(f)) && !err)
-		err = errno ? -errno : -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-	return err;
-}
-
-/*
- * A regular file (or a new one) is written under a temporary name in its
- * directory and renamed over it; a device, a FIFO or a dangling symlink (whose
- * target fopen creates) is written in place, as the profile is.
- */
-static int stats_write(const struct record *rec, const struct session_stats *st)
-{
-	const char *path = rec->args->stats_json;
-	char *final = realpath(path, NULL), *tmp = NULL;
-	struct stat sb;
-	bool direct;
-	mode_t mask;
-	FILE *f;
-	int fd, err;
-
-	if (stat(path, &sb) == 0)
-		direct = !S_ISREG(sb.st_mode);
-	else
-		direct = lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode);
-	if (direct) {
-		f = fopen(path, "we");
-		err = f ? stats_write_file(f, rec, st) : -errno;
-		goto cleanup;
-	}
-	if (asprintf(&tmp, "%s.XXXXXX", final ? final : path) < 0) {
-		tmp = NULL;
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		if (fd >= 0)
-			close(fd);
-		goto cleanup;
-	}
-	tmp_files[1] = tmp;
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask))
-		pr_debug("%s: cannot set the mode: %s", tmp, strerror(errno));
-	invoker_chown(rec, fd, path);
-	err = stats_write_file(f, rec, st);
-	if (!err && rename(tmp, final ? final : path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	tmp_files[1] = NULL;
-cleanup:
-	if (err)
-		pr_err("%s: cannot write the statistics: %s", path, strerror(-err));
-	free(final);
-	free(tmp);
-	return err;
-}
-
-/* Fails before the run, not after it, when --stats-json FILE cannot be created. */
-static int stats_check(const char *path)
-{
-	char *copy = strdup(path);
-	struct stat sb;
-	int err;
-
-	if (!copy)
-		return -ENOMEM;
-	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-		err = -EISDIR;
-	else if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
-		err = access(path, W_OK) ? -errno : 0;
-	else
-		err = access(dirname(copy), W_OK | X_OK) ? -errno : 0;
-	if (err)
-		pr_err("%s: cannot write the statistics there: %s", path, strerror(-err));
-	free(copy);
+	if (outfile__close(rec->stats_out, !err) && !err)
+		err = -EIO;
+	rec->stats_out = NULL;
 	return err;
 }
 
@@ -1514,11 +1623,13 @@ static int record_init(struct record *rec)
 	if (!err)
 		err = check_btf();
 	if (!err)
+		err = resolve_tids(rec->args);
+	if (!err)
 		err = check_pids(rec->args);
-	if (!err && rec->args->stats_json)
-		err = stats_check(rec->args->stats_json);
 	if (!err)
 		err = invoker_init(&rec->invoker);
+	if (!err && rec->args->stats_json)
+		err = stats_open(rec);
 	if (!err)
 		err = targets_watch(rec);
 	if (err)
@@ -1539,8 +1650,8 @@ static void record_free(struct record *rec)
 	failures__free(rec->failures);
 	symbolizer__free(rec->symbolizer);
 	profile__free(rec->profile);
-	free(rec->tmp_path);
-	free(rec->final_path);
+	outfile__close(rec->out, false);
+	outfile__close(rec->stats_out, false);
 	free(rec->main_file);
 	launch__free(rec->launch);
 	free(rec->invoker.groups);
@@ -1548,13 +1659,15 @@ static void record_free(struct record *rec)
 		if (rec->pidfds[i] >= 0)
 			close(rec->pidfds[i]);
 	free(rec->pidfds);
+	tdestroy(rec->names, free);
 }
 
 static int record_run(struct record_args *args)
 {
-	struct record rec = { .args = args, .out_fd = -1 };
+	struct record rec = { .args = args, .t0 = now() };
 	int err, code = EXIT_OK;
 
+	rec.progress = !args->quiet && isatty(STDERR_FILENO) == 1;
 	install_signals();
 	err = record_init(&rec);
 	if (!err)
@@ -1565,8 +1678,9 @@ static int record_run(struct record_args *args)
 	if (!err)
 		err = write_profile(&rec);
 	if (rec.out) {
-		int close_err = output_close(&rec, !err);
+		int close_err = outfile__close(rec.out, !err);
 
+		rec.out = NULL;
 		if (!err)
 			err = close_err;
 	}
@@ -1574,11 +1688,15 @@ static int record_run(struct record_args *args)
 		/* After the output is written: its peak is part of the run's. */
 		rec.peak_rss = peak_rss_bytes();
 		if (!args->quiet)
-			print_summary(&rec, &rec.stats);
+			print_summary(&rec);
 		if (args->stats_json)
-			err = stats_write(&rec, &rec.stats);
+			err = stats_write(&rec);
 	}
-	if (!err && rec.launch)
+	/*
+	 * The command's own status when it exited by itself; 0 when the run ended
+	 * it at -d, so that a CI job can bound a profile; 128+N after a signal N.
+	 */
+	if (!err && rec.launch && !(rec.command_ended && !exit_signal))
 		code = launch__exit_code(rec.launch);
 	record_free(&rec);
 	return err ? EXIT_FAIL : code;
@@ -1591,10 +1709,14 @@ static int cmd_record_main(int argc, char **argv)
 
 	if (cmd_parse(&record_argp, argc, argv, &args)) {
 		free(args.pids);
+		free(args.tids);
+		free(args.cpus);
 		return EXIT_USAGE;
 	}
 	ret = record_run(&args);
 	free(args.pids);
+	free(args.tids);
+	free(args.cpus);
 	return ret;
 }
 

@@ -12,12 +12,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "../core/common.h"
+#include "../core/flamegraph.h"
 #include "../core/folded.h"
+#include "../core/formats.h"
 #include "../core/json.h"
 #include "../core/log.h"
+#include "../core/outfile.h"
 #include "../core/pprof.h"
 #include "../core/profile.h"
 #include "../core/report.h"
@@ -40,6 +45,8 @@ enum {
 	OPT_WITH_PID,
 	OPT_WITH_TID,
 	OPT_LINES,
+	OPT_FORMAT,
+	OPT_FAIL_TOTAL,
 };
 
 enum view {
@@ -47,19 +54,22 @@ enum view {
 	VIEW_TREE,
 	VIEW_FOLDED,
 	VIEW_DIFF,
-	VIEW_PPROF, /* -o: convert, print nothing */
+	VIEW_CONVERT, /* -o: write the profile in another format, print nothing */
 };
 
 struct report_args {
 	const char *input;
 	const char *base;
 	const char *output;
+	enum out_format format; /* of -o */
+	bool format_set;
 	enum view view;
 	int nr_views; /* views asked for; more than one is a usage error */
 	size_t top;
 	enum report_sort sort;
 	double min_percent;
 	double fail_above; /* NAN when not given */
+	bool fail_total;   /* --fail-total: the whole profile's time too */
 	struct report_filter filter;
 	bool json;
 	bool with_pid, with_tid;
@@ -86,8 +96,10 @@ static const char report_doc[] =
 	"  --tree    callers to callees, children by total, small branches left out\n"
 	"  --folded  the stacks as record prints them (comm, comm-PID or comm-PID/TID\n"
 	"            as the input had them, or as --with-pid/--with-tid say)\n"
-	"  --diff    each function's share of the samples in BASE and in the input,\n"
-	"            the change in points and as a ratio, largest increase first\n"
+	"  --diff    each function's CPU time in BASE and in the input, the change in\n"
+	"            time, in percent of BASE's time and in share, the ratio of times,\n"
+	"            and * where the change is beyond sampling noise; largest increase\n"
+	"            of time first\n"
 	"Functions the compiler inlined into their caller are frames of their own:\n"
 	"\"(inline)\" in the tree, \"_[i]\" in folded stacks. --lines shows source lines:\n"
 	"top, tree and diff count \"NAME FILE:LINE\" (like pprof -lines), folded\n"
@@ -102,7 +114,8 @@ static const char report_doc[] =
 	"  unwprof report -i app.pb.gz --lines --top 10       # the hottest source lines\n"
 	"  unwprof report -i app.pb.gz --pid 4242 --folded > app-4242.folded\n"
 	"  unwprof report -i app.folded -o app.pb.gz          # convert to pprof\n"
-	"  unwprof report --diff base.pb.gz -i new.pb.gz --fail-above 5\n\n"
+	"  unwprof report --diff base.pb.gz -i new.pb.gz --fail-above 10\n"
+	"  unwprof report --diff base.pb.gz -i new.pb.gz -o diff.svg   # red slower, blue faster\n\n"
 	"Exit status: 0 on success, 1 on failure (a missing, corrupt, truncated or "
 	"empty profile), 3 when --fail-above is exceeded, 64 on a usage error.\n\n"
 	"See unwprof-report(1).";
@@ -111,14 +124,16 @@ static const struct argp_option report_options[] = {
 	{ NULL, 0, NULL, 0, "Input:", 1 },
 	{ "input", 'i', "FILE", 0, "The profile to read (required; - for stdin)", 1 },
 	{ "pid", OPT_PID, "PID", 0, "Only the samples of process PID", 1 },
-	{ "comm", OPT_COMM, "NAME", 0, "Only the samples of processes named NAME", 1 },
+	{ "comm", OPT_COMM, "NAME", 0, "Only the samples of processes or threads named NAME", 1 },
 	{ "no-kernel", OPT_NO_KERNEL, NULL, 0, "Leave out kernel frames", 1 },
 	{ NULL, 0, NULL, 0, "Views:", 2 },
 	{ "top", OPT_TOP, "N", 0, "Show N functions (default 20; 0 for all)", 2 },
 	{ "sort", OPT_SORT, "self|total", 0, "Order of the top view (default self)", 2 },
 	{ "tree", OPT_TREE, NULL, 0, "Show the call tree", 2 },
 	{ "min-percent", OPT_MIN_PERCENT, "PCT", 0,
-	  "Tree: leave out branches below PCT% of all samples (default 0.5)", 2 },
+	  "Tree: leave out branches below PCT% of all samples; diff: functions below PCT% in "
+	  "both (default 0.5)",
+	  2 },
 	{ "folded", OPT_FOLDED, NULL, 0, "Print folded stacks", 2 },
 	{ "with-pid", OPT_WITH_PID, NULL, 0, "Folded: begin each stack with comm-PID", 2 },
 	{ "with-tid", OPT_WITH_TID, NULL, 0, "Folded: begin each stack with comm-PID/TID", 2 },
@@ -128,11 +143,19 @@ static const struct argp_option report_options[] = {
 	  2 },
 	{ "diff", OPT_DIFF, "BASE", 0, "Compare the input with the profile BASE", 2 },
 	{ "fail-above", OPT_FAIL_ABOVE, "PCT", 0,
-	  "Diff: exit 3 when a function's total share grew by more than PCT points", 2 },
+	  "Diff: exit 3 when a function's time grew by more than PCT% of the base's time, "
+	  "beyond noise",
+	  2 },
+	{ "fail-total", OPT_FAIL_TOTAL, NULL, 0,
+	  "Diff: --fail-above applies to the whole profile's time too", 2 },
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "json", OPT_JSON, NULL, 0, "Print the view as JSON ({\"schema\": 1, \"view\": ...})", 3 },
 	{ "output", 'o', "FILE", 0,
-	  "Write the (filtered) profile as gzip pprof to FILE instead of showing a view", 3 },
+	  "Write the (filtered) profile to FILE instead of showing a view: pprof, folded or a "
+	  "flame graph, as its name says",
+	  3 },
+	{ "format", OPT_FORMAT, "FORMAT", 0, "-o: folded, pprof or svg, whatever FILE is named",
+	  3 },
 	{},
 };
 
@@ -170,18 +193,57 @@ static void set_view(struct report_args *args, enum view view)
 	args->view = view;
 }
 
+/* -o FILE: the format its name says; a device or FIFO, pprof as before. */
+static void output_format_of(struct argp_state *state, struct report_args *args)
+{
+	struct stat st;
+
+	if (args->format_set)
+		return;
+	args->format = OUT_PPROF;
+	if (strcmp(args->output, "-") == 0 ||
+	    out_format__from_path(args->output, &args->format) == 0)
+		goto tty;
+	if (stat(args->output, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		goto tty;
+	argp_error(state,
+		   "-o %s: the format cannot be told from the name: give --format folded, pprof "
+		   "or svg, or a name ending in %s",
+		   args->output, out_format__extensions);
+tty:
+	if (out_format__binary(args->format) && strcmp(args->output, "-") == 0 &&
+	    isatty(STDOUT_FILENO))
+		argp_error(state, "-o -: pprof is binary and stdout is a terminal: redirect it");
+}
+
 static void check_args(struct argp_state *state, struct report_args *args)
 {
 	if (!args->input)
 		argp_error(state, "no input: give -i FILE (- for stdin)");
+	/* --diff BASE -o FILE.svg: the diff as a differential flame graph */
+	if (args->base && args->output && args->nr_views == 2) {
+		args->nr_views = 1;
+		args->view = VIEW_DIFF;
+		output_format_of(state, args);
+		if (args->format != OUT_SVG)
+			argp_error(state, "--diff with -o draws a differential flame graph: give "
+					  "-o FILE.svg (or --format svg)");
+	}
 	if (args->nr_views > 1)
 		argp_error(state, "--tree, --folded, --diff and -o cannot be combined: give one");
 	if (!isnan(args->fail_above) && args->view != VIEW_DIFF)
 		argp_error(state, "--fail-above needs --diff BASE");
-	if (args->json && args->view == VIEW_PPROF)
+	if (args->fail_total && isnan(args->fail_above))
+		argp_error(state, "--fail-total needs --fail-above PCT");
+	if (args->json && args->output)
 		argp_error(state, "--json and -o cannot be combined");
-	if ((args->with_pid || args->with_tid) && args->view != VIEW_FOLDED)
-		argp_error(state, "--with-pid and --with-tid need --folded");
+	if (args->format_set && !args->output)
+		argp_error(state, "--format needs -o FILE");
+	if (args->view == VIEW_CONVERT)
+		output_format_of(state, args);
+	if ((args->with_pid || args->with_tid) && args->view != VIEW_FOLDED &&
+	    args->view != VIEW_CONVERT)
+		argp_error(state, "--with-pid and --with-tid need --folded or -o");
 	if (args->base && strcmp(args->base, "-") == 0 && strcmp(args->input, "-") == 0)
 		argp_error(state, "the input and BASE cannot both be stdin");
 }
@@ -196,7 +258,7 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'o':
 		args->output = arg;
-		set_view(args, VIEW_PPROF);
+		set_view(args, VIEW_CONVERT);
 		return 0;
 	case OPT_TOP:
 		args->top = parse_ulong(state, "--top", arg, INT_MAX);
@@ -222,6 +284,9 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	case OPT_FAIL_ABOVE:
 		args->fail_above = parse_percent(state, "--fail-above", arg);
 		return 0;
+	case OPT_FAIL_TOTAL:
+		args->fail_total = true;
+		return 0;
 	case OPT_PID:
 		args->filter.pid = (uint32_t)parse_ulong(state, "--pid", arg, UINT32_MAX);
 		args->filter.has_pid = true;
@@ -243,6 +308,11 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_LINES:
 		args->lines = true;
+		return 0;
+	case OPT_FORMAT:
+		if (out_format__parse(arg, &args->format))
+			argp_error(state, "--format: '%s' is not folded, pprof or svg", arg);
+		args->format_set = true;
 		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s': give the profile with -i", arg);
@@ -719,27 +789,121 @@ static int folded_print_json(struct json_writer *jw, const struct loaded *l,
 
 /* Diff */
 
+/* A time (ns) as pprof writes it: 1.20s, 601ms, 35us; samples when untimed. */
+static void format_time(char *buf, size_t size, double v, bool timed, bool sign)
+{
+	double a = fabs(v);
+	const char *unit = "us";
+	double scaled = v / 1e3;
+	int prec = 0;
+
+	if (!timed) {
+		snprintf(buf, size, sign ? "%+.0f" : "%.0f", v);
+		return;
+	}
+	if (a == 0) {
+		snprintf(buf, size, "0");
+		return;
+	}
+	if (a >= 1e9) {
+		unit = "s";
+		scaled = v / 1e9;
+		prec = 2;
+	} else if (a >= 1e6) {
+		unit = "ms";
+		scaled = v / 1e6;
+		prec = a >= 1e8 ? 0 : 1;
+	}
+	if (sign)
+		snprintf(buf, size, "%+.*f%s", prec, scaled, unit);
+	else
+		snprintf(buf, size, "%.*f%s", prec, scaled, unit);
+}
+
+static const char *change_word(enum report_change c)
+{
+	return c == REPORT_INCREASE ? "significant increase" :
+	       c == REPORT_DECREASE ? "significant decrease" :
+				      "within the noise";
+}
+
+static bool diff_row_shown(const struct report_diff_row *row, double min_percent)
+{
+	return row->base_total_pct >= min_percent || row->total_pct >= min_percent;
+}
+
+static size_t diff_nr_shown(const struct report_diff *d, const struct report_args *args)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nr; i++)
+		n += diff_row_shown(&d->rows[i], args->min_percent);
+	return rows_shown(n, args->top);
+}
+
+static void diff_print_input(const char *label, const struct loaded *l, uint64_t samples,
+			     double time, bool timed)
+{
+	char t[32];
+
+	format_time(t, sizeof(t), time, timed, false);
+	printf("%s %s (%s%s): %" PRIu64 " samples", label, l->path, format_name(l->in.format),
+	       l->in.gzip ? ", gzip" : "", samples);
+	if (timed)
+		printf(", %s of CPU, period %.3f ms", t, (double)l->in.meta.period_ns / 1e6);
+	printf("\n");
+}
+
+static void diff_print_header(const struct report_diff *d, const struct loaded *base,
+			      const struct loaded *cur, size_t shown,
+			      const struct report_args *args)
+{
+	char delta[32];
+
+	diff_print_input("Base:", base, d->base_total, d->base_time, d->timed);
+	diff_print_input("New: ", cur, d->total, d->time, d->timed);
+	format_time(delta, sizeof(delta), d->time - d->base_time, d->timed, true);
+	printf("Total: %s (%+.1f%%), %s\n", delta,
+	       d->base_time > 0 ? 100 * (d->time - d->base_time) / d->base_time : 0.0,
+	       change_word(d->change));
+	if (!d->timed)
+		printf("Times are in samples: a profile has no sampling period\n");
+	printf("* marks changes of time beyond sampling noise at %.0f%% confidence (binomial "
+	       "test, Bonferroni over %zu functions)\n",
+	       100 * d->confidence, d->nr);
+	printf("Showing %zu of %zu functions (cum above %.2f%% in either), largest increase of time "
+	       "first\n",
+	       shown, d->nr, args->min_percent);
+}
+
 static void diff_print_text(const struct report_diff *d, const struct loaded *base,
 			    const struct loaded *cur, const struct report_args *args)
 {
-	size_t nr = rows_shown(d->nr, args->top);
+	size_t nr = diff_nr_shown(d, args), done = 0;
 
-	printf("Base: %s (%" PRIu64 " samples)\n", base->path, d->base_total);
-	printf("New:  %s (%" PRIu64 " samples)\n", cur->path, d->total);
-	printf("Showing %zu of %zu functions, largest increase of cum%% first\n", nr, d->nr);
-	printf("%10s %10s %7s %7s %8s %8s %7s  %s\n", "base flat%", "base cum%", "flat%", "cum%",
-	       "Δflat", "Δcum", "ratio", "function");
-	for (size_t i = 0; i < nr; i++) {
+	diff_print_header(d, base, cur, nr, args);
+	printf("%10s %10s %10s %7s %10s %7s %7s %7s %7s   %s\n", "base", "new", "Δcum", "Δ%base",
+	       "Δflat", "base%", "new%", "Δshare", "ratio", "function");
+	for (size_t i = 0; i < d->nr && done < nr; i++) {
 		const struct report_diff_row *row = &d->rows[i];
-		char ratio[32];
+		char bt[32], nt[32], dt[32], df[32], ratio[32];
 
+		if (!diff_row_shown(row, args->min_percent))
+			continue;
+		done++;
+		format_time(bt, sizeof(bt), row->base_total_time, d->timed, false);
+		format_time(nt, sizeof(nt), row->total_time, d->timed, false);
+		format_time(dt, sizeof(dt), row->delta_total_time, d->timed, true);
+		format_time(df, sizeof(df), row->delta_self_time, d->timed, true);
 		if (isinf(row->ratio))
 			snprintf(ratio, sizeof(ratio), "new");
+		else if (!row->total)
+			snprintf(ratio, sizeof(ratio), "gone");
 		else
 			snprintf(ratio, sizeof(ratio), "%.2fx", row->ratio);
-		printf("%9.2f%% %9.2f%% %6.2f%% %6.2f%% %+8.2f %+8.2f %7s  %s\n",
-		       row->base_self_pct, row->base_total_pct, row->self_pct, row->total_pct,
-		       row->delta_self, row->delta_total, ratio, row->name);
+		printf("%10s %10s %10s %+6.1f%% %10s %6.2f%% %6.2f%% %+7.2f %7s %s %s\n", bt, nt,
+		       dt, row->delta_of_base, df, row->base_total_pct, row->total_pct,
+		       row->delta_total, ratio, row->change != REPORT_SAME ? "*" : " ", row->name);
 	}
 }
 
@@ -756,6 +920,20 @@ static void diff_json_row(struct json_writer *jw, const struct report_diff_row *
 	jw_uint(jw, row->self);
 	jw_key(jw, "total");
 	jw_uint(jw, row->total);
+	jw_key(jw, "base_self_time");
+	jw_double(jw, row->base_self_time);
+	jw_key(jw, "base_total_time");
+	jw_double(jw, row->base_total_time);
+	jw_key(jw, "self_time");
+	jw_double(jw, row->self_time);
+	jw_key(jw, "total_time");
+	jw_double(jw, row->total_time);
+	jw_key(jw, "delta_self_time");
+	jw_double(jw, row->delta_self_time);
+	jw_key(jw, "delta_total_time");
+	jw_double(jw, row->delta_total_time);
+	jw_key(jw, "delta_percent_of_base");
+	jw_double(jw, row->delta_of_base);
 	jw_key(jw, "base_self_percent");
 	jw_double(jw, row->base_self_pct);
 	jw_key(jw, "base_total_percent");
@@ -770,20 +948,47 @@ static void diff_json_row(struct json_writer *jw, const struct report_diff_row *
 	jw_double(jw, row->delta_total);
 	jw_key(jw, "ratio");
 	jw_double(jw, row->ratio); /* null for a function the base did not have */
+	jw_key(jw, "p_increase");
+	jw_double(jw, row->p_increase);
+	jw_key(jw, "p_decrease");
+	jw_double(jw, row->p_decrease);
+	jw_key(jw, "change");
+	jw_string(jw, row->change == REPORT_INCREASE ? "increase" :
+		      row->change == REPORT_DECREASE ? "decrease" :
+						       "none");
 	jw_object_end(jw);
+}
+
+static void diff_json_totals(struct json_writer *jw, const struct report_diff *d)
+{
+	jw_key(jw, "time_unit");
+	jw_string(jw, d->timed ? "nanoseconds" : "samples");
+	jw_key(jw, "confidence");
+	jw_double(jw, d->confidence);
+	jw_key(jw, "base_time");
+	jw_double(jw, d->base_time);
+	jw_key(jw, "time");
+	jw_double(jw, d->time);
+	jw_key(jw, "total_change");
+	jw_string(jw, d->change == REPORT_INCREASE ? "increase" :
+		      d->change == REPORT_DECREASE ? "decrease" :
+						     "none");
+	jw_key(jw, "detectable_percent");
+	jw_double(jw, report_diff__detectable(d));
 }
 
 static void diff_print_json(struct json_writer *jw, const struct report_diff *d,
 			    const struct loaded *base, const struct loaded *cur,
 			    const struct report_args *args, bool failed)
 {
-	size_t nr = rows_shown(d->nr, args->top);
+	size_t nr = diff_nr_shown(d, args), done = 0;
 
 	json_begin(jw, "diff");
 	jw_key(jw, "base");
 	json_input(jw, base);
 	jw_key(jw, "input");
 	json_input(jw, cur);
+	diff_json_totals(jw, d);
 	jw_key(jw, "fail_above");
 	if (isnan(args->fail_above))
 		jw_null(jw);
@@ -791,31 +996,79 @@ static void diff_print_json(struct json_writer *jw, const struct report_diff *d,
 		jw_double(jw, args->fail_above);
 	jw_key(jw, "failed");
 	jw_bool(jw, failed);
+	jw_key(jw, "min_percent");
+	jw_double(jw, args->min_percent);
 	jw_key(jw, "nr_functions");
 	jw_uint(jw, d->nr);
 	jw_key(jw, "functions");
 	jw_array_start(jw);
-	for (size_t i = 0; i < nr; i++)
+	for (size_t i = 0; i < d->nr && done < nr; i++) {
+		if (!diff_row_shown(&d->rows[i], args->min_percent))
+			continue;
+		done++;
 		diff_json_row(jw, &d->rows[i]);
+	}
 	jw_array_end(jw);
 	jw_object_end(jw);
 }
 
-/* Names every function over the limit on stderr; true when there is one. */
-static bool diff_check(const struct report_diff *d, double limit)
+static int self_growth_cmp(const void *a, const void *b)
 {
+	const struct report_diff_row *x = *(const struct report_diff_row *const *)a;
+	const struct report_diff_row *y = *(const struct report_diff_row *const *)b;
+
+	if (x->delta_self_time != y->delta_self_time)
+		return x->delta_self_time > y->delta_self_time ? -1 : 1;
+	if (x->delta_total_time != y->delta_total_time)
+		return x->delta_total_time > y->delta_total_time ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * Names every function over the limit on stderr (and the whole profile with
+ * --fail-total); true when there is one.
+ */
+static bool diff_check(const struct report_diff *d, const struct report_args *args)
+{
+	const struct report_diff_row **order;
+	double limit = args->fail_above, detectable;
 	bool failed = false;
+	char dt[32];
 
 	if (isnan(limit))
 		return false;
+	detectable = report_diff__detectable(d);
+	if (detectable > limit)
+		pr_warn("profiles of %" PRIu64 " and %" PRIu64
+			" samples are too small for --fail-above "
+			"%.2f: at %.0f%% confidence, an increase is told from noise only above about "
+			"%.1f%% of the base's time (in a function on every stack; less in smaller "
+			"ones); sample more (a higher -F, a longer run)",
+			d->base_total, d->total, limit, 100 * d->confidence, detectable);
+	/* The function whose own time grew most first: its callers grew with it. */
+	order = calloc(d->nr + 1, sizeof(*order));
+	for (size_t i = 0; i < d->nr; i++)
+		if (order)
+			order[i] = &d->rows[i];
+	if (order)
+		qsort(order, d->nr, sizeof(*order), self_growth_cmp);
 	for (size_t i = 0; i < d->nr; i++) {
-		const struct report_diff_row *row = &d->rows[i];
+		const struct report_diff_row *row = order ? order[i] : &d->rows[i];
 
-		if (row->delta_total <= limit)
+		if (row->change != REPORT_INCREASE || row->delta_of_base <= limit)
 			continue;
-		pr_err("%s: total share grew by %.2f points (%.2f%% -> %.2f%%), more than "
-		       "--fail-above %.2f",
-		       row->name, row->delta_total, row->base_total_pct, row->total_pct, limit);
+		format_time(dt, sizeof(dt), row->delta_total_time, d->timed, true);
+		pr_err("%s: %s%s, %+.2f%% of the base's time (more than --fail-above %.2f; p = %.2g)",
+		       row->name, dt, d->timed ? "" : " samples", row->delta_of_base, limit,
+		       row->p_increase);
+		failed = true;
+	}
+	free(order);
+	if (args->fail_total && report_diff__total_exceeds(d, limit)) {
+		format_time(dt, sizeof(dt), d->time - d->base_time, d->timed, true);
+		pr_err("total: %s%s, %+.2f%% (more than --fail-above %.2f; p = %.2g)", dt,
+		       d->timed ? "" : " samples", 100 * (d->time - d->base_time) / d->base_time,
+		       limit, d->p_increase);
 		failed = true;
 	}
 	return failed;
@@ -834,26 +1087,66 @@ static int finish_output(struct json_writer *jw)
 	return err;
 }
 
+/*
+ * -o FILE.svg with --diff: the new profile's flame graph colored by the change
+ * of each frame's time from the base's (red slower, blue faster).
+ */
+static int write_diff_svg(const struct report_args *args, const struct loaded *base,
+			  const struct loaded *cur)
+{
+	uint64_t pa = base->in.meta.period_ns, pb = cur->in.meta.period_ns;
+	char title[512], subtitle[160];
+	struct flamegraph_opts opts = {
+		.title = title,
+		.subtitle = subtitle,
+		.kernel = true,
+		.base = base->profile,
+		.base_scale = pa && pb ? (double)pa / (double)pb : 1,
+	};
+	struct outfile *o = outfile__open(args->output, NULL);
+	int err;
+
+	if (!o)
+		return -errno;
+	snprintf(title, sizeof(title), "Differential flame graph: %s against %s", cur->path,
+		 base->path);
+	snprintf(subtitle, sizeof(subtitle),
+		 "%" PRIu64 " samples, base %" PRIu64 "; red: more time than in the base, blue: "
+		 "less",
+		 profile__total(cur->profile), profile__total(base->profile));
+	err = flamegraph__write(outfile__stream(o), cur->profile, &opts);
+	if (err)
+		pr_err("%s: cannot write: %s", outfile__name(o), strerror(-err));
+	if (outfile__close(o, !err) && !err)
+		err = -EIO;
+	return err;
+}
+
 /* *regressed: a function went over --fail-above. */
 static int run_diff(const struct report_args *args, struct loaded *cur, struct json_writer *jw,
 		    bool *regressed)
 {
 	struct loaded base = { .by_line = args->lines };
 	struct report_diff *d = NULL;
+	struct report_diff_opts dopts = {};
 	bool failed;
 	int err;
 
 	err = loaded__open(&base, args->base, &args->filter, true);
 	if (err)
 		goto cleanup;
-	d = report_diff__new(base.report, cur->report);
+	dopts.base_period_ns = base.in.meta.period_ns;
+	dopts.period_ns = cur->in.meta.period_ns;
+	d = report_diff__new(base.report, cur->report, &dopts);
 	if (!d) {
 		err = -errno;
 		pr_err("diff: %s", strerror(errno));
 		goto cleanup;
 	}
-	failed = diff_check(d, args->fail_above);
-	if (jw)
+	failed = diff_check(d, args);
+	if (args->output)
+		err = write_diff_svg(args, &base, cur);
+	else if (jw)
 		diff_print_json(jw, d, &base, cur, args, failed);
 	else
 		diff_print_text(d, &base, cur, args);
@@ -893,17 +1186,55 @@ static int run_view(const struct report_args *args, struct loaded *l, struct jso
 	case VIEW_DIFF:
 		err = run_diff(args, l, jw, regressed);
 		break;
-	case VIEW_PPROF:
+	case VIEW_CONVERT:
 		break;
 	}
 	return err;
 }
 
-static int write_pprof(const struct report_args *args, const struct loaded *l)
+static int write_converted(FILE *f, const struct report_args *args, const struct loaded *l)
 {
-	struct pprof_write_opts opts = { .meta = l->in.meta };
+	struct pprof_write_opts popts = { .meta = l->in.meta };
+	struct folded_opts fopts = folded_opts_of(l, args);
+	char subtitle[128];
+	struct flamegraph_opts gopts = {
+		.title = l->path,
+		.subtitle = subtitle,
+		.pid = fopts.pid,
+		.tid = fopts.tid,
+		.kernel = true,
+	};
 
-	return pprof__write_file(args->output, l->profile, &opts);
+	snprintf(subtitle, sizeof(subtitle), "%" PRIu64 " samples", profile__total(l->profile));
+	switch (args->format) {
+	case OUT_PPROF:
+		return pprof__write(f, l->profile, &popts);
+	case OUT_SVG:
+		return flamegraph__write(f, l->profile, &gopts);
+	default:
+		return folded__write(f, l->profile, &fopts);
+	}
+}
+
+/* -o FILE: the (filtered) profile in the format FILE's name says, put in place whole. */
+static int write_output(const struct report_args *args, const struct loaded *l)
+{
+	struct outfile *o = outfile__open(args->output, NULL);
+	int err;
+
+	if (!o)
+		return -errno;
+	if (out_format__binary(args->format) && outfile__is_tty(o)) {
+		pr_err("%s: a terminal: pprof is binary, write it to a file", outfile__name(o));
+		outfile__close(o, false);
+		return -EINVAL;
+	}
+	err = write_converted(outfile__stream(o), args, l);
+	if (err)
+		pr_err("%s: cannot write: %s", outfile__name(o), strerror(-err));
+	if (outfile__close(o, !err) && !err)
+		err = -EIO;
+	return err;
 }
 
 static int report_run(const struct report_args *args)
@@ -913,11 +1244,11 @@ static int report_run(const struct report_args *args)
 	bool regressed = false;
 	int err, out_err;
 
-	err = loaded__open(&l, args->input, &args->filter, args->view != VIEW_PPROF);
+	err = loaded__open(&l, args->input, &args->filter, args->view != VIEW_CONVERT);
 	if (err)
 		goto cleanup;
-	if (args->view == VIEW_PPROF) {
-		err = write_pprof(args, &l);
+	if (args->view == VIEW_CONVERT) {
+		err = write_output(args, &l);
 		goto cleanup;
 	}
 	if (args->json) {

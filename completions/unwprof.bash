@@ -12,13 +12,14 @@ _unwprof_options()
 {
 	case $1 in
 	record)
-		echo '-p --pids -a --all-cpus -d --duration -F --freq --no-kernel --fp-only
+		echo '-p --pids -t --tids -a --all-cpus -C --cpu -d --duration -F --freq --no-kernel --fp-only
+			--call-graph -g
 			--max-shards --count-map-entries --as-root -o --output --format --pid --tid
 			--stats-json --quiet'
 		;;
 	report)
 		echo '-i --input --pid --comm --no-kernel --top --sort --tree --min-percent
-			--folded --with-pid --with-tid --lines --diff --fail-above --json -o --output'
+			--folded --with-pid --with-tid --lines --diff --fail-above --fail-total --json -o --output --format'
 		;;
 	dump-unwind)
 		echo '--json --summary --pc --debug-file --no-debuginfo'
@@ -36,11 +37,11 @@ _unwprof_takes_value()
 	case $1:$2 in
 	record:-p | record:--pids | record:-d | record:--duration | record:-F | record:--freq | \
 	record:--max-shards | record:--count-map-entries | record:-o | record:--output | \
-	record:--format | \
+	record:--format | record:-C | record:--cpu | record:--call-graph | record:-t | record:--tids | \
 	record:--stats-json | \
 	report:-i | report:--input | report:--pid | report:--comm | report:--top | \
 	report:--sort | report:--min-percent | report:--diff | report:--fail-above | \
-	report:-o | report:--output | \
+	report:-o | report:--output | report:--format | \
 	dump-unwind:--pc | dump-unwind:--debug-file | \
 	shards:-p | shards:--pids | shards:--shard-rows | shards:--max-shards)
 		return 0
@@ -101,6 +102,9 @@ _unwprof_value()
 		;;
 	--format)
 		_unwprof_reply 'folded pprof svg'
+		;;
+	--call-graph)
+		_unwprof_reply 'dwarf fp'
 		;;
 	--sort)
 		_unwprof_reply 'self total'

@@ -56,6 +56,10 @@ complete -c unwprof -n $c -s F -l freq -x -a '99 499 999 4999' \
     -d 'Samples per second per CPU'
 complete -c unwprof -n $c -l no-kernel -d 'Leave out kernel frames'
 complete -c unwprof -n $c -l fp-only -d 'Unwind with frame pointers only'
+complete -c unwprof -n $c -l call-graph -x -a 'dwarf fp' -d 'As perf takes it: dwarf, or fp'
+complete -c unwprof -n $c -s g -d 'Accepted for perf users: stacks are always recorded'
+complete -c unwprof -n $c -s C -l cpu -x -d 'Sample only on these CPUs'
+complete -c unwprof -n $c -s t -l tids -x -d 'Profile these threads only'
 complete -c unwprof -n $c -l max-shards -x -d 'Cap unwind table memory at N shards'
 complete -c unwprof -n $c -l count-map-entries -x \
     -d 'Distinct stacks held in the kernel between drains'
@@ -68,13 +72,14 @@ complete -c unwprof -n $c -l stats-json -r -F -d 'Write the run statistics as JS
 complete -c unwprof -n $c -l quiet -d 'Do not print the summary'
 # The launched command: the options that take a value are skipped with it.
 complete -c unwprof -n $c -a '(__fish_complete_subcommand --fcs-skip=2 -p --pids -d --duration \
-    -F --freq --max-shards --count-map-entries -o --output --format --stats-json)'
+    -F --freq --max-shards --count-map-entries -o --output --format --stats-json -C --cpu -t --tids \
+    --call-graph)'
 
 # report
 set -l c '__unwprof_command_is report'
 complete -c unwprof -n $c -s i -l input -r -F -d 'The profile to read'
 complete -c unwprof -n $c -l pid -x -d 'Only the samples of process PID'
-complete -c unwprof -n $c -l comm -x -d 'Only the samples of processes named NAME'
+complete -c unwprof -n $c -l comm -x -d 'Only the samples of processes or threads named NAME'
 complete -c unwprof -n $c -l no-kernel -d 'Leave out kernel frames'
 complete -c unwprof -n $c -l top -x -d 'Show N functions'
 complete -c unwprof -n $c -l sort -x -a 'self total' -d 'Order of the top view'
@@ -86,9 +91,11 @@ complete -c unwprof -n $c -l with-tid -d 'Folded: begin each stack with comm-PID
 complete -c unwprof -n $c -l lines -d 'By source line'
 complete -c unwprof -n $c -l diff -r -F -d 'Compare the input with the profile BASE'
 complete -c unwprof -n $c -l fail-above -x \
-    -d 'Diff: exit 3 when a share grew by more than PCT points'
+    -d 'Diff: exit 3 when a function grew by more than PCT% of the time'
+complete -c unwprof -n $c -l fail-total -d 'Diff: --fail-above applies to the whole profile too'
 complete -c unwprof -n $c -l json -d 'Print the view as JSON'
-complete -c unwprof -n $c -s o -l output -r -F -d 'Write the profile as gzip pprof to FILE'
+complete -c unwprof -n $c -s o -l output -r -F -d 'Write the profile to FILE, as its name says'
+complete -c unwprof -n $c -l format -x -a 'folded pprof svg' -d '-o: output format'
 
 # dump-unwind
 set -l c '__unwprof_command_is dump-unwind'

@@ -43,13 +43,18 @@ static const char *const kind_class[] = {
 struct fg_name {
 	char *name; /* valid UTF-8 without control characters */
 	enum fg_kind kind;
-	uint32_t src; /* a frame of a location (see flamegraph.first), or a process */
+	/*
+	 * a frame of a location or a process, numbered as flamegraph.first
+	 * says: the profile's, then the base's (diff)
+	 */
+	uint32_t src;
 };
 
 struct fg_path {
 	uint32_t *ids; /* name ranks, the process first */
 	uint32_t len;
 	uint64_t count;
+	uint64_t base; /* diff: the samples of the base */
 };
 
 struct fg_frame {
@@ -57,19 +62,23 @@ struct fg_frame {
 	uint32_t name;	/* rank, FG_ALL for the root */
 	uint64_t start; /* in samples */
 	uint64_t count;
+	uint64_t base; /* diff: the base's samples of the same stack */
 };
 
 struct flamegraph {
 	const struct profile *p;
+	const struct profile *base; /* diff, or NULL */
+	double max_delta;	    /* diff: the largest change of a frame drawn */
 	const struct flamegraph_opts *opts;
 	struct fg_name *names; /* sorted and unique: the index is the rank */
 	size_t nr_names;
 	/*
 	 * Name sources: each location has one frame per source line (the
-	 * functions inlined there, innermost first), else one; first[id] is
-	 * the first of location id, first[nr_locations] the first process.
+	 * functions inlined there, innermost first), else one; first[0][id]
+	 * is the first of location id of the profile, first[0][nr_locations]
+	 * its first process; first[1] numbers the base's after them (diff).
 	 */
-	uint32_t *first;
+	uint32_t *first[2];
 	uint32_t *rank; /* of each name source */
 	struct fg_path *paths;
 	size_t nr_paths;
@@ -182,7 +191,12 @@ static char *process_name(const struct profile_sample *s, const struct flamegrap
 	memcpy(comm, s->comm, sizeof(s->comm));
 	if (!comm[0])
 		c = "[unknown]";
-	if (opts->tid)
+	char thread[PROFILE_COMM_LEN + 1] = {};
+
+	memcpy(thread, s->thread, sizeof(s->thread));
+	if (opts->tid && thread[0] && strcmp(thread, c) != 0)
+		n = asprintf(&name, "%s-%" PRIu32 "/%" PRIu32 " (%s)", c, s->pid, s->tid, thread);
+	else if (opts->tid)
 		n = asprintf(&name, "%s-%" PRIu32 "/%" PRIu32, c, s->pid, s->tid);
 	else if (opts->pid)
 		n = asprintf(&name, "%s-%" PRIu32, c, s->pid);
@@ -201,68 +215,94 @@ static int name_cmp(const void *a, const void *b)
 	return (int)na->kind - (int)nb->kind;
 }
 
-/* The name of frame j (innermost first) of location id, which has n source lines. */
-static void frame_name(const struct flamegraph *fg, uint32_t id, const struct profile_line *lines,
+/* The name of frame j (innermost first) of location id of p, which has n source lines. */
+static void frame_name(const struct profile *p, uint32_t id, const struct profile_line *lines,
 		       size_t n, size_t j, struct fg_name *out)
 {
-	const struct profile_location *l = profile__location(fg->p, id);
+	const struct profile_location *l = profile__location(p, id);
 	bool inlined = j + 1 < n;
 	/* the outermost line's function is the location's */
 	const char *function = !n || (!inlined && l->function) ? l->function : lines[j].function;
 
-	out->name = location_name(fg->p, l, function, inlined);
+	out->name = location_name(p, l, function, inlined);
 	out->kind = !function ? FG_UNKNOWN : l->kernel ? FG_KERNEL : inlined ? FG_INLINED : FG_USER;
 }
 
-/* Numbers the name sources: the frames of every location, then the processes. */
-static int flamegraph__count_sources(struct flamegraph *fg, size_t *nr)
+/*
+ * Numbers the name sources of p from *nr on: the frames of every location,
+ * then the processes of its samples; first[id] is the first of location id,
+ * first[nr_locations] the first process.
+ */
+static int count_sources(const struct profile *p, uint32_t **first, size_t *nr)
 {
-	size_t nr_loc = profile__nr_locations(fg->p);
+	size_t nr_loc = profile__nr_locations(p);
 
-	fg->first = calloc(nr_loc + 1, sizeof(*fg->first));
-	if (!fg->first)
+	*first = calloc(nr_loc + 1, sizeof(**first));
+	if (!*first)
 		return -ENOMEM;
-	*nr = 0;
 	for (size_t i = 0; i < nr_loc; i++) {
 		size_t n;
 
-		profile__lines(fg->p, (uint32_t)i, &n);
-		fg->first[i] = (uint32_t)*nr;
+		profile__lines(p, (uint32_t)i, &n);
+		(*first)[i] = (uint32_t)*nr;
 		*nr += n ? n : 1;
-		if (*nr > UINT32_MAX - profile__nr_samples(fg->p))
+		if (*nr > UINT32_MAX - profile__nr_samples(p))
 			return -E2BIG;
 	}
-	fg->first[nr_loc] = (uint32_t)*nr;
-	*nr += profile__nr_samples(fg->p);
+	(*first)[nr_loc] = (uint32_t)*nr;
+	*nr += profile__nr_samples(p);
 	return 0;
 }
 
-/* Every name a frame can have, before interning: one per source. */
-static int flamegraph__collect_names(struct flamegraph *fg, struct fg_name *all, size_t nr)
+/* The sources of the profile, then of the base: *nr in all. */
+static int flamegraph__count_sources(struct flamegraph *fg, size_t *nr)
 {
-	size_t nr_loc = profile__nr_locations(fg->p), nr_samples = profile__nr_samples(fg->p);
-	uint32_t procs = fg->first[nr_loc];
+	int err;
+
+	*nr = 0;
+	err = count_sources(fg->p, &fg->first[0], nr);
+	if (!err && fg->base)
+		err = count_sources(fg->base, &fg->first[1], nr);
+	return err;
+}
+
+/* The names a frame of p can have, one per source (first: its numbering). */
+static int flamegraph__collect(struct flamegraph *fg, const struct profile *p,
+			       const uint32_t *first, struct fg_name *all)
+{
+	size_t nr_loc = profile__nr_locations(p), nr_samples = profile__nr_samples(p);
+	uint32_t procs = first[nr_loc];
 
 	for (size_t i = 0; i < nr_loc; i++) {
 		size_t n;
-		const struct profile_line *lines = profile__lines(fg->p, (uint32_t)i, &n);
+		const struct profile_line *lines = profile__lines(p, (uint32_t)i, &n);
 
 		for (size_t j = 0; j < (n ? n : 1); j++) {
-			frame_name(fg, (uint32_t)i, lines, n, j, &all[fg->first[i] + j]);
-			all[fg->first[i] + j].src = fg->first[i] + (uint32_t)j;
+			frame_name(p, (uint32_t)i, lines, n, j, &all[first[i] + j]);
+			all[first[i] + j].src = first[i] + (uint32_t)j;
 		}
 	}
 	for (size_t i = 0; i < nr_samples; i++) {
-		all[procs + i].name = process_name(profile__sample(fg->p, i), fg->opts);
+		all[procs + i].name = process_name(profile__sample(p, i), fg->opts);
 		all[procs + i].kind = FG_PROCESS;
 		all[procs + i].src = procs + (uint32_t)i;
 	}
-	for (size_t i = 0; i < nr; i++) {
+	for (size_t i = first[0]; i < procs + nr_samples; i++) {
 		if (!all[i].name)
 			return -ENOMEM;
 		sanitize(all[i].name);
 	}
 	return 0;
+}
+
+/* Every name a frame can have, before interning: the profile's, then the base's. */
+static int flamegraph__collect_names(struct flamegraph *fg, struct fg_name *all)
+{
+	int err = flamegraph__collect(fg, fg->p, fg->first[0], all);
+
+	if (!err && fg->base)
+		err = flamegraph__collect(fg, fg->base, fg->first[1], all);
+	return err;
 }
 
 /* Sorts the names, keeps one of each, and notes the rank of every source. */
@@ -281,7 +321,7 @@ static int flamegraph__intern(struct flamegraph *fg)
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = flamegraph__collect_names(fg, all, nr);
+	err = flamegraph__collect_names(fg, all);
 	if (err)
 		goto cleanup;
 	qsort(all, nr, sizeof(*all), name_cmp);
@@ -316,45 +356,57 @@ static int path_cmp(const void *a, const void *b)
 	return pa->len < pb->len ? -1 : pa->len > pb->len;
 }
 
-static uint32_t frames_of(const struct flamegraph *fg, uint32_t id)
+/* The numbering of the sources of p: the profile's or the base's. */
+static const uint32_t *first_of(const struct flamegraph *fg, const struct profile *p)
 {
-	return fg->first[id + 1] - fg->first[id];
+	return p == fg->p ? fg->first[0] : fg->first[1];
+}
+
+static uint32_t frames_of(const uint32_t *first, uint32_t id)
+{
+	return first[id + 1] - first[id];
 }
 
 /* Appends the frames of location id root first (the inlined ones after their caller) at ids[n]. */
-static uint32_t add_frames(const struct flamegraph *fg, uint32_t id, uint32_t *ids, uint32_t n)
+static uint32_t add_frames(const struct flamegraph *fg, const uint32_t *first, uint32_t id,
+			   uint32_t *ids, uint32_t n)
 {
-	for (uint32_t j = frames_of(fg, id); j > 0; j--)
-		ids[n++] = fg->rank[fg->first[id] + j - 1];
+	for (uint32_t j = frames_of(first, id); j > 0; j--)
+		ids[n++] = fg->rank[first[id] + j - 1];
 	return n;
 }
 
-static int flamegraph__add_path(struct flamegraph *fg, size_t i)
+/* The path of sample i of p. */
+static int flamegraph__add_path(struct flamegraph *fg, const struct profile *p, size_t i)
 {
-	const struct profile_sample *s = profile__sample(fg->p, i);
+	const struct profile_sample *s = profile__sample(p, i);
 	uint32_t nr_kernel = fg->opts->kernel ? s->nr_kernel : 0;
-	size_t nr_loc = profile__nr_locations(fg->p), len = 1;
+	size_t nr_loc = profile__nr_locations(p), len = 1;
+	const uint32_t *first = first_of(fg, p);
 	struct fg_path *path = &fg->paths[fg->nr_paths];
 	uint32_t n = 0;
 
 	if (s->nr_user > FG_MAX_FRAMES || nr_kernel > FG_MAX_FRAMES)
 		return -E2BIG;
 	for (uint32_t j = 0; j < s->nr_user; j++)
-		len += frames_of(fg, s->user[j]);
+		len += frames_of(first, s->user[j]);
 	for (uint32_t j = 0; j < nr_kernel; j++)
-		len += frames_of(fg, s->kernel[j]);
+		len += frames_of(first, s->kernel[j]);
 	if (len > FG_MAX_FRAMES * 2 + 1)
 		return -E2BIG;
 	path->ids = malloc(len * sizeof(*path->ids));
 	if (!path->ids)
 		return -ENOMEM;
-	path->ids[n++] = fg->rank[fg->first[nr_loc] + i];
+	path->ids[n++] = fg->rank[first[nr_loc] + i];
 	for (uint32_t j = s->nr_user; j > 0; j--)
-		n = add_frames(fg, s->user[j - 1], path->ids, n);
+		n = add_frames(fg, first, s->user[j - 1], path->ids, n);
 	for (uint32_t j = nr_kernel; j > 0; j--)
-		n = add_frames(fg, s->kernel[j - 1], path->ids, n);
+		n = add_frames(fg, first, s->kernel[j - 1], path->ids, n);
 	path->len = n;
-	path->count = s->count;
+	if (p == fg->p)
+		path->count = s->count;
+	else
+		path->base = s->count;
 	fg->nr_paths++;
 	return 0;
 }
@@ -362,15 +414,23 @@ static int flamegraph__add_path(struct flamegraph *fg, size_t i)
 static int flamegraph__build_paths(struct flamegraph *fg)
 {
 	size_t nr = profile__nr_samples(fg->p);
+	size_t nr_base = fg->base ? profile__nr_samples(fg->base) : 0;
 	int err;
 
-	fg->paths = calloc(nr ? nr : 1, sizeof(*fg->paths));
+	fg->paths = calloc(nr + nr_base + 1, sizeof(*fg->paths));
 	if (!fg->paths)
 		return -ENOMEM;
 	for (size_t i = 0; i < nr; i++) {
 		if (!profile__sample(fg->p, i)->count)
 			continue;
-		err = flamegraph__add_path(fg, i);
+		err = flamegraph__add_path(fg, fg->p, i);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < nr_base; i++) {
+		if (!profile__sample(fg->base, i)->count)
+			continue;
+		err = flamegraph__add_path(fg, fg->base, i);
 		if (err)
 			return err;
 	}
@@ -381,7 +441,7 @@ static int flamegraph__build_paths(struct flamegraph *fg)
 /* Frames */
 
 static int flamegraph__add_frame(struct flamegraph *fg, uint32_t depth, uint32_t name,
-				 uint64_t start, uint64_t end)
+				 uint64_t start, uint64_t end, uint64_t base)
 {
 	struct fg_frame *n;
 	size_t cap;
@@ -394,38 +454,52 @@ static int flamegraph__add_frame(struct flamegraph *fg, uint32_t depth, uint32_t
 		fg->frames = n;
 		fg->cap_frames = cap;
 	}
-	fg->frames[fg->nr_frames++] = (struct fg_frame){ depth, name, start, end - start };
+	fg->frames[fg->nr_frames++] = (struct fg_frame){ depth, name, start, end - start, base };
 	return 0;
 }
 
-/* Closes the open frames above depth keep (path index keep - 1 stays open). */
-static int flamegraph__close(struct flamegraph *fg, const struct fg_path *open, uint64_t *starts,
-			     uint32_t nr_open, uint32_t keep, uint64_t x)
+/*
+ * Closes the open frames above depth keep (path index keep - 1 stays open);
+ * x and xb are where the profile's and the base's samples are.
+ */
+static int flamegraph__close(struct flamegraph *fg, const struct fg_path *open,
+			     const uint64_t *starts, const uint64_t *bstarts, uint32_t nr_open,
+			     uint32_t keep, uint64_t x, uint64_t xb)
 {
 	int err;
 
 	for (uint32_t d = nr_open; d > keep; d--) {
-		err = flamegraph__add_frame(fg, d, open->ids[d - 1], starts[d - 1], x);
+		err = flamegraph__add_frame(fg, d, open->ids[d - 1], starts[d - 1], x,
+					    xb - bstarts[d - 1]);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-/* Merges the sorted paths into frames (depth 1 is the process). */
-static int flamegraph__flow(struct flamegraph *fg)
+/* The longest path, plus one: starts[] holds the profile's, then the base's. */
+static uint32_t open_max(const struct flamegraph *fg)
 {
-	const struct fg_path *open = NULL;
-	uint32_t nr_open = 0, max_len = 0;
-	uint64_t *starts, x = 0;
-	int err = 0;
+	uint32_t max_len = 0;
 
 	for (size_t i = 0; i < fg->nr_paths; i++)
 		if (fg->paths[i].len > max_len)
 			max_len = fg->paths[i].len;
-	starts = calloc(max_len + 1, sizeof(*starts));
+	return max_len + 1;
+}
+
+/* Merges the sorted paths into frames (depth 1 is the process). */
+static int flamegraph__flow(struct flamegraph *fg)
+{
+	const struct fg_path *open = NULL;
+	uint32_t nr_open = 0, max_len = open_max(fg);
+	uint64_t *starts, *bstarts, x = 0, xb = 0;
+	int err = 0;
+
+	starts = calloc(2 * (size_t)max_len, sizeof(*starts));
 	if (!starts)
 		return -ENOMEM;
+	bstarts = starts + max_len;
 	for (size_t i = 0; i < fg->nr_paths; i++) {
 		const struct fg_path *path = &fg->paths[i];
 		uint32_t common = 0;
@@ -433,18 +507,21 @@ static int flamegraph__flow(struct flamegraph *fg)
 		while (common < nr_open && common < path->len &&
 		       open->ids[common] == path->ids[common])
 			common++;
-		err = flamegraph__close(fg, open, starts, nr_open, common, x);
+		err = flamegraph__close(fg, open, starts, bstarts, nr_open, common, x, xb);
 		if (err)
 			goto cleanup;
-		for (uint32_t d = common; d < path->len; d++)
+		for (uint32_t d = common; d < path->len; d++) {
 			starts[d] = x;
+			bstarts[d] = xb;
+		}
 		open = path;
 		nr_open = path->len;
 		x += path->count;
+		xb += path->base;
 	}
-	err = flamegraph__close(fg, open, starts, nr_open, 0, x);
+	err = flamegraph__close(fg, open, starts, bstarts, nr_open, 0, x, xb);
 	if (!err)
-		err = flamegraph__add_frame(fg, 0, FG_ALL, 0, x);
+		err = flamegraph__add_frame(fg, 0, FG_ALL, 0, x, xb);
 	fg->total = x;
 cleanup:
 	free(starts);
@@ -576,6 +653,30 @@ static void put_color(FILE *f, const char *name, enum fg_kind kind)
 	fprintf(f, "rgb(%u,%u,%u)", r, g, bl);
 }
 
+/* The change of a frame's samples from the base's, in the profile's units. */
+static double frame_delta(const struct flamegraph *fg, const struct fg_frame *fr)
+{
+	double scale = fg->opts->base_scale > 0 ? fg->opts->base_scale : 1;
+
+	return (double)fr->count - (double)fr->base * scale;
+}
+
+/* Diff: red for more samples, blue for fewer, as deep as the change is large; white: equal. */
+static void put_diff_color(FILE *f, const struct flamegraph *fg, const struct fg_frame *fr)
+{
+	double d = frame_delta(fg, fr);
+	unsigned int v = 255;
+
+	if (fg->max_delta > 0)
+		v = 255 - (unsigned int)(210 * (d < 0 ? -d : d) / fg->max_delta);
+	if (d > 0)
+		fprintf(f, "rgb(255,%u,%u)", v, v);
+	else if (d < 0)
+		fprintf(f, "rgb(%u,%u,255)", v, v);
+	else
+		fputs("rgb(250,250,250)", f);
+}
+
 static int svg_height(const struct flamegraph *fg)
 {
 	return FG_TOP + (int)(fg->max_depth + 1) * FG_FRAME_H + FG_BOTTOM;
@@ -593,11 +694,17 @@ static void flamegraph__put_frame(const struct flamegraph *fg, FILE *f, const st
 	fprintf(f, "<g class=\"f %s\" data-x=\"%" PRIu64 "\" data-c=\"%" PRIu64 "\"><title>",
 		kind_class[kind], fr->start, fr->count);
 	put_escaped(f, name, strlen(name));
-	fprintf(f, " (%" PRIu64 " sample%s, %.2f%%)</title>", fr->count, fr->count == 1 ? "" : "s",
+	fprintf(f, " (%" PRIu64 " sample%s, %.2f%%", fr->count, fr->count == 1 ? "" : "s",
 		fg->total ? 100.0 * fr->count / fg->total : 0.0);
+	if (fg->base)
+		fprintf(f, "; base %" PRIu64 ", %+.0f", fr->base, frame_delta(fg, fr));
+	fputs(")</title>", f);
 	fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"", x, y, w,
 		FG_FRAME_H - 1);
-	put_color(f, name, kind);
+	if (fg->base)
+		put_diff_color(f, fg, fr);
+	else
+		put_color(f, name, kind);
 	fprintf(f, "\"/><text x=\"%.2f\" y=\"%d\">", x + 3, y + FG_FRAME_H - 5);
 	put_fitted(f, name, w);
 	fputs("</text></g>\n", f);
@@ -802,9 +909,18 @@ static void flamegraph__put_header(const struct flamegraph *fg, FILE *f)
 
 static int flamegraph__put(struct flamegraph *fg, FILE *f)
 {
-	for (size_t i = 0; i < fg->nr_frames; i++)
-		if (frame_drawn(fg, &fg->frames[i]) && fg->frames[i].depth > fg->max_depth)
-			fg->max_depth = fg->frames[i].depth;
+	for (size_t i = 0; i < fg->nr_frames; i++) {
+		const struct fg_frame *fr = &fg->frames[i];
+		double d = fg->base ? frame_delta(fg, fr) : 0;
+
+		if (!frame_drawn(fg, fr))
+			continue;
+		if (fr->depth > fg->max_depth)
+			fg->max_depth = fr->depth;
+		/* the root's change is every frame's sum: it would pale them all */
+		if (fr->depth && (d < 0 ? -d : d) > fg->max_delta)
+			fg->max_delta = d < 0 ? -d : d;
+	}
 	flamegraph__put_header(fg, f);
 	fputs("<g id=\"frames\">\n", f);
 	for (size_t i = 0; i < fg->nr_frames; i++)
@@ -822,7 +938,8 @@ static void flamegraph__free(struct flamegraph *fg)
 		free(fg->names[i].name);
 	free(fg->names);
 	free(fg->rank);
-	free(fg->first);
+	free(fg->first[0]);
+	free(fg->first[1]);
 	for (size_t i = 0; i < fg->nr_paths; i++)
 		free(fg->paths[i].ids);
 	free(fg->paths);
@@ -833,6 +950,8 @@ int flamegraph__write(FILE *f, const struct profile *p, const struct flamegraph_
 {
 	struct flamegraph_opts defaults = {};
 	struct flamegraph fg = { .p = p, .opts = opts ? opts : &defaults };
+
+	fg.base = fg.opts->base;
 	int err;
 
 	err = flamegraph__intern(&fg);

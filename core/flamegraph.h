@@ -19,6 +19,9 @@
  * or Ctrl-F highlights the frames whose name matches a regular expression
  * and shows the share of samples they cover; Escape clears both. The URL
  * fragment does the same: file.svg#s=REGEX&zoom=NAME.
+ *
+ * With a base profile (opts.base), a differential flame graph: the colors
+ * say how each frame's samples changed instead (see flamegraph_opts).
  */
 #ifndef UNWPROF_FLAMEGRAPH_H
 #define UNWPROF_FLAMEGRAPH_H
@@ -34,6 +37,15 @@ struct flamegraph_opts {
 	bool pid;	      /* process frames "comm-PID" */
 	bool tid;	      /* process frames "comm-PID/TID" (implies pid) */
 	bool kernel;	      /* draw kernel frames */
+	/*
+	 * A differential flame graph, as flamegraph.pl draws them: the frames of
+	 * the profile, each colored by how its samples changed from those of the
+	 * same stack in base (times base_scale, which puts them in the profile's
+	 * units; 0 counts as 1): red where they grew, blue where they shrank,
+	 * the deeper the color the larger the change; white where equal.
+	 */
+	const struct profile *base;
+	double base_scale;
 };
 
 /*

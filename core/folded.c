@@ -181,6 +181,15 @@ static int add_comm(struct strbuf *sb, const struct profile_sample *s,
 	err = strbuf__add_name(sb, comm[0] ? comm : "[unknown]");
 	if (err)
 		return err;
+	if (opts->tid && s->thread[0] && strncmp(s->thread, s->comm, sizeof(s->comm)) != 0) {
+		char thread[PROFILE_COMM_LEN + 1] = {};
+
+		memcpy(thread, s->thread, sizeof(s->thread));
+		err = strbuf__addf(sb, "-%" PRIu32 "/%" PRIu32 " (", s->pid, s->tid);
+		if (!err)
+			err = strbuf__add_name(sb, thread);
+		return err ? err : strbuf__addf(sb, ")");
+	}
 	if (opts->tid)
 		return strbuf__addf(sb, "-%" PRIu32 "/%" PRIu32, s->pid, s->tid);
 	if (opts->pid)

@@ -7,8 +7,9 @@
  *	myapp;main;run;compute 42
  *	myapp-4242/4243;start_thread;worker;read;entry_SYSCALL_64_[k];ksys_read_[k] 7
  *
- * The first frame is the process name (comm), "comm-PID" with pid, and
- * "comm-PID/TID" with tid. User frames come root to leaf, then kernel frames
+ * The first frame is the process name (comm, the name of the process's main
+ * thread), "comm-PID" with pid, and "comm-PID/TID" with tid, followed by
+ * " (THREAD)" when the thread has a name of its own (pthread_setname_np). User frames come root to leaf, then kernel frames
  * root to leaf with the suffix "_[k]". A frame is its function name (no
  * offset); without a symbol it is "[file+0xOFFSET]": the basename of the
  * mapping and the address's offset in that file (addr - start + file offset
@@ -41,7 +42,7 @@ struct profile;
 
 struct folded_opts {
 	bool pid;    /* first frame "comm-PID" */
-	bool tid;    /* first frame "comm-PID/TID" (implies pid) */
+	bool tid;    /* first frame "comm-PID/TID", " (THREAD)" after it when named (implies pid) */
 	bool kernel; /* append kernel frames */
 	bool lines;  /* append ":LINE" to frames whose source line is known */
 };

@@ -127,6 +127,29 @@ static bool comm_parse(const char *s, size_t len, bool tid, size_t *comm_len, ui
 	return true;
 }
 
+/*
+ * "comm-PID/TID (THREAD)" or "comm-PID/TID": *thread_len is 0 without a
+ * thread name, which starts at s + *thread_off. Names may hold " (" too: the
+ * first one after which the part before parses as comm-PID/TID is taken.
+ */
+static bool comm_parse_tid(const char *s, size_t len, size_t *comm_len, uint32_t *pid,
+			   uint32_t *tid, size_t *thread_off, size_t *thread_len)
+{
+	*thread_len = 0;
+	if (comm_parse(s, len, true, comm_len, pid, tid))
+		return true;
+	if (len < 4 || s[len - 1] != ')')
+		return false;
+	for (size_t i = 1; i + 3 < len; i++) {
+		if (s[i] != ' ' || s[i + 1] != '(' || !comm_parse(s, i, true, comm_len, pid, tid))
+			continue;
+		*thread_off = i + 2;
+		*thread_len = len - 1 - *thread_off;
+		return true;
+	}
+	return false;
+}
+
 /* Lines of buf, one at a time: *pos moves past the line; false at the end. */
 static bool next_line(const char *buf, size_t len, size_t *pos, const char **s, size_t *n)
 {
@@ -153,7 +176,7 @@ static int folded_reader__scan(struct folded_reader *r, const char *buf, size_t 
 	for (r->lineno = 1; next_line(buf, len, &pos, &s, &n); r->lineno++) {
 		struct line l;
 		const char *semi;
-		size_t first_len, comm_len;
+		size_t first_len, comm_len, thread_off, thread_len;
 		uint32_t pid, tid;
 
 		if (is_blank(s, n))
@@ -165,7 +188,8 @@ static int folded_reader__scan(struct folded_reader *r, const char *buf, size_t 
 		}
 		semi = memchr(l.stack, ';', l.stack_len);
 		first_len = semi ? (size_t)(semi - l.stack) : l.stack_len;
-		all_tid = all_tid && comm_parse(l.stack, first_len, true, &comm_len, &pid, &tid);
+		all_tid = all_tid && comm_parse_tid(l.stack, first_len, &comm_len, &pid, &tid,
+						    &thread_off, &thread_len);
 		all_pid = all_pid && comm_parse(l.stack, first_len, false, &comm_len, &pid, &tid);
 		(*nr_lines)++;
 	}
@@ -249,13 +273,18 @@ static bool is_kernel_frame(const char *s, size_t len)
 static void folded_reader__comm(struct folded_reader *r, const char *s, size_t len,
 				struct profile_sample *ps)
 {
-	size_t comm_len = len;
+	size_t comm_len = len, thread_off = 0, thread_len = 0;
 
-	if (r->info->pid)
-		comm_parse(s, len, r->info->tid, &comm_len, &ps->pid, &ps->tid);
+	if (r->info->tid)
+		comm_parse_tid(s, len, &comm_len, &ps->pid, &ps->tid, &thread_off, &thread_len);
+	else if (r->info->pid)
+		comm_parse(s, len, false, &comm_len, &ps->pid, &ps->tid);
 	if (comm_len >= sizeof(ps->comm))
 		comm_len = sizeof(ps->comm) - 1;
 	memcpy(ps->comm, s, comm_len);
+	if (thread_len >= sizeof(ps->thread))
+		thread_len = sizeof(ps->thread) - 1;
+	memcpy(ps->thread, s + thread_off, thread_len);
 }
 
 /*

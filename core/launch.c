@@ -108,6 +108,8 @@ static void child_run(const struct launch_opts *opts, int go_fd, int err_fd)
 	signal(SIGTERM, SIG_DFL);
 	if (read(go_fd, &c, 1) != 1)
 		_exit(EXIT_FAIL); /* the parent gave up */
+	if (opts->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		_exit(EXIT_FAIL);
 	if (become_user(opts) == 0 && ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
 		execvp(opts->argv[0], opts->argv);
 	e = errno;

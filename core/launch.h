@@ -34,6 +34,11 @@ struct launch_opts {
 	gid_t gid;
 	const gid_t *groups;
 	int nr_groups;
+	/*
+	 * The command's standard output goes to its standard error: for a
+	 * caller that writes its own data to standard output.
+	 */
+	bool stdout_to_stderr;
 };
 
 struct launch;

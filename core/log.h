@@ -11,4 +11,11 @@ void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * A status line on a terminal, rewritten in place ("\r"); the messages
+ * above clear it first, so they never run into it. log_status_end() clears it.
+ */
+void log_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_status_end(void);
+
 #endif

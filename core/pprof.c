@@ -11,12 +11,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
 #include <search.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -431,9 +429,17 @@ static int builder__locations(struct builder *b)
 	return err;
 }
 
-enum { LABEL_PID, LABEL_TID, LABEL_COMM, NR_LABELS };
+enum { LABEL_PID, LABEL_TID, LABEL_COMM, LABEL_THREAD, NR_LABELS };
 
-static const char *const label_keys[NR_LABELS] = { "pid", "tid", "comm" };
+static const char *const label_keys[NR_LABELS] = { "pid", "tid", "comm", "thread" };
+
+/* pid and tid always; comm, then thread, when known */
+static int nr_labels(const struct profile_sample *s)
+{
+	if (!s->comm[0])
+		return LABEL_COMM;
+	return s->thread[0] ? NR_LABELS : LABEL_THREAD;
+}
 
 /* The string table must be whole before the first sample is packed: the labels' strings. */
 static int builder__sample_strings(struct builder *b)
@@ -442,12 +448,14 @@ static int builder__sample_strings(struct builder *b)
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct profile_sample *s = profile__sample(b->p, i);
-		int labels = s->comm[0] ? NR_LABELS : LABEL_COMM;
+		int labels = nr_labels(s);
 
 		for (int j = 0; s->count && j < labels; j++)
 			if (builder__str(b, label_keys[j]) < 0)
 				return -ENOMEM;
 		if (s->count && s->comm[0] && builder__str(b, s->comm) < 0)
+			return -ENOMEM;
+		if (s->count && s->thread[0] && s->comm[0] && builder__str(b, s->thread) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -457,13 +465,15 @@ static int builder__sample_strings(struct builder *b)
 static size_t builder__labels(struct builder *b, const struct profile_sample *s, Pprof__Label *l,
 			      Pprof__Label **ptrs)
 {
-	size_t n = s->comm[0] ? NR_LABELS : LABEL_COMM;
+	size_t n = (size_t)nr_labels(s);
 
 	for (size_t i = 0; i < n; i++) {
 		l[i] = (Pprof__Label)PPROF__LABEL__INIT;
 		l[i].key = builder__str(b, label_keys[i]);
 		if (i == LABEL_COMM)
 			l[i].str = builder__str(b, s->comm);
+		else if (i == LABEL_THREAD)
+			l[i].str = builder__str(b, s->thread);
 		else
 			l[i].num = i == LABEL_PID ? s->pid : s->tid;
 		ptrs[i] = &l[i];
@@ -797,78 +807,6 @@ int pprof__write(FILE *f, const struct profile *p, const struct pprof_write_opts
 	return err;
 }
 
-/* A temporary file next to path (path's target when it is a symlink). */
-static FILE *tmp_open(const char *path, char **tmp_path, char **final_path)
-{
-	char *dir = NULL, *base = NULL;
-	mode_t mask;
-	FILE *f = NULL;
-	int fd;
-
-	*final_path = realpath(path, NULL);
-	if (!*final_path)
-		*final_path = strdup(path); /* does not exist yet */
-	dir = *final_path ? strdup(*final_path) : NULL;
-	base = *final_path ? strdup(*final_path) : NULL;
-	if (!dir || !base ||
-	    asprintf(tmp_path, "%s/.%s.XXXXXX", dirname(dir), basename(base)) < 0) {
-		*tmp_path = NULL;
-		errno = ENOMEM;
-		goto cleanup;
-	}
-	fd = mkostemp(*tmp_path, O_CLOEXEC);
-	if (fd < 0)
-		goto cleanup;
-	/* mkostemp gives 0600; give the file the mode a plain fopen would. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask))
-		pr_debug("%s: cannot set the mode: %s", *tmp_path, strerror(errno));
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(*tmp_path);
-	}
-cleanup:
-	free(dir);
-	free(base);
-	return f;
-}
-
-int pprof__write_file(const char *path, const struct profile *p,
-		      const struct pprof_write_opts *opts)
-{
-	char *tmp_path = NULL, *final_path = NULL;
-	struct stat st;
-	FILE *f;
-	int err;
-
-	/* A device or FIFO is written in place: renaming over it would replace it. */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		f = fopen(path, "we");
-	else
-		f = tmp_open(path, &tmp_path, &final_path);
-	if (!f) {
-		err = -errno;
-		pr_err("%s: cannot create: %s", path, strerror(errno));
-		goto cleanup;
-	}
-	err = pprof__write(f, p, opts);
-	if (fclose(f) && !err)
-		err = errno ? -errno : -EIO;
-	if (!err && tmp_path && rename(tmp_path, final_path))
-		err = -errno;
-	if (err) {
-		pr_err("%s: cannot write: %s", path, strerror(-err));
-		if (tmp_path)
-			unlink(tmp_path);
-	}
-cleanup:
-	free(tmp_path);
-	free(final_path);
-	return err;
-}
-
 /* Reading */
 
 struct id_pos {
@@ -1137,6 +1075,8 @@ static int reader__labels(const struct reader *r, const Pprof__Sample *s, struct
 			ps->tid = (uint32_t)l->num;
 		else if (strcmp(key, "comm") == 0)
 			snprintf(ps->comm, sizeof(ps->comm), "%s", str);
+		else if (strcmp(key, "thread") == 0)
+			snprintf(ps->thread, sizeof(ps->thread), "%s", str);
 	}
 	return 0;
 }

@@ -14,9 +14,9 @@
  * Line naming the function when there are no source lines), a function per
  * (name, raw name, file, start line), each mapping's has_filenames,
  * has_line_numbers and has_inline_frames set when one of its locations has
- * them, and on
- * every sample the labels pid and tid (numbers) and comm (a string), which
- * is what `report --folded` needs to print record's folded lines again.
+ * them, and on every sample the labels pid and tid (numbers), comm (the
+ * process's name) and thread (the thread's), which is what `report
+ * --folded` needs to print record's folded lines again.
  * The same profile always gives the same bytes (gzip mtime 0, no name).
  *
  * Read: files by unwprof and by other producers (Go's runtime/pprof, perf
@@ -64,14 +64,6 @@ struct pprof_write_opts {
  * -errno (-ENOSPC for a full disk). f is not closed.
  */
 int pprof__write(FILE *f, const struct profile *p, const struct pprof_write_opts *opts);
-
-/*
- * Writes p to path through a temporary file in the same directory, renamed
- * at the end, so a failure leaves no file (a device such as /dev/stdout is
- * written in place). Errors are printed with the path.
- */
-int pprof__write_file(const char *path, const struct profile *p,
-		      const struct pprof_write_opts *opts);
 
 /* True when buf starts with the gzip magic. */
 bool pprof__is_gzip(const void *buf, size_t len);

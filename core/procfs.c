@@ -399,3 +399,27 @@ cleanup:
 	}
 	return pm;
 }
+
+int procfs__comm(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd, err = 0;
+
+	if (!size)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	if (err)
+		return err;
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
+	return n ? 0 : -ENODATA;
+}

@@ -23,6 +23,12 @@ struct procmaps;
 int procfs__open_root(pid_t pid);
 
 /*
+ * The name of process pid (/proc/PID/comm: its main thread's, what ps
+ * shows), NUL-terminated in buf, without the newline. 0 or -errno.
+ */
+int procfs__comm(pid_t pid, char *buf, size_t size);
+
+/*
  * Opens path as if root_fd were "/": absolute symlinks start again at root_fd,
  * ".." stops there, magic links are refused. flags are open(2)'s, for reading
  * (O_CREAT and O_TMPFILE are refused with -EINVAL); O_CLOEXEC is added.

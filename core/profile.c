@@ -554,6 +554,7 @@ static uint64_t sample_hash(const struct profile_sample *s)
 	h = hash_mix(h, (uint64_t)s->pid << 32 | s->tid);
 	h = hash_mix(h, s->flags);
 	h = hash_bytes(h, s->comm, strnlen(s->comm, sizeof(s->comm)));
+	h = hash_bytes(h, s->thread, strnlen(s->thread, sizeof(s->thread)));
 	return hash_frames(h, s);
 }
 
@@ -567,7 +568,8 @@ static bool sample_eq(const struct profile *p, uint32_t id, const void *key)
 	const struct profile_sample *a = &p->samples[id], *b = key;
 
 	return a->pid == b->pid && a->tid == b->tid && a->flags == b->flags &&
-	       strncmp(a->comm, b->comm, sizeof(a->comm)) == 0 && a->nr_user == b->nr_user &&
+	       strncmp(a->comm, b->comm, sizeof(a->comm)) == 0 &&
+	       strncmp(a->thread, b->thread, sizeof(a->thread)) == 0 && a->nr_user == b->nr_user &&
 	       a->nr_kernel == b->nr_kernel &&
 	       !memcmp(a->user, b->user, a->nr_user * sizeof(*a->user)) &&
 	       !memcmp(a->kernel, b->kernel, a->nr_kernel * sizeof(*a->kernel));
@@ -614,6 +616,7 @@ int profile__add_sample(struct profile *p, const struct profile_sample *s)
 	if (!sample_ids_valid(p, s) || (s->nr_user && !s->user) || (s->nr_kernel && !s->kernel))
 		return -EINVAL;
 	key.comm[sizeof(key.comm) - 1] = '\0';
+	key.thread[sizeof(key.thread) - 1] = '\0';
 	/* memcmp and memcpy want valid pointers even for 0 bytes */
 	if (!key.nr_user)
 		key.user = &key.nr_user;
@@ -684,6 +687,8 @@ int profile__add_stack_with(struct profile *p, const struct profile_stack *st, u
 		return -ENOMEM;
 	if (st->comm)
 		strncpy(s.comm, st->comm, sizeof(s.comm) - 1);
+	if (st->thread)
+		strncpy(s.thread, st->thread, sizeof(s.thread) - 1);
 	s.user = ids;
 	s.kernel = ids + st->nr_user;
 	err = user(p, st, s.user, ctx);

@@ -70,6 +70,8 @@ struct profile_sample {
 	uint32_t pid;
 	uint32_t tid;
 	char comm[PROFILE_COMM_LEN];
+	/* comm is the process's name (its main thread's), thread the thread's; "" when unknown */
+	char thread[PROFILE_COMM_LEN];
 	uint32_t flags; /* SAMPLE_* of core/session.h */
 	uint32_t *user; /* location ids, leaf first */
 	uint32_t nr_user;
@@ -82,7 +84,8 @@ struct profile_sample {
 struct profile_stack {
 	uint32_t pid;
 	uint32_t tid;
-	const char *comm; /* need not be NUL-terminated within PROFILE_COMM_LEN */
+	const char *comm;   /* process name; need not be NUL-terminated within PROFILE_COMM_LEN */
+	const char *thread; /* thread name, the same way; NULL when unknown */
 	uint32_t flags;
 	const uint64_t *user_addrs; /* leaf first */
 	uint32_t nr_user;

@@ -788,6 +788,8 @@ static void session__size_maps(struct session *s)
 	bpf_map__set_max_entries(k->maps.go_procs, procs);
 	bpf_map__set_max_entries(k->maps.py_procs, procs);
 	bpf_map__set_max_entries(k->maps.targets, procs * 4);
+	bpf_map__set_max_entries(k->maps.threads, s->opts.nr_tids ? s->opts.nr_tids : 1);
+	k->rodata->cfg.only_threads = s->opts.nr_tids > 0;
 	bpf_map__set_max_entries(k->maps.counts, counts);
 	bpf_map__set_max_entries(k->maps.ustacks, USTACK_ENTRIES);
 	bpf_map__set_max_entries(k->maps.ustacks_deep, USTACK_DEEP_ENTRIES);
@@ -984,6 +986,13 @@ int session__attach(struct session *s)
 
 	if (!s->loaded)
 		return -EINVAL;
+	for (size_t i = 0; i < s->opts.nr_tids; i++) {
+		uint32_t key = s->opts.tids[i];
+		uint8_t one = 1;
+
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.threads), &key, &one, BPF_ANY))
+			return -errno;
+	}
 	for (size_t i = 0; i < s->opts.nr_pids; i++) {
 		if (session__proc_find(s, s->opts.pids[i]))
 			continue;
@@ -1011,8 +1020,23 @@ int session__attach(struct session *s)
 		return -ENOMEM;
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
 		s->pe_fds[cpu] = -1;
-	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+	for (int cpu = 0; cpu < s->nr_cpus && !s->opts.cpus; cpu++) {
 		err = session__attach_cpu(s, cpu);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < s->opts.nr_cpus && s->opts.cpus; i++) {
+		int cpu = s->opts.cpus[i];
+
+		if (cpu < 0 || cpu >= s->nr_cpus) {
+			pr_err("CPU %d: no such CPU (0..%d)", cpu, s->nr_cpus - 1);
+			return -EINVAL;
+		}
+		err = session__attach_cpu(s, cpu);
+		if (!err && s->pe_fds[cpu] < 0) {
+			pr_err("CPU %d is offline", cpu);
+			err = -ENODEV;
+		}
 		if (err)
 			return err;
 	}

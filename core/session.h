@@ -62,7 +62,11 @@ struct session_opts {
 	 */
 	bool hold_new_code;
 	unsigned int freq; /* samples per second per CPU */
-	bool fp_only;	   /* no DWARF tables: frame pointers only */
+	const int *cpus;   /* sample only on these CPUs (-C); NULL: on every CPU */
+	size_t nr_cpus;
+	const pid_t *tids; /* sample only these threads of the targets (-t); NULL: all */
+	size_t nr_tids;
+	bool fp_only; /* no DWARF tables: frame pointers only */
 	bool kernel_stacks;
 	size_t max_shards;	  /* cap on unwind table memory, in shards; 0: default */
 	size_t count_map_entries; /* 0: default */

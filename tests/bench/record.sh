@@ -30,6 +30,10 @@
 #   BPF map memory       sum of the memlock of the maps unwprof holds (what
 #                        `bpftool map show` prints as memlock)
 #   output size          folded output of unwprof, perf.data of perf
+#   start to sampling    from unwprof's start to its first sample (the perf
+#                        events attached, the command let go), as -v prints
+#                        it: BPF load and verification, the command's tables;
+#                        the goal is 200 ms for a program using libc only
 #
 # Needs root, python3 and perf (Debian: linux-perf). It is not run by
 # `meson test`: it takes REPEAT x 5 runs of the workload plus the profilers'
@@ -160,13 +164,13 @@ EOF
 
 run_plain() {
 	"$demo" "$rounds" 2> "$tmp/plain.err"
-	echo "$(target_time "$tmp/plain.err") - - - - - -"
+	echo "$(target_time "$tmp/plain.err") - - - - - - -"
 }
 
 run_unwprof() {
 	local freq=$1 p=$tmp/unwprof pid end_run end_out ns runs mem hwm
 
-	"$unwprof" record --quiet -F "$freq" -o "$p.folded" -- "$demo" "$rounds" \
+	"$unwprof" record --quiet -v -F "$freq" -o "$p.folded" -- "$demo" "$rounds" \
 		> "$p.out" 2> "$p.err" &
 	pid=$!
 	watch_target "$pid" "$p.watch" &
@@ -179,7 +183,8 @@ run_unwprof() {
 	read -r end_run ns runs mem hwm < "$p.watch"
 	echo "$(target_time "$p.err")" \
 		"$(awk -v a="$end_run" -v b="$end_out" 'BEGIN { printf "%.3f", b - a }')" \
-		"$(stat -c %s "$p.folded")" "$hwm" "$ns" "$runs" "$mem"
+		"$(stat -c %s "$p.folded")" "$hwm" "$ns" "$runs" "$mem" \
+		"$(sed -n 's/^unwprof: sampling .*(\([0-9]*\) ms to start)$/\1/p' "$p.err")"
 }
 
 # perf writes perf.data as it goes; `perf script` is what turns it into stacks.
@@ -193,7 +198,7 @@ run_perf() {
 	t1=$(now)
 	echo "$(target_time "$p.err")" \
 		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" \
-		"$(stat -c %s "$p.data")" - - - -
+		"$(stat -c %s "$p.data")" - - - - -
 }
 
 configs=(plain u99 p99 u999 p999)
@@ -253,6 +258,7 @@ line_of "unwprof peak RSS (KiB)" 5
 line_of "BPF ns per sample" 6
 line_of "BPF program runs" 7
 line_of "BPF map memory (bytes)" 8
+line_of "start to sampling (ms)" 9
 echo
 echo "unwprof / perf at 999 Hz: end to output $(ratio "$(col u999 3)" "$(col p999 3)")," \
 	"output size $(ratio "$(col u999 4)" "$(col p999 4)")," \

@@ -95,6 +95,47 @@ usage_error dump-unwind --pc -1 "$fixture"
 usage_error dump-unwind --pc 0x1ffffffffffffffff "$fixture"
 usage_error dump-unwind "$fixture" "$fixture" "$fixture" --no-such-option
 
+# record and report: what -o's name says, and perf's options (checked before privileges).
+usage_error record -o "$tmp/cpu.weird" -a -d 1
+usage_error record -o "$tmp/noext" -a -d 1
+usage_error record --format nope -a -d 1
+usage_error record --call-graph lbr -a -d 1
+usage_error record -C 3-1 -d 1
+usage_error record -C x -d 1
+usage_error record -p 1 -a -d 1
+usage_error record -p 1 -d 1 -- true
+usage_error record -t x -d 1
+usage_error record -t 1 -p 1 -d 1
+usage_error record -t 1 -a -d 1
+usage_error report -i "$fixture" -o "$tmp/x.weird"
+usage_error report -i "$fixture" --format svg
+usage_error report --diff "$fixture" -i "$fixture" --fail-total
+[ -e "$tmp/cpu.weird" ] && fail "record -o cpu.weird left a file"
+
+# pprof is binary: never to a terminal (stdout a pty here), a usage error before anything else.
+on_tty() {
+	python3 -c 'import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out = b""
+while True:
+    try:
+        b = os.read(fd, 4096)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+_, st = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace"))
+sys.exit(os.waitstatus_to_exitcode(st))' "$unwprof" "$@" > "$tmp/tty" 2>&1
+	rc=$?
+}
+on_tty record --format pprof -a -d 1
+[ "$rc" -eq 64 ] && grep -q 'terminal' "$tmp/tty" ||
+	fail "record --format pprof on a terminal exited $rc: $(cat "$tmp/tty")"
+
 # A good run exits 0 (the same arguments as above, minus the mistake).
 expect_rc 0 dump-unwind "$fixture"
 expect_rc 0 dump-unwind --json "$fixture"

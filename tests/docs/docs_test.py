@@ -66,6 +66,10 @@ def help_options(unwprof, cmd):
     """The option table of argp's --help: it ends with --version."""
     opts = set()
     for line in help_text(unwprof, cmd).splitlines():
+        short = re.match(r'^  (-[A-Za-z?])(?:  | [A-Z])', line)  # "  -g   Accepted ..."
+        if short:
+            opts.add(short.group(1))
+            continue
         m = re.match(r'^  (?:(-\S), )?(?:    )?(--[a-z][a-z0-9-]*)', line)
         if not m:
             continue

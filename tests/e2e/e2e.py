@@ -3,11 +3,12 @@
 """Checks of the end-to-end tests on the output of `unwprof record`.
 
 Folded stacks: one line per stack, "comm;root;...;leaf COUNT", where the
-first frame is comm, comm-PID (--pid) or comm-PID/TID (--tid), user frames
-go root to leaf and kernel frames (suffix _[k]) follow them. Functions the
-compiler inlined into their caller (suffix _[i], after the caller) are left
-out by every check, which then sees the stacks a frame walk gives (as perf
-without --inline shows them), except by stacks --inlined.
+first frame is comm, comm-PID (--pid) or comm-PID/TID (--tid, then " (THREAD)"
+when the thread has a name of its own), user frames go root to leaf and kernel
+frames (suffix _[k]) follow them. Functions the compiler inlined into their
+caller (suffix _[i], after the caller) are left out by every check, which then
+sees the stacks a frame walk gives (as perf without --inline shows them),
+except by stacks --inlined.
 
   e2e.py stacks FOLDED --comm NAME [--leaf FRAME] --expect REGEX
      [--min-ratio R | --max-ratio R] [--min-samples N] [--tid TID] [--never REGEX]
@@ -126,7 +127,8 @@ class Sample:
 
     @staticmethod
     def parse_head(head):
-        m = re.fullmatch(r"(.*)-(\d+)/(\d+)", head)
+        # "comm-PID/TID (THREAD)": the thread's own name, when it has one
+        m = re.fullmatch(r"(.*?)-(\d+)/(\d+)(?: \((.*)\))?", head)
         if m:
             return m.group(1), int(m.group(2)), int(m.group(3))
         m = re.fullmatch(r"(.*)-(\d+)", head)

@@ -98,15 +98,20 @@ static void check_top(struct report *r)
 
 static void check_diff(const struct report *base, const struct report *cur)
 {
-	struct report_diff *d = report_diff__new(base, cur);
+	struct report_diff_opts opts = { .base_period_ns = 1000000, .period_ns = 10000000 };
+	struct report_diff *d = report_diff__new(base, cur, &opts);
 
 	if (!d)
 		return;
 	CHECK(d->nr >= report__nr_funcs(base) && d->nr >= report__nr_funcs(cur));
 	CHECK(d->nr <= report__nr_funcs(base) + report__nr_funcs(cur));
 	for (size_t i = 1; i < d->nr; i++)
-		CHECK(d->rows[i - 1].delta_total >= d->rows[i].delta_total);
+		CHECK(d->rows[i - 1].delta_total_time >= d->rows[i].delta_total_time);
+	for (size_t i = 0; i < d->nr; i++)
+		CHECK(d->rows[i].p_increase >= 0 && d->rows[i].p_increase <= 1 &&
+		      d->rows[i].p_decrease >= 0 && d->rows[i].p_decrease <= 1);
 	report_diff__exceeds(d, 0.5);
+	report_diff__detectable(d);
 	report_diff__free(d);
 }
 

@@ -4,13 +4,15 @@
 
     report_test.py TEST UNWPROF FIXTURES [PPROF_WRITER] [CPUPROF_GO]
 
-TEST is one of: go-tool, go-profile, round-trip, diff, errors, record.
+TEST is one of: go-tool, go-profile, round-trip, diff, diff-gate, diff-pprof, formats,
+errors, record.
 Exit 0 on success, 1 on failure, 77 to skip (a tool is absent, or record
 needs root and BPF; UNWPROF_REQUIRE_BPF=1 turns that skip into a failure).
 """
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -216,22 +218,154 @@ def test_diff(unwprof, fixtures, _writer, _cpuprof, tmp):
     for new in (slower, pb):
         r = run([unwprof, "report", "--diff", base, "-i", new])
         check(r.returncode == 0, f"diff failed: {r.stderr}")
+        check("Total: +30 (+50.0%), significant increase" in r.stdout, f"diff totals:\n{r.stdout}")
         rows = table_rows(r.stdout, "base")
         check(rows and rows[0].split()[-1] == "slow_path", f"diff: slow_path first:\n{r.stdout}")
-        check(rows and "+25.00" in rows[0] and "2.00x" in rows[0], f"diff row: {rows[:1]}")
+        check(rows and rows[0].split()[:4] == ["15", "45", "+30", "+50.0%"] and "3.00x" in rows[0]
+              and " * slow_path" in rows[0], f"diff row: {rows[:1]}")
     r = run([unwprof, "report", "--diff", base, "-i", slower, "--fail-above", "10"])
     check(r.returncode == 3, f"--fail-above 10 exits {r.returncode}, expected 3")
-    check("slow_path" in r.stderr, f"--fail-above names the function: {r.stderr}")
-    r = run([unwprof, "report", "--diff", base, "-i", slower, "--fail-above", "30"])
-    check(r.returncode == 0, f"--fail-above 30 exits {r.returncode}, expected 0")
+    first = [l for l in r.stderr.splitlines() if "warning" not in l][:1]
+    check(first and first[0].startswith("unwprof: slow_path: +30 samples, +50.00%"),
+          f"--fail-above names the function whose own time grew first: {r.stderr}")
+    r = run([unwprof, "report", "--diff", base, "-i", slower, "--fail-above", "60"])
+    check(r.returncode == 0, f"--fail-above 60 exits {r.returncode}, expected 0")
     r = run([unwprof, "report", "--diff", base, "-i", slower, "--fail-above", "10", "--json"])
     check(r.returncode == 3, "--json --fail-above exits 3")
     doc = json.loads(r.stdout)
     check(doc["schema"] == 1 and doc["view"] == "diff" and doc["failed"] is True, "diff json")
-    check(doc["functions"][0]["name"] == "slow_path", "diff json: slow_path first")
-    check(abs(doc["functions"][0]["delta_total_points"] - 25) < 1e-9, "diff json: +25 points")
+    row = doc["functions"][0]
+    check(row["name"] == "slow_path", "diff json: slow_path first")
+    check(abs(row["delta_total_points"] - 25) < 1e-9, "diff json: +25 points")
+    check(row["delta_total_time"] == 30 and row["ratio"] == 3 and row["change"] == "increase",
+          f"diff json: +30 samples, 3x, an increase: {row}")
+    check(doc["time_unit"] == "samples" and doc["confidence"] == 0.99, "diff json: unit")
     r = run([unwprof, "report", "--diff", base, "-i", base, "--fail-above", "0"])
     check(r.returncode == 0, "a profile compared with itself does not fail")
+    # a differential flame graph: red where the time grew, blue where it shrank, white: equal
+    svg = os.path.join(tmp, "diff.svg")
+    r = run([unwprof, "report", "--diff", base, "-i", slower, "-o", svg, "--fail-above", "10"])
+    check(r.returncode == 3 and r.stdout == "", f"--diff -o diff.svg: {r.returncode} {r.stdout}")
+    with open(svg) as f:
+        text = f.read()
+    fills = dict(re.findall(r'<title>(\S+) \([^<]*</title><rect [^>]*fill="([^"]+)"', text))
+    check(fills.get("slow_path") == "rgb(255,45,45)", f"slow_path is not deep red: {fills}")
+    check(fills.get("memcpy", "").startswith("rgb(255,") and fills.get("memcpy") != fills.get(
+        "slow_path"), f"memcpy is not a lighter red: {fills}")
+    check(fills.get("fast_path") == "rgb(250,250,250)", f"fast_path is not white: {fills}")
+    r = run([unwprof, "report", "--diff", slower, "-i", base, "-o", svg])
+    with open(svg) as f:
+        fills = dict(re.findall(r'<title>(\S+) \([^<]*</title><rect [^>]*fill="([^"]+)"', f.read()))
+    check(fills.get("slow_path") == "rgb(45,45,255)", f"a speed-up is not blue: {fills}")
+    r = run([unwprof, "report", "--diff", base, "-i", slower, "-o", os.path.join(tmp, "d.pb.gz")])
+    check(r.returncode == 64, "--diff -o FILE.pb.gz is a usage error")
+
+
+def test_diff_gate(unwprof, fixtures, _writer, _cpuprof, tmp):
+    """A speed-up of one function does not fail the gate; --min-percent and the warning."""
+    base = os.path.join(fixtures, "speedup_base.folded")
+    new = os.path.join(fixtures, "speedup_new.folded")
+    # find_match 600 -> 252 samples: fnv1a_mix's share grows 30.7% -> 45.3%, its time does not
+    r = run([unwprof, "report", "--diff", base, "-i", new, "--fail-above", "5"])
+    check(r.returncode == 0, f"a speed-up fails the gate: exit {r.returncode}: {r.stderr}")
+    check("too small for --fail-above 5.00" in r.stderr, f"no warning at 1045 samples: {r.stderr}")
+    check("Total: -349 (-33.4%), significant decrease" in r.stdout, f"totals:\n{r.stdout}")
+    rows = {l.split()[-1]: l.split() for l in table_rows(r.stdout, "base")}
+    check(rows.get("fnv1a_mix", [])[:3] == ["321", "315", "-6"], f"fnv1a_mix: {rows.get('fnv1a_mix')}")
+    check(rows.get("find_match", [])[-2] == "*", f"find_match's decrease is significant")
+    r = run([unwprof, "report", "--diff", base, "-i", new, "--fail-above", "30"])
+    check(r.returncode == 0 and "too small" not in r.stderr,
+          f"--fail-above 30 on 1045 samples: no warning: {r.stderr}")
+    # the other way round, the slow-down fails, and so does the total with --fail-total
+    r = run([unwprof, "report", "--diff", new, "-i", base, "--fail-above", "30"])
+    check(r.returncode == 3 and "find_match: +348 samples" in r.stderr, f"slow-down: {r.stderr}")
+    r = run([unwprof, "report", "--diff", new, "-i", base, "--fail-above", "30", "--fail-total",
+             "--json"])
+    check(r.returncode == 3 and "total: +349 samples, +50.14%" in r.stderr,
+          f"--fail-total: {r.stderr}")
+    check(json.loads(r.stdout)["total_change"] == "increase", "json total_change")
+    # --min-percent: the functions below it in both profiles are left out
+    for pct, want in (("0", 9), ("20", 7), ("50", 5)):
+        r = run([unwprof, "report", "--diff", base, "-i", new, "--min-percent", pct, "--json"])
+        got = len(json.loads(r.stdout)["functions"])
+        check(got == want, f"--min-percent {pct}: {got} functions, expected {want}")
+    r = run([unwprof, "report", "--diff", base, "-i", new, "--fail-total"])
+    check(r.returncode == 64, "--fail-total without --fail-above is a usage error")
+
+
+def go_top(go, env, args):
+    """go tool pprof -top: {function: (flat, cum)} as numbers (ns with -unit=ns)."""
+    r = run([go, "tool", "pprof", "-top", "-nodecount=100000", "-nodefraction=0",
+             "-edgefraction=0", "-unit=ns"] + args, env=env)
+    check(r.returncode == 0, f"go tool pprof {args}: {r.stderr}")
+    out = {}
+    for line in table_rows(r.stdout, "flat"):
+        f = line.split()
+        if len(f) < 6:
+            continue
+        num = lambda v: float(v[:-2] if v.endswith("ns") else v)
+        out[" ".join(f[5:])] = (num(f[0]), num(f[3]))
+    return out
+
+
+def check_against_pprof(unwprof, go, env, base, new, what):
+    """Every function's change of flat and cum time as go tool pprof -diff_base computes it."""
+    ref = go_top(go, env, ["-diff_base", base, new])
+    r = run([unwprof, "report", "--diff", base, "-i", new, "--json", "--top", "0",
+             "--min-percent", "0"])
+    check(r.returncode == 0, f"{what}: diff: {r.stderr}")
+    ours = {f["name"]: (f["delta_self_time"], f["delta_total_time"])
+            for f in json.loads(r.stdout)["functions"]}
+    check(len(ref) > 3, f"{what}: go tool pprof shows {len(ref)} functions")
+    for name, (flat, cum) in ref.items():
+        got = ours.get(name)
+        check(got is not None and abs(got[0] - flat) < 1 and abs(got[1] - cum) < 1,
+              f"{what}: {name}: pprof says flat {flat} cum {cum}, unwprof {got}")
+    for name, (flat, cum) in ours.items():
+        check(name in ref or (flat == 0 and cum == 0),
+              f"{what}: {name} changed by {cum} but pprof does not show it")
+
+
+def test_diff_pprof(unwprof, fixtures, _writer, _cpuprof, tmp):
+    """The per-function deltas are go tool pprof -diff_base's."""
+    go = find_go()
+    env = go_env(tmp)
+    for a, b in (("base", "slower"), ("speedup_base", "speedup_new"), ("speedup_new", "stacks")):
+        pa, pb = os.path.join(tmp, a + ".pb.gz"), os.path.join(tmp, b + ".pb.gz")
+        for name, path in ((a, pa), (b, pb)):
+            r = run([unwprof, "report", "-i", os.path.join(fixtures, name + ".folded"), "-o", path])
+            check(r.returncode == 0, f"converting {name}: {r.stderr}")
+        check_against_pprof(unwprof, go, env, pa, pb, f"{a} -> {b}")
+
+
+def test_formats(unwprof, fixtures, _writer, _cpuprof, tmp):
+    """-o names the format; a file that is not a profile is named for what it is."""
+    src = os.path.join(fixtures, "stacks.folded")
+    for name, magic in (("p.pb.gz", b"\x1f\x8b"), ("p.pb", b"\x1f\x8b"), ("p.prof", b"\x1f\x8b"),
+                        ("p.pprof", b"\x1f\x8b"), ("p.gz", b"\x1f\x8b"), ("p.svg", b"<?xml"),
+                        ("p.folded", b"demo"), ("p.txt", b"demo")):
+        out = os.path.join(tmp, name)
+        r = run([unwprof, "report", "-i", src, "-o", out])
+        check(r.returncode == 0, f"report -o {name}: {r.stderr}")
+        with open(out, "rb") as f:
+            head = f.read(8)
+        check(head.startswith(magic), f"report -o {name} wrote {head!r}")
+    r = run([unwprof, "report", "-i", src, "-o", os.path.join(tmp, "p.weird")])
+    check(r.returncode == 64 and "--format" in r.stderr, f"-o p.weird: {r.returncode} {r.stderr}")
+    check(not os.path.exists(os.path.join(tmp, "p.weird")), "-o p.weird left a file")
+    r = run([unwprof, "report", "-i", src, "-o", os.path.join(tmp, "p.weird"), "--format", "svg"])
+    check(r.returncode == 0, f"--format svg: {r.stderr}")
+    r = run([unwprof, "report", "-i", src, "--format", "svg"])
+    check(r.returncode == 64, "--format without -o is a usage error")
+    r = run([unwprof, "report", "-i", os.path.join(tmp, "p.svg")])
+    check(r.returncode == 1 and "SVG" in r.stderr, f"report -i p.svg: {r.stderr}")
+    r = run([unwprof, "report", "-i", os.path.join(tmp, "p.txt"), "--top", "1"])
+    check(r.returncode == 0, "report reads back -o p.txt")
+    perf = os.path.join(tmp, "perf.data")
+    with open(perf, "wb") as f:
+        f.write(b"PERFILE2" + bytes(100))
+    r = run([unwprof, "report", "-i", perf])
+    check(r.returncode == 1 and "perf.data" in r.stderr, f"report -i perf.data: {r.stderr}")
 
 
 def test_errors(unwprof, fixtures, _writer, _cpuprof, tmp):
@@ -337,7 +471,8 @@ def test_record(unwprof, _fixtures, _writer, _cpuprof, tmp):
     check(doc["input"]["duration_ns"] > 0 and doc["input"]["start_ns"] > 0, "record: times")
     go = shutil.which("go")
     if not go:
-        return
+        print("go is not installed (Debian package golang-go)", file=sys.stderr)
+        sys.exit(SKIP)
     env = go_env(tmp)
     raw = run([go, "tool", "pprof", "-raw", pb], env=env)
     check(raw.returncode == 0 and raw.stderr.strip() == "",
@@ -352,6 +487,31 @@ def test_record(unwprof, _fixtures, _writer, _cpuprof, tmp):
           f"go tool pprof -top on record's pprof: {top.stderr!r}")
     rows = table_rows(top.stdout, "flat")
     check(rows and rows[0].split()[-1] == "leaf", f"go tool pprof -top: leaf first: {rows[:1]}")
+    test_record_noise(unwprof, tmp, go, env)
+
+
+def test_record_noise(unwprof, tmp, go, env):
+    """Runs of the unchanged demo do not fail the gate at the threshold the man page gives,
+    and their diffs in time are go tool pprof -diff_base's."""
+    demo = os.path.join(os.environ["WORKLOADS"], "demo")
+    runs = []
+    for i in range(3):
+        pb = os.path.join(tmp, f"demo{i}.pb.gz")
+        r = run([unwprof, "record", "-F", "999", "-o", pb, "--quiet", "--", demo, "40"])
+        check(r.returncode == 0, f"record demo: {r.stderr}")
+        runs.append(pb)
+    for base, new in ((runs[0], runs[1]), (runs[1], runs[2]), (runs[2], runs[0])):
+        r = run([unwprof, "report", "--diff", base, "-i", new, "--fail-above", "10",
+                 "--fail-total", "--json"])
+        check(r.returncode == 0, f"the unchanged demo fails --fail-above 10: {r.stderr}")
+        doc = json.loads(r.stdout)
+        print(f"demo {doc['base']['samples']} -> {doc['input']['samples']} samples, total "
+              f"{100 * (doc['time'] - doc['base_time']) / doc['base_time']:+.1f}%, detectable "
+              f"{doc['detectable_percent']:.1f}%", file=sys.stderr)
+        check(doc["time_unit"] == "nanoseconds", "record's profiles give times")
+        check(doc["detectable_percent"] < 10,
+              f"{doc['base']['samples']} samples cannot tell 10% from noise")
+    check_against_pprof(unwprof, go, env, runs[0], runs[1], "demo runs")
 
 
 TESTS = {
@@ -359,6 +519,9 @@ TESTS = {
     "go-profile": test_go_profile,
     "round-trip": test_round_trip,
     "diff": test_diff,
+    "diff-gate": test_diff_gate,
+    "diff-pprof": test_diff_pprof,
+    "formats": test_formats,
     "errors": test_errors,
     "record": test_record,
 }

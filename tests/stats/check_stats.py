@@ -4,10 +4,11 @@
 
   check_stats.py JSON [--summary STDERR] [--min-walked PERCENT] [--max-not-drained N]
 
-Schema 2: every key with its type; shares whose percent is their count over
-the samples; every sample not walked to the bottom is accounted for as
-truncated or by an error reason; the outcomes (walked, frame pointers,
-failed, lost, not drained) add up to the samples; bytes_loaded is
+Schema 3: every key with its type; shares whose percent is their count over
+the samples with a user stack (not idle, not of kernel threads); every such
+sample not walked to the bottom is accounted for as truncated or by an error
+reason; the outcomes (walked, frame pointers, failed, idle, kernel threads,
+lost, not drained) add up to the samples; bytes_loaded is
 rows_loaded 16-byte rows; the memory (peak RSS, BPF maps) is measured;
 bpf_ns_per_sample is a number when kernel.bpf_stats_enabled is 1, else null.
 --summary: the numbers equal those of the summary record printed on stderr,
@@ -35,10 +36,10 @@ LEFT_OUT = {
     "files_replaced": "files replaced",
     "files_skipped": "files skipped",
 }
-OUTCOMES = ("walked", "frame_pointer", "failed", "lost")
+OUTCOMES = ("walked", "frame_pointer", "failed", "idle", "kernel_threads", "lost")
 # Memory: JSON key (bytes), summary label (MiB).
 MEMORY = {"peak_rss_bytes": "peak RSS", "bpf_map_bytes": "BPF map memory"}
-COUNTS = ("samples", "lost", "processes", "rows_loaded", "bytes_loaded", "rows_unplaced",
+COUNTS = ("samples", "user_samples", "lost", "processes", "rows_loaded", "bytes_loaded", "rows_unplaced",
           "frequency_hz") + tuple(LEFT_OUT) + tuple(MEMORY)
 # Summary lines: label, then the JSON value it shows.
 SUMMARY = {
@@ -72,7 +73,7 @@ def is_number(v):
 
 
 def check_types(s):
-    check(s.get("schema") == 2, f"schema is {s.get('schema')!r}, expected 2")
+    check(s.get("schema") == 3, f"schema is {s.get('schema')!r}, expected 3")
     check(isinstance(s.get("failures"), list) and all(
         isinstance(f, dict) and isinstance(f.get("file"), str) and f.get("reason") in s["errors"]
         and is_count(f.get("samples")) and f["samples"] > 0 for f in s["failures"]),
@@ -115,6 +116,11 @@ def check_types(s):
 def check_sums(s, max_not_drained):
     n = s["samples"]
     check(n > 0, "no samples")
+    o = s["outcomes"]
+    # the shares are of the samples with a user stack: not idle, not of kernel threads
+    check(s["user_samples"] == n - o["idle"] - o["kernel_threads"],
+          f"user_samples {s['user_samples']}: not {n} samples - idle - kernel threads ({o})")
+    n = s["user_samples"]
     for key in SHARES:
         c, p = s[key]["count"], s[key]["percent"]
         check(c <= n, f"{key}: {c} of {n} samples")
@@ -127,7 +133,7 @@ def check_sums(s, max_not_drained):
     accounted = s["truncated"]["count"] + sum(s["errors"].values())
     check(not_walked <= accounted,
           f"{not_walked} samples not walked to the bottom, only {accounted} truncated or errors")
-    o = s["outcomes"]
+    n = s["samples"]
     parts = sum(o[k] for k in OUTCOMES) + o["not_drained"]
     check(parts == n, f"outcomes {o} add up to {parts}, not to the {n} samples")
     check(abs(o["not_drained"]) <= max_not_drained,
@@ -181,12 +187,13 @@ def check_summary(s, path):
             check(s["errors"].get(name) == v, f"error {name}: {v} in the summary, "
                   f"{s['errors'].get(name)} in the JSON")
     accounted = re.search(r"samples accounted\s+(\d+) = walked (\d+) \+ frame pointers (\d+)"
-                          r" \+ failed (\d+) \+ lost (\d+)(?: \+ not drained (-?\d+))?",
+                          r" \+ failed (\d+)(?: \+ idle (\d+) \+ kernel threads (\d+))?"
+                          r" \+ lost (\d+)(?: \+ not drained (-?\d+))?",
                           open(path).read())
     if check(accounted, f"{path}: no 'samples accounted' line"):
         o = s["outcomes"]
-        want = (s["samples"], o["walked"], o["frame_pointer"], o["failed"], o["lost"],
-                o["not_drained"])
+        want = (s["samples"], o["walked"], o["frame_pointer"], o["failed"], o["idle"],
+                o["kernel_threads"], o["lost"], o["not_drained"])
         got = tuple(int(g) if g else 0 for g in accounted.groups())
         check(got == want, f"samples accounted: {got} in the summary, {want} in the JSON")
     for key, label in MEMORY.items():

@@ -15,6 +15,7 @@
 #include "core/common.h"
 #include "core/folded.h"
 #include "core/log.h"
+#include "core/outfile.h"
 #include "core/pprof.h"
 #include "core/pprof.pb-c.h"
 #include "core/profile.h"
@@ -309,6 +310,54 @@ static void test_decode_errors(void)
 	log_level = saved;
 }
 
+/* What record and report do: pprof written through the one output writer. */
+static int write_file(const char *path, const struct profile *p)
+{
+	struct outfile *o = outfile__open(path, NULL);
+	int err, close_err;
+
+	if (!o)
+		return -errno;
+	err = pprof__write(outfile__stream(o), p, &demo_opts);
+	close_err = outfile__close(o, !err);
+	return err ? err : close_err;
+}
+
+/* The labels comm and thread keep the process's name and the thread's. */
+static void test_thread_label(void)
+{
+	struct profile *p = profile__new(), *q;
+	const uint64_t user[] = { 0x1000 };
+	struct profile_stack st = {
+		.pid = 7,
+		.tid = 8,
+		.comm = "app",
+		.thread = "worker",
+		.user_addrs = user,
+		.nr_user = 1,
+	};
+	struct pprof_meta meta;
+	size_t len = 0;
+	char *gz;
+
+	CHECK_EQ_INT(profile__add_stack(p, &st, 3), 0);
+	st.tid = 7;
+	st.thread = NULL;
+	CHECK_EQ_INT(profile__add_stack(p, &st, 2), 0);
+	gz = write_mem(p, &demo_opts, &len);
+	q = read_mem(gz, len, &meta);
+	CHECK_EQ_INT(profile__nr_samples(q), 2);
+	for (size_t i = 0; i < profile__nr_samples(q); i++) {
+		const struct profile_sample *s = profile__sample(q, i);
+
+		CHECK_EQ_STR(s->comm, "app");
+		CHECK_EQ_STR(s->thread, s->tid == 8 ? "worker" : "");
+	}
+	free(gz);
+	profile__free(q);
+	profile__free(p);
+}
+
 static void test_write_file_errors(void)
 {
 	struct profile *p = demo_profile();
@@ -317,16 +366,16 @@ static void test_write_file_errors(void)
 	struct stat st;
 
 	log_level = -1;
-	CHECK_EQ_INT(pprof__write_file("/dev/full", p, &demo_opts), -ENOSPC);
-	CHECK(pprof__write_file("/nonexistent-dir/x.pb.gz", p, &demo_opts) < 0);
+	CHECK_EQ_INT(write_file("/dev/full", p), -ENOSPC);
+	CHECK(write_file("/nonexistent-dir/x.pb.gz", p) < 0);
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/out.pb.gz", dir);
-	CHECK_EQ_INT(pprof__write_file(path, p, &demo_opts), 0);
+	CHECK_EQ_INT(write_file(path, p), 0);
 	CHECK(stat(path, &st) == 0 && st.st_size > 0);
 	unlink(path);
 	/* root writes into a read-only directory anyway */
 	if (geteuid() != 0 && chmod(dir, 0555) == 0) {
-		CHECK(pprof__write_file(path, p, &demo_opts) < 0);
+		CHECK(write_file(path, p) < 0);
 		CHECK(stat(path, &st) < 0);
 		chmod(dir, 0755);
 	}
@@ -460,12 +509,13 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--write") == 0) {
 		struct profile *p = demo_profile();
-		int err = pprof__write_file(argv[2], p, &demo_opts);
+		int err = write_file(argv[2], p);
 
 		profile__free(p);
 		return err ? 1 : 0;
 	}
 	RUN(test_round_trip);
+	RUN(test_thread_label);
 	RUN(test_deterministic);
 	RUN(test_main_file_and_no_kernel);
 	RUN(test_no_period);

@@ -66,6 +66,38 @@ static void test_folded_round_trip(void)
 			 true, true);
 	/* a "_[k]" frame followed by user frames is not a kernel frame */
 	check_round_trip("app;odd_[k];main 2\n", false, false);
+	/* threads with names of their own, even with " (" in them */
+	check_round_trip("app (x)-10/11 (io (2));main 3\n"
+			 "app (x)-10/12 (worker);main 4\n"
+			 "app (x)-10/13;main 5\n",
+			 true, true);
+}
+
+/* The process's name first; the thread's with --tid; --comm matches either. */
+static void test_thread_names(void)
+{
+	struct folded_read_info info;
+	struct profile *p =
+		read_str("app-10/11 (worker);main;work 3\napp-10/10;main 4\n", &info, 0);
+	struct report_filter f = { .comm = "worker" };
+	struct folded_opts plain = { .kernel = true };
+	struct profile *q;
+	char *out;
+
+	CHECK(info.tid);
+	CHECK_EQ_STR(profile__sample(p, 0)->comm, "app");
+	CHECK_EQ_STR(profile__sample(p, 0)->thread, "worker");
+	out = folded_str(p, &plain);
+	CHECK_EQ_STR(out, "app;main 4\napp;main;work 3\n");
+	free(out);
+	q = report__filter(p, &f);
+	CHECK_EQ_INT(profile__total(q), 3);
+	profile__free(q);
+	f.comm = "app";
+	q = report__filter(p, &f);
+	CHECK_EQ_INT(profile__total(q), 7);
+	profile__free(q);
+	profile__free(p);
 }
 
 static void test_folded_parse(void)
@@ -235,21 +267,36 @@ static void test_diff(void)
 				       "app;main;brand_new 1\n",
 				       &info, 0);
 	struct report *rb = report__new(base), *rc = report__new(cur);
-	struct report_diff *d = report_diff__new(rb, rc);
+	struct report_diff *d = report_diff__new(rb, rc, NULL);
 
 	CHECK(d != NULL);
 	CHECK_EQ_INT(d->base_total, 40);
 	CHECK_EQ_INT(d->total, 61);
-	/* work_slow and run_slow share the largest increase; work_slow's self grew */
-	CHECK_EQ_STR(d->rows[0].name, "work_slow");
-	CHECK_EQ_STR(d->rows[1].name, "run_slow");
-	CHECK(d->rows[0].delta_total > 20 && d->rows[0].delta_total < 25);
-	CHECK(d->rows[0].ratio > 1.9 && d->rows[0].ratio < 2.0);
-	CHECK(report_diff__exceeds(d, 20));
-	CHECK(!report_diff__exceeds(d, 30));
-	for (size_t i = 0; i < d->nr; i++)
+	CHECK(!d->timed);
+	/* main grew most (brand_new too), then work_slow, whose self grew, then run_slow */
+	CHECK_EQ_STR(d->rows[0].name, "main");
+	CHECK_EQ_STR(d->rows[1].name, "work_slow");
+	CHECK_EQ_STR(d->rows[2].name, "run_slow");
+	CHECK(d->rows[1].delta_total_time == 20 && d->rows[1].delta_self_time == 20);
+	CHECK(d->rows[1].delta_of_base == 50);
+	CHECK(d->rows[1].delta_total > 20 && d->rows[1].delta_total < 25);
+	CHECK(d->rows[1].ratio == 3);
+	/* 10 -> 30 of 40: p = P(X >= 30 | 40, 1/2) = 0.0011, below 1% over 5 functions */
+	CHECK(d->rows[1].p_increase > 0.001 && d->rows[1].p_increase < 0.0012);
+	CHECK(d->rows[1].change == REPORT_INCREASE);
+	CHECK(report_diff__exceeds(d, 40));
+	CHECK(!report_diff__exceeds(d, 55));
+	/* the whole profile, 40 -> 61: p = 0.02, within the noise at 99% */
+	CHECK(d->change == REPORT_SAME);
+	CHECK(!report_diff__total_exceeds(d, 10));
+	for (size_t i = 0; i < d->nr; i++) {
 		if (strcmp(d->rows[i].name, "brand_new") == 0)
-			CHECK(isinf(d->rows[i].ratio));
+			CHECK(isinf(d->rows[i].ratio) && d->rows[i].change == REPORT_SAME);
+		if (strcmp(d->rows[i].name, "work") == 0)
+			CHECK(d->rows[i].ratio == 1 && d->rows[i].change == REPORT_SAME);
+	}
+	/* 40 samples cannot tell 10% from noise */
+	CHECK(report_diff__detectable(d) > 50);
 	report_diff__free(d);
 	report__free(rb);
 	report__free(rc);
@@ -257,14 +304,49 @@ static void test_diff(void)
 	profile__free(cur);
 }
 
+static void test_diff_timed(void)
+{
+	struct folded_read_info info;
+	/* the same work at 100 Hz and at 1000 Hz: no change of time */
+	struct profile *base = read_str("app;main;work 100\n", &info, 0);
+	struct profile *cur = read_str("app;main;work 1000\n", &info, 0);
+	struct report *rb = report__new(base), *rc = report__new(cur);
+	struct report_diff_opts opts = { .base_period_ns = 10000000, .period_ns = 1000000 };
+	struct report_diff *d = report_diff__new(rb, rc, &opts);
+
+	CHECK(d != NULL && d->timed);
+	CHECK(d->base_time == 1e9 && d->time == 1e9);
+	CHECK(d->rows[0].delta_total_time == 0 && d->rows[0].change == REPORT_SAME);
+	CHECK(d->change == REPORT_SAME);
+	report_diff__free(d);
+	report__free(rb);
+	report__free(rc);
+	profile__free(base);
+	profile__free(cur);
+}
+
+static void test_binomial(void)
+{
+	CHECK(fabs(report__binomial_ge(10, 5, 0.5) - 0.623046875) < 1e-12);
+	CHECK(fabs(report__binomial_ge(10, 10, 0.5) - 1.0 / 1024) < 1e-15);
+	CHECK(report__binomial_ge(10, 0, 0.5) == 1);
+	CHECK(report__binomial_ge(10, 11, 0.5) == 0);
+	/* far in the tail, and a large n */
+	CHECK(report__binomial_ge(100000, 51000, 0.5) < 1e-9);
+	CHECK(fabs(report__binomial_ge(100000, 50000, 0.5) - 0.5) < 0.01);
+}
+
 int main(void)
 {
 	RUN(test_folded_round_trip);
 	RUN(test_folded_parse);
+	RUN(test_thread_names);
 	RUN(test_top);
 	RUN(test_tree);
 	RUN(test_filter);
 	RUN(test_inlined);
 	RUN(test_diff);
+	RUN(test_diff_timed);
+	RUN(test_binomial);
 	return test_summary();
 }

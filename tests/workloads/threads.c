@@ -4,6 +4,8 @@
  * (default 3): thread A runs a1 -> a2 -> leaf_a, thread B runs
  * b1 -> b2 -> leaf_b. Prints "threads: thread a is tid TID" (and b) on stderr
  * so a test can check that each chain is attributed to its own thread.
+ * Thread B names itself "worker-b" (pthread_setname_np); A keeps the name of
+ * the process.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -80,6 +82,7 @@ NOINLINE static void *thread_b(void *arg)
 {
 	unsigned long x = 2;
 
+	pthread_setname_np(pthread_self(), "worker-b");
 	announce("b");
 	while (workload_running()) {
 		x = b1(x);
