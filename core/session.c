@@ -164,22 +164,6 @@ static uint64_t now_ms(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
-static int grow(void **arr, size_t *cap, size_t nr, size_t size)
-{
-	size_t ncap;
-	void *n;
-
-	if (nr < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	n = realloc(*arr, ncap * size);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 /* libbpf's own messages only at -vvv. */
 __attribute__((format(printf, 2, 0))) static int libbpf_print(enum libbpf_print_level level,
 							      const char *fmt, va_list ap)
