@@ -58,11 +58,11 @@ struct sh_exec {
 /* One shard: its rows used, and the executables whose chunks it holds. */
 struct sh_shard {
 	size_t rows;
-	size_t *execs; /* indexes into report.execs, in placement order */
+	size_t *execs; /* indexes into shards_report.execs, in placement order */
 	size_t nr_execs;
 };
 
-struct report {
+struct shards_report {
 	const struct shards_args *args;
 	struct tables *tables;
 	struct shards *packer;
@@ -231,7 +231,8 @@ static const struct argp shards_argp = {
 
 /* Building and packing */
 
-static struct sh_exec *report__exec(struct report *rep, struct tables_entry *e, size_t *index)
+static struct sh_exec *shards_report__exec(struct shards_report *rep, struct tables_entry *e,
+					   size_t *index)
 {
 	struct sh_exec *n;
 
@@ -258,7 +259,7 @@ static struct sh_exec *report__exec(struct report *rep, struct tables_entry *e, 
 }
 
 /* Whether the current process (or file) already counted exec index i; marks it if not. */
-static int report__seen(struct report *rep, size_t i, bool *seen)
+static int shards_report__seen(struct shards_report *rep, size_t i, bool *seen)
 {
 	size_t *n;
 
@@ -278,7 +279,7 @@ static int report__seen(struct report *rep, size_t i, bool *seen)
 }
 
 /* Table e, met in process pid (0 for a FILE): packed on first sight, as record does. */
-static int report__add(struct report *rep, struct tables_entry *e, pid_t pid)
+static int shards_report__add(struct shards_report *rep, struct tables_entry *e, pid_t pid)
 {
 	const struct unwind_table *t = e->table;
 	const struct shards_placement *pl;
@@ -288,10 +289,10 @@ static int report__add(struct report *rep, struct tables_entry *e, pid_t pid)
 	bool seen;
 	int err;
 
-	x = report__exec(rep, e, &i);
+	x = shards_report__exec(rep, e, &i);
 	if (!x)
 		return -ENOMEM;
-	err = report__seen(rep, i, &seen);
+	err = shards_report__seen(rep, i, &seen);
 	if (err || seen)
 		return err;
 	if (pid) {
@@ -313,7 +314,7 @@ static int report__add(struct report *rep, struct tables_entry *e, pid_t pid)
 	return 0;
 }
 
-static int report__add_pid(struct report *rep, pid_t pid)
+static int shards_report__add_pid(struct shards_report *rep, pid_t pid)
 {
 	/* What record reads too: the same mappings, the same tables. */
 	struct procmaps *pm = procfs__read_maps(pid);
@@ -341,13 +342,13 @@ static int report__add_pid(struct report *rep, pid_t pid)
 		if (!f)
 			err = -ENOMEM;
 		else if (f->table)
-			err = report__add(rep, f->table, pid);
+			err = shards_report__add(rep, f->table, pid);
 	}
 	procmaps__free(pm);
 	return err;
 }
 
-static int report__add_file(struct report *rep, const char *path)
+static int shards_report__add_file(struct shards_report *rep, const char *path)
 {
 	struct tables_entry *e = tables__get_path(rep->tables, path);
 
@@ -360,11 +361,11 @@ static int report__add_file(struct report *rep, const char *path)
 	}
 	rep->inputs++;
 	rep->nr_unit_seen = 0;
-	return report__add(rep, e, 0);
+	return shards_report__add(rep, e, 0);
 }
 
 /* Rows and executables per shard, from the chunks of every placement. */
-static int report__layout(struct report *rep)
+static int shards_report__layout(struct shards_report *rep)
 {
 	struct shards_stats st;
 
@@ -396,7 +397,7 @@ static int report__layout(struct report *rep)
 	return 0;
 }
 
-static int report__build(struct report *rep)
+static int shards_report__build(struct shards_report *rep)
 {
 	const struct shards_args *args = rep->args;
 	struct shards_opts so = {
@@ -410,17 +411,17 @@ static int report__build(struct report *rep)
 	if (!rep->tables || !rep->packer)
 		return -ENOMEM;
 	for (size_t i = 0; i < args->nr_pids && !err; i++)
-		err = report__add_pid(rep, args->pids[i]);
+		err = shards_report__add_pid(rep, args->pids[i]);
 	for (size_t i = 0; i < args->nr_files && !err; i++)
-		err = report__add_file(rep, args->files[i]);
+		err = shards_report__add_file(rep, args->files[i]);
 	if (!err)
-		err = report__layout(rep);
+		err = shards_report__layout(rep);
 	if (err)
 		pr_err("out of memory");
 	return err;
 }
 
-static void report__free(struct report *rep)
+static void shards_report__free(struct shards_report *rep)
 {
 	for (size_t i = 0; i < rep->nr_execs; i++)
 		free(rep->execs[i].pids);
@@ -446,7 +447,7 @@ struct sh_totals {
 	uint64_t used_bytes;
 };
 
-static void report__totals(const struct report *rep, struct sh_totals *t)
+static void shards_report__totals(const struct shards_report *rep, struct sh_totals *t)
 {
 	struct shards_stats st;
 
@@ -531,7 +532,7 @@ static int ndigits(uint64_t v)
 	return n;
 }
 
-static void print_shards_text(const struct report *rep, const struct sh_totals *t)
+static void print_shards_text(const struct shards_report *rep, const struct sh_totals *t)
 {
 	int w = ndigits(t->shard_rows) > 4 ? ndigits(t->shard_rows) : 4;
 	int wi = ndigits(rep->nr_shards) > 5 ? ndigits(rep->nr_shards) : 5;
@@ -560,7 +561,7 @@ struct exec_widths {
 	int id, rows, chunks, shards, bytes;
 };
 
-static void exec_widths(const struct report *rep, struct exec_widths *w)
+static void exec_widths(const struct shards_report *rep, struct exec_widths *w)
 {
 	char buf[256];
 
@@ -606,7 +607,7 @@ static void print_exec_text(const struct sh_exec *x, const struct exec_widths *w
 	printf("\n");
 }
 
-static void print_execs_text(const struct report *rep)
+static void print_execs_text(const struct shards_report *rep)
 {
 	struct exec_widths w;
 
@@ -620,7 +621,7 @@ static void print_execs_text(const struct report *rep)
 		print_exec_text(&rep->execs[i], &w);
 }
 
-static void print_totals_text(const struct report *rep, const struct sh_totals *t)
+static void print_totals_text(const struct shards_report *rep, const struct sh_totals *t)
 {
 	int w = ndigits(t->rows + t->unplaced + t->dedup_saved + t->shards);
 	char used[32], alloc[32];
@@ -643,11 +644,11 @@ static void print_totals_text(const struct report *rep, const struct sh_totals *
 				    (rep->inputs == 1 ? "file" : "files"));
 }
 
-static void print_text(const struct report *rep)
+static void print_text(const struct shards_report *rep)
 {
 	struct sh_totals t;
 
-	report__totals(rep, &t);
+	shards_report__totals(rep, &t);
 	print_shards_text(rep, &t);
 	print_execs_text(rep);
 	print_totals_text(rep, &t);
@@ -732,7 +733,7 @@ static void json_exec(struct json_writer *jw, const struct sh_exec *x)
 	jw_object_end(jw);
 }
 
-static void json_shards(struct json_writer *jw, const struct report *rep, size_t shard_rows)
+static void json_shards(struct json_writer *jw, const struct shards_report *rep, size_t shard_rows)
 {
 	jw_key(jw, "shards");
 	jw_array_start(jw);
@@ -756,7 +757,8 @@ static void json_shards(struct json_writer *jw, const struct report *rep, size_t
 	jw_array_end(jw);
 }
 
-static void json_totals(struct json_writer *jw, const struct report *rep, const struct sh_totals *t)
+static void json_totals(struct json_writer *jw, const struct shards_report *rep,
+			const struct sh_totals *t)
 {
 	jw_key(jw, "totals");
 	jw_object_start(jw);
@@ -781,7 +783,7 @@ static void json_totals(struct json_writer *jw, const struct report *rep, const 
 	jw_object_end(jw);
 }
 
-static int print_json(const struct report *rep)
+static int print_json(const struct shards_report *rep)
 {
 	struct json_writer *jw = json_writer__new(stdout, false);
 	struct sh_totals t;
@@ -789,7 +791,7 @@ static int print_json(const struct report *rep)
 
 	if (!jw)
 		return -errno;
-	report__totals(rep, &t);
+	shards_report__totals(rep, &t);
 	jw_object_start(jw);
 	jw_key(jw, "schema");
 	jw_uint(jw, 1);
@@ -832,14 +834,14 @@ static int close_stdout(void)
 static int run_shards(int argc, char **argv)
 {
 	struct shards_args args = { .shard_rows = UNW_SHARD_ROWS };
-	struct report rep = { .args = &args };
+	struct shards_report rep = { .args = &args };
 	int err, ret = EXIT_FAIL;
 
 	if (cmd_parse(&shards_argp, argc, argv, &args)) {
 		ret = EXIT_USAGE;
 		goto cleanup;
 	}
-	err = report__build(&rep);
+	err = shards_report__build(&rep);
 	if (err || !rep.inputs)
 		goto cleanup;
 	errno = 0;
@@ -851,7 +853,7 @@ static int run_shards(int argc, char **argv)
 		goto cleanup;
 	ret = rep.skipped ? EXIT_FAIL : EXIT_OK;
 cleanup:
-	report__free(&rep);
+	shards_report__free(&rep);
 	free(args.pids);
 	free(args.files);
 	return ret;
