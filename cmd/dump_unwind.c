@@ -22,6 +22,7 @@
 #include "../core/common.h"
 #include "../core/debuginfo.h"
 #include "../core/elf.h"
+#include "../core/encoder.h"
 #include "../core/json.h"
 #include "../core/log.h"
 #include "../core/table.h"
@@ -50,6 +51,7 @@ struct dump_ctx {
 	const struct elf_file *elf;
 	const struct elf_file *debug;
 	const struct unwind_table *table;
+	const struct encoder *enc; /* the wire format record loads: its row size */
 };
 
 #define RULE_STR_MAX 64
@@ -210,7 +212,7 @@ static int hex_digits(uint64_t v)
 	return n;
 }
 
-static bool row_is_end(const struct unw_row *r)
+static bool row_is_end(const struct table_row *r)
 {
 	return r->cfa == UNW_CFA_END;
 }
@@ -239,7 +241,7 @@ struct rule_slot {
 #define RULE_CACHE_SIZE (1U << RULE_CACHE_BITS)
 
 /* Formats the rule of r into buf (at least 4 * RULE_STR_MAX bytes); returns the length. */
-typedef int rule_format_fn(const struct unw_row *r, int machine, char *buf);
+typedef int rule_format_fn(const struct table_row *r, int machine, char *buf);
 
 struct rule_cache {
 	rule_format_fn *format;
@@ -266,7 +268,7 @@ static void rule_cache__free(struct rule_cache *rc)
 	free(rc);
 }
 
-static struct rule_key rule_key_of(const struct unw_row *r)
+static struct rule_key rule_key_of(const struct table_row *r)
 {
 	struct rule_key k;
 
@@ -300,21 +302,21 @@ static int pad_to(char *buf, int n, int col)
 }
 
 /* "CFA FP RA\n", padded to the columns of the text table. */
-static int format_rule_text(const struct unw_row *r, int machine, char *buf)
+static int format_rule_text(const struct table_row *r, int machine, char *buf)
 {
 	char s[RULE_STR_MAX];
 	int n;
 
-	n = snprintf(buf, RULE_STR_MAX, "%s", unw_row__cfa_str(r, machine, s, sizeof(s)));
+	n = snprintf(buf, RULE_STR_MAX, "%s", table_row__cfa_str(r, machine, s, sizeof(s)));
 	n = pad_to(buf, n, CFA_COL);
-	n += snprintf(buf + n, RULE_STR_MAX, "%s", unw_row__fp_str(r, machine, s, sizeof(s)));
+	n += snprintf(buf + n, RULE_STR_MAX, "%s", table_row__fp_str(r, machine, s, sizeof(s)));
 	n = pad_to(buf, n, CFA_COL + FP_COL);
-	n += snprintf(buf + n, RULE_STR_MAX, "%s\n", unw_row__ra_str(r, machine, s, sizeof(s)));
+	n += snprintf(buf + n, RULE_STR_MAX, "%s\n", table_row__ra_str(r, machine, s, sizeof(s)));
 	return n;
 }
 
 /* The formatted tail of r, from the cache, formatting it into scratch on a miss. */
-static const char *rule_cache__get(struct rule_cache *rc, const struct unw_row *r, int machine,
+static const char *rule_cache__get(struct rule_cache *rc, const struct table_row *r, int machine,
 				   char *scratch, int *len)
 {
 	struct rule_key k = rule_key_of(r);
@@ -398,7 +400,7 @@ static void row_out__flush(struct row_out *o)
 }
 
 static void print_row(struct row_out *o, struct rule_cache *rc, const struct unwind_table *t,
-		      const struct unw_row *r, int width)
+		      const struct table_row *r, int width)
 {
 	char *line, *p;
 	const char *tail;
@@ -517,8 +519,8 @@ static void print_summary(const struct dump_ctx *c)
 	printf("%s\n", total ? ")" : "");
 	if (t->nr_bad_fdes)
 		printf("malformed:   %zu FDEs skipped\n", t->nr_bad_fdes);
-	printf("BPF bytes:   %zu (%zu rows x %zu)\n", unwind_table__bytes(t), t->nr_rows,
-	       sizeof(struct unw_row));
+	printf("BPF bytes:   %" PRIu64 " (%zu rows x %zu)\n", encoder__table_bytes(c->enc, t),
+	       t->nr_rows, encoder__geometry(c->enc)->row_bytes);
 }
 
 static int print_text(const struct dump_ctx *c)
@@ -537,7 +539,7 @@ static int print_text(const struct dump_ctx *c)
 
 static int print_pc_text(const struct dump_ctx *c)
 {
-	const struct unw_row *r = unwind_table__lookup(c->table, c->args->pc);
+	const struct table_row *r = unwind_table__lookup(c->table, c->args->pc);
 
 	if (!r || row_is_end(r)) {
 		printf("0x%" PRIx64 ": no unwind info\n", c->args->pc);
@@ -549,21 +551,21 @@ static int print_pc_text(const struct dump_ctx *c)
 /* ---- JSON output ---- */
 
 /* "CFA\0FP\0RA\0": the three strings of a JSON row. */
-static int format_rule_json(const struct unw_row *r, int machine, char *buf)
+static int format_rule_json(const struct table_row *r, int machine, char *buf)
 {
 	int n = 0;
 
-	unw_row__cfa_str(r, machine, buf, RULE_STR_MAX);
+	table_row__cfa_str(r, machine, buf, RULE_STR_MAX);
 	n += strlen(buf) + 1;
-	unw_row__fp_str(r, machine, buf + n, RULE_STR_MAX);
+	table_row__fp_str(r, machine, buf + n, RULE_STR_MAX);
 	n += strlen(buf + n) + 1;
-	unw_row__ra_str(r, machine, buf + n, RULE_STR_MAX);
+	table_row__ra_str(r, machine, buf + n, RULE_STR_MAX);
 	n += strlen(buf + n) + 1;
 	return n;
 }
 
 static void json_row(struct json_writer *jw, struct rule_cache *rc, const struct unwind_table *t,
-		     const struct unw_row *r)
+		     const struct table_row *r)
 {
 	char pc[32], scratch[4 * RULE_STR_MAX];
 	const char *rule;
@@ -683,7 +685,7 @@ static int print_json(const struct dump_ctx *c)
 		jw_key(jw, "row_count");
 		jw_uint(jw, t->nr_rows);
 		jw_key(jw, "bpf_bytes");
-		jw_uint(jw, unwind_table__bytes(t));
+		jw_uint(jw, encoder__table_bytes(c->enc, t));
 	} else if (json_rows(jw, t)) {
 		json_writer__free(jw);
 		return -ENOMEM;
@@ -695,7 +697,7 @@ static int print_json(const struct dump_ctx *c)
 
 static int print_pc_json(const struct dump_ctx *c)
 {
-	const struct unw_row *r = unwind_table__lookup(c->table, c->args->pc);
+	const struct table_row *r = unwind_table__lookup(c->table, c->args->pc);
 	struct rule_cache *rc = NULL;
 	struct json_writer *jw;
 
@@ -802,6 +804,7 @@ static int dump(const struct dump_args *args)
 {
 	struct elf_file *elf = NULL, *debug = NULL;
 	struct unwind_table *table = NULL;
+	struct encoder *enc = NULL;
 	struct dump_ctx c;
 	int err = 0;
 
@@ -829,9 +832,18 @@ static int dump(const struct dump_args *args)
 		err = -errno;
 		goto cleanup;
 	}
-	c = (struct dump_ctx){ .args = args, .elf = elf, .debug = debug, .table = table };
+	enc = encoder__new(ENCODER_ROW16);
+	if (!enc) {
+		err = -errno;
+		pr_err("%s: out of memory", args->file);
+		goto cleanup;
+	}
+	c = (struct dump_ctx){
+		.args = args, .elf = elf, .debug = debug, .table = table, .enc = enc
+	};
 	err = print_output(&c);
 cleanup:
+	encoder__free(enc);
 	unwind_table__free(table);
 	elf_file__free(debug);
 	elf_file__free(elf);

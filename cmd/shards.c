@@ -21,6 +21,7 @@
 
 #include "cmd.h"
 #include "../core/common.h"
+#include "../core/encoder.h"
 #include "../core/json.h"
 #include "../core/log.h"
 #include "../core/procfs.h"
@@ -36,6 +37,7 @@ enum {
 };
 
 struct shards_args {
+	struct encoder *enc; /* the wire format record loads */
 	pid_t *pids;
 	size_t nr_pids;
 	char **files;
@@ -95,7 +97,8 @@ static const char shards_doc[] =
 	"executable) is placed in part; the rest is reported as unplaced rows, which the "
 	"profiler walks with frame pointers. In --json, \"max_shards\" is null when there "
 	"is no cap; \"bytes\" in the totals is the map memory allocated (shards x shard rows "
-	"x 16) and \"used_bytes\" the rows placed x 16.\n\n"
+	"x row bytes) and \"used_bytes\" the rows placed x row bytes; \"row_bytes\" is the "
+	"size of a row in the BPF maps.\n\n"
 	"A FILE that is not ELF, or a PID that does not exist, is reported and left out: "
 	"the others are still shown, and the exit status is 1. When none can be read, "
 	"nothing is shown.\n\n"
@@ -191,9 +194,9 @@ static error_t shards_parse(int key, char *arg, struct argp_state *state)
 		parse_pids(state, args, arg);
 		return 0;
 	case OPT_SHARD_ROWS:
-		if (parse_count(arg, UNW_SHARD_ROWS, &args->shard_rows))
-			argp_error(state, "--shard-rows: '%s' is not a number in 1..%u", arg,
-				   UNW_SHARD_ROWS);
+		if (parse_count(arg, encoder__geometry(args->enc)->shard_rows, &args->shard_rows))
+			argp_error(state, "--shard-rows: '%s' is not a number in 1..%zu", arg,
+				   encoder__geometry(args->enc)->shard_rows);
 		return 0;
 	case OPT_MAX_SHARDS:
 		if (parse_count(arg, UINT32_MAX, &args->max_shards))
@@ -400,9 +403,11 @@ static int shards_report__layout(struct shards_report *rep)
 static int shards_report__build(struct shards_report *rep)
 {
 	const struct shards_args *args = rep->args;
+	const struct encoder_geometry *g = encoder__geometry(args->enc);
 	struct shards_opts so = {
-		.shard_rows = args->shard_rows,
+		.shard_rows = args->shard_rows ? args->shard_rows : g->shard_rows,
 		.max_shards = args->max_shards,
+		.max_chunks = g->max_chunks,
 	};
 	int err = 0;
 
@@ -438,6 +443,8 @@ static void shards_report__free(struct shards_report *rep)
 
 struct sh_totals {
 	size_t shard_rows;
+	size_t row_bytes;
+	size_t max_chunks; /* of one executable */
 	size_t shards;
 	size_t rows; /* placed: what record loads */
 	size_t unplaced;
@@ -454,13 +461,15 @@ static void shards_report__totals(const struct shards_report *rep, struct sh_tot
 	shards__stats(rep->packer, &st);
 	memset(t, 0, sizeof(*t));
 	t->shard_rows = shards__shard_rows(rep->packer);
+	t->row_bytes = encoder__geometry(rep->args->enc)->row_bytes;
+	t->max_chunks = encoder__geometry(rep->args->enc)->max_chunks;
 	t->shards = st.shards;
 	t->rows = st.rows_placed;
 	t->unplaced = st.rows_unplaced;
 	t->distinct = st.rows_placed + st.rows_unplaced;
 	t->dedup_saved = rep->unit_rows - t->distinct;
-	t->bytes = (uint64_t)t->shards * t->shard_rows * sizeof(struct unw_row);
-	t->used_bytes = (uint64_t)t->rows * sizeof(struct unw_row);
+	t->bytes = (uint64_t)t->shards * t->shard_rows * t->row_bytes;
+	t->used_bytes = encoder__rows_bytes(rep->args->enc, t->rows);
 }
 
 static const char *base_name(const char *path)
@@ -561,6 +570,14 @@ struct exec_widths {
 	int id, rows, chunks, shards, bytes;
 };
 
+/* Bytes the rows of x take in the BPF maps. */
+static uint64_t exec_bytes(const struct shards_report *rep, const struct sh_exec *x)
+{
+	const struct unwind_table *t = x->entry->table;
+
+	return t ? encoder__table_bytes(rep->args->enc, t) : 0;
+}
+
 static void exec_widths(const struct shards_report *rep, struct exec_widths *w)
 {
 	char buf[256];
@@ -578,20 +595,21 @@ static void exec_widths(const struct shards_report *rep, struct exec_widths *w)
 		shard_list(x->pl, buf, sizeof(buf));
 		n = strlen(buf);
 		w->shards = n > w->shards ? n : w->shards;
-		fmt_bytes(t ? unwind_table__bytes(t) : 0, buf, sizeof(buf));
+		fmt_bytes(exec_bytes(rep, x), buf, sizeof(buf));
 		n = strlen(buf);
 		w->bytes = n > w->bytes ? n : w->bytes;
 	}
 }
 
-static void print_exec_text(const struct sh_exec *x, const struct exec_widths *w)
+static void print_exec_text(const struct shards_report *rep, const struct sh_exec *x,
+			    const struct exec_widths *w)
 {
 	const struct unwind_table *t = x->entry->table;
 	char list[256], bytes[32], key[2 * ELF_BUILD_ID_MAX + 1];
 	const char *status = exec_status(x);
 
 	shard_list(x->pl, list, sizeof(list));
-	fmt_bytes(t ? unwind_table__bytes(t) : 0, bytes, sizeof(bytes));
+	fmt_bytes(exec_bytes(rep, x), bytes, sizeof(bytes));
 	exec_key_hex(x->entry, key);
 	if (x->pl)
 		printf("%*u", w->id, x->pl->id);
@@ -618,7 +636,7 @@ static void print_execs_text(const struct shards_report *rep)
 	printf("%*s  %*s  %*s  %-*s  %*s  %-40s  %s\n", w.id, "id", w.rows, "rows", w.chunks,
 	       "chunks", w.shards, "shards", w.bytes, "bytes", "build id", "path");
 	for (size_t i = 0; i < rep->nr_execs; i++)
-		print_exec_text(&rep->execs[i], &w);
+		print_exec_text(rep, &rep->execs[i], &w);
 }
 
 static void print_totals_text(const struct shards_report *rep, const struct sh_totals *t)
@@ -631,13 +649,13 @@ static void print_totals_text(const struct shards_report *rep, const struct sh_t
 	printf("\ntotals:\n");
 	printf("  %-16s %*zu  %s used\n", "rows placed", w, t->rows, used);
 	printf("  %-16s %*zu  %s allocated (%zu x %zu rows x %zu bytes)\n", "shards", w, t->shards,
-	       alloc, t->shards, t->shard_rows, sizeof(struct unw_row));
+	       alloc, t->shards, t->shard_rows, t->row_bytes);
 	printf("  %-16s %*zu", "rows unplaced", w, t->unplaced);
 	if (t->unplaced && rep->args->max_shards)
-		printf("  over --max-shards %zu or the %d chunks of an executable: frame pointers",
-		       rep->args->max_shards, UNW_CHUNKS_MAX);
+		printf("  over --max-shards %zu or the %zu chunks of an executable: frame pointers",
+		       rep->args->max_shards, t->max_chunks);
 	else if (t->unplaced)
-		printf("  over the %d chunks of an executable: frame pointers", UNW_CHUNKS_MAX);
+		printf("  over the %zu chunks of an executable: frame pointers", t->max_chunks);
 	printf("\n  %-16s %*zu  of %zu rows without sharing (%zu %s)\n", "dedup saved rows", w,
 	       t->dedup_saved, rep->unit_rows, rep->inputs,
 	       rep->args->nr_pids ? (rep->inputs == 1 ? "process" : "processes") :
@@ -664,7 +682,7 @@ static void json_chunks(struct json_writer *jw, const struct sh_exec *x)
 	jw_key(jw, "chunk_index");
 	jw_array_start(jw);
 	for (size_t c = 0; pl && c < pl->nr_chunks; c++) {
-		const struct unw_chunk *ch = &pl->chunks[c];
+		const struct shards_chunk *ch = &pl->chunks[c];
 
 		jw_object_start(jw);
 		jw_key(jw, "shard");
@@ -674,11 +692,11 @@ static void json_chunks(struct json_writer *jw, const struct sh_exec *x)
 		jw_key(jw, "high");
 		jw_uint(jw, ch->high);
 		jw_key(jw, "first_row");
-		jw_uint(jw, pl->first_row[c]);
+		jw_uint(jw, ch->first_row);
 		jw_key(jw, "pc_lo");
 		jw_stringf(jw, "0x%" PRIx64, t->base + ch->pc_lo);
 		jw_key(jw, "pc_hi");
-		if (ch->pc_hi == UINT32_MAX)
+		if (ch->pc_hi == SHARDS_PC_END)
 			jw_null(jw);
 		else
 			jw_stringf(jw, "0x%" PRIx64, t->base + ch->pc_hi);
@@ -687,7 +705,8 @@ static void json_chunks(struct json_writer *jw, const struct sh_exec *x)
 	jw_array_end(jw);
 }
 
-static void json_exec(struct json_writer *jw, const struct sh_exec *x)
+static void json_exec(struct json_writer *jw, const struct shards_report *rep,
+		      const struct sh_exec *x)
 {
 	const struct shards_placement *pl = x->pl;
 	const struct unwind_table *t = x->entry->table;
@@ -723,7 +742,7 @@ static void json_exec(struct json_writer *jw, const struct sh_exec *x)
 			jw_uint(jw, pl->chunks[c].shard);
 	jw_array_end(jw);
 	jw_key(jw, "bytes");
-	jw_uint(jw, t ? unwind_table__bytes(t) : 0);
+	jw_uint(jw, exec_bytes(rep, x));
 	jw_key(jw, "pids");
 	jw_array_start(jw);
 	for (size_t i = 0; i < x->nr_pids; i++)
@@ -797,6 +816,8 @@ static int print_json(const struct shards_report *rep)
 	jw_uint(jw, 1);
 	jw_key(jw, "shard_rows");
 	jw_uint(jw, t.shard_rows);
+	jw_key(jw, "row_bytes");
+	jw_uint(jw, t.row_bytes);
 	jw_key(jw, "max_shards");
 	if (rep->args->max_shards)
 		jw_uint(jw, rep->args->max_shards);
@@ -806,7 +827,7 @@ static int print_json(const struct shards_report *rep)
 	jw_key(jw, "executables");
 	jw_array_start(jw);
 	for (size_t i = 0; i < rep->nr_execs; i++)
-		json_exec(jw, &rep->execs[i]);
+		json_exec(jw, rep, &rep->execs[i]);
 	jw_array_end(jw);
 	json_totals(jw, rep, &t);
 	jw_object_end(jw);
@@ -833,10 +854,14 @@ static int close_stdout(void)
 
 static int run_shards(int argc, char **argv)
 {
-	struct shards_args args = { .shard_rows = UNW_SHARD_ROWS };
+	struct shards_args args = { .enc = encoder__new(ENCODER_ROW16) };
 	struct shards_report rep = { .args = &args };
 	int err, ret = EXIT_FAIL;
 
+	if (!args.enc) {
+		pr_err("out of memory");
+		goto cleanup;
+	}
 	if (cmd_parse(&shards_argp, argc, argv, &args)) {
 		ret = EXIT_USAGE;
 		goto cleanup;
@@ -856,6 +881,7 @@ cleanup:
 	shards_report__free(&rep);
 	free(args.pids);
 	free(args.files);
+	encoder__free(args.enc);
 	return ret;
 }
 

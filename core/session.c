@@ -47,6 +47,7 @@
 
 #include "common.h"
 #include "bpf/unwind.skel.h"
+#include "encoder.h"
 #include "log.h"
 #include "procfs.h"
 #include "procmaps.h"
@@ -98,10 +99,11 @@ struct session {
 	bool tail_calls; /* sample_tc and walk_tc instead of sample */
 	struct ring_buffer *rb;
 
+	struct encoder *enc; /* the wire format of the rows and of the chunk index */
 	struct shards *shards;
-	struct unw_row **shard_rows; /* per shard created: its inner map, mmapped */
-	int *shard_fds;		     /* and its fd, which shows it as unwprof's */
-	size_t nr_shards;	     /* created and in the outer map */
+	void **shard_mem; /* per shard created: its inner map, mmapped */
+	int *shard_fds;	  /* and its fd, which shows it as unwprof's */
+	size_t nr_shards; /* created and in the outer map */
 	size_t max_execs;
 
 	struct tables *tables;	 /* files and their tables, shared with `unwprof shards` */
@@ -234,10 +236,10 @@ static void session__choose_programs(struct session *s)
 }
 
 /* The default --max-shards: 256, but at most 1/64 of memory, and at least 32. */
-static size_t default_max_shards(void)
+static size_t default_max_shards(const struct encoder *enc)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-	size_t shard = (size_t)UNW_SHARD_ROWS * sizeof(struct unw_row), n;
+	size_t shard = encoder__geometry(enc)->shard_bytes, n;
 
 	if (pages <= 0 || page <= 0)
 		return DEFAULT_MAX_SHARDS;
@@ -263,10 +265,13 @@ struct session *session__new(const struct session_opts *opts)
 	if (!s)
 		goto cleanup;
 	s->opts = *opts;
+	s->enc = encoder__new(ENCODER_ROW16);
+	if (!s->enc)
+		goto cleanup;
 	if (!s->opts.freq)
 		s->opts.freq = 99;
 	if (!s->opts.max_shards)
-		s->opts.max_shards = default_max_shards();
+		s->opts.max_shards = default_max_shards(s->enc);
 	if (!s->opts.count_map_entries)
 		s->opts.count_map_entries = DEFAULT_COUNTS;
 	s->tables = tables__new(&(struct tables_opts){ .no_tables = opts->fp_only });
@@ -294,7 +299,8 @@ cleanup:
 static int session__shard_create(struct session *s, size_t shard)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_MMAPABLE);
-	size_t len = (size_t)UNW_SHARD_ROWS * sizeof(struct unw_row);
+	const struct encoder_geometry *g = encoder__geometry(s->enc);
+	size_t len = g->shard_bytes;
 	int outer = bpf_map__fd(s->skel->maps.shards);
 
 	while (s->nr_shards <= shard) {
@@ -303,7 +309,7 @@ static int session__shard_create(struct session *s, size_t shard)
 		int fd;
 
 		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unw_shard", sizeof(uint32_t),
-				    sizeof(struct unw_row), UNW_SHARD_ROWS, &mo);
+				    g->shard_value_size, g->shard_entries, &mo);
 		if (fd < 0) {
 			pr_err("cannot create unwind shard %u: %s", key, strerror(errno));
 			return -errno;
@@ -318,7 +324,7 @@ static int session__shard_create(struct session *s, size_t shard)
 			pr_err("cannot set up unwind shard %u: %s", key, strerror(-err));
 			return err;
 		}
-		s->shard_rows[s->nr_shards] = rows;
+		s->shard_mem[s->nr_shards] = rows;
 		s->shard_fds[s->nr_shards++] = fd;
 	}
 	return 0;
@@ -328,7 +334,7 @@ static int session__shard_create(struct session *s, size_t shard)
 static int session__upload_table(struct session *s, struct tables_entry *st)
 {
 	const struct shards_placement *pl;
-	struct unw_exec ex = {};
+	void *index = NULL;
 	int err;
 
 	if (st->exec_id || !st->table || !st->table->nr_rows)
@@ -350,16 +356,20 @@ static int session__upload_table(struct session *s, struct tables_entry *st)
 	if (!pl)
 		return -errno;
 	for (size_t i = 0; i < pl->nr_chunks; i++) {
-		const struct unw_chunk *c = &pl->chunks[i];
+		const struct shards_chunk *c = &pl->chunks[i];
 
 		err = session__shard_create(s, c->shard);
+		if (!err)
+			err = encoder__rows(s->enc, st->table, c, s->shard_mem[c->shard]);
 		if (err)
 			return err;
-		memcpy(&s->shard_rows[c->shard][c->low], &st->table->rows[pl->first_row[i]],
-		       (c->high - c->low) * sizeof(struct unw_row));
-		ex.chunks[i] = *c;
 	}
-	ex.nr_chunks = pl->nr_chunks;
+	index = malloc(encoder__geometry(s->enc)->index_bytes);
+	if (!index)
+		return -ENOMEM;
+	err = encoder__index(s->enc, pl, index);
+	if (err)
+		goto cleanup;
 	if (pl->rows_unplaced && !s->unplaced_warned) {
 		/* Once: under -a every later executable would repeat it. */
 		pr_warn("unwind tables exceed %zu shards: frame pointers where rows do not fit "
@@ -367,13 +377,16 @@ static int session__upload_table(struct session *s, struct tables_entry *st)
 			s->opts.max_shards);
 		s->unplaced_warned = true;
 	}
-	err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.execs), &pl->id, &ex, BPF_ANY);
-	if (err)
-		return -errno;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.execs), &pl->id, index, BPF_ANY)) {
+		err = -errno;
+		goto cleanup;
+	}
 	st->exec_id = pl->id;
 	/* In the map for the rest of the run: a copy here would only take memory. */
 	unwind_table__release_rows(st->table);
-	return 0;
+cleanup:
+	free(index);
+	return err;
 }
 
 /* Lets BPF walk this file in processes whose mappings user space has not read yet. */
@@ -699,10 +712,12 @@ int session__load(struct session *s)
 			return err;
 		}
 	}
-	s->shard_rows = calloc(s->opts.max_shards, sizeof(*s->shard_rows));
+	s->shard_mem = calloc(s->opts.max_shards, sizeof(*s->shard_mem));
 	s->shard_fds = calloc(s->opts.max_shards, sizeof(*s->shard_fds));
-	if (!s->shard_rows || !s->shard_fds)
+	if (!s->shard_mem || !s->shard_fds)
 		return -ENOMEM;
+	so.shard_rows = encoder__geometry(s->enc)->shard_rows;
+	so.max_chunks = encoder__geometry(s->enc)->max_chunks;
 	so.max_shards = s->opts.max_shards;
 	s->shards = shards__new(&so);
 	if (!s->shards)
@@ -1409,7 +1424,7 @@ void session__stats(const struct session *s, struct session_stats *st)
 	if (s->shards) {
 		shards__stats(s->shards, &ss);
 		st->rows_loaded = ss.rows_placed;
-		st->bytes_loaded = ss.rows_placed * sizeof(struct unw_row);
+		st->bytes_loaded = encoder__rows_bytes(s->enc, ss.rows_placed);
 		st->rows_unplaced = ss.rows_unplaced;
 	}
 	st->rows_unplaced += s->rows_dropped;
@@ -1466,13 +1481,14 @@ void session__free(struct session *s)
 		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.walkers), &key);
 	}
 	for (size_t i = 0; i < s->nr_shards; i++) {
-		munmap(s->shard_rows[i], (size_t)UNW_SHARD_ROWS * sizeof(struct unw_row));
+		munmap(s->shard_mem[i], encoder__geometry(s->enc)->shard_bytes);
 		close(s->shard_fds[i]);
 	}
-	free(s->shard_rows);
+	free(s->shard_mem);
 	free(s->shard_fds);
 	unwind_bpf__destroy(s->skel);
 	shards__free(s->shards);
+	encoder__free(s->enc);
 	tables__free(s->tables);
 	free(s->procs);
 	free(s->exits);

@@ -88,7 +88,8 @@ def libc():
 
 
 def check_shape(doc, where):
-    for key in ("schema", "shard_rows", "max_shards", "shards", "executables", "totals"):
+    for key in ("schema", "shard_rows", "row_bytes", "max_shards", "shards", "executables",
+                "totals"):
         if key not in doc:
             fail("%s: no \"%s\" in the JSON" % (where, key))
             return False
@@ -133,7 +134,7 @@ def check_layout(doc, where):
                  (where, x["path"], row, x["unplaced_rows"], x["rows"]))
         if sorted(set(c["shard"] for c in chunks)) != x["shards"]:
             fail("%s: %s: \"shards\" %r does not match its chunks" % (where, x["path"], x["shards"]))
-        if x["bytes"] != 16 * x["rows"]:
+        if x["bytes"] != doc["row_bytes"] * x["rows"]:
             fail("%s: %s: %d bytes for %d rows" % (where, x["path"], x["bytes"], x["rows"]))
         placed += row
         unplaced += x["unplaced_rows"]
@@ -151,9 +152,10 @@ def check_layout(doc, where):
     if t["rows"] != placed or t["unplaced_rows"] != unplaced:
         fail("%s: totals %d rows / %d unplaced, the executables add up to %d / %d" %
              (where, t["rows"], t["unplaced_rows"], placed, unplaced))
-    if t["bytes"] != t["shards"] * shard_rows * 16:
-        fail("%s: totals.bytes %d != %d shards x %d rows x 16" %
-             (where, t["bytes"], t["shards"], shard_rows))
+    if t["bytes"] != t["shards"] * shard_rows * doc["row_bytes"] or \
+       t["used_bytes"] != placed * doc["row_bytes"]:
+        fail("%s: totals.bytes %d != %d shards x %d rows x %d bytes, or used_bytes %d" %
+             (where, t["bytes"], t["shards"], shard_rows, doc["row_bytes"], t["used_bytes"]))
     if doc["max_shards"] and t["shards"] > doc["max_shards"]:
         fail("%s: %d shards over --max-shards %d" % (where, t["shards"], doc["max_shards"]))
 
