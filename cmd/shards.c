@@ -5,10 +5,10 @@
  * packer that record uses, and print where the rows land: per shard, per
  * executable, and in total, with what deduplication by build ID saved.
  *
- * For processes, tables are built and packed exactly as record does it (the
- * same core/tables.c cache, the same order: pids as given, mappings by
- * address), so the totals are what record loads for the same processes when
- * its --max-shards is not reached.
+ * For processes, the mappings, their tables and the order they are packed
+ * in are core/loader.c's, which record loads with: the layout shown, shard
+ * by shard, is what record -p loads for the same processes under the same
+ * --max-shards. FILEs are packed in the order given.
  */
 #include <argp.h>
 #include <errno.h>
@@ -23,6 +23,7 @@
 #include "../core/common.h"
 #include "../core/encoder.h"
 #include "../core/json.h"
+#include "../core/loader.h"
 #include "../core/log.h"
 #include "../core/procfs.h"
 #include "../core/procmaps.h"
@@ -50,10 +51,8 @@ struct shards_args {
 /* One distinct table (by build ID or content hash), as reported. */
 struct sh_exec {
 	struct tables_entry *entry;
-	uint32_t id; /* the packer's executable id; 0: no rows to place */
-	/* Looked up once every table is in: adding tables moves the placements. */
-	const struct shards_placement *pl;
-	pid_t *pids; /* processes that map it (-p) */
+	const struct shards_placement *pl; /* once every table is packed; NULL: none */
+	pid_t *pids;			   /* processes that map it (-p) */
 	size_t nr_pids;
 };
 
@@ -66,8 +65,8 @@ struct sh_shard {
 
 struct shards_report {
 	const struct shards_args *args;
-	struct tables *tables;
-	struct shards *packer;
+	struct loader *loader; /* record's */
+	struct tables *tables; /* the loader's */
 	struct sh_exec *execs;
 	size_t nr_execs, cap_execs;
 	struct sh_shard *shards;
@@ -88,9 +87,12 @@ static const char shards_doc[] =
 	"deduplication by build ID saved when several processes map the same library)."
 	"\v"
 	"Tables are keyed by GNU build ID, or by a hash of the file's contents when it has "
-	"none, so each is built and packed once. With -p, files are opened as each process "
-	"sees them (through /proc/PID/root), in the order record uses, so the totals equal "
-	"record's \"unwind rows loaded\" for the same processes. dedup_saved_rows is the sum, "
+	"none, so each is built and packed once. With -p, the tables are loaded by the code "
+	"record loads them with: the same mappings (past 256 in a process, the lowest and "
+	"highest), files opened as each process sees them (through /proc/PID/root), all "
+	"tables packed smallest first; so the layout, shard by shard, is what record -p "
+	"loads for the same processes and --max-shards. FILEs are packed in the order "
+	"given. dedup_saved_rows is the sum, "
 	"over processes (or FILEs), of the rows of the distinct tables each one maps, minus "
 	"the rows of all distinct tables.\n\n"
 	"A table that does not fit (over --max-shards, or over the limit of chunks per "
@@ -281,11 +283,10 @@ static int shards_report__seen(struct shards_report *rep, size_t i, bool *seen)
 	return 0;
 }
 
-/* Table e, met in process pid (0 for a FILE): packed on first sight, as record does. */
+/* Table e, met in process pid (0 for a FILE), once per process or file. */
 static int shards_report__add(struct shards_report *rep, struct tables_entry *e, pid_t pid)
 {
 	const struct unwind_table *t = e->table;
-	const struct shards_placement *pl;
 	struct sh_exec *x;
 	pid_t *pids;
 	size_t i;
@@ -305,15 +306,8 @@ static int shards_report__add(struct shards_report *rep, struct tables_entry *e,
 		x->pids = pids;
 		x->pids[x->nr_pids++] = pid;
 	}
-	if (!t || !t->nr_rows)
-		return 0;
-	rep->unit_rows += t->nr_rows;
-	if (x->id)
-		return 0;
-	pl = shards__add_table(rep->packer, e->key, e->key_len, t);
-	if (!pl)
-		return -errno;
-	x->id = pl->id;
+	if (t)
+		rep->unit_rows += t->nr_rows;
 	return 0;
 }
 
@@ -321,6 +315,7 @@ static int shards_report__add_pid(struct shards_report *rep, pid_t pid)
 {
 	/* What record reads too: the same mappings, the same tables. */
 	struct procmaps *pm = procfs__read_maps(pid);
+	struct loader_proc *lp = NULL;
 	int err = pm ? 0 : errno;
 
 	if (!pm) {
@@ -332,21 +327,23 @@ static int shards_report__add_pid(struct shards_report *rep, pid_t pid)
 	}
 	rep->inputs++;
 	rep->nr_unit_seen = 0;
-	if (pm->nr > UNW_MAPS_MAX)
-		pr_warn("process %d: %zu executable mappings, only the first %d have tables",
+	err = -ENOMEM;
+	lp = malloc(sizeof(*lp));
+	if (!lp)
+		goto cleanup;
+	err = loader__add_process(rep->loader, pm, lp);
+	if (!err && lp->nr_left_out)
+		pr_warn("process %d: %zu executable mappings, tables for %d of them (the lowest "
+			"and highest addresses)",
 			(int)pid, pm->nr, UNW_MAPS_MAX);
-	for (size_t i = 0; i < pm->nr && i < UNW_MAPS_MAX && !err; i++) {
-		const struct procmap *m = &pm->maps[i];
-		struct tables_file *f;
+	for (size_t i = 0; i < lp->nr_maps && !err; i++) {
+		struct tables_file *f = lp->maps[i].file;
 
-		if (m->kind != PROCMAP_FILE && !procmap__is_vdso(m))
-			continue;
-		f = tables__get_mapping(rep->tables, m, pid);
-		if (!f)
-			err = -ENOMEM;
-		else if (f->table)
+		if (f && f->table)
 			err = shards_report__add(rep, f->table, pid);
 	}
+cleanup:
+	free(lp);
 	procmaps__free(pm);
 	return err;
 }
@@ -354,6 +351,7 @@ static int shards_report__add_pid(struct shards_report *rep, pid_t pid)
 static int shards_report__add_file(struct shards_report *rep, const char *path)
 {
 	struct tables_entry *e = tables__get_path(rep->tables, path);
+	int err;
 
 	if (!e) {
 		/* elf_file__open() or the table builder said what is wrong. */
@@ -364,26 +362,40 @@ static int shards_report__add_file(struct shards_report *rep, const char *path)
 	}
 	rep->inputs++;
 	rep->nr_unit_seen = 0;
-	return shards_report__add(rep, e, 0);
+	err = shards_report__add(rep, e, 0);
+	/* Packed at once: FILEs in the order given. */
+	if (!err)
+		err = loader__add_entry(rep->loader, e);
+	if (!err)
+		err = loader__pack(rep->loader, NULL, NULL);
+	return err;
 }
 
-/* Rows and executables per shard, from the chunks of every placement. */
+/* Rows and executables per shard, from the chunks of every placement, in placement order. */
 static int shards_report__layout(struct shards_report *rep)
 {
+	const struct shards *packer = loader__packer(rep->loader);
+	size_t nr_ids = shards__count(packer), *by_id;
 	struct shards_stats st;
 
-	shards__stats(rep->packer, &st);
+	shards__stats(packer, &st);
 	rep->nr_shards = st.shards;
 	rep->shards = calloc(st.shards ? st.shards : 1, sizeof(*rep->shards));
-	if (!rep->shards)
+	by_id = calloc(nr_ids + 1, sizeof(*by_id));
+	if (!rep->shards || !by_id) {
+		free(by_id);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < rep->nr_execs; i++) {
-		const struct shards_placement *pl = NULL;
+		rep->execs[i].pl = loader__placement(rep->loader, rep->execs[i].entry);
+		if (rep->execs[i].pl)
+			by_id[rep->execs[i].pl->id] = i + 1;
+	}
+	for (size_t id = 1; id <= nr_ids; id++) {
+		const struct shards_placement *pl = shards__get(packer, id - 1);
+		size_t i = by_id[id] - 1;
 
-		if (rep->execs[i].id)
-			pl = shards__get(rep->packer, rep->execs[i].id - 1);
-		rep->execs[i].pl = pl;
-		for (size_t c = 0; pl && c < pl->nr_chunks; c++) {
+		for (size_t c = 0; by_id[id] && c < pl->nr_chunks; c++) {
 			struct sh_shard *sh = &rep->shards[pl->chunks[c].shard];
 			size_t *n;
 
@@ -391,32 +403,40 @@ static int shards_report__layout(struct shards_report *rep)
 			if (sh->nr_execs && sh->execs[sh->nr_execs - 1] == i)
 				continue;
 			n = reallocarray(sh->execs, sh->nr_execs + 1, sizeof(*n));
-			if (!n)
+			if (!n) {
+				free(by_id);
 				return -ENOMEM;
+			}
 			sh->execs = n;
 			sh->execs[sh->nr_execs++] = i;
 		}
 	}
+	free(by_id);
 	return 0;
 }
 
 static int shards_report__build(struct shards_report *rep)
 {
 	const struct shards_args *args = rep->args;
-	const struct encoder_geometry *g = encoder__geometry(args->enc);
-	struct shards_opts so = {
-		.shard_rows = args->shard_rows ? args->shard_rows : g->shard_rows,
+	struct loader_opts lo = {
+		.enc = args->enc,
+		.shard_rows = args->shard_rows,
 		.max_shards = args->max_shards,
-		.max_chunks = g->max_chunks,
+		.max_execs = LOADER_EXECS_TARGETS,
 	};
 	int err = 0;
 
-	rep->tables = tables__new(NULL);
-	rep->packer = shards__new(&so);
-	if (!rep->tables || !rep->packer)
+	rep->loader = loader__new(&lo);
+	if (!rep->loader) {
+		pr_err("out of memory");
 		return -ENOMEM;
+	}
+	rep->tables = loader__tables(rep->loader);
 	for (size_t i = 0; i < args->nr_pids && !err; i++)
 		err = shards_report__add_pid(rep, args->pids[i]);
+	/* The processes' tables in one batch, as record loads its targets. */
+	if (!err && args->nr_pids)
+		err = loader__pack(rep->loader, NULL, NULL);
 	for (size_t i = 0; i < args->nr_files && !err; i++)
 		err = shards_report__add_file(rep, args->files[i]);
 	if (!err)
@@ -435,8 +455,7 @@ static void shards_report__free(struct shards_report *rep)
 	free(rep->shards);
 	free(rep->execs);
 	free(rep->unit_seen);
-	shards__free(rep->packer);
-	tables__free(rep->tables);
+	loader__free(rep->loader);
 }
 
 /* What the report computes */
@@ -456,17 +475,21 @@ struct sh_totals {
 
 static void shards_report__totals(const struct shards_report *rep, struct sh_totals *t)
 {
+	const struct shards *packer = loader__packer(rep->loader);
 	struct shards_stats st;
+	struct loader_stats ls;
 
-	shards__stats(rep->packer, &st);
+	shards__stats(packer, &st);
+	loader__stats(rep->loader, &ls);
 	memset(t, 0, sizeof(*t));
-	t->shard_rows = shards__shard_rows(rep->packer);
+	t->shard_rows = shards__shard_rows(packer);
 	t->row_bytes = encoder__geometry(rep->args->enc)->row_bytes;
 	t->max_chunks = encoder__geometry(rep->args->enc)->max_chunks;
 	t->shards = st.shards;
 	t->rows = st.rows_placed;
-	t->unplaced = st.rows_unplaced;
-	t->distinct = st.rows_placed + st.rows_unplaced;
+	/* As record counts them: tables past the executables it gives ids to too. */
+	t->unplaced = st.rows_unplaced + ls.rows_dropped;
+	t->distinct = st.rows_placed + t->unplaced;
 	t->dedup_saved = rep->unit_rows - t->distinct;
 	t->bytes = (uint64_t)t->shards * t->shard_rows * t->row_bytes;
 	t->used_bytes = encoder__rows_bytes(rep->args->enc, t->rows);
@@ -496,7 +519,17 @@ static const char *exec_status(const struct sh_exec *x)
 		return "error";
 	if (!x->entry->table->nr_rows)
 		return "no-cfi";
-	return x->pl && x->pl->rows_unplaced ? "partial" : "ok";
+	if (!x->pl)
+		return "dropped"; /* past the executables record gives ids to */
+	return x->pl->rows_unplaced ? "partial" : "ok";
+}
+
+/* Rows of x that have no place in the shards. */
+static size_t exec_unplaced(const struct sh_exec *x)
+{
+	if (x->pl)
+		return x->pl->rows_unplaced;
+	return x->entry->table ? x->entry->table->nr_rows : 0;
 }
 
 /* "3", "0-2", "1,4-5": the shards a placement's chunks are in (ascending). */
@@ -732,7 +765,7 @@ static void json_exec(struct json_writer *jw, const struct shards_report *rep,
 	jw_key(jw, "rows");
 	jw_uint(jw, t ? t->nr_rows : 0);
 	jw_key(jw, "unplaced_rows");
-	jw_uint(jw, pl ? pl->rows_unplaced : 0);
+	jw_uint(jw, exec_unplaced(x));
 	jw_key(jw, "chunks");
 	jw_uint(jw, pl ? pl->nr_chunks : 0);
 	jw_key(jw, "shards");

@@ -128,6 +128,7 @@ static struct tables_entry *tables__build(struct tables *ts, const struct elf_fi
 		return NULL;
 	}
 	memcpy(e->key, key, len);
+	e->index = ts->nr_entries;
 	e->key_len = len;
 	e->build_id_len = id_len;
 	if (!ts->opts.no_debuginfo)

@@ -46,7 +46,7 @@ struct tables_entry {
 	size_t build_id_len;	    /* 0: the key is a content hash */
 	char *path;		    /* the first path it was seen under */
 	struct unwind_table *table; /* NULL when it could not be built */
-	uint32_t exec_id;	    /* the caller's: record's id in the BPF maps, 0 until then */
+	size_t index;		    /* its place in tables__get() order */
 };
 
 /* One mapped file, by device and inode. */
