@@ -128,12 +128,13 @@ static void loader__select(const struct procmaps *pm, size_t *low, size_t *high_
 int loader__add_process(struct loader *l, const struct procmaps *pm, struct loader_proc *lp)
 {
 	size_t low, high_from;
-	int err = 0;
+	int err = 0, e = 0;
 
 	loader__select(pm, &low, &high_from);
 	lp->nr_maps = 0;
 	lp->nr_left_out = high_from - low;
-	for (size_t i = 0; i < pm->nr && !err; i++) {
+	/* Short of memory, a mapping has no table; the others are still kept. */
+	for (size_t i = 0; i < pm->nr; i++) {
 		const struct procmap *m = &pm->maps[i];
 		struct loader_map *lm;
 
@@ -146,9 +147,11 @@ int loader__add_process(struct loader *l, const struct procmaps *pm, struct load
 			continue;
 		lm->file = tables__get_mapping(l->tables, m, pm->pid);
 		if (!lm->file)
-			err = -ENOMEM;
+			e = -ENOMEM;
 		else if (lm->file->table)
-			err = loader__add_entry(l, lm->file->table);
+			e = loader__add_entry(l, lm->file->table);
+		if (e && !err)
+			err = e;
 	}
 	return err;
 }

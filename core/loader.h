@@ -92,7 +92,8 @@ void loader__free(struct loader *l);
 /*
  * The mappings of pm that get tables, into lp (which points into pm): their
  * files opened and tables built, the new tables queued for loader__pack().
- * 0, or -ENOMEM.
+ * 0, or -ENOMEM when a file or a table could not be kept (lp still lists
+ * every mapping kept; those have no table).
  */
 int loader__add_process(struct loader *l, const struct procmaps *pm, struct loader_proc *lp);
 
