@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * unwprof shards: build the unwind tables of some files, or of the
- * executable mappings of running processes, run them through the shard
- * packer that record uses, and print where the rows land: per shard, per
- * executable, and in total, with what deduplication by build ID saved.
+ * executable mappings of running processes, run them through the loader
+ * and the shard packer that record uses, and print where the rows land: per
+ * shard, per executable, and in total, with what deduplication by build ID
+ * saved.
  *
  * For processes, the mappings, their tables and the order they are packed
  * in are core/loader.c's, which record loads with: the layout shown, shard

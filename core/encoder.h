@@ -17,9 +17,16 @@
  *
  * One format exists: ENCODER_ROW16, the 16-byte struct unw_row of
  * bpf/unwprof.h, indexed per table by struct unw_exec (a list of chunks).
- * A format with run-wide state (a dictionary of rules shared by every table,
- * a page index instead of a chunk list) keeps that state in its encoder:
- * encoders are objects for that reason, one per run.
+ *
+ * Another format is one more entry of encoder.c's table: its geometry (a
+ * row of 4 bytes makes shards of 262144 rows), its rows, its index. A
+ * format with run-wide state, such as a dictionary of rules shared by every
+ * table, keeps it in its encoder (encoders are objects, one per run, for
+ * that reason); one that indexes pages rather than chunks builds that index
+ * in encoder__index(), from the placement and the table's rows. What such a
+ * format would add here: a call that writes its run-wide state to a map of
+ * its own, and, if a page must not straddle two chunks, a packer option to
+ * split only at page boundaries.
  */
 #ifndef UNWPROF_ENCODER_H
 #define UNWPROF_ENCODER_H
