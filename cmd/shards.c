@@ -55,6 +55,7 @@ struct sh_exec {
 	const struct shards_placement *pl; /* once every table is packed; NULL: none */
 	pid_t *pids;			   /* processes that map it (-p) */
 	size_t nr_pids;
+	size_t seen; /* the order it was first met in */
 };
 
 /* One shard: its rows used, and the executables whose chunks it holds. */
@@ -260,6 +261,7 @@ static struct sh_exec *shards_report__exec(struct shards_report *rep, struct tab
 	n = &rep->execs[rep->nr_execs];
 	memset(n, 0, sizeof(*n));
 	n->entry = e;
+	n->seen = rep->nr_execs;
 	*index = rep->nr_execs++;
 	return n;
 }
@@ -372,7 +374,21 @@ static int shards_report__add_file(struct shards_report *rep, const char *path)
 	return err;
 }
 
-/* Rows and executables per shard, from the chunks of every placement, in placement order. */
+/* By executable id, then those without one in the order met. */
+static int exec_cmp_id(const void *a, const void *b)
+{
+	const struct sh_exec *x = a, *y = b;
+	uint64_t kx = x->pl ? x->pl->id : (uint64_t)UINT32_MAX + 1 + x->seen;
+	uint64_t ky = y->pl ? y->pl->id : (uint64_t)UINT32_MAX + 1 + y->seen;
+
+	return kx < ky ? -1 : kx > ky;
+}
+
+/*
+ * Rows and executables per shard, from the chunks of every placement, in
+ * placement order. With -p, executables are listed by id, as record numbers
+ * them; FILEs stay in the order given.
+ */
 static int shards_report__layout(struct shards_report *rep)
 {
 	const struct shards *packer = loader__packer(rep->loader);
@@ -387,11 +403,13 @@ static int shards_report__layout(struct shards_report *rep)
 		free(by_id);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < rep->nr_execs; i++) {
+	for (size_t i = 0; i < rep->nr_execs; i++)
 		rep->execs[i].pl = loader__placement(rep->loader, rep->execs[i].entry);
+	if (rep->args->nr_pids && rep->nr_execs)
+		qsort(rep->execs, rep->nr_execs, sizeof(*rep->execs), exec_cmp_id);
+	for (size_t i = 0; i < rep->nr_execs; i++)
 		if (rep->execs[i].pl)
 			by_id[rep->execs[i].pl->id] = i + 1;
-	}
 	for (size_t id = 1; id <= nr_ids; id++) {
 		const struct shards_placement *pl = shards__get(packer, id - 1);
 		size_t i = by_id[id] - 1;
