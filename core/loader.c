@@ -202,7 +202,8 @@ int loader__pack(struct loader *l, loader_placed_fn *placed, void *ctx)
 	size_t i;
 	int err = 0;
 
-	qsort(l->queue, l->nr_queue, sizeof(*l->queue), entry_cmp_rows);
+	if (l->nr_queue)
+		qsort(l->queue, l->nr_queue, sizeof(*l->queue), entry_cmp_rows);
 	for (i = 0; i < l->nr_queue && !err; i++)
 		err = loader__place(l, l->queue[i], placed, ctx);
 	/* What an error left queued is given up: frame pointers there. */
