@@ -22,6 +22,7 @@
 #include "../core/common.h"
 #include "../core/debuginfo.h"
 #include "../core/elf.h"
+#include "../core/encoder.h"
 #include "../core/goruntime.h"
 #include "../core/json.h"
 #include "../core/log.h"
@@ -52,6 +53,7 @@ struct dump_ctx {
 	const struct elf_file *elf;
 	const struct elf_file *debug;
 	const struct unwind_table *table;
+	const struct encoder *enc; /* the wire format record loads: its row size */
 	struct go_runtime go; /* valid when has_go */
 	bool has_go;
 	struct py_runtime py; /* valid when has_py */
@@ -216,7 +218,7 @@ static int hex_digits(uint64_t v)
 	return n;
 }
 
-static bool row_is_end(const struct unw_row *r)
+static bool row_is_end(const struct table_row *r)
 {
 	return r->cfa == UNW_CFA_END;
 }
@@ -245,7 +247,7 @@ struct rule_slot {
 #define RULE_CACHE_SIZE (1U << RULE_CACHE_BITS)
 
 /* Formats the rule of r into buf (at least 4 * RULE_STR_MAX bytes); returns the length. */
-typedef int rule_format_fn(const struct unw_row *r, int machine, char *buf);
+typedef int rule_format_fn(const struct table_row *r, int machine, char *buf);
 
 struct rule_cache {
 	rule_format_fn *format;
@@ -272,7 +274,7 @@ static void rule_cache__free(struct rule_cache *rc)
 	free(rc);
 }
 
-static struct rule_key rule_key_of(const struct unw_row *r)
+static struct rule_key rule_key_of(const struct table_row *r)
 {
 	struct rule_key k;
 
@@ -306,21 +308,21 @@ static int pad_to(char *buf, int n, int col)
 }
 
 /* "CFA FP RA\n", padded to the columns of the text table. */
-static int format_rule_text(const struct unw_row *r, int machine, char *buf)
+static int format_rule_text(const struct table_row *r, int machine, char *buf)
 {
 	char s[RULE_STR_MAX];
 	int n;
 
-	n = snprintf(buf, RULE_STR_MAX, "%s", unw_row__cfa_str(r, machine, s, sizeof(s)));
+	n = snprintf(buf, RULE_STR_MAX, "%s", table_row__cfa_str(r, machine, s, sizeof(s)));
 	n = pad_to(buf, n, CFA_COL);
-	n += snprintf(buf + n, RULE_STR_MAX, "%s", unw_row__fp_str(r, machine, s, sizeof(s)));
+	n += snprintf(buf + n, RULE_STR_MAX, "%s", table_row__fp_str(r, machine, s, sizeof(s)));
 	n = pad_to(buf, n, CFA_COL + FP_COL);
-	n += snprintf(buf + n, RULE_STR_MAX, "%s\n", unw_row__ra_str(r, machine, s, sizeof(s)));
+	n += snprintf(buf + n, RULE_STR_MAX, "%s\n", table_row__ra_str(r, machine, s, sizeof(s)));
 	return n;
 }
 
 /* The formatted tail of r, from the cache, formatting it into scratch on a miss. */
-static const char *rule_cache__get(struct rule_cache *rc, const struct unw_row *r, int machine,
+static const char *rule_cache__get(struct rule_cache *rc, const struct table_row *r, int machine,
 				   char *scratch, int *len)
 {
 	struct rule_key k = rule_key_of(r);
@@ -404,7 +406,7 @@ static void row_out__flush(struct row_out *o)
 }
 
 static void print_row(struct row_out *o, struct rule_cache *rc, const struct unwind_table *t,
-		      const struct unw_row *r, int width)
+		      const struct table_row *r, int width)
 {
 	char *line, *p;
 	const char *tail;
@@ -523,8 +525,8 @@ static void print_summary(const struct dump_ctx *c)
 	printf("%s\n", total ? ")" : "");
 	if (t->nr_bad_fdes)
 		printf("malformed:   %zu FDEs skipped\n", t->nr_bad_fdes);
-	printf("BPF bytes:   %zu (%zu rows x %zu)\n", unwind_table__bytes(t), t->nr_rows,
-	       sizeof(struct unw_row));
+	printf("BPF bytes:   %" PRIu64 " (%zu rows x %zu)\n", encoder__table_bytes(c->enc, t),
+	       t->nr_rows, encoder__geometry(c->enc)->row_bytes);
 }
 
 /* How the walk follows Go's stack switches in this file (core/goruntime.h), when it does. */
@@ -694,7 +696,7 @@ static int print_text(const struct dump_ctx *c)
 
 static int print_pc_text(const struct dump_ctx *c)
 {
-	const struct unw_row *r = unwind_table__lookup(c->table, c->args->pc);
+	const struct table_row *r = unwind_table__lookup(c->table, c->args->pc);
 
 	if (!r || row_is_end(r)) {
 		printf("0x%" PRIx64 ": no unwind info\n", c->args->pc);
@@ -706,21 +708,21 @@ static int print_pc_text(const struct dump_ctx *c)
 /* ---- JSON output ---- */
 
 /* "CFA\0FP\0RA\0": the three strings of a JSON row. */
-static int format_rule_json(const struct unw_row *r, int machine, char *buf)
+static int format_rule_json(const struct table_row *r, int machine, char *buf)
 {
 	int n = 0;
 
-	unw_row__cfa_str(r, machine, buf, RULE_STR_MAX);
+	table_row__cfa_str(r, machine, buf, RULE_STR_MAX);
 	n += strlen(buf) + 1;
-	unw_row__fp_str(r, machine, buf + n, RULE_STR_MAX);
+	table_row__fp_str(r, machine, buf + n, RULE_STR_MAX);
 	n += strlen(buf + n) + 1;
-	unw_row__ra_str(r, machine, buf + n, RULE_STR_MAX);
+	table_row__ra_str(r, machine, buf + n, RULE_STR_MAX);
 	n += strlen(buf + n) + 1;
 	return n;
 }
 
 static void json_row(struct json_writer *jw, struct rule_cache *rc, const struct unwind_table *t,
-		     const struct unw_row *r)
+		     const struct table_row *r)
 {
 	char pc[32], scratch[4 * RULE_STR_MAX];
 	const char *rule;
@@ -842,7 +844,7 @@ static int print_json(const struct dump_ctx *c)
 		jw_key(jw, "row_count");
 		jw_uint(jw, t->nr_rows);
 		jw_key(jw, "bpf_bytes");
-		jw_uint(jw, unwind_table__bytes(t));
+		jw_uint(jw, encoder__table_bytes(c->enc, t));
 	} else if (json_rows(jw, t)) {
 		json_writer__free(jw);
 		return -ENOMEM;
@@ -854,7 +856,7 @@ static int print_json(const struct dump_ctx *c)
 
 static int print_pc_json(const struct dump_ctx *c)
 {
-	const struct unw_row *r = unwind_table__lookup(c->table, c->args->pc);
+	const struct table_row *r = unwind_table__lookup(c->table, c->args->pc);
 	struct rule_cache *rc = NULL;
 	struct json_writer *jw;
 
@@ -961,6 +963,7 @@ static int dump(const struct dump_args *args)
 {
 	struct elf_file *elf = NULL, *debug = NULL;
 	struct unwind_table *table = NULL;
+	struct encoder *enc = NULL;
 	struct dump_ctx c;
 	int err = 0;
 
@@ -988,11 +991,20 @@ static int dump(const struct dump_args *args)
 		err = -errno;
 		goto cleanup;
 	}
-	c = (struct dump_ctx){ .args = args, .elf = elf, .debug = debug, .table = table };
+	enc = encoder__new(ENCODER_ROW16);
+	if (!enc) {
+		err = -errno;
+		pr_err("%s: out of memory", args->file);
+		goto cleanup;
+	}
+	c = (struct dump_ctx){
+		.args = args, .elf = elf, .debug = debug, .table = table, .enc = enc
+	};
 	c.has_go = go_runtime__read(elf, &c.go) == 0;
 	c.has_py = py_runtime__read(elf, &c.py) == 0;
 	err = print_output(&c);
 cleanup:
+	encoder__free(enc);
 	unwind_table__free(table);
 	elf_file__free(debug);
 	elf_file__free(elf);

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * unwprof shards: build the unwind tables of some files, or of the
- * executable mappings of running processes, run them through the shard
- * packer that record uses, and print where the rows land: per shard, per
- * executable, and in total, with what deduplication by build ID saved.
+ * executable mappings of running processes, run them through the loader
+ * and the shard packer that record uses, and print where the rows land: per
+ * shard, per executable, and in total, with what deduplication by build ID
+ * saved.
  *
- * For processes, tables are built and packed exactly as record does it (the
- * same core/tables.c cache, the same order: pids as given, mappings by
- * address), so the totals are what record loads for the same processes when
- * its --max-shards is not reached.
+ * For processes, the mappings, their tables and the order they are packed
+ * in are core/loader.c's, which record loads with: the layout shown, shard
+ * by shard, is what record -p loads for the same processes under the same
+ * --max-shards. FILEs are packed in the order given.
  */
 #include <argp.h>
 #include <errno.h>
@@ -21,7 +22,9 @@
 
 #include "cmd.h"
 #include "../core/common.h"
+#include "../core/encoder.h"
 #include "../core/json.h"
+#include "../core/loader.h"
 #include "../core/log.h"
 #include "../core/procfs.h"
 #include "../core/procmaps.h"
@@ -36,6 +39,7 @@ enum {
 };
 
 struct shards_args {
+	struct encoder *enc; /* the wire format record loads */
 	pid_t *pids;
 	size_t nr_pids;
 	char **files;
@@ -48,24 +52,23 @@ struct shards_args {
 /* One distinct table (by build ID or content hash), as reported. */
 struct sh_exec {
 	struct tables_entry *entry;
-	uint32_t id; /* the packer's executable id; 0: no rows to place */
-	/* Looked up once every table is in: adding tables moves the placements. */
-	const struct shards_placement *pl;
-	pid_t *pids; /* processes that map it (-p) */
+	const struct shards_placement *pl; /* once every table is packed; NULL: none */
+	pid_t *pids;			   /* processes that map it (-p) */
 	size_t nr_pids;
+	size_t seen; /* the order it was first met in */
 };
 
 /* One shard: its rows used, and the executables whose chunks it holds. */
 struct sh_shard {
 	size_t rows;
-	size_t *execs; /* indexes into report.execs, in placement order */
+	size_t *execs; /* indexes into shards_report.execs, in placement order */
 	size_t nr_execs;
 };
 
-struct report {
+struct shards_report {
 	const struct shards_args *args;
-	struct tables *tables;
-	struct shards *packer;
+	struct loader *loader; /* record's */
+	struct tables *tables; /* the loader's */
 	struct sh_exec *execs;
 	size_t nr_execs, cap_execs;
 	struct sh_shard *shards;
@@ -86,16 +89,20 @@ static const char shards_doc[] =
 	"deduplication by build ID saved when several processes map the same library)."
 	"\v"
 	"Tables are keyed by GNU build ID, or by a hash of the file's contents when it has "
-	"none, so each is built and packed once. With -p, files are opened as each process "
-	"sees them (through /proc/PID/root), in the order record uses, so the totals equal "
-	"record's \"unwind rows loaded\" for the same processes. dedup_saved_rows is the sum, "
+	"none, so each is built and packed once. With -p, the tables are loaded by the code "
+	"record loads them with: the same mappings (past 256 in a process, the lowest and "
+	"highest), files opened as each process sees them (through /proc/PID/root), all "
+	"tables packed smallest first; so the layout, shard by shard, is what record -p "
+	"loads for the same processes and --max-shards. FILEs are packed in the order "
+	"given. dedup_saved_rows is the sum, "
 	"over processes (or FILEs), of the rows of the distinct tables each one maps, minus "
 	"the rows of all distinct tables.\n\n"
 	"A table that does not fit (over --max-shards, or over the limit of chunks per "
 	"executable) is placed in part; the rest is reported as unplaced rows, which the "
 	"profiler walks with frame pointers. In --json, \"max_shards\" is null when there "
 	"is no cap; \"bytes\" in the totals is the map memory allocated (shards x shard rows "
-	"x 16) and \"used_bytes\" the rows placed x 16.\n\n"
+	"x row bytes) and \"used_bytes\" the rows placed x row bytes; \"row_bytes\" is the "
+	"size of a row in the BPF maps.\n\n"
 	"A FILE that is not ELF, or a PID that does not exist, is reported and left out: "
 	"the others are still shown, and the exit status is 1. When none can be read, "
 	"nothing is shown.\n\n"
@@ -191,9 +198,9 @@ static error_t shards_parse(int key, char *arg, struct argp_state *state)
 		parse_pids(state, args, arg);
 		return 0;
 	case OPT_SHARD_ROWS:
-		if (parse_count(arg, UNW_SHARD_ROWS, &args->shard_rows))
-			argp_error(state, "--shard-rows: '%s' is not a number in 1..%u", arg,
-				   UNW_SHARD_ROWS);
+		if (parse_count(arg, encoder__geometry(args->enc)->shard_rows, &args->shard_rows))
+			argp_error(state, "--shard-rows: '%s' is not a number in 1..%zu", arg,
+				   encoder__geometry(args->enc)->shard_rows);
 		return 0;
 	case OPT_MAX_SHARDS:
 		if (parse_count(arg, UINT32_MAX, &args->max_shards))
@@ -231,7 +238,8 @@ static const struct argp shards_argp = {
 
 /* Building and packing */
 
-static struct sh_exec *report__exec(struct report *rep, struct tables_entry *e, size_t *index)
+static struct sh_exec *shards_report__exec(struct shards_report *rep, struct tables_entry *e,
+					   size_t *index)
 {
 	struct sh_exec *n;
 
@@ -253,12 +261,13 @@ static struct sh_exec *report__exec(struct report *rep, struct tables_entry *e, 
 	n = &rep->execs[rep->nr_execs];
 	memset(n, 0, sizeof(*n));
 	n->entry = e;
+	n->seen = rep->nr_execs;
 	*index = rep->nr_execs++;
 	return n;
 }
 
 /* Whether the current process (or file) already counted exec index i; marks it if not. */
-static int report__seen(struct report *rep, size_t i, bool *seen)
+static int shards_report__seen(struct shards_report *rep, size_t i, bool *seen)
 {
 	size_t *n;
 
@@ -277,21 +286,20 @@ static int report__seen(struct report *rep, size_t i, bool *seen)
 	return 0;
 }
 
-/* Table e, met in process pid (0 for a FILE): packed on first sight, as record does. */
-static int report__add(struct report *rep, struct tables_entry *e, pid_t pid)
+/* Table e, met in process pid (0 for a FILE), once per process or file. */
+static int shards_report__add(struct shards_report *rep, struct tables_entry *e, pid_t pid)
 {
 	const struct unwind_table *t = e->table;
-	const struct shards_placement *pl;
 	struct sh_exec *x;
 	pid_t *pids;
 	size_t i;
 	bool seen;
 	int err;
 
-	x = report__exec(rep, e, &i);
+	x = shards_report__exec(rep, e, &i);
 	if (!x)
 		return -ENOMEM;
-	err = report__seen(rep, i, &seen);
+	err = shards_report__seen(rep, i, &seen);
 	if (err || seen)
 		return err;
 	if (pid) {
@@ -301,22 +309,16 @@ static int report__add(struct report *rep, struct tables_entry *e, pid_t pid)
 		x->pids = pids;
 		x->pids[x->nr_pids++] = pid;
 	}
-	if (!t || !t->nr_rows)
-		return 0;
-	rep->unit_rows += t->nr_rows;
-	if (x->id)
-		return 0;
-	pl = shards__add_table(rep->packer, e->key, e->key_len, t);
-	if (!pl)
-		return -errno;
-	x->id = pl->id;
+	if (t)
+		rep->unit_rows += t->nr_rows;
 	return 0;
 }
 
-static int report__add_pid(struct report *rep, pid_t pid)
+static int shards_report__add_pid(struct shards_report *rep, pid_t pid)
 {
 	/* What record reads too: the same mappings, the same tables. */
 	struct procmaps *pm = procfs__read_maps(pid);
+	struct loader_proc *lp = NULL;
 	int err = pm ? 0 : errno;
 
 	if (!pm) {
@@ -328,28 +330,31 @@ static int report__add_pid(struct report *rep, pid_t pid)
 	}
 	rep->inputs++;
 	rep->nr_unit_seen = 0;
-	if (pm->nr > UNW_MAPS_MAX)
-		pr_warn("process %d: %zu executable mappings, only the first %d have tables",
+	err = -ENOMEM;
+	lp = malloc(sizeof(*lp));
+	if (!lp)
+		goto cleanup;
+	err = loader__add_process(rep->loader, pm, lp);
+	if (!err && lp->nr_left_out)
+		pr_warn("process %d: %zu executable mappings, tables for %d of them (the lowest "
+			"and highest addresses)",
 			(int)pid, pm->nr, UNW_MAPS_MAX);
-	for (size_t i = 0; i < pm->nr && i < UNW_MAPS_MAX && !err; i++) {
-		const struct procmap *m = &pm->maps[i];
-		struct tables_file *f;
+	for (size_t i = 0; i < lp->nr_maps && !err; i++) {
+		struct tables_file *f = lp->maps[i].file;
 
-		if (m->kind != PROCMAP_FILE && !procmap__is_vdso(m))
-			continue;
-		f = tables__get_mapping(rep->tables, m, pid);
-		if (!f)
-			err = -ENOMEM;
-		else if (f->table)
-			err = report__add(rep, f->table, pid);
+		if (f && f->table)
+			err = shards_report__add(rep, f->table, pid);
 	}
+cleanup:
+	free(lp);
 	procmaps__free(pm);
 	return err;
 }
 
-static int report__add_file(struct report *rep, const char *path)
+static int shards_report__add_file(struct shards_report *rep, const char *path)
 {
 	struct tables_entry *e = tables__get_path(rep->tables, path);
+	int err;
 
 	if (!e) {
 		/* elf_file__open() or the table builder said what is wrong. */
@@ -360,26 +365,56 @@ static int report__add_file(struct report *rep, const char *path)
 	}
 	rep->inputs++;
 	rep->nr_unit_seen = 0;
-	return report__add(rep, e, 0);
+	err = shards_report__add(rep, e, 0);
+	/* Packed at once: FILEs in the order given. */
+	if (!err)
+		err = loader__add_entry(rep->loader, e);
+	if (!err)
+		err = loader__pack(rep->loader, NULL, NULL);
+	return err;
 }
 
-/* Rows and executables per shard, from the chunks of every placement. */
-static int report__layout(struct report *rep)
+/* By executable id, then those without one in the order met. */
+static int exec_cmp_id(const void *a, const void *b)
 {
+	const struct sh_exec *x = a, *y = b;
+	uint64_t kx = x->pl ? x->pl->id : (uint64_t)UINT32_MAX + 1 + x->seen;
+	uint64_t ky = y->pl ? y->pl->id : (uint64_t)UINT32_MAX + 1 + y->seen;
+
+	return kx < ky ? -1 : kx > ky;
+}
+
+/*
+ * Rows and executables per shard, from the chunks of every placement, in
+ * placement order. With -p, executables are listed by id, as record numbers
+ * them; FILEs stay in the order given.
+ */
+static int shards_report__layout(struct shards_report *rep)
+{
+	const struct shards *packer = loader__packer(rep->loader);
+	size_t nr_ids = shards__count(packer), *by_id;
 	struct shards_stats st;
 
-	shards__stats(rep->packer, &st);
+	shards__stats(packer, &st);
 	rep->nr_shards = st.shards;
 	rep->shards = calloc(st.shards ? st.shards : 1, sizeof(*rep->shards));
-	if (!rep->shards)
+	by_id = calloc(nr_ids + 1, sizeof(*by_id));
+	if (!rep->shards || !by_id) {
+		free(by_id);
 		return -ENOMEM;
-	for (size_t i = 0; i < rep->nr_execs; i++) {
-		const struct shards_placement *pl = NULL;
+	}
+	for (size_t i = 0; i < rep->nr_execs; i++)
+		rep->execs[i].pl = loader__placement(rep->loader, rep->execs[i].entry);
+	if (rep->args->nr_pids && rep->nr_execs)
+		qsort(rep->execs, rep->nr_execs, sizeof(*rep->execs), exec_cmp_id);
+	for (size_t i = 0; i < rep->nr_execs; i++)
+		if (rep->execs[i].pl)
+			by_id[rep->execs[i].pl->id] = i + 1;
+	for (size_t id = 1; id <= nr_ids; id++) {
+		const struct shards_placement *pl = shards__get(packer, id - 1);
+		size_t i = by_id[id] - 1;
 
-		if (rep->execs[i].id)
-			pl = shards__get(rep->packer, rep->execs[i].id - 1);
-		rep->execs[i].pl = pl;
-		for (size_t c = 0; pl && c < pl->nr_chunks; c++) {
+		for (size_t c = 0; by_id[id] && c < pl->nr_chunks; c++) {
 			struct sh_shard *sh = &rep->shards[pl->chunks[c].shard];
 			size_t *n;
 
@@ -387,40 +422,50 @@ static int report__layout(struct report *rep)
 			if (sh->nr_execs && sh->execs[sh->nr_execs - 1] == i)
 				continue;
 			n = reallocarray(sh->execs, sh->nr_execs + 1, sizeof(*n));
-			if (!n)
+			if (!n) {
+				free(by_id);
 				return -ENOMEM;
+			}
 			sh->execs = n;
 			sh->execs[sh->nr_execs++] = i;
 		}
 	}
+	free(by_id);
 	return 0;
 }
 
-static int report__build(struct report *rep)
+static int shards_report__build(struct shards_report *rep)
 {
 	const struct shards_args *args = rep->args;
-	struct shards_opts so = {
+	struct loader_opts lo = {
+		.enc = args->enc,
 		.shard_rows = args->shard_rows,
 		.max_shards = args->max_shards,
+		.max_execs = LOADER_EXECS_TARGETS,
 	};
 	int err = 0;
 
-	rep->tables = tables__new(NULL);
-	rep->packer = shards__new(&so);
-	if (!rep->tables || !rep->packer)
+	rep->loader = loader__new(&lo);
+	if (!rep->loader) {
+		pr_err("out of memory");
 		return -ENOMEM;
+	}
+	rep->tables = loader__tables(rep->loader);
 	for (size_t i = 0; i < args->nr_pids && !err; i++)
-		err = report__add_pid(rep, args->pids[i]);
+		err = shards_report__add_pid(rep, args->pids[i]);
+	/* The processes' tables in one batch, as record loads its targets. */
+	if (!err && args->nr_pids)
+		err = loader__pack(rep->loader, NULL, NULL);
 	for (size_t i = 0; i < args->nr_files && !err; i++)
-		err = report__add_file(rep, args->files[i]);
+		err = shards_report__add_file(rep, args->files[i]);
 	if (!err)
-		err = report__layout(rep);
+		err = shards_report__layout(rep);
 	if (err)
 		pr_err("out of memory");
 	return err;
 }
 
-static void report__free(struct report *rep)
+static void shards_report__free(struct shards_report *rep)
 {
 	for (size_t i = 0; i < rep->nr_execs; i++)
 		free(rep->execs[i].pids);
@@ -429,14 +474,15 @@ static void report__free(struct report *rep)
 	free(rep->shards);
 	free(rep->execs);
 	free(rep->unit_seen);
-	shards__free(rep->packer);
-	tables__free(rep->tables);
+	loader__free(rep->loader);
 }
 
 /* What the report computes */
 
 struct sh_totals {
 	size_t shard_rows;
+	size_t row_bytes;
+	size_t max_chunks; /* of one executable */
 	size_t shards;
 	size_t rows; /* placed: what record loads */
 	size_t unplaced;
@@ -446,20 +492,26 @@ struct sh_totals {
 	uint64_t used_bytes;
 };
 
-static void report__totals(const struct report *rep, struct sh_totals *t)
+static void shards_report__totals(const struct shards_report *rep, struct sh_totals *t)
 {
+	const struct shards *packer = loader__packer(rep->loader);
 	struct shards_stats st;
+	struct loader_stats ls;
 
-	shards__stats(rep->packer, &st);
+	shards__stats(packer, &st);
+	loader__stats(rep->loader, &ls);
 	memset(t, 0, sizeof(*t));
-	t->shard_rows = shards__shard_rows(rep->packer);
+	t->shard_rows = shards__shard_rows(packer);
+	t->row_bytes = encoder__geometry(rep->args->enc)->row_bytes;
+	t->max_chunks = encoder__geometry(rep->args->enc)->max_chunks;
 	t->shards = st.shards;
 	t->rows = st.rows_placed;
-	t->unplaced = st.rows_unplaced;
-	t->distinct = st.rows_placed + st.rows_unplaced;
+	/* As record counts them: tables past the executables it gives ids to too. */
+	t->unplaced = st.rows_unplaced + ls.rows_dropped;
+	t->distinct = st.rows_placed + t->unplaced;
 	t->dedup_saved = rep->unit_rows - t->distinct;
-	t->bytes = (uint64_t)t->shards * t->shard_rows * sizeof(struct unw_row);
-	t->used_bytes = (uint64_t)t->rows * sizeof(struct unw_row);
+	t->bytes = (uint64_t)t->shards * t->shard_rows * t->row_bytes;
+	t->used_bytes = encoder__rows_bytes(rep->args->enc, t->rows);
 }
 
 static const char *base_name(const char *path)
@@ -486,7 +538,17 @@ static const char *exec_status(const struct sh_exec *x)
 		return "error";
 	if (!x->entry->table->nr_rows)
 		return "no-cfi";
-	return x->pl && x->pl->rows_unplaced ? "partial" : "ok";
+	if (!x->pl)
+		return "dropped"; /* past the executables record gives ids to */
+	return x->pl->rows_unplaced ? "partial" : "ok";
+}
+
+/* Rows of x that have no place in the shards. */
+static size_t exec_unplaced(const struct sh_exec *x)
+{
+	if (x->pl)
+		return x->pl->rows_unplaced;
+	return x->entry->table ? x->entry->table->nr_rows : 0;
 }
 
 /* "3", "0-2", "1,4-5": the shards a placement's chunks are in (ascending). */
@@ -531,7 +593,7 @@ static int ndigits(uint64_t v)
 	return n;
 }
 
-static void print_shards_text(const struct report *rep, const struct sh_totals *t)
+static void print_shards_text(const struct shards_report *rep, const struct sh_totals *t)
 {
 	int w = ndigits(t->shard_rows) > 4 ? ndigits(t->shard_rows) : 4;
 	int wi = ndigits(rep->nr_shards) > 5 ? ndigits(rep->nr_shards) : 5;
@@ -560,7 +622,15 @@ struct exec_widths {
 	int id, rows, chunks, shards, bytes;
 };
 
-static void exec_widths(const struct report *rep, struct exec_widths *w)
+/* Bytes the rows of x take in the BPF maps. */
+static uint64_t exec_bytes(const struct shards_report *rep, const struct sh_exec *x)
+{
+	const struct unwind_table *t = x->entry->table;
+
+	return t ? encoder__table_bytes(rep->args->enc, t) : 0;
+}
+
+static void exec_widths(const struct shards_report *rep, struct exec_widths *w)
 {
 	char buf[256];
 
@@ -577,20 +647,21 @@ static void exec_widths(const struct report *rep, struct exec_widths *w)
 		shard_list(x->pl, buf, sizeof(buf));
 		n = strlen(buf);
 		w->shards = n > w->shards ? n : w->shards;
-		fmt_bytes(t ? unwind_table__bytes(t) : 0, buf, sizeof(buf));
+		fmt_bytes(exec_bytes(rep, x), buf, sizeof(buf));
 		n = strlen(buf);
 		w->bytes = n > w->bytes ? n : w->bytes;
 	}
 }
 
-static void print_exec_text(const struct sh_exec *x, const struct exec_widths *w)
+static void print_exec_text(const struct shards_report *rep, const struct sh_exec *x,
+			    const struct exec_widths *w)
 {
 	const struct unwind_table *t = x->entry->table;
 	char list[256], bytes[32], key[2 * ELF_BUILD_ID_MAX + 1];
 	const char *status = exec_status(x);
 
 	shard_list(x->pl, list, sizeof(list));
-	fmt_bytes(t ? unwind_table__bytes(t) : 0, bytes, sizeof(bytes));
+	fmt_bytes(exec_bytes(rep, x), bytes, sizeof(bytes));
 	exec_key_hex(x->entry, key);
 	if (x->pl)
 		printf("%*u", w->id, x->pl->id);
@@ -606,7 +677,7 @@ static void print_exec_text(const struct sh_exec *x, const struct exec_widths *w
 	printf("\n");
 }
 
-static void print_execs_text(const struct report *rep)
+static void print_execs_text(const struct shards_report *rep)
 {
 	struct exec_widths w;
 
@@ -617,10 +688,10 @@ static void print_execs_text(const struct report *rep)
 	printf("%*s  %*s  %*s  %-*s  %*s  %-40s  %s\n", w.id, "id", w.rows, "rows", w.chunks,
 	       "chunks", w.shards, "shards", w.bytes, "bytes", "build id", "path");
 	for (size_t i = 0; i < rep->nr_execs; i++)
-		print_exec_text(&rep->execs[i], &w);
+		print_exec_text(rep, &rep->execs[i], &w);
 }
 
-static void print_totals_text(const struct report *rep, const struct sh_totals *t)
+static void print_totals_text(const struct shards_report *rep, const struct sh_totals *t)
 {
 	int w = ndigits(t->rows + t->unplaced + t->dedup_saved + t->shards);
 	char used[32], alloc[32];
@@ -630,24 +701,24 @@ static void print_totals_text(const struct report *rep, const struct sh_totals *
 	printf("\ntotals:\n");
 	printf("  %-16s %*zu  %s used\n", "rows placed", w, t->rows, used);
 	printf("  %-16s %*zu  %s allocated (%zu x %zu rows x %zu bytes)\n", "shards", w, t->shards,
-	       alloc, t->shards, t->shard_rows, sizeof(struct unw_row));
+	       alloc, t->shards, t->shard_rows, t->row_bytes);
 	printf("  %-16s %*zu", "rows unplaced", w, t->unplaced);
 	if (t->unplaced && rep->args->max_shards)
-		printf("  over --max-shards %zu or the %d chunks of an executable: frame pointers",
-		       rep->args->max_shards, UNW_CHUNKS_MAX);
+		printf("  over --max-shards %zu or the %zu chunks of an executable: frame pointers",
+		       rep->args->max_shards, t->max_chunks);
 	else if (t->unplaced)
-		printf("  over the %d chunks of an executable: frame pointers", UNW_CHUNKS_MAX);
+		printf("  over the %zu chunks of an executable: frame pointers", t->max_chunks);
 	printf("\n  %-16s %*zu  of %zu rows without sharing (%zu %s)\n", "dedup saved rows", w,
 	       t->dedup_saved, rep->unit_rows, rep->inputs,
 	       rep->args->nr_pids ? (rep->inputs == 1 ? "process" : "processes") :
 				    (rep->inputs == 1 ? "file" : "files"));
 }
 
-static void print_text(const struct report *rep)
+static void print_text(const struct shards_report *rep)
 {
 	struct sh_totals t;
 
-	report__totals(rep, &t);
+	shards_report__totals(rep, &t);
 	print_shards_text(rep, &t);
 	print_execs_text(rep);
 	print_totals_text(rep, &t);
@@ -663,7 +734,7 @@ static void json_chunks(struct json_writer *jw, const struct sh_exec *x)
 	jw_key(jw, "chunk_index");
 	jw_array_start(jw);
 	for (size_t c = 0; pl && c < pl->nr_chunks; c++) {
-		const struct unw_chunk *ch = &pl->chunks[c];
+		const struct shards_chunk *ch = &pl->chunks[c];
 
 		jw_object_start(jw);
 		jw_key(jw, "shard");
@@ -673,11 +744,11 @@ static void json_chunks(struct json_writer *jw, const struct sh_exec *x)
 		jw_key(jw, "high");
 		jw_uint(jw, ch->high);
 		jw_key(jw, "first_row");
-		jw_uint(jw, pl->first_row[c]);
+		jw_uint(jw, ch->first_row);
 		jw_key(jw, "pc_lo");
 		jw_stringf(jw, "0x%" PRIx64, t->base + ch->pc_lo);
 		jw_key(jw, "pc_hi");
-		if (ch->pc_hi == UINT32_MAX)
+		if (ch->pc_hi == SHARDS_PC_END)
 			jw_null(jw);
 		else
 			jw_stringf(jw, "0x%" PRIx64, t->base + ch->pc_hi);
@@ -686,7 +757,8 @@ static void json_chunks(struct json_writer *jw, const struct sh_exec *x)
 	jw_array_end(jw);
 }
 
-static void json_exec(struct json_writer *jw, const struct sh_exec *x)
+static void json_exec(struct json_writer *jw, const struct shards_report *rep,
+		      const struct sh_exec *x)
 {
 	const struct shards_placement *pl = x->pl;
 	const struct unwind_table *t = x->entry->table;
@@ -712,7 +784,7 @@ static void json_exec(struct json_writer *jw, const struct sh_exec *x)
 	jw_key(jw, "rows");
 	jw_uint(jw, t ? t->nr_rows : 0);
 	jw_key(jw, "unplaced_rows");
-	jw_uint(jw, pl ? pl->rows_unplaced : 0);
+	jw_uint(jw, exec_unplaced(x));
 	jw_key(jw, "chunks");
 	jw_uint(jw, pl ? pl->nr_chunks : 0);
 	jw_key(jw, "shards");
@@ -722,7 +794,7 @@ static void json_exec(struct json_writer *jw, const struct sh_exec *x)
 			jw_uint(jw, pl->chunks[c].shard);
 	jw_array_end(jw);
 	jw_key(jw, "bytes");
-	jw_uint(jw, t ? unwind_table__bytes(t) : 0);
+	jw_uint(jw, exec_bytes(rep, x));
 	jw_key(jw, "pids");
 	jw_array_start(jw);
 	for (size_t i = 0; i < x->nr_pids; i++)
@@ -732,7 +804,7 @@ static void json_exec(struct json_writer *jw, const struct sh_exec *x)
 	jw_object_end(jw);
 }
 
-static void json_shards(struct json_writer *jw, const struct report *rep, size_t shard_rows)
+static void json_shards(struct json_writer *jw, const struct shards_report *rep, size_t shard_rows)
 {
 	jw_key(jw, "shards");
 	jw_array_start(jw);
@@ -756,7 +828,8 @@ static void json_shards(struct json_writer *jw, const struct report *rep, size_t
 	jw_array_end(jw);
 }
 
-static void json_totals(struct json_writer *jw, const struct report *rep, const struct sh_totals *t)
+static void json_totals(struct json_writer *jw, const struct shards_report *rep,
+			const struct sh_totals *t)
 {
 	jw_key(jw, "totals");
 	jw_object_start(jw);
@@ -781,7 +854,7 @@ static void json_totals(struct json_writer *jw, const struct report *rep, const 
 	jw_object_end(jw);
 }
 
-static int print_json(const struct report *rep)
+static int print_json(const struct shards_report *rep)
 {
 	struct json_writer *jw = json_writer__new(stdout, false);
 	struct sh_totals t;
@@ -789,12 +862,14 @@ static int print_json(const struct report *rep)
 
 	if (!jw)
 		return -errno;
-	report__totals(rep, &t);
+	shards_report__totals(rep, &t);
 	jw_object_start(jw);
 	jw_key(jw, "schema");
 	jw_uint(jw, 1);
 	jw_key(jw, "shard_rows");
 	jw_uint(jw, t.shard_rows);
+	jw_key(jw, "row_bytes");
+	jw_uint(jw, t.row_bytes);
 	jw_key(jw, "max_shards");
 	if (rep->args->max_shards)
 		jw_uint(jw, rep->args->max_shards);
@@ -804,7 +879,7 @@ static int print_json(const struct report *rep)
 	jw_key(jw, "executables");
 	jw_array_start(jw);
 	for (size_t i = 0; i < rep->nr_execs; i++)
-		json_exec(jw, &rep->execs[i]);
+		json_exec(jw, rep, &rep->execs[i]);
 	jw_array_end(jw);
 	json_totals(jw, rep, &t);
 	jw_object_end(jw);
@@ -831,15 +906,19 @@ static int close_stdout(void)
 
 static int run_shards(int argc, char **argv)
 {
-	struct shards_args args = { .shard_rows = UNW_SHARD_ROWS };
-	struct report rep = { .args = &args };
+	struct shards_args args = { .enc = encoder__new(ENCODER_ROW16) };
+	struct shards_report rep = { .args = &args };
 	int err, ret = EXIT_FAIL;
 
+	if (!args.enc) {
+		pr_err("out of memory");
+		goto cleanup;
+	}
 	if (cmd_parse(&shards_argp, argc, argv, &args)) {
 		ret = EXIT_USAGE;
 		goto cleanup;
 	}
-	err = report__build(&rep);
+	err = shards_report__build(&rep);
 	if (err || !rep.inputs)
 		goto cleanup;
 	errno = 0;
@@ -851,9 +930,10 @@ static int run_shards(int argc, char **argv)
 		goto cleanup;
 	ret = rep.skipped ? EXIT_FAIL : EXIT_OK;
 cleanup:
-	report__free(&rep);
+	shards_report__free(&rep);
 	free(args.pids);
 	free(args.files);
+	encoder__free(args.enc);
 	return ret;
 }
 

@@ -133,22 +133,12 @@ static int id_index__reserve(struct id_index *ix, const struct profile *p, hash_
 	return 0;
 }
 
-static int grow(void **arr, size_t *cap, size_t nr, size_t elem)
+/* grow(), for the arrays whose indexes are 32-bit ids. */
+static int grow_ids(void **arr, size_t *cap, size_t nr, size_t elem)
 {
-	size_t new_cap;
-	void *n;
-
-	if (nr < *cap)
-		return 0;
 	if (nr >= PROFILE_NONE - 1)
-		return -E2BIG; /* ids are 32 bits */
-	new_cap = *cap ? *cap * 2 : 64;
-	n = reallocarray(*arr, new_cap, elem);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = new_cap;
-	return 0;
+		return -E2BIG;
+	return grow(arr, cap, nr, elem);
 }
 
 struct profile *profile__new(void)
@@ -227,7 +217,7 @@ int profile__add_mapping(struct profile *p, const struct profile_mapping *m, uin
 		*id = *slot - 1;
 		return 0;
 	}
-	err = grow((void **)&p->mappings, &p->cap_mappings, p->nr_mappings, sizeof(*n));
+	err = grow_ids((void **)&p->mappings, &p->cap_mappings, p->nr_mappings, sizeof(*n));
 	if (err)
 		return err;
 	n = &p->mappings[p->nr_mappings];
@@ -275,7 +265,7 @@ static int location_append(struct profile *p, const struct profile_location *loc
 	struct profile_location *n;
 	int err;
 
-	err = grow((void **)&p->locations, &p->cap_locations, p->nr_locations, sizeof(*n));
+	err = grow_ids((void **)&p->locations, &p->cap_locations, p->nr_locations, sizeof(*n));
 	if (err)
 		return err;
 	n = &p->locations[p->nr_locations];
@@ -523,7 +513,7 @@ static int stack_intern(struct profile *p, const struct profile_sample *s, const
 
 	err = id_index__reserve(&p->stack_index, p, stack_hash_id);
 	if (!err)
-		err = grow((void **)&p->stacks, &p->cap_stacks, p->nr_stacks, sizeof(*st));
+		err = grow_ids((void **)&p->stacks, &p->cap_stacks, p->nr_stacks, sizeof(*st));
 	if (err)
 		return err;
 	slot = id_index__slot(&p->stack_index, stack_hash(s), p, stack_eq, s);
@@ -593,7 +583,7 @@ static int sample_append(struct profile *p, const struct profile_sample *s, uint
 	struct profile_sample *n;
 	int err;
 
-	err = grow((void **)&p->samples, &p->cap_samples, p->nr_samples, sizeof(*n));
+	err = grow_ids((void **)&p->samples, &p->cap_samples, p->nr_samples, sizeof(*n));
 	if (!err)
 		err = stack_intern(p, s, &st);
 	if (err)

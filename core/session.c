@@ -3,8 +3,9 @@
  * The BPF profiling session: sizes and loads the unwinder, uploads unwind
  * tables and process info, attaches the sampling perf events and the process
  * tracepoints, follows the events BPF sends, and drains the in-kernel counts.
- * The files and tables themselves come from core/tables.c, the same code
- * `unwprof shards` packs, so the two cannot disagree.
+ * Which mappings get tables, in which order they are packed and where each
+ * row goes is core/loader.c's, the same code `unwprof shards` prints, so
+ * the two cannot disagree; the bytes uploaded are core/encoder.c's.
  *
  * The rows. Map sizes cannot change after load, so the rows live in an
  * array of maps: one inner map per shard of 65536 rows (1 MiB, mmapable,
@@ -15,7 +16,8 @@
  *
  *  - -p and a launched command: session__load() first reads the mappings of
  *    the targets and builds their tables, so they are uploaded right after
- *    load, before sampling starts, smallest first.
+ *    load, before sampling starts, in one batch of the loader (smallest
+ *    first).
  *  - the cap, --max-shards, defaults to 256 shards (256 MiB) but to no more
  *    than 1/64 of physical memory (128 MiB on an 8 GiB box), and never to
  *    less than 32: a one-shot profiler must not take a noticeable part of a
@@ -47,6 +49,8 @@
 
 #include "common.h"
 #include "bpf/unwind.skel.h"
+#include "encoder.h"
+#include "loader.h"
 #include "log.h"
 #include "procfs.h"
 #include "procmaps.h"
@@ -63,8 +67,6 @@
 #define USTACK_DEEP_ENTRIES 1024 /* stacks deeper than UNW_USTACK_SHORT: 4 KiB each */
 #define KSTACK_ENTRIES 8192
 #define DRAIN_INTERVAL_MS 1000
-/* tables_entry.exec_id of a table that will never be uploaded: frame pointers. */
-#define EXEC_ID_NONE UINT32_MAX
 
 /* A live process whose mappings were read; freed when BPF reports its exit. */
 struct sess_proc {
@@ -98,13 +100,14 @@ struct session {
 	bool tail_calls; /* sample_tc and walk_tc instead of sample */
 	struct ring_buffer *rb;
 
-	struct shards *shards;
-	struct unw_row **shard_rows; /* per shard created: its inner map, mmapped */
-	int *shard_fds;		     /* and its fd, which shows it as unwprof's */
-	size_t nr_shards;	     /* created and in the outer map */
+	struct encoder *enc;   /* the wire format of the rows and of the chunk index */
+	struct loader *loader; /* files, tables and where they go: as `unwprof shards` shows */
+	struct tables *tables; /* the loader's */
+	void **shard_mem;      /* per shard created: its inner map, mmapped */
+	int *shard_fds;	       /* and its fd, which shows it as unwprof's */
+	size_t nr_shards;      /* created and in the outer map */
 	size_t max_execs;
 
-	struct tables *tables;	 /* files and their tables, shared with `unwprof shards` */
 	struct sess_proc *procs; /* live ones only */
 	size_t nr_procs, cap_procs;
 	uint64_t procs_seen;	  /* every process ever read, for the stats */
@@ -121,12 +124,10 @@ struct session {
 	struct ustack_cache ustacks;
 	bool drain_requested;
 	uint64_t last_drain_ms;
-	uint64_t lost;	       /* samples whose user stack could not be read back */
-	uint64_t procs_gone;   /* exited while their mappings were read */
-	uint64_t rows_dropped; /* of tables past max_execs: never placed */
+	uint64_t lost;	     /* samples whose user stack could not be read back */
+	uint64_t procs_gone; /* exited while their mappings were read */
 	bool procs_full_warned;
 	bool unplaced_warned;
-	bool execs_full_warned;
 	bool maps_limit_warned;
 };
 
@@ -165,22 +166,6 @@ static uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
-}
-
-static int grow(void **arr, size_t *cap, size_t nr, size_t size)
-{
-	size_t ncap;
-	void *n;
-
-	if (nr < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	n = realloc(*arr, ncap * size);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
 }
 
 /* libbpf's own messages only at -vvv. */
@@ -252,10 +237,10 @@ static void session__choose_programs(struct session *s)
 }
 
 /* The default --max-shards: 256, but at most 1/64 of memory, and at least 32. */
-static size_t default_max_shards(void)
+static size_t default_max_shards(const struct encoder *enc)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-	size_t shard = (size_t)UNW_SHARD_ROWS * sizeof(struct unw_row), n;
+	size_t shard = encoder__geometry(enc)->shard_bytes, n;
 
 	if (pages <= 0 || page <= 0)
 		return DEFAULT_MAX_SHARDS;
@@ -281,15 +266,27 @@ struct session *session__new(const struct session_opts *opts)
 	if (!s)
 		goto cleanup;
 	s->opts = *opts;
+	s->enc = encoder__new(ENCODER_ROW16);
+	if (!s->enc)
+		goto cleanup;
 	if (!s->opts.freq)
 		s->opts.freq = 99;
 	if (!s->opts.max_shards)
-		s->opts.max_shards = default_max_shards();
+		s->opts.max_shards = default_max_shards(s->enc);
 	if (!s->opts.count_map_entries)
 		s->opts.count_map_entries = DEFAULT_COUNTS;
-	s->tables = tables__new(&(struct tables_opts){ .no_tables = opts->fp_only });
-	if (!s->tables)
+	s->max_execs = s->opts.system_wide ? LOADER_EXECS_SYSTEM : LOADER_EXECS_TARGETS;
+	s->loader = loader__new(&(struct loader_opts){
+		.enc = s->enc,
+		.max_shards = s->opts.max_shards,
+		.max_execs = s->max_execs,
+		.no_tables = opts->fp_only,
+	});
+	if (!s->loader) {
+		err = -errno;
 		goto cleanup;
+	}
+	s->tables = loader__tables(s->loader);
 	s->skel = unwind_bpf__open();
 	if (!s->skel) {
 		err = -errno;
@@ -312,7 +309,8 @@ cleanup:
 static int session__shard_create(struct session *s, size_t shard)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_MMAPABLE);
-	size_t len = (size_t)UNW_SHARD_ROWS * sizeof(struct unw_row);
+	const struct encoder_geometry *g = encoder__geometry(s->enc);
+	size_t len = g->shard_bytes;
 	int outer = bpf_map__fd(s->skel->maps.shards);
 
 	while (s->nr_shards <= shard) {
@@ -321,7 +319,7 @@ static int session__shard_create(struct session *s, size_t shard)
 		int fd;
 
 		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unw_shard", sizeof(uint32_t),
-				    sizeof(struct unw_row), UNW_SHARD_ROWS, &mo);
+				    g->shard_value_size, g->shard_entries, &mo);
 		if (fd < 0) {
 			pr_err("cannot create unwind shard %u: %s", key, strerror(errno));
 			return -errno;
@@ -336,48 +334,35 @@ static int session__shard_create(struct session *s, size_t shard)
 			pr_err("cannot set up unwind shard %u: %s", key, strerror(-err));
 			return err;
 		}
-		s->shard_rows[s->nr_shards] = rows;
+		s->shard_mem[s->nr_shards] = rows;
 		s->shard_fds[s->nr_shards++] = fd;
 	}
 	return 0;
 }
 
-/* Rows first, then the chunk index that points to them. */
-static int session__upload_table(struct session *s, struct tables_entry *st)
+/* A table the loader placed: rows first, then the chunk index that points to them. */
+static int session__upload_placed(void *ctx, struct tables_entry *e,
+				  const struct shards_placement *pl)
 {
-	const struct shards_placement *pl;
-	struct unw_exec ex = {};
+	struct session *s = ctx;
+	void *index = NULL;
 	int err;
 
-	if (st->exec_id || !st->table || !st->table->nr_rows)
-		return 0;
-	pl = shards__find(s->shards, st->key, st->key_len);
-	if (pl)
-		return 0;
-	/* Ids start at 1: the next one must stay below max_execs. */
-	if (shards__count(s->shards) + 1 >= s->max_execs) {
-		if (!s->execs_full_warned)
-			pr_warn("more than %zu executables: frame pointers for the rest",
-				s->max_execs - 1);
-		s->execs_full_warned = true;
-		s->rows_dropped += st->table->nr_rows;
-		st->exec_id = EXEC_ID_NONE;
-		return 0;
-	}
-	pl = shards__add_table(s->shards, st->key, st->key_len, st->table);
-	if (!pl)
-		return -errno;
 	for (size_t i = 0; i < pl->nr_chunks; i++) {
-		const struct unw_chunk *c = &pl->chunks[i];
+		const struct shards_chunk *c = &pl->chunks[i];
 
 		err = session__shard_create(s, c->shard);
+		if (!err)
+			err = encoder__rows(s->enc, e->table, c, s->shard_mem[c->shard]);
 		if (err)
 			return err;
-		memcpy(&s->shard_rows[c->shard][c->low], &st->table->rows[pl->first_row[i]],
-		       (c->high - c->low) * sizeof(struct unw_row));
-		ex.chunks[i] = *c;
 	}
-	ex.nr_chunks = pl->nr_chunks;
+	index = malloc(encoder__geometry(s->enc)->index_bytes);
+	if (!index)
+		return -ENOMEM;
+	err = encoder__index(s->enc, pl, index);
+	if (err)
+		goto cleanup;
 	if (pl->rows_unplaced && !s->unplaced_warned) {
 		/* Once: under -a every later executable would repeat it. */
 		pr_warn("unwind tables exceed %zu shards: frame pointers where rows do not fit "
@@ -385,21 +370,23 @@ static int session__upload_table(struct session *s, struct tables_entry *st)
 			s->opts.max_shards);
 		s->unplaced_warned = true;
 	}
-	err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.execs), &pl->id, &ex, BPF_ANY);
-	if (err)
-		return -errno;
-	st->exec_id = pl->id;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.execs), &pl->id, index, BPF_ANY)) {
+		err = -errno;
+		goto cleanup;
+	}
 	/* In the map for the rest of the run: a copy here would only take memory. */
-	unwind_table__release_rows(st->table);
-	return 0;
+	unwind_table__release_rows(e->table);
+cleanup:
+	free(index);
+	return err;
 }
 
 /* Lets BPF walk this file in processes whose mappings user space has not read yet. */
-static void session__publish_file(struct session *s, struct tables_file *f)
+static void session__publish_file(struct session *s, struct tables_file *f, uint32_t exec_id)
 {
 	struct unw_file_key key = { .ino = f->inode, .dev = f->dev_major << 20 | f->dev_minor };
 	struct unw_file val = {
-		.exec_id = f->table->exec_id,
+		.exec_id = exec_id,
 		.nr_segs = f->nr_exec_segs,
 		.base = f->table->table->base,
 	};
@@ -411,11 +398,13 @@ static void session__publish_file(struct session *s, struct tables_file *f)
 		f->published = true;
 }
 
-static void session__fill_mapping(struct session *s, const struct procmap *m, pid_t pid,
+static void session__fill_mapping(struct session *s, const struct loader_map *lm, pid_t pid,
 				  struct unw_mapping *um)
 {
+	const struct procmap *m = lm->map;
 	bool vdso = procmap__is_vdso(m);
-	struct tables_file *f;
+	struct tables_file *f = lm->file;
+	uint32_t exec_id;
 	uint64_t bias;
 
 	um->start = m->start;
@@ -424,11 +413,10 @@ static void session__fill_mapping(struct session *s, const struct procmap *m, pi
 	um->unwinder = UNW_UW_FP;
 	if (m->kind != PROCMAP_FILE && !vdso)
 		return;
-	f = tables__get_mapping(s->tables, m, pid);
 	if (!f || !f->table || !f->table->table)
 		return;
-	if (session__upload_table(s, f->table) || !f->table->exec_id ||
-	    f->table->exec_id == EXEC_ID_NONE)
+	exec_id = loader__exec_id(s->loader, f->table);
+	if (!exec_id)
 		return;
 	/*
 	 * The file map is keyed by device and inode, which BPF takes from the
@@ -436,7 +424,7 @@ static void session__fill_mapping(struct session *s, const struct procmap *m, pi
 	 * there; it is walked from the process info alone.
 	 */
 	if (!vdso)
-		session__publish_file(s, f);
+		session__publish_file(s, f, exec_id);
 	if (!tables_file__bias(f, m, f->table->table->base, &bias)) {
 		pr_info("%s (pid %d): no table for the mapping at %#" PRIx64 " (offset %#" PRIx64
 			"): in no executable segment, frame pointers there",
@@ -445,35 +433,38 @@ static void session__fill_mapping(struct session *s, const struct procmap *m, pi
 	}
 	um->unwinder = UNW_UW_TABLE;
 	um->bias = bias;
-	um->exec_id = f->table->exec_id;
+	um->exec_id = exec_id;
 }
 
 /*
- * The process info of pm. Past UNW_MAPS_MAX mappings, the lowest and the
- * highest addresses are kept: the executable sits at the bottom, the
- * libraries loaded at start (libc, ld.so) at the top, and what is left out
- * is the middle, where later dlopen()s land; frame pointers there.
+ * The process info of pm, after the tables it needs: the mappings the loader
+ * keeps (the lowest and highest past UNW_MAPS_MAX), their new tables packed
+ * and uploaded in one batch. Returns whether mappings were left out.
  */
 static bool session__fill_mappings(struct session *s, const struct procmaps *pm,
 				   struct unw_proc *info)
 {
-	size_t low = pm->nr, high_from = pm->nr;
+	struct loader_proc *lp = malloc(sizeof(*lp));
+	bool over;
 
-	if (pm->nr > UNW_MAPS_MAX) {
-		low = UNW_MAPS_MAX / 2;
-		high_from = pm->nr - (UNW_MAPS_MAX - low);
-		/* Once: the process is read again at every new mapping. */
-		if (!s->maps_limit_warned)
-			pr_warn("process %d: %zu executable mappings, tables for %d of them",
-				(int)pm->pid, pm->nr, UNW_MAPS_MAX);
-		s->maps_limit_warned = true;
-	}
-	for (size_t i = 0; i < pm->nr; i++) {
-		if (i >= low && i < high_from)
-			continue;
-		session__fill_mapping(s, &pm->maps[i], pm->pid, &info->maps[info->nr_maps++]);
-	}
-	return pm->nr > UNW_MAPS_MAX;
+	if (!lp)
+		return false;
+	/*
+	 * Short of memory, or an upload that failed: the tables not in place
+	 * have no id, and their mappings are walked with frame pointers.
+	 */
+	loader__add_process(s->loader, pm, lp);
+	loader__pack(s->loader, session__upload_placed, s);
+	over = lp->nr_left_out > 0;
+	/* Once: the process is read again at every new mapping. */
+	if (over && !s->maps_limit_warned)
+		pr_warn("process %d: %zu executable mappings, tables for %d of them", (int)pm->pid,
+			pm->nr, UNW_MAPS_MAX);
+	s->maps_limit_warned |= over;
+	for (size_t i = 0; i < lp->nr_maps; i++)
+		session__fill_mapping(s, &lp->maps[i], pm->pid, &info->maps[info->nr_maps++]);
+	free(lp);
+	return over;
 }
 
 /*
@@ -745,21 +736,24 @@ cleanup:
 
 /* ---- sizing and loading ---- */
 
-/* Rows the tables of the targets need, building them on the way (cached). */
+/*
+ * Rows the tables of the targets need, building them on the way (cached)
+ * and queueing them in the loader: one batch, packed after load.
+ */
 static size_t session__target_rows(struct session *s)
 {
+	struct loader_proc *lp = malloc(sizeof(*lp));
 	size_t rows = 0;
 
-	for (size_t i = 0; i < s->opts.nr_pids; i++) {
+	for (size_t i = 0; lp && i < s->opts.nr_pids; i++) {
 		struct procmaps *pm = procfs__read_maps(s->opts.pids[i]);
 
 		if (!pm)
 			continue; /* reported by session__add_process */
-		for (size_t j = 0; j < pm->nr; j++)
-			if (pm->maps[j].kind == PROCMAP_FILE)
-				tables__get_mapping(s->tables, &pm->maps[j], pm->pid);
+		loader__add_process(s->loader, pm, lp);
 		procmaps__free(pm);
 	}
+	free(lp);
 	for (size_t i = 0; i < tables__count(s->tables); i++) {
 		const struct tables_entry *e = tables__get(s->tables, i);
 
@@ -777,7 +771,6 @@ static void session__size_maps(struct session *s)
 	/* Built now, before the first sample; uploaded after load, smallest first. */
 	if (!s->opts.fp_only)
 		pr_info("unwind rows of the targets: %zu", session__target_rows(s));
-	s->max_execs = s->opts.system_wide ? 4096 : 1024;
 	procs = s->opts.system_wide ? 2048 : (s->opts.follow_children ? 1024 : 64);
 	if (procs < s->opts.nr_pids + 16)
 		procs = s->opts.nr_pids + 16;
@@ -807,49 +800,8 @@ static void session__size_maps(struct session *s)
 
 static int session__on_event(void *ctx, void *data, size_t size);
 
-static int entry_cmp_rows(const void *a, const void *b)
-{
-	const struct tables_entry *x = *(const struct tables_entry *const *)a;
-	const struct tables_entry *y = *(const struct tables_entry *const *)b;
-
-	if (x->table->nr_rows != y->table->nr_rows)
-		return x->table->nr_rows < y->table->nr_rows ? -1 : 1;
-	/* Same size: by key, so the order does not depend on the order found. */
-	if (x->key_len != y->key_len)
-		return x->key_len < y->key_len ? -1 : 1;
-	return memcmp(x->key, y->key, x->key_len);
-}
-
-/*
- * Uploads the tables of the targets, read before load, smallest first: when
- * they exceed the cap, as many as possible stay whole and only the largest
- * is cut, instead of a big library taking the room of every later one.
- */
-static int session__upload_known(struct session *s)
-{
-	size_t n = 0, total = tables__count(s->tables);
-	struct tables_entry **v;
-	int err = 0;
-
-	v = calloc(total ? total : 1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < total; i++) {
-		struct tables_entry *e = tables__get(s->tables, i);
-
-		if (e->table && e->table->nr_rows)
-			v[n++] = e;
-	}
-	qsort(v, n, sizeof(*v), entry_cmp_rows);
-	for (size_t i = 0; i < n && !err; i++)
-		err = session__upload_table(s, v[i]);
-	free(v);
-	return err;
-}
-
 int session__load(struct session *s)
 {
-	struct shards_opts so = {};
 	int err;
 
 	session__size_maps(s);
@@ -871,15 +823,12 @@ int session__load(struct session *s)
 			return err;
 		}
 	}
-	s->shard_rows = calloc(s->opts.max_shards, sizeof(*s->shard_rows));
+	s->shard_mem = calloc(s->opts.max_shards, sizeof(*s->shard_mem));
 	s->shard_fds = calloc(s->opts.max_shards, sizeof(*s->shard_fds));
-	if (!s->shard_rows || !s->shard_fds)
+	if (!s->shard_mem || !s->shard_fds)
 		return -ENOMEM;
-	so.max_shards = s->opts.max_shards;
-	s->shards = shards__new(&so);
-	if (!s->shards)
-		return -errno;
-	err = session__upload_known(s);
+	/* The tables of the targets, read before load. */
+	err = loader__pack(s->loader, session__upload_placed, s);
 	if (err)
 		return err;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), session__on_event, s, NULL);
@@ -1606,7 +1555,7 @@ void session__stats(const struct session *s, struct session_stats *st)
 	uint64_t sum[UNW_ST_NR] = {};
 	int ncpu = libbpf_num_possible_cpus();
 	struct tables_stats ts;
-	struct shards_stats ss;
+	struct loader_stats ls;
 	uint64_t *vals;
 
 	memset(st, 0, sizeof(*st));
@@ -1632,13 +1581,10 @@ void session__stats(const struct session *s, struct session_stats *st)
 	st->processes = s->procs_seen;
 	st->holds = s->holds;
 	st->maps_over_limit = s->maps_over_limit;
-	if (s->shards) {
-		shards__stats(s->shards, &ss);
-		st->rows_loaded = ss.rows_placed;
-		st->bytes_loaded = ss.rows_placed * sizeof(struct unw_row);
-		st->rows_unplaced = ss.rows_unplaced;
-	}
-	st->rows_unplaced += s->rows_dropped;
+	loader__stats(s->loader, &ls);
+	st->rows_loaded = ls.rows_placed;
+	st->bytes_loaded = encoder__rows_bytes(s->enc, ls.rows_placed);
+	st->rows_unplaced = ls.rows_unplaced + ls.rows_dropped;
 	st->processes_gone = s->procs_gone;
 	tables__stats(s->tables, &ts);
 	st->files_replaced = ts.files_replaced;
@@ -1692,14 +1638,14 @@ void session__free(struct session *s)
 		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.walkers), &key);
 	}
 	for (size_t i = 0; i < s->nr_shards; i++) {
-		munmap(s->shard_rows[i], (size_t)UNW_SHARD_ROWS * sizeof(struct unw_row));
+		munmap(s->shard_mem[i], encoder__geometry(s->enc)->shard_bytes);
 		close(s->shard_fds[i]);
 	}
-	free(s->shard_rows);
+	free(s->shard_mem);
 	free(s->shard_fds);
 	unwind_bpf__destroy(s->skel);
-	shards__free(s->shards);
-	tables__free(s->tables);
+	loader__free(s->loader);
+	encoder__free(s->enc);
 	free(s->procs);
 	free(s->exits);
 	free(s->dirty);

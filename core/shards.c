@@ -27,16 +27,16 @@ struct shards {
 
 struct shards *shards__new(const struct shards_opts *opts)
 {
-	struct shards *s = calloc(1, sizeof(*s));
+	struct shards *s;
 
+	if (!opts || !opts->shard_rows || !opts->max_chunks || opts->shard_rows > UINT32_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	if (opts)
-		s->opts = *opts;
-	if (!s->opts.shard_rows)
-		s->opts.shard_rows = UNW_SHARD_ROWS;
-	if (!s->opts.max_chunks || s->opts.max_chunks > UNW_CHUNKS_MAX)
-		s->opts.max_chunks = UNW_CHUNKS_MAX;
+	s->opts = *opts;
 	return s;
 }
 
@@ -46,7 +46,6 @@ static void shards_entry__free(struct shards_entry *e)
 		return;
 	free(e->key);
 	free(e->pl.chunks);
-	free(e->pl.first_row);
 	free(e);
 }
 
@@ -109,19 +108,18 @@ static int shards__place(struct shards *s, struct shards_placement *pl)
 	size_t pos = 0, max = s->opts.max_chunks;
 
 	pl->chunks = calloc(max, sizeof(*pl->chunks));
-	pl->first_row = calloc(max, sizeof(*pl->first_row));
-	if (!pl->chunks || !pl->first_row)
+	if (!pl->chunks)
 		return -ENOMEM;
 	while (pos < t->nr_rows && pl->nr_chunks < max && shards__room(s, t->nr_rows - pos)) {
 		size_t take = shards__take(t, pos, s->opts.shard_rows - s->fill);
-		struct unw_chunk *c = &pl->chunks[pl->nr_chunks];
+		struct shards_chunk *c = &pl->chunks[pl->nr_chunks++];
 
 		c->pc_lo = t->rows[pos].pc;
-		c->pc_hi = pos + take < t->nr_rows ? t->rows[pos + take].pc : UINT32_MAX;
+		c->pc_hi = pos + take < t->nr_rows ? t->rows[pos + take].pc : SHARDS_PC_END;
 		c->shard = s->nr_shards - 1;
 		c->low = s->fill;
 		c->high = s->fill + take;
-		pl->first_row[pl->nr_chunks++] = pos;
+		c->first_row = pos;
 		s->fill += take;
 		pos += take;
 	}

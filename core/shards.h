@@ -10,7 +10,9 @@
  * made after an END row, between two functions, whenever one lies in the last
  * eighth of the room, so a function's rows stay together.
  *
- * The packer only decides where rows go; the caller copies them there.
+ * The packer only decides where rows go, in rows: how many a shard holds
+ * and how many chunks a table's index may have are the encoder's
+ * (core/encoder.h), which also writes the rows and the index there.
  */
 #ifndef UNWPROF_SHARDS_H
 #define UNWPROF_SHARDS_H
@@ -25,20 +27,35 @@ struct unwind_table;
 struct shards;
 
 struct shards_opts {
-	size_t shard_rows; /* rows per shard; 0: UNW_SHARD_ROWS */
+	size_t shard_rows; /* rows per shard (encoder_geometry.shard_rows) */
 	size_t max_shards; /* 0: no cap */
-	size_t max_chunks; /* chunks per table; 0: UNW_CHUNKS_MAX */
+	size_t max_chunks; /* chunks per table (encoder_geometry.max_chunks) */
+};
+
+/* pc_hi of the last chunk of a table: it covers every pc from its pc_lo on. */
+#define SHARDS_PC_END UINT32_MAX
+
+/*
+ * Rows [first_row, first_row + high - low) of a table, at rows [low, high)
+ * of shard, governing table pcs [pc_lo, pc_hi).
+ */
+struct shards_chunk {
+	uint32_t pc_lo;
+	uint32_t pc_hi; /* SHARDS_PC_END for the last chunk */
+	uint32_t shard;
+	uint32_t low;
+	uint32_t high;
+	size_t first_row;
 };
 
 /* Where the rows of one table went. */
 struct shards_placement {
 	uint32_t id; /* 1, 2, ...: the executable id in the BPF maps */
 	const struct unwind_table *table;
-	struct unw_chunk *chunks; /* sorted by pc_lo; rows [low, high) of table rows */
+	struct shards_chunk *chunks; /* sorted by pc_lo */
 	size_t nr_chunks;
 	size_t rows_placed;
 	size_t rows_unplaced; /* the tail that did not fit: frame pointers there */
-	size_t *first_row;    /* per chunk: index of its first row in the table */
 };
 
 struct shards_stats {
@@ -50,7 +67,7 @@ struct shards_stats {
 	size_t rows_free; /* in the shards used */
 };
 
-/* NULL and errno on failure. */
+/* NULL and errno on failure (EINVAL without shard_rows or max_chunks). */
 struct shards *shards__new(const struct shards_opts *opts);
 void shards__free(struct shards *s);
 

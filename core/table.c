@@ -198,7 +198,7 @@ static int match_plt(const uint8_t *p, const uint8_t *end, int *k)
  * bregR N; deref, optionally followed by plus_uconst M or a constant and plus.
  */
 static enum unw_reason cfa_expr(const struct builder *b, const uint8_t *p, uint32_t len,
-				struct unw_row *r)
+				struct table_row *r)
 {
 	const uint8_t *end = p + len;
 	uint64_t reg, u;
@@ -246,7 +246,7 @@ static enum unw_reason cfa_expr(const struct builder *b, const uint8_t *p, uint3
 }
 
 static enum unw_reason cfa_rule(const struct builder *b, const struct cfi_cfa *cfa,
-				struct unw_row *r)
+				struct table_row *r)
 {
 	switch (cfa->kind) {
 	case CFI_CFA_REG:
@@ -270,7 +270,7 @@ static enum unw_reason cfa_rule(const struct builder *b, const struct cfi_cfa *c
  * fp-based, and such a caller saved its fp in a frame of its own.
  */
 static enum unw_reason fp_rule(const struct builder *b, const struct cfi_rule *fp,
-			       struct unw_row *r)
+			       struct table_row *r)
 {
 	const uint8_t *p;
 	uint64_t reg;
@@ -304,7 +304,7 @@ static enum unw_reason fp_rule(const struct builder *b, const struct cfi_rule *f
 }
 
 static enum unw_reason ra_rule(const struct builder *b, const struct cfi_rule *ra,
-			       struct unw_row *r)
+			       struct table_row *r)
 {
 	if (ra->kind == CFI_RULE_UNDEFINED) {
 		r->ra = UNW_RA_UNDEFINED;
@@ -333,7 +333,7 @@ static enum unw_reason ra_rule(const struct builder *b, const struct cfi_rule *r
 	}
 }
 
-static bool cfa_uses_aux(const struct unw_row *r)
+static bool cfa_uses_aux(const struct table_row *r)
 {
 	return r->cfa == UNW_CFA_PLT || r->cfa == UNW_CFA_DEREF_SP || r->cfa == UNW_CFA_DEREF_FP;
 }
@@ -358,7 +358,7 @@ static bool expr_rsp(const uint8_t *p, uint32_t len, bool deref, int64_t *n)
  * the saved rsp, *(rsp+N), rbp is at rsp+M and rip at rsp+K. Only this exact
  * shape is taken; any other stays with the rules of row_from_state.
  */
-static bool signal_rule(const struct builder *b, const struct cfi_state *st, struct unw_row *r)
+static bool signal_rule(const struct builder *b, const struct cfi_state *st, struct table_row *r)
 {
 	int64_t n, m, k;
 
@@ -384,7 +384,7 @@ static bool signal_rule(const struct builder *b, const struct cfi_state *st, str
 	return true;
 }
 
-static void row_from_state(const struct builder *b, const struct cfi_state *st, struct unw_row *r)
+static void row_from_state(const struct builder *b, const struct cfi_state *st, struct table_row *r)
 {
 	enum unw_reason why;
 
@@ -416,7 +416,9 @@ static void row_from_state(const struct builder *b, const struct cfi_state *st, 
 
 /* ---- the row array ---- */
 
-static bool same_rules(const struct unw_row *a, const struct unw_row *b)
+_Static_assert(sizeof(struct table_row) == 16, "no padding: same_rules() compares bytes");
+
+static bool same_rules(const struct table_row *a, const struct table_row *b)
 {
 	return !memcmp(&a->cfa_off, &b->cfa_off, sizeof(*a) - sizeof(a->pc));
 }
@@ -428,9 +430,9 @@ static bool same_rules(const struct unw_row *a, const struct unw_row *b)
  */
 #define ROWS_HUGE (2u << 20)
 
-static struct unw_row *rows_alloc(size_t cap, size_t *mapped)
+static struct table_row *rows_alloc(size_t cap, size_t *mapped)
 {
-	size_t bytes = cap * sizeof(struct unw_row);
+	size_t bytes = cap * sizeof(struct table_row);
 	void *p;
 
 	*mapped = 0;
@@ -445,7 +447,7 @@ static struct unw_row *rows_alloc(size_t cap, size_t *mapped)
 	return p;
 }
 
-static void rows_free(struct unw_row *rows, size_t mapped)
+static void rows_free(struct table_row *rows, size_t mapped)
 {
 	if (mapped)
 		munmap(rows, mapped);
@@ -456,7 +458,7 @@ static void rows_free(struct unw_row *rows, size_t mapped)
 /* Grows t's rows to cap, keeping nr_rows of them. */
 static int rows_grow(struct unwind_table *t, size_t cap)
 {
-	struct unw_row *rows;
+	struct table_row *rows;
 	size_t mapped;
 
 	if (!t->rows_mapped && cap * sizeof(*rows) < ROWS_HUGE) {
@@ -480,7 +482,7 @@ static int rows_grow(struct unwind_table *t, size_t cap)
 static void rows_trim(struct unwind_table *t)
 {
 	size_t used = (t->nr_rows + 1) * sizeof(*t->rows);
-	struct unw_row *rows;
+	struct table_row *rows;
 
 	if (t->rows_mapped) {
 		size_t keep = (used + 4095) & ~(size_t)4095;
@@ -496,7 +498,7 @@ static void rows_trim(struct unwind_table *t)
 		t->rows = rows;
 }
 
-static int builder_push(struct builder *b, const struct unw_row *r)
+static int builder_push(struct builder *b, const struct table_row *r)
 {
 	struct unwind_table *t = b->t;
 
@@ -520,7 +522,7 @@ static int builder_push(struct builder *b, const struct unw_row *r)
 static int builder_row(void *ctx, uint64_t start, uint64_t end, const struct cfi_state *st)
 {
 	struct builder *b = ctx;
-	struct unw_row r = { 0 };
+	struct table_row r = { 0 };
 
 	if (start < b->win_lo)
 		start = b->win_lo;
@@ -535,7 +537,7 @@ static int builder_row(void *ctx, uint64_t start, uint64_t end, const struct cfi
 
 static int builder_end_row(struct builder *b, uint64_t pc)
 {
-	struct unw_row r = { .pc = (uint32_t)(pc - b->base), .cfa = UNW_CFA_END };
+	struct table_row r = { .pc = (uint32_t)(pc - b->base), .cfa = UNW_CFA_END };
 
 	return builder_push(b, &r);
 }
@@ -1015,7 +1017,7 @@ void unwind_table__release_rows(struct unwind_table *t)
 	t->rows_mapped = 0;
 }
 
-const struct unw_row *unwind_table__lookup(const struct unwind_table *t, uint64_t vaddr)
+const struct table_row *unwind_table__lookup(const struct unwind_table *t, uint64_t vaddr)
 {
 	size_t lo = 0, hi = t->nr_rows;
 	uint64_t off;
@@ -1087,7 +1089,7 @@ static const char *kept_reason(long long v, enum unw_reason first, enum unw_reas
 	return unw_reason__str(fallback);
 }
 
-char *unw_row__cfa_str(const struct unw_row *r, int machine, char *buf, size_t len)
+char *table_row__cfa_str(const struct table_row *r, int machine, char *buf, size_t len)
 {
 	const char *reg = r->cfa == UNW_CFA_FP || r->cfa == UNW_CFA_DEREF_FP ? fp_name(machine) :
 									       sp_name(machine);
@@ -1123,7 +1125,7 @@ char *unw_row__cfa_str(const struct unw_row *r, int machine, char *buf, size_t l
 	return buf;
 }
 
-char *unw_row__fp_str(const struct unw_row *r, int machine, char *buf, size_t len)
+char *table_row__fp_str(const struct table_row *r, int machine, char *buf, size_t len)
 {
 	switch (r->fp) {
 	case UNW_FP_UNCHANGED:
@@ -1148,7 +1150,7 @@ char *unw_row__fp_str(const struct unw_row *r, int machine, char *buf, size_t le
 	return buf;
 }
 
-char *unw_row__ra_str(const struct unw_row *r, int machine, char *buf, size_t len)
+char *table_row__ra_str(const struct table_row *r, int machine, char *buf, size_t len)
 {
 	switch (r->ra) {
 	case UNW_RA_AT_CFA:

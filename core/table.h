@@ -4,6 +4,9 @@
  * with, built from .eh_frame and .debug_frame (.eh_frame wins where both
  * describe an address). Sorted by pc, redundant rows removed, an END row
  * wherever a gap follows a function, unsupported rules kept with a reason.
+ *
+ * The rows are the builder's own: how they are laid out in the BPF maps,
+ * and how many bytes that takes, is the encoder's (core/encoder.h).
  */
 #ifndef UNWPROF_TABLE_H
 #define UNWPROF_TABLE_H
@@ -15,6 +18,27 @@
 
 struct elf_file;
 
+/*
+ * One row: the rule that governs every pc from pc up to the next row's pc.
+ * pc is an offset from the table's base ELF virtual address, so a table may
+ * span at most 4 GiB. The rules and their offsets are those the BPF unwinder
+ * follows (enum unw_cfa_rule, unw_fp_rule, unw_ra_rule of bpf/unwprof.h):
+ * aux_off is, on x86_64, M in *(REG+N)+M, the PLT threshold, or where a
+ * signal frame saved the pc (sp+aux_off); on aarch64 the LR save offset
+ * (CFA+aux_off). An unsupported rule keeps its reason in an offset it does
+ * not use (core/table.c says which); reason is the first one.
+ */
+struct table_row {
+	uint32_t pc;
+	int32_t cfa_off;
+	int16_t fp_off;
+	int16_t aux_off;
+	uint8_t cfa;	/* enum unw_cfa_rule */
+	uint8_t fp;	/* enum unw_fp_rule */
+	uint8_t ra;	/* enum unw_ra_rule */
+	uint8_t reason; /* enum unw_reason, set when any rule is unsupported */
+};
+
 enum {
 	TABLE_SRC_EH_FRAME = 1 << 0,
 	TABLE_SRC_DEBUG_FRAME = 1 << 1, /* in the file itself */
@@ -22,9 +46,9 @@ enum {
 };
 
 struct unwind_table {
-	int machine;	      /* EM_X86_64 or EM_AARCH64 */
-	uint64_t base;	      /* rows[i].pc is an offset from this ELF virtual address */
-	struct unw_row *rows; /* NULL once released (unwind_table__release_rows()) */
+	int machine;		/* EM_X86_64 or EM_AARCH64 */
+	uint64_t base;		/* rows[i].pc is an offset from this ELF virtual address */
+	struct table_row *rows; /* NULL once released (unwind_table__release_rows()) */
 	size_t nr_rows;
 	size_t nr_fdes;		      /* FDEs that contributed rows */
 	unsigned int sources;	      /* TABLE_SRC_* */
@@ -43,7 +67,7 @@ struct unwind_table *unwind_table__build(const struct elf_file *elf, const struc
 void unwind_table__free(struct unwind_table *t);
 
 /*
- * Frees the rows of t once they are copied where they are used (the BPF
+ * Frees the rows of t once they are encoded where they are used (the BPF
  * maps); what describes them (nr_rows, the counts by reason) stays.
  */
 void unwind_table__release_rows(struct unwind_table *t);
@@ -64,17 +88,11 @@ struct unwind_table *unwind_table__build_sections(int machine, const struct cfi_
 						  size_t nr_segs);
 
 /* The row governing vaddr (an END row in a gap), or NULL when before the first row. */
-const struct unw_row *unwind_table__lookup(const struct unwind_table *t, uint64_t vaddr);
+const struct table_row *unwind_table__lookup(const struct unwind_table *t, uint64_t vaddr);
 
-static inline uint64_t unwind_table__pc(const struct unwind_table *t, const struct unw_row *r)
+static inline uint64_t unwind_table__pc(const struct unwind_table *t, const struct table_row *r)
 {
 	return t->base + r->pc;
-}
-
-/* Bytes the rows take in the BPF maps. */
-static inline size_t unwind_table__bytes(const struct unwind_table *t)
-{
-	return t->nr_rows * sizeof(struct unw_row);
 }
 
 /*
@@ -82,9 +100,9 @@ static inline size_t unwind_table__bytes(const struct unwind_table *t)
  * "signal:*(rsp+160)", "cfa-16", "*(rsp+120)", "unchanged", "undefined",
  * "unsupported:cfa-expression"). Return buf.
  */
-char *unw_row__cfa_str(const struct unw_row *r, int machine, char *buf, size_t len);
-char *unw_row__fp_str(const struct unw_row *r, int machine, char *buf, size_t len);
-char *unw_row__ra_str(const struct unw_row *r, int machine, char *buf, size_t len);
+char *table_row__cfa_str(const struct table_row *r, int machine, char *buf, size_t len);
+char *table_row__fp_str(const struct table_row *r, int machine, char *buf, size_t len);
+char *table_row__ra_str(const struct table_row *r, int machine, char *buf, size_t len);
 /* "cfa-register", "cfa-expression", ... */
 const char *unw_reason__str(enum unw_reason reason);
 

@@ -30,22 +30,6 @@ struct tables {
 	uint64_t vdso_len; /* of unwprof's own [vdso] mapping: its image in whole pages */
 };
 
-static int grow(void ***arr, size_t *cap, size_t nr)
-{
-	size_t ncap;
-	void **n;
-
-	if (nr < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	n = realloc(*arr, ncap * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 struct tables *tables__new(const struct tables_opts *opts)
 {
 	struct tables *ts = calloc(1, sizeof(*ts));
@@ -133,7 +117,7 @@ static struct tables_entry *tables__build(struct tables *ts, const struct elf_fi
 
 	if (e)
 		return e;
-	if (grow((void ***)&ts->entries, &ts->cap_entries, ts->nr_entries))
+	if (grow((void **)&ts->entries, &ts->cap_entries, ts->nr_entries, sizeof(*ts->entries)))
 		return NULL;
 	e = calloc(1, sizeof(*e));
 	if (!e)
@@ -144,6 +128,7 @@ static struct tables_entry *tables__build(struct tables *ts, const struct elf_fi
 		return NULL;
 	}
 	memcpy(e->key, key, len);
+	e->index = ts->nr_entries;
 	e->key_len = len;
 	e->build_id_len = id_len;
 	if (!ts->opts.no_debuginfo)
@@ -246,7 +231,7 @@ static struct tables_file *tables__add_file(struct tables *ts, const struct proc
 {
 	struct tables_file *f;
 
-	if (grow((void ***)&ts->files, &ts->cap_files, ts->nr_files))
+	if (grow((void **)&ts->files, &ts->cap_files, ts->nr_files, sizeof(*ts->files)))
 		return NULL;
 	f = calloc(1, sizeof(*f));
 	if (!f)

@@ -48,7 +48,7 @@ struct tables_entry {
 	size_t build_id_len;	    /* 0: the key is a content hash */
 	char *path;		    /* the first path it was seen under */
 	struct unwind_table *table; /* NULL when it could not be built */
-	uint32_t exec_id;	    /* the caller's: record's id in the BPF maps, 0 until then */
+	size_t index;		    /* its place in tables__get() order */
 	bool has_go;		    /* a Go binary whose stack switch the walk follows: */
 	struct go_runtime go;	    /* its functions and offsets, ELF addresses */
 	bool has_py;		    /* a CPython interpreter (or libpython) the walk reads: */

@@ -20,21 +20,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Rows whose text is printed: enough to reach every rule kind, bounded for speed. */
 #define MAX_PRINTED_ROWS 256
 
-static void print_row(const struct unwind_table *t, const struct unw_row *r)
+static void print_row(const struct unwind_table *t, const struct table_row *r)
 {
 	char buf[64];
 
-	unw_row__cfa_str(r, t->machine, buf, sizeof(buf));
-	unw_row__fp_str(r, t->machine, buf, sizeof(buf));
-	unw_row__ra_str(r, t->machine, buf, sizeof(buf));
+	table_row__cfa_str(r, t->machine, buf, sizeof(buf));
+	table_row__fp_str(r, t->machine, buf, sizeof(buf));
+	table_row__ra_str(r, t->machine, buf, sizeof(buf));
 	unw_reason__str((enum unw_reason)r->reason);
 	/* A buffer too small for the text must truncate, not overflow. */
-	unw_row__cfa_str(r, t->machine, buf, 4);
+	table_row__cfa_str(r, t->machine, buf, 4);
 }
 
 static void lookup(const struct unwind_table *t, uint64_t vaddr)
 {
-	const struct unw_row *r = unwind_table__lookup(t, vaddr);
+	const struct table_row *r = unwind_table__lookup(t, vaddr);
 
 	if (r)
 		print_row(t, r);

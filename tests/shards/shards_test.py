@@ -24,10 +24,22 @@ Cases:
             UNWPROF_REQUIRE_BPF=1).
   usage     exit status 64 on usage errors, 1 on a missing pid or a file that
             is not ELF (the good files still shown), --help, determinism.
+  layout    shards -p shows what record -p loads, shard by shard: a process
+            with more than 256 executable mappings (tests/faults/dlmany.c
+            with 300 libraries) beside one that maps libLLVM-14
+            (tests/faults/llvm_user.c, when installed), with and without a
+            --max-shards that cuts LLVM. What record loaded is read back
+            from its BPF maps with bpftool while it runs: the chunk index
+            of every executable id, the shards it created, and the process
+            info (which mappings have which id). Needs root, BPF, bpftool
+            and FAULTS (the build folder of tests/faults) in the
+            environment: exit 77 without them (unless UNWPROF_REQUIRE_BPF=1).
 """
 import json
 import os
 import re
+import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -88,7 +100,8 @@ def libc():
 
 
 def check_shape(doc, where):
-    for key in ("schema", "shard_rows", "max_shards", "shards", "executables", "totals"):
+    for key in ("schema", "shard_rows", "row_bytes", "max_shards", "shards", "executables",
+                "totals"):
         if key not in doc:
             fail("%s: no \"%s\" in the JSON" % (where, key))
             return False
@@ -133,7 +146,7 @@ def check_layout(doc, where):
                  (where, x["path"], row, x["unplaced_rows"], x["rows"]))
         if sorted(set(c["shard"] for c in chunks)) != x["shards"]:
             fail("%s: %s: \"shards\" %r does not match its chunks" % (where, x["path"], x["shards"]))
-        if x["bytes"] != 16 * x["rows"]:
+        if x["bytes"] != doc["row_bytes"] * x["rows"]:
             fail("%s: %s: %d bytes for %d rows" % (where, x["path"], x["bytes"], x["rows"]))
         placed += row
         unplaced += x["unplaced_rows"]
@@ -151,9 +164,10 @@ def check_layout(doc, where):
     if t["rows"] != placed or t["unplaced_rows"] != unplaced:
         fail("%s: totals %d rows / %d unplaced, the executables add up to %d / %d" %
              (where, t["rows"], t["unplaced_rows"], placed, unplaced))
-    if t["bytes"] != t["shards"] * shard_rows * 16:
-        fail("%s: totals.bytes %d != %d shards x %d rows x 16" %
-             (where, t["bytes"], t["shards"], shard_rows))
+    if t["bytes"] != t["shards"] * shard_rows * doc["row_bytes"] or \
+       t["used_bytes"] != placed * doc["row_bytes"]:
+        fail("%s: totals.bytes %d != %d shards x %d rows x %d bytes, or used_bytes %d" %
+             (where, t["bytes"], t["shards"], shard_rows, doc["row_bytes"], t["used_bytes"]))
     if doc["max_shards"] and t["shards"] > doc["max_shards"]:
         fail("%s: %d shards over --max-shards %d" % (where, t["shards"], doc["max_shards"]))
 
@@ -460,6 +474,258 @@ def case_usage():
              (len(doc["executables"]), doc["totals"]["dedup_saved_rows"]))
 
 
+# The BPF maps record loads (bpf/unwprof.h): struct unw_exec and struct unw_proc.
+CHUNK = struct.Struct("<6I")     # pc_lo, pc_hi, shard, low, high, pad
+MAPPING = struct.Struct("<3QIB3x")  # start, end, bias, exec_id, type
+NO_PC = 0xffffffff
+
+
+def bpftool(*args):
+    p = subprocess.run(["bpftool", "-j"] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=TIMEOUT, text=True)
+    if p.returncode != 0:
+        fail("bpftool %s: %s" % (" ".join(args), p.stderr.strip()))
+        return None
+    return json.loads(p.stdout)
+
+
+def value_bytes(v):
+    return bytes(int(b, 16) for b in v)
+
+
+def maps_of(pid):
+    """The BPF maps unwprof PID holds open, by name (from the map_id of their fdinfo)."""
+    ids = set()
+    d = "/proc/%d/fdinfo" % pid
+    for fd in os.listdir(d):
+        try:
+            with open(os.path.join(d, fd)) as f:
+                m = re.search(r"^map_id:\s*(\d+)", f.read(), re.M)
+        except OSError:
+            continue
+        if m:
+            ids.add(int(m.group(1)))
+    out = {}
+    for i in ids:
+        info = bpftool("map", "show", "id", str(i))
+        if info:
+            out.setdefault(info["name"], i)
+    return out
+
+
+def loaded_by_record(pid, targets):
+    """What unwprof PID loaded: {exec id: [(shard, low, high, pc_lo, pc_hi)]}, the
+    number of shards in its outer map, and per target [(start, end, exec id)]."""
+    maps = maps_of(pid)
+    for name in ("execs", "shards", "procs"):
+        if name not in maps:
+            fail("record: no BPF map '%s' among %r" % (name, sorted(maps)))
+            return None
+    execs = {}
+    for e in bpftool("map", "dump", "id", str(maps["execs"])) or []:
+        key = struct.unpack("<I", value_bytes(e["key"]))[0]
+        val = value_bytes(e["value"])
+        nr = struct.unpack_from("<I", val)[0]
+        if key and nr:
+            chunks = [CHUNK.unpack_from(val, 8 + CHUNK.size * c) for c in range(nr)]
+            execs[key] = [(c[2], c[3], c[4], c[0], c[1]) for c in chunks]
+    shards = len(bpftool("map", "dump", "id", str(maps["shards"])) or [])
+    procs = {}
+    for t in targets:
+        key = ["0x%02x" % b for b in struct.pack("<I", t)]
+        e = bpftool("map", "lookup", "id", str(maps["procs"]), "key", *key)
+        if not e:
+            continue
+        val = value_bytes(e["value"])
+        nr = struct.unpack_from("<I", val)[0]
+        rows = [MAPPING.unpack_from(val, 8 + MAPPING.size * i) for i in range(nr)]
+        procs[t] = [(m[0], m[1], m[3]) for m in rows]
+    return execs, shards, procs
+
+
+def exec_mappings(pid):
+    """The executable mappings of pid, as /proc/PID/maps lists them: (start, path)."""
+    out = []
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            fields = line.split(None, 5)
+            if "x" in fields[1]:
+                out.append((int(fields[0].split("-")[0], 16),
+                            fields[5].strip() if len(fields) > 5 else ""))
+    return out
+
+
+def compare_layout(doc, loaded, pids, where):
+    before = failures
+    execs, nr_shards, procs = loaded
+    check_layout(doc, where)
+    t = doc["totals"]
+    if nr_shards != t["shards"]:
+        fail("%s: record created %d shards, shards shows %d" % (where, nr_shards, t["shards"]))
+    by_id = {x["id"]: x for x in doc["executables"] if x["id"] is not None}
+    want = {}
+    for i, x in by_id.items():
+        chunks = x["chunk_index"]
+        base = int(chunks[0]["pc_lo"], 16) if chunks else 0
+        want[i] = [(c["shard"], c["low"], c["high"], int(c["pc_lo"], 16) - base,
+                    NO_PC if c["pc_hi"] is None else int(c["pc_hi"], 16) - base)
+                   for c in chunks]
+    got = dict(execs)
+    for i in set(want) | set(got):
+        if want.get(i, []) != got.get(i, []):
+            fail("%s: executable %d (%s): record's chunk index %r, shards shows %r" %
+                 (where, i, by_id[i]["path"] if i in by_id else "?", got.get(i), want.get(i)))
+    per_shard = {}
+    for i, chunks in got.items():
+        for c in chunks:
+            per_shard.setdefault(c[0], []).append((c[1], c[2], i))
+    for s in doc["shards"]:
+        spans = sorted(per_shard.get(s["index"], []))
+        if sum(h - lo for lo, h, _ in spans) != s["rows"]:
+            fail("%s: shard %d: record holds %d rows there, shards shows %d" %
+                 (where, s["index"], sum(h - lo for lo, h, _ in spans), s["rows"]))
+        names = []
+        for _, _, i in sorted(spans, key=lambda sp: sp[2]):
+            name = os.path.basename(by_id[i]["path"]) if i in by_id else "?"
+            if not names or names[-1] != name:
+                names.append(name)
+        if names != s["executables"]:
+            fail("%s: shard %d holds %r in record, shards shows %r" %
+                 (where, s["index"], names, s["executables"]))
+    for pid in pids:
+        maps = exec_mappings(pid)
+        kept = maps if len(maps) <= 256 else maps[:128] + maps[-128:]
+        info = procs.get(pid)
+        if info is None:
+            fail("%s: record has no process info for %d" % (where, pid))
+            continue
+        if [m[0] for m in info] != [k[0] for k in kept]:
+            fail("%s: process %d: record keeps %d mappings, not the %d lowest and highest "
+                 "of %d" % (where, pid, len(info), len(kept), len(maps)))
+            continue
+        paths = set()
+        for (start, _, exec_id), (_, path) in zip(info, kept):
+            if not exec_id:
+                continue
+            paths.add(path)
+            x = by_id.get(exec_id)
+            if not x or os.path.basename(x["path"]) != os.path.basename(path):
+                fail("%s: process %d: %s at %#x has id %d in record, shards names it %r" %
+                     (where, pid, path, start, exec_id, x and x["path"]))
+        shown = set(os.path.basename(x["path"]) for x in doc["executables"]
+                    if pid in x["pids"] and x["rows"])
+        if shown != set(os.path.basename(p) for p in paths):
+            fail("%s: process %d: shards shows tables of %r, record loaded %r" %
+                 (where, pid, sorted(shown), sorted(os.path.basename(p) for p in paths)))
+    if failures == before:
+        print("%s: %d executables in %d shards agree" % (where, len(got), nr_shards),
+              file=sys.stderr)
+
+
+def build_dlm_libs(d, n):
+    """n shared objects libdlm0.so .. libdlm<n-1>.so for dlmany, as maps_limit.sh builds them."""
+    cc = os.environ.get("CC", "cc")
+    for i in range(n):
+        with open(os.path.join(d, "dlm%d.c" % i), "w") as f:
+            f.write("unsigned long dlm%d(unsigned long x)\n{\n\treturn x * %d + 1;\n}\n" %
+                    (i, i + 3))
+    subprocess.run([cc, "-O1", "-fPIC", "-c"] + ["dlm%d.c" % i for i in range(n)], cwd=d,
+                   check=True, timeout=300)
+    for i in range(n):
+        subprocess.run(["ld", "-shared", "-o", "libdlm%d.so" % i, "dlm%d.o" % i], cwd=d,
+                       check=True, timeout=TIMEOUT)
+
+
+def wait_line(proc, text, seconds=60):
+    end = time.time() + seconds
+    while time.time() < end:
+        line = proc.stdout.readline()
+        if text in line:
+            return True
+        if not line and proc.poll() is not None:
+            return False
+    return False
+
+
+def record_and_read(pids, extra):
+    """Runs record -p PIDS EXTRA and reads its maps once it samples."""
+    args = [UNWPROF, "record", "-p", ",".join(map(str, pids)), "-d", "8", "-o", os.devnull]
+    print("$ " + " ".join(args[1:] + extra), file=sys.stderr)
+    rec = subprocess.Popen(args + extra, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True)
+    loaded = None
+    try:
+        # The tables of -p targets are in place before the perf events open.
+        for _ in range(600):
+            fds = "/proc/%d/fd" % rec.pid
+            try:
+                if any("perf_event" in os.readlink(os.path.join(fds, f))
+                       for f in os.listdir(fds)):
+                    break
+            except OSError:
+                pass
+            if rec.poll() is not None:
+                break
+            time.sleep(0.1)
+        if rec.poll() is None:
+            loaded = loaded_by_record(rec.pid, pids)
+    finally:
+        rec.terminate()
+        err = rec.communicate(timeout=TIMEOUT)[1]
+    if loaded is None:
+        fail("record %s: did not start sampling:\n%s" % (" ".join(extra), err))
+    return loaded
+
+
+def case_layout():
+    if os.geteuid() != 0:
+        skip("record needs root to load BPF programs")
+    if not os.access("/sys/kernel/btf/vmlinux", os.R_OK):
+        skip("the kernel has no BTF (/sys/kernel/btf/vmlinux)")
+    if not shutil.which("bpftool"):
+        skip("bpftool is not installed: record's maps cannot be read back")
+    faults = os.environ.get("FAULTS")
+    if not faults or not os.path.exists(os.path.join(faults, "dlmany")):
+        skip("FAULTS does not name the build folder of tests/faults")
+    procs = []
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            build_dlm_libs(d, 300)
+            many = subprocess.Popen([os.path.join(faults, "dlmany"), d, "300", "60"],
+                                    stdout=subprocess.PIPE, text=True)
+            procs.append(many)
+            if not wait_line(many, "loaded"):
+                fail("dlmany did not load its libraries")
+                return
+            pids = [many.pid]
+            if os.path.exists(LLVM):
+                big = subprocess.Popen([os.path.join(faults, "llvm_user"), "60"],
+                                       stdout=subprocess.PIPE, text=True)
+                procs.append(big)
+                if not wait_line(big, "loaded"):
+                    fail("llvm_user did not load libLLVM")
+                    return
+                pids.append(big.pid)
+            else:
+                print("note: %s is not installed: no table over one shard" % LLVM,
+                      file=sys.stderr)
+            if len(exec_mappings(many.pid)) <= 256:
+                fail("dlmany has %d executable mappings: not over 256" %
+                     len(exec_mappings(many.pid)))
+            p = ",".join(map(str, pids))
+            for extra in ([], ["--max-shards", "2"]):
+                doc = shards_json(["-p", p] + extra, want=0)
+                loaded = record_and_read(pids, extra)
+                if loaded:
+                    compare_layout(doc, loaded, pids, "-p %s %s" % (p, " ".join(extra)))
+                if extra and len(pids) > 1 and not doc["totals"]["unplaced_rows"]:
+                    fail("--max-shards 2 left no rows unplaced: LLVM should not fit")
+        finally:
+            for q in procs:
+                q.kill()
+                q.wait()
+
+
 CASES = {
     "split": case_split,
     "tiny": case_tiny,
@@ -468,6 +734,7 @@ CASES = {
     "dedup": case_dedup,
     "record": case_record,
     "usage": case_usage,
+    "layout": case_layout,
 }
 
 if __name__ == "__main__":

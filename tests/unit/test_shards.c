@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "test.h"
+#include "core/encoder.h"
 #include "core/shards.h"
 #include "core/table.h"
 #include "bpf/unwind_step.h"
@@ -19,7 +20,7 @@ static struct unwind_table *table_new(size_t nr_funcs, size_t func_rows)
 	t->rows = calloc(nr_funcs * func_rows, sizeof(*t->rows));
 	for (size_t f = 0; f < nr_funcs; f++) {
 		for (size_t r = 0; r < func_rows; r++) {
-			struct unw_row *row = &t->rows[t->nr_rows++];
+			struct table_row *row = &t->rows[t->nr_rows++];
 
 			row->pc = pc;
 			row->cfa = r + 1 == func_rows ? UNW_CFA_END : UNW_CFA_SP;
@@ -43,9 +44,9 @@ static void check_chunks(const struct shards *s, const struct shards_placement *
 	size_t next = 0;
 
 	for (size_t i = 0; i < pl->nr_chunks; i++) {
-		const struct unw_chunk *c = &pl->chunks[i];
+		const struct shards_chunk *c = &pl->chunks[i];
 
-		CHECK_EQ_INT(pl->first_row[i], next);
+		CHECK_EQ_INT(c->first_row, next);
 		CHECK(c->low < c->high);
 		CHECK(c->high <= shards__shard_rows(s));
 		CHECK_EQ_INT(c->pc_lo, pl->table->rows[next].pc);
@@ -58,7 +59,7 @@ static void check_chunks(const struct shards *s, const struct shards_placement *
 
 static void test_split_between_functions(void)
 {
-	struct shards_opts o = { .shard_rows = 100 };
+	struct shards_opts o = { .shard_rows = 100, .max_chunks = UNW_CHUNKS_MAX };
 	struct shards *s = shards__new(&o);
 	struct unwind_table *t = table_new(25, 10); /* 250 rows */
 	const struct shards_placement *pl = shards__add_table(s, "a", 1, t);
@@ -69,8 +70,8 @@ static void test_split_between_functions(void)
 	CHECK_EQ_INT(pl->nr_chunks, 3);
 	CHECK_EQ_INT(pl->rows_unplaced, 0);
 	for (size_t i = 0; i + 1 < pl->nr_chunks; i++) {
-		const struct unw_chunk *c = &pl->chunks[i];
-		size_t last = pl->first_row[i] + (c->high - c->low) - 1;
+		const struct shards_chunk *c = &pl->chunks[i];
+		size_t last = c->first_row + (c->high - c->low) - 1;
 
 		/* Each split falls right after a function's END row. */
 		CHECK_EQ_INT(t->rows[last].cfa, UNW_CFA_END);
@@ -85,7 +86,7 @@ static void test_split_between_functions(void)
 
 static void test_tiny_shards(void)
 {
-	struct shards_opts o = { .shard_rows = 4 };
+	struct shards_opts o = { .shard_rows = 4, .max_chunks = UNW_CHUNKS_MAX };
 	struct shards *s = shards__new(&o);
 	struct unwind_table *t1 = table_new(3, 3), *t2 = table_new(5, 5);
 	const struct shards_placement *p1 = shards__add_table(s, "one", 3, t1);
@@ -107,7 +108,7 @@ static void test_tiny_shards(void)
 
 static void test_cap_leaves_rows_unplaced(void)
 {
-	struct shards_opts o = { .shard_rows = 10, .max_shards = 2 };
+	struct shards_opts o = { .shard_rows = 10, .max_shards = 2, .max_chunks = UNW_CHUNKS_MAX };
 	struct shards *s = shards__new(&o);
 	struct unwind_table *t = table_new(7, 5), *t2 = table_new(1, 5);
 	const struct shards_placement *pl = shards__add_table(s, "big", 3, t);
@@ -131,10 +132,24 @@ static void test_cap_leaves_rows_unplaced(void)
 	table_free(t2);
 }
 
+/* A packer for shards of the 16-byte rows, as record uses. */
+static struct shards *row16_packer(void)
+{
+	struct encoder *enc = encoder__new(ENCODER_ROW16);
+	const struct encoder_geometry *g = encoder__geometry(enc);
+	struct shards *s = shards__new(&(struct shards_opts){
+		.shard_rows = g->shard_rows,
+		.max_chunks = g->max_chunks,
+	});
+
+	encoder__free(enc);
+	return s;
+}
+
 static void test_dedup_by_build_id(void)
 {
 	static const uint8_t id[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3 };
-	struct shards *s = shards__new(NULL);
+	struct shards *s = row16_packer();
 	struct unwind_table *t = table_new(4, 4);
 	const struct shards_placement *p1 = shards__add_table(s, id, sizeof(id), t);
 	const struct shards_placement *p2 = shards__add_table(s, id, sizeof(id), t);
@@ -159,7 +174,7 @@ static void test_dedup_by_build_id(void)
  */
 static void test_placements_stay_valid(void)
 {
-	struct shards_opts o = { .shard_rows = 64 };
+	struct shards_opts o = { .shard_rows = 64, .max_chunks = UNW_CHUNKS_MAX };
 	struct shards *s = shards__new(&o);
 	struct unwind_table *t = table_new(3, 4);
 	const struct shards_placement *first, *again;
@@ -198,26 +213,33 @@ static long expected_row(const struct unwind_table *t, uint32_t key)
 	return found;
 }
 
-/* Packs with the real shard size and looks every pc up as the BPF program does. */
+/*
+ * Packs with the real shard size, encodes the rows and the chunk index as
+ * record loads them, and looks every pc up as the BPF program does.
+ */
 static void test_bpf_lookup_over_packing(void)
 {
-	struct shards *s = shards__new(NULL);
+	struct encoder *enc = encoder__new(ENCODER_ROW16);
+	struct shards *s = row16_packer();
 	struct unwind_table *pad = table_new(6000, 10), *t = table_new(1000, 7);
 	const struct shards_placement *pl;
 	struct unw_row *flat = calloc(2 * UNW_SHARD_ROWS, sizeof(*flat));
 	struct unw_exec *ex = calloc(1, sizeof(*ex));
 	int bad = 0;
 
+	CHECK_EQ_INT(encoder__geometry(enc)->row_bytes, sizeof(struct unw_row));
+	CHECK_EQ_INT(encoder__geometry(enc)->index_bytes, sizeof(struct unw_exec));
 	shards__add_table(s, "pad", 3, pad); /* 60000 rows: t straddles two shards */
 	pl = shards__add_table(s, "t", 1, t);
 	CHECK(pl && pl->nr_chunks == 2);
 	for (size_t i = 0; pl && i < pl->nr_chunks; i++) {
-		const struct unw_chunk *c = &pl->chunks[i];
+		const struct shards_chunk *c = &pl->chunks[i];
 
-		memcpy(&flat[c->shard * UNW_SHARD_ROWS + c->low], &t->rows[pl->first_row[i]],
-		       (c->high - c->low) * sizeof(*flat));
-		ex->chunks[ex->nr_chunks++] = *c;
+		CHECK_EQ_INT(encoder__rows(enc, t, c, &flat[c->shard * UNW_SHARD_ROWS]), 0);
 	}
+	CHECK_EQ_INT(encoder__index(enc, pl, ex), 0);
+	CHECK_EQ_INT(ex->nr_chunks, 2);
+	CHECK_EQ_INT(ex->chunks[1].pc_hi, UINT32_MAX);
 	for (uint32_t key = 0xff0; key < t->rows[t->nr_rows - 1].pc + 64; key += 2) {
 		long want = expected_row(t, key), ci = unw_exec__find_chunk(ex, key), got = -1;
 
@@ -226,7 +248,12 @@ static void test_bpf_lookup_over_packing(void)
 			long r = unw_rows__search(&flat[c->shard * UNW_SHARD_ROWS], c->low, c->high,
 						  key);
 
-			got = r < 0 ? -1 : (long)pl->first_row[ci] + (r - (long)c->low);
+			got = r < 0 ? -1 : (long)pl->chunks[ci].first_row + (r - (long)c->low);
+			/* The row found holds the rule the builder made. */
+			if (r >= 0 && got >= 0 &&
+			    (flat[c->shard * UNW_SHARD_ROWS + r].cfa_off != t->rows[got].cfa_off ||
+			     flat[c->shard * UNW_SHARD_ROWS + r].cfa != t->rows[got].cfa))
+				bad++;
 		}
 		if (got != want)
 			bad++;
@@ -235,6 +262,7 @@ static void test_bpf_lookup_over_packing(void)
 	free(flat);
 	free(ex);
 	shards__free(s);
+	encoder__free(enc);
 	table_free(pad);
 	table_free(t);
 }

@@ -139,15 +139,15 @@ static void check_rows_at(const struct unwind_table *t, const struct want *w, si
 		fprintf(stderr, "line %d: %zu rows, expected %zu\n", line, t->nr_rows, n);
 	CHECK_EQ_INT(t->nr_rows, n);
 	for (i = 0; i < n && i < t->nr_rows; i++) {
-		const struct unw_row *r = &t->rows[i];
+		const struct table_row *r = &t->rows[i];
 		int before = test_failures;
 
 		CHECK_EQ_INT(unwind_table__pc(t, r), w[i].pc);
-		CHECK_EQ_STR(unw_row__cfa_str(r, t->machine, buf, sizeof(buf)), w[i].cfa);
+		CHECK_EQ_STR(table_row__cfa_str(r, t->machine, buf, sizeof(buf)), w[i].cfa);
 		if (w[i].fp)
-			CHECK_EQ_STR(unw_row__fp_str(r, t->machine, buf, sizeof(buf)), w[i].fp);
+			CHECK_EQ_STR(table_row__fp_str(r, t->machine, buf, sizeof(buf)), w[i].fp);
 		if (w[i].ra)
-			CHECK_EQ_STR(unw_row__ra_str(r, t->machine, buf, sizeof(buf)), w[i].ra);
+			CHECK_EQ_STR(table_row__ra_str(r, t->machine, buf, sizeof(buf)), w[i].ra);
 		if (test_failures != before)
 			fprintf(stderr, "line %d: row %zu\n", line, i);
 	}
@@ -373,7 +373,7 @@ static void check_signal_at(const uint8_t *insns, size_t n, const char *cfa, con
 static void test_signal_frame(void)
 {
 	struct unwind_table *t;
-	const struct unw_row *r;
+	const struct table_row *r;
 
 	t = signal_one(BYTES(SIGFRAME_CFA, SIGFRAME_OTHERS, SIGFRAME_RBP, SIGFRAME_RIP), EM_X86_64);
 	CHECK_ROWS(t, { 0xff0, "rsp+8", "unchanged", "cfa-8" },
@@ -477,7 +477,7 @@ static void test_lookup(void)
 		FDE(0x1020, 0x10, 0),
 	};
 	struct unwind_table *t = build(f, 2, EM_X86_64);
-	const struct unw_row *r;
+	const struct table_row *r;
 	size_t nr;
 
 	CHECK(t != NULL);
@@ -744,48 +744,48 @@ static void test_aarch64(void)
 
 static void test_strings(void)
 {
-	struct unw_row r = { 0 };
+	struct table_row r = { 0 };
 	char buf[64];
 
 	r.cfa = UNW_CFA_END;
-	CHECK_EQ_STR(unw_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "end");
-	r = (struct unw_row){ .cfa = UNW_CFA_SP, .cfa_off = -8 };
-	CHECK_EQ_STR(unw_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "rsp-8");
-	r = (struct unw_row){ .cfa = UNW_CFA_FP, .cfa_off = INT32_MIN };
-	CHECK_EQ_STR(unw_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "rbp-2147483648");
-	r = (struct unw_row){ .cfa = UNW_CFA_DEREF_FP, .cfa_off = -8, .aux_off = 0 };
-	CHECK_EQ_STR(unw_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rbp-8)");
-	CHECK_EQ_STR(unw_row__cfa_str(&r, EM_AARCH64, buf, sizeof(buf)), "*(x29-8)");
-	r = (struct unw_row){ .cfa = UNW_CFA_DEREF_SP, .cfa_off = 8, .aux_off = -16 };
-	CHECK_EQ_STR(unw_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rsp+8)-16");
-	CHECK_EQ_STR(unw_row__cfa_str(&r, EM_AARCH64, buf, sizeof(buf)), "*(sp+8)-16");
-	r = (struct unw_row){ .cfa = UNW_CFA_PLT, .cfa_off = 8, .aux_off = 11 };
-	CHECK_EQ_STR(unw_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "plt");
-	r = (struct unw_row){ .cfa = UNW_CFA_SIGNAL,
-			      .cfa_off = 160,
-			      .fp = UNW_FP_AT_SP,
-			      .fp_off = 120,
-			      .ra = UNW_RA_AT_SP,
-			      .aux_off = 168 };
-	CHECK_EQ_STR(unw_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "signal:*(rsp+160)");
-	CHECK_EQ_STR(unw_row__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rsp+120)");
-	CHECK_EQ_STR(unw_row__ra_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rsp+168)");
-	r = (struct unw_row){ .fp = UNW_FP_AT_CFA, .fp_off = -16 };
-	CHECK_EQ_STR(unw_row__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "cfa-16");
-	r = (struct unw_row){ .fp = UNW_FP_AT_FP, .fp_off = 0 };
-	CHECK_EQ_STR(unw_row__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rbp+0)");
-	r = (struct unw_row){ .fp = UNW_FP_UNSUPPORTED, .reason = UNW_R_FP_RULE };
-	CHECK_EQ_STR(unw_row__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "unsupported:fp-rule");
-	r = (struct unw_row){ .ra = UNW_RA_AT_CFA, .aux_off = 8 };
-	CHECK_EQ_STR(unw_row__ra_str(&r, EM_X86_64, buf, sizeof(buf)), "cfa-8");
-	CHECK_EQ_STR(unw_row__ra_str(&r, EM_AARCH64, buf, sizeof(buf)), "cfa+8");
-	r = (struct unw_row){ .ra = UNW_RA_LR };
-	CHECK_EQ_STR(unw_row__ra_str(&r, EM_AARCH64, buf, sizeof(buf)), "lr");
-	r = (struct unw_row){ .ra = UNW_RA_UNDEFINED };
-	CHECK_EQ_STR(unw_row__ra_str(&r, EM_X86_64, buf, sizeof(buf)), "undefined");
+	CHECK_EQ_STR(table_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "end");
+	r = (struct table_row){ .cfa = UNW_CFA_SP, .cfa_off = -8 };
+	CHECK_EQ_STR(table_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "rsp-8");
+	r = (struct table_row){ .cfa = UNW_CFA_FP, .cfa_off = INT32_MIN };
+	CHECK_EQ_STR(table_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "rbp-2147483648");
+	r = (struct table_row){ .cfa = UNW_CFA_DEREF_FP, .cfa_off = -8, .aux_off = 0 };
+	CHECK_EQ_STR(table_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rbp-8)");
+	CHECK_EQ_STR(table_row__cfa_str(&r, EM_AARCH64, buf, sizeof(buf)), "*(x29-8)");
+	r = (struct table_row){ .cfa = UNW_CFA_DEREF_SP, .cfa_off = 8, .aux_off = -16 };
+	CHECK_EQ_STR(table_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rsp+8)-16");
+	CHECK_EQ_STR(table_row__cfa_str(&r, EM_AARCH64, buf, sizeof(buf)), "*(sp+8)-16");
+	r = (struct table_row){ .cfa = UNW_CFA_PLT, .cfa_off = 8, .aux_off = 11 };
+	CHECK_EQ_STR(table_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "plt");
+	r = (struct table_row){ .cfa = UNW_CFA_SIGNAL,
+				.cfa_off = 160,
+				.fp = UNW_FP_AT_SP,
+				.fp_off = 120,
+				.ra = UNW_RA_AT_SP,
+				.aux_off = 168 };
+	CHECK_EQ_STR(table_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "signal:*(rsp+160)");
+	CHECK_EQ_STR(table_row__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rsp+120)");
+	CHECK_EQ_STR(table_row__ra_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rsp+168)");
+	r = (struct table_row){ .fp = UNW_FP_AT_CFA, .fp_off = -16 };
+	CHECK_EQ_STR(table_row__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "cfa-16");
+	r = (struct table_row){ .fp = UNW_FP_AT_FP, .fp_off = 0 };
+	CHECK_EQ_STR(table_row__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rbp+0)");
+	r = (struct table_row){ .fp = UNW_FP_UNSUPPORTED, .reason = UNW_R_FP_RULE };
+	CHECK_EQ_STR(table_row__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "unsupported:fp-rule");
+	r = (struct table_row){ .ra = UNW_RA_AT_CFA, .aux_off = 8 };
+	CHECK_EQ_STR(table_row__ra_str(&r, EM_X86_64, buf, sizeof(buf)), "cfa-8");
+	CHECK_EQ_STR(table_row__ra_str(&r, EM_AARCH64, buf, sizeof(buf)), "cfa+8");
+	r = (struct table_row){ .ra = UNW_RA_LR };
+	CHECK_EQ_STR(table_row__ra_str(&r, EM_AARCH64, buf, sizeof(buf)), "lr");
+	r = (struct table_row){ .ra = UNW_RA_UNDEFINED };
+	CHECK_EQ_STR(table_row__ra_str(&r, EM_X86_64, buf, sizeof(buf)), "undefined");
 	/* a short buffer is truncated, not overrun */
-	r = (struct unw_row){ .cfa = UNW_CFA_SP, .cfa_off = 123456 };
-	CHECK_EQ_STR(unw_row__cfa_str(&r, EM_X86_64, buf, 5), "rsp+");
+	r = (struct table_row){ .cfa = UNW_CFA_SP, .cfa_off = 123456 };
+	CHECK_EQ_STR(table_row__cfa_str(&r, EM_X86_64, buf, 5), "rsp+");
 	CHECK_EQ_STR(unw_reason__str(UNW_R_CFA_REGISTER), "cfa-register");
 	CHECK_EQ_STR(unw_reason__str(UNW_R_CFA_EXPRESSION), "cfa-expression");
 	CHECK_EQ_STR(unw_reason__str(UNW_R_CFA_OFFSET), "cfa-offset");

@@ -250,7 +250,7 @@ static void test_vdso(void)
 	lo = m->start + fn - f->segs[0].vaddr - bias;
 	hi = lo + fn_size;
 	for (size_t i = 0; fn && i < t->nr_rows; i++) {
-		const struct unw_row *r = &t->rows[i];
+		const struct table_row *r = &t->rows[i];
 		uint64_t end = i + 1 < t->nr_rows ? t->rows[i + 1].pc : UINT64_MAX;
 
 		if (end <= lo || r->pc >= hi)
