@@ -54,7 +54,7 @@ struct dump_ctx {
 	const struct elf_file *debug;
 	const struct unwind_table *table;
 	const struct encoder *enc; /* the wire format record loads: its row size */
-	struct go_runtime go; /* valid when has_go */
+	struct go_runtime go;	   /* valid when has_go */
 	bool has_go;
 	struct py_runtime py; /* valid when has_py */
 	bool has_py;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "pyframes.h"
 #include "pyruntime.h"
 
@@ -352,15 +353,8 @@ int py_namer__add_process(struct py_namer *n, uint32_t pid, const struct py_runt
 	if (p) {
 		proc_clear(p);
 	} else {
-		if (n->nr_procs == n->cap_procs) {
-			size_t cap = n->cap_procs ? n->cap_procs * 2 : 8;
-			struct py_proc *procs = realloc(n->procs, cap * sizeof(*procs));
-
-			if (!procs)
-				return -ENOMEM;
-			n->procs = procs;
-			n->cap_procs = cap;
-		}
+		if (grow((void **)&n->procs, &n->cap_procs, n->nr_procs, sizeof(*n->procs)))
+			return -ENOMEM;
 		p = &n->procs[n->nr_procs++];
 	}
 	snprintf(path, sizeof(path), "/proc/%u/mem", pid);

@@ -437,37 +437,6 @@ static void session__fill_mapping(struct session *s, const struct loader_map *lm
 }
 
 /*
- * The process info of pm, after the tables it needs: the mappings the loader
- * keeps (the lowest and highest past UNW_MAPS_MAX), their new tables packed
- * and uploaded in one batch. Returns whether mappings were left out.
- */
-static bool session__fill_mappings(struct session *s, const struct procmaps *pm,
-				   struct unw_proc *info)
-{
-	struct loader_proc *lp = malloc(sizeof(*lp));
-	bool over;
-
-	if (!lp)
-		return false;
-	/*
-	 * Short of memory, or an upload that failed: the tables not in place
-	 * have no id, and their mappings are walked with frame pointers.
-	 */
-	loader__add_process(s->loader, pm, lp);
-	loader__pack(s->loader, session__upload_placed, s);
-	over = lp->nr_left_out > 0;
-	/* Once: the process is read again at every new mapping. */
-	if (over && !s->maps_limit_warned)
-		pr_warn("process %d: %zu executable mappings, tables for %d of them", (int)pm->pid,
-			pm->nr, UNW_MAPS_MAX);
-	s->maps_limit_warned |= over;
-	for (size_t i = 0; i < lp->nr_maps; i++)
-		session__fill_mapping(s, &lp->maps[i], pm->pid, &info->maps[info->nr_maps++]);
-	free(lp);
-	return over;
-}
-
-/*
  * Cuts [lo, hi) out of the mapping of info that holds it whole, as a
  * mapping of its own walked by unwinder (bpf/unwprof.h: a pc range with an
  * unwinder of its own); the rest keeps the mapping's. False when no mapping
@@ -510,15 +479,15 @@ static bool proc_info__cut(struct unw_proc *info, uint64_t lo, uint64_t hi, uint
  * Go unwinder, and what that reads written to the Go map. A process without
  * Go code has no entry there.
  */
-static void session__add_go_switch(struct session *s, const struct procmaps *pm,
+static void session__add_go_switch(struct session *s, pid_t pid, const struct loader_proc *lp,
 				   struct unw_proc *info)
 {
 	int fd = bpf_map__fd(s->skel->maps.go_procs);
-	uint32_t key = pm->pid;
+	uint32_t key = pid;
 
-	for (size_t i = 0; i < pm->nr; i++) {
-		const struct procmap *m = &pm->maps[i];
-		struct tables_file *f = tables__get_mapping(s->tables, m, pm->pid);
+	for (size_t i = 0; i < lp->nr_maps; i++) {
+		const struct procmap *m = lp->maps[i].map;
+		struct tables_file *f = lp->maps[i].file;
 		const struct go_runtime *g;
 		struct unw_go_proc val;
 		uint64_t bias;
@@ -544,7 +513,7 @@ static void session__add_go_switch(struct session *s, const struct procmaps *pm,
 			.sched_bp = g->sched_bp,
 		};
 		if (bpf_map_update_elem(fd, &key, &val, BPF_ANY) == 0)
-			pr_debug("process %d: Go's stack switch in %s", (int)pm->pid, m->path);
+			pr_debug("process %d: Go's stack switch in %s", (int)pid, m->path);
 		return;
 	}
 	bpf_map_delete_elem(fd, &key);
@@ -586,14 +555,15 @@ static struct unw_py_proc py_proc_of(const struct py_runtime *pr, uint64_t bias)
  * interpreter (the executable, or libpython) cut out of its mapping with
  * the Python unwinder, and what that reads written to the Python map.
  */
-static void session__add_python(struct session *s, const struct procmaps *pm, struct unw_proc *info)
+static void session__add_python(struct session *s, pid_t pid, const struct loader_proc *lp,
+				struct unw_proc *info)
 {
 	int fd = bpf_map__fd(s->skel->maps.py_procs);
-	uint32_t key = pm->pid;
+	uint32_t key = pid;
 
-	for (size_t i = 0; i < pm->nr; i++) {
-		const struct procmap *m = &pm->maps[i];
-		struct tables_file *f = tables__get_mapping(s->tables, m, pm->pid);
+	for (size_t i = 0; i < lp->nr_maps; i++) {
+		const struct procmap *m = lp->maps[i].map;
+		struct tables_file *f = lp->maps[i].file;
 		const struct py_runtime *pr;
 		struct unw_py_proc val;
 		uint64_t bias;
@@ -608,13 +578,47 @@ static void session__add_python(struct session *s, const struct procmaps *pm, st
 			proc_info__cut(info, pr->cold_lo + bias, pr->cold_hi + bias, UNW_UW_PYTHON);
 		val = py_proc_of(pr, bias);
 		if (bpf_map_update_elem(fd, &key, &val, BPF_ANY) == 0)
-			pr_debug("process %d: Python %u.%u in %s", (int)pm->pid, pr->major,
-				 pr->minor, m->path);
+			pr_debug("process %d: Python %u.%u in %s", (int)pid, pr->major, pr->minor,
+				 m->path);
 		if (s->opts.on_python)
-			s->opts.on_python(s->opts.ctx, pm->pid, pr, bias);
+			s->opts.on_python(s->opts.ctx, pid, pr, bias);
 		return;
 	}
 	bpf_map_delete_elem(fd, &key);
+}
+
+/*
+ * The process info of pm, after the tables it needs: the mappings the loader
+ * keeps (the lowest and highest past UNW_MAPS_MAX), their new tables packed
+ * and uploaded in one batch. Returns whether mappings were left out.
+ */
+static bool session__fill_mappings(struct session *s, const struct procmaps *pm,
+				   struct unw_proc *info)
+{
+	struct loader_proc *lp = malloc(sizeof(*lp));
+	bool over;
+
+	if (!lp)
+		return false;
+	/*
+	 * Short of memory, or an upload that failed: the tables not in place
+	 * have no id, and their mappings are walked with frame pointers.
+	 */
+	loader__add_process(s->loader, pm, lp);
+	loader__pack(s->loader, session__upload_placed, s);
+	over = lp->nr_left_out > 0;
+	/* Once: the process is read again at every new mapping. */
+	if (over && !s->maps_limit_warned)
+		pr_warn("process %d: %zu executable mappings, tables for %d of them", (int)pm->pid,
+			pm->nr, UNW_MAPS_MAX);
+	s->maps_limit_warned |= over;
+	for (size_t i = 0; i < lp->nr_maps; i++)
+		session__fill_mapping(s, &lp->maps[i], pm->pid, &info->maps[info->nr_maps++]);
+	/* Runtimes whose pc ranges have unwinders of their own. */
+	session__add_go_switch(s, pm->pid, lp, info);
+	session__add_python(s, pm->pid, lp, info);
+	free(lp);
+	return over;
 }
 
 static struct sess_proc *session__proc_find(struct session *s, pid_t pid)
@@ -674,8 +678,6 @@ static int session__write_proc(struct session *s, const struct procmaps *pm, str
 		p->over_limit = true;
 		s->maps_over_limit++;
 	}
-	session__add_go_switch(s, pm, info);
-	session__add_python(s, pm, info);
 	p->in_map = bpf_map_update_elem(bpf_map__fd(s->skel->maps.procs), &key, info, BPF_ANY) == 0;
 	if (!p->in_map) {
 		if (!s->procs_full_warned)
