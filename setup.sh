@@ -56,14 +56,18 @@ PYENV_PACKAGES=(git libssl-dev libffi-dev libbz2-dev libreadline-dev libsqlite3-
 # Builds the CPython versions of PYENV_VERSIONS that pyenv does not have yet (minutes each).
 install_pythons() {
 	[ -n "${PYENV_VERSIONS:-}" ] || return 0
+	export PYENV_ROOT=${PYENV_ROOT:-${HOME:-/root}/.pyenv}
+	local v missing=0
+	for v in $PYENV_VERSIONS; do
+		[ -d "$PYENV_ROOT/versions/$v" ] || missing=1
+	done
+	[ "$missing" = 1 ] || return 0
 	local -a PACKAGES=("${PYENV_PACKAGES[@]}") # install_missing reads it
 	install_missing
-	export PYENV_ROOT=${PYENV_ROOT:-${HOME:-/root}/.pyenv}
 	if [ ! -x "$PYENV_ROOT/bin/pyenv" ]; then
 		echo "setup.sh: installing pyenv into $PYENV_ROOT" >&2
 		git clone -q --depth 1 https://github.com/pyenv/pyenv.git "$PYENV_ROOT" >&2
 	fi
-	local v
 	for v in $PYENV_VERSIONS; do
 		[ -d "$PYENV_ROOT/versions/$v" ] && continue
 		echo "setup.sh: building CPython $v with pyenv" >&2
