@@ -233,6 +233,9 @@ struct walk_saved {
 	__u32 n;
 };
 
+/* Bytes of a Python frame read at once: every field the walk reads lies in them. */
+#define PY_FRAME_READ 128
+
 /* Per-CPU scratch: the stack being built and the copy of the stack top. */
 struct scratch {
 	struct unw_ustack stack;
@@ -249,8 +252,9 @@ struct scratch {
 	__u32 vma_tried;
 	__u32 go_switched; /* the walk left Go's system stack: once per sample */
 	__u32 py_looked;   /* the sampled thread's Python frame was looked for */
-	__u32 pad;
-	__u64 py_frame; /* the next Python frame to write: the cursor of the Python unwinder */
+	__u32 py_written;  /* Python frames written for this sample */
+	__u64 py_frame;	   /* the next Python frame to write: the cursor of the Python unwinder */
+	__u8 py_buf[PY_FRAME_READ]; /* the start of the Python frame being read */
 	__u8 copy[UNW_STACK_COPY + 8];
 };
 
@@ -260,6 +264,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct scratch);
 } scratch_map SEC(".maps");
+
+static __always_inline void stat_add(__u32 idx, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		*v += n;
+}
 
 static __always_inline void stat_inc(__u32 idx)
 {
@@ -713,18 +725,19 @@ static __always_inline int stack_push(struct scratch *sc, __u64 *hash, __u64 wor
 	return 0;
 }
 
-/* A byte of the profiled process at addr + off; 0 when it cannot be read. */
-static __always_inline __u8 user_byte(__u64 addr, __u32 off)
-{
-	__u8 v = 0;
+#define PY_THREADS_MAX 64      /* threads of an interpreter searched for the sampled one */
+#define PY_FRAMES_PER_EVAL 128 /* Python frames written for one eval activation */
 
-	if (addr)
-		bpf_probe_read_user(&v, sizeof(v), (void *)(addr + off));
+/* The word at off of the Python frame read into sc->py_buf; 0 past it. */
+static __always_inline __u64 py_buf_word(const struct scratch *sc, __u32 off)
+{
+	__u64 v;
+
+	if (off > sizeof(sc->py_buf) - sizeof(v))
+		return 0;
+	__builtin_memcpy(&v, &sc->py_buf[off & (sizeof(sc->py_buf) - 1)], sizeof(v));
 	return v;
 }
-
-#define PY_THREADS_MAX 64     /* threads of an interpreter searched for the sampled one */
-#define PY_FRAMES_PER_EVAL 32 /* Python frames written for one eval activation */
 
 /*
  * The current Python frame of the sampled thread: its thread state is the
@@ -774,49 +787,91 @@ static __always_inline void py_code_seen(__u32 pid, __u64 code)
 	event_send_now(UNW_EV_PY_CODE, pid, code);
 }
 
+/* What py_frame returns: the activation goes on, or its frames end here. */
+enum { PY_MORE = 0, PY_END, PY_WRITTEN_END };
+
+/*
+ * Writes the Python frame at the cursor and moves it to the caller's.
+ * Returns PY_MORE, PY_WRITTEN_END when the frame written was the
+ * activation's first, or PY_END when nothing was written and the activation
+ * ends (the shim it began with, the bottom, a frame that cannot be read, a
+ * full stack). A global function: the loop over an activation's frames
+ * verifies one path per frame, not one per way each frame can go.
+ */
+__noinline int py_frame(struct scratch *sc, const struct unw_py_proc *py, __u64 *hash, __u32 pid)
+{
+	__u64 frame, code, where;
+	__u32 len;
+	__u8 owner;
+
+	if (!sc || !py || !hash)
+		return PY_END;
+	frame = sc->py_frame;
+	len = py->frame_len;
+	if (!frame)
+		return PY_END;
+	/*
+	 * The fields the walk needs are near the frame's start: one read for
+	 * all, no further than they go (a frame may end its memory).
+	 */
+	if (len == 0 || len > sizeof(sc->py_buf) ||
+	    bpf_probe_read_user(sc->py_buf, len & (sizeof(sc->py_buf) | (sizeof(sc->py_buf) - 1)),
+				(void *)frame)) {
+		err_inc(UNW_E_PY_FRAME);
+		sc->py_frame = 0;
+		return PY_END;
+	}
+	sc->py_frame = py_buf_word(sc, py->frame_previous);
+	owner = py->entry == UNW_PY_ENTRY_EACH ? 0 : (__u8)py_buf_word(sc, py->frame_owner);
+	if (py->entry == UNW_PY_ENTRY_SHIM && owner == py->owner_cstack)
+		return PY_END; /* the shim the activation began with */
+	code = py_buf_word(sc, py->frame_code);
+	where = py_buf_word(sc, py->frame_instr);
+	if (py->instr_is_index)
+		where = (__u32)where;
+	if (!code) {
+		err_inc(UNW_E_PY_FRAME);
+		return PY_END;
+	}
+	py_code_seen(pid, code);
+	if (stack_push(sc, hash, UNW_FRAME_WORD(UNW_FRAME_PYTHON, code)) ||
+	    stack_push(sc, hash, where))
+		return PY_END;
+	sc->py_written++;
+	if (py->entry == UNW_PY_ENTRY_EACH || (py->entry == UNW_PY_ENTRY_FLAG && owner))
+		return PY_WRITTEN_END;
+	return PY_MORE;
+}
+
 /*
  * The Python unwinder: writes the Python frames of one activation of the
  * eval loop, innermost first, from the cursor on (the thread's current
  * frame for the innermost activation), and leaves the cursor at the next
- * activation's. Returns the frames written. A frame is two words (bpf/unwprof.h,
- * UNW_FRAME_PYTHON): its code object and where in it the frame is.
+ * activation's. A frame is two words (bpf/unwprof.h, UNW_FRAME_PYTHON): its
+ * code object and where in it the frame is.
  */
-__noinline int py_frames(struct scratch *sc, const struct unw_py_proc *py, __u64 *hash, __u32 pid)
+static __always_inline void py_frames(struct scratch *sc, const struct unw_py_proc *py, __u64 *hash,
+				      __u32 pid)
 {
-	int written = 0;
+	__u32 before = sc->py_written;
+	int i;
 
-	if (!sc || !py || !hash)
-		return 0;
+	if (!py)
+		return;
 	if (!sc->py_looked) {
 		sc->py_looked = 1;
 		sc->py_frame = py_thread_frame(py);
 	}
-	for (int i = 0; i < PY_FRAMES_PER_EVAL; i++) {
-		__u64 frame = sc->py_frame, code, where;
-		__u8 owner;
-
-		if (!frame)
+	for (i = 0; i < PY_FRAMES_PER_EVAL; i++)
+		if (py_frame(sc, py, hash, pid) != PY_MORE)
 			break;
-		sc->py_frame = user_word(frame, py->frame_previous);
-		owner = py->entry == UNW_PY_ENTRY_EACH ? 0 : user_byte(frame, py->frame_owner);
-		if (py->entry == UNW_PY_ENTRY_SHIM && owner == py->owner_cstack)
-			break; /* the shim the activation began with */
-		code = user_word(frame, py->frame_code);
-		where = py->instr_is_index ? (__u32)user_word(frame, py->frame_instr) :
-					     user_word(frame, py->frame_instr);
-		if (!code) {
-			err_inc(UNW_E_PY_FRAME);
-			break;
-		}
-		py_code_seen(pid, code);
-		if (stack_push(sc, hash, UNW_FRAME_WORD(UNW_FRAME_PYTHON, code)) ||
-		    stack_push(sc, hash, where))
-			break;
-		written++;
-		if (py->entry == UNW_PY_ENTRY_EACH || (py->entry == UNW_PY_ENTRY_FLAG && owner))
-			break;
+	/* The rest of the activation would be taken for the next one's: none of it. */
+	if (i == PY_FRAMES_PER_EVAL) {
+		err_inc(UNW_E_PY_DEPTH);
+		sc->py_frame = 0;
 	}
-	return written;
+	if (!before && sc->py_written)
+		stat_inc(UNW_ST_PY_SAMPLES);
 }
 
 /*
@@ -1021,6 +1076,7 @@ static __always_inline void walk_start(struct walk *w, const struct unw_frame *r
 	w->sc->vma_tried = 0;
 	w->sc->go_switched = 0;
 	w->sc->py_looked = 0;
+	w->sc->py_written = 0;
 	w->sc->py_frame = 0;
 	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
 	if (!w->proc) {
@@ -1067,6 +1123,8 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 		stat_inc(UNW_ST_TRUNCATED);
 	if (w->flags & UNW_SAMPLE_KERNEL)
 		stat_inc(UNW_ST_KERNEL);
+	if (w->sc && w->sc->py_written)
+		stat_add(UNW_ST_PY_FRAMES, w->sc->py_written);
 	count_add(key);
 }
 

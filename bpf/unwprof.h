@@ -211,7 +211,8 @@ struct unw_py_proc {
 	__u8 entry;	      /* enum unw_py_entry */
 	__u8 instr_is_index;  /* frame_instr is f_lasti, a 32-bit index, not a pointer */
 	__u8 owner_cstack;    /* the owner of a shim frame */
-	__u8 pad[5];
+	__u8 frame_len;	      /* bytes of a frame holding every field read: 8 past the last */
+	__u8 pad[4];
 };
 
 /* Value of the process map, keyed by pid (tgid). */
@@ -351,7 +352,9 @@ enum unw_stat {
 	UNW_ST_LOST,	    /* count map full */
 	UNW_ST_EVENTS_LOST, /* ring buffer full */
 	UNW_ST_FP_COMPLETE, /* of UNW_ST_FP, those that reached the bottom */
-	UNW_ST_ERR = 8,	    /* + enum unw_err */
+	UNW_ST_PY_SAMPLES,  /* samples with Python frames */
+	UNW_ST_PY_FRAMES,   /* Python frames written */
+	UNW_ST_ERR = 10,    /* + enum unw_err */
 	UNW_ST_NR = UNW_ST_ERR + 32,
 };
 
@@ -378,6 +381,7 @@ enum unw_err {
 	UNW_E_GO_SWITCH, /* Go's saved goroutine state could not be read: the walk stops */
 	UNW_E_PY_THREAD, /* a Python thread whose state was not found: no Python frames */
 	UNW_E_PY_FRAME,	 /* a Python frame could not be read: the activation's others left out */
+	UNW_E_PY_DEPTH,	 /* more Python frames in one activation than written: the rest left out */
 	UNW_E_NR,
 };
 

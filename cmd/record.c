@@ -1449,6 +1449,10 @@ static void print_summary(const struct record *rec)
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "truncated", st.truncated,
 		percent(st.truncated, user));
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "lost", st.lost);
+	if (st.py_samples)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%   (%" PRIu64 " Python frames)\n",
+			"with Python frames", st.py_samples, percent(st.py_samples, user),
+			st.py_frames);
 	print_errors(&st);
 	print_failures(rec);
 	print_outcomes(rec, &st);
@@ -1563,6 +1567,8 @@ static void stats_put(struct json_writer *jw, const struct record *rec,
 	stats_put_share(jw, "frame_pointer", st->fp, user);
 	stats_put_share(jw, "frame_pointer_bottom", st->fp_complete, user);
 	stats_put_share(jw, "truncated", st->truncated, user);
+	stats_put_share(jw, "python", st->py_samples, user);
+	stats_put_uint(jw, "python_frames", st->py_frames);
 	stats_put_errors(jw, st);
 	stats_put_failures(jw, rec);
 	stats_put_uint(jw, "lost", st->lost);

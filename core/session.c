@@ -153,6 +153,7 @@ static const char *const error_names[UNW_E_NR] = {
 	[UNW_E_GO_SWITCH] = "go-switch-failed",
 	[UNW_E_PY_THREAD] = "python-thread-not-found",
 	[UNW_E_PY_FRAME] = "python-frame-unreadable",
+	[UNW_E_PY_DEPTH] = "python-frames-truncated",
 };
 
 const char *session__error_name(unsigned int reason)
@@ -519,6 +520,18 @@ static void session__add_go_switch(struct session *s, pid_t pid, const struct lo
 	bpf_map_delete_elem(fd, &key);
 }
 
+/* Bytes of a frame the Python unwinder reads: up to 8 past the last field it needs. */
+static uint8_t py_frame_len(const struct unw_py_proc *v)
+{
+	uint32_t offs[] = { v->frame_code, v->frame_previous, v->frame_instr, v->frame_owner };
+	uint32_t end = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(offs); i++)
+		if (offs[i] + 8 > end)
+			end = offs[i] + 8;
+	return end <= 128 ? end : 0; /* 0: more than BPF reads at once, no Python frames */
+}
+
 /* What the Python unwinder reads of an interpreter pr loaded with bias (bpf/unwprof.h). */
 static struct unw_py_proc py_proc_of(const struct py_runtime *pr, uint64_t bias)
 {
@@ -547,6 +560,7 @@ static struct unw_py_proc py_proc_of(const struct py_runtime *pr, uint64_t bias)
 		v.entry = UNW_PY_ENTRY_SHIM;
 		v.frame_owner = o->frame_owner;
 	}
+	v.frame_len = py_frame_len(&v);
 	return v;
 }
 
@@ -1574,6 +1588,8 @@ void session__stats(const struct session *s, struct session_stats *st)
 	st->samples = sum[UNW_ST_SAMPLES];
 	st->complete = sum[UNW_ST_COMPLETE];
 	st->fp_complete = sum[UNW_ST_FP_COMPLETE];
+	st->py_samples = sum[UNW_ST_PY_SAMPLES];
+	st->py_frames = sum[UNW_ST_PY_FRAMES];
 	st->fp = sum[UNW_ST_FP] + st->fp_complete;
 	st->truncated = sum[UNW_ST_TRUNCATED];
 	st->lost = sum[UNW_ST_LOST] + s->lost;

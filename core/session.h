@@ -107,6 +107,8 @@ struct session_stats {
 	uint64_t complete;
 	uint64_t fp;
 	uint64_t fp_complete; /* of fp: reached the bottom (Go, code that keeps frame pointers) */
+	uint64_t py_samples;  /* samples with Python frames */
+	uint64_t py_frames;   /* Python frames written */
 	uint64_t truncated;
 	/*
 	 * Samples taken but not delivered: the count map was full, or their
