@@ -104,7 +104,7 @@ struct {
 /* Python code objects whose event was sent: each is read once, while its process lives. */
 struct py_code_key {
 	__u32 pid;
-	__u32 pad;
+	__u32 tag;
 	__u64 code;
 };
 
@@ -776,15 +776,17 @@ __noinline __u64 py_thread_frame(const struct unw_py_proc *py)
  * told, so that it reads the code's names and line table at once, not at
  * the end of the run, when the process may be gone.
  */
-static __always_inline void py_code_seen(__u32 pid, __u64 code)
+static __always_inline void py_code_seen(__u32 pid, __u64 code, __u32 tag)
 {
-	struct py_code_key k = { .pid = pid, .code = code };
+	struct py_code_key k = { .pid = pid, .tag = tag, .code = code };
+	struct unw_event ev = { .type = UNW_EV_PY_CODE, .pid = pid, .addr = code, .tag = tag };
 	__u8 one = 1;
 
 	if (bpf_map_lookup_elem(&py_codes, &k))
 		return;
 	bpf_map_update_elem(&py_codes, &k, &one, BPF_ANY);
-	event_send_now(UNW_EV_PY_CODE, pid, code);
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		stat_inc(UNW_ST_EVENTS_LOST);
 }
 
 /* What py_frame returns: the activation goes on, or its frames end here. */
@@ -801,7 +803,7 @@ enum { PY_MORE = 0, PY_END, PY_WRITTEN_END };
 __noinline int py_frame(struct scratch *sc, const struct unw_py_proc *py, __u64 *hash, __u32 pid)
 {
 	__u64 frame, code, where;
-	__u32 len;
+	__u32 len, tag;
 	__u8 owner;
 
 	if (!sc || !py || !hash)
@@ -833,7 +835,9 @@ __noinline int py_frame(struct scratch *sc, const struct unw_py_proc *py, __u64 
 		err_inc(UNW_E_PY_FRAME);
 		return PY_END;
 	}
-	py_code_seen(pid, code);
+	tag = UNW_PY_TAG(user_word(code, py->code_id));
+	py_code_seen(pid, code, tag);
+	where = (where & ((1ULL << UNW_PY_TAG_SHIFT) - 1)) | (__u64)tag << UNW_PY_TAG_SHIFT;
 	if (stack_push(sc, hash, UNW_FRAME_WORD(UNW_FRAME_PYTHON, code)) ||
 	    stack_push(sc, hash, where))
 		return PY_END;

@@ -212,8 +212,18 @@ struct unw_py_proc {
 	__u8 instr_is_index;  /* frame_instr is f_lasti, a 32-bit index, not a pointer */
 	__u8 owner_cstack;    /* the owner of a shim frame */
 	__u8 frame_len;	      /* bytes of a frame holding every field read: 8 past the last */
-	__u8 pad[4];
+	__u8 pad;
+	__u16 code_id; /* offset of a code object's co_filename: its tag (UNW_PY_TAG) */
 };
+
+/*
+ * A Python frame's second word carries, in its top 16 bits, a tag of its
+ * code object (bits of its co_filename pointer), so that another code
+ * object later at the same address is known apart: memory of a freed one
+ * is soon reused by the next one compiled.
+ */
+#define UNW_PY_TAG_SHIFT 48
+#define UNW_PY_TAG(ptr) ((((ptr) >> 4) ^ ((ptr) >> 20) ^ ((ptr) >> 36)) & 0xffff)
 
 /* Value of the process map, keyed by pid (tgid). */
 struct unw_proc {
@@ -324,7 +334,7 @@ enum unw_event_type {
 	UNW_EV_FORK,   /* a child of a target (follow_children) */
 	UNW_EV_DRAIN,  /* the count map passed its drain threshold */
 	UNW_EV_MAPPED, /* a new executable mapping (mmap) */
-	/* A Python code object (addr) first seen: read it while its process lives. */
+	/* A Python code object (addr, its tag in tag) first seen: read it while its process lives. */
 	UNW_EV_PY_CODE,
 };
 
@@ -339,7 +349,7 @@ struct unw_event {
 	__u32 pid;
 	__u64 addr;
 	__u32 flags; /* UNW_EVF_* */
-	__u32 pad;
+	__u32 tag;   /* UNW_EV_PY_CODE: the code object's tag (UNW_PY_TAG) */
 };
 
 /* Indexes of the per-CPU stats array. */

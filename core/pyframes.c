@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "bpf/unwprof.h"
 #include "pyframes.h"
 #include "pyruntime.h"
 
@@ -25,8 +26,8 @@ static const char unknown[] = "<unknown>";
 /* A code object, read once. */
 struct py_code {
 	uint64_t addr;
-	uint64_t name_ptr,
-		file_ptr; /* what identifies it: another code object at its address differs */
+	uint32_t tag; /* UNW_PY_TAG of its co_filename pointer: another one at addr has another */
+	uint64_t name_ptr, file_ptr;
 	char *qualname;
 	char *file;
 	uint32_t first_line;
@@ -228,6 +229,7 @@ static void code_read(const struct py_proc *p, uint64_t addr, struct py_code *c)
 	c->addr = addr;
 	c->name_ptr = mem_word(p, addr, name_off);
 	c->file_ptr = mem_word(p, addr, o->code_filename);
+	c->tag = UNW_PY_TAG(c->file_ptr);
 	c->qualname = read_str(p, c->name_ptr);
 	c->file = read_str(p, c->file_ptr);
 	if (o->code_firstlineno != PY_OFF_NONE)
@@ -245,11 +247,12 @@ static void code_free(struct py_code *c)
 	free(c->table);
 }
 
-static size_t code_slot(const struct py_proc *p, uint64_t addr)
+static size_t code_slot(const struct py_proc *p, uint64_t addr, uint32_t tag)
 {
-	size_t mask = p->cap_codes - 1, i = (addr >> 4) * 0x9e3779b97f4a7c15ULL >> 20 & mask;
+	size_t mask = p->cap_codes - 1;
+	size_t i = ((addr >> 4) ^ (uint64_t)tag << 40) * 0x9e3779b97f4a7c15ULL >> 20 & mask;
 
-	while (p->codes[i].addr && p->codes[i].addr != addr)
+	while (p->codes[i].addr && (p->codes[i].addr != addr || p->codes[i].tag != tag))
 		i = (i + 1) & mask;
 	return i;
 }
@@ -263,7 +266,7 @@ static int codes_grow(struct py_proc *p)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->cap_codes; i++)
 		if (p->codes[i].addr)
-			n.codes[code_slot(&n, p->codes[i].addr)] = p->codes[i];
+			n.codes[code_slot(&n, p->codes[i].addr, p->codes[i].tag)] = p->codes[i];
 	free(p->codes);
 	p->codes = n.codes;
 	p->cap_codes = n.cap_codes;
@@ -271,38 +274,34 @@ static int codes_grow(struct py_proc *p)
 }
 
 /*
- * Whether the code object read at c->addr is still there: the memory of a
- * freed one is reused, often by another code object (a module's code, run
- * once at import, is freed; the functions compiled next take its place).
- * A process that is gone cannot tell: what was read last stands.
+ * The code object at addr with tag (UNW_PY_TAG of its co_filename), read
+ * now if it was not read yet; NULL when the process has another one there
+ * now (it was freed and its memory reused) or it cannot be read.
  */
-static bool code_current(const struct py_proc *p, const struct py_code *c)
+static const struct py_code *code_get(struct py_proc *p, uint64_t addr, uint32_t tag)
 {
-	const struct py_offsets *o = &p->rt.off;
-	int32_t name_off = o->code_qualname != PY_OFF_NONE ? o->code_qualname : o->code_name;
-	uint64_t name;
-
-	if (mem_read(p, c->addr + name_off, &name, sizeof(name)))
-		return true;
-	return name == c->name_ptr && mem_word(p, c->addr, o->code_filename) == c->file_ptr;
-}
-
-/* The code object at addr; fresh is set to check first that it is the one read before. */
-static const struct py_code *code_get(struct py_proc *p, uint64_t addr, bool fresh)
-{
+	struct py_code c = {};
 	size_t i;
 
 	if ((p->nr_codes + 1) * 2 > p->cap_codes && codes_grow(p))
 		return NULL;
-	i = code_slot(p, addr);
-	if (!p->codes[i].addr) {
-		code_read(p, addr, &p->codes[i]);
-		p->nr_codes++;
-	} else if (fresh && !code_current(p, &p->codes[i])) {
-		code_free(&p->codes[i]);
-		code_read(p, addr, &p->codes[i]);
+	i = code_slot(p, addr, tag);
+	if (p->codes[i].addr)
+		return &p->codes[i];
+	code_read(p, addr, &c);
+	if (!c.file_ptr) {
+		code_free(&c);
+		return NULL;
 	}
-	return &p->codes[i];
+	/* Kept under the tag it has now, which the samples that follow will name. */
+	i = code_slot(p, addr, c.tag);
+	if (p->codes[i].addr) {
+		code_free(&c);
+	} else {
+		p->codes[i] = c;
+		p->nr_codes++;
+	}
+	return c.tag == tag ? &p->codes[i] : NULL;
 }
 
 /* The namer */
@@ -373,27 +372,30 @@ void py_namer__remove_process(struct py_namer *n, uint32_t pid)
 	*p = n->procs[--n->nr_procs];
 }
 
-void py_namer__read_code(struct py_namer *n, uint32_t pid, uint64_t code)
+void py_namer__read_code(struct py_namer *n, uint32_t pid, uint64_t code, uint32_t tag)
 {
 	struct py_proc *p = proc_find(n, pid);
 
 	if (p)
-		code_get(p, code, true);
+		code_get(p, code, tag);
 }
 
 int py_namer__name(struct py_namer *n, uint32_t pid, uint64_t code, uint64_t where,
 		   struct py_frame_name *out)
 {
 	struct py_proc *p = proc_find(n, pid);
+	uint32_t tag = where >> UNW_PY_TAG_SHIFT;
 	const struct py_code *c;
-	uint64_t at = where;
+	uint64_t at;
 
 	*out = (struct py_frame_name){ .qualname = unknown, .file = unknown };
 	if (!p)
 		return -ENOENT;
-	c = code_get(p, code, true);
+	where &= (1ULL << UNW_PY_TAG_SHIFT) - 1;
+	at = where;
+	c = code_get(p, code, tag);
 	if (!c)
-		return -ENOMEM;
+		return 0;
 	out->qualname = c->qualname ? c->qualname : unknown;
 	out->file = c->file ? c->file : unknown;
 	out->first_line = c->first_line;

@@ -37,11 +37,15 @@ int py_namer__add_process(struct py_namer *n, uint32_t pid, const struct py_runt
 /* The process exited: its memory and code objects are dropped. */
 void py_namer__remove_process(struct py_namer *n, uint32_t pid);
 
-/* Reads code object code of pid now, if it was not read yet: its names then outlive pid. */
-void py_namer__read_code(struct py_namer *n, uint32_t pid, uint64_t code);
+/*
+ * Reads code object code (tag: UNW_PY_TAG of bpf/unwprof.h) of pid now, if
+ * it was not read yet: its names then outlive pid.
+ */
+void py_namer__read_code(struct py_namer *n, uint32_t pid, uint64_t code, uint32_t tag);
 
 /*
- * Names frame (code, where) of pid into *out; the strings stay valid until
+ * Names frame (code, where) of pid into *out (where as BPF writes it, the
+ * code object's tag in its top bits); the strings stay valid until
  * the process is removed. 0, or -ENOENT when pid was never added.
  */
 int py_namer__name(struct py_namer *n, uint32_t pid, uint64_t code, uint64_t where,

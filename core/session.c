@@ -560,6 +560,7 @@ static struct unw_py_proc py_proc_of(const struct py_runtime *pr, uint64_t bias)
 		v.entry = UNW_PY_ENTRY_SHIM;
 		v.frame_owner = o->frame_owner;
 	}
+	v.code_id = o->code_filename;
 	v.frame_len = py_frame_len(&v);
 	return v;
 }
@@ -1155,7 +1156,7 @@ static int session__on_event(void *ctx, void *data, size_t size)
 		break;
 	case UNW_EV_PY_CODE:
 		if (s->opts.on_python_code)
-			s->opts.on_python_code(s->opts.ctx, ev->pid, ev->addr);
+			s->opts.on_python_code(s->opts.ctx, ev->pid, ev->addr, ev->tag);
 		break;
 	case UNW_EV_EXIT:
 		session__proc_exit(s, ev->pid);

@@ -90,8 +90,11 @@ struct session_opts {
 	 * memory. Called when its mappings are read, before its samples.
 	 */
 	void (*on_python)(void *ctx, uint32_t pid, const struct py_runtime *pr, uint64_t bias);
-	/* A Python code object of pid first seen in a sample: to be read now, while pid lives. */
-	void (*on_python_code)(void *ctx, uint32_t pid, uint64_t code);
+	/*
+	 * A Python code object of pid first seen in a sample (tag: UNW_PY_TAG of
+	 * bpf/unwprof.h): to be read now, while pid lives.
+	 */
+	void (*on_python_code)(void *ctx, uint32_t pid, uint64_t code, uint32_t tag);
 	/*
 	 * samples of pid stopped short of the bottom at pc (0: before the walk), for reason
 	 * (an index of session_stats.errors). Called during a drain, before

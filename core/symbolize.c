@@ -1391,10 +1391,10 @@ int symbolizer__add_python(struct symbolizer *sym, uint32_t pid, const struct py
 	return py_namer__add_process(sym->python, pid, pr, bias);
 }
 
-void symbolizer__python_code(struct symbolizer *sym, uint32_t pid, uint64_t code)
+void symbolizer__python_code(struct symbolizer *sym, uint32_t pid, uint64_t code, uint32_t tag)
 {
 	if (sym->python)
-		py_namer__read_code(sym->python, pid, code);
+		py_namer__read_code(sym->python, pid, code, tag);
 }
 
 /*
@@ -1411,7 +1411,10 @@ static int python_location(struct symbolizer *sym, struct profile *p, uint32_t p
 
 	if (sym->python)
 		py_namer__name(sym->python, pid, code, where, &name);
-	err = profile__intern_frame(p, pid, PROFILE_FRAME_PYTHON, code, name.line, id, &added);
+	/* One location per code object, told apart from an earlier one at its address by its tag. */
+	err = profile__intern_frame(p, pid, PROFILE_FRAME_PYTHON,
+				    code | (where >> UNW_PY_TAG_SHIFT) << UNW_PY_TAG_SHIFT,
+				    name.line, id, &added);
 	if (err || !added)
 		return err;
 	line = (struct profile_line){ .function = name.qualname,

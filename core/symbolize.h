@@ -75,7 +75,7 @@ struct py_runtime;
 int symbolizer__add_python(struct symbolizer *sym, uint32_t pid, const struct py_runtime *pr,
 			   uint64_t bias);
 /* Python code object code of pid was first seen: its names are read now, while pid lives. */
-void symbolizer__python_code(struct symbolizer *sym, uint32_t pid, uint64_t code);
+void symbolizer__python_code(struct symbolizer *sym, uint32_t pid, uint64_t code, uint32_t tag);
 
 /*
  * What addr of process pid is. Returns 0 with *info filled (name NULL when no

@@ -113,6 +113,7 @@ static struct tables_entry *tables__build(struct tables *ts, const struct elf_fi
 	uint8_t key[TABLES_KEY_MAX];
 	size_t id_len, len = tables__key(ef, key, &id_len);
 	struct tables_entry *e = tables__find_entry(ts, key, len);
+	int py_err;
 	struct elf_file *debug = NULL;
 
 	if (e)
@@ -135,7 +136,12 @@ static struct tables_entry *tables__build(struct tables *ts, const struct elf_fi
 		debug = debuginfo__find(ef, &dopts);
 	e->table = unwind_table__build(ef, debug);
 	e->has_go = go_runtime__read(ef, &e->go) == 0;
-	e->has_py = py_runtime__read(ef, &e->py) == 0;
+	py_err = py_runtime__read(ef, &e->py);
+	e->has_py = py_err == 0;
+	if (py_err == -ENOTSUP)
+		pr_warn("%s: a CPython whose frames this unwprof cannot read (core/pyruntime.h): "
+			"its samples show the interpreter's native frames",
+			path);
 	if (e->table && (elf_file__truncated(ef) || (debug && elf_file__truncated(debug)))) {
 		/* Rows read from the zeros of a truncated file would unwind wrongly. */
 		unwind_table__free(e->table);

@@ -696,8 +696,10 @@ def cmd_go_switch(args):
 
 def cmd_python(args):
     """Python frames of the known chains of pythreads.py, each on its own thread."""
+    # co_qualname from 3.11 on names the method with its class; co_name before
+    a1 = "Alpha.a1" if args.qualname else "a1"
     expect = {
-        "spin_alpha": ["alpha_main", "a1", "a2", "spin_alpha", "burn"],
+        "spin_alpha": ["alpha_main", a1, "a2", "spin_alpha", "burn"],
         "spin_beta": ["beta_main", "b1", "spin_beta", "burn"],
         "spin_beta/rec": ["beta_main"] + ["rec"] * 7 + ["spin_beta", "burn"],
         "spin_key": ["<module>", "main", "sorter", "keyfn", "spin_key", "burn"],
@@ -746,6 +748,19 @@ def cmd_python(args):
     if not ok:
         show(samples, "top stacks:")
         fail("the Python frames are not those of the threads' chains")
+
+
+def cmd_python_short(args):
+    """A Python process of 20 ms: its frames named, although it is gone at the end."""
+    samples = read_folded(args.folded)
+    named = sum(s.count for s in samples
+                if any(f == "<module> (<string>:3)" for f in s.python))
+    unknown = sum(s.count for s in samples if any(f.startswith("<unknown>") for f in s.python))
+    print(f"{named} samples in <module> (<string>:3), {unknown} with unnamed Python frames",
+          file=sys.stderr)
+    if named < args.min_samples or unknown > named // 10:
+        show(samples, "top stacks:")
+        fail("the frames of a short-lived Python process are not named")
 
 
 def main():
@@ -826,7 +841,12 @@ def main():
     s.add_argument("--comm", required=True)
     s.add_argument("--min-ratio", type=float, default=0.95)
     s.add_argument("--min-samples", type=int, default=200)
+    s.add_argument("--qualname", action="store_true")
     s.set_defaults(fn=cmd_python)
+    s = sub.add_parser("python-short")
+    s.add_argument("folded")
+    s.add_argument("--min-samples", type=int, default=5)
+    s.set_defaults(fn=cmd_python_short)
     s = sub.add_parser("go-switch")
     s.add_argument("json")
     s.add_argument("funcs")

@@ -6,7 +6,8 @@
 # Python frames in place: pythreads.py run by Debian's /usr/bin/python3.11
 # (stripped, libpython linked in) or by pyenv's build of 3.X (a shared
 # libpython), recorded with --tid. Its three threads run known chains in
-# pure Python (alpha_main;a1;a2;spin_alpha;burn, beta_main;b1;spin_beta;burn
+# pure Python (alpha_main;Alpha.a1;a2;spin_alpha;burn through a method and a
+# generator, beta_main;b1;spin_beta;burn
 # and through a 7-deep recursion), and the main thread calls back into
 # Python from C (sorted() with a key function). Checks (e2e.py python):
 #  - at least 90% of the samples have Python frames;
@@ -17,7 +18,11 @@
 #    holder's or the main thread's;
 #  - native frames (sorted's) stand between sorter and keyfn in at least
 #    95% of keyfn's samples: the interpreter's frames interleave with C's;
-#  - and the native walk is as complete as without them (lib.sh's roots).
+#  - the method is named with its class from 3.11 on (co_qualname), the
+#    generator's frame stands between its caller and what it calls;
+#  - the native walk is as complete as without them (lib.sh's roots);
+#  - a process of 20 ms (python -c) has its frames named, though it is gone
+#    when the run ends.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -32,9 +37,16 @@ else
 	[ -x "$python" ] || e2e_skip "no pyenv build of CPython $which under $root/versions"
 fi
 
+qualname=
+"$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' && qualname=--qualname
 record py -F 999 --tid -o "$tmp/py.folded" --stats-json "$tmp/py.json" -- \
 	"$python" "$programs_src/pythreads.py" 3
 expect_rc 0
-check python "$tmp/py.folded" --comm "$(basename "$python")"
+check python "$tmp/py.folded" --comm "$(basename "$python")" $qualname
 check roots "$tmp/py.folded" --min-ratio 0.99
+# A process of 20 ms, gone when the run ends: its code objects were read while it ran.
+record short -F 999 -o "$tmp/short.folded" -- "$python" -c \
+	$'import time\nt = time.time()\nwhile time.time() - t < 0.02: pass'
+expect_rc 0
+check python-short "$tmp/short.folded"
 finish

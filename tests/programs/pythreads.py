@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """pythreads.py SECONDS: Python frames of known chains on three threads.
 
-- thread "alpha": alpha_main -> a1 -> a2 -> spin_alpha
+- thread "alpha": alpha_main -> Alpha.a1 (a method) -> a2 (a generator) -> spin_alpha
 - thread "beta":  beta_main -> b1 -> spin_beta, and recursion: beta_main -> rec(6) -> ... -> spin_beta
 - the main thread: main -> sorter -> sorted() (C) -> keyfn (a callback from C) -> spin_key
 Each spin_* burns CPU in pure Python, so its samples have the chain above it.
@@ -25,16 +25,19 @@ def spin_alpha():
 
 
 def a2():
-    return spin_alpha()
+    yield spin_alpha()
 
 
-def a1():
-    return a2()
+class Alpha:
+    def a1(self):
+        for v in a2():
+            return v
 
 
 def alpha_main():
+    alpha = Alpha()
     while time.monotonic() < END:
-        a1()
+        alpha.a1()
 
 
 def spin_beta():
