@@ -1406,7 +1406,6 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 pid = p->tgid;
-	int unknown;
 
 	if (!cfg.system_wide && !bpf_map_lookup_elem(&targets, &pid))
 		return 0;
@@ -1414,8 +1413,14 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	bpf_map_delete_elem(&procs, &pid);
 	bpf_map_delete_elem(&go_procs, &pid);
 	bpf_map_delete_elem(&py_procs, &pid);
-	unknown = proc_add_exec(pid, p);
-	event_send_hold(UNW_EV_EXEC, pid, 0, unknown);
+	proc_add_exec(pid, p);
+	/*
+	 * Held at every exec, not only of code without a table: user space
+	 * reads the new image's mappings before it runs, so a process that
+	 * lives a few milliseconds (a compiler's cc1, as) is named too, not
+	 * only walked.
+	 */
+	event_send_hold(UNW_EV_EXEC, pid, 0, 1);
 	return 0;
 }
 
