@@ -1372,18 +1372,16 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 /*
  * The mappings exec made: the executable's text (mm->start_code) and the
  * program interpreter's, found from its base (AT_BASE) mapping by mapping.
- * Returns whether any of them is code of a file user space has not seen.
  */
-static __always_inline int proc_add_exec(__u32 pid, struct task_struct *task)
+static __always_inline void proc_add_exec(__u32 pid, struct task_struct *task)
 {
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
 	__u64 at_base = 0, addr;
-	int code, unknown;
+	int code;
 
 	if (!mm || !cfg.have_find_vma)
-		return 0;
+		return;
 	proc_add_vma(pid, BPF_CORE_READ(mm, start_code), &code);
-	unknown = code == CODE_UNKNOWN;
 	for (int i = 0; i < 32; i += 2) {
 		__u64 type = 0, val = 0;
 
@@ -1395,11 +1393,8 @@ static __always_inline int proc_add_exec(__u32 pid, struct task_struct *task)
 			at_base = val;
 	}
 	addr = at_base;
-	for (int i = 0; addr && i < 4; i++) {
+	for (int i = 0; addr && i < 4; i++)
 		addr = proc_add_vma(pid, addr, &code);
-		unknown |= code == CODE_UNKNOWN;
-	}
-	return unknown;
 }
 
 SEC("tp_btf/sched_process_exec")
