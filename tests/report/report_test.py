@@ -304,7 +304,11 @@ def go_top(go, env, args):
         if len(f) < 6:
             continue
         num = lambda v: float(v[:-2] if v.endswith("ns") else v)
-        out[" ".join(f[5:])] = (num(f[0]), num(f[3]))
+        name = " ".join(f[5:])
+        # -top marks a function the compiler inlined: the mark is pprof's, not the name
+        if name.endswith(" (inline)"):
+            name = name[:-len(" (inline)")]
+        out[name] = (num(f[0]), num(f[3]))
     return out
 
 
