@@ -115,6 +115,14 @@ struct {
 	__type(value, __u8);
 } py_codes SEC(".maps");
 
+/* Where the event of a code object first seen is put together (struct unw_py_code_event). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unw_py_code_event);
+} py_code_buf SEC(".maps");
+
 /* Pids sampled when not system-wide. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -772,21 +780,63 @@ __noinline __u64 py_thread_frame(const struct unw_py_proc *py)
 }
 
 /*
- * A code object seen in a sample of pid: the first time, user space is
- * told, so that it reads the code's names and line table at once, not at
- * the end of the run, when the process may be gone.
+ * Copies len bytes at addr (when they fit in max) to the event's data at
+ * *off, as its copy part. Returns the bytes copied.
  */
-static __always_inline void py_code_seen(__u32 pid, __u64 code, __u32 tag)
+static __always_inline __u32 py_copy(struct unw_py_code_event *e, __u32 off, int part, __u64 addr,
+				     __u64 len, __u32 max)
+{
+	if (part >= UNW_PY_PARTS || off > UNW_PY_COPY_MAX - max || !addr || len > max)
+		return 0;
+	if (bpf_probe_read_user(&e->data[off], len, (void *)addr))
+		return 0;
+	e->copies[part].addr = addr;
+	e->copies[part].len = len;
+	return len;
+}
+
+/* Bytes of the str object at addr, to the end of its compact data. */
+static __always_inline __u64 py_str_len(const struct unw_py_proc *py, __u64 addr)
+{
+	return addr ? py->str_data + user_word(addr, py->str_length) : 0;
+}
+
+/*
+ * A code object seen in a sample of pid: the first time, user space is
+ * sent copies of it, its names and its line table (struct
+ * unw_py_code_event), taken now: the process may free it, or be gone,
+ * before user space reads it.
+ */
+__noinline int py_code_seen(const struct unw_py_proc *py, __u32 pid, __u64 code, __u32 tag)
 {
 	struct py_code_key k = { .pid = pid, .tag = tag, .code = code };
-	struct unw_event ev = { .type = UNW_EV_PY_CODE, .pid = pid, .addr = code, .tag = tag };
+	struct unw_py_code_event *e;
+	__u64 name, file, table;
+	__u32 zero = 0, off = 0;
 	__u8 one = 1;
 
-	if (bpf_map_lookup_elem(&py_codes, &k))
-		return;
+	if (!py || bpf_map_lookup_elem(&py_codes, &k))
+		return 0;
 	bpf_map_update_elem(&py_codes, &k, &one, BPF_ANY);
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+	e = bpf_map_lookup_elem(&py_code_buf, &zero);
+	if (!e)
+		return 0;
+	e->ev = (struct unw_event){ .type = UNW_EV_PY_CODE, .pid = pid, .addr = code, .tag = tag };
+	__builtin_memset(e->copies, 0, sizeof(e->copies));
+	off += py_copy(e, off, UNW_PY_PART_CODE, code, py->code_len, UNW_PY_CODE_MAX);
+	name = user_word(code, py->code_name);
+	off += py_copy(e, off, UNW_PY_PART_NAME, name, py_str_len(py, name), UNW_PY_STR_MAX);
+	file = user_word(code, py->code_id);
+	off += py_copy(e, off, UNW_PY_PART_FILE, file, py_str_len(py, file), UNW_PY_STR_MAX);
+	table = user_word(code, py->code_table);
+	if (table)
+		off += py_copy(e, off, UNW_PY_PART_TABLE, table,
+			       py->bytes_data + user_word(table, UNW_PY_VAR_SIZE), UNW_PY_TABLE_MAX);
+	if (off > UNW_PY_COPY_MAX)
+		return 0;
+	if (bpf_ringbuf_output(&events, e, __builtin_offsetof(struct unw_py_code_event, data) + off, 0))
 		stat_inc(UNW_ST_EVENTS_LOST);
+	return 0;
 }
 
 /* What py_frame returns: the activation goes on, or its frames end here. */
@@ -836,7 +886,7 @@ __noinline int py_frame(struct scratch *sc, const struct unw_py_proc *py, __u64 
 		return PY_END;
 	}
 	tag = UNW_PY_TAG(user_word(code, py->code_id));
-	py_code_seen(pid, code, tag);
+	py_code_seen(py, pid, code, tag);
 	where = (where & ((1ULL << UNW_PY_TAG_SHIFT) - 1)) | (__u64)tag << UNW_PY_TAG_SHIFT;
 	if (stack_push(sc, hash, UNW_FRAME_WORD(UNW_FRAME_PYTHON, code)) ||
 	    stack_push(sc, hash, where))

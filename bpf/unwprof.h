@@ -212,9 +212,19 @@ struct unw_py_proc {
 	__u8 instr_is_index;  /* frame_instr is f_lasti, a 32-bit index, not a pointer */
 	__u8 owner_cstack;    /* the owner of a shim frame */
 	__u8 frame_len;	      /* bytes of a frame holding every field read: 8 past the last */
-	__u8 pad;
 	__u16 code_id; /* offset of a code object's co_filename: its tag (UNW_PY_TAG) */
+	/* What struct unw_py_code_event copies of a code object: */
+	__u16 code_len;	  /* bytes of a code object holding every field named: 8 past the last */
+	__u16 code_name;  /* co_qualname, or co_name before 3.11 */
+	__u16 code_table; /* co_linetable, or co_lnotab before 3.10: a bytes object */
+	__u16 str_length; /* a str object's length (of its compact ASCII data) */
+	__u16 str_data;	  /* its compact ASCII data */
+	__u16 bytes_data; /* a bytes object's data; its size is at UNW_PY_VAR_SIZE */
+	__u16 pad[3];
 };
+
+/* PyVarObject.ob_size, in every version. */
+#define UNW_PY_VAR_SIZE 16
 
 /*
  * A Python frame's second word carries, in its top 16 bits, a tag of its
@@ -334,7 +344,7 @@ enum unw_event_type {
 	UNW_EV_FORK,   /* a child of a target (follow_children) */
 	UNW_EV_DRAIN,  /* the count map passed its drain threshold */
 	UNW_EV_MAPPED, /* a new executable mapping (mmap) */
-	/* A Python code object (addr, its tag in tag) first seen: read it while its process lives. */
+	/* A Python code object (addr, its tag in tag) first seen: struct unw_py_code_event. */
 	UNW_EV_PY_CODE,
 };
 
@@ -350,6 +360,38 @@ struct unw_event {
 	__u64 addr;
 	__u32 flags; /* UNW_EVF_* */
 	__u32 tag;   /* UNW_EV_PY_CODE: the code object's tag (UNW_PY_TAG) */
+};
+
+/*
+ * UNW_EV_PY_CODE carries copies of the code object and of the objects it
+ * names, taken when it is first seen: a module's code is freed once the
+ * module has run, often before user space could read it. A part too big
+ * to copy, or unreadable, has len 0 and is read from the process instead.
+ */
+enum unw_py_part {
+	UNW_PY_PART_CODE = 0, /* code_len bytes of the code object */
+	UNW_PY_PART_NAME,     /* the str object of its name, to the end of its data */
+	UNW_PY_PART_FILE,     /* the str object of its file name */
+	UNW_PY_PART_TABLE,    /* the bytes object of its line table */
+	UNW_PY_PARTS,
+};
+
+#define UNW_PY_CODE_MAX 256
+#define UNW_PY_STR_MAX 512
+#define UNW_PY_TABLE_MAX 16384
+#define UNW_PY_COPY_MAX (UNW_PY_CODE_MAX + 2 * UNW_PY_STR_MAX + UNW_PY_TABLE_MAX)
+
+struct unw_py_copy {
+	__u64 addr; /* where in the process the bytes were */
+	__u32 len;
+	__u32 pad;
+};
+
+/* Sent with as many bytes of data as the copies hold. */
+struct unw_py_code_event {
+	struct unw_event ev; /* addr: the code object; tag: its tag */
+	struct unw_py_copy copies[UNW_PY_PARTS];
+	__u8 data[UNW_PY_COPY_MAX]; /* the copies' bytes, one after the other */
 };
 
 /* Indexes of the per-CPU stats array. */
@@ -438,6 +480,9 @@ _Static_assert(sizeof(struct unw_event) == 24, "unw_event layout");
 _Static_assert(sizeof(struct unw_config) == 24, "unw_config layout");
 _Static_assert(sizeof(struct unw_fail_key) == 16, "unw_fail_key layout");
 _Static_assert(sizeof(struct unw_go_proc) == 48, "unw_go_proc layout");
-_Static_assert(sizeof(struct unw_py_proc) == 56, "unw_py_proc layout");
+_Static_assert(sizeof(struct unw_py_proc) == 72, "unw_py_proc layout");
+_Static_assert(sizeof(struct unw_py_copy) == 16, "unw_py_copy layout");
+_Static_assert(sizeof(struct unw_py_code_event) == 24 + 16 * UNW_PY_PARTS + UNW_PY_COPY_MAX,
+	       "unw_py_code_event layout");
 
 #endif /* UNWPROF_H */

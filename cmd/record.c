@@ -941,11 +941,11 @@ static void on_python(void *ctx, uint32_t pid, const struct py_runtime *pr, uint
 		pr_info("process %u: its Python frames cannot be named: %s", pid, strerror(-err));
 }
 
-static void on_python_code(void *ctx, uint32_t pid, uint64_t code, uint32_t tag)
+static void on_python_code(void *ctx, const struct unw_py_code_event *e, size_t size)
 {
 	struct record *rec = ctx;
 
-	symbolizer__python_code(rec->symbolizer, pid, code, tag);
+	symbolizer__python_code(rec->symbolizer, e, size);
 }
 
 static void on_process_exit(void *ctx, uint32_t pid)

@@ -18,8 +18,6 @@
 #define NAME_MAX_LEN 1024	   /* longest name or path read */
 #define TABLE_MAX_LEN (256 * 1024) /* longest line table read */
 #define CODE_UNIT 2		   /* bytes of an instruction (_Py_CODEUNIT) */
-#define BYTES_SVAL_311 32	   /* PyBytesObject.ob_sval from 3.11 on */
-#define BYTES_SIZE 16		   /* PyVarObject.ob_size */
 
 static const char unknown[] = "<unknown>";
 
@@ -157,34 +155,60 @@ uint32_t py_line_of(const uint8_t *table, size_t size, int minor, uint32_t first
 
 /* Reading the process */
 
-static int mem_read(const struct py_proc *p, uint64_t addr, void *buf, size_t len)
-{
-	ssize_t n = addr ? pread(p->mem, buf, len, (off_t)addr) : -1;
+/*
+ * Where a code object is read from: the copies BPF took when it was first
+ * seen (bpf/unwprof.h, struct unw_py_code_event), then the process's memory
+ * for what they do not hold.
+ */
+struct py_view {
+	const struct py_proc *p;
+	struct {
+		uint64_t addr;
+		const uint8_t *bytes;
+		size_t len;
+	} copies[UNW_PY_PARTS];
+};
 
+static int mem_read(const struct py_view *v, uint64_t addr, void *buf, size_t len)
+{
+	ssize_t n;
+
+	if (!addr)
+		return -EFAULT;
+	for (size_t i = 0; i < ARRAY_SIZE(v->copies); i++) {
+		uint64_t at = addr - v->copies[i].addr;
+
+		if (addr >= v->copies[i].addr && at <= v->copies[i].len &&
+		    len <= v->copies[i].len - at) {
+			memcpy(buf, v->copies[i].bytes + at, len);
+			return 0;
+		}
+	}
+	n = pread(v->p->mem, buf, len, (off_t)addr);
 	return n == (ssize_t)len ? 0 : -EFAULT;
 }
 
-static uint64_t mem_word(const struct py_proc *p, uint64_t addr, int32_t off)
+static uint64_t mem_word(const struct py_view *v, uint64_t addr, int32_t off)
 {
-	uint64_t v = 0;
+	uint64_t w = 0;
 
-	if (off == PY_OFF_NONE || mem_read(p, addr + off, &v, sizeof(v)))
+	if (off == PY_OFF_NONE || mem_read(v, addr + off, &w, sizeof(w)))
 		return 0;
-	return v;
+	return w;
 }
 
 /*
  * A str object at addr, when it is compact ASCII (every name and path of
  * the interpreter's own code is): NULL otherwise.
  */
-static char *read_str(const struct py_proc *p, uint64_t addr)
+static char *read_str(const struct py_view *v, uint64_t addr)
 {
-	const struct py_offsets *o = &p->rt.off;
-	uint64_t len = mem_word(p, addr, o->str_length);
+	const struct py_offsets *o = &v->p->rt.off;
+	uint64_t len = mem_word(v, addr, o->str_length);
 	uint32_t state = 0;
 	char *s;
 
-	if (!addr || mem_read(p, addr + o->str_state, &state, sizeof(state)))
+	if (!addr || mem_read(v, addr + o->str_state, &state, sizeof(state)))
 		return NULL;
 	if (!(state & (1u << o->str_ascii_bit)) || !(state & (1u << o->str_compact_bit)) ||
 	    len > NAME_MAX_LEN)
@@ -192,7 +216,7 @@ static char *read_str(const struct py_proc *p, uint64_t addr)
 	s = malloc(len + 1);
 	if (!s)
 		return NULL;
-	if (mem_read(p, addr + o->str_data, s, len)) {
+	if (mem_read(v, addr + o->str_data, s, len)) {
 		free(s);
 		return NULL;
 	}
@@ -201,17 +225,16 @@ static char *read_str(const struct py_proc *p, uint64_t addr)
 }
 
 /* The contents of a bytes object at addr (a line table), bounded. */
-static uint8_t *read_bytes(const struct py_proc *p, uint64_t addr, size_t *len)
+static uint8_t *read_bytes(const struct py_view *v, uint64_t addr, size_t *len)
 {
-	int32_t sval = p->rt.off.bytes_sval != PY_OFF_NONE ? p->rt.off.bytes_sval : BYTES_SVAL_311;
-	uint64_t n = mem_word(p, addr, BYTES_SIZE);
+	uint64_t n = mem_word(v, addr, UNW_PY_VAR_SIZE);
 	uint8_t *b;
 
 	*len = 0;
 	if (!addr || n == 0 || n > TABLE_MAX_LEN)
 		return NULL;
 	b = malloc(n);
-	if (b && mem_read(p, addr + sval, b, n)) {
+	if (b && mem_read(v, addr + py_bytes_data_off(&v->p->rt.off), b, n)) {
 		free(b);
 		return NULL;
 	}
@@ -219,23 +242,21 @@ static uint8_t *read_bytes(const struct py_proc *p, uint64_t addr, size_t *len)
 	return b;
 }
 
-static void code_read(const struct py_proc *p, uint64_t addr, struct py_code *c)
+static void code_read(const struct py_view *v, uint64_t addr, struct py_code *c)
 {
-	const struct py_offsets *o = &p->rt.off;
-	int32_t name_off = o->code_qualname != PY_OFF_NONE ? o->code_qualname : o->code_name;
-	int32_t table_off = o->code_linetable != PY_OFF_NONE ? o->code_linetable : o->code_lnotab;
+	const struct py_offsets *o = &v->p->rt.off;
 	uint32_t first = 0;
 
 	c->addr = addr;
-	c->name_ptr = mem_word(p, addr, name_off);
-	c->file_ptr = mem_word(p, addr, o->code_filename);
+	c->name_ptr = mem_word(v, addr, py_code_name_off(o));
+	c->file_ptr = mem_word(v, addr, o->code_filename);
 	c->tag = UNW_PY_TAG(c->file_ptr);
-	c->qualname = read_str(p, c->name_ptr);
-	c->file = read_str(p, c->file_ptr);
+	c->qualname = read_str(v, c->name_ptr);
+	c->file = read_str(v, c->file_ptr);
 	if (o->code_firstlineno != PY_OFF_NONE)
-		mem_read(p, addr + o->code_firstlineno, &first, sizeof(first));
+		mem_read(v, addr + o->code_firstlineno, &first, sizeof(first));
 	c->first_line = first;
-	c->table = read_bytes(p, mem_word(p, addr, table_off), &c->table_len);
+	c->table = read_bytes(v, mem_word(v, addr, py_code_table_off(o)), &c->table_len);
 	if (o->code_adaptive != PY_OFF_NONE)
 		c->first_instr = addr + o->code_adaptive;
 }
@@ -278,8 +299,10 @@ static int codes_grow(struct py_proc *p)
  * now if it was not read yet; NULL when the process has another one there
  * now (it was freed and its memory reused) or it cannot be read.
  */
-static const struct py_code *code_get(struct py_proc *p, uint64_t addr, uint32_t tag)
+static const struct py_code *code_get(struct py_proc *p, uint64_t addr, uint32_t tag,
+				      const struct py_view *copied)
 {
+	struct py_view mem = { .p = p };
 	struct py_code c = {};
 	size_t i;
 
@@ -288,7 +311,7 @@ static const struct py_code *code_get(struct py_proc *p, uint64_t addr, uint32_t
 	i = code_slot(p, addr, tag);
 	if (p->codes[i].addr)
 		return &p->codes[i];
-	code_read(p, addr, &c);
+	code_read(copied ? copied : &mem, addr, &c);
 	if (!c.file_ptr) {
 		code_free(&c);
 		return NULL;
@@ -372,12 +395,35 @@ void py_namer__remove_process(struct py_namer *n, uint32_t pid)
 	*p = n->procs[--n->nr_procs];
 }
 
-void py_namer__read_code(struct py_namer *n, uint32_t pid, uint64_t code, uint32_t tag)
+/* The copies of event e of size bytes into *v; false when they overrun it. */
+static bool view_of_event(struct py_view *v, const struct unw_py_code_event *e, size_t size)
 {
-	struct py_proc *p = proc_find(n, pid);
+	size_t off = offsetof(struct unw_py_code_event, data);
 
-	if (p)
-		code_get(p, code, tag);
+	for (size_t i = 0; i < UNW_PY_PARTS; i++) {
+		const struct unw_py_copy *c = &e->copies[i];
+
+		if (c->len > size - off)
+			return false;
+		v->copies[i].addr = c->addr;
+		v->copies[i].bytes = (const uint8_t *)e + off;
+		v->copies[i].len = c->len;
+		off += c->len;
+	}
+	return true;
+}
+
+void py_namer__read_code(struct py_namer *n, const struct unw_py_code_event *e, size_t size)
+{
+	struct py_proc *p;
+	struct py_view v = {};
+
+	if (size < offsetof(struct unw_py_code_event, data))
+		return;
+	p = proc_find(n, e->ev.pid);
+	v.p = p;
+	if (p && view_of_event(&v, e, size))
+		code_get(p, e->ev.addr, e->ev.tag, &v);
 }
 
 int py_namer__name(struct py_namer *n, uint32_t pid, uint64_t code, uint64_t where,
@@ -393,7 +439,7 @@ int py_namer__name(struct py_namer *n, uint32_t pid, uint64_t code, uint64_t whe
 		return -ENOENT;
 	where &= (1ULL << UNW_PY_TAG_SHIFT) - 1;
 	at = where;
-	c = code_get(p, code, tag);
+	c = code_get(p, code, tag, NULL);
 	if (!c)
 		return 0;
 	out->qualname = c->qualname ? c->qualname : unknown;

@@ -17,6 +17,7 @@
 
 struct py_runtime;
 struct py_namer;
+struct unw_py_code_event;
 
 struct py_frame_name {
 	const char *qualname; /* co_qualname (3.11+), else co_name */
@@ -38,10 +39,11 @@ int py_namer__add_process(struct py_namer *n, uint32_t pid, const struct py_runt
 void py_namer__remove_process(struct py_namer *n, uint32_t pid);
 
 /*
- * Reads code object code (tag: UNW_PY_TAG of bpf/unwprof.h) of pid now, if
- * it was not read yet: its names then outlive pid.
+ * Reads the code object of event e (size bytes, as BPF sent it) now, if it
+ * was not read yet: from the copies the event holds, the rest from the
+ * process. Its names then outlive the code object and the process.
  */
-void py_namer__read_code(struct py_namer *n, uint32_t pid, uint64_t code, uint32_t tag);
+void py_namer__read_code(struct py_namer *n, const struct unw_py_code_event *e, size_t size);
 
 /*
  * Names frame (code, where) of pid into *out (where as BPF writes it, the

@@ -97,6 +97,26 @@ enum py_frame_layout {
 	PY_FRAME_INTERPRETER, /* 3.11+: _PyInterpreterFrame, an instruction pointer */
 };
 
+/* The field of a code object its name is read from: co_qualname where there is one. */
+static inline int32_t py_code_name_off(const struct py_offsets *o)
+{
+	return o->code_qualname != PY_OFF_NONE ? o->code_qualname : o->code_name;
+}
+
+/* Its line table: co_linetable (3.10+) or co_lnotab, a bytes object. */
+static inline int32_t py_code_table_off(const struct py_offsets *o)
+{
+	return o->code_linetable != PY_OFF_NONE ? o->code_linetable : o->code_lnotab;
+}
+
+/* PyBytesObject.ob_sval, where the table gives none (3.11 on). */
+#define PY_BYTES_SVAL_311 32
+
+static inline int32_t py_bytes_data_off(const struct py_offsets *o)
+{
+	return o->bytes_sval != PY_OFF_NONE ? o->bytes_sval : PY_BYTES_SVAL_311;
+}
+
 struct py_runtime {
 	uint32_t version_hex; /* as PY_VERSION_HEX: 0x030b07f0 is 3.11.7 final */
 	uint8_t major, minor, micro;

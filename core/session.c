@@ -532,6 +532,19 @@ static uint8_t py_frame_len(const struct unw_py_proc *v)
 	return end <= 128 ? end : 0; /* 0: more than BPF reads at once, no Python frames */
 }
 
+/* Bytes of a code object the event of its first sight copies: 8 past the last field named. */
+static uint16_t py_code_len(const struct py_offsets *o)
+{
+	int32_t offs[] = { o->code_name,	o->code_qualname, o->code_filename,
+			   o->code_firstlineno, o->code_linetable, o->code_lnotab };
+	int32_t end = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(offs); i++)
+		if (offs[i] != PY_OFF_NONE && offs[i] + 8 > end)
+			end = offs[i] + 8;
+	return end <= UNW_PY_CODE_MAX ? end : 0;
+}
+
 /* What the Python unwinder reads of an interpreter pr loaded with bias (bpf/unwprof.h). */
 static struct unw_py_proc py_proc_of(const struct py_runtime *pr, uint64_t bias)
 {
@@ -562,6 +575,12 @@ static struct unw_py_proc py_proc_of(const struct py_runtime *pr, uint64_t bias)
 	}
 	v.code_id = o->code_filename;
 	v.frame_len = py_frame_len(&v);
+	v.code_name = py_code_name_off(o);
+	v.code_table = py_code_table_off(o);
+	v.code_len = py_code_len(o);
+	v.str_length = o->str_length;
+	v.str_data = o->str_data;
+	v.bytes_data = py_bytes_data_off(o);
 	return v;
 }
 
@@ -1156,7 +1175,7 @@ static int session__on_event(void *ctx, void *data, size_t size)
 		break;
 	case UNW_EV_PY_CODE:
 		if (s->opts.on_python_code)
-			s->opts.on_python_code(s->opts.ctx, ev->pid, ev->addr, ev->tag);
+			s->opts.on_python_code(s->opts.ctx, data, size);
 		break;
 	case UNW_EV_EXIT:
 		session__proc_exit(s, ev->pid);

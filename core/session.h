@@ -91,10 +91,11 @@ struct session_opts {
 	 */
 	void (*on_python)(void *ctx, uint32_t pid, const struct py_runtime *pr, uint64_t bias);
 	/*
-	 * A Python code object of pid first seen in a sample (tag: UNW_PY_TAG of
-	 * bpf/unwprof.h): to be read now, while pid lives.
+	 * A Python code object first seen in a sample, with the copies BPF
+	 * took of it (bpf/unwprof.h, struct unw_py_code_event, size bytes
+	 * checked to hold its header only): to be read now.
 	 */
-	void (*on_python_code)(void *ctx, uint32_t pid, uint64_t code, uint32_t tag);
+	void (*on_python_code)(void *ctx, const struct unw_py_code_event *e, size_t size);
 	/*
 	 * samples of pid stopped short of the bottom at pc (0: before the walk), for reason
 	 * (an index of session_stats.errors). Called during a drain, before

@@ -1391,10 +1391,11 @@ int symbolizer__add_python(struct symbolizer *sym, uint32_t pid, const struct py
 	return py_namer__add_process(sym->python, pid, pr, bias);
 }
 
-void symbolizer__python_code(struct symbolizer *sym, uint32_t pid, uint64_t code, uint32_t tag)
+void symbolizer__python_code(struct symbolizer *sym, const struct unw_py_code_event *e,
+			     size_t size)
 {
 	if (sym->python)
-		py_namer__read_code(sym->python, pid, code, tag);
+		py_namer__read_code(sym->python, e, size);
 }
 
 /*

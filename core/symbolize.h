@@ -74,8 +74,10 @@ int symbolizer__add_process(struct symbolizer *sym, const struct procmaps *pm);
 struct py_runtime;
 int symbolizer__add_python(struct symbolizer *sym, uint32_t pid, const struct py_runtime *pr,
 			   uint64_t bias);
-/* Python code object code of pid was first seen: its names are read now, while pid lives. */
-void symbolizer__python_code(struct symbolizer *sym, uint32_t pid, uint64_t code, uint32_t tag);
+/* A Python code object was first seen (event e, size bytes): its names are read now. */
+struct unw_py_code_event;
+void symbolizer__python_code(struct symbolizer *sym, const struct unw_py_code_event *e,
+			     size_t size);
 
 /*
  * What addr of process pid is. Returns 0 with *info filled (name NULL when no

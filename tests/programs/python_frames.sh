@@ -44,7 +44,8 @@ record py -F 999 --tid -o "$tmp/py.folded" --stats-json "$tmp/py.json" -- \
 expect_rc 0
 check python "$tmp/py.folded" --comm "$(basename "$python")" $qualname
 check roots "$tmp/py.folded" --min-ratio 0.99
-# A process of 20 ms, gone when the run ends: its code objects were read while it ran.
+# A process of 20 ms, gone when the run ends, most of it importing modules whose code is
+# freed once they have run: its code objects were copied when first seen.
 record short -F 999 -o "$tmp/short.folded" -- "$python" -c \
 	$'import time\nt = time.time()\nwhile time.time() - t < 0.02: pass'
 expect_rc 0
