@@ -965,3 +965,96 @@ bool elf_file__debug_matches(const struct elf_file *ef, const struct elf_file *d
 		return elf_file__crc32(debug) == ef->debuglink_crc;
 	return false;
 }
+
+/* The bytes at ELF virtual address vaddr, when the file holds all len of them. */
+const uint8_t *elf_file__vaddr_bytes(const struct elf_file *ef, uint64_t vaddr, size_t len)
+{
+	struct elf_load_segment segs[16];
+	size_t n = elf_file__load_segments(ef, segs, ARRAY_SIZE(segs)), size;
+	const uint8_t *image = elf_file__image(ef, &size);
+
+	if (!image)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct elf_load_segment *s = &segs[i];
+		uint64_t off;
+
+		if (vaddr < s->vaddr || vaddr - s->vaddr >= s->filesz ||
+		    len > s->filesz - (vaddr - s->vaddr))
+			continue;
+		off = s->offset + (vaddr - s->vaddr);
+		if (off > size || len > size - off)
+			return NULL;
+		return image + off;
+	}
+	return NULL;
+}
+
+/* Whether [vaddr, vaddr + len) is in the memory of a PT_LOAD segment (file or zero-filled). */
+bool elf_file__vaddr_mapped(const struct elf_file *ef, uint64_t vaddr, uint64_t len)
+{
+	struct elf_load_segment segs[16];
+	size_t n = elf_file__load_segments(ef, segs, ARRAY_SIZE(segs));
+
+	for (size_t i = 0; i < n; i++) {
+		if (vaddr >= segs[i].vaddr && vaddr - segs[i].vaddr < segs[i].memsz &&
+		    len <= segs[i].memsz - (vaddr - segs[i].vaddr))
+			return true;
+	}
+	return false;
+}
+
+/* A NUL-terminated string of at most max bytes at vaddr, or NULL. */
+const char *elf_file__vaddr_string(const struct elf_file *ef, uint64_t vaddr, size_t max)
+{
+	for (size_t len = 1; len <= max; len++) {
+		const uint8_t *p = elf_file__vaddr_bytes(ef, vaddr, len);
+
+		if (!p)
+			return NULL;
+		if (p[len - 1] == '\0')
+			return (const char *)p;
+	}
+	return NULL;
+}
+
+/* Fills the entries of qs found in one symbol table; the first of a name wins. */
+static int find_symbols_in(const struct elf_file *ef, const char *symtab, const char *strtab,
+			   struct elf_symbol_query *qs, size_t n)
+{
+	struct elf_section st, str;
+
+	if (elf_file__section(ef, symtab, &st) || elf_file__section(ef, strtab, &str))
+		return 0;
+	if (st.size % sizeof(Elf64_Sym))
+		return -EINVAL;
+	for (size_t i = 0; i < st.size / sizeof(Elf64_Sym); i++) {
+		Elf64_Sym s;
+		const char *name;
+		size_t left;
+
+		memcpy(&s, st.data + i * sizeof(s), sizeof(s));
+		if (s.st_shndx == SHN_UNDEF || s.st_name >= str.size)
+			continue;
+		name = (const char *)str.data + s.st_name;
+		left = str.size - s.st_name;
+		for (size_t k = 0; k < n; k++) {
+			size_t len = strlen(qs[k].name);
+
+			if (qs[k].found || ELF64_ST_TYPE(s.st_info) != qs[k].type || left <= len ||
+			    memcmp(name, qs[k].name, len + 1))
+				continue;
+			qs[k].value = s.st_value;
+			qs[k].size = s.st_size;
+			qs[k].found = true;
+		}
+	}
+	return 0;
+}
+
+int elf_file__find_symbols(const struct elf_file *ef, struct elf_symbol_query *qs, size_t n)
+{
+	int err = find_symbols_in(ef, ".symtab", ".strtab", qs, n);
+
+	return err ? err : find_symbols_in(ef, ".dynsym", ".dynstr", qs, n);
+}

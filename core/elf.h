@@ -80,6 +80,30 @@ size_t elf_file__load_segments(const struct elf_file *ef, struct elf_load_segmen
 			       size_t max);
 
 /*
+ * The bytes at ELF virtual address vaddr, when a PT_LOAD segment holds all
+ * len of them in the file; NULL otherwise.
+ */
+const uint8_t *elf_file__vaddr_bytes(const struct elf_file *ef, uint64_t vaddr, size_t len);
+/* Whether [vaddr, vaddr + len) is in the memory of a PT_LOAD segment (file or zero-filled). */
+bool elf_file__vaddr_mapped(const struct elf_file *ef, uint64_t vaddr, uint64_t len);
+/* A NUL-terminated string of at most max bytes at vaddr, or NULL. */
+const char *elf_file__vaddr_string(const struct elf_file *ef, uint64_t vaddr, size_t max);
+
+/* A symbol looked for by name and type (STT_*), and what was found of it. */
+struct elf_symbol_query {
+	const char *name;
+	unsigned char type;
+	bool found;
+	uint64_t value, size;
+};
+/*
+ * Looks for each of qs[0..n) in .symtab, then in .dynsym, the first of a
+ * name winning: local symbols are only in the first. 0, or -EINVAL when a
+ * table is broken.
+ */
+int elf_file__find_symbols(const struct elf_file *ef, struct elf_symbol_query *qs, size_t n);
+
+/*
  * A file can be truncated while it is mapped (its owner rewrites it): the
  * pages past its new end then read as zeros instead of crashing unwprof with
  * SIGBUS. True once any read hit such a page: what was read from the file

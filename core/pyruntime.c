@@ -4,7 +4,7 @@
  * file. See pyruntime.h.
  *
  * Every symbol, address and size comes from the file and is checked
- * against it: a read goes through read_vaddr(), which only returns bytes
+ * against it: a read goes through elf_file__vaddr_bytes(), which only returns bytes
  * that a PT_LOAD segment holds in the file.
  */
 #include <errno.h>
@@ -245,63 +245,6 @@ static const struct py_table_entry py_table[] = {
 
 /* ---- the file ---- */
 
-/* The bytes at ELF virtual address vaddr, when the file holds all len of them. */
-static const uint8_t *read_vaddr(const struct elf_file *ef, uint64_t vaddr, size_t len)
-{
-	struct elf_load_segment segs[16];
-	size_t n = elf_file__load_segments(ef, segs, ARRAY_SIZE(segs)), size;
-	const uint8_t *image = elf_file__image(ef, &size);
-
-	if (!image)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		const struct elf_load_segment *s = &segs[i];
-		uint64_t off;
-
-		if (vaddr < s->vaddr || vaddr - s->vaddr >= s->filesz ||
-		    len > s->filesz - (vaddr - s->vaddr))
-			continue;
-		off = s->offset + (vaddr - s->vaddr);
-		if (off > size || len > size - off)
-			return NULL;
-		return image + off;
-	}
-	return NULL;
-}
-
-/* Whether [vaddr, vaddr + len) is in the memory of a PT_LOAD segment (file or zero-filled). */
-static bool in_memory(const struct elf_file *ef, uint64_t vaddr, uint64_t len)
-{
-	struct elf_load_segment segs[16];
-	size_t n = elf_file__load_segments(ef, segs, ARRAY_SIZE(segs));
-
-	for (size_t i = 0; i < n; i++) {
-		if (vaddr >= segs[i].vaddr && vaddr - segs[i].vaddr < segs[i].memsz &&
-		    len <= segs[i].memsz - (vaddr - segs[i].vaddr))
-			return true;
-	}
-	return false;
-}
-
-/* A NUL-terminated string of at most max bytes at vaddr, or NULL. */
-static const char *read_string(const struct elf_file *ef, uint64_t vaddr, size_t max)
-{
-	for (size_t len = 1; len <= max; len++) {
-		const uint8_t *p = read_vaddr(ef, vaddr, len);
-
-		if (!p)
-			return NULL;
-		if (p[len - 1] == '\0')
-			return (const char *)p;
-	}
-	return NULL;
-}
-
-struct py_sym {
-	uint64_t value, size;
-	bool found;
-};
-
 /* The symbols looked for, by name. */
 enum {
 	SYM_RUNTIME,
@@ -314,10 +257,8 @@ enum {
 	SYM_NR,
 };
 
-static const struct {
-	const char *name;
-	unsigned char type;
-} py_sym_names[SYM_NR] = {
+/* Each entry's name and type; what was found fills the rest. */
+static const struct elf_symbol_query py_sym_names[SYM_NR] = {
 	[SYM_RUNTIME] = { "_PyRuntime", STT_OBJECT },
 	[SYM_EVAL] = { "_PyEval_EvalFrameDefault", STT_FUNC },
 	[SYM_EVAL_COLD] = { "_PyEval_EvalFrameDefault.cold", STT_FUNC },
@@ -326,40 +267,6 @@ static const struct {
 	[SYM_INTERP_HEAD] = { "interp_head", STT_OBJECT },
 	[SYM_TLS_KEY] = { "autoTLSkey", STT_OBJECT },
 };
-
-/* Finds the symbols of py_sym_names in one symbol table; the first of a name wins. */
-static int scan_symbols(const struct elf_file *ef, const char *symtab, const char *strtab,
-			struct py_sym *syms)
-{
-	struct elf_section st, str;
-
-	if (elf_file__section(ef, symtab, &st) || elf_file__section(ef, strtab, &str))
-		return 0;
-	if (st.size % sizeof(Elf64_Sym))
-		return -EINVAL;
-	for (size_t i = 0; i < st.size / sizeof(Elf64_Sym); i++) {
-		Elf64_Sym s;
-		const char *name;
-		size_t left;
-
-		memcpy(&s, st.data + i * sizeof(s), sizeof(s));
-		if (s.st_shndx == SHN_UNDEF || s.st_name >= str.size)
-			continue;
-		name = (const char *)str.data + s.st_name;
-		left = str.size - s.st_name;
-		for (int k = 0; k < SYM_NR; k++) {
-			size_t len = strlen(py_sym_names[k].name);
-
-			if (syms[k].found || ELF64_ST_TYPE(s.st_info) != py_sym_names[k].type ||
-			    left <= len || memcmp(name, py_sym_names[k].name, len + 1))
-				continue;
-			syms[k].value = s.st_value;
-			syms[k].size = s.st_size;
-			syms[k].found = true;
-		}
-	}
-	return 0;
-}
 
 /* ---- the version ---- */
 
@@ -371,13 +278,13 @@ static void set_version_hex(struct py_runtime *pr, uint32_t hex)
 	pr->micro = hex >> 8;
 }
 
-static int version_from_symbol(const struct elf_file *ef, const struct py_sym *s,
+static int version_from_symbol(const struct elf_file *ef, const struct elf_symbol_query *s,
 			       struct py_runtime *pr)
 {
 	const uint8_t *p;
 	uint32_t hex;
 
-	if (s->size < sizeof(hex) || !(p = read_vaddr(ef, s->value, sizeof(hex))))
+	if (s->size < sizeof(hex) || !(p = elf_file__vaddr_bytes(ef, s->value, sizeof(hex))))
 		return -EINVAL;
 	memcpy(&hex, p, sizeof(hex));
 	set_version_hex(pr, hex);
@@ -422,7 +329,7 @@ static int parse_version(const char *s, uint32_t *hex)
  * string is not found by searching the file: the linker merges it into the
  * tail of a longer one (the install prefix of pyenv's builds ends with it).
  */
-static int version_from_getversion(const struct elf_file *ef, const struct py_sym *s,
+static int version_from_getversion(const struct elf_file *ef, const struct elf_symbol_query *s,
 				   struct py_runtime *pr)
 {
 	static const char format[] = "%.80s (%.80s) %.80s";
@@ -433,7 +340,7 @@ static int version_from_getversion(const struct elf_file *ef, const struct py_sy
 	size_t size = s->size;
 
 	if (elf_file__machine(ef) != EM_X86_64 || size < 7 || size > 512 ||
-	    !(code = read_vaddr(ef, s->value, size)))
+	    !(code = elf_file__vaddr_bytes(ef, s->value, size)))
 		return -ENOTSUP;
 	for (size_t i = 0; i + 7 <= size; i++) {
 		int32_t disp;
@@ -450,10 +357,10 @@ static int version_from_getversion(const struct elf_file *ef, const struct py_sy
 		else if (code[i + 2] == 0x15 && !fmt_at)
 			fmt_at = target;
 	}
-	str = fmt_at ? read_string(ef, fmt_at, sizeof(format)) : NULL;
+	str = fmt_at ? elf_file__vaddr_string(ef, fmt_at, sizeof(format)) : NULL;
 	if (!str || strcmp(str, format) || !ver_at)
 		return -ENOTSUP;
-	str = read_string(ef, ver_at, 32);
+	str = elf_file__vaddr_string(ef, ver_at, 32);
 	if (!str || parse_version(str, &hex))
 		return -ENOTSUP;
 	set_version_hex(pr, hex);
@@ -549,7 +456,7 @@ static int do_field(const uint8_t *t, size_t size_at, size_t at, unsigned int wi
 	return 0;
 }
 
-static int read_debug_offsets(const struct elf_file *ef, const struct py_sym *runtime,
+static int read_debug_offsets(const struct elf_file *ef, const struct elf_symbol_query *runtime,
 			      struct py_runtime *pr)
 {
 	struct py_offsets *o = &pr->off;
@@ -582,7 +489,8 @@ static int read_debug_offsets(const struct elf_file *ef, const struct py_sym *ru
 	};
 	const uint8_t *t;
 
-	if (runtime->size < DO_SIZE_3_13 || !(t = read_vaddr(ef, runtime->value, DO_SIZE_3_13))) {
+	if (runtime->size < DO_SIZE_3_13 ||
+	    !(t = elf_file__vaddr_bytes(ef, runtime->value, DO_SIZE_3_13))) {
 		pr_debug("%s: _PyRuntime is too small for _Py_DebugOffsets or lies past the file",
 			 elf_file__path(ef));
 		return -EINVAL;
@@ -624,7 +532,8 @@ static int read_debug_offsets(const struct elf_file *ef, const struct py_sym *ru
 
 /* ---- all of it ---- */
 
-static int read_offsets(const struct elf_file *ef, const struct py_sym *syms, struct py_runtime *pr)
+static int read_offsets(const struct elf_file *ef, const struct elf_symbol_query *syms,
+			struct py_runtime *pr)
 {
 	if (pr->minor == 13)
 		return read_debug_offsets(ef, &syms[SYM_RUNTIME], pr);
@@ -639,9 +548,11 @@ static int read_offsets(const struct elf_file *ef, const struct py_sym *syms, st
 }
 
 /* The anchor of the thread list and the TLS key, once the version is known. */
-static int read_anchors(const struct elf_file *ef, const struct py_sym *syms, struct py_runtime *pr)
+static int read_anchors(const struct elf_file *ef, const struct elf_symbol_query *syms,
+			struct py_runtime *pr)
 {
-	const struct py_sym *anchor = &syms[pr->minor == 6 ? SYM_INTERP_HEAD : SYM_RUNTIME];
+	const struct elf_symbol_query *anchor =
+		&syms[pr->minor == 6 ? SYM_INTERP_HEAD : SYM_RUNTIME];
 
 	pr->runtime_symbol = py_sym_names[pr->minor == 6 ? SYM_INTERP_HEAD : SYM_RUNTIME].name;
 	if (!anchor->found) {
@@ -651,7 +562,7 @@ static int read_anchors(const struct elf_file *ef, const struct py_sym *syms, st
 	}
 	/* Nothing lives at 0 (0 is "none" here): the ELF header is there, or nothing. */
 	if (!anchor->value || (uint64_t)pr->off.runtime_interpreters_head + 8 > anchor->size ||
-	    !in_memory(ef, anchor->value, anchor->size)) {
+	    !elf_file__vaddr_mapped(ef, anchor->value, anchor->size)) {
 		pr_debug("%s: %s lies outside the file or is too small", elf_file__path(ef),
 			 pr->runtime_symbol);
 		return -EINVAL;
@@ -672,19 +583,20 @@ static int read_anchors(const struct elf_file *ef, const struct py_sym *syms, st
 	return 0;
 }
 
-static int read_eval(const struct elf_file *ef, const struct py_sym *syms, struct py_runtime *pr)
+static int read_eval(const struct elf_file *ef, const struct elf_symbol_query *syms,
+		     struct py_runtime *pr)
 {
-	const struct py_sym *e = &syms[SYM_EVAL], *c = &syms[SYM_EVAL_COLD];
+	const struct elf_symbol_query *e = &syms[SYM_EVAL], *c = &syms[SYM_EVAL_COLD];
 
 	if (!e->value || !e->size || e->value + e->size < e->value ||
-	    !read_vaddr(ef, e->value, e->size)) {
+	    !elf_file__vaddr_bytes(ef, e->value, e->size)) {
 		pr_debug("%s: _PyEval_EvalFrameDefault lies outside the file", elf_file__path(ef));
 		return -EINVAL;
 	}
 	pr->eval_lo = e->value;
 	pr->eval_hi = e->value + e->size;
 	if (c->found && c->value && c->size && c->value + c->size > c->value &&
-	    read_vaddr(ef, c->value, c->size)) {
+	    elf_file__vaddr_bytes(ef, c->value, c->size)) {
 		pr->cold_lo = c->value;
 		pr->cold_hi = c->value + c->size;
 	}
@@ -693,15 +605,14 @@ static int read_eval(const struct elf_file *ef, const struct py_sym *syms, struc
 
 int py_runtime__read(const struct elf_file *ef, struct py_runtime *pr)
 {
-	struct py_sym syms[SYM_NR] = {};
+	struct elf_symbol_query syms[SYM_NR];
 	unsigned int name_minor;
 	int err;
 
 	memset(pr, 0, sizeof(*pr));
-	/* .symtab first: the local symbols (3.6's anchors, .cold) are only there. */
-	err = scan_symbols(ef, ".symtab", ".strtab", syms);
-	if (!err)
-		err = scan_symbols(ef, ".dynsym", ".dynstr", syms);
+	memcpy(syms, py_sym_names, sizeof(syms));
+	/* the local symbols (3.6's anchors, .cold) are only in .symtab */
+	err = elf_file__find_symbols(ef, syms, SYM_NR);
 	if (err)
 		return err;
 	if (!syms[SYM_EVAL].found || (!syms[SYM_RUNTIME].found && !syms[SYM_INTERP_HEAD].found))
