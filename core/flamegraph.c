@@ -28,7 +28,8 @@
 
 enum fg_kind {
 	FG_USER,
-	FG_INLINED, /* a function the compiler inlined into its caller */
+	FG_INLINED,	/* a function the compiler inlined into its caller */
+	FG_INTERPRETED, /* a Python or Ruby function, run by its interpreter */
 	FG_KERNEL,
 	FG_UNKNOWN, /* no symbol */
 	FG_PROCESS,
@@ -36,8 +37,9 @@ enum fg_kind {
 };
 
 static const char *const kind_class[] = {
-	[FG_USER] = "user",	  [FG_INLINED] = "inlined", [FG_KERNEL] = "kernel",
-	[FG_UNKNOWN] = "unknown", [FG_PROCESS] = "process", [FG_ROOT] = "root",
+	[FG_USER] = "user",	[FG_INLINED] = "inlined", [FG_INTERPRETED] = "interpreted",
+	[FG_KERNEL] = "kernel", [FG_UNKNOWN] = "unknown", [FG_PROCESS] = "process",
+	[FG_ROOT] = "root",
 };
 
 struct fg_name {
@@ -225,7 +227,11 @@ static void frame_name(const struct profile *p, uint32_t id, const struct profil
 	const char *function = !n || (!inlined && l->function) ? l->function : lines[j].function;
 
 	out->name = location_name(p, l, function, inlined);
-	out->kind = !function ? FG_UNKNOWN : l->kernel ? FG_KERNEL : inlined ? FG_INLINED : FG_USER;
+	out->kind = !function			    ? FG_UNKNOWN :
+		    l->kernel			    ? FG_KERNEL :
+		    l->kind != PROFILE_FRAME_NATIVE ? FG_INTERPRETED :
+		    inlined			    ? FG_INLINED :
+						      FG_USER;
 }
 
 /*
@@ -635,6 +641,9 @@ static void put_color(FILE *f, const char *name, enum fg_kind kind)
 	switch (kind) {
 	case FG_INLINED: /* warm, lighter: inlined into the frame below */
 		r = 230 + c * 25 / 255, g = 120 + a * 120 / 255, bl = 90 + b * 60 / 255;
+		break;
+	case FG_INTERPRETED: /* green: the interpreter's code, apart from the native frames */
+		r = 60 + a * 80 / 255, g = 170 + b * 60 / 255, bl = 60 + c * 60 / 255;
 		break;
 	case FG_KERNEL: /* blue */
 		r = 60 + a * 60 / 255, g = 140 + b * 60 / 255, bl = 200 + c * 55 / 255;
