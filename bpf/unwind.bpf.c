@@ -101,7 +101,18 @@ struct {
 	__type(value, struct unw_py_proc);
 } py_procs SEC(".maps");
 
-/* Python code objects whose event was sent: each is read once, while its process lives. */
+/* Ruby processes: what the Ruby unwinder reads (struct unw_rb_proc), by pid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unw_rb_proc);
+} rb_procs SEC(".maps");
+
+/*
+ * Interpreters' code (Python code objects, Ruby iseqs) whose event was
+ * sent: each is read once, while its process lives.
+ */
 struct py_code_key {
 	__u32 pid;
 	__u32 tag;
@@ -113,7 +124,7 @@ struct {
 	__uint(max_entries, 16384);
 	__type(key, struct py_code_key);
 	__type(value, __u8);
-} py_codes SEC(".maps");
+} codes_seen SEC(".maps");
 
 /* Where the event of a code object first seen is put together (struct unw_py_code_event). */
 struct {
@@ -261,7 +272,11 @@ struct scratch {
 	__u32 go_switched; /* the walk left Go's system stack: once per sample */
 	__u32 py_looked;   /* the sampled thread's Python frame was looked for */
 	__u32 py_written;  /* Python frames written for this sample */
-	__u64 py_frame;	   /* the next Python frame to write: the cursor of the Python unwinder */
+	__u32 rb_looked;   /* the same for Ruby */
+	__u32 rb_written;
+	__u64 rb_cfp;	/* the next Ruby control frame to write: the Ruby unwinder's cursor */
+	__u64 rb_end;	/* the end of its VM stack */
+	__u64 py_frame; /* the next Python frame to write: the cursor of the Python unwinder */
 	__u8 py_buf[PY_FRAME_READ]; /* the start of the Python frame being read */
 	__u8 copy[UNW_STACK_COPY + 8];
 };
@@ -815,9 +830,9 @@ __noinline int py_code_seen(const struct unw_py_proc *py, __u32 pid, __u64 code,
 	__u32 zero = 0, off = 0;
 	__u8 one = 1;
 
-	if (!py || bpf_map_lookup_elem(&py_codes, &k))
+	if (!py || bpf_map_lookup_elem(&codes_seen, &k))
 		return 0;
-	bpf_map_update_elem(&py_codes, &k, &one, BPF_ANY);
+	bpf_map_update_elem(&codes_seen, &k, &one, BPF_ANY);
 	e = bpf_map_lookup_elem(&py_code_buf, &zero);
 	if (!e)
 		return 0;
@@ -831,10 +846,12 @@ __noinline int py_code_seen(const struct unw_py_proc *py, __u32 pid, __u64 code,
 	table = user_word(code, py->code_table);
 	if (table)
 		off += py_copy(e, off, UNW_PY_PART_TABLE, table,
-			       py->bytes_data + user_word(table, UNW_PY_VAR_SIZE), UNW_PY_TABLE_MAX);
+			       py->bytes_data + user_word(table, UNW_PY_VAR_SIZE),
+			       UNW_PY_TABLE_MAX);
 	if (off > UNW_PY_COPY_MAX)
 		return 0;
-	if (bpf_ringbuf_output(&events, e, __builtin_offsetof(struct unw_py_code_event, data) + off, 0))
+	if (bpf_ringbuf_output(&events, e, __builtin_offsetof(struct unw_py_code_event, data) + off,
+			       0))
 		stat_inc(UNW_ST_EVENTS_LOST);
 	return 0;
 }
@@ -928,6 +945,138 @@ static __always_inline void py_frames(struct scratch *sc, const struct unw_py_pr
 		stat_inc(UNW_ST_PY_SAMPLES);
 }
 
+/* Ruby */
+
+#define RB_FRAMES_PER_EXEC 128 /* Ruby frames written for one activation of rb_vm_exec */
+#define RB_MODULES_MAX 4096    /* a module id past this is not one */
+#define RB_TLS_UNALLOCATED ((__u64)-1)
+#define RB_FRAME_MAGIC_MASK 0x7fff0001u
+#define RB_FRAME_MAGIC_CFUNC 0x55550001u
+#define RB_FRAME_FLAG_FINISH 0x0020u
+#define RB_FRAME_FLAG_CFRAME 0x0080u
+#define RB_EP_ME_CREF (-16) /* ep[-2]: a C method's method entry */
+
+/*
+ * The innermost control frame of the sampled thread, from its own
+ * execution context (ruby_current_ec, thread-local: through the thread's
+ * DTV at fs:8, its module's block, the variable's offset in it), not the
+ * main thread's; sets the end of its VM stack. 0 when there is none.
+ */
+__noinline __u64 rb_thread_cfp(struct scratch *sc, const struct unw_rb_proc *rb)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 fsbase = 0, module, block, ec, stack, cfp, end;
+
+	if (!sc || !rb)
+		return 0;
+#ifdef __TARGET_ARCH_x86
+	fsbase = BPF_CORE_READ(task, thread.fsbase);
+#endif
+	module = user_word(rb->ec_module_got, 0);
+	block = module && module < RB_MODULES_MAX ? user_word(user_word(fsbase, 8), module * 16) :
+						    0;
+	ec = block && block != RB_TLS_UNALLOCATED ? user_word(block, rb->ec_offset) : 0;
+	stack = user_word(ec, rb->ec_vm_stack);
+	end = stack + user_word(ec, rb->ec_vm_stack_size) * 8;
+	cfp = user_word(ec, rb->ec_cfp);
+	if (!ec || !stack || cfp < stack || cfp >= end) {
+		err_inc(UNW_E_RB_THREAD);
+		return 0;
+	}
+	sc->rb_end = end;
+	return cfp;
+}
+
+/* An iseq seen in a sample of pid: the first time, user space is told, to read it at once. */
+static __always_inline void rb_iseq_seen(__u32 pid, __u64 iseq)
+{
+	struct py_code_key k = { .pid = pid, .code = iseq };
+	struct unw_event ev = { .type = UNW_EV_RB_ISEQ, .pid = pid, .addr = iseq };
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&codes_seen, &k))
+		return;
+	bpf_map_update_elem(&codes_seen, &k, &one, BPF_ANY);
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		stat_inc(UNW_ST_EVENTS_LOST);
+}
+
+/* What rb_frame returns, as py_frame. */
+enum { RB_MORE = 0, RB_END, RB_WRITTEN_END };
+
+/*
+ * Writes the Ruby frame at the cursor and moves it to the caller's. A
+ * frame without an iseq (VM_FRAME_FLAG_CFRAME) is written only when it is
+ * a C method's, by its method entry; the frame an activation began with
+ * (VM_FRAME_FLAG_FINISH) ends it. A global function, as py_frame.
+ */
+__noinline int rb_frame(struct scratch *sc, const struct unw_rb_proc *rb, __u64 *hash, __u32 pid)
+{
+	__u64 cfp, ep, flags, what, where;
+
+	if (!sc || !rb || !hash)
+		return RB_END;
+	cfp = sc->rb_cfp;
+	if (!cfp || cfp + rb->cfp_size > sc->rb_end)
+		return RB_END;
+	sc->rb_cfp = cfp + rb->cfp_size;
+	ep = user_word(cfp, rb->cfp_ep);
+	flags = ep ? user_word(ep, 0) : 0;
+	if (!flags) {
+		err_inc(UNW_E_RB_FRAME);
+		sc->rb_cfp = 0;
+		return RB_END;
+	}
+	if (flags & RB_FRAME_FLAG_CFRAME) {
+		if ((flags & RB_FRAME_MAGIC_MASK) != RB_FRAME_MAGIC_CFUNC)
+			return flags & RB_FRAME_FLAG_FINISH ? RB_END : RB_MORE;
+		what = user_word(ep, RB_EP_ME_CREF);
+		where = UNW_RB_CFUNC;
+	} else {
+		what = user_word(cfp, rb->cfp_iseq);
+		where = user_word(cfp, rb->cfp_pc) & ((1ULL << 48) - 1);
+		if (what)
+			rb_iseq_seen(pid, what);
+	}
+	if (!what) {
+		err_inc(UNW_E_RB_FRAME);
+		return flags & RB_FRAME_FLAG_FINISH ? RB_END : RB_MORE;
+	}
+	if (stack_push(sc, hash, UNW_FRAME_WORD(UNW_FRAME_RUBY, what)) ||
+	    stack_push(sc, hash, where))
+		return RB_END;
+	sc->rb_written++;
+	return flags & RB_FRAME_FLAG_FINISH ? RB_WRITTEN_END : RB_MORE;
+}
+
+/*
+ * The Ruby unwinder: writes the Ruby frames of one activation of
+ * rb_vm_exec, innermost first, from the cursor on (the thread's current
+ * control frame for the innermost activation), and leaves the cursor at
+ * the next activation's (bpf/unwprof.h, UNW_FRAME_RUBY).
+ */
+static __always_inline void rb_frames(struct scratch *sc, const struct unw_rb_proc *rb, __u64 *hash,
+				      __u32 pid)
+{
+	__u32 before = sc->rb_written;
+	int i, r = RB_MORE;
+
+	if (!rb)
+		return;
+	if (!sc->rb_looked) {
+		sc->rb_looked = 1;
+		sc->rb_cfp = rb_thread_cfp(sc, rb);
+	}
+	for (i = 0; i < RB_FRAMES_PER_EXEC && r == RB_MORE; i++)
+		r = rb_frame(sc, rb, hash, pid);
+	if (r == RB_MORE) {
+		err_inc(UNW_E_RB_DEPTH);
+		sc->rb_cfp = 0;
+	}
+	if (!before && sc->rb_written)
+		stat_inc(UNW_ST_RB_SAMPLES);
+}
+
 /*
  * One frame of the walk: the frame is recorded, then the unwinder of its pc
  * steps to the caller. Adding an unwinder is adding its case here (and its
@@ -955,6 +1104,8 @@ static long walk_frame(__u32 n, void *ctx)
 	/* The frames an interpreter's activation runs come before it. */
 	if (pl.unwinder == UNW_UW_PYTHON)
 		py_frames(sc, bpf_map_lookup_elem(&py_procs, &w->pid), &w->hash, w->pid);
+	else if (pl.unwinder == UNW_UW_RUBY)
+		rb_frames(sc, bpf_map_lookup_elem(&rb_procs, &w->pid), &w->hash, w->pid);
 	/*
 	 * Callers' frames are return addresses, which readers of the stack
 	 * look up at pc - 1. A pc a signal interrupted is the instruction
@@ -974,6 +1125,7 @@ static long walk_frame(__u32 n, void *ctx)
 			more = more > 0;
 		break;
 	case UNW_UW_PYTHON:
+	case UNW_UW_RUBY:
 		more = native_step(&w->f, place_row(&pl), sc, &w->flags);
 		break;
 	default: /* UNW_UW_FP */
@@ -1132,6 +1284,9 @@ static __always_inline void walk_start(struct walk *w, const struct unw_frame *r
 	w->sc->py_looked = 0;
 	w->sc->py_written = 0;
 	w->sc->py_frame = 0;
+	w->sc->rb_looked = 0;
+	w->sc->rb_written = 0;
+	w->sc->rb_cfp = 0;
 	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
 	if (!w->proc) {
 		err_inc(UNW_E_NO_PROC);
@@ -1179,6 +1334,8 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 		stat_inc(UNW_ST_KERNEL);
 	if (w->sc && w->sc->py_written)
 		stat_add(UNW_ST_PY_FRAMES, w->sc->py_written);
+	if (w->sc && w->sc->rb_written)
+		stat_add(UNW_ST_RB_FRAMES, w->sc->rb_written);
 	count_add(key);
 }
 

@@ -146,6 +146,12 @@ enum unw_unwinder {
 	 * as UNW_UW_TABLE (or UNW_UW_FP when exec_id is 0).
 	 */
 	UNW_UW_PYTHON,
+	/*
+	 * Ruby's rb_vm_exec: the Ruby frames the activation runs are written
+	 * before it (struct unw_rb_proc), then it is stepped as UNW_UW_TABLE
+	 * (or UNW_UW_FP when exec_id is 0).
+	 */
+	UNW_UW_RUBY,
 	UNW_UW_NR,
 };
 
@@ -212,7 +218,7 @@ struct unw_py_proc {
 	__u8 instr_is_index;  /* frame_instr is f_lasti, a 32-bit index, not a pointer */
 	__u8 owner_cstack;    /* the owner of a shim frame */
 	__u8 frame_len;	      /* bytes of a frame holding every field read: 8 past the last */
-	__u16 code_id; /* offset of a code object's co_filename: its tag (UNW_PY_TAG) */
+	__u16 code_id;	      /* offset of a code object's co_filename: its tag (UNW_PY_TAG) */
 	/* What struct unw_py_code_event copies of a code object: */
 	__u16 code_len;	  /* bytes of a code object holding every field named: 8 past the last */
 	__u16 code_name;  /* co_qualname, or co_name before 3.11 */
@@ -234,6 +240,28 @@ struct unw_py_proc {
  */
 #define UNW_PY_TAG_SHIFT 48
 #define UNW_PY_TAG(ptr) ((((ptr) >> 4) ^ ((ptr) >> 20) ^ ((ptr) >> 36)) & 0xffff)
+
+/*
+ * Value of the Ruby map, keyed by pid: how the Ruby unwinder finds the
+ * sampled thread's execution context (core/rbruntime.h: through its DTV,
+ * the module id in the GOT slot ec_module_got) and walks its control
+ * frames. Addresses are the process's.
+ */
+struct unw_rb_proc {
+	__u64 ec_module_got;
+	__u32 ec_offset; /* ruby_current_ec in its module's TLS block */
+	__u16 ec_vm_stack;
+	__u16 ec_vm_stack_size;
+	__u16 ec_cfp;
+	__u16 cfp_size;
+	__u16 cfp_pc;
+	__u16 cfp_iseq;
+	__u16 cfp_ep;
+	__u16 pad[3];
+};
+
+/* A C method's frame: its second word (its first is its method entry). */
+#define UNW_RB_CFUNC (1ULL << 63)
 
 /* Value of the process map, keyed by pid (tgid). */
 struct unw_proc {
@@ -307,6 +335,11 @@ enum unw_frame_kind {
 	 * (f_lasti, before).
 	 */
 	UNW_FRAME_PYTHON,
+	/*
+	 * 2 words: the frame's iseq, then its pc; for a C method's frame, its
+	 * method entry, then UNW_RB_CFUNC.
+	 */
+	UNW_FRAME_RUBY,
 	UNW_FRAME_KIND_NR,
 };
 
@@ -346,6 +379,8 @@ enum unw_event_type {
 	UNW_EV_MAPPED, /* a new executable mapping (mmap) */
 	/* A Python code object (addr, its tag in tag) first seen: struct unw_py_code_event. */
 	UNW_EV_PY_CODE,
+	/* A Ruby iseq (addr) first seen: to be read while its process lives. */
+	UNW_EV_RB_ISEQ,
 };
 
 /*
@@ -406,7 +441,9 @@ enum unw_stat {
 	UNW_ST_FP_COMPLETE, /* of UNW_ST_FP, those that reached the bottom */
 	UNW_ST_PY_SAMPLES,  /* samples with Python frames */
 	UNW_ST_PY_FRAMES,   /* Python frames written */
-	UNW_ST_ERR = 10,    /* + enum unw_err */
+	UNW_ST_RB_SAMPLES,  /* samples with Ruby frames */
+	UNW_ST_RB_FRAMES,   /* Ruby frames written */
+	UNW_ST_ERR = 12,    /* + enum unw_err */
 	UNW_ST_NR = UNW_ST_ERR + 32,
 };
 
@@ -434,6 +471,9 @@ enum unw_err {
 	UNW_E_PY_THREAD, /* a Python thread whose state was not found: no Python frames */
 	UNW_E_PY_FRAME,	 /* a Python frame could not be read: the activation's others left out */
 	UNW_E_PY_DEPTH,	 /* more Python frames in one activation than written: the rest left out */
+	UNW_E_RB_THREAD, /* a Ruby thread whose execution context was not found: no Ruby frames */
+	UNW_E_RB_FRAME,	 /* a Ruby frame could not be read: the activation's others left out */
+	UNW_E_RB_DEPTH,	 /* more Ruby frames in one activation than written: the rest left out */
 	UNW_E_NR,
 };
 
@@ -482,6 +522,7 @@ _Static_assert(sizeof(struct unw_fail_key) == 16, "unw_fail_key layout");
 _Static_assert(sizeof(struct unw_go_proc) == 48, "unw_go_proc layout");
 _Static_assert(sizeof(struct unw_py_proc) == 72, "unw_py_proc layout");
 _Static_assert(sizeof(struct unw_py_copy) == 16, "unw_py_copy layout");
+_Static_assert(sizeof(struct unw_rb_proc) == 32, "unw_rb_proc layout");
 _Static_assert(sizeof(struct unw_py_code_event) == 24 + 16 * UNW_PY_PARTS + UNW_PY_COPY_MAX,
 	       "unw_py_code_event layout");
 

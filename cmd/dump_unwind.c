@@ -27,6 +27,7 @@
 #include "../core/json.h"
 #include "../core/log.h"
 #include "../core/pyruntime.h"
+#include "../core/rbruntime.h"
 #include "../core/table.h"
 
 enum {
@@ -58,6 +59,8 @@ struct dump_ctx {
 	bool has_go;
 	struct py_runtime py; /* valid when has_py */
 	bool has_py;
+	struct rb_runtime rb; /* valid when has_rb */
+	bool has_rb;
 };
 
 #define RULE_STR_MAX 64
@@ -623,6 +626,42 @@ static void print_python(const struct dump_ctx *c)
 	printf("\n");
 }
 
+/* What a walk of Ruby's frames reads in this file (core/rbruntime.h), when it is one. */
+static void print_ruby(const struct dump_ctx *c)
+{
+	const struct rb_runtime *r = &c->rb;
+
+	if (!c->has_rb)
+		return;
+	printf("Ruby:        %u.%u.%u, rb_vm_exec %#" PRIx64 "-%#" PRIx64
+	       ", ruby_current_ec at %#" PRIx64 " of its TLS block"
+	       " (module id in the GOT at %#" PRIx64 ")\n",
+	       r->major, r->minor, r->teeny, r->vm_exec_lo, r->vm_exec_hi, r->ec_offset,
+	       r->ec_module_got);
+}
+
+static void json_ruby(struct json_writer *jw, const struct dump_ctx *c)
+{
+	const struct rb_runtime *r = &c->rb;
+
+	if (!c->has_rb)
+		return;
+	jw_key(jw, "ruby");
+	jw_object_start(jw);
+	jw_key(jw, "version");
+	jw_stringf(jw, "%u.%u.%u", r->major, r->minor, r->teeny);
+	jw_key(jw, "vm_exec");
+	jw_array_start(jw);
+	jw_stringf(jw, "%#" PRIx64, r->vm_exec_lo);
+	jw_stringf(jw, "%#" PRIx64, r->vm_exec_hi);
+	jw_array_end(jw);
+	jw_key(jw, "ec_offset");
+	jw_stringf(jw, "%#" PRIx64, r->ec_offset);
+	jw_key(jw, "ec_module_got");
+	jw_stringf(jw, "%#" PRIx64, r->ec_module_got);
+	jw_object_end(jw);
+}
+
 static void json_python(struct json_writer *jw, const struct dump_ctx *c)
 {
 	const struct py_runtime *p = &c->py;
@@ -691,6 +730,7 @@ static int print_text(const struct dump_ctx *c)
 	print_summary(c);
 	print_go_switch(c);
 	print_python(c);
+	print_ruby(c);
 	return 0;
 }
 
@@ -840,6 +880,7 @@ static int print_json(const struct dump_ctx *c)
 	json_summary(jw, c);
 	json_go_switch(jw, c);
 	json_python(jw, c);
+	json_ruby(jw, c);
 	if (c->args->summary) {
 		jw_key(jw, "row_count");
 		jw_uint(jw, t->nr_rows);
@@ -1002,6 +1043,7 @@ static int dump(const struct dump_args *args)
 	};
 	c.has_go = go_runtime__read(elf, &c.go) == 0;
 	c.has_py = py_runtime__read(elf, &c.py) == 0;
+	c.has_rb = rb_runtime__read(elf, &c.rb) == 0;
 	err = print_output(&c);
 cleanup:
 	encoder__free(enc);

@@ -948,6 +948,22 @@ static void on_python_code(void *ctx, const struct unw_py_code_event *e, size_t 
 	symbolizer__python_code(rec->symbolizer, e, size);
 }
 
+static void on_ruby(void *ctx, uint32_t pid, const struct rb_runtime *rr, uint64_t bias)
+{
+	struct record *rec = ctx;
+	int err = symbolizer__add_ruby(rec->symbolizer, pid, rr, bias);
+
+	if (err && err != -ENOENT && err != -ESRCH)
+		pr_info("process %u: its Ruby frames cannot be named: %s", pid, strerror(-err));
+}
+
+static void on_ruby_iseq(void *ctx, uint32_t pid, uint64_t iseq)
+{
+	struct record *rec = ctx;
+
+	symbolizer__ruby_iseq(rec->symbolizer, pid, iseq);
+}
+
 static void on_process_exit(void *ctx, uint32_t pid)
 {
 	struct record *rec = ctx;
@@ -1059,6 +1075,8 @@ static struct session *record_session_new(struct record *rec)
 		.on_exit = on_process_exit,
 		.on_python = on_python,
 		.on_python_code = on_python_code,
+		.on_ruby = on_ruby,
+		.on_ruby_iseq = on_ruby_iseq,
 		.on_failure = on_failure,
 		.ctx = rec,
 	};
@@ -1453,6 +1471,10 @@ static void print_summary(const struct record *rec)
 		fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%   (%" PRIu64 " Python frames)\n",
 			"with Python frames", st.py_samples, percent(st.py_samples, user),
 			st.py_frames);
+	if (st.rb_samples)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%   (%" PRIu64 " Ruby frames)\n",
+			"with Ruby frames", st.rb_samples, percent(st.rb_samples, user),
+			st.rb_frames);
 	print_errors(&st);
 	print_failures(rec);
 	print_outcomes(rec, &st);
@@ -1569,6 +1591,8 @@ static void stats_put(struct json_writer *jw, const struct record *rec,
 	stats_put_share(jw, "truncated", st->truncated, user);
 	stats_put_share(jw, "python", st->py_samples, user);
 	stats_put_uint(jw, "python_frames", st->py_frames);
+	stats_put_share(jw, "ruby", st->rb_samples, user);
+	stats_put_uint(jw, "ruby_frames", st->rb_frames);
 	stats_put_errors(jw, st);
 	stats_put_failures(jw, rec);
 	stats_put_uint(jw, "lost", st->lost);

@@ -157,7 +157,7 @@ static int add_frame(struct strbuf *sb, const struct profile *p, uint32_t id,
 	const struct profile_line *lines = profile__lines(p, id, &n);
 	int err = 0;
 
-	if (l->kind == PROFILE_FRAME_PYTHON)
+	if (l->kind != PROFILE_FRAME_NATIVE)
 		return add_interpreted(sb, l, n ? &lines[0] : NULL);
 	if (!n)
 		return add_one(sb, p, l, l->function, 0, false, opts);

@@ -32,12 +32,13 @@ struct profile_mapping {
 enum profile_frame_kind {
 	PROFILE_FRAME_NATIVE = 0, /* machine code: addr is a pc (kernel when .kernel is set) */
 	PROFILE_FRAME_PYTHON,	  /* a Python function: addr is its code object, line its line */
+	PROFILE_FRAME_RUBY,	  /* a Ruby method or block: addr is its iseq (0: a C method) */
 };
 
 struct profile_location {
 	uint64_t addr; /* as sampled: the leaf pc or a return address */
 	uint8_t kind;  /* enum profile_frame_kind */
-	uint32_t line; /* PROFILE_FRAME_PYTHON: the line being run, part of what it is */
+	uint32_t line; /* an interpreter's frame: the line being run, part of what it is */
 	/*
 	 * Whose address space: 0 for the kernel's, and for a location that
 	 * every process mapping one file shares (core/symbolize.h), whose addr

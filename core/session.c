@@ -54,6 +54,7 @@
 #include "log.h"
 #include "procfs.h"
 #include "procmaps.h"
+#include "runtimes.h"
 #include "session.h"
 #include "shards.h"
 #include "table.h"
@@ -154,6 +155,9 @@ static const char *const error_names[UNW_E_NR] = {
 	[UNW_E_PY_THREAD] = "python-thread-not-found",
 	[UNW_E_PY_FRAME] = "python-frame-unreadable",
 	[UNW_E_PY_DEPTH] = "python-frames-truncated",
+	[UNW_E_RB_THREAD] = "ruby-thread-not-found",
+	[UNW_E_RB_FRAME] = "ruby-frame-unreadable",
+	[UNW_E_RB_DEPTH] = "ruby-frames-truncated",
 };
 
 const char *session__error_name(unsigned int reason)
@@ -474,148 +478,60 @@ static bool proc_info__cut(struct unw_proc *info, uint64_t lo, uint64_t hi, uint
 	return true;
 }
 
-/*
- * Go's stack switch in process pm (core/goruntime.h): runtime.systemstack
- * and runtime.morestack of its Go binary cut out of their mapping with the
- * Go unwinder, and what that reads written to the Go map. A process without
- * Go code has no entry there.
- */
-static void session__add_go_switch(struct session *s, pid_t pid, const struct loader_proc *lp,
-				   struct unw_proc *info)
+/* The map of a runtime unwinder's values, by pid. */
+static int runtime_map_fd(const struct session *s, enum unw_unwinder u)
 {
-	int fd = bpf_map__fd(s->skel->maps.go_procs);
+	switch (u) {
+	case UNW_UW_GO_SWITCH:
+		return bpf_map__fd(s->skel->maps.go_procs);
+	case UNW_UW_PYTHON:
+		return bpf_map__fd(s->skel->maps.py_procs);
+	case UNW_UW_RUBY:
+		return bpf_map__fd(s->skel->maps.rb_procs);
+	default:
+		return -1;
+	}
+}
+
+/* An interpreter's frames are named by user space: it is told where the interpreter is. */
+static void runtime_found(struct session *s, pid_t pid, const struct tables_entry *e,
+			  const struct runtime_unwinder *ru, uint64_t bias)
+{
+	if (ru->unwinder == UNW_UW_PYTHON && s->opts.on_python)
+		s->opts.on_python(s->opts.ctx, pid, &e->py, bias);
+	if (ru->unwinder == UNW_UW_RUBY && s->opts.on_ruby)
+		s->opts.on_ruby(s->opts.ctx, pid, &e->rb, bias);
+}
+
+/*
+ * The runtime of ru in process pid (core/runtimes.h): the first mapping of
+ * a file that has it gets its pc ranges cut out with ru's unwinder, and
+ * what that reads written to its map. A process without it has no entry.
+ */
+static void session__add_runtime(struct session *s, pid_t pid, const struct loader_proc *lp,
+				 struct unw_proc *info, const struct runtime_unwinder *ru)
+{
+	int fd = runtime_map_fd(s, ru->unwinder);
 	uint32_t key = pid;
 
 	for (size_t i = 0; i < lp->nr_maps; i++) {
 		const struct procmap *m = lp->maps[i].map;
 		struct tables_file *f = lp->maps[i].file;
-		const struct go_runtime *g;
-		struct unw_go_proc val;
+		struct runtime_place rp;
 		uint64_t bias;
 
-		if (m->kind != PROCMAP_FILE || !f || !f->table || !f->table->has_go ||
-		    !tables_file__bias(f, m, 0, &bias))
+		if (m->kind != PROCMAP_FILE || !f || !f->table ||
+		    !tables_file__bias(f, m, 0, &bias) || !ru->place(f->table, bias, &rp))
 			continue;
-		g = &f->table->go;
-		if (!proc_info__cut(info, g->systemstack_lo + bias, g->systemstack_hi + bias,
-				    UNW_UW_GO_SWITCH) ||
-		    !proc_info__cut(info, g->morestack_lo + bias, g->morestack_hi + bias,
-				    UNW_UW_GO_SWITCH))
+		if (!proc_info__cut(info, rp.ranges[0].lo, rp.ranges[0].hi, ru->unwinder))
 			continue;
-		val = (struct unw_go_proc){
-			.morestack_lo = g->morestack_lo + bias,
-			.morestack_hi = g->morestack_hi + bias,
-			.tls_g = g->tls_g,
-			.g_m = g->g_m,
-			.m_g0 = g->m_g0,
-			.m_curg = g->m_curg,
-			.sched_sp = g->sched_sp,
-			.sched_pc = g->sched_pc,
-			.sched_bp = g->sched_bp,
-		};
-		if (bpf_map_update_elem(fd, &key, &val, BPF_ANY) == 0)
-			pr_debug("process %d: Go's stack switch in %s", (int)pid, m->path);
-		return;
-	}
-	bpf_map_delete_elem(fd, &key);
-}
-
-/* Bytes of a frame the Python unwinder reads: up to 8 past the last field it needs. */
-static uint8_t py_frame_len(const struct unw_py_proc *v)
-{
-	uint32_t offs[] = { v->frame_code, v->frame_previous, v->frame_instr, v->frame_owner };
-	uint32_t end = 0;
-
-	for (size_t i = 0; i < ARRAY_SIZE(offs); i++)
-		if (offs[i] + 8 > end)
-			end = offs[i] + 8;
-	return end <= 128 ? end : 0; /* 0: more than BPF reads at once, no Python frames */
-}
-
-/* Bytes of a code object the event of its first sight copies: 8 past the last field named. */
-static uint16_t py_code_len(const struct py_offsets *o)
-{
-	int32_t offs[] = { o->code_name,	o->code_qualname, o->code_filename,
-			   o->code_firstlineno, o->code_linetable, o->code_lnotab };
-	int32_t end = 0;
-
-	for (size_t i = 0; i < ARRAY_SIZE(offs); i++)
-		if (offs[i] != PY_OFF_NONE && offs[i] + 8 > end)
-			end = offs[i] + 8;
-	return end <= UNW_PY_CODE_MAX ? end : 0;
-}
-
-/* What the Python unwinder reads of an interpreter pr loaded with bias (bpf/unwprof.h). */
-static struct unw_py_proc py_proc_of(const struct py_runtime *pr, uint64_t bias)
-{
-	const struct py_offsets *o = &pr->off;
-	struct unw_py_proc v = {
-		.runtime = pr->runtime + bias,
-		.interp_head = o->runtime_interpreters_head,
-		.threads_head = o->interp_threads_head,
-		.tstate_next = o->tstate_next,
-		.tstate_thread_id = o->tstate_thread_id,
-		.tstate_frame = o->tstate_frame,
-		.cframe_frame = o->cframe_current_frame,
-		.frame_code = o->frame_code,
-		.frame_previous = o->frame_previous,
-		.frame_instr = o->frame_instr,
-		.instr_is_index = pr->frame_layout == PY_FRAME_OBJECT,
-		.owner_cstack = 3, /* FRAME_OWNED_BY_CSTACK, 3.12 and 3.13 */
-	};
-
-	if (pr->frame_layout == PY_FRAME_OBJECT) {
-		v.entry = UNW_PY_ENTRY_EACH;
-	} else if (o->frame_is_entry != PY_OFF_NONE) {
-		v.entry = UNW_PY_ENTRY_FLAG;
-		v.frame_owner = o->frame_is_entry;
-	} else {
-		v.entry = UNW_PY_ENTRY_SHIM;
-		v.frame_owner = o->frame_owner;
-	}
-	v.code_id = o->code_filename;
-	v.frame_len = py_frame_len(&v);
-	v.code_name = py_code_name_off(o);
-	v.code_table = py_code_table_off(o);
-	v.code_len = py_code_len(o);
-	v.str_length = o->str_length;
-	v.str_data = o->str_data;
-	v.bytes_data = py_bytes_data_off(o);
-	return v;
-}
-
-/*
- * CPython in process pm (core/pyruntime.h): the eval loop of its
- * interpreter (the executable, or libpython) cut out of its mapping with
- * the Python unwinder, and what that reads written to the Python map.
- */
-static void session__add_python(struct session *s, pid_t pid, const struct loader_proc *lp,
-				struct unw_proc *info)
-{
-	int fd = bpf_map__fd(s->skel->maps.py_procs);
-	uint32_t key = pid;
-
-	for (size_t i = 0; i < lp->nr_maps; i++) {
-		const struct procmap *m = lp->maps[i].map;
-		struct tables_file *f = lp->maps[i].file;
-		const struct py_runtime *pr;
-		struct unw_py_proc val;
-		uint64_t bias;
-
-		if (m->kind != PROCMAP_FILE || !f || !f->table || !f->table->has_py ||
-		    !tables_file__bias(f, m, 0, &bias))
-			continue;
-		pr = &f->table->py;
-		if (!proc_info__cut(info, pr->eval_lo + bias, pr->eval_hi + bias, UNW_UW_PYTHON))
-			continue;
-		if (pr->cold_hi)
-			proc_info__cut(info, pr->cold_lo + bias, pr->cold_hi + bias, UNW_UW_PYTHON);
-		val = py_proc_of(pr, bias);
-		if (bpf_map_update_elem(fd, &key, &val, BPF_ANY) == 0)
-			pr_debug("process %d: Python %u.%u in %s", (int)pid, pr->major, pr->minor,
-				 m->path);
-		if (s->opts.on_python)
-			s->opts.on_python(s->opts.ctx, pid, pr, bias);
+		for (size_t k = 1; k < ARRAY_SIZE(rp.ranges); k++)
+			if (rp.ranges[k].hi)
+				proc_info__cut(info, rp.ranges[k].lo, rp.ranges[k].hi,
+					       ru->unwinder);
+		if (bpf_map_update_elem(fd, &key, &rp.value, BPF_ANY) == 0)
+			pr_debug("process %d: %s in %s", (int)pid, ru->name, m->path);
+		runtime_found(s, pid, f->table, ru, bias);
 		return;
 	}
 	bpf_map_delete_elem(fd, &key);
@@ -649,8 +565,8 @@ static bool session__fill_mappings(struct session *s, const struct procmaps *pm,
 	for (size_t i = 0; i < lp->nr_maps; i++)
 		session__fill_mapping(s, &lp->maps[i], pm->pid, &info->maps[info->nr_maps++]);
 	/* Runtimes whose pc ranges have unwinders of their own. */
-	session__add_go_switch(s, pm->pid, lp, info);
-	session__add_python(s, pm->pid, lp, info);
+	for (size_t i = 0; i < nr_runtime_unwinders; i++)
+		session__add_runtime(s, pm->pid, lp, info, &runtime_unwinders[i]);
 	free(lp);
 	return over;
 }
@@ -1177,6 +1093,10 @@ static int session__on_event(void *ctx, void *data, size_t size)
 		if (s->opts.on_python_code)
 			s->opts.on_python_code(s->opts.ctx, data, size);
 		break;
+	case UNW_EV_RB_ISEQ:
+		if (s->opts.on_ruby_iseq)
+			s->opts.on_ruby_iseq(s->opts.ctx, ev->pid, ev->addr);
+		break;
 	case UNW_EV_EXIT:
 		session__proc_exit(s, ev->pid);
 		break;
@@ -1609,6 +1529,8 @@ void session__stats(const struct session *s, struct session_stats *st)
 	st->complete = sum[UNW_ST_COMPLETE];
 	st->fp_complete = sum[UNW_ST_FP_COMPLETE];
 	st->py_samples = sum[UNW_ST_PY_SAMPLES];
+	st->rb_samples = sum[UNW_ST_RB_SAMPLES];
+	st->rb_frames = sum[UNW_ST_RB_FRAMES];
 	st->py_frames = sum[UNW_ST_PY_FRAMES];
 	st->fp = sum[UNW_ST_FP] + st->fp_complete;
 	st->truncated = sum[UNW_ST_TRUNCATED];

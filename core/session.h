@@ -26,6 +26,7 @@
 
 struct procmaps;
 struct py_runtime;
+struct rb_runtime;
 
 /* Sample walk status, as counted by BPF (bpf/unwprof.h). */
 enum {
@@ -90,6 +91,10 @@ struct session_opts {
 	 * memory. Called when its mappings are read, before its samples.
 	 */
 	void (*on_python)(void *ctx, uint32_t pid, const struct py_runtime *pr, uint64_t bias);
+	/* The same for Ruby (core/rbruntime.h, UNW_FRAME_RUBY). */
+	void (*on_ruby)(void *ctx, uint32_t pid, const struct rb_runtime *rr, uint64_t bias);
+	/* A Ruby iseq of pid first seen in a sample: to be read now, while pid lives. */
+	void (*on_ruby_iseq)(void *ctx, uint32_t pid, uint64_t iseq);
 	/*
 	 * A Python code object first seen in a sample, with the copies BPF
 	 * took of it (bpf/unwprof.h, struct unw_py_code_event, size bytes
@@ -113,6 +118,8 @@ struct session_stats {
 	uint64_t fp_complete; /* of fp: reached the bottom (Go, code that keeps frame pointers) */
 	uint64_t py_samples;  /* samples with Python frames */
 	uint64_t py_frames;   /* Python frames written */
+	uint64_t rb_samples;  /* samples with Ruby frames */
+	uint64_t rb_frames;   /* Ruby frames written */
 	uint64_t truncated;
 	/*
 	 * Samples taken but not delivered: the count map was full, or their

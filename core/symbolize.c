@@ -26,6 +26,7 @@
 #include "procmaps.h"
 #include "profile.h"
 #include "pyframes.h"
+#include "rbframes.h"
 #include "symbolize.h"
 
 #define MAX_SEGMENTS 16
@@ -106,6 +107,7 @@ struct symbolizer {
 	struct shared_index shared;
 	bool no_lines;
 	struct py_namer *python; /* names Python frames (core/pyframes.h) */
+	struct rb_namer *ruby;	 /* names Ruby frames (core/rbframes.h) */
 };
 
 struct ksyms {
@@ -1391,39 +1393,84 @@ int symbolizer__add_python(struct symbolizer *sym, uint32_t pid, const struct py
 	return py_namer__add_process(sym->python, pid, pr, bias);
 }
 
-void symbolizer__python_code(struct symbolizer *sym, const struct unw_py_code_event *e,
-			     size_t size)
+void symbolizer__python_code(struct symbolizer *sym, const struct unw_py_code_event *e, size_t size)
 {
 	if (sym->python)
 		py_namer__read_code(sym->python, e, size);
 }
 
+int symbolizer__add_ruby(struct symbolizer *sym, uint32_t pid, const struct rb_runtime *rr,
+			 uint64_t bias)
+{
+	if (!sym->ruby)
+		sym->ruby = rb_namer__new();
+	if (!sym->ruby)
+		return -ENOMEM;
+	return rb_namer__add_process(sym->ruby, pid, rr, bias);
+}
+
+void symbolizer__ruby_iseq(struct symbolizer *sym, uint32_t pid, uint64_t iseq)
+{
+	if (sym->ruby)
+		rb_namer__read_iseq(sym->ruby, pid, iseq);
+}
+
+/* What an interpreter's frame is named: py_frame_name and rb_frame_name alike. */
+struct interp_name {
+	const char *function;
+	const char *file; /* NULL: none (a Ruby C method) */
+	uint32_t line, first_line;
+};
+
 /*
- * The location of Python frame (code, where) of pid: one per code object
- * and line, named when it is first seen, while the process lives.
+ * The location of an interpreter's frame of pid, key (its code and what
+ * tells it apart) at line: one per code and line, named when first seen,
+ * while the process lives.
  */
+static int interp_location(struct profile *p, uint32_t pid, uint8_t kind, uint64_t key,
+			   const struct interp_name *name, uint32_t *id)
+{
+	struct profile_line line = { .function = name->function,
+				     .file = name->file,
+				     .line = name->line,
+				     .start_line = name->first_line };
+	bool added;
+	int err;
+
+	err = profile__intern_frame(p, pid, kind, key, name->line, id, &added);
+	if (err || !added)
+		return err;
+	err = profile__set_symbol(p, *id, PROFILE_NONE, name->function, NULL, 0);
+	return err || !name->file ? err : profile__set_lines(p, *id, &line, 1);
+}
+
+/* Python frame (code, where): one location per code object, told apart from an earlier one at its address by its tag. */
 static int python_location(struct symbolizer *sym, struct profile *p, uint32_t pid, uint64_t code,
 			   uint64_t where, uint32_t *id)
 {
 	struct py_frame_name name = { "<unknown>", "<unknown>", 0, 0 };
-	struct profile_line line;
-	bool added;
-	int err;
 
 	if (sym->python)
 		py_namer__name(sym->python, pid, code, where, &name);
-	/* One location per code object, told apart from an earlier one at its address by its tag. */
-	err = profile__intern_frame(p, pid, PROFILE_FRAME_PYTHON,
-				    code | (where >> UNW_PY_TAG_SHIFT) << UNW_PY_TAG_SHIFT,
-				    name.line, id, &added);
-	if (err || !added)
-		return err;
-	line = (struct profile_line){ .function = name.qualname,
-				      .file = name.file,
-				      .line = name.line,
-				      .start_line = name.first_line };
-	err = profile__set_symbol(p, *id, PROFILE_NONE, name.qualname, NULL, 0);
-	return err ? err : profile__set_lines(p, *id, &line, 1);
+	return interp_location(
+		p, pid, PROFILE_FRAME_PYTHON,
+		code | (where >> UNW_PY_TAG_SHIFT) << UNW_PY_TAG_SHIFT,
+		&(struct interp_name){ name.qualname, name.file, name.line, name.first_line }, id);
+}
+
+/* Ruby frame (iseq, where): one location per iseq and line; all C methods' frames are one. */
+static int ruby_location(struct symbolizer *sym, struct profile *p, uint32_t pid, uint64_t iseq,
+			 uint64_t where, uint32_t *id)
+{
+	struct rb_frame_name name = { "<unknown>", "<unknown>", 0, 0 };
+	bool cfunc = where & UNW_RB_CFUNC;
+
+	if (sym->ruby)
+		rb_namer__name(sym->ruby, pid, iseq, where, &name);
+	return interp_location(p, pid, PROFILE_FRAME_RUBY, cfunc ? 0 : iseq,
+			       &(struct interp_name){ name.label, cfunc ? NULL : name.file,
+						      name.line, name.first_line },
+			       id);
 }
 
 /* The user frames of st: profile_user_locations_fn with the symbolizer as ctx. */
@@ -1449,6 +1496,9 @@ static int user_locations(struct profile *p, const struct profile_stack *st, uin
 		if (kind == UNW_FRAME_PYTHON && i + 1 < st->nr_user) {
 			err = python_location(sym, p, st->pid, word & UNW_FRAME_VALUE_MASK,
 					      st->user_addrs[++i], &ids[n]);
+		} else if (kind == UNW_FRAME_RUBY && i + 1 < st->nr_user) {
+			err = ruby_location(sym, p, st->pid, word & UNW_FRAME_VALUE_MASK,
+					    st->user_addrs[++i], &ids[n]);
 		} else if (gone || kind != UNW_FRAME_NATIVE) {
 			err = profile__intern_location(p, 0, 0, false, n > 0, &ids[n]);
 		} else {
@@ -1471,6 +1521,8 @@ int symbolizer__end_process(struct symbolizer *sym, struct profile *p, uint32_t 
 
 	if (sym->python)
 		py_namer__remove_process(sym->python, pid);
+	if (sym->ruby)
+		rb_namer__remove_process(sym->ruby, pid);
 	if (!pr)
 		return 0;
 	for (size_t i = 0; i < pr->nr_own; i++) {
@@ -1536,6 +1588,7 @@ void symbolizer__free(struct symbolizer *sym)
 	symfile__free(sym->vdso);
 	free(sym->shared.slots);
 	py_namer__free(sym->python);
+	rb_namer__free(sym->ruby);
 	ksyms__free(sym->ksyms);
 	free(sym->kallsyms);
 	free(sym->perf_map_dir);

@@ -78,6 +78,11 @@ int symbolizer__add_python(struct symbolizer *sym, uint32_t pid, const struct py
 struct unw_py_code_event;
 void symbolizer__python_code(struct symbolizer *sym, const struct unw_py_code_event *e,
 			     size_t size);
+/* The same for Ruby (core/rbframes.h): the interpreter rr of pid, and an iseq first seen. */
+struct rb_runtime;
+int symbolizer__add_ruby(struct symbolizer *sym, uint32_t pid, const struct rb_runtime *rr,
+			 uint64_t bias);
+void symbolizer__ruby_iseq(struct symbolizer *sym, uint32_t pid, uint64_t iseq);
 
 /*
  * What addr of process pid is. Returns 0 with *info filled (name NULL when no

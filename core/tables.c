@@ -113,7 +113,7 @@ static struct tables_entry *tables__build(struct tables *ts, const struct elf_fi
 	uint8_t key[TABLES_KEY_MAX];
 	size_t id_len, len = tables__key(ef, key, &id_len);
 	struct tables_entry *e = tables__find_entry(ts, key, len);
-	int py_err;
+	int py_err, rb_err;
 	struct elf_file *debug = NULL;
 
 	if (e)
@@ -140,6 +140,12 @@ static struct tables_entry *tables__build(struct tables *ts, const struct elf_fi
 	e->has_py = py_err == 0;
 	if (py_err == -ENOTSUP)
 		pr_warn("%s: a CPython whose frames this unwprof cannot read (core/pyruntime.h): "
+			"its samples show the interpreter's native frames",
+			path);
+	rb_err = rb_runtime__read(ef, &e->rb);
+	e->has_rb = rb_err == 0;
+	if (rb_err == -ENOTSUP)
+		pr_warn("%s: a Ruby whose frames this unwprof cannot read (core/rbruntime.h): "
 			"its samples show the interpreter's native frames",
 			path);
 	if (e->table && (elf_file__truncated(ef) || (debug && elf_file__truncated(debug)))) {

@@ -28,6 +28,7 @@
 #include "elf.h"
 #include "goruntime.h"
 #include "pyruntime.h"
+#include "rbruntime.h"
 
 struct procmap;
 struct tables;
@@ -53,6 +54,8 @@ struct tables_entry {
 	struct go_runtime go;	    /* its functions and offsets, ELF addresses */
 	bool has_py;		    /* a CPython interpreter (or libpython) the walk reads: */
 	struct py_runtime py;	    /* its version, eval loop and offsets, ELF addresses */
+	bool has_rb;		    /* a Ruby interpreter (libruby) the walk reads: */
+	struct rb_runtime rb;	    /* its version, VM loop and offsets, ELF addresses */
 };
 
 /* One mapped file, by device and inode. */

@@ -765,6 +765,103 @@ def cmd_python_short(args):
         fail("the frames of a short-lived Python process are not named")
 
 
+def cmd_ruby(args):
+    """Ruby frames of the known chains of rbthreads.rb, each on its own thread, and burn's
+    lines inside its loop."""
+    top = "block in <main>"  # a thread's block
+    expect = {
+        "spin_alpha": [top, "alpha_main", "a1", "a2", "spin_alpha", "burn"],
+        "spin_beta": [top, "beta_main", "b1", "spin_beta", "burn"],
+        "spin_beta/rec": [top, "beta_main"] + ["rec"] * 7 + ["spin_beta", "burn"],
+        "spin_key": ["<main>", "sorter", "<cfunc>", "block in sorter", "keyfn", "spin_key",
+                     "burn"],
+    }
+    src = open(args.source).read().splitlines()
+    first = next(i for i, ln in enumerate(src, 1) if ln.endswith("# BURN_FIRST"))
+    last = next(i for i, ln in enumerate(src, 1) if ln.endswith("# BURN_LAST"))
+    samples = [s for s in read_folded(args.folded) if comm_matches(s, args.comm)]
+    total = sum(s.count for s in samples)
+    tids = collections.defaultdict(collections.Counter)
+    good, seen = collections.Counter(), collections.Counter()
+    native_between = in_loop = burned = 0
+    for s in samples:
+        ruby = [f for f in s.frames if PYTHON_FRAME.fullmatch(f) or f == "<cfunc>"]
+        names = [f if f == "<cfunc>" else PYTHON_FRAME.fullmatch(f).group(1) for f in ruby]
+        # sort_by calls each, C too: one "<cfunc>" stands for C methods calling each other
+        names = [n for i, n in enumerate(names) if n != "<cfunc>" or names[i - 1:i] != [n]]
+        if names and names[-1] == "burn":
+            m = PYTHON_FRAME.fullmatch(ruby[-1])
+            burned += s.count
+            if m.group(2) == args.source and first <= int(m.group(3)) <= last:
+                in_loop += s.count
+        for key, chain in expect.items():
+            leaf = key.split("/")[0]
+            if leaf not in names or names[-1] != "burn":
+                continue
+            if key.endswith("/rec") != ("rec" in names):
+                continue
+            seen[key] += s.count
+            tids[leaf][s.tid] += s.count
+            if names == chain:
+                good[key] += s.count
+            if key == "spin_key" and "<cfunc>" in s.frames and "block in sorter" in names:
+                # sort_by is C: its native frames stand between it and the block
+                j = next(k for k, f in enumerate(s.frames) if f.startswith("block in sorter ("))
+                i = max(k for k, f in enumerate(s.frames[:j]) if f == "<cfunc>")
+                native_between += s.count if j > i + 1 else 0
+    ruby_samples = sum(s.count for s in samples if any(PYTHON_FRAME.fullmatch(f)
+                                                       for f in s.frames))
+    print(f"{total} samples, {ruby_samples} with Ruby frames", file=sys.stderr)
+    ok = total >= args.min_samples and ruby_samples >= 0.9 * total
+    for key in expect:
+        share = good[key] / seen[key] if seen[key] else 0
+        print(f"  {key}: {seen[key]} samples, {share:.2%} with the whole chain", file=sys.stderr)
+        ok &= seen[key] >= 20 and share >= args.min_ratio
+    owners = {leaf: c.most_common(1)[0] for leaf, c in tids.items() if c}
+    for leaf, c in tids.items():
+        share = owners[leaf][1] / sum(c.values())
+        print(f"  {leaf}: on thread {owners[leaf][0]} in {share:.2%} of its samples",
+              file=sys.stderr)
+        ok &= share >= args.min_ratio
+    ok &= len({t for t, _ in owners.values()}) == 3
+    share = native_between / seen["spin_key"] if seen["spin_key"] else 0
+    print(f"  native frames between sort_by and its block: {share:.2%}", file=sys.stderr)
+    ok &= share >= args.min_ratio
+    share = in_loop / burned if burned else 0
+    print(f"  burn's line in {first}..{last} of {args.source}: {share:.2%}", file=sys.stderr)
+    ok &= share >= args.min_ratio
+    if not ok:
+        show(samples, "top stacks:")
+        fail("the Ruby frames are not those of the threads' chains")
+
+
+def cmd_ruby_runtime(args):
+    """What dump-unwind reads of libruby equals what readelf says of it."""
+    got = json.load(open(args.json))["ruby"]
+    syms = subprocess.run(["readelf", "-Ws", "--dyn-syms", args.elf], capture_output=True,
+                          text=True, check=True).stdout
+    relocs = subprocess.run(["readelf", "-rW", args.elf], capture_output=True, text=True,
+                            check=True).stdout
+    want = {}
+    for ln in syms.splitlines():
+        f = ln.split()
+        if len(f) >= 8 and f[7] == "rb_vm_exec" and f[3] == "FUNC":
+            lo = int(f[1], 16)
+            want["vm_exec"] = [hex(lo), hex(lo + int(f[2], 0))]
+        if len(f) >= 8 and f[7] == "ruby_current_ec" and f[3] == "TLS":
+            want["ec_offset"] = hex(int(f[1], 16))
+    for ln in relocs.splitlines():
+        f = ln.split()
+        if len(f) >= 5 and f[2] == "R_X86_64_DTPMOD64" and f[4] == "ruby_current_ec":
+            want["ec_module_got"] = hex(int(f[0], 16))
+    print(f"dump-unwind: {got}; readelf: {want}", file=sys.stderr)
+    for key, value in want.items():
+        if got.get(key) != value:
+            fail(f"{key} is {got.get(key)}, readelf says {value}")
+    if len(want) != 3:
+        fail(f"readelf did not show all of rb_vm_exec, ruby_current_ec and its DTPMOD64: {want}")
+
+
 def main():
     p = argparse.ArgumentParser(description="checks of the end-to-end tests")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -849,6 +946,17 @@ def main():
     s.add_argument("folded")
     s.add_argument("--min-samples", type=int, default=5)
     s.set_defaults(fn=cmd_python_short)
+    s = sub.add_parser("ruby")
+    s.add_argument("folded")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--source", required=True)
+    s.add_argument("--min-ratio", type=float, default=0.95)
+    s.add_argument("--min-samples", type=int, default=200)
+    s.set_defaults(fn=cmd_ruby)
+    s = sub.add_parser("ruby-runtime")
+    s.add_argument("json")
+    s.add_argument("elf")
+    s.set_defaults(fn=cmd_ruby_runtime)
     s = sub.add_parser("go-switch")
     s.add_argument("json")
     s.add_argument("funcs")

@@ -76,8 +76,10 @@ static size_t event(struct unw_py_code_event *e, unsigned skip)
 	size_t off = 0, len;
 
 	memset(e, 0, sizeof(*e));
-	e->ev = (struct unw_event){ .type = UNW_EV_PY_CODE, .pid = (uint32_t)getpid(),
-				    .addr = CODE, .tag = UNW_PY_TAG(file) };
+	e->ev = (struct unw_event){ .type = UNW_EV_PY_CODE,
+				    .pid = (uint32_t)getpid(),
+				    .addr = CODE,
+				    .tag = UNW_PY_TAG(file) };
 	memcpy(code + 0x20, &name, 8);
 	memcpy(code + 0x28, &file, 8);
 	memcpy(code + 0x30, &first, 4);

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What a walk of Ruby's (MRI's) frames needs to know of one interpreter,
+ * read from its ELF file (libruby-X.Y.so, or a ruby executable with it
+ * linked in): the version, the range of the VM's loop (rb_vm_exec), where
+ * each thread's execution context is, and the offsets of the fields that
+ * lead from it to the frames and from a frame to its names and lines.
+ *
+ *   ruby_current_ec, a thread-local variable: the sampled thread's
+ *   rb_execution_context_t .vm_stack, .vm_stack_size (in VALUEs), .cfp ->
+ *   the innermost rb_control_frame_t (.pc, .iseq, .ep); the caller's is
+ *   the next one up, cfp_size bytes on, until the two dummy frames at the
+ *   end of the VM stack. ep[0] holds the frame's flags: its magic (a
+ *   C method's, VM_FRAME_MAGIC_CFUNC), VM_FRAME_FLAG_CFRAME (no iseq) and
+ *   VM_FRAME_FLAG_FINISH (the first frame an activation of rb_vm_exec ran:
+ *   its last, going up); ep[-2] is a C method's method entry.
+ *   iseq .body -> rb_iseq_constant_body .iseq_encoded (the instructions,
+ *   a VALUE each), .location (rb_iseq_location_t: .pathobj, a String or an
+ *   Array [path, realpath]; .label; .first_lineno, a Fixnum), .insns_info
+ *   (.body: entries of .line_no; .positions; .size; .succ_index_table).
+ *
+ * The thread-local variable is reached as glibc lays out TLS on x86_64:
+ * the thread's DTV at fs:8, the module's block at dtv[module].pointer.val
+ * (16 bytes an entry), ruby_current_ec at its offset in the block; the
+ * module id is the word the dynamic loader writes into the GOT slot of
+ * the variable's R_X86_64_DTPMOD64 relocation.
+ *
+ * Offsets come from a table of versions checked against the installed
+ * builds (tests/programs/ruby_frames.sh); a version not in it is refused
+ * (-ENOTSUP), never guessed.
+ */
+#ifndef UNWPROF_RBRUNTIME_H
+#define UNWPROF_RBRUNTIME_H
+
+#include <stdint.h>
+
+struct elf_file;
+
+/* Offsets in bytes, of the structures named above. */
+struct rb_offsets {
+	int32_t ec_vm_stack;
+	int32_t ec_vm_stack_size;
+	int32_t ec_cfp;
+	int32_t cfp_size; /* sizeof(rb_control_frame_t) */
+	int32_t cfp_pc;
+	int32_t cfp_iseq;
+	int32_t cfp_ep;
+	int32_t iseq_body;
+	int32_t body_iseq_encoded;
+	int32_t body_location;	  /* rb_iseq_location_t, inline */
+	int32_t location_pathobj; /* from body_location on */
+	int32_t location_label;
+	int32_t location_first_lineno;
+	int32_t body_insns_body; /* insns_info.body */
+	int32_t body_insns_positions;
+	int32_t body_insns_size; /* unsigned int */
+	int32_t body_insns_succ; /* insns_info.succ_index_table */
+	int32_t insn_entry_size; /* sizeof(struct iseq_insn_info_entry) */
+	int32_t insn_entry_line; /* its line_no, an int */
+	/* RString: length and characters when embedded (flags), else heap len and ptr */
+	int32_t string_heap_len;
+	int32_t string_heap_ptr;
+	int32_t string_embed; /* the embedded characters */
+	/* RArray: elements when embedded, else heap ptr */
+	int32_t array_embed;
+	int32_t array_heap_ptr;
+};
+
+/* Flags of an object (RBasic.flags), as 3.1 has them; a frame's are the BPF walk's. */
+#define RB_T_MASK 0x1fu
+#define RB_T_STRING 0x05u
+#define RB_T_ARRAY 0x07u
+#define RB_STRING_NOEMBED (1u << 13)
+#define RB_STRING_EMBED_LEN_SHIFT 14
+#define RB_STRING_EMBED_LEN_MASK 0x1fu
+#define RB_ARRAY_EMBED (1u << 13)
+#define RB_ARRAY_EMBED_LEN_SHIFT 15
+#define RB_ARRAY_EMBED_LEN_MASK 0x3u
+
+struct rb_runtime {
+	uint8_t major, minor, teeny;
+	uint64_t vm_exec_lo, vm_exec_hi; /* rb_vm_exec: [lo, hi), ELF virtual addresses */
+	uint64_t ec_module_got;		 /* the GOT slot of ruby_current_ec's DTPMOD64 */
+	uint64_t ec_offset;		 /* ruby_current_ec in its module's TLS block */
+	struct rb_offsets off;
+};
+
+/*
+ * Reads the Ruby runtime of ef into *rr. 0; -ENOENT when ef is not a Ruby
+ * interpreter (no ruby_version, rb_vm_exec or ruby_current_ec); -ENOTSUP
+ * when it is one whose version is not known here or whose thread-local
+ * variable is not reached through the DTV (said at debug level); -EINVAL
+ * when what it says lies outside the file.
+ */
+int rb_runtime__read(const struct elf_file *ef, struct rb_runtime *rr);
+
+#endif

@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Ruby frames in place: rbthreads.rb run by Debian's ruby3.1 (a stripped
+# libruby-3.1.so), recorded with --tid. Its three threads run known chains
+# in pure Ruby (alpha_main;a1;a2;spin_alpha;burn, beta_main;b1;spin_beta;burn
+# and through a 7-deep recursion), and the main thread calls a block from C
+# (Array#sort_by). Checks (e2e.py ruby):
+#  - at least 90% of the samples have Ruby frames;
+#  - at least 95% of each chain's samples have the whole chain, exactly, each
+#    frame "LABEL (FILE:LINE)", the C method "<cfunc>";
+#  - each chain is on one thread in at least 95% of its samples, and the
+#    three on three threads: a thread shows its own execution context's
+#    frames, not the main thread's;
+#  - native frames (sort_by's) stand between "<cfunc>" and the block in at
+#    least 95% of the block's samples;
+#  - burn's line is one of its loop's in at least 95% of its samples;
+#  - the native walk is as complete as without them (lib.sh's roots);
+#  - what the walk reads of libruby (dump-unwind: rb_vm_exec, where
+#    ruby_current_ec is in its TLS block, the GOT slot of its module id)
+#    equals what readelf says.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+ruby=/usr/bin/ruby3.1
+[ -x "$ruby" ] || e2e_skip "$ruby is not installed (package ruby3.1; ./setup.sh installs it)"
+libruby=$(ldd "$ruby" | awk '/libruby/ { print $3 }')
+"$UNWPROF" dump-unwind --summary --json "$libruby" > "$tmp/libruby.json" || fails=$((fails + 1))
+check ruby-runtime "$tmp/libruby.json" "$libruby"
+record rb -F 999 --tid -o "$tmp/rb.folded" --stats-json "$tmp/rb.json" -- \
+	"$ruby" "$programs_src/rbthreads.rb" 3
+expect_rc 0
+check ruby "$tmp/rb.folded" --comm "$(basename "$ruby")" --source "$programs_src/rbthreads.rb"
+check roots "$tmp/rb.folded" --min-ratio 0.99
+finish
