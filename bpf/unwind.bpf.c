@@ -987,11 +987,14 @@ __noinline __u64 rb_thread_cfp(struct scratch *sc, const struct unw_rb_proc *rb)
 	return cfp;
 }
 
-/* An iseq seen in a sample of pid: the first time, user space is told, to read it at once. */
-static __always_inline void rb_iseq_seen(__u32 pid, __u64 iseq)
+/*
+ * An iseq (or a C method's method entry: cfunc) seen in a sample of pid:
+ * the first time, user space is told, to read it at once.
+ */
+static __always_inline void rb_iseq_seen(__u32 pid, __u64 iseq, __u32 cfunc)
 {
-	struct py_code_key k = { .pid = pid, .code = iseq };
-	struct unw_event ev = { .type = UNW_EV_RB_ISEQ, .pid = pid, .addr = iseq };
+	struct py_code_key k = { .pid = pid, .tag = cfunc, .code = iseq };
+	struct unw_event ev = { .type = UNW_EV_RB_ISEQ, .pid = pid, .addr = iseq, .tag = cfunc };
 	__u8 one = 1;
 
 	if (bpf_map_lookup_elem(&codes_seen, &k))
@@ -1035,9 +1038,9 @@ __noinline int rb_frame(struct scratch *sc, const struct unw_rb_proc *rb, __u64 
 	} else {
 		what = user_word(cfp, rb->cfp_iseq);
 		where = user_word(cfp, rb->cfp_pc) & ((1ULL << 48) - 1);
-		if (what)
-			rb_iseq_seen(pid, what);
 	}
+	if (what)
+		rb_iseq_seen(pid, what, where == UNW_RB_CFUNC);
 	if (!what) {
 		err_inc(UNW_E_RB_FRAME);
 		return flags & RB_FRAME_FLAG_FINISH ? RB_END : RB_MORE;

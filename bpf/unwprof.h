@@ -379,7 +379,10 @@ enum unw_event_type {
 	UNW_EV_MAPPED, /* a new executable mapping (mmap) */
 	/* A Python code object (addr, its tag in tag) first seen: struct unw_py_code_event. */
 	UNW_EV_PY_CODE,
-	/* A Ruby iseq (addr) first seen: to be read while its process lives. */
+	/*
+	 * A Ruby iseq (addr) first seen, or a C method's method entry (tag 1):
+	 * to be read while its process lives.
+	 */
 	UNW_EV_RB_ISEQ,
 };
 
@@ -394,7 +397,7 @@ struct unw_event {
 	__u32 pid;
 	__u64 addr;
 	__u32 flags; /* UNW_EVF_* */
-	__u32 tag;   /* UNW_EV_PY_CODE: the code object's tag (UNW_PY_TAG) */
+	__u32 tag;   /* UNW_EV_PY_CODE: the code object's tag (UNW_PY_TAG); UNW_EV_RB_ISEQ: cfunc */
 };
 
 /*

@@ -638,6 +638,11 @@ static void print_ruby(const struct dump_ctx *c)
 	       " (module id in the GOT at %#" PRIx64 ")\n",
 	       r->major, r->minor, r->teeny, r->vm_exec_lo, r->vm_exec_hi, r->ec_offset,
 	       r->ec_module_got);
+	if (r->symbols_ids)
+		printf("             symbol table at %#" PRIx64 " (C methods named)\n",
+		       r->symbols_last_id);
+	else
+		printf("             no symbol table found (C methods are <cfunc>)\n");
 }
 
 static void json_ruby(struct json_writer *jw, const struct dump_ctx *c)
@@ -659,6 +664,11 @@ static void json_ruby(struct json_writer *jw, const struct dump_ctx *c)
 	jw_stringf(jw, "%#" PRIx64, r->ec_offset);
 	jw_key(jw, "ec_module_got");
 	jw_stringf(jw, "%#" PRIx64, r->ec_module_got);
+	jw_key(jw, "symbols");
+	if (r->symbols_ids)
+		jw_stringf(jw, "%#" PRIx64, r->symbols_last_id);
+	else
+		jw_null(jw);
 	jw_object_end(jw);
 }
 

@@ -957,11 +957,11 @@ static void on_ruby(void *ctx, uint32_t pid, const struct rb_runtime *rr, uint64
 		pr_info("process %u: its Ruby frames cannot be named: %s", pid, strerror(-err));
 }
 
-static void on_ruby_iseq(void *ctx, uint32_t pid, uint64_t iseq)
+static void on_ruby_iseq(void *ctx, uint32_t pid, uint64_t iseq, uint64_t where)
 {
 	struct record *rec = ctx;
 
-	symbolizer__ruby_iseq(rec->symbolizer, pid, iseq);
+	symbolizer__ruby_iseq(rec->symbolizer, pid, iseq, where);
 }
 
 static void on_process_exit(void *ctx, uint32_t pid)

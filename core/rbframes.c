@@ -33,12 +33,17 @@
 /* A block per 512 instruction words: this many is 32M of them, past any real iseq. */
 #define SUCC_MAX_BLOCKS (1u << 16)
 
-static const char unknown[] = "<unknown>";
-static const char cfunc[] = "<cfunc>";
+#define ID_SCOPE_SHIFT 4       /* an ID past the operators' is its serial << this */
+#define ID_ENTRY_UNIT 512      /* serials per Array of the symbol table */
+#define SYMBOLS_MAX (1u << 28) /* a serial past this is not one */
 
-/* An iseq, read once. */
+static const char unknown[] = "<unknown>";
+static const char cfunc_name[] = "<cfunc>";
+
+/* An iseq, or a C method's method entry (cfunc: only its label is read), read once. */
 struct rb_iseq {
 	uint64_t addr;
+	bool cfunc;
 	char *label;
 	char *file;
 	uint32_t first_line;
@@ -209,14 +214,14 @@ static char *read_string(const struct rb_proc *p, uint64_t v)
 	return string_chars(p, v, object_flags(p, v));
 }
 
-/* A location's pathobj: a String, or an Array [path, realpath] of one. */
-static char *read_path(const struct rb_proc *p, uint64_t v)
+/* Element i of Array v, whose flags are flags; 0 when there is none. */
+static uint64_t array_entry(const struct rb_proc *p, uint64_t v, uint64_t flags, uint64_t i)
 {
 	const struct rb_offsets *o = &p->rt.off;
-	uint64_t flags = object_flags(p, v), len, elems;
+	uint64_t len, elems;
 
 	if ((flags & RB_T_MASK) != RB_T_ARRAY)
-		return string_chars(p, v, flags);
+		return 0;
 	if (flags & RB_ARRAY_EMBED) {
 		len = flags >> RB_ARRAY_EMBED_LEN_SHIFT & RB_ARRAY_EMBED_LEN_MASK;
 		elems = v + o->array_embed;
@@ -225,7 +230,36 @@ static char *read_path(const struct rb_proc *p, uint64_t v)
 		len = mem_word(p, v, o->string_heap_len);
 		elems = mem_word(p, v, o->array_heap_ptr);
 	}
-	return len ? read_string(p, mem_word(p, elems, 0)) : NULL;
+	return i < len ? mem_word(p, elems, (int32_t)(i * VALUE_SIZE)) : 0;
+}
+
+/* A location's pathobj: a String, or an Array [path, realpath] of one. */
+static char *read_path(const struct rb_proc *p, uint64_t v)
+{
+	uint64_t flags = object_flags(p, v);
+
+	if ((flags & RB_T_MASK) != RB_T_ARRAY)
+		return string_chars(p, v, flags);
+	return read_string(p, array_entry(p, v, flags, 0));
+}
+
+/*
+ * The name of ID id from the symbol table (core/rbruntime.h): the String
+ * at ids[serial / 512][serial % 512 * 2]; NULL when it cannot be read.
+ */
+static char *id_name(const struct rb_proc *p, uint64_t id)
+{
+	const struct rb_runtime *rt = &p->rt;
+	uint64_t serial = id > rt->off.last_op_id ? id >> ID_SCOPE_SHIFT : id, ids, chunk;
+	uint32_t last = 0;
+
+	if (!rt->symbols_ids || !serial || serial > SYMBOLS_MAX ||
+	    mem_read(p, rt->symbols_last_id + p->bias, &last, sizeof(last)) || serial > last)
+		return NULL;
+	ids = mem_word(p, rt->symbols_ids + p->bias, 0);
+	chunk = array_entry(p, ids, object_flags(p, ids), serial / ID_ENTRY_UNIT);
+	return read_string(p, array_entry(p, chunk, object_flags(p, chunk),
+					  serial % ID_ENTRY_UNIT * 2));
 }
 
 /* The line of each of the n insns_info entries at addr; NULL when they cannot be read. */
@@ -430,12 +464,12 @@ static void iseq_free(struct rb_iseq *s)
 	free(s->succ);
 }
 
-static size_t iseq_slot(const struct rb_proc *p, uint64_t addr)
+static size_t iseq_slot(const struct rb_proc *p, uint64_t addr, bool cfunc)
 {
 	size_t mask = p->cap_iseqs - 1;
 	size_t i = (addr >> 3) * 0x9e3779b97f4a7c15ULL >> 20 & mask;
 
-	while (p->iseqs[i].addr && p->iseqs[i].addr != addr)
+	while (p->iseqs[i].addr && (p->iseqs[i].addr != addr || p->iseqs[i].cfunc != cfunc))
 		i = (i + 1) & mask;
 	return i;
 }
@@ -449,19 +483,27 @@ static int iseqs_grow(struct rb_proc *p)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->cap_iseqs; i++)
 		if (p->iseqs[i].addr)
-			n.iseqs[iseq_slot(&n, p->iseqs[i].addr)] = p->iseqs[i];
+			n.iseqs[iseq_slot(&n, p->iseqs[i].addr, p->iseqs[i].cfunc)] = p->iseqs[i];
 	free(p->iseqs);
 	p->iseqs = n.iseqs;
 	p->cap_iseqs = n.cap_iseqs;
 	return 0;
 }
 
+/* A C method's method entry at addr into *s: its name; false when it has none. */
+static bool cfunc_read(const struct rb_proc *p, uint64_t addr, struct rb_iseq *s)
+{
+	*s = (struct rb_iseq){ .addr = addr, .cfunc = true };
+	s->label = id_name(p, mem_word(p, addr, p->rt.off.me_called_id));
+	return s->label != NULL;
+}
+
 /*
- * The iseq at addr, read now if it was not read yet; NULL when it cannot
- * be, and then not kept: it is tried again when next asked for, a failed
- * pread costing little.
+ * The iseq (or C method's method entry) at addr, read now if it was not
+ * read yet; NULL when it cannot be, and then not kept: it is tried again
+ * when next asked for, a failed pread costing little.
  */
-static const struct rb_iseq *iseq_get(struct rb_proc *p, uint64_t addr)
+static const struct rb_iseq *iseq_get(struct rb_proc *p, uint64_t addr, bool cfunc)
 {
 	struct rb_iseq s;
 	size_t i;
@@ -470,10 +512,10 @@ static const struct rb_iseq *iseq_get(struct rb_proc *p, uint64_t addr)
 		return NULL;
 	if ((p->nr_iseqs + 1) * 2 > p->cap_iseqs && iseqs_grow(p))
 		return NULL;
-	i = iseq_slot(p, addr);
+	i = iseq_slot(p, addr, cfunc);
 	if (p->iseqs[i].addr)
 		return &p->iseqs[i];
-	if (!iseq_read(p, addr, &s)) {
+	if (!(cfunc ? cfunc_read(p, addr, &s) : iseq_read(p, addr, &s))) {
 		iseq_free(&s);
 		return NULL;
 	}
@@ -556,12 +598,12 @@ void rb_namer__remove_process(struct rb_namer *n, uint32_t pid)
 	*p = n->procs[--n->nr_procs];
 }
 
-void rb_namer__read_iseq(struct rb_namer *n, uint32_t pid, uint64_t iseq)
+void rb_namer__read_iseq(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64_t where)
 {
 	struct rb_proc *p = proc_find(n, pid);
 
 	if (p)
-		iseq_get(p, iseq);
+		iseq_get(p, iseq, where & UNW_RB_CFUNC);
 }
 
 int rb_namer__name(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64_t where,
@@ -574,12 +616,12 @@ int rb_namer__name(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64_t whe
 	if (!p)
 		return -ENOENT;
 	if (where & UNW_RB_CFUNC) {
-		/* its method entry is not read: the caller names a C method its own way */
-		out->label = cfunc;
-		out->file = cfunc;
+		s = iseq_get(p, iseq, true);
+		out->label = s ? s->label : cfunc_name;
+		out->file = cfunc_name;
 		return 0;
 	}
-	s = iseq_get(p, iseq);
+	s = iseq_get(p, iseq, false);
 	if (!s)
 		return 0;
 	out->label = s->label ? s->label : unknown;

@@ -44,7 +44,7 @@ void rb_namer__remove_process(struct rb_namer *n, uint32_t pid);
  * Reads iseq (an address of pid) now, if it was not read yet: its names
  * then outlive the process. Called when BPF first sees it (UNW_EV_RB_ISEQ).
  */
-void rb_namer__read_iseq(struct rb_namer *n, uint32_t pid, uint64_t iseq);
+void rb_namer__read_iseq(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64_t where);
 
 /*
  * Names frame (iseq, where) of pid into *out, the iseq's address without

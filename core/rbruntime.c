@@ -45,16 +45,75 @@ static const struct {
 	    .string_heap_ptr = 24,
 	    .string_embed = 16,
 	    .array_embed = 16,
-	    .array_heap_ptr = 32 } },
+	    .array_heap_ptr = 32,
+	    .me_called_id = 24,
+	    .last_op_id = 0xa9 } },
 };
 
-enum { SYM_VERSION, SYM_VM_EXEC, SYM_EC, SYM_NR };
+enum { SYM_VERSION, SYM_VM_EXEC, SYM_EC, SYM_ID2STR, SYM_NR };
 
 static const struct elf_symbol_query rb_sym_names[SYM_NR] = {
 	[SYM_VERSION] = { "ruby_version", STT_OBJECT },
 	[SYM_VM_EXEC] = { "rb_vm_exec", STT_FUNC },
 	[SYM_EC] = { "ruby_current_ec", STT_TLS },
+	[SYM_ID2STR] = { "rb_id2str", STT_FUNC },
 };
+
+#define X86_JMP_REL32 0xe9
+#define ID2STR_CODE_MAX 64     /* bytes of rb_id2str looked at */
+#define ID_LOOKUP_CODE_MAX 160 /* bytes of the function it jumps to */
+#define SYMBOLS_IDS_OFF 16     /* rb_symbols_t: last_id, str_sym, ids */
+
+static int32_t rel32(const uint8_t *p)
+{
+	int32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * The address of the first RIP-relative operand of an instruction starting
+ * with the len bytes op (then a disp32, then nothing) in [code, code +
+ * size) at vaddr; 0 when there is none.
+ */
+static uint64_t rip_operand(const uint8_t *code, size_t size, uint64_t vaddr, const uint8_t *op,
+			    size_t len)
+{
+	for (size_t i = 0; i + len + 4 <= size; i++)
+		if (!memcmp(code + i, op, len))
+			return vaddr + i + len + 4 + rel32(code + i + len);
+	return 0;
+}
+
+/*
+ * Where ruby_global_symbols is, from rb_id2str's code: it jumps to the
+ * lookup, which compares the serial with last_id (cmp %edi, disp(%rip))
+ * and loads ids 16 bytes on (mov disp(%rip), %rdi). Nothing is set when
+ * the code is not of that shape: C methods are then "<cfunc>".
+ */
+static void read_symbols(const struct elf_file *ef, const struct elf_symbol_query *id2str,
+			 struct rb_runtime *rr)
+{
+	static const uint8_t cmp_edi[] = { 0x39, 0x3d }, mov_rdi[] = { 0x48, 0x8b, 0x3d };
+	size_t n = id2str->size < ID2STR_CODE_MAX ? id2str->size : ID2STR_CODE_MAX;
+	const uint8_t *code = elf_file__vaddr_bytes(ef, id2str->value, n);
+	uint64_t lookup = 0, last_id, ids;
+
+	for (size_t i = 0; code && i + 5 <= n && !lookup; i++)
+		if (code[i] == X86_JMP_REL32)
+			lookup = id2str->value + i + 5 + rel32(code + i + 1);
+	code = lookup ? elf_file__vaddr_bytes(ef, lookup, ID_LOOKUP_CODE_MAX) : NULL;
+	if (!code)
+		return;
+	last_id = rip_operand(code, ID_LOOKUP_CODE_MAX, lookup, cmp_edi, sizeof(cmp_edi));
+	ids = rip_operand(code, ID_LOOKUP_CODE_MAX, lookup, mov_rdi, sizeof(mov_rdi));
+	if (!last_id || ids != last_id + SYMBOLS_IDS_OFF ||
+	    !elf_file__vaddr_mapped(ef, last_id, 24))
+		return;
+	rr->symbols_last_id = last_id;
+	rr->symbols_ids = ids;
+}
 
 /* "3.1.2" into rr's version; -EINVAL when it is not one. */
 static int read_version(const struct elf_file *ef, const struct elf_symbol_query *s,
@@ -141,7 +200,7 @@ int rb_runtime__read(const struct elf_file *ef, struct rb_runtime *rr)
 	err = elf_file__find_symbols(ef, syms, SYM_NR);
 	if (err)
 		return err;
-	for (int i = 0; i < SYM_NR; i++)
+	for (int i = 0; i < SYM_ID2STR; i++)
 		if (!syms[i].found)
 			return -ENOENT;
 	if (elf_file__machine(ef) != EM_X86_64) {
@@ -167,5 +226,10 @@ int rb_runtime__read(const struct elf_file *ef, struct rb_runtime *rr)
 		pr_debug("%s: ruby_current_ec is not reached through the DTV", elf_file__path(ef));
 		return -ENOTSUP;
 	}
+	if (syms[SYM_ID2STR].found)
+		read_symbols(ef, &syms[SYM_ID2STR], rr);
+	if (!rr->symbols_ids)
+		pr_debug("%s: Ruby's symbol table was not found: C methods are <cfunc>",
+			 elf_file__path(ef));
 	return 0;
 }

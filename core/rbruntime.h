@@ -18,6 +18,12 @@
  *   a VALUE each), .location (rb_iseq_location_t: .pathobj, a String or an
  *   Array [path, realpath]; .label; .first_lineno, a Fixnum), .insns_info
  *   (.body: entries of .line_no; .positions; .size; .succ_index_table).
+ *   A C method's name: its method entry's .called_id, an ID, whose serial
+ *   (the ID >> 4, or the ID itself for an operator's) indexes the symbol
+ *   table ruby_global_symbols .ids: ids[serial / 512][serial % 512 * 2].
+ *   The table is static: its address is read from the code of rb_id2str,
+ *   exported (a jump to the function that compares the serial with
+ *   .last_id and loads .ids, both RIP-relative).
  *
  * The thread-local variable is reached as glibc lays out TLS on x86_64:
  * the thread's DTV at fs:8, the module's block at dtv[module].pointer.val
@@ -64,6 +70,8 @@ struct rb_offsets {
 	/* RArray: elements when embedded, else heap ptr */
 	int32_t array_embed;
 	int32_t array_heap_ptr;
+	int32_t me_called_id; /* rb_callable_method_entry_t.called_id: a C method's name */
+	uint32_t last_op_id;  /* tLAST_OP_ID: an ID past it is its serial << 4 */
 };
 
 /* Flags of an object (RBasic.flags), as 3.1 has them; a frame's are the BPF walk's. */
@@ -82,6 +90,13 @@ struct rb_runtime {
 	uint64_t vm_exec_lo, vm_exec_hi; /* rb_vm_exec: [lo, hi), ELF virtual addresses */
 	uint64_t ec_module_got;		 /* the GOT slot of ruby_current_ec's DTPMOD64 */
 	uint64_t ec_offset;		 /* ruby_current_ec in its module's TLS block */
+	/*
+	 * The symbol table, for the names of C methods by their IDs:
+	 * ruby_global_symbols' last_id (a 32-bit serial) and ids (an Array of
+	 * Arrays of 512 [String, Symbol] pairs), found in rb_id2str's code;
+	 * 0 when it is not there.
+	 */
+	uint64_t symbols_last_id, symbols_ids;
 	struct rb_offsets off;
 };
 

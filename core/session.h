@@ -93,8 +93,11 @@ struct session_opts {
 	void (*on_python)(void *ctx, uint32_t pid, const struct py_runtime *pr, uint64_t bias);
 	/* The same for Ruby (core/rbruntime.h, UNW_FRAME_RUBY). */
 	void (*on_ruby)(void *ctx, uint32_t pid, const struct rb_runtime *rr, uint64_t bias);
-	/* A Ruby iseq of pid first seen in a sample: to be read now, while pid lives. */
-	void (*on_ruby_iseq)(void *ctx, uint32_t pid, uint64_t iseq);
+	/*
+	 * A Ruby iseq of pid first seen in a sample (where as the frame's second
+	 * word: UNW_RB_CFUNC for a C method's method entry): to be read now.
+	 */
+	void (*on_ruby_iseq)(void *ctx, uint32_t pid, uint64_t iseq, uint64_t where);
 	/*
 	 * A Python code object first seen in a sample, with the copies BPF
 	 * took of it (bpf/unwprof.h, struct unw_py_code_event, size bytes

@@ -1409,10 +1409,10 @@ int symbolizer__add_ruby(struct symbolizer *sym, uint32_t pid, const struct rb_r
 	return rb_namer__add_process(sym->ruby, pid, rr, bias);
 }
 
-void symbolizer__ruby_iseq(struct symbolizer *sym, uint32_t pid, uint64_t iseq)
+void symbolizer__ruby_iseq(struct symbolizer *sym, uint32_t pid, uint64_t iseq, uint64_t where)
 {
 	if (sym->ruby)
-		rb_namer__read_iseq(sym->ruby, pid, iseq);
+		rb_namer__read_iseq(sym->ruby, pid, iseq, where);
 }
 
 /* What an interpreter's frame is named: py_frame_name and rb_frame_name alike. */
@@ -1458,7 +1458,7 @@ static int python_location(struct symbolizer *sym, struct profile *p, uint32_t p
 		&(struct interp_name){ name.qualname, name.file, name.line, name.first_line }, id);
 }
 
-/* Ruby frame (iseq, where): one location per iseq and line; all C methods' frames are one. */
+/* Ruby frame (iseq, where): one location per iseq and line, per method entry for a C method. */
 static int ruby_location(struct symbolizer *sym, struct profile *p, uint32_t pid, uint64_t iseq,
 			 uint64_t where, uint32_t *id)
 {
@@ -1467,7 +1467,7 @@ static int ruby_location(struct symbolizer *sym, struct profile *p, uint32_t pid
 
 	if (sym->ruby)
 		rb_namer__name(sym->ruby, pid, iseq, where, &name);
-	return interp_location(p, pid, PROFILE_FRAME_RUBY, cfunc ? 0 : iseq,
+	return interp_location(p, pid, PROFILE_FRAME_RUBY, iseq,
 			       &(struct interp_name){ name.label, cfunc ? NULL : name.file,
 						      name.line, name.first_line },
 			       id);

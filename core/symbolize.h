@@ -82,7 +82,7 @@ void symbolizer__python_code(struct symbolizer *sym, const struct unw_py_code_ev
 struct rb_runtime;
 int symbolizer__add_ruby(struct symbolizer *sym, uint32_t pid, const struct rb_runtime *rr,
 			 uint64_t bias);
-void symbolizer__ruby_iseq(struct symbolizer *sym, uint32_t pid, uint64_t iseq);
+void symbolizer__ruby_iseq(struct symbolizer *sym, uint32_t pid, uint64_t iseq, uint64_t where);
 
 /*
  * What addr of process pid is. Returns 0 with *info filled (name NULL when no

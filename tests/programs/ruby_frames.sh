@@ -8,11 +8,12 @@
 # (Array#sort_by). Checks (e2e.py ruby):
 #  - at least 90% of the samples have Ruby frames;
 #  - at least 95% of each chain's samples have the whole chain, exactly, each
-#    frame "LABEL (FILE:LINE)", the C method "<cfunc>";
+#    frame "LABEL (FILE:LINE)", the C methods (sort_by, each) by their names,
+#    read from Ruby's symbol table, which stripped libruby does not export;
 #  - each chain is on one thread in at least 95% of its samples, and the
 #    three on three threads: a thread shows its own execution context's
 #    frames, not the main thread's;
-#  - native frames (sort_by's) stand between "<cfunc>" and the block in at
+#  - native frames (each's) stand between "each" and the block in at
 #    least 95% of the block's samples;
 #  - burn's line is one of its loop's in at least 95% of its samples;
 #  - the native walk is as complete as without them (lib.sh's roots);

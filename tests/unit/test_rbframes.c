@@ -399,7 +399,7 @@ static void check_succ_iseq(const uint32_t *pos, uint32_t n, uint32_t insns)
 	iseq = fake_iseq(&f, embed_string(label, "handler"), embed_string(path, "/srv/x.rb"),
 			 FIX(999));
 	fake_lines(&f, lines, n, NULL, addr(table));
-	rb_namer__read_iseq(n_, (uint32_t)getpid(), iseq);
+	rb_namer__read_iseq(n_, (uint32_t)getpid(), iseq, 0);
 	/* read once, at first sight: the table can go */
 	munmap(map, map_len);
 	for (uint32_t i = 0; i < insns; i++)
@@ -425,14 +425,66 @@ static void test_succ_lines(void)
 	check_succ_iseq(pos, random_positions(pos, 8000, 300), 8000);
 }
 
+/* A symbol table (core/rbruntime.h) naming serial, and a method entry called by it. */
+static struct {
+	uint32_t last_id;
+	uint64_t str_sym;
+	uint64_t ids; /* an Array of Arrays */
+	uint64_t ids_obj[5], chunks[2], chunk_obj[2][5], entries[1024];
+	uint64_t name_obj[5];
+	uint64_t me[5];
+} symbols __attribute__((aligned(8)));
+
+static struct rb_namer *namer_with_symbols(uint64_t serial, const char *name)
+{
+	struct rb_runtime rr = runtime();
+	struct rb_namer *n = rb_namer__new();
+
+	memset(&symbols, 0, sizeof(symbols));
+	symbols.last_id = 1000;
+	symbols.ids = heap_array(symbols.ids_obj, symbols.chunks, 2);
+	symbols.chunks[0] = heap_array(symbols.chunk_obj[0], symbols.entries, 1024);
+	symbols.chunks[1] = heap_array(symbols.chunk_obj[1], symbols.entries, 1024);
+	symbols.entries[serial % 512 * 2] = embed_string(symbols.name_obj, name);
+	/* an ID past the operators' is its serial << 4, its scope in the low bits */
+	symbols.me[3] = serial << 4 | 1;
+	rr.off.me_called_id = 24;
+	rr.off.last_op_id = 0xa9;
+	rr.symbols_last_id = addr(&symbols.last_id);
+	rr.symbols_ids = addr(&symbols.ids);
+	CHECK(n != NULL);
+	CHECK_EQ_INT(rb_namer__add_process(n, (uint32_t)getpid(), &rr, 0), 0);
+	return n;
+}
+
 static void test_cfunc(void)
 {
 	struct rb_namer *n = namer();
 	struct rb_frame_name r = name_at(n, 0x1000, UNW_RB_CFUNC);
 
+	/* no symbol table: unnamed */
 	CHECK_EQ_STR(r.label, "<cfunc>");
 	CHECK_EQ_STR(r.file, "<cfunc>");
 	CHECK_EQ_INT(r.line, 0);
+	rb_namer__free(n);
+
+	/* named by its ID, read when first seen: the name outlives the entry */
+	n = namer_with_symbols(700, "each");
+	rb_namer__read_iseq(n, (uint32_t)getpid(), addr(symbols.me), UNW_RB_CFUNC);
+	memset(symbols.name_obj, 0, sizeof(symbols.name_obj));
+	CHECK_EQ_STR(name_at(n, addr(symbols.me), UNW_RB_CFUNC).label, "each");
+	/* the same address as an iseq is another thing */
+	CHECK_EQ_STR(name_at(n, addr(symbols.me), pc_of(0)).label, "<unknown>");
+	rb_namer__free(n);
+
+	/* a serial past last_id, or its entry not a String: unnamed */
+	n = namer_with_symbols(700, "each");
+	symbols.last_id = 600;
+	CHECK_EQ_STR(name_at(n, addr(symbols.me), UNW_RB_CFUNC).label, "<cfunc>");
+	rb_namer__free(n);
+	n = namer_with_symbols(5, "each");
+	symbols.entries[10] = FIX(3);
+	CHECK_EQ_STR(name_at(n, addr(symbols.me), UNW_RB_CFUNC).label, "<cfunc>");
 	rb_namer__free(n);
 }
 
@@ -525,7 +577,7 @@ static void test_processes(void)
 	struct rb_frame_name r;
 
 	/* read when first seen: what the process does with it after does not matter */
-	rb_namer__read_iseq(n, pid, iseq);
+	rb_namer__read_iseq(n, pid, iseq, 0);
 	embed_string(label, "later");
 	CHECK_EQ_STR(name_at(n, iseq, pc_of(0)).label, "first");
 	/* the same interpreter again (a new mapping): still known */
@@ -539,7 +591,7 @@ static void test_processes(void)
 	CHECK_EQ_INT(rb_namer__name(n, pid + 1, iseq, pc_of(0), &r), -ENOENT);
 	CHECK_EQ_STR(r.label, "<unknown>");
 	CHECK_EQ_STR(r.file, "<unknown>");
-	rb_namer__read_iseq(n, pid + 1, iseq);
+	rb_namer__read_iseq(n, pid + 1, iseq, 0);
 	rb_namer__remove_process(n, pid);
 	CHECK_EQ_INT(rb_namer__name(n, pid, iseq, pc_of(0), &r), -ENOENT);
 	CHECK_EQ_INT(rb_namer__name(n, pid, iseq, UNW_RB_CFUNC, &r), -ENOENT);
