@@ -26,6 +26,17 @@
 
 #define KERNEL_MAPPING "[kernel.kallsyms]"
 
+/*
+ * Interpreters' frames (Python's, Ruby's: their addresses are code
+ * objects', in no mapping) are given a mapping of their own, made up, by
+ * which a reader knows them for what they are.
+ */
+static const char *const interp_mappings[] = {
+	[PROFILE_FRAME_PYTHON] = "[python]",
+	[PROFILE_FRAME_RUBY] = "[ruby]",
+};
+#define NR_FRAME_KINDS ARRAY_SIZE(interp_mappings)
+
 /* Interned strings and functions, looked up through tsearch trees. */
 
 struct str_entry {
@@ -85,6 +96,9 @@ struct builder {
 	uint8_t *map_has_lines; /* MAP_FILENAMES | MAP_LINE_NUMBERS | MAP_INLINE_FRAMES */
 	uint64_t kernel_map_id; /* made up for kernel frames without a mapping */
 	uint64_t kernel_lo, kernel_hi;
+	struct {
+		uint64_t id, lo, hi; /* made up for interpreters' frames, by frame kind */
+	} interp[NR_FRAME_KINDS];
 	Pprof__Mapping *maps;
 	Pprof__Mapping **map_ptrs;
 	/* the sample being packed */
@@ -209,6 +223,16 @@ static uint8_t lines_kind(const struct profile *p, uint32_t id, size_t *nr)
 	return kind;
 }
 
+/* An interpreter's frame l: the made-up mapping of its kind covers it. */
+static void builder__note_interp(struct builder *b, const struct profile_location *l)
+{
+	if (!b->interp[l->kind].id || l->addr < b->interp[l->kind].lo)
+		b->interp[l->kind].lo = l->addr;
+	if (!b->interp[l->kind].id || l->addr >= b->interp[l->kind].hi)
+		b->interp[l->kind].hi = l->addr + 1;
+	b->interp[l->kind].id = 1;
+}
+
 /* Marks the locations and mappings the samples use. */
 static int builder__mark(struct builder *b)
 {
@@ -238,7 +262,9 @@ static int builder__mark(struct builder *b)
 		if (!b->loc_ids[i])
 			continue;
 		kind = lines_kind(p, i, &b->nr_lines);
-		if (l->mapping != PROFILE_NONE) {
+		if (l->kind != PROFILE_FRAME_NATIVE && l->kind < NR_FRAME_KINDS) {
+			builder__note_interp(b, l);
+		} else if (l->mapping != PROFILE_NONE) {
 			b->map_ids[l->mapping] = 1;
 			b->map_has_funcs[l->mapping] |= l->function || l->system_name;
 			b->map_has_lines[l->mapping] |= kind;
@@ -344,8 +370,9 @@ static int builder__mappings(struct builder *b)
 	uint32_t main_id = builder__main_mapping(b);
 	int err = 0;
 
-	b->maps = calloc(nr + 1, sizeof(*b->maps));
-	b->map_ptrs = calloc(nr + 1, sizeof(*b->map_ptrs));
+	/* the model's, the kernel's and the interpreters' made up */
+	b->maps = calloc(nr + 1 + NR_FRAME_KINDS, sizeof(*b->maps));
+	b->map_ptrs = calloc(nr + 1 + NR_FRAME_KINDS, sizeof(*b->map_ptrs));
 	if (!b->maps || !b->map_ptrs)
 		return -ENOMEM;
 	b->msg.mapping = b->map_ptrs;
@@ -358,6 +385,14 @@ static int builder__mappings(struct builder *b)
 		b->kernel_map_id = b->msg.n_mapping + 1;
 		err = builder__add_mapping(b, b->kernel_lo, b->kernel_hi, 0, KERNEL_MAPPING, NULL,
 					   false, 0);
+	}
+	for (size_t k = 0; k < NR_FRAME_KINDS && !err; k++) {
+		if (!b->interp[k].id)
+			continue;
+		b->interp[k].id = b->msg.n_mapping + 1;
+		err = builder__add_mapping(b, b->interp[k].lo, b->interp[k].hi, 0,
+					   interp_mappings[k], NULL, true,
+					   MAP_FILENAMES | MAP_LINE_NUMBERS);
 	}
 	return err;
 }
@@ -418,7 +453,9 @@ static int builder__locations(struct builder *b)
 		*loc = (Pprof__Location)PPROF__LOCATION__INIT;
 		loc->id = b->loc_ids[i] = ++b->msg.n_location;
 		loc->address = l->addr;
-		if (l->mapping != PROFILE_NONE)
+		if (l->kind != PROFILE_FRAME_NATIVE && l->kind < NR_FRAME_KINDS)
+			loc->mapping_id = b->interp[l->kind].id;
+		else if (l->mapping != PROFILE_NONE)
 			loc->mapping_id = b->map_ids[l->mapping];
 		else if (l->kernel)
 			loc->mapping_id = b->kernel_map_id;
@@ -926,6 +963,15 @@ static bool is_kernel_file(const char *file)
 	return file && strncmp(file, "[kernel", 7) == 0;
 }
 
+/* The kind of the frames in a mapping of file: an interpreter's made-up one, else native. */
+static uint8_t frame_kind_of(const char *file)
+{
+	for (size_t k = 0; file && k < NR_FRAME_KINDS; k++)
+		if (interp_mappings[k] && !strcmp(file, interp_mappings[k]))
+			return (uint8_t)k;
+	return PROFILE_FRAME_NATIVE;
+}
+
 /* The function of a Line: its names (NULL when empty), file and start line. */
 static int reader__line(struct reader *r, const Pprof__Line *line, struct profile_line *out)
 {
@@ -983,6 +1029,9 @@ static int reader__location(struct reader *r, size_t i)
 		}
 		pl.mapping = r->map_model[mp->pos];
 		pl.kernel = is_kernel_file(profile__mapping(r->p, pl.mapping)->file);
+		pl.kind = frame_kind_of(profile__mapping(r->p, pl.mapping)->file);
+		if (pl.kind != PROFILE_FRAME_NATIVE)
+			pl.mapping = PROFILE_NONE;
 	}
 	r->loc_kernel[i] = pl.kernel;
 	if (loc->n_line) {
@@ -997,6 +1046,9 @@ static int reader__location(struct reader *r, size_t i)
 	if (!err && loc->n_line) {
 		pl.function = (char *)lines[loc->n_line - 1].function;
 		pl.system_name = (char *)lines[loc->n_line - 1].system_name;
+		/* an interpreter's frame is its function at its line */
+		if (pl.kind != PROFILE_FRAME_NATIVE)
+			pl.line = lines[0].line;
 	}
 	if (!err)
 		err = profile__add_location(r->p, &pl, &r->loc_first[i]);

@@ -505,6 +505,81 @@ static void test_lines(void)
 	profile__free(q);
 }
 
+/* A Python frame and a Ruby one above a native frame, as the symbolizer makes them. */
+static struct profile *interp_profile(void)
+{
+	struct profile *p = demo_profile();
+	struct profile_line py = {
+		.function = "Alpha.a1", .file = "/srv/app.py", .line = 12, .start_line = 10
+	};
+	struct profile_line rb = {
+		.function = "block in run", .file = "/srv/app.rb", .line = 7, .start_line = 6
+	};
+	uint32_t ids[3];
+	bool added;
+	struct profile_sample smp = {
+		.pid = 4242, .tid = 4242, .comm = "pprof-demo", .user = ids, .nr_user = 3, .count = 9
+	};
+
+	CHECK_EQ_INT(profile__intern_frame(p, 4242, PROFILE_FRAME_PYTHON, 0x7f0000001000, 12,
+					   &ids[0], &added),
+		     0);
+	CHECK_EQ_INT(profile__set_symbol(p, ids[0], PROFILE_NONE, py.function, NULL, 0), 0);
+	CHECK_EQ_INT(profile__set_lines(p, ids[0], &py, 1), 0);
+	CHECK_EQ_INT(profile__intern_frame(p, 4242, PROFILE_FRAME_RUBY, 0x7f0000002000, 7, &ids[1],
+					   &added),
+		     0);
+	CHECK_EQ_INT(profile__set_symbol(p, ids[1], PROFILE_NONE, rb.function, NULL, 0), 0);
+	CHECK_EQ_INT(profile__set_lines(p, ids[1], &rb, 1), 0);
+	CHECK_EQ_INT(profile__intern_location(p, 4242, EXE_START + 0x100, false, true, &ids[2]), 0);
+	CHECK_EQ_INT(profile__add_sample(p, &smp), 0);
+	return p;
+}
+
+static void test_interpreted(void)
+{
+	struct profile *p = interp_profile(), *q;
+	struct pprof_meta meta;
+	size_t len = 0, kinds = 0;
+	char *gz = write_mem(p, &demo_opts, &len);
+	char *before = folded_lines_str(p, false), *after;
+	Pprof__Profile *msg = unpack(gz, len);
+
+	CHECK(before &&
+	      strstr(before, ";block in run (/srv/app.rb:7);Alpha.a1 (/srv/app.py:12) 9\n"));
+	/* each interpreter's frames in a mapping of its own, made up, with names and lines */
+	for (size_t i = 0; msg && i < msg->n_mapping; i++) {
+		const Pprof__Mapping *m = msg->mapping[i];
+		const char *file = msg->string_table[m->filename];
+
+		if (strcmp(file, "[python]") && strcmp(file, "[ruby]"))
+			continue;
+		kinds++;
+		CHECK(m->has_functions && m->has_filenames && m->has_line_numbers);
+	}
+	CHECK_EQ_INT(kinds, 2);
+	pprof__profile__free_unpacked(msg, NULL);
+	/* read back: the same frames, of the same kinds, at the same lines */
+	q = read_mem(gz, len, &meta);
+	after = folded_lines_str(q, false);
+	CHECK_EQ_STR(after, before);
+	kinds = 0;
+	for (uint32_t i = 0; q && i < profile__nr_locations(q); i++) {
+		const struct profile_location *l = profile__location(q, i);
+
+		if (l->kind == PROFILE_FRAME_PYTHON)
+			kinds += l->line == 12 && l->mapping == PROFILE_NONE;
+		if (l->kind == PROFILE_FRAME_RUBY)
+			kinds += l->line == 7 && l->mapping == PROFILE_NONE;
+	}
+	CHECK_EQ_INT(kinds, 2);
+	free(before);
+	free(after);
+	free(gz);
+	profile__free(p);
+	profile__free(q);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--write") == 0) {
@@ -523,5 +598,6 @@ int main(int argc, char **argv)
 	RUN(test_decode_errors);
 	RUN(test_write_file_errors);
 	RUN(test_lines);
+	RUN(test_interpreted);
 	return test_summary();
 }
