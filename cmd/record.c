@@ -42,8 +42,6 @@
 #define DEFAULT_FREQ 99
 #define MAX_FREQ 10000
 #define POLL_MS 100
-#define CAP_PERFMON_BIT 38
-#define CAP_BPF_BIT 39
 /* 48 bytes an entry in the kernel: 4M entries are about 200 MiB, plenty. */
 #define MAX_COUNT_MAP_ENTRIES (1L << 22)
 
@@ -509,41 +507,6 @@ static const char *base_name(const char *path)
 }
 
 /* Checks before anything is created */
-
-/* The effective capabilities, from /proc/self/status (no libcap needed). */
-static uint64_t effective_caps(void)
-{
-	unsigned long long caps = 0;
-	char line[256];
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &caps) == 1)
-			break;
-	fclose(f);
-	return caps;
-}
-
-static int check_privileges(void)
-{
-	uint64_t need = 1ULL << CAP_BPF_BIT | 1ULL << CAP_PERFMON_BIT;
-
-	if (geteuid() == 0 || (effective_caps() & need) == need)
-		return 0;
-	pr_err("record needs root or CAP_BPF and CAP_PERFMON");
-	return -EPERM;
-}
-
-static int check_btf(void)
-{
-	if (access("/sys/kernel/btf/vmlinux", R_OK) == 0)
-		return 0;
-	pr_err("the kernel has no BTF (/sys/kernel/btf/vmlinux): record needs a kernel built "
-	       "with CONFIG_DEBUG_INFO_BTF");
-	return -ENOTSUP;
-}
 
 /* The process of thread tid (Tgid in /proc/TID/status); 0 when there is no such thread. */
 static pid_t tgid_of(pid_t tid)
@@ -1649,9 +1612,7 @@ static int record_init(struct record *rec)
 {
 	int err;
 
-	err = check_privileges();
-	if (!err)
-		err = check_btf();
+	err = session__check_environment();
 	if (!err)
 		err = resolve_tids(rec->args);
 	if (!err)

@@ -204,6 +204,7 @@ static int check_privileges(void)
 
 static int check_kernel(void)
 {
+	libbpf_set_print(libbpf_print);
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		pr_err("/sys/kernel/btf/vmlinux: the kernel has no BTF (needs CONFIG_DEBUG_INFO_BTF=y)");
 		return -ENOTSUP;
@@ -213,6 +214,13 @@ static int check_kernel(void)
 		return -ENOTSUP;
 	}
 	return 0;
+}
+
+int session__check_environment(void)
+{
+	int err = check_privileges();
+
+	return err ? err : check_kernel();
 }
 
 static bool have_helper(enum bpf_func_id id)
@@ -260,10 +268,7 @@ struct session *session__new(const struct session_opts *opts)
 	struct session *s = NULL;
 	int err;
 
-	libbpf_set_print(libbpf_print);
-	err = check_privileges();
-	if (!err)
-		err = check_kernel();
+	err = session__check_environment();
 	if (err)
 		goto cleanup;
 	err = -ENOMEM;

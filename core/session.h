@@ -151,6 +151,13 @@ struct session_stats {
 	uint64_t map_bytes;
 };
 
+/*
+ * Whether a session can run here, said on stderr when not: root or CAP_BPF
+ * and CAP_PERFMON (CAP_SYS_ADMIN covers both), a kernel with BTF and the
+ * helpers the walk needs. 0, -EPERM or -ENOTSUP. session__new checks it
+ * too; a command checks it first, before it creates anything.
+ */
+int session__check_environment(void);
 struct session *session__new(const struct session_opts *opts);
 int session__load(struct session *s);
 int session__add_process(struct session *s, pid_t pid);
