@@ -26,4 +26,12 @@ extern const struct argp common_argp;
  */
 int cmd_parse(const struct argp *argp, int argc, char **argv, void *input);
 
+/*
+ * A write to stdout failed with -err (the first one is kept): once the
+ * command returns, main() says so, with its reason, and fails it. A
+ * failure main() sees itself (stdio's error flag, the last flush) needs no
+ * call.
+ */
+void cmd_stdout_failed(int err);
+
 #endif

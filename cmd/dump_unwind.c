@@ -449,14 +449,14 @@ static int print_rows(const struct unwind_table *t, size_t first, size_t nr)
 	/* What stdio holds must come out before the rows written around it. */
 	if (fflush(stdout) != 0) {
 		err = -errno;
+		cmd_stdout_failed(err);
 		goto cleanup;
 	}
 	for (size_t i = first; i < first + nr && !o.err; i++)
 		print_row(&o, rc, t, &t->rows[i], width);
 	row_out__flush(&o);
 	err = o.err;
-	if (err)
-		pr_err("cannot write the output to stdout: %s", strerror(-err));
+	cmd_stdout_failed(err);
 cleanup:
 	free(o.buf);
 	rule_cache__free(rc);
@@ -843,8 +843,7 @@ static void json_unsupported(struct json_writer *jw, const struct unwind_table *
 }
 
 /*
- * The writer flushes stdout to see write errors; the errno of the failed
- * write is kept for the message close_stdout() prints.
+ * The writer flushes stdout to see write errors; main() says them.
  */
 static int json_finish(struct json_writer *jw)
 {
@@ -853,7 +852,9 @@ static int json_finish(struct json_writer *jw)
 	errno = 0;
 	err = json_writer__free(jw);
 	if (err == -EIO && errno)
-		return -errno;
+		err = -errno;
+	if (err && err != -EINVAL)
+		cmd_stdout_failed(err);
 	if (err == -EINVAL)
 		pr_err("internal error: the JSON output is not well-formed");
 	return err;
@@ -962,25 +963,6 @@ static struct elf_file *open_debug_file(const struct dump_args *args, const stru
 	return debug;
 }
 
-/*
- * Data goes to stdout: a failed write (full disk, closed pipe) must not pass
- * silently. write_err is what an earlier flush returned, for the message.
- */
-static int close_stdout(int write_err)
-{
-	int err = 0;
-
-	if (fflush(stdout) != 0)
-		err = -errno;
-	else if (ferror(stdout))
-		err = write_err < 0 && write_err != -EINVAL ? write_err : -EIO;
-	if (fclose(stdout) != 0 && !err)
-		err = -errno;
-	if (err)
-		pr_err("cannot write the output to stdout: %s", strerror(-err));
-	return err;
-}
-
 static int print_output(const struct dump_ctx *c)
 {
 	const struct dump_args *args = c->args;
@@ -1073,9 +1055,7 @@ static int run_dump_unwind(int argc, char **argv)
 		return EXIT_USAGE;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	err = dump(&args);
-	/* A write error of the JSON writer is reported once, by close_stdout(). */
-	if (close_stdout(err))
-		return EXIT_FAIL;
+	/* A write error of stdout is said by main(). */
 	return err ? EXIT_FAIL : EXIT_OK;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* unwprof: dispatch to a subcommand from the table below. */
 #include <argp.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,33 @@ static int run_help(int argc, char **argv)
 	return cmd->fn(2, help_argv);
 }
 
+static int stdout_err; /* errno of the first failed write a command told of */
+
+void cmd_stdout_failed(int err)
+{
+	if (!stdout_err && err < 0)
+		stdout_err = -err;
+}
+
+/*
+ * What a command wrote to stdout must have been written: a failed write (a
+ * full disk, a closed pipe) fails the command, said once, here, for all.
+ */
+static int close_stdout(int status)
+{
+	int err = stdout_err;
+
+	errno = 0;
+	if ((fflush(stdout) != 0 || ferror(stdout)) && !err)
+		err = errno ? errno : EIO;
+	if (fclose(stdout) != 0 && !err)
+		err = errno ? errno : EIO;
+	if (!err)
+		return status;
+	pr_err("cannot write the output to stdout: %s", strerror(err));
+	return status == EXIT_USAGE ? status : EXIT_FAIL;
+}
+
 int main(int argc, char **argv)
 {
 	struct main_args args = {};
@@ -167,11 +195,11 @@ int main(int argc, char **argv)
 
 	name = argv[args.cmd_index];
 	if (strcmp(name, "help") == 0)
-		return run_help(argc - args.cmd_index, argv + args.cmd_index);
+		return close_stdout(run_help(argc - args.cmd_index, argv + args.cmd_index));
 	cmd = find_command(name);
 	if (!cmd) {
 		pr_err("unknown command '%s'; run 'unwprof --help' for the list", name);
 		return EXIT_USAGE;
 	}
-	return cmd->fn(argc - args.cmd_index, argv + args.cmd_index);
+	return close_stdout(cmd->fn(argc - args.cmd_index, argv + args.cmd_index));
 }

@@ -1078,12 +1078,15 @@ static bool diff_check(const struct report_diff *d, const struct report_args *ar
 
 static int finish_output(struct json_writer *jw)
 {
-	int err = json_writer__free(jw);
+	int err;
 
+	errno = 0;
+	err = json_writer__free(jw);
 	if (!err && (fflush(stdout) || ferror(stdout)))
 		err = -EIO;
+	/* a write error of stdout is said by main() */
 	if (err)
-		pr_err("stdout: cannot write: %s", strerror(-err));
+		cmd_stdout_failed(errno ? -errno : err);
 	return err;
 }
 
@@ -1180,8 +1183,10 @@ static int run_view(const struct report_args *args, struct loaded *l, struct jso
 	case VIEW_FOLDED:
 		err = jw ? folded_print_json(jw, l, &fopts) :
 			   folded__write(stdout, l->profile, &fopts);
-		if (err && err != -EIO && err != -ENOSPC)
+		if (err == -ENOMEM)
 			pr_err("%s: %s", l->path, strerror(-err));
+		else if (err)
+			cmd_stdout_failed(err); /* said by main() */
 		break;
 	case VIEW_DIFF:
 		err = run_diff(args, l, jw, regressed);

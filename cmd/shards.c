@@ -883,26 +883,16 @@ static int print_json(const struct shards_report *rep)
 	jw_array_end(jw);
 	json_totals(jw, rep, &t);
 	jw_object_end(jw);
+	errno = 0;
 	err = json_writer__free(jw);
 	if (err == -EINVAL)
 		pr_err("internal error: the JSON output is not well-formed");
-	return err == -EINVAL ? err : 0; /* a write error is reported by close_stdout() */
+	else if (err)
+		cmd_stdout_failed(errno ? -errno : err); /* said by main() */
+	return err == -EINVAL ? err : 0;
 }
 
 /* The command */
-
-static int close_stdout(void)
-{
-	int err = 0;
-
-	if (fflush(stdout) != 0 || ferror(stdout))
-		err = errno ? -errno : -EIO;
-	if (fclose(stdout) != 0 && !err)
-		err = -errno;
-	if (err)
-		pr_err("cannot write the output to stdout: %s", strerror(-err));
-	return err;
-}
 
 static int run_shards(int argc, char **argv)
 {
@@ -926,8 +916,8 @@ static int run_shards(int argc, char **argv)
 		err = print_json(&rep);
 	else
 		print_text(&rep);
-	if (close_stdout() || err)
-		goto cleanup;
+	if (err || ferror(stdout))
+		goto cleanup; /* a write error of stdout is said by main() */
 	ret = rep.skipped ? EXIT_FAIL : EXIT_OK;
 cleanup:
 	shards_report__free(&rep);

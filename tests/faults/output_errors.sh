@@ -53,6 +53,21 @@ rc=$?
 expect_rc 1
 grep -q 'stdout' "$tmp/stdout-full.err" || fail "stdout on /dev/full: the message does not say stdout"
 
+# Every command's stdout on /dev/full: exit 1 and one message, with its reason.
+"$UNWPROF" record -F 99 -o "$tmp/p.pb.gz" -p "$pid" -d 0.3 2> /dev/null ||
+	fail "record -o p.pb.gz failed"
+for cmd in "dump-unwind $WORKLOADS/chain-pie" "dump-unwind --json $WORKLOADS/chain-pie" \
+	"shards $WORKLOADS/chain-pie" "shards --json $WORKLOADS/chain-pie" \
+	"report -i $tmp/p.pb.gz" "report --json -i $tmp/p.pb.gz" "report --folded -i $tmp/p.pb.gz"; do
+	# shellcheck disable=SC2086 # cmd is words
+	"$UNWPROF" $cmd > /dev/full 2> "$tmp/cmd-full.err"
+	rc=$?
+	expect_rc 1
+	[ "$(wc -l < "$tmp/cmd-full.err")" -eq 1 ] || fail "$cmd: not one message: $(cat "$tmp/cmd-full.err")"
+	grep -q 'stdout: No space left on device' "$tmp/cmd-full.err" ||
+		fail "$cmd > /dev/full: the message does not say stdout and why: $(cat "$tmp/cmd-full.err")"
+done
+
 # Nothing left in the output directory: no temporary file.
 leftover=$(find "$tmp" -maxdepth 1 -name '.*' ! -name . | head -n 3)
 [ -z "$leftover" ] || fail "temporary files left behind: $leftover"
