@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "record.h"
 #include "../core/common.h"
 #include "../core/failures.h"
 #include "../core/flamegraph.h"
@@ -35,6 +36,7 @@
 #include "../core/pprof.h"
 #include "../core/procfs.h"
 #include "../core/procmaps.h"
+#include "../core/procnames.h"
 #include "../core/profile.h"
 #include "../core/session.h"
 #include "../core/symbolize.h"
@@ -59,85 +61,8 @@ enum {
 	OPT_CALL_GRAPH,
 };
 
-struct record;
-
 /* The writer of each output format (core/formats.h names them). */
 typedef int (*output_writer)(FILE *f, const struct record *rec);
-
-struct record_args {
-	pid_t *pids; /* -p, or the processes of the -t threads */
-	size_t nr_pids;
-	pid_t *tids; /* -t */
-	size_t nr_tids;
-	bool all;
-	int *cpus; /* -C, sorted, distinct; NULL: every CPU */
-	size_t nr_cpus;
-	double duration; /* seconds; 0: until Ctrl-C or the command exits */
-	unsigned int freq;
-	const char *output;
-	bool pid_prefix;
-	bool tid_prefix;
-	bool no_kernel;
-	bool fp_only;
-	bool quiet;
-	const char *stats_json; /* --stats-json FILE, NULL when none */
-	enum out_format format;
-	bool format_set; /* --format given */
-	size_t max_shards;
-	size_t count_map_entries; /* 0: the session's default */
-	bool as_root;		  /* under sudo, run COMMAND as root, not as the invoking user */
-	char **command;		  /* NULL-terminated, NULL when none */
-};
-
-/*
- * Under sudo, the user who ran it: a launched command runs as that user and
- * the output files belong to them.
- */
-struct invoker {
-	bool set;
-	uid_t uid;
-	gid_t gid;
-	gid_t *groups; /* supplementary groups, from SUDO_USER */
-	int nr_groups;
-};
-
-/* Where each sample that BPF took ended up: the parts add up to the samples. */
-struct outcomes {
-	uint64_t walked; /* walked to the bottom with the tables alone */
-	uint64_t fp;	 /* frame pointers used for at least one frame */
-	uint64_t failed; /* neither: truncated, a read failed */
-	/* no user stack to walk, which is no failure: */
-	uint64_t idle;	 /* no task on the CPU (pid 0) */
-	uint64_t kernel; /* a kernel thread (or a process whose memory is gone: exiting) */
-};
-
-/* What the session callbacks fill, and what the end of the run needs. */
-struct record {
-	struct record_args *args;
-	struct session *session;
-	struct profile *profile;
-	struct symbolizer *symbolizer;
-	struct failures *failures; /* where samples failed, by file and reason */
-	int err;		   /* first error in a callback */
-	struct launch *launch;	   /* the launched command, NULL when none */
-	pid_t child;		   /* its pid, 0 when none */
-	double elapsed;
-	double t0;		   /* monotonic time of the start, for -v's timings */
-	bool progress;		   /* stderr is a terminal and no --quiet: a live count */
-	uint64_t peak_rss;	   /* bytes, once the output is written */
-	uint64_t start_ns;	   /* wall clock at the start of sampling */
-	char *main_file;	   /* executable of the launched command or of a single -p pid */
-	struct outfile *out;	   /* the profile: -o FILE or stdout */
-	struct outfile *stats_out; /* --stats-json FILE */
-	int *pidfds;		   /* of the -p targets, readable once they exited */
-	bool targets_gone;	   /* every -p target exited: the run ended early */
-	bool command_ended; /* the launched command was still running at the end: unwprof ended it */
-	struct invoker invoker;
-	struct outcomes outcomes;
-	struct session_stats stats; /* read right after the last drain */
-	void *names;		    /* tsearch tree of struct proc_name: the processes' names */
-	double bpf_ns_per_sample;   /* < 0: unknown (kernel.bpf_stats_enabled is 0) */
-};
 
 static volatile sig_atomic_t exiting;
 static volatile sig_atomic_t exit_signal;
@@ -499,7 +424,7 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static const char *base_name(const char *path)
+const char *record_base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -798,61 +723,6 @@ static int write_profile(struct record *rec)
 	return err;
 }
 
-/* Process names: a sample carries its thread's name, the profile wants the process's too. */
-
-struct proc_name {
-	uint32_t pid;
-	char name[PROFILE_COMM_LEN];
-};
-
-static int proc_name_cmp(const void *a, const void *b)
-{
-	uint32_t x = ((const struct proc_name *)a)->pid, y = ((const struct proc_name *)b)->pid;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * The main thread's name is the process's; for another thread, the name in
- * /proc read once per process (again after an exec), or the thread's own
- * when the process is gone already.
- */
-static const char *process_name(struct record *rec, const struct session_sample *s)
-{
-	struct proc_name key = { .pid = s->pid }, *n, **found;
-
-	if (s->pid == s->tid)
-		return s->comm;
-	found = tfind(&key, &rec->names, proc_name_cmp);
-	if (found)
-		return (*found)->name;
-	n = calloc(1, sizeof(*n));
-	if (!n)
-		return s->comm;
-	n->pid = s->pid;
-	if (procfs__comm((pid_t)s->pid, n->name, sizeof(n->name)))
-		snprintf(n->name, sizeof(n->name), "%.*s", (int)sizeof(s->comm), s->comm);
-	found = tsearch(n, &rec->names, proc_name_cmp);
-	if (!found || *found != n) {
-		free(n);
-		return found ? (*found)->name : s->comm;
-	}
-	return n->name;
-}
-
-/* Forgets the name of pid: it exited or exec'd. */
-static void process_name_forget(struct record *rec, uint32_t pid)
-{
-	struct proc_name key = { .pid = pid }, **found = tfind(&key, &rec->names, proc_name_cmp);
-	struct proc_name *n;
-
-	if (!found)
-		return;
-	n = *found;
-	tdelete(&key, &rec->names, proc_name_cmp);
-	free(n);
-}
-
 /* Session callbacks */
 
 static void on_sample(void *ctx, const struct session_sample *s)
@@ -861,7 +731,7 @@ static void on_sample(void *ctx, const struct session_sample *s)
 	struct profile_stack st = {
 		.pid = s->pid,
 		.tid = s->tid,
-		.comm = process_name(rec, s),
+		.comm = proc_names__get(rec->names, s->pid, s->tid, s->comm),
 		.thread = s->comm,
 		.flags = s->flags,
 		.user_addrs = s->user_pcs,
@@ -890,7 +760,7 @@ static void on_process(void *ctx, const struct procmaps *maps)
 	struct record *rec = ctx;
 	int err = symbolizer__add_process(rec->symbolizer, maps);
 
-	process_name_forget(rec, (uint32_t)maps->pid);
+	proc_names__forget(rec->names, (uint32_t)maps->pid);
 	if (err && !rec->err)
 		rec->err = err;
 }
@@ -932,43 +802,9 @@ static void on_process_exit(void *ctx, uint32_t pid)
 	struct record *rec = ctx;
 	int err = symbolizer__end_process(rec->symbolizer, rec->profile, pid);
 
-	process_name_forget(rec, pid);
+	proc_names__forget(rec->names, pid);
 	if (err && !rec->err)
 		rec->err = err;
-}
-
-/* The index of the error "no-user-stack" in session_stats.errors. */
-static unsigned int no_user_reason(void)
-{
-	struct session_stats st;
-
-	for (unsigned int i = 0; i < ARRAY_SIZE(st.errors); i++)
-		if (session__error_name(i) && strcmp(session__error_name(i), "no-user-stack") == 0)
-			return i;
-	return UINT_MAX;
-}
-
-/*
- * The stats as the summary shows them: the samples without a user stack
- * (idle, kernel threads) are not "no-user-stack" errors.
- */
-static struct session_stats shown_stats(const struct record *rec)
-{
-	struct session_stats st = rec->stats;
-	unsigned int r = no_user_reason();
-	uint64_t none = rec->outcomes.idle + rec->outcomes.kernel;
-
-	if (r < ARRAY_SIZE(st.errors))
-		st.errors[r] = st.errors[r] > none ? st.errors[r] - none : 0;
-	return st;
-}
-
-/* The samples that had a user stack to walk: the base of the shares. */
-static uint64_t user_samples(const struct record *rec, const struct session_stats *st)
-{
-	uint64_t none = rec->outcomes.idle + rec->outcomes.kernel;
-
-	return st->samples > none ? st->samples - none : 0;
 }
 
 /* Samples of pid stopped at pc: counted under the file the pc is in. */
@@ -979,7 +815,7 @@ static void on_failure(void *ctx, uint32_t pid, uint64_t pc, unsigned int reason
 	int err;
 
 	/* no user stack: idle CPUs and kernel threads, counted apart, are no failure */
-	if (!pc && reason == no_user_reason())
+	if (!pc && reason == record_no_user_reason())
 		return;
 	if (pc)
 		symbolizer__lookup(rec->symbolizer, pid, pc, &info);
@@ -1187,11 +1023,12 @@ static void print_start(const struct record *rec)
 
 	if (args->all && args->command)
 		snprintf(what, sizeof(what), "every process while %s runs",
-			 base_name(args->command[0]));
+			 record_base_name(args->command[0]));
 	else if (args->all)
 		snprintf(what, sizeof(what), "every process");
 	else if (args->command)
-		snprintf(what, sizeof(what), "%s and its children", base_name(args->command[0]));
+		snprintf(what, sizeof(what), "%s and its children",
+			 record_base_name(args->command[0]));
 	else if (args->nr_tids)
 		snprintf(what, sizeof(what), "%zu thread%s", args->nr_tids,
 			 args->nr_tids > 1 ? "s" : "");
@@ -1278,334 +1115,6 @@ static void child_finish(struct record *rec)
 		launch__finish(rec->launch, exit_signal ? exit_signal : SIGTERM);
 }
 
-/* Summary */
-
-static double percent(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * part / whole : 0.0;
-}
-
-static double mib(uint64_t bytes)
-{
-	return bytes / (1024.0 * 1024.0);
-}
-
-/* The most resident memory unwprof has had (VmHWM), in bytes; 0 when unknown. */
-static uint64_t peak_rss_bytes(void)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	uint64_t kib = 0;
-	char line[128];
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %" SCNu64 " kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib * 1024;
-}
-
-static void print_errors(const struct session_stats *st)
-{
-	uint64_t total = 0;
-	bool first = true;
-
-	for (unsigned int i = 0; i < ARRAY_SIZE(st->errors); i++)
-		total += st->errors[i];
-	fprintf(stderr, "  %-22s %10" PRIu64, "errors", total);
-	for (unsigned int i = 0; i < ARRAY_SIZE(st->errors); i++) {
-		const char *name = session__error_name(i);
-
-		if (!st->errors[i])
-			continue;
-		fprintf(stderr, "%s%s %" PRIu64, first ? "   " : ", ", name ? name : "other",
-			st->errors[i]);
-		first = false;
-	}
-	fputc('\n', stderr);
-}
-
-#define FAILURES_SHOWN 3  /* in the summary */
-#define FAILURES_STATS 10 /* in --stats-json */
-
-/* The files where the most walks stopped short, with the reason: where to look. */
-static void print_failures(const struct record *rec)
-{
-	size_t n = failures__count(rec->failures);
-
-	if (!n)
-		return;
-	fprintf(stderr, "  %-22s", "failed most in");
-	for (size_t i = 0; i < n && i < FAILURES_SHOWN; i++) {
-		const struct failure *f = failures__get(rec->failures, i);
-		const char *name = session__error_name(f->reason);
-
-		fprintf(stderr, "%s%s (%s %" PRIu64 ")", i ? ", " : " ", base_name(f->file),
-			name ? name : "other", f->samples);
-	}
-	fputc('\n', stderr);
-}
-
-/*
- * Samples BPF took but user space never received: neither drained nor
- * counted as lost. 0 when sampling stopped before the last drain, as it
- * does; shown when not, so that the parts still add up to the samples.
- */
-static int64_t not_drained(const struct record *rec, const struct session_stats *st)
-{
-	const struct outcomes *o = &rec->outcomes;
-
-	return (int64_t)(st->samples - o->walked - o->fp - o->failed - o->idle - o->kernel -
-			 st->lost);
-}
-
-/* Every sample in exactly one place, so that the parts add up to the samples. */
-static void print_outcomes(const struct record *rec, const struct session_stats *st)
-{
-	const struct outcomes *o = &rec->outcomes;
-	int64_t late = not_drained(rec, st);
-
-	fprintf(stderr,
-		"  %-22s %10" PRIu64 " = walked %" PRIu64 " + frame pointers %" PRIu64
-		" + failed %" PRIu64,
-		"samples accounted", st->samples, o->walked, o->fp, o->failed);
-	if (o->idle || o->kernel)
-		fprintf(stderr, " + idle %" PRIu64 " + kernel threads %" PRIu64, o->idle,
-			o->kernel);
-	fprintf(stderr, " + lost %" PRIu64, st->lost);
-	if (late)
-		fprintf(stderr, " + not drained %" PRId64, late);
-	fputc('\n', stderr);
-}
-
-/* What kept processes or files from their tables; silent when nothing did. */
-static void print_left_out(const struct session_stats *st)
-{
-	const struct {
-		const char *label;
-		uint64_t n;
-		const char *why;
-	} lines[] = {
-		{ "events lost", st->events_lost, "process events: ring buffer full" },
-		{ "processes over limit", st->maps_over_limit, "mappings over the limit" },
-		{ "processes gone", st->processes_gone, "exited while their mappings were read" },
-		{ "files replaced", st->files_replaced, "the path led to another file" },
-		{ "files skipped", st->files_skipped, "walked with frame pointers" },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
-		if (lines[i].n)
-			fprintf(stderr, "  %-22s %10" PRIu64 "   (%s)\n", lines[i].label,
-				lines[i].n, lines[i].why);
-}
-
-static void print_summary(const struct record *rec)
-{
-	const struct session_stats st = shown_stats(rec);
-
-	fprintf(stderr, "unwprof: recorded %.1f s%s\n", rec->elapsed,
-		rec->targets_gone ? " (every target exited)" :
-		rec->command_ended && !exit_signal ?
-				    " (the command was still running: ended at -d)" :
-				    "");
-	uint64_t user = user_samples(rec, &st);
-
-	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "samples", st.samples);
-	if (rec->outcomes.idle || rec->outcomes.kernel) {
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (no task on the CPU)\n", "idle",
-			rec->outcomes.idle);
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (no user stack to walk)\n",
-			"kernel threads", rec->outcomes.kernel);
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (the shares below are of them)\n",
-			"with a user stack", user);
-	}
-	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "walked to the bottom", st.complete,
-		percent(st.complete, user));
-	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%", "with frame pointers", st.fp,
-		percent(st.fp, user));
-	if (st.fp)
-		fprintf(stderr, "   (%" PRIu64 " to the bottom)", st.fp_complete);
-	fputc('\n', stderr);
-	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "truncated", st.truncated,
-		percent(st.truncated, user));
-	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "lost", st.lost);
-	if (st.py_samples)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%   (%" PRIu64 " Python frames)\n",
-			"with Python frames", st.py_samples, percent(st.py_samples, user),
-			st.py_frames);
-	if (st.rb_samples)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%   (%" PRIu64 " Ruby frames)\n",
-			"with Ruby frames", st.rb_samples, percent(st.rb_samples, user),
-			st.rb_frames);
-	print_errors(&st);
-	print_failures(rec);
-	print_outcomes(rec, &st);
-	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "processes", st.processes);
-	fprintf(stderr, "  %-22s %10" PRIu64 "   %.1f MiB\n", "unwind rows loaded", st.rows_loaded,
-		mib(st.bytes_loaded));
-	fprintf(stderr, "  %-22s %10.1f MiB\n", "peak RSS", mib(rec->peak_rss));
-	fprintf(stderr, "  %-22s %10.1f MiB\n", "BPF map memory", mib(st.map_bytes));
-	if (st.rows_unplaced)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (raise --max-shards)\n",
-			"unwind rows left out", st.rows_unplaced);
-	print_left_out(&st);
-}
-
-/* --stats-json: the summary, schema 1 */
-
-static void stats_put_uint(struct json_writer *jw, const char *key, uint64_t v)
-{
-	jw_key(jw, key);
-	jw_uint(jw, v);
-}
-
-/* v >= 0 rounded to a multiple of 1/scale (without libm, which unwprof does not link). */
-static double round_to(double v, double scale)
-{
-	return (double)(uint64_t)(v * scale + 0.5) / scale;
-}
-
-/* {"count": N, "percent": P}, P rounded to 0.01 */
-static void stats_put_share(struct json_writer *jw, const char *key, uint64_t n, uint64_t whole)
-{
-	jw_key(jw, key);
-	jw_object_start(jw);
-	stats_put_uint(jw, "count", n);
-	jw_key(jw, "percent");
-	jw_double(jw, round_to(percent(n, whole), 100));
-	jw_object_end(jw);
-}
-
-/* Every reason by name, zeros included, so that the keys do not depend on the run. */
-static void stats_put_errors(struct json_writer *jw, const struct session_stats *st)
-{
-	uint64_t other = 0;
-
-	jw_key(jw, "errors");
-	jw_object_start(jw);
-	for (unsigned int i = 0; i < ARRAY_SIZE(st->errors); i++) {
-		const char *name = session__error_name(i);
-
-		if (name)
-			stats_put_uint(jw, name, st->errors[i]);
-		else
-			other += st->errors[i];
-	}
-	if (other)
-		stats_put_uint(jw, "other", other);
-	jw_object_end(jw);
-}
-
-/* The samples split by outcome: walked + frame_pointer + failed + lost + not_drained. */
-/* "failures": the files where the most samples failed, with the reason. */
-static void stats_put_failures(struct json_writer *jw, const struct record *rec)
-{
-	jw_key(jw, "failures");
-	jw_array_start(jw);
-	for (size_t i = 0; i < failures__count(rec->failures) && i < FAILURES_STATS; i++) {
-		const struct failure *f = failures__get(rec->failures, i);
-		const char *name = session__error_name(f->reason);
-
-		jw_object_start(jw);
-		jw_key(jw, "file");
-		jw_string(jw, f->file);
-		jw_key(jw, "reason");
-		jw_string(jw, name ? name : "other");
-		stats_put_uint(jw, "samples", f->samples);
-		jw_object_end(jw);
-	}
-	jw_array_end(jw);
-}
-
-static void stats_put_outcomes(struct json_writer *jw, const struct record *rec,
-			       const struct session_stats *st)
-{
-	int64_t late = not_drained(rec, st);
-
-	jw_key(jw, "outcomes");
-	jw_object_start(jw);
-	stats_put_uint(jw, "walked", rec->outcomes.walked);
-	stats_put_uint(jw, "frame_pointer", rec->outcomes.fp);
-	stats_put_uint(jw, "failed", rec->outcomes.failed);
-	stats_put_uint(jw, "idle", rec->outcomes.idle);
-	stats_put_uint(jw, "kernel_threads", rec->outcomes.kernel);
-	stats_put_uint(jw, "lost", st->lost);
-	jw_key(jw, "not_drained");
-	jw_int(jw, late);
-	jw_object_end(jw);
-}
-
-static void stats_put(struct json_writer *jw, const struct record *rec,
-		      const struct session_stats *st)
-{
-	uint64_t user = user_samples(rec, st);
-
-	jw_object_start(jw);
-	stats_put_uint(jw, "schema", 3);
-	jw_key(jw, "duration_s");
-	jw_double(jw, round_to(rec->elapsed, 1000));
-	stats_put_uint(jw, "frequency_hz", rec->args->freq);
-	stats_put_uint(jw, "samples", st->samples);
-	stats_put_uint(jw, "user_samples", user);
-	stats_put_share(jw, "walked", st->complete, user);
-	stats_put_share(jw, "frame_pointer", st->fp, user);
-	stats_put_share(jw, "frame_pointer_bottom", st->fp_complete, user);
-	stats_put_share(jw, "truncated", st->truncated, user);
-	stats_put_share(jw, "python", st->py_samples, user);
-	stats_put_uint(jw, "python_frames", st->py_frames);
-	stats_put_share(jw, "ruby", st->rb_samples, user);
-	stats_put_uint(jw, "ruby_frames", st->rb_frames);
-	stats_put_errors(jw, st);
-	stats_put_failures(jw, rec);
-	stats_put_uint(jw, "lost", st->lost);
-	stats_put_outcomes(jw, rec, st);
-	stats_put_uint(jw, "processes", st->processes);
-	stats_put_uint(jw, "rows_loaded", st->rows_loaded);
-	stats_put_uint(jw, "bytes_loaded", st->bytes_loaded);
-	stats_put_uint(jw, "rows_unplaced", st->rows_unplaced);
-	stats_put_uint(jw, "events_lost", st->events_lost);
-	stats_put_uint(jw, "maps_over_limit", st->maps_over_limit);
-	stats_put_uint(jw, "processes_gone", st->processes_gone);
-	stats_put_uint(jw, "files_replaced", st->files_replaced);
-	stats_put_uint(jw, "files_skipped", st->files_skipped);
-	stats_put_uint(jw, "peak_rss_bytes", rec->peak_rss);
-	stats_put_uint(jw, "bpf_map_bytes", st->map_bytes);
-	jw_key(jw, "bpf_ns_per_sample");
-	if (rec->bpf_ns_per_sample >= 0)
-		jw_double(jw, round_to(rec->bpf_ns_per_sample, 10));
-	else
-		jw_null(jw);
-	jw_object_end(jw);
-}
-
-/* Writes the JSON to --stats-json FILE, opened before the run, and puts it in place. */
-static int stats_write(struct record *rec)
-{
-	const struct session_stats shown = shown_stats(rec), *st = &shown;
-	struct json_writer *jw = json_writer__new(outfile__stream(rec->stats_out), true);
-	int err;
-
-	if (!jw) {
-		err = -errno;
-		pr_err("%s: %s", rec->args->stats_json, strerror(errno));
-	} else {
-		stats_put(jw, rec, st);
-		errno = 0;
-		err = json_writer__free(jw);
-		/* -EIO for any failed write: the flush's errno says which (ENOSPC, EDQUOT). */
-		if (err == -EIO && errno)
-			err = -errno;
-		if (err)
-			pr_err("%s: cannot write the statistics: %s", rec->args->stats_json,
-			       strerror(-err));
-	}
-	if (outfile__close(rec->stats_out, !err) && !err)
-		err = -EIO;
-	rec->stats_out = NULL;
-	return err;
-}
-
 /* Main */
 
 static int record_init(struct record *rec)
@@ -1628,7 +1137,8 @@ static int record_init(struct record *rec)
 	rec->profile = profile__new();
 	rec->symbolizer = symbolizer__new(NULL);
 	rec->failures = failures__new();
-	if (!rec->profile || !rec->symbolizer || !rec->failures) {
+	rec->names = proc_names__new();
+	if (!rec->profile || !rec->symbolizer || !rec->failures || !rec->names) {
 		pr_err("out of memory");
 		return -ENOMEM;
 	}
@@ -1650,7 +1160,7 @@ static void record_free(struct record *rec)
 		if (rec->pidfds[i] >= 0)
 			close(rec->pidfds[i]);
 	free(rec->pidfds);
-	tdestroy(rec->names, free);
+	proc_names__free(rec->names);
 }
 
 static int record_run(struct record_args *args)
@@ -1675,19 +1185,20 @@ static int record_run(struct record_args *args)
 		if (!err)
 			err = close_err;
 	}
+	rec.ended_at_duration = rec.command_ended && !exit_signal;
 	if (rec.session && !err) {
 		/* After the output is written: its peak is part of the run's. */
-		rec.peak_rss = peak_rss_bytes();
+		rec.peak_rss = record_peak_rss();
 		if (!args->quiet)
-			print_summary(&rec);
+			record_print_summary(&rec);
 		if (args->stats_json)
-			err = stats_write(&rec);
+			err = record_write_stats(&rec);
 	}
 	/*
 	 * The command's own status when it exited by itself; 0 when the run ended
 	 * it at -d, so that a CI job can bound a profile; 128+N after a signal N.
 	 */
-	if (!err && rec.launch && !(rec.command_ended && !exit_signal))
+	if (!err && rec.launch && !rec.ended_at_duration)
 		code = launch__exit_code(rec.launch);
 	record_free(&rec);
 	return err ? EXIT_FAIL : code;

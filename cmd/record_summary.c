@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The summary of a record run: on stderr, and as JSON (--stats-json). Every
+ * sample is accounted for once: walked, frame pointers, failed, lost, not
+ * drained, or without a user stack (idle CPUs, kernel threads). See
+ * unwprof-record(1), SUMMARY.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "record.h"
+#include "../core/common.h"
+#include "../core/failures.h"
+#include "../core/json.h"
+#include "../core/log.h"
+#include "../core/outfile.h"
+
+/* The index of the error "no-user-stack" in session_stats.errors. */
+unsigned int record_no_user_reason(void)
+{
+	struct session_stats st;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(st.errors); i++)
+		if (session__error_name(i) && strcmp(session__error_name(i), "no-user-stack") == 0)
+			return i;
+	return UINT_MAX;
+}
+
+/*
+ * The stats as the summary shows them: the samples without a user stack
+ * (idle, kernel threads) are not "no-user-stack" errors.
+ */
+static struct session_stats shown_stats(const struct record *rec)
+{
+	struct session_stats st = rec->stats;
+	unsigned int r = record_no_user_reason();
+	uint64_t none = rec->outcomes.idle + rec->outcomes.kernel;
+
+	if (r < ARRAY_SIZE(st.errors))
+		st.errors[r] = st.errors[r] > none ? st.errors[r] - none : 0;
+	return st;
+}
+
+/* The samples that had a user stack to walk: the base of the shares. */
+static uint64_t user_samples(const struct record *rec, const struct session_stats *st)
+{
+	uint64_t none = rec->outcomes.idle + rec->outcomes.kernel;
+
+	return st->samples > none ? st->samples - none : 0;
+}
+
+static double percent(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * part / whole : 0.0;
+}
+
+static double mib(uint64_t bytes)
+{
+	return bytes / (1024.0 * 1024.0);
+}
+
+uint64_t record_peak_rss(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	uint64_t kib = 0;
+	char line[128];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %" SCNu64 " kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib * 1024;
+}
+
+static void print_errors(const struct session_stats *st)
+{
+	uint64_t total = 0;
+	bool first = true;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(st->errors); i++)
+		total += st->errors[i];
+	fprintf(stderr, "  %-22s %10" PRIu64, "errors", total);
+	for (unsigned int i = 0; i < ARRAY_SIZE(st->errors); i++) {
+		const char *name = session__error_name(i);
+
+		if (!st->errors[i])
+			continue;
+		fprintf(stderr, "%s%s %" PRIu64, first ? "   " : ", ", name ? name : "other",
+			st->errors[i]);
+		first = false;
+	}
+	fputc('\n', stderr);
+}
+
+#define FAILURES_SHOWN 3  /* in the summary */
+#define FAILURES_STATS 10 /* in --stats-json */
+
+/* The files where the most walks stopped short, with the reason: where to look. */
+static void print_failures(const struct record *rec)
+{
+	size_t n = failures__count(rec->failures);
+
+	if (!n)
+		return;
+	fprintf(stderr, "  %-22s", "failed most in");
+	for (size_t i = 0; i < n && i < FAILURES_SHOWN; i++) {
+		const struct failure *f = failures__get(rec->failures, i);
+		const char *name = session__error_name(f->reason);
+
+		fprintf(stderr, "%s%s (%s %" PRIu64 ")", i ? ", " : " ", record_base_name(f->file),
+			name ? name : "other", f->samples);
+	}
+	fputc('\n', stderr);
+}
+
+/*
+ * Samples BPF took but user space never received: neither drained nor
+ * counted as lost. 0 when sampling stopped before the last drain, as it
+ * does; shown when not, so that the parts still add up to the samples.
+ */
+static int64_t not_drained(const struct record *rec, const struct session_stats *st)
+{
+	const struct outcomes *o = &rec->outcomes;
+
+	return (int64_t)(st->samples - o->walked - o->fp - o->failed - o->idle - o->kernel -
+			 st->lost);
+}
+
+/* Every sample in exactly one place, so that the parts add up to the samples. */
+static void print_outcomes(const struct record *rec, const struct session_stats *st)
+{
+	const struct outcomes *o = &rec->outcomes;
+	int64_t late = not_drained(rec, st);
+
+	fprintf(stderr,
+		"  %-22s %10" PRIu64 " = walked %" PRIu64 " + frame pointers %" PRIu64
+		" + failed %" PRIu64,
+		"samples accounted", st->samples, o->walked, o->fp, o->failed);
+	if (o->idle || o->kernel)
+		fprintf(stderr, " + idle %" PRIu64 " + kernel threads %" PRIu64, o->idle,
+			o->kernel);
+	fprintf(stderr, " + lost %" PRIu64, st->lost);
+	if (late)
+		fprintf(stderr, " + not drained %" PRId64, late);
+	fputc('\n', stderr);
+}
+
+/* What kept processes or files from their tables; silent when nothing did. */
+static void print_left_out(const struct session_stats *st)
+{
+	const struct {
+		const char *label;
+		uint64_t n;
+		const char *why;
+	} lines[] = {
+		{ "events lost", st->events_lost, "process events: ring buffer full" },
+		{ "processes over limit", st->maps_over_limit, "mappings over the limit" },
+		{ "processes gone", st->processes_gone, "exited while their mappings were read" },
+		{ "files replaced", st->files_replaced, "the path led to another file" },
+		{ "files skipped", st->files_skipped, "walked with frame pointers" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
+		if (lines[i].n)
+			fprintf(stderr, "  %-22s %10" PRIu64 "   (%s)\n", lines[i].label,
+				lines[i].n, lines[i].why);
+}
+
+void record_print_summary(const struct record *rec)
+{
+	const struct session_stats st = shown_stats(rec);
+
+	fprintf(stderr, "unwprof: recorded %.1f s%s\n", rec->elapsed,
+		rec->targets_gone      ? " (every target exited)" :
+		rec->ended_at_duration ? " (the command was still running: ended at -d)" :
+					 "");
+	uint64_t user = user_samples(rec, &st);
+
+	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "samples", st.samples);
+	if (rec->outcomes.idle || rec->outcomes.kernel) {
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (no task on the CPU)\n", "idle",
+			rec->outcomes.idle);
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (no user stack to walk)\n",
+			"kernel threads", rec->outcomes.kernel);
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (the shares below are of them)\n",
+			"with a user stack", user);
+	}
+	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "walked to the bottom", st.complete,
+		percent(st.complete, user));
+	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%", "with frame pointers", st.fp,
+		percent(st.fp, user));
+	if (st.fp)
+		fprintf(stderr, "   (%" PRIu64 " to the bottom)", st.fp_complete);
+	fputc('\n', stderr);
+	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "truncated", st.truncated,
+		percent(st.truncated, user));
+	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "lost", st.lost);
+	if (st.py_samples)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%   (%" PRIu64 " Python frames)\n",
+			"with Python frames", st.py_samples, percent(st.py_samples, user),
+			st.py_frames);
+	if (st.rb_samples)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%   (%" PRIu64 " Ruby frames)\n",
+			"with Ruby frames", st.rb_samples, percent(st.rb_samples, user),
+			st.rb_frames);
+	print_errors(&st);
+	print_failures(rec);
+	print_outcomes(rec, &st);
+	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "processes", st.processes);
+	fprintf(stderr, "  %-22s %10" PRIu64 "   %.1f MiB\n", "unwind rows loaded", st.rows_loaded,
+		mib(st.bytes_loaded));
+	fprintf(stderr, "  %-22s %10.1f MiB\n", "peak RSS", mib(rec->peak_rss));
+	fprintf(stderr, "  %-22s %10.1f MiB\n", "BPF map memory", mib(st.map_bytes));
+	if (st.rows_unplaced)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (raise --max-shards)\n",
+			"unwind rows left out", st.rows_unplaced);
+	print_left_out(&st);
+}
+
+/* --stats-json: the summary, schema 1 */
+
+static void stats_put_uint(struct json_writer *jw, const char *key, uint64_t v)
+{
+	jw_key(jw, key);
+	jw_uint(jw, v);
+}
+
+/* v >= 0 rounded to a multiple of 1/scale (without libm, which unwprof does not link). */
+static double round_to(double v, double scale)
+{
+	return (double)(uint64_t)(v * scale + 0.5) / scale;
+}
+
+/* {"count": N, "percent": P}, P rounded to 0.01 */
+static void stats_put_share(struct json_writer *jw, const char *key, uint64_t n, uint64_t whole)
+{
+	jw_key(jw, key);
+	jw_object_start(jw);
+	stats_put_uint(jw, "count", n);
+	jw_key(jw, "percent");
+	jw_double(jw, round_to(percent(n, whole), 100));
+	jw_object_end(jw);
+}
+
+/* Every reason by name, zeros included, so that the keys do not depend on the run. */
+static void stats_put_errors(struct json_writer *jw, const struct session_stats *st)
+{
+	uint64_t other = 0;
+
+	jw_key(jw, "errors");
+	jw_object_start(jw);
+	for (unsigned int i = 0; i < ARRAY_SIZE(st->errors); i++) {
+		const char *name = session__error_name(i);
+
+		if (name)
+			stats_put_uint(jw, name, st->errors[i]);
+		else
+			other += st->errors[i];
+	}
+	if (other)
+		stats_put_uint(jw, "other", other);
+	jw_object_end(jw);
+}
+
+/* The samples split by outcome: walked + frame_pointer + failed + lost + not_drained. */
+/* "failures": the files where the most samples failed, with the reason. */
+static void stats_put_failures(struct json_writer *jw, const struct record *rec)
+{
+	jw_key(jw, "failures");
+	jw_array_start(jw);
+	for (size_t i = 0; i < failures__count(rec->failures) && i < FAILURES_STATS; i++) {
+		const struct failure *f = failures__get(rec->failures, i);
+		const char *name = session__error_name(f->reason);
+
+		jw_object_start(jw);
+		jw_key(jw, "file");
+		jw_string(jw, f->file);
+		jw_key(jw, "reason");
+		jw_string(jw, name ? name : "other");
+		stats_put_uint(jw, "samples", f->samples);
+		jw_object_end(jw);
+	}
+	jw_array_end(jw);
+}
+
+static void stats_put_outcomes(struct json_writer *jw, const struct record *rec,
+			       const struct session_stats *st)
+{
+	int64_t late = not_drained(rec, st);
+
+	jw_key(jw, "outcomes");
+	jw_object_start(jw);
+	stats_put_uint(jw, "walked", rec->outcomes.walked);
+	stats_put_uint(jw, "frame_pointer", rec->outcomes.fp);
+	stats_put_uint(jw, "failed", rec->outcomes.failed);
+	stats_put_uint(jw, "idle", rec->outcomes.idle);
+	stats_put_uint(jw, "kernel_threads", rec->outcomes.kernel);
+	stats_put_uint(jw, "lost", st->lost);
+	jw_key(jw, "not_drained");
+	jw_int(jw, late);
+	jw_object_end(jw);
+}
+
+static void stats_put(struct json_writer *jw, const struct record *rec,
+		      const struct session_stats *st)
+{
+	uint64_t user = user_samples(rec, st);
+
+	jw_object_start(jw);
+	stats_put_uint(jw, "schema", 3);
+	jw_key(jw, "duration_s");
+	jw_double(jw, round_to(rec->elapsed, 1000));
+	stats_put_uint(jw, "frequency_hz", rec->args->freq);
+	stats_put_uint(jw, "samples", st->samples);
+	stats_put_uint(jw, "user_samples", user);
+	stats_put_share(jw, "walked", st->complete, user);
+	stats_put_share(jw, "frame_pointer", st->fp, user);
+	stats_put_share(jw, "frame_pointer_bottom", st->fp_complete, user);
+	stats_put_share(jw, "truncated", st->truncated, user);
+	stats_put_share(jw, "python", st->py_samples, user);
+	stats_put_uint(jw, "python_frames", st->py_frames);
+	stats_put_share(jw, "ruby", st->rb_samples, user);
+	stats_put_uint(jw, "ruby_frames", st->rb_frames);
+	stats_put_errors(jw, st);
+	stats_put_failures(jw, rec);
+	stats_put_uint(jw, "lost", st->lost);
+	stats_put_outcomes(jw, rec, st);
+	stats_put_uint(jw, "processes", st->processes);
+	stats_put_uint(jw, "rows_loaded", st->rows_loaded);
+	stats_put_uint(jw, "bytes_loaded", st->bytes_loaded);
+	stats_put_uint(jw, "rows_unplaced", st->rows_unplaced);
+	stats_put_uint(jw, "events_lost", st->events_lost);
+	stats_put_uint(jw, "maps_over_limit", st->maps_over_limit);
+	stats_put_uint(jw, "processes_gone", st->processes_gone);
+	stats_put_uint(jw, "files_replaced", st->files_replaced);
+	stats_put_uint(jw, "files_skipped", st->files_skipped);
+	stats_put_uint(jw, "peak_rss_bytes", rec->peak_rss);
+	stats_put_uint(jw, "bpf_map_bytes", st->map_bytes);
+	jw_key(jw, "bpf_ns_per_sample");
+	if (rec->bpf_ns_per_sample >= 0)
+		jw_double(jw, round_to(rec->bpf_ns_per_sample, 10));
+	else
+		jw_null(jw);
+	jw_object_end(jw);
+}
+
+/* Writes the JSON to --stats-json FILE, opened before the run, and puts it in place. */
+int record_write_stats(struct record *rec)
+{
+	const struct session_stats shown = shown_stats(rec), *st = &shown;
+	struct json_writer *jw = json_writer__new(outfile__stream(rec->stats_out), true);
+	int err;
+
+	if (!jw) {
+		err = -errno;
+		pr_err("%s: %s", rec->args->stats_json, strerror(errno));
+	} else {
+		stats_put(jw, rec, st);
+		errno = 0;
+		err = json_writer__free(jw);
+		/* -EIO for any failed write: the flush's errno says which (ENOSPC, EDQUOT). */
+		if (err == -EIO && errno)
+			err = -errno;
+		if (err)
+			pr_err("%s: cannot write the statistics: %s", rec->args->stats_json,
+			       strerror(-err));
+	}
+	if (outfile__close(rec->stats_out, !err) && !err)
+		err = -EIO;
+	rec->stats_out = NULL;
+	return err;
+}
