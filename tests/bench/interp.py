@@ -4,7 +4,7 @@
 
 Usage (root): tests/bench/interp.py [BUILD_DIR]          (default: build)
 Environment:  REPEAT  runs of each configuration, the median is kept (default 3)
-              WORK    iterations of the workload's loop (default 400)
+              WORK    iterations of the workload's loop (default 1600)
 
 For each interpreter found (Debian's python3.11, pyenv's newest 3.12 or 3.13,
 Debian's ruby3.1), a workload of fixed work recurses to a depth D and burns CPU
@@ -40,7 +40,7 @@ import time
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 UNWPROF = os.path.join(BUILD, "cmd", "unwprof")
 REPEAT = int(os.environ.get("REPEAT", "3"))
-WORK = int(os.environ.get("WORK", "400"))
+WORK = int(os.environ.get("WORK", "1600"))
 
 PYTHON = """
 import sys, time
