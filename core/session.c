@@ -536,6 +536,9 @@ static void session__add_runtime(struct session *s, pid_t pid, const struct load
 					       ru->unwinder);
 		if (bpf_map_update_elem(fd, &key, &rp.value, BPF_ANY) == 0)
 			pr_debug("process %d: %s in %s", (int)pid, ru->name, m->path);
+		else
+			pr_warn("process %d: %s in %s, which the walk cannot follow: %s", (int)pid,
+				ru->name, m->path, strerror(errno));
 		runtime_found(s, pid, f->table, ru, bias);
 		return;
 	}
@@ -737,6 +740,7 @@ static void session__size_maps(struct session *s)
 	bpf_map__set_max_entries(k->maps.procs, procs);
 	bpf_map__set_max_entries(k->maps.go_procs, procs);
 	bpf_map__set_max_entries(k->maps.py_procs, procs);
+	bpf_map__set_max_entries(k->maps.rb_procs, procs);
 	bpf_map__set_max_entries(k->maps.targets, procs * 4);
 	bpf_map__set_max_entries(k->maps.threads, s->opts.nr_tids ? s->opts.nr_tids : 1);
 	k->rodata->cfg.only_threads = s->opts.nr_tids > 0;

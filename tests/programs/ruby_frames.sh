@@ -19,7 +19,8 @@
 #  - the native walk is as complete as without them (lib.sh's roots);
 #  - what the walk reads of libruby (dump-unwind: rb_vm_exec, where
 #    ruby_current_ec is in its TLS block, the GOT slot of its module id)
-#    equals what readelf says.
+#    equals what readelf says;
+#  - a forked child's Ruby frames are read as the parent's are.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -33,4 +34,17 @@ record rb -F 999 --tid -o "$tmp/rb.folded" --stats-json "$tmp/rb.json" -- \
 expect_rc 0
 check ruby "$tmp/rb.folded" --comm "$(basename "$ruby")" --source "$programs_src/rbthreads.rb"
 check roots "$tmp/rb.folded" --min-ratio 0.99
+# A forked child is a Ruby process of its own: its frames are read too.
+record fork -F 999 --pid -o "$tmp/fork.folded" -- "$ruby" -e \
+	'def spin_parent = 6_000_000.times { }
+	def spin_child = 6_000_000.times { }
+	pid = fork { spin_child }
+	spin_parent
+	Process.wait(pid)'
+expect_rc 0
+for fn in spin_parent spin_child; do
+	n=$(grep -F "$fn (-e:" "$tmp/fork.folded" | awk '{ s += $NF } END { print s + 0 }')
+	echo "$fn: $n samples" >&2
+	[ "$n" -ge 20 ] || fail "$fn: $n samples with its Ruby frame, expected 20 or more"
+done
 finish
