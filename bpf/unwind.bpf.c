@@ -111,7 +111,8 @@ struct {
 
 /*
  * Interpreters' code (Python code objects, Ruby iseqs) whose event was
- * sent: each is read once, while its process lives.
+ * sent: each is read once, while its process lives. One evicted is sent
+ * again, which user space, having read it, ignores.
  */
 struct py_code_key {
 	__u32 pid;
@@ -121,7 +122,7 @@ struct py_code_key {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, 4096);
 	__type(key, struct py_code_key);
 	__type(value, __u8);
 } codes_seen SEC(".maps");

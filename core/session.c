@@ -63,11 +63,21 @@
 #define DEFAULT_MAX_SHARDS 256
 #define MIN_DEFAULT_MAX_SHARDS 32
 #define SHARD_RAM_SHARE 64 /* the default cap is at most 1/64 of memory */
-#define DEFAULT_COUNTS 16384
-#define USTACK_ENTRIES 8192
-#define USTACK_DEEP_ENTRIES 1024 /* stacks deeper than UNW_USTACK_SHORT: 4 KiB each */
-#define KSTACK_ENTRIES 8192
+/*
+ * The most entries of the maps that hold what BPF took between two drains
+ * (a busy machine's), and the fewest; in between, what the sample rate
+ * needs (session__stacks_needed).
+ */
+#define STACK_ENTRIES_MAX 8192
+#define STACK_ENTRIES_MIN 1024
+#define STACKS_DEEP_SHARE 8 /* stacks deeper than UNW_USTACK_SHORT (4 KiB each): 1 in 8 */
+#define COUNTS_PER_STACK 2  /* a stack counted in several threads, with and without kernel */
+#define DRAINS_OF_ROOM 4    /* a drain may come late: user space busy loading tables */
 #define DRAIN_INTERVAL_MS 1000
+/* Entries of the process map: every process of -a; a launched tree's, by CPU (8 KiB each). */
+#define PROCS_SYSTEM 2048
+#define PROCS_TREE_MIN 256
+#define PROCS_PER_CPU 64
 
 /* A live process whose mappings were read; freed when BPF reports its exit. */
 struct sess_proc {
@@ -263,6 +273,37 @@ static size_t default_max_shards(const struct encoder *enc)
 	return n < MIN_DEFAULT_MAX_SHARDS ? MIN_DEFAULT_MAX_SHARDS : n;
 }
 
+/*
+ * Processes of a launched command's tree alive at once: what keeps every
+ * CPU busy (make -jN runs a few per job), PROCS_PER_CPU a CPU.
+ */
+static size_t session__tree_procs(void)
+{
+	int cpus = libbpf_num_possible_cpus();
+	size_t n = cpus > 0 ? (size_t)cpus * PROCS_PER_CPU : PROCS_TREE_MIN;
+
+	return n < PROCS_TREE_MIN ? PROCS_TREE_MIN : n;
+}
+
+/*
+ * Entries of the maps of stacks: every sample of a drain interval may be a
+ * stack not seen before, freq on each CPU sampled; DRAINS_OF_ROOM such
+ * intervals, a power of two within [STACK_ENTRIES_MIN, STACK_ENTRIES_MAX].
+ * A stack that finds its map full is counted as lost, never dropped
+ * silently.
+ */
+static size_t session__stacks_needed(const struct session *s)
+{
+	int possible = libbpf_num_possible_cpus();
+	uint64_t cpus = s->opts.cpus ? s->opts.nr_cpus : possible > 0 ? (uint64_t)possible : 1;
+	uint64_t need = (uint64_t)s->opts.freq * cpus * DRAINS_OF_ROOM * DRAIN_INTERVAL_MS / 1000;
+	size_t n = STACK_ENTRIES_MIN;
+
+	while (n < need && n < STACK_ENTRIES_MAX)
+		n <<= 1;
+	return n;
+}
+
 struct session *session__new(const struct session_opts *opts)
 {
 	struct session *s = NULL;
@@ -284,7 +325,7 @@ struct session *session__new(const struct session_opts *opts)
 	if (!s->opts.max_shards)
 		s->opts.max_shards = default_max_shards(s->enc);
 	if (!s->opts.count_map_entries)
-		s->opts.count_map_entries = DEFAULT_COUNTS;
+		s->opts.count_map_entries = session__stacks_needed(s) * COUNTS_PER_STACK;
 	s->max_execs = s->opts.system_wide ? LOADER_EXECS_SYSTEM : LOADER_EXECS_TARGETS;
 	s->loader = loader__new(&(struct loader_opts){
 		.enc = s->enc,
@@ -726,12 +767,14 @@ static size_t session__target_rows(struct session *s)
 static void session__size_maps(struct session *s)
 {
 	struct unwind_bpf *k = s->skel;
-	size_t procs, counts = s->opts.count_map_entries;
+	size_t procs, counts = s->opts.count_map_entries, stacks = session__stacks_needed(s);
 
 	/* Built now, before the first sample; uploaded after load, smallest first. */
 	if (!s->opts.fp_only)
 		pr_info("unwind rows of the targets: %zu", session__target_rows(s));
-	procs = s->opts.system_wide ? 2048 : (s->opts.follow_children ? 1024 : 64);
+	procs = s->opts.system_wide	? PROCS_SYSTEM :
+		s->opts.follow_children ? session__tree_procs() :
+					  64;
 	if (procs < s->opts.nr_pids + 16)
 		procs = s->opts.nr_pids + 16;
 	bpf_map__set_max_entries(k->maps.shards, s->opts.fp_only ? 1 : s->opts.max_shards);
@@ -745,9 +788,9 @@ static void session__size_maps(struct session *s)
 	bpf_map__set_max_entries(k->maps.threads, s->opts.nr_tids ? s->opts.nr_tids : 1);
 	k->rodata->cfg.only_threads = s->opts.nr_tids > 0;
 	bpf_map__set_max_entries(k->maps.counts, counts);
-	bpf_map__set_max_entries(k->maps.ustacks, USTACK_ENTRIES);
-	bpf_map__set_max_entries(k->maps.ustacks_deep, USTACK_DEEP_ENTRIES);
-	bpf_map__set_max_entries(k->maps.kstacks, KSTACK_ENTRIES);
+	bpf_map__set_max_entries(k->maps.ustacks, stacks);
+	bpf_map__set_max_entries(k->maps.ustacks_deep, stacks / STACKS_DEEP_SHARE);
+	bpf_map__set_max_entries(k->maps.kstacks, stacks);
 
 	k->rodata->cfg.drain_at = counts / 2;
 	k->rodata->cfg.system_wide = s->opts.system_wide;
