@@ -920,16 +920,17 @@ __noinline int py_frame(struct scratch *sc, const struct unw_py_proc *py, __u64 
  * eval loop, innermost first, from the cursor on (the thread's current
  * frame for the innermost activation), and leaves the cursor at the next
  * activation's. A frame is two words (bpf/unwprof.h, UNW_FRAME_PYTHON): its
- * code object and where in it the frame is.
+ * code object and where in it the frame is. A global function: its loop
+ * is verified once, not once in each walk that calls it.
  */
-static __always_inline void py_frames(struct scratch *sc, const struct unw_py_proc *py, __u64 *hash,
-				      __u32 pid)
+__noinline int py_frames(struct scratch *sc, const struct unw_py_proc *py, __u64 *hash, __u32 pid)
 {
-	__u32 before = sc->py_written;
+	__u32 before;
 	int i;
 
-	if (!py)
-		return;
+	if (!sc || !py || !hash)
+		return 0;
+	before = sc->py_written;
 	if (!sc->py_looked) {
 		sc->py_looked = 1;
 		sc->py_frame = py_thread_frame(py);
@@ -944,6 +945,7 @@ static __always_inline void py_frames(struct scratch *sc, const struct unw_py_pr
 	}
 	if (!before && sc->py_written)
 		stat_inc(UNW_ST_PY_SAMPLES);
+	return 0;
 }
 
 /* Ruby */
@@ -1057,16 +1059,17 @@ __noinline int rb_frame(struct scratch *sc, const struct unw_rb_proc *rb, __u64 
  * The Ruby unwinder: writes the Ruby frames of one activation of
  * rb_vm_exec, innermost first, from the cursor on (the thread's current
  * control frame for the innermost activation), and leaves the cursor at
- * the next activation's (bpf/unwprof.h, UNW_FRAME_RUBY).
+ * the next activation's (bpf/unwprof.h, UNW_FRAME_RUBY). Global, as
+ * py_frames.
  */
-static __always_inline void rb_frames(struct scratch *sc, const struct unw_rb_proc *rb, __u64 *hash,
-				      __u32 pid)
+__noinline int rb_frames(struct scratch *sc, const struct unw_rb_proc *rb, __u64 *hash, __u32 pid)
 {
-	__u32 before = sc->rb_written;
+	__u32 before;
 	int i, r = RB_MORE;
 
-	if (!rb)
-		return;
+	if (!sc || !rb || !hash)
+		return 0;
+	before = sc->rb_written;
 	if (!sc->rb_looked) {
 		sc->rb_looked = 1;
 		sc->rb_cfp = rb_thread_cfp(sc, rb);
@@ -1079,6 +1082,7 @@ static __always_inline void rb_frames(struct scratch *sc, const struct unw_rb_pr
 	}
 	if (!before && sc->rb_written)
 		stat_inc(UNW_ST_RB_SAMPLES);
+	return 0;
 }
 
 /*
