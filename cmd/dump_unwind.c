@@ -614,7 +614,8 @@ static void print_python(const struct dump_ctx *c)
 		printf("none");
 	printf(", _PyEval_EvalFrameDefault %#" PRIx64 "-%#" PRIx64, p->eval_lo, p->eval_hi);
 	if (p->cold_lo)
-		printf(", .cold %#" PRIx64 "-%#" PRIx64, p->cold_lo, p->cold_hi);
+		printf(", .cold %#" PRIx64 "-%#" PRIx64 "%s", p->cold_lo, p->cold_hi,
+		       p->cold_from_fde ? " (from .eh_frame)" : "");
 	/* the offsets the version has, four a line */
 	for (size_t i = 0; i < py_offset_names_count; i++) {
 		int32_t v = py_offsets__get(&p->off, i);
@@ -713,6 +714,11 @@ static void json_python(struct json_writer *jw, const struct dump_ctx *c)
 		jw_array_end(jw);
 	}
 	jw_array_end(jw);
+	jw_key(jw, "cold_from");
+	if (p->cold_lo)
+		jw_string(jw, p->cold_from_fde ? ".eh_frame" : "symbol");
+	else
+		jw_null(jw);
 	jw_key(jw, "offsets");
 	jw_object_start(jw);
 	for (size_t i = 0; i < py_offset_names_count; i++) {

@@ -8,6 +8,7 @@
  * that a PT_LOAD segment holds in the file.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "elf.h"
 #include "log.h"
 #include "pyruntime.h"
+#include "table.h"
 
 #define N PY_OFF_NONE
 #define OFF(f) offsetof(struct py_offsets, f)
@@ -583,6 +585,87 @@ static int read_anchors(const struct elf_file *ef, const struct elf_symbol_query
 	return 0;
 }
 
+/* ---- the eval loop's .cold part, in a stripped file ---- */
+
+#define COLD_MIN_JUMPS 16	/* jumps back into the loop a .cold part makes, at least */
+#define COLD_LEAD 4		/* ...and this many times as many as any other function */
+#define COLD_MAX_LEN (1u << 20) /* a function longer than this is not looked into */
+
+uint32_t py_jumps_into(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t lo, uint64_t hi)
+{
+	uint32_t n = 0;
+
+	for (size_t i = 0; i + 5 <= len; i++) {
+		size_t at, end;
+		int32_t rel;
+
+		if (code[i] == 0xe9) { /* jmp rel32 */
+			at = i + 1;
+			end = i + 5;
+		} else if (code[i] == 0x0f && i + 6 <= len && (code[i + 1] & 0xf0) == 0x80) {
+			at = i + 2; /* jcc rel32 */
+			end = i + 6;
+		} else {
+			continue;
+		}
+		memcpy(&rel, code + at, sizeof(rel));
+		if (vaddr + end + rel >= lo && vaddr + end + rel < hi)
+			n++;
+	}
+	return n;
+}
+
+struct cold_search {
+	const struct elf_file *ef;
+	uint64_t eval_lo, eval_hi;
+	uint64_t lo, hi;      /* the best candidate */
+	uint32_t best, other; /* its jumps, and the most of any other */
+};
+
+static int cold_candidate(void *ctx, uint64_t lo, uint64_t hi)
+{
+	struct cold_search *cs = ctx;
+	const uint8_t *code;
+	uint32_t n;
+
+	if ((lo < cs->eval_hi && hi > cs->eval_lo) || hi - lo > COLD_MAX_LEN)
+		return 0;
+	code = elf_file__vaddr_bytes(cs->ef, lo, hi - lo);
+	n = code ? py_jumps_into(code, hi - lo, lo, cs->eval_lo, cs->eval_hi) : 0;
+	if (n > cs->best) {
+		cs->other = cs->best;
+		cs->best = n;
+		cs->lo = lo;
+		cs->hi = hi;
+	} else if (n > cs->other) {
+		cs->other = n;
+	}
+	return 0;
+}
+
+/*
+ * The .cold part of the eval loop when no symbol names it (Debian's
+ * python3.11): gcc moves the loop's rarely run paths into a function of
+ * their own, which has its FDE and goes back into the loop by jumps; no
+ * other function jumps into the middle of it. The FDE that jumps into it
+ * most, far more than any other, is that part.
+ */
+static void find_cold(const struct elf_file *ef, struct py_runtime *pr)
+{
+	struct cold_search cs = { .ef = ef, .eval_lo = pr->eval_lo, .eval_hi = pr->eval_hi };
+
+	if (elf_file__machine(ef) != EM_X86_64 || unwind_table__each_fde(ef, cold_candidate, &cs))
+		return;
+	if (cs.best < COLD_MIN_JUMPS || cs.best < COLD_LEAD * cs.other)
+		return;
+	pr->cold_lo = cs.lo;
+	pr->cold_hi = cs.hi;
+	pr->cold_from_fde = true;
+	pr_debug("%s: _PyEval_EvalFrameDefault.cold at %#" PRIx64 "-%#" PRIx64
+		 " (.eh_frame; %u jumps into the loop, at most %u from elsewhere)",
+		 elf_file__path(ef), cs.lo, cs.hi, cs.best, cs.other);
+}
+
 static int read_eval(const struct elf_file *ef, const struct elf_symbol_query *syms,
 		     struct py_runtime *pr)
 {
@@ -599,6 +682,8 @@ static int read_eval(const struct elf_file *ef, const struct elf_symbol_query *s
 	    elf_file__vaddr_bytes(ef, c->value, c->size)) {
 		pr->cold_lo = c->value;
 		pr->cold_hi = c->value + c->size;
+	} else {
+		find_cold(ef, pr);
 	}
 	return 0;
 }

@@ -127,7 +127,8 @@ struct py_runtime {
 	uint64_t runtime;	    /* ELF virtual addresses */
 	uint64_t tls_key;	    /* of the pthread key of the thread states; 0: none */
 	uint64_t eval_lo, eval_hi;  /* _PyEval_EvalFrameDefault: [lo, hi) */
-	uint64_t cold_lo, cold_hi;  /* its .cold part, 0 when no symbol table names it */
+	uint64_t cold_lo, cold_hi;  /* its .cold part, 0 when none is known: */
+	bool cold_from_fde;	    /* found in .eh_frame, no symbol naming it */
 	struct py_offsets off;
 };
 
@@ -139,6 +140,13 @@ struct py_runtime {
  * says is inconsistent or lies outside the file.
  */
 int py_runtime__read(const struct elf_file *ef, struct py_runtime *pr);
+
+/*
+ * Jumps (jmp and jcc with a 32-bit displacement, x86_64) in the len bytes
+ * of code at vaddr whose target is in [lo, hi): how the .cold part of a
+ * stripped eval loop is found (exposed for the tests).
+ */
+uint32_t py_jumps_into(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t lo, uint64_t hi);
 
 /* "3.11.7", "3.13.0rc1" into buf; returns buf. */
 const char *py_runtime__version_str(const struct py_runtime *pr, char *buf, size_t size);

@@ -1002,6 +1002,25 @@ struct unwind_table *unwind_table__build(const struct elf_file *elf, const struc
 					    nr_segs);
 }
 
+int unwind_table__each_fde(const struct elf_file *elf, unwind_fde_fn fn, void *ctx)
+{
+	struct cfi_section secs[1];
+	struct cfi *cfi;
+	size_t nr = 0;
+	int err = add_section(elf, ".eh_frame", TABLE_SRC_EH_FRAME, secs, &nr);
+
+	if (err || !nr)
+		return err;
+	cfi = cfi__parse(&secs[0]);
+	if (!cfi)
+		return -errno;
+	for (size_t i = 0; i < cfi->nr_fdes && !err; i++)
+		if (cfi->fdes[i].hi > cfi->fdes[i].lo)
+			err = fn(ctx, cfi->fdes[i].lo, cfi->fdes[i].hi);
+	cfi__free(cfi);
+	return err;
+}
+
 void unwind_table__free(struct unwind_table *t)
 {
 	if (!t)

@@ -67,6 +67,14 @@ struct unwind_table *unwind_table__build(const struct elf_file *elf, const struc
 void unwind_table__free(struct unwind_table *t);
 
 /*
+ * Calls fn with the range [lo, hi) of each FDE of elf's .eh_frame, in
+ * section order, until it returns nonzero (which is returned). 0 when
+ * there is no .eh_frame, -errno when it cannot be read.
+ */
+typedef int (*unwind_fde_fn)(void *ctx, uint64_t lo, uint64_t hi);
+int unwind_table__each_fde(const struct elf_file *elf, unwind_fde_fn fn, void *ctx);
+
+/*
  * Frees the rows of t once they are encoded where they are used (the BPF
  * maps); what describes them (nr_rows, the counts by reason) stays.
  */

@@ -863,6 +863,37 @@ def cmd_ruby_runtime(args):
         fail(f"readelf did not show all of rb_vm_exec, ruby_current_ec and its DTPMOD64: {want}")
 
 
+def cmd_python_cold(args):
+    """The .cold part of a stripped eval loop that dump-unwind found in .eh_frame is one FDE
+    (readelf -wf), named by no symbol, whose code jumps into the loop (objdump -d)."""
+    py = json.load(open(args.json))["python"]
+    if py.get("cold_from") != ".eh_frame" or len(py["eval_frame"]) != 2:
+        fail(f"no .cold part from .eh_frame: {py.get('eval_frame')}, {py.get('cold_from')}")
+    (elo, ehi), (clo, chi) = [(int(a, 16), int(b, 16)) for a, b in py["eval_frame"]]
+    frames = subprocess.run(["readelf", "-wf", args.elf], capture_output=True, text=True,
+                            check=True).stdout
+    fdes = {(int(a, 16), int(b, 16))
+            for a, b in re.findall(r"FDE cie=\w+ pc=([0-9a-f]+)\.\.([0-9a-f]+)", frames)}
+    if (clo, chi) not in fdes:
+        fail(f".cold {clo:#x}-{chi:#x} is not an FDE's range")
+    syms = subprocess.run(["readelf", "-Ws", "--dyn-syms", args.elf], capture_output=True,
+                          text=True, check=True).stdout
+    inside = [ln.split()[7] for ln in syms.splitlines()
+              if len(ln.split()) >= 8 and ln.split()[3] == "FUNC"
+              and clo <= int(ln.split()[1], 16) < chi]
+    if inside:
+        fail(f".cold {clo:#x}-{chi:#x} holds functions: {inside[:5]}")
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", f"--start-address={clo:#x}",
+                          f"--stop-address={chi:#x}", args.elf], capture_output=True, text=True,
+                         check=True).stdout
+    jumps = sum(1 for m in re.finditer(r"\sj[a-z]+\s+([0-9a-f]+)", dis)
+                if elo <= int(m.group(1), 16) < ehi)
+    print(f".cold {clo:#x}-{chi:#x}: an FDE, no symbol in it, {jumps} jumps into "
+          f"_PyEval_EvalFrameDefault (objdump)", file=sys.stderr)
+    if jumps < 16:
+        fail(f".cold {clo:#x}-{chi:#x}: only {jumps} jumps into the eval loop")
+
+
 def main():
     p = argparse.ArgumentParser(description="checks of the end-to-end tests")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -958,6 +989,10 @@ def main():
     s.add_argument("json")
     s.add_argument("elf")
     s.set_defaults(fn=cmd_ruby_runtime)
+    s = sub.add_parser("python-cold")
+    s.add_argument("json")
+    s.add_argument("elf")
+    s.set_defaults(fn=cmd_python_cold)
     s = sub.add_parser("go-switch")
     s.add_argument("json")
     s.add_argument("funcs")

@@ -409,6 +409,39 @@ static void test_not_python(void)
 	CHECK_EQ_INT(read_image(&img, "libpython3.11.so", &pr), -EINVAL);
 }
 
+/* Jumps into a range: the measure that finds a stripped eval loop's .cold part. */
+static void test_jumps_into(void)
+{
+	/* at 0x1000: jmp 0x2000; jne 0x2010; call 0x2000 (not a jump); jmp 0x3000 (outside); ret */
+	uint8_t code[32] = { 0 };
+	size_t at = 0;
+	int32_t rel;
+
+	code[at] = 0xe9;
+	rel = 0x2000 - (0x1000 + 5);
+	memcpy(code + at + 1, &rel, 4);
+	at += 5;
+	code[at] = 0x0f;
+	code[at + 1] = 0x85;
+	rel = 0x2010 - (0x1000 + at + 6);
+	memcpy(code + at + 2, &rel, 4);
+	at += 6;
+	code[at] = 0xe8;
+	rel = 0x2000 - (0x1000 + at + 5);
+	memcpy(code + at + 1, &rel, 4);
+	at += 5;
+	code[at] = 0xe9;
+	rel = 0x3000 - (0x1000 + at + 5);
+	memcpy(code + at + 1, &rel, 4);
+	at += 5;
+	code[at++] = 0xc3;
+	CHECK_EQ_INT(py_jumps_into(code, at, 0x1000, 0x2000, 0x2100), 2);
+	CHECK_EQ_INT(py_jumps_into(code, at, 0x1000, 0x2010, 0x2011), 1);
+	CHECK_EQ_INT(py_jumps_into(code, at, 0x1000, 0x4000, 0x5000), 0);
+	/* a jump cut short by the end of the code is none */
+	CHECK_EQ_INT(py_jumps_into(code, 4, 0x1000, 0x2000, 0x2100), 0);
+}
+
 int main(void)
 {
 	/* UNWPROF_TEST_VERBOSE=1: the reason of each refusal */
@@ -419,5 +452,6 @@ int main(void)
 	RUN(test_versions);
 	RUN(test_getversion);
 	RUN(test_not_python);
+	RUN(test_jumps_into);
 	return test_summary();
 }
