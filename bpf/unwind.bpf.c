@@ -991,13 +991,14 @@ __noinline __u64 rb_thread_cfp(struct scratch *sc, const struct unw_rb_proc *rb)
 }
 
 /*
- * An iseq (or a C method's method entry: cfunc) seen in a sample of pid:
- * the first time, user space is told, to read it at once.
+ * An iseq (or a C method's method entry) seen in a sample of pid, tag the
+ * top 16 bits of its frame's second word: the first time, user space is
+ * told, to read it at once.
  */
-static __always_inline void rb_iseq_seen(__u32 pid, __u64 iseq, __u32 cfunc)
+static __always_inline void rb_iseq_seen(__u32 pid, __u64 iseq, __u32 tag)
 {
-	struct py_code_key k = { .pid = pid, .tag = cfunc, .code = iseq };
-	struct unw_event ev = { .type = UNW_EV_RB_ISEQ, .pid = pid, .addr = iseq, .tag = cfunc };
+	struct py_code_key k = { .pid = pid, .tag = tag, .code = iseq };
+	struct unw_event ev = { .type = UNW_EV_RB_ISEQ, .pid = pid, .addr = iseq, .tag = tag };
 	__u8 one = 1;
 
 	if (bpf_map_lookup_elem(&codes_seen, &k))
@@ -1037,13 +1038,15 @@ __noinline int rb_frame(struct scratch *sc, const struct unw_rb_proc *rb, __u64 
 		if ((flags & RB_FRAME_MAGIC_MASK) != RB_FRAME_MAGIC_CFUNC)
 			return flags & RB_FRAME_FLAG_FINISH ? RB_END : RB_MORE;
 		what = user_word(ep, RB_EP_ME_CREF);
-		where = UNW_RB_CFUNC;
+		where = UNW_RB_CFUNC | (__u64)UNW_RB_TAG(user_word(what, rb->me_def))
+					       << UNW_RB_TAG_SHIFT;
 	} else {
 		what = user_word(cfp, rb->cfp_iseq);
-		where = user_word(cfp, rb->cfp_pc) & ((1ULL << 48) - 1);
+		where = (user_word(cfp, rb->cfp_pc) & ((1ULL << UNW_RB_TAG_SHIFT) - 1)) |
+			(__u64)UNW_RB_TAG(user_word(what, rb->iseq_body)) << UNW_RB_TAG_SHIFT;
 	}
 	if (what)
-		rb_iseq_seen(pid, what, where == UNW_RB_CFUNC);
+		rb_iseq_seen(pid, what, where >> UNW_RB_TAG_SHIFT);
 	if (!what) {
 		err_inc(UNW_E_RB_FRAME);
 		return flags & RB_FRAME_FLAG_FINISH ? RB_END : RB_MORE;

@@ -257,11 +257,19 @@ struct unw_rb_proc {
 	__u16 cfp_pc;
 	__u16 cfp_iseq;
 	__u16 cfp_ep;
-	__u16 pad[3];
+	__u16 iseq_body; /* an iseq's body: its tag */
+	__u16 me_def;	 /* a method entry's definition: its tag */
+	__u16 pad;
 };
 
-/* A C method's frame: its second word (its first is its method entry). */
+/*
+ * A Ruby frame's second word: its pc (the low 48 bits; 0 for a C method),
+ * UNW_RB_TAG of its iseq's body (a C method's definition) above, so that
+ * another iseq later in the same slot is known apart, and UNW_RB_CFUNC.
+ */
 #define UNW_RB_CFUNC (1ULL << 63)
+#define UNW_RB_TAG_SHIFT 48
+#define UNW_RB_TAG(ptr) (UNW_PY_TAG(ptr) & 0x7fff)
 
 /* Value of the process map, keyed by pid (tgid). */
 struct unw_proc {
@@ -380,8 +388,9 @@ enum unw_event_type {
 	/* A Python code object (addr, its tag in tag) first seen: struct unw_py_code_event. */
 	UNW_EV_PY_CODE,
 	/*
-	 * A Ruby iseq (addr) first seen, or a C method's method entry (tag 1):
-	 * to be read while its process lives.
+	 * A Ruby iseq (addr) first seen, or a C method's method entry (tag:
+	 * the top 16 bits of its frame's second word): to be read while its
+	 * process lives.
 	 */
 	UNW_EV_RB_ISEQ,
 };
@@ -397,7 +406,7 @@ struct unw_event {
 	__u32 pid;
 	__u64 addr;
 	__u32 flags; /* UNW_EVF_* */
-	__u32 tag;   /* UNW_EV_PY_CODE: the code object's tag (UNW_PY_TAG); UNW_EV_RB_ISEQ: cfunc */
+	__u32 tag; /* UNW_EV_PY_CODE: the code object's tag; UNW_EV_RB_ISEQ: its word's top 16 bits */
 };
 
 /*

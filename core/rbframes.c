@@ -44,6 +44,7 @@ static const char cfunc_name[] = "<cfunc>";
 struct rb_iseq {
 	uint64_t addr;
 	bool cfunc;
+	uint16_t tag; /* UNW_RB_TAG of its body (definition): another one at addr has another */
 	char *label;
 	char *file;
 	uint32_t first_line;
@@ -441,7 +442,7 @@ static bool iseq_read(const struct rb_proc *p, uint64_t addr, struct rb_iseq *s)
 	const struct rb_offsets *o = &p->rt.off;
 	uint64_t body = mem_word(p, addr, o->iseq_body), loc, first;
 
-	*s = (struct rb_iseq){ .addr = addr };
+	*s = (struct rb_iseq){ .addr = addr, .tag = UNW_RB_TAG(body) };
 	if (!body || mem_read(p, body + o->body_iseq_encoded, &s->encoded, sizeof(s->encoded)))
 		return false;
 	loc = body + o->body_location;
@@ -464,12 +465,13 @@ static void iseq_free(struct rb_iseq *s)
 	free(s->succ);
 }
 
-static size_t iseq_slot(const struct rb_proc *p, uint64_t addr, bool cfunc)
+static size_t iseq_slot(const struct rb_proc *p, uint64_t addr, bool cfunc, uint16_t tag)
 {
 	size_t mask = p->cap_iseqs - 1;
-	size_t i = (addr >> 3) * 0x9e3779b97f4a7c15ULL >> 20 & mask;
+	size_t i = ((addr >> 3) ^ (uint64_t)tag << 40) * 0x9e3779b97f4a7c15ULL >> 20 & mask;
 
-	while (p->iseqs[i].addr && (p->iseqs[i].addr != addr || p->iseqs[i].cfunc != cfunc))
+	while (p->iseqs[i].addr &&
+	       (p->iseqs[i].addr != addr || p->iseqs[i].cfunc != cfunc || p->iseqs[i].tag != tag))
 		i = (i + 1) & mask;
 	return i;
 }
@@ -483,7 +485,8 @@ static int iseqs_grow(struct rb_proc *p)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->cap_iseqs; i++)
 		if (p->iseqs[i].addr)
-			n.iseqs[iseq_slot(&n, p->iseqs[i].addr, p->iseqs[i].cfunc)] = p->iseqs[i];
+			n.iseqs[iseq_slot(&n, p->iseqs[i].addr, p->iseqs[i].cfunc, p->iseqs[i].tag)] =
+				p->iseqs[i];
 	free(p->iseqs);
 	p->iseqs = n.iseqs;
 	p->cap_iseqs = n.cap_iseqs;
@@ -493,17 +496,21 @@ static int iseqs_grow(struct rb_proc *p)
 /* A C method's method entry at addr into *s: its name; false when it has none. */
 static bool cfunc_read(const struct rb_proc *p, uint64_t addr, struct rb_iseq *s)
 {
-	*s = (struct rb_iseq){ .addr = addr, .cfunc = true };
+	*s = (struct rb_iseq){ .addr = addr,
+			       .cfunc = true,
+			       .tag = UNW_RB_TAG(mem_word(p, addr, p->rt.off.me_def)) };
 	s->label = id_name(p, mem_word(p, addr, p->rt.off.me_called_id));
 	return s->label != NULL;
 }
 
 /*
- * The iseq (or C method's method entry) at addr, read now if it was not
- * read yet; NULL when it cannot be, and then not kept: it is tried again
- * when next asked for, a failed pread costing little.
+ * The iseq (or C method's method entry) at addr with tag (UNW_RB_TAG of
+ * its body, or definition), read now if it was not read yet; NULL when it
+ * cannot be, and then not kept (it is tried again when next asked for, a
+ * failed pread costing little), or when the process has another one there
+ * now (the slot was freed and reused), which is kept under its own tag.
  */
-static const struct rb_iseq *iseq_get(struct rb_proc *p, uint64_t addr, bool cfunc)
+static const struct rb_iseq *iseq_get(struct rb_proc *p, uint64_t addr, bool cfunc, uint16_t tag)
 {
 	struct rb_iseq s;
 	size_t i;
@@ -512,16 +519,27 @@ static const struct rb_iseq *iseq_get(struct rb_proc *p, uint64_t addr, bool cfu
 		return NULL;
 	if ((p->nr_iseqs + 1) * 2 > p->cap_iseqs && iseqs_grow(p))
 		return NULL;
-	i = iseq_slot(p, addr, cfunc);
+	i = iseq_slot(p, addr, cfunc, tag);
 	if (p->iseqs[i].addr)
 		return &p->iseqs[i];
 	if (!(cfunc ? cfunc_read(p, addr, &s) : iseq_read(p, addr, &s))) {
 		iseq_free(&s);
 		return NULL;
 	}
-	p->iseqs[i] = s;
-	p->nr_iseqs++;
-	return &p->iseqs[i];
+	i = iseq_slot(p, addr, cfunc, s.tag);
+	if (p->iseqs[i].addr) {
+		iseq_free(&s);
+	} else {
+		p->iseqs[i] = s;
+		p->nr_iseqs++;
+	}
+	return s.tag == tag ? &p->iseqs[i] : NULL;
+}
+
+/* The tag in the second word of a Ruby frame. */
+static uint16_t where_tag(uint64_t where)
+{
+	return (where >> UNW_RB_TAG_SHIFT) & 0x7fff;
 }
 
 /* The namer */
@@ -603,7 +621,7 @@ void rb_namer__read_iseq(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64
 	struct rb_proc *p = proc_find(n, pid);
 
 	if (p)
-		iseq_get(p, iseq, where & UNW_RB_CFUNC);
+		iseq_get(p, iseq, where & UNW_RB_CFUNC, where_tag(where));
 }
 
 int rb_namer__name(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64_t where,
@@ -616,12 +634,12 @@ int rb_namer__name(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64_t whe
 	if (!p)
 		return -ENOENT;
 	if (where & UNW_RB_CFUNC) {
-		s = iseq_get(p, iseq, true);
+		s = iseq_get(p, iseq, true, where_tag(where));
 		out->label = s ? s->label : cfunc_name;
 		out->file = cfunc_name;
 		return 0;
 	}
-	s = iseq_get(p, iseq, false);
+	s = iseq_get(p, iseq, false, where_tag(where));
 	if (!s)
 		return 0;
 	out->label = s->label ? s->label : unknown;

@@ -46,6 +46,7 @@ static const struct {
 	    .string_embed = 16,
 	    .array_embed = 16,
 	    .array_heap_ptr = 32,
+	    .me_def = 16,
 	    .me_called_id = 24,
 	    .last_op_id = 0xa9 } },
 };

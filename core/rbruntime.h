@@ -70,6 +70,7 @@ struct rb_offsets {
 	/* RArray: elements when embedded, else heap ptr */
 	int32_t array_embed;
 	int32_t array_heap_ptr;
+	int32_t me_def;	      /* rb_callable_method_entry_t.def */
 	int32_t me_called_id; /* rb_callable_method_entry_t.called_id: a C method's name */
 	uint32_t last_op_id;  /* tLAST_OP_ID: an ID past it is its serial << 4 */
 };

@@ -135,7 +135,9 @@ static bool rb_place(const struct tables_entry *e, uint64_t bias, struct runtime
 			      .cfp_size = o->cfp_size,
 			      .cfp_pc = o->cfp_pc,
 			      .cfp_iseq = o->cfp_iseq,
-			      .cfp_ep = o->cfp_ep },
+			      .cfp_ep = o->cfp_ep,
+			      .iseq_body = o->iseq_body,
+			      .me_def = o->me_def },
 	};
 	return true;
 }

@@ -1148,7 +1148,7 @@ static int session__on_event(void *ctx, void *data, size_t size)
 	case UNW_EV_RB_ISEQ:
 		if (s->opts.on_ruby_iseq)
 			s->opts.on_ruby_iseq(s->opts.ctx, ev->pid, ev->addr,
-					     ev->tag ? UNW_RB_CFUNC : 0);
+					     (uint64_t)ev->tag << UNW_RB_TAG_SHIFT);
 		break;
 	case UNW_EV_EXIT:
 		session__proc_exit(s, ev->pid);

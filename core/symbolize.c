@@ -1458,7 +1458,10 @@ static int python_location(struct symbolizer *sym, struct profile *p, uint32_t p
 		&(struct interp_name){ name.qualname, name.file, name.line, name.first_line }, id);
 }
 
-/* Ruby frame (iseq, where): one location per iseq and line, per method entry for a C method. */
+/*
+ * Ruby frame (iseq, where): one location per iseq and line (per method
+ * entry for a C method), told apart from an earlier one in its slot by its tag.
+ */
 static int ruby_location(struct symbolizer *sym, struct profile *p, uint32_t pid, uint64_t iseq,
 			 uint64_t where, uint32_t *id)
 {
@@ -1467,7 +1470,8 @@ static int ruby_location(struct symbolizer *sym, struct profile *p, uint32_t pid
 
 	if (sym->ruby)
 		rb_namer__name(sym->ruby, pid, iseq, where, &name);
-	return interp_location(p, pid, PROFILE_FRAME_RUBY, iseq,
+	return interp_location(p, pid, PROFILE_FRAME_RUBY,
+			       iseq | (where & ~((1ULL << UNW_RB_TAG_SHIFT) - 1)),
 			       &(struct interp_name){ name.label, cfunc ? NULL : name.file,
 						      name.line, name.first_line },
 			       id);

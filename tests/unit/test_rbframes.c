@@ -10,6 +10,7 @@
  * What is not a Ruby object, or too long, or unmapped, is "<unknown>".
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -169,11 +170,27 @@ static struct rb_namer *namer(void)
 	return n;
 }
 
+/*
+ * The second word BPF writes for a frame of iseq (or method entry) at pc:
+ * the tag of the word at +16 (its body, or definition) when it can be read.
+ */
+static uint64_t where_of(uint64_t iseq, uint64_t pc)
+{
+	uint64_t body = 0;
+	int fd = open("/proc/self/mem", O_RDONLY);
+
+	if (fd >= 0 && pread(fd, &body, sizeof(body), (off_t)(iseq + 16)) != sizeof(body))
+		body = 0;
+	if (fd >= 0)
+		close(fd);
+	return pc | (uint64_t)UNW_RB_TAG(body) << UNW_RB_TAG_SHIFT;
+}
+
 static struct rb_frame_name name_at(struct rb_namer *n, uint64_t iseq, uint64_t pc)
 {
 	struct rb_frame_name out;
 
-	CHECK_EQ_INT(rb_namer__name(n, (uint32_t)getpid(), iseq, pc, &out), 0);
+	CHECK_EQ_INT(rb_namer__name(n, (uint32_t)getpid(), iseq, where_of(iseq, pc), &out), 0);
 	return out;
 }
 
@@ -399,7 +416,7 @@ static void check_succ_iseq(const uint32_t *pos, uint32_t n, uint32_t insns)
 	iseq = fake_iseq(&f, embed_string(label, "handler"), embed_string(path, "/srv/x.rb"),
 			 FIX(999));
 	fake_lines(&f, lines, n, NULL, addr(table));
-	rb_namer__read_iseq(n_, (uint32_t)getpid(), iseq, 0);
+	rb_namer__read_iseq(n_, (uint32_t)getpid(), iseq, where_of(iseq, 0));
 	/* read once, at first sight: the table can go */
 	munmap(map, map_len);
 	for (uint32_t i = 0; i < insns; i++)
@@ -470,7 +487,8 @@ static void test_cfunc(void)
 
 	/* named by its ID, read when first seen: the name outlives the entry */
 	n = namer_with_symbols(700, "each");
-	rb_namer__read_iseq(n, (uint32_t)getpid(), addr(symbols.me), UNW_RB_CFUNC);
+	rb_namer__read_iseq(n, (uint32_t)getpid(), addr(symbols.me),
+			    where_of(addr(symbols.me), UNW_RB_CFUNC));
 	memset(symbols.name_obj, 0, sizeof(symbols.name_obj));
 	CHECK_EQ_STR(name_at(n, addr(symbols.me), UNW_RB_CFUNC).label, "each");
 	/* the same address as an iseq is another thing */
@@ -577,7 +595,7 @@ static void test_processes(void)
 	struct rb_frame_name r;
 
 	/* read when first seen: what the process does with it after does not matter */
-	rb_namer__read_iseq(n, pid, iseq, 0);
+	rb_namer__read_iseq(n, pid, iseq, where_of(iseq, 0));
 	embed_string(label, "later");
 	CHECK_EQ_STR(name_at(n, iseq, pc_of(0)).label, "first");
 	/* the same interpreter again (a new mapping): still known */
@@ -600,6 +618,29 @@ static void test_processes(void)
 	rb_namer__free(NULL);
 }
 
+/* An iseq freed and its slot reused by another: each frame named after its own. */
+static void test_slot_reused(void)
+{
+	static uint64_t label[5], label2[5], path[5];
+	static struct fake f, g;
+	struct rb_namer *n = namer();
+	uint64_t iseq =
+		fake_iseq(&f, embed_string(label, "old"), embed_string(path, "/a.rb"), FIX(1));
+	uint64_t old_where = where_of(iseq, 0);
+	struct rb_frame_name r;
+
+	CHECK_EQ_STR(name_at(n, iseq, 0).label, "old");
+	/* the same slot, another body: the new one's frames have its tag */
+	fake_iseq(&g, embed_string(label2, "new"), embed_string(path, "/a.rb"), FIX(1));
+	f.iseq[2] = addr(g.body);
+	CHECK(where_of(iseq, 0) != old_where);
+	CHECK_EQ_STR(name_at(n, iseq, 0).label, "new");
+	/* a frame recorded before keeps the old name */
+	CHECK_EQ_INT(rb_namer__name(n, (uint32_t)getpid(), iseq, old_where, &r), 0);
+	CHECK_EQ_STR(r.label, "old");
+	rb_namer__free(n);
+}
+
 int main(void)
 {
 	RUN(test_embedded_names);
@@ -607,6 +648,7 @@ int main(void)
 	RUN(test_succ_lookup);
 	RUN(test_succ_lines);
 	RUN(test_cfunc);
+	RUN(test_slot_reused);
 	RUN(test_bad_input);
 	RUN(test_processes);
 	return test_summary();
