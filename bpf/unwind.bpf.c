@@ -676,7 +676,7 @@ static __always_inline __u64 user_word(__u64 addr, __s64 off)
 }
 
 /*
- * Go's stack switch (core/goruntime.h) at frame f, a frame of
+ * Go's stack switch (core/runtimes/goruntime.h) at frame f, a frame of
  * runtime.systemstack or runtime.morestack: when the thread runs on its
  * system stack (the current g is its m's g0) for a goroutine (m.curg), the
  * walk goes on from the state Go saved in the goroutine's g.sched, as Go's
@@ -698,7 +698,7 @@ __noinline int go_switch(struct unw_frame *f, const struct unw_go_proc *go, stru
 #ifdef __TARGET_ARCH_x86
 	g = user_word(BPF_CORE_READ(task, thread.fsbase), go->tls_g);
 #else
-	return 0; /* core/goruntime.c reads amd64 binaries only */
+	return 0; /* core/runtimes/goruntime.c reads amd64 binaries only */
 #endif
 	m = user_word(g, go->g_m);
 	if (!g || !m || user_word(m, go->m_g0) != g)

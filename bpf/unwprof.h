@@ -134,7 +134,7 @@ enum unw_unwinder {
 	UNW_UW_FP = 0, /* frame pointers: no table (JIT code, a file without CFI, [vsyscall]) */
 	UNW_UW_TABLE,  /* the DWARF-derived table of exec_id, at table pc = pc - bias */
 	/*
-	 * Go's runtime.systemstack and runtime.morestack (core/goruntime.h): on
+	 * Go's runtime.systemstack and runtime.morestack (core/runtimes/goruntime.h): on
 	 * the system stack, the walk goes on from the goroutine's saved state
 	 * (struct unw_go_proc); elsewhere, as UNW_UW_TABLE, or UNW_UW_FP when
 	 * exec_id is 0.
@@ -173,7 +173,7 @@ struct unw_mapping {
 /*
  * Value of the Go map, keyed by pid: how the Go unwinder finds the state Go
  * saved for the goroutine a thread's system stack works for. Offsets are
- * those of core/goruntime.h; addresses are the process's.
+ * those of core/runtimes/goruntime.h; addresses are the process's.
  */
 struct unw_go_proc {
 	__u64 morestack_lo; /* [lo, hi): runtime.morestack; the rest of the range, systemstack */
@@ -198,7 +198,7 @@ enum unw_py_entry {
 /*
  * Value of the Python map, keyed by pid: how the Python unwinder finds the
  * current frame of the sampled thread and walks its frames. Offsets are
- * those of the interpreter's version (core/pyruntime.h); runtime is the
+ * those of the interpreter's version (core/runtimes/pyruntime.h); runtime is the
  * process's address of _PyRuntime. The thread is found by its pthread_t,
  * which glibc makes the thread's TCB, the fs base on x86_64.
  */
@@ -243,7 +243,7 @@ struct unw_py_proc {
 
 /*
  * Value of the Ruby map, keyed by pid: how the Ruby unwinder finds the
- * sampled thread's execution context (core/rbruntime.h: through its DTV,
+ * sampled thread's execution context (core/runtimes/rbruntime.h: through its DTV,
  * the module id in the GOT slot ec_module_got) and walks its control
  * frames. Addresses are the process's.
  */

@@ -19,16 +19,16 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "../core/common.h"
-#include "../core/debuginfo.h"
-#include "../core/elf.h"
-#include "../core/encoder.h"
-#include "../core/goruntime.h"
-#include "../core/json.h"
-#include "../core/log.h"
-#include "../core/pyruntime.h"
-#include "../core/rbruntime.h"
-#include "../core/table.h"
+#include "../core/util/common.h"
+#include "../core/elf/debuginfo.h"
+#include "../core/elf/elf.h"
+#include "../core/unwind/encoder.h"
+#include "../core/runtimes/goruntime.h"
+#include "../core/util/json.h"
+#include "../core/util/log.h"
+#include "../core/runtimes/pyruntime.h"
+#include "../core/runtimes/rbruntime.h"
+#include "../core/unwind/table.h"
 
 enum {
 	OPT_JSON = 256,
@@ -532,7 +532,7 @@ static void print_summary(const struct dump_ctx *c)
 	       t->nr_rows, encoder__geometry(c->enc)->row_bytes);
 }
 
-/* How the walk follows Go's stack switches in this file (core/goruntime.h), when it does. */
+/* How the walk follows Go's stack switches in this file (core/runtimes/goruntime.h), when it does. */
 static void print_go_switch(const struct dump_ctx *c)
 {
 	const struct go_runtime *g = &c->go;
@@ -594,7 +594,7 @@ static const char *py_frames_str(const struct py_runtime *p)
 	return p->frame_layout == PY_FRAME_OBJECT ? "PyFrameObject" : "_PyInterpreterFrame";
 }
 
-/* What a walk of CPython's frames reads in this file (core/pyruntime.h), when it is one. */
+/* What a walk of CPython's frames reads in this file (core/runtimes/pyruntime.h), when it is one. */
 static void print_python(const struct dump_ctx *c)
 {
 	const struct py_runtime *p = &c->py;
@@ -627,7 +627,7 @@ static void print_python(const struct dump_ctx *c)
 	printf("\n");
 }
 
-/* What a walk of Ruby's frames reads in this file (core/rbruntime.h), when it is one. */
+/* What a walk of Ruby's frames reads in this file (core/runtimes/rbruntime.h), when it is one. */
 static void print_ruby(const struct dump_ctx *c)
 {
 	const struct rb_runtime *r = &c->rb;

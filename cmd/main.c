@@ -8,8 +8,8 @@
 
 #include "cmd.h"
 #include "config.h"
-#include "../core/common.h"
-#include "../core/log.h"
+#include "../core/util/common.h"
+#include "../core/util/log.h"
 
 static const struct unwprof_cmd *const commands[] = {
 	&cmd_record,

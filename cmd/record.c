@@ -24,22 +24,22 @@
 
 #include "cmd.h"
 #include "record.h"
-#include "../core/common.h"
-#include "../core/failures.h"
-#include "../core/flamegraph.h"
-#include "../core/formats.h"
-#include "../core/folded.h"
-#include "../core/json.h"
-#include "../core/launch.h"
-#include "../core/log.h"
-#include "../core/outfile.h"
-#include "../core/pprof.h"
-#include "../core/procfs.h"
-#include "../core/procmaps.h"
-#include "../core/procnames.h"
-#include "../core/profile.h"
-#include "../core/session.h"
-#include "../core/symbolize.h"
+#include "../core/util/common.h"
+#include "../core/session/failures.h"
+#include "../core/profile/flamegraph.h"
+#include "../core/profile/formats.h"
+#include "../core/profile/folded.h"
+#include "../core/util/json.h"
+#include "../core/targets/launch.h"
+#include "../core/util/log.h"
+#include "../core/profile/outfile.h"
+#include "../core/profile/pprof.h"
+#include "../core/targets/procfs.h"
+#include "../core/targets/procmaps.h"
+#include "../core/targets/procnames.h"
+#include "../core/profile/profile.h"
+#include "../core/session/session.h"
+#include "../core/symbols/symbolize.h"
 
 #define DEFAULT_FREQ 99
 #define MAX_FREQ 10000
@@ -61,7 +61,7 @@ enum {
 	OPT_CALL_GRAPH,
 };
 
-/* The writer of each output format (core/formats.h names them). */
+/* The writer of each output format (core/profile/formats.h names them). */
 typedef int (*output_writer)(FILE *f, const struct record *rec);
 
 static volatile sig_atomic_t exiting;

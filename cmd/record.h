@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../core/formats.h"
-#include "../core/session.h"
+#include "../core/profile/formats.h"
+#include "../core/session/session.h"
 
 struct record_args {
 	pid_t *pids; /* -p, or the processes of the -t threads */
@@ -86,7 +86,7 @@ struct record {
 	struct invoker invoker;
 	struct outcomes outcomes;
 	struct session_stats stats; /* read right after the last drain */
-	struct proc_names *names;   /* the processes' names (core/procnames.h) */
+	struct proc_names *names;   /* the processes' names (core/targets/procnames.h) */
 	double bpf_ns_per_sample;   /* < 0: unknown (kernel.bpf_stats_enabled is 0) */
 };
 

@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "record.h"
-#include "../core/common.h"
-#include "../core/failures.h"
-#include "../core/json.h"
-#include "../core/log.h"
-#include "../core/outfile.h"
+#include "../core/util/common.h"
+#include "../core/session/failures.h"
+#include "../core/util/json.h"
+#include "../core/util/log.h"
+#include "../core/profile/outfile.h"
 
 /* The index of the error "no-user-stack" in session_stats.errors. */
 unsigned int record_no_user_reason(void)

@@ -16,16 +16,16 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "../core/common.h"
-#include "../core/flamegraph.h"
-#include "../core/folded.h"
-#include "../core/formats.h"
-#include "../core/json.h"
-#include "../core/log.h"
-#include "../core/outfile.h"
-#include "../core/pprof.h"
-#include "../core/profile.h"
-#include "../core/report.h"
+#include "../core/util/common.h"
+#include "../core/profile/flamegraph.h"
+#include "../core/profile/folded.h"
+#include "../core/profile/formats.h"
+#include "../core/util/json.h"
+#include "../core/util/log.h"
+#include "../core/profile/outfile.h"
+#include "../core/profile/pprof.h"
+#include "../core/profile/profile.h"
+#include "../core/profile/report.h"
 
 /* A performance regression beyond --fail-above; documented in --help. */
 #define EXIT_REGRESSION 3

@@ -7,7 +7,7 @@
  * saved.
  *
  * For processes, the mappings, their tables and the order they are packed
- * in are core/loader.c's, which record loads with: the layout shown, shard
+ * in are core/unwind/loader.c's, which record loads with: the layout shown, shard
  * by shard, is what record -p loads for the same processes under the same
  * --max-shards. FILEs are packed in the order given.
  */
@@ -21,16 +21,16 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "../core/common.h"
-#include "../core/encoder.h"
-#include "../core/json.h"
-#include "../core/loader.h"
-#include "../core/log.h"
-#include "../core/procfs.h"
-#include "../core/procmaps.h"
-#include "../core/shards.h"
-#include "../core/table.h"
-#include "../core/tables.h"
+#include "../core/util/common.h"
+#include "../core/unwind/encoder.h"
+#include "../core/util/json.h"
+#include "../core/unwind/loader.h"
+#include "../core/util/log.h"
+#include "../core/targets/procfs.h"
+#include "../core/targets/procmaps.h"
+#include "../core/unwind/shards.h"
+#include "../core/unwind/table.h"
+#include "../core/unwind/tables.h"
 
 enum {
 	OPT_JSON = 256,

@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "core/log.h"
-#include "core/session.h"
+#include "core/util/log.h"
+#include "core/session/session.h"
 
 #define VERIFIER_LIMIT 1000000
 #define BUDGET (VERIFIER_LIMIT / 2)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Reasons a walk meets that only a failing kernel produces, injected with
-# UNWPROF_BPF_FAULT (core/session.c) so that their counting is tested:
+# UNWPROF_BPF_FAULT (core/session/session.c) so that their counting is tested:
 #  - every tail call of the walk fails (its program array emptied): each
 #    sample counts tail-call-failed, none is walked, none is lost, and the
 #    parts of the summary still add up;

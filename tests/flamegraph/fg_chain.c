@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/flamegraph.h"
-#include "core/profile.h"
+#include "core/profile/flamegraph.h"
+#include "core/profile/profile.h"
 
 #define CHAIN_PID 4242
 #define BASE 0x1000

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/dwarf_lines.h"
-#include "core/elf.h"
-#include "core/log.h"
+#include "core/symbols/dwarf_lines.h"
+#include "core/elf/elf.h"
+#include "core/util/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/common.h"
-#include "core/elf.h"
-#include "core/log.h"
-#include "core/table.h"
+#include "core/util/common.h"
+#include "core/elf/elf.h"
+#include "core/util/log.h"
+#include "core/unwind/table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

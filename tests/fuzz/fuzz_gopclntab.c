@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/elf.h"
-#include "core/gopclntab.h"
-#include "core/log.h"
+#include "core/elf/elf.h"
+#include "core/elf/gopclntab.h"
+#include "core/util/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,8 +9,8 @@
  */
 #include <stdint.h>
 
-#include "core/pprof.h"
-#include "core/profile.h"
+#include "core/profile/pprof.h"
+#include "core/profile/profile.h"
 #include "fuzz_views.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

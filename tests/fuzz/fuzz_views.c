@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/folded.h"
-#include "core/log.h"
-#include "core/pprof.h"
-#include "core/profile.h"
-#include "core/report.h"
+#include "core/profile/folded.h"
+#include "core/util/log.h"
+#include "core/profile/pprof.h"
+#include "core/profile/profile.h"
+#include "core/profile/report.h"
 #include "fuzz_views.h"
 
 /* A broken invariant is a finding: abort so that libFuzzer keeps the input. */

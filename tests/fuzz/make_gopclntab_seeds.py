@@ -10,7 +10,7 @@ function count, unsorted), and small ELF64 files that hold a table in
 .gopclntab, in .data.rel.ro.gopclntab, or inside .data.rel.ro of a Go file,
 with the text start in the header, 0, or after C code at the start of .text.
 The layout follows Go's runtime/symtab.go and debug/gosym, written from them
-independently of core/gopclntab.c and of the unit test's builder.
+independently of core/elf/gopclntab.c and of the unit test's builder.
 """
 
 import os

@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/common.h"
-#include "core/demangle.h"
-#include "core/dwarf_lines.h"
-#include "core/log.h"
-#include "core/profile.h"
-#include "core/symbolize.h"
+#include "core/util/common.h"
+#include "core/symbols/demangle.h"
+#include "core/symbols/dwarf_lines.h"
+#include "core/util/log.h"
+#include "core/profile/profile.h"
+#include "core/symbols/symbolize.h"
 
 static void print_frame(const char *name, const char *file, uint32_t line)
 {

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/common.h"
-#include "core/log.h"
-#include "core/profile.h"
-#include "core/symbolize.h"
+#include "core/util/common.h"
+#include "core/util/log.h"
+#include "core/profile/profile.h"
+#include "core/symbols/symbolize.h"
 
 static int lookup_lines(struct symbolizer *sym, const char *path)
 {

@@ -5,7 +5,7 @@
 Usage: shards_test.py CASE UNWPROF FIXTURES_BIN_DIR
 
 Cases:
-  split     tables split into chunks exactly as core/shards.h promises: a
+  split     tables split into chunks exactly as core/unwind/shards.h promises: a
             chunk ends after the last END row (a function boundary) in the
             last eighth of its room, or fills the room when none lies there;
             chunks are contiguous, their pcs match dump-unwind's rows, and
@@ -184,7 +184,7 @@ def dump_rows(path):
 def check_splits(path, shard_rows):
     """A chunk that stops before the table's end (the room ran out) ends after
     the last END row lying in the last eighth of that room, or takes the whole
-    room when no END row lies there (core/shards.h); each chunk's pcs are
+    room when no END row lies there (core/unwind/shards.h); each chunk's pcs are
     those of its rows, so lookups through the chunk index find the same row
     as in the whole table."""
     where = "%s (--shard-rows %d)" % (os.path.basename(path), shard_rows)

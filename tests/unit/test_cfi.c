@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/cfi.h"
-#include "core/common.h"
-#include "core/log.h"
+#include "core/unwind/cfi.h"
+#include "core/util/common.h"
+#include "core/util/log.h"
 #include "cfi_builder.h"
 #include "test.h"
 

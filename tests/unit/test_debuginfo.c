@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "core/debuginfo.h"
-#include "core/elf.h"
+#include "core/elf/debuginfo.h"
+#include "core/elf/elf.h"
 #include "test.h"
 
 #define FX_MAX 1024

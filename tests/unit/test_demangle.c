@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "core/demangle.h"
+#include "core/symbols/demangle.h"
 #include "test.h"
 
 struct demangle_case {

@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "core/elf.h"
-#include "core/log.h"
+#include "core/elf/elf.h"
+#include "core/util/log.h"
 #include "test.h"
 
 #define FX_MAX 4096

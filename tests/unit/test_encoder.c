@@ -6,9 +6,9 @@
 #include <stdlib.h>
 
 #include "test.h"
-#include "core/encoder.h"
-#include "core/shards.h"
-#include "core/table.h"
+#include "core/unwind/encoder.h"
+#include "core/unwind/shards.h"
+#include "core/unwind/table.h"
 
 static const struct table_row rows[] = {
 	{ .pc = 0, .cfa = UNW_CFA_SP, .cfa_off = 8, .ra = UNW_RA_AT_CFA },

@@ -6,8 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/flamegraph.h"
-#include "core/profile.h"
+#include "core/profile/flamegraph.h"
+#include "core/profile/profile.h"
 #include "test.h"
 #include "test_profiles.h"
 

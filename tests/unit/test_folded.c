@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/folded.h"
-#include "core/profile.h"
+#include "core/profile/folded.h"
+#include "core/profile/profile.h"
 #include "test.h"
 #include "test_profiles.h"
 

@@ -19,11 +19,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core/common.h"
-#include "core/elf.h"
-#include "core/gopclntab.h"
-#include "core/profile.h"
-#include "core/symbolize.h"
+#include "core/util/common.h"
+#include "core/elf/elf.h"
+#include "core/elf/gopclntab.h"
+#include "core/profile/profile.h"
+#include "core/symbols/symbolize.h"
 #include "test.h"
 
 #define TEXT 0x401000ULL

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json.h"
+#include "core/util/json.h"
 #include "test.h"
 
 struct capture {

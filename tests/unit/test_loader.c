@@ -9,13 +9,13 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "core/encoder.h"
-#include "core/loader.h"
-#include "core/procfs.h"
-#include "core/procmaps.h"
-#include "core/shards.h"
-#include "core/table.h"
-#include "core/tables.h"
+#include "core/unwind/encoder.h"
+#include "core/unwind/loader.h"
+#include "core/targets/procfs.h"
+#include "core/targets/procmaps.h"
+#include "core/unwind/shards.h"
+#include "core/unwind/table.h"
+#include "core/unwind/tables.h"
 
 static struct loader *loader_new(struct encoder *enc, size_t max_execs)
 {
@@ -66,7 +66,7 @@ static void test_select_lowest_and_highest(void)
 	encoder__free(enc);
 }
 
-/* Entries of tables of the given sizes, as core/tables.c would number them. */
+/* Entries of tables of the given sizes, as core/unwind/tables.c would number them. */
 static struct tables_entry *entries_new(const size_t *rows, size_t n)
 {
 	struct tables_entry *e = calloc(n, sizeof(*e));

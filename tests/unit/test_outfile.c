@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/log.h"
-#include "core/outfile.h"
+#include "core/util/log.h"
+#include "core/profile/outfile.h"
 #include "test.h"
 
 static char dir[] = "/tmp/unwprof-outfile-XXXXXX";

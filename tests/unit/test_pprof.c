@@ -12,13 +12,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/common.h"
-#include "core/folded.h"
-#include "core/log.h"
-#include "core/outfile.h"
-#include "core/pprof.h"
+#include "core/util/common.h"
+#include "core/profile/folded.h"
+#include "core/util/log.h"
+#include "core/profile/outfile.h"
+#include "core/profile/pprof.h"
 #include "core/pprof.pb-c.h"
-#include "core/profile.h"
+#include "core/profile/profile.h"
 #include "test.h"
 #include "test_profiles.h"
 

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "core/procfs.h"
-#include "core/procmaps.h"
+#include "core/targets/procfs.h"
+#include "core/targets/procmaps.h"
 
 typedef int (*open_fn)(int root_fd, const char *path, int flags);
 

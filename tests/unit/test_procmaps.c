@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "core/elf.h"
-#include "core/log.h"
-#include "core/procmaps.h"
+#include "core/elf/elf.h"
+#include "core/util/log.h"
+#include "core/targets/procmaps.h"
 
 static const char maps_text[] =
 	"7f0000000000-7f0000001000 r--p 00000000 08:01 1234                       /usr/lib/libx.so\n"

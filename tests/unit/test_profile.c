@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/profile.h"
-#include "core/session.h"
+#include "core/profile/profile.h"
+#include "core/session/session.h"
 #include "test.h"
 #include "test_profiles.h"
 

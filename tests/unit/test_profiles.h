@@ -3,7 +3,7 @@
 #ifndef UNWPROF_TEST_PROFILES_H
 #define UNWPROF_TEST_PROFILES_H
 
-#include "core/profile.h"
+#include "core/profile/profile.h"
 
 /* Counts a stack of thread tid of process pid: profile__add_stack() without the struct. */
 static inline int add_stack(struct profile *p, uint32_t pid, uint32_t tid, const char *comm,

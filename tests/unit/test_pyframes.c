@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of core/pyframes.c: a code object is named from the copies
+ * Unit tests of core/runtimes/pyframes.c: a code object is named from the copies
  * its first-sight event holds (struct unw_py_code_event), placed at
  * addresses this process does not map, so that nothing can come from its
  * memory; an event cut short is ignored; a part left out is read from the
@@ -13,8 +13,8 @@
 
 #include "test.h"
 #include "../../bpf/unwprof.h"
-#include "../../core/pyframes.h"
-#include "../../core/pyruntime.h"
+#include "../../core/runtimes/pyframes.h"
+#include "../../core/runtimes/pyruntime.h"
 
 /* Addresses below the kernel's mmap_min_addr: never mapped. */
 #define CODE 0x1000

@@ -10,11 +10,11 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/folded.h"
-#include "core/folded_read.h"
-#include "core/log.h"
-#include "core/profile.h"
-#include "core/report.h"
+#include "core/profile/folded.h"
+#include "core/profile/folded_read.h"
+#include "core/util/log.h"
+#include "core/profile/profile.h"
+#include "core/profile/report.h"
 #include "test.h"
 
 static struct profile *read_str(const char *text, struct folded_read_info *info, int expect)

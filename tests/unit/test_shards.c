@@ -6,9 +6,9 @@
 #include <stdlib.h>
 
 #include "test.h"
-#include "core/encoder.h"
-#include "core/shards.h"
-#include "core/table.h"
+#include "core/unwind/encoder.h"
+#include "core/unwind/shards.h"
+#include "core/unwind/table.h"
 #include "bpf/unwind_step.h"
 
 /* nr_funcs functions of func_rows rows each, every one closed by an END row. */

@@ -16,11 +16,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "core/elf.h"
-#include "core/folded.h"
-#include "core/procmaps.h"
-#include "core/profile.h"
-#include "core/symbolize.h"
+#include "core/elf/elf.h"
+#include "core/profile/folded.h"
+#include "core/targets/procmaps.h"
+#include "core/profile/profile.h"
+#include "core/symbols/symbolize.h"
 #include "test.h"
 
 /* Functions with known names; static, so only .symtab has them. */

@@ -10,11 +10,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/cfi.h"
-#include "core/common.h"
-#include "core/elf.h"
-#include "core/log.h"
-#include "core/table.h"
+#include "core/unwind/cfi.h"
+#include "core/util/common.h"
+#include "core/elf/elf.h"
+#include "core/util/log.h"
+#include "core/unwind/table.h"
 #include "cfi_builder.h"
 #include "test.h"
 

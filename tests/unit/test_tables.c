@@ -16,11 +16,11 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "core/elf.h"
-#include "core/procfs.h"
-#include "core/procmaps.h"
-#include "core/table.h"
-#include "core/tables.h"
+#include "core/elf/elf.h"
+#include "core/targets/procfs.h"
+#include "core/targets/procmaps.h"
+#include "core/unwind/table.h"
+#include "core/unwind/tables.h"
 
 /* Somewhere in this executable's code. */
 static int __attribute__((noinline)) marker(int x)

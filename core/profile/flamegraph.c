@@ -1,0 +1,978 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The SVG flame graph writer. Every frame name (locations and processes) is
+ * interned into a rank in name order, each sample becomes a path of ranks
+ * from the process to the leaf, and the sorted paths are merged the way
+ * flamegraph.pl does: walking them in order, a frame opens where a path
+ * leaves the previous one and closes where the next one leaves it, so a
+ * frame's position and width come out in samples without building a tree.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/common.h"
+#include "flamegraph.h"
+#include "profile.h"
+
+#define FG_WIDTH 1200	      /* of the image, in pixels */
+#define FG_PAD 10	      /* left and right margins */
+#define FG_FRAME_H 16	      /* one level of the stack */
+#define FG_TOP 50	      /* title, subtitle and buttons */
+#define FG_BOTTOM 30	      /* the details line */
+#define FG_CHAR_W 7.2	      /* of the 12px monospace font, to elide names */
+#define FG_MIN_W 0.1	      /* frames narrower than this are left out */
+#define FG_ALL UINT32_MAX     /* name of the root frame */
+#define FG_MAX_FRAMES 1000000 /* per sample, a bound against corrupt input */
+
+enum fg_kind {
+	FG_USER,
+	FG_INLINED,	/* a function the compiler inlined into its caller */
+	FG_INTERPRETED, /* a Python or Ruby function, run by its interpreter */
+	FG_KERNEL,
+	FG_UNKNOWN, /* no symbol */
+	FG_PROCESS,
+	FG_ROOT,
+};
+
+static const char *const kind_class[] = {
+	[FG_USER] = "user",	[FG_INLINED] = "inlined", [FG_INTERPRETED] = "interpreted",
+	[FG_KERNEL] = "kernel", [FG_UNKNOWN] = "unknown", [FG_PROCESS] = "process",
+	[FG_ROOT] = "root",
+};
+
+struct fg_name {
+	char *name; /* valid UTF-8 without control characters */
+	enum fg_kind kind;
+	/*
+	 * a frame of a location or a process, numbered as flamegraph.first
+	 * says: the profile's, then the base's (diff)
+	 */
+	uint32_t src;
+};
+
+struct fg_path {
+	uint32_t *ids; /* name ranks, the process first */
+	uint32_t len;
+	uint64_t count;
+	uint64_t base; /* diff: the samples of the base */
+};
+
+struct fg_frame {
+	uint32_t depth; /* 0: the root */
+	uint32_t name;	/* rank, FG_ALL for the root */
+	uint64_t start; /* in samples */
+	uint64_t count;
+	uint64_t base; /* diff: the base's samples of the same stack */
+};
+
+struct flamegraph {
+	const struct profile *p;
+	const struct profile *base; /* diff, or NULL */
+	double max_delta;	    /* diff: the largest change of a frame drawn */
+	const struct flamegraph_opts *opts;
+	struct fg_name *names; /* sorted and unique: the index is the rank */
+	size_t nr_names;
+	/*
+	 * Name sources: each location has one frame per source line (the
+	 * functions inlined there, innermost first), else one; first[0][id]
+	 * is the first of location id of the profile, first[0][nr_locations]
+	 * its first process; first[1] numbers the base's after them (diff).
+	 */
+	uint32_t *first[2];
+	uint32_t *rank; /* of each name source */
+	struct fg_path *paths;
+	size_t nr_paths;
+	struct fg_frame *frames;
+	size_t nr_frames, cap_frames;
+	uint64_t total;
+	uint32_t max_depth; /* of the frames drawn */
+};
+
+/* Names */
+
+/* Bytes of the valid UTF-8 character at s (not U+FFFE/U+FFFF, which XML forbids), or 0. */
+static size_t utf8_char_len(const unsigned char *s)
+{
+	size_t len;
+	uint32_t c;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff) || c >= 0xfffe)) ||
+	    (len == 4 && (c < 0x10000 || c > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+/*
+ * Makes s safe for XML in place: invalid UTF-8 becomes '?', control
+ * characters a space (names come from binaries and may hold anything).
+ */
+static void sanitize(char *s)
+{
+	unsigned char *in = (unsigned char *)s, *out = in;
+
+	while (*in) {
+		size_t len = utf8_char_len(in);
+
+		if (!len) {
+			*out++ = '?';
+			in++;
+		} else if (len == 1 && (*in < 0x20 || *in == 0x7f)) {
+			*out++ = ' ';
+			in++;
+		} else {
+			memmove(out, in, len);
+			out += len;
+			in += len;
+		}
+	}
+	*out = '\0';
+}
+
+/* "libfoo.so" of "/usr/lib/libfoo.so", "vdso" of "[vdso]", as the folded writer names them. */
+static char *mapping_name(const char *file)
+{
+	const char *base = strrchr(file, '/');
+	size_t len;
+
+	base = base ? base + 1 : file;
+	len = strlen(base);
+	if (len > 2 && base[0] == '[' && base[len - 1] == ']')
+		return strndup(base + 1, len - 2);
+	return strdup(base);
+}
+
+/* The name of a frame of l: function, else where it is; "_[i]" when inlined, "_[k]" in the kernel. */
+static char *location_name(const struct profile *p, const struct profile_location *l,
+			   const char *function, bool inlined)
+{
+	const struct profile_mapping *m;
+	const char *k = l->kernel ? "_[k]" : inlined ? "_[i]" : "";
+	char *name = NULL, *base;
+	int n;
+
+	m = l->mapping == PROFILE_NONE ? NULL : profile__mapping(p, l->mapping);
+	if (function) {
+		n = asprintf(&name, "%s%s", function, k);
+	} else if (m && m->file) {
+		base = mapping_name(m->file);
+		if (!base)
+			return NULL;
+		n = asprintf(&name, "[%s+0x%" PRIx64 "]%s", base, l->addr - m->start + m->offset,
+			     k);
+		free(base);
+	} else {
+		n = asprintf(&name, "[unknown]%s", k);
+	}
+	return n < 0 ? NULL : name;
+}
+
+static char *process_name(const struct profile_sample *s, const struct flamegraph_opts *opts)
+{
+	char comm[PROFILE_COMM_LEN + 1] = {};
+	const char *c = comm;
+	char *name = NULL;
+	int n;
+
+	memcpy(comm, s->comm, sizeof(s->comm));
+	if (!comm[0])
+		c = "[unknown]";
+	char thread[PROFILE_COMM_LEN + 1] = {};
+
+	memcpy(thread, s->thread, sizeof(s->thread));
+	if (opts->tid && thread[0] && strcmp(thread, c) != 0)
+		n = asprintf(&name, "%s-%" PRIu32 "/%" PRIu32 " (%s)", c, s->pid, s->tid, thread);
+	else if (opts->tid)
+		n = asprintf(&name, "%s-%" PRIu32 "/%" PRIu32, c, s->pid, s->tid);
+	else if (opts->pid)
+		n = asprintf(&name, "%s-%" PRIu32, c, s->pid);
+	else
+		n = asprintf(&name, "%s", c);
+	return n < 0 ? NULL : name;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct fg_name *na = a, *nb = b;
+	int c = strcmp(na->name, nb->name);
+
+	if (c)
+		return c;
+	return (int)na->kind - (int)nb->kind;
+}
+
+/* The name of frame j (innermost first) of location id of p, which has n source lines. */
+static void frame_name(const struct profile *p, uint32_t id, const struct profile_line *lines,
+		       size_t n, size_t j, struct fg_name *out)
+{
+	const struct profile_location *l = profile__location(p, id);
+	bool inlined = j + 1 < n;
+	/* the outermost line's function is the location's */
+	const char *function = !n || (!inlined && l->function) ? l->function : lines[j].function;
+
+	out->name = location_name(p, l, function, inlined);
+	out->kind = !function			    ? FG_UNKNOWN :
+		    l->kernel			    ? FG_KERNEL :
+		    l->kind != PROFILE_FRAME_NATIVE ? FG_INTERPRETED :
+		    inlined			    ? FG_INLINED :
+						      FG_USER;
+}
+
+/*
+ * Numbers the name sources of p from *nr on: the frames of every location,
+ * then the processes of its samples; first[id] is the first of location id,
+ * first[nr_locations] the first process.
+ */
+static int count_sources(const struct profile *p, uint32_t **first, size_t *nr)
+{
+	size_t nr_loc = profile__nr_locations(p);
+
+	*first = calloc(nr_loc + 1, sizeof(**first));
+	if (!*first)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr_loc; i++) {
+		size_t n;
+
+		profile__lines(p, (uint32_t)i, &n);
+		(*first)[i] = (uint32_t)*nr;
+		*nr += n ? n : 1;
+		if (*nr > UINT32_MAX - profile__nr_samples(p))
+			return -E2BIG;
+	}
+	(*first)[nr_loc] = (uint32_t)*nr;
+	*nr += profile__nr_samples(p);
+	return 0;
+}
+
+/* The sources of the profile, then of the base: *nr in all. */
+static int flamegraph__count_sources(struct flamegraph *fg, size_t *nr)
+{
+	int err;
+
+	*nr = 0;
+	err = count_sources(fg->p, &fg->first[0], nr);
+	if (!err && fg->base)
+		err = count_sources(fg->base, &fg->first[1], nr);
+	return err;
+}
+
+/* The names a frame of p can have, one per source (first: its numbering). */
+static int flamegraph__collect(struct flamegraph *fg, const struct profile *p,
+			       const uint32_t *first, struct fg_name *all)
+{
+	size_t nr_loc = profile__nr_locations(p), nr_samples = profile__nr_samples(p);
+	uint32_t procs = first[nr_loc];
+
+	for (size_t i = 0; i < nr_loc; i++) {
+		size_t n;
+		const struct profile_line *lines = profile__lines(p, (uint32_t)i, &n);
+
+		for (size_t j = 0; j < (n ? n : 1); j++) {
+			frame_name(p, (uint32_t)i, lines, n, j, &all[first[i] + j]);
+			all[first[i] + j].src = first[i] + (uint32_t)j;
+		}
+	}
+	for (size_t i = 0; i < nr_samples; i++) {
+		all[procs + i].name = process_name(profile__sample(p, i), fg->opts);
+		all[procs + i].kind = FG_PROCESS;
+		all[procs + i].src = procs + (uint32_t)i;
+	}
+	for (size_t i = first[0]; i < procs + nr_samples; i++) {
+		if (!all[i].name)
+			return -ENOMEM;
+		sanitize(all[i].name);
+	}
+	return 0;
+}
+
+/* Every name a frame can have, before interning: the profile's, then the base's. */
+static int flamegraph__collect_names(struct flamegraph *fg, struct fg_name *all)
+{
+	int err = flamegraph__collect(fg, fg->p, fg->first[0], all);
+
+	if (!err && fg->base)
+		err = flamegraph__collect(fg, fg->base, fg->first[1], all);
+	return err;
+}
+
+/* Sorts the names, keeps one of each, and notes the rank of every source. */
+static int flamegraph__intern(struct flamegraph *fg)
+{
+	struct fg_name *all = NULL;
+	size_t nr = 0;
+	int err;
+
+	err = flamegraph__count_sources(fg, &nr);
+	if (err)
+		return err;
+	all = calloc(nr ? nr : 1, sizeof(*all));
+	fg->rank = calloc(nr ? nr : 1, sizeof(*fg->rank));
+	if (!all || !fg->rank) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = flamegraph__collect_names(fg, all);
+	if (err)
+		goto cleanup;
+	qsort(all, nr, sizeof(*all), name_cmp);
+	for (size_t i = 0; i < nr; i++) {
+		if (fg->nr_names && name_cmp(&all[fg->nr_names - 1], &all[i]) == 0) {
+			fg->rank[all[i].src] = fg->nr_names - 1;
+			free(all[i].name);
+		} else {
+			fg->rank[all[i].src] = fg->nr_names;
+			all[fg->nr_names++] = all[i]; /* compacted in place */
+		}
+	}
+	fg->names = all;
+	all = NULL;
+cleanup:
+	for (size_t i = 0; all && i < nr; i++)
+		free(all[i].name);
+	free(all);
+	return err;
+}
+
+/* Paths */
+
+static int path_cmp(const void *a, const void *b)
+{
+	const struct fg_path *pa = a, *pb = b;
+	uint32_t n = pa->len < pb->len ? pa->len : pb->len;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (pa->ids[i] != pb->ids[i])
+			return pa->ids[i] < pb->ids[i] ? -1 : 1;
+	return pa->len < pb->len ? -1 : pa->len > pb->len;
+}
+
+/* The numbering of the sources of p: the profile's or the base's. */
+static const uint32_t *first_of(const struct flamegraph *fg, const struct profile *p)
+{
+	return p == fg->p ? fg->first[0] : fg->first[1];
+}
+
+static uint32_t frames_of(const uint32_t *first, uint32_t id)
+{
+	return first[id + 1] - first[id];
+}
+
+/* Appends the frames of location id root first (the inlined ones after their caller) at ids[n]. */
+static uint32_t add_frames(const struct flamegraph *fg, const uint32_t *first, uint32_t id,
+			   uint32_t *ids, uint32_t n)
+{
+	for (uint32_t j = frames_of(first, id); j > 0; j--)
+		ids[n++] = fg->rank[first[id] + j - 1];
+	return n;
+}
+
+/* The path of sample i of p. */
+static int flamegraph__add_path(struct flamegraph *fg, const struct profile *p, size_t i)
+{
+	const struct profile_sample *s = profile__sample(p, i);
+	uint32_t nr_kernel = fg->opts->kernel ? s->nr_kernel : 0;
+	size_t nr_loc = profile__nr_locations(p), len = 1;
+	const uint32_t *first = first_of(fg, p);
+	struct fg_path *path = &fg->paths[fg->nr_paths];
+	uint32_t n = 0;
+
+	if (s->nr_user > FG_MAX_FRAMES || nr_kernel > FG_MAX_FRAMES)
+		return -E2BIG;
+	for (uint32_t j = 0; j < s->nr_user; j++)
+		len += frames_of(first, s->user[j]);
+	for (uint32_t j = 0; j < nr_kernel; j++)
+		len += frames_of(first, s->kernel[j]);
+	if (len > FG_MAX_FRAMES * 2 + 1)
+		return -E2BIG;
+	path->ids = malloc(len * sizeof(*path->ids));
+	if (!path->ids)
+		return -ENOMEM;
+	path->ids[n++] = fg->rank[first[nr_loc] + i];
+	for (uint32_t j = s->nr_user; j > 0; j--)
+		n = add_frames(fg, first, s->user[j - 1], path->ids, n);
+	for (uint32_t j = nr_kernel; j > 0; j--)
+		n = add_frames(fg, first, s->kernel[j - 1], path->ids, n);
+	path->len = n;
+	if (p == fg->p)
+		path->count = s->count;
+	else
+		path->base = s->count;
+	fg->nr_paths++;
+	return 0;
+}
+
+static int flamegraph__build_paths(struct flamegraph *fg)
+{
+	size_t nr = profile__nr_samples(fg->p);
+	size_t nr_base = fg->base ? profile__nr_samples(fg->base) : 0;
+	int err;
+
+	fg->paths = calloc(nr + nr_base + 1, sizeof(*fg->paths));
+	if (!fg->paths)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		if (!profile__sample(fg->p, i)->count)
+			continue;
+		err = flamegraph__add_path(fg, fg->p, i);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < nr_base; i++) {
+		if (!profile__sample(fg->base, i)->count)
+			continue;
+		err = flamegraph__add_path(fg, fg->base, i);
+		if (err)
+			return err;
+	}
+	qsort(fg->paths, fg->nr_paths, sizeof(*fg->paths), path_cmp);
+	return 0;
+}
+
+/* Frames */
+
+static int flamegraph__add_frame(struct flamegraph *fg, uint32_t depth, uint32_t name,
+				 uint64_t start, uint64_t end, uint64_t base)
+{
+	struct fg_frame *n;
+	size_t cap;
+
+	if (fg->nr_frames == fg->cap_frames) {
+		cap = fg->cap_frames ? fg->cap_frames * 2 : 256;
+		n = reallocarray(fg->frames, cap, sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		fg->frames = n;
+		fg->cap_frames = cap;
+	}
+	fg->frames[fg->nr_frames++] = (struct fg_frame){ depth, name, start, end - start, base };
+	return 0;
+}
+
+/*
+ * Closes the open frames above depth keep (path index keep - 1 stays open);
+ * x and xb are where the profile's and the base's samples are.
+ */
+static int flamegraph__close(struct flamegraph *fg, const struct fg_path *open,
+			     const uint64_t *starts, const uint64_t *bstarts, uint32_t nr_open,
+			     uint32_t keep, uint64_t x, uint64_t xb)
+{
+	int err;
+
+	for (uint32_t d = nr_open; d > keep; d--) {
+		err = flamegraph__add_frame(fg, d, open->ids[d - 1], starts[d - 1], x,
+					    xb - bstarts[d - 1]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The longest path, plus one: starts[] holds the profile's, then the base's. */
+static uint32_t open_max(const struct flamegraph *fg)
+{
+	uint32_t max_len = 0;
+
+	for (size_t i = 0; i < fg->nr_paths; i++)
+		if (fg->paths[i].len > max_len)
+			max_len = fg->paths[i].len;
+	return max_len + 1;
+}
+
+/* Merges the sorted paths into frames (depth 1 is the process). */
+static int flamegraph__flow(struct flamegraph *fg)
+{
+	const struct fg_path *open = NULL;
+	uint32_t nr_open = 0, max_len = open_max(fg);
+	uint64_t *starts, *bstarts, x = 0, xb = 0;
+	int err = 0;
+
+	starts = calloc(2 * (size_t)max_len, sizeof(*starts));
+	if (!starts)
+		return -ENOMEM;
+	bstarts = starts + max_len;
+	for (size_t i = 0; i < fg->nr_paths; i++) {
+		const struct fg_path *path = &fg->paths[i];
+		uint32_t common = 0;
+
+		while (common < nr_open && common < path->len &&
+		       open->ids[common] == path->ids[common])
+			common++;
+		err = flamegraph__close(fg, open, starts, bstarts, nr_open, common, x, xb);
+		if (err)
+			goto cleanup;
+		for (uint32_t d = common; d < path->len; d++) {
+			starts[d] = x;
+			bstarts[d] = xb;
+		}
+		open = path;
+		nr_open = path->len;
+		x += path->count;
+		xb += path->base;
+	}
+	err = flamegraph__close(fg, open, starts, bstarts, nr_open, 0, x, xb);
+	if (!err)
+		err = flamegraph__add_frame(fg, 0, FG_ALL, 0, x, xb);
+	fg->total = x;
+cleanup:
+	free(starts);
+	return err;
+}
+
+static int frame_cmp(const void *a, const void *b)
+{
+	const struct fg_frame *fa = a, *fb = b;
+
+	if (fa->depth != fb->depth)
+		return fa->depth < fb->depth ? -1 : 1;
+	return fa->start < fb->start ? -1 : fa->start > fb->start;
+}
+
+static double frame_width(const struct flamegraph *fg, const struct fg_frame *fr)
+{
+	double w = FG_WIDTH - 2 * FG_PAD;
+
+	return fg->total ? w * fr->count / fg->total : w;
+}
+
+static bool frame_drawn(const struct flamegraph *fg, const struct fg_frame *fr)
+{
+	return fr->depth == 0 || frame_width(fg, fr) >= FG_MIN_W;
+}
+
+/* Writing */
+
+static void put_escaped(FILE *f, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		switch (s[i]) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&apos;", f);
+			break;
+		default:
+			fputc(s[i], f);
+		}
+	}
+}
+
+/* Writes text from the command line or the caller, made safe as names are; NULL: nothing. */
+static void put_text(FILE *f, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	while (u && *u) {
+		size_t len = utf8_char_len(u);
+
+		if (!len || (len == 1 && (*u < 0x20 || *u == 0x7f))) {
+			fputc(len ? ' ' : '?', f);
+			u++;
+			continue;
+		}
+		put_escaped(f, (const char *)u, len);
+		u += len;
+	}
+}
+
+/* name cut to what fits in width pixels, ".." marking the cut, as the script does. */
+static void put_fitted(FILE *f, const char *name, double width)
+{
+	long fit = (long)((width - 6) / FG_CHAR_W);
+	size_t chars = 0, len = strlen(name), cut = 0;
+
+	for (size_t i = 0; i < len; i++)
+		chars += ((unsigned char)name[i] & 0xc0) != 0x80;
+	if ((long)chars <= fit) {
+		put_escaped(f, name, len);
+		return;
+	}
+	if (fit < 3)
+		return;
+	for (long kept = 0; cut < len; cut++) {
+		if (((unsigned char)name[cut] & 0xc0) != 0x80 && kept++ == fit - 2)
+			break;
+	}
+	put_escaped(f, name, cut);
+	fputs("..", f);
+}
+
+/* FNV-1a: the same name always gets the same color. */
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void put_color(FILE *f, const char *name, enum fg_kind kind)
+{
+	uint32_t h = name_hash(name);
+	unsigned int a = h & 0xff, b = (h >> 8) & 0xff, c = (h >> 16) & 0xff;
+	unsigned int r, g, bl;
+
+	switch (kind) {
+	case FG_INLINED: /* warm, lighter: inlined into the frame below */
+		r = 230 + c * 25 / 255, g = 120 + a * 120 / 255, bl = 90 + b * 60 / 255;
+		break;
+	case FG_INTERPRETED: /* green: the interpreter's code, apart from the native frames */
+		r = 60 + a * 80 / 255, g = 170 + b * 60 / 255, bl = 60 + c * 60 / 255;
+		break;
+	case FG_KERNEL: /* blue */
+		r = 60 + a * 60 / 255, g = 140 + b * 60 / 255, bl = 200 + c * 55 / 255;
+		break;
+	case FG_UNKNOWN: /* grey */
+		r = g = bl = 170 + a * 40 / 255;
+		break;
+	case FG_PROCESS:
+	case FG_ROOT: /* purple */
+		r = 180 + a * 30 / 255, g = 150 + a * 30 / 255, bl = 215 + b * 30 / 255;
+		break;
+	default: /* warm: red to yellow */
+		r = 205 + c * 50 / 255, g = a * 230 / 255, bl = b * 55 / 255;
+		break;
+	}
+	fprintf(f, "rgb(%u,%u,%u)", r, g, bl);
+}
+
+/* The change of a frame's samples from the base's, in the profile's units. */
+static double frame_delta(const struct flamegraph *fg, const struct fg_frame *fr)
+{
+	double scale = fg->opts->base_scale > 0 ? fg->opts->base_scale : 1;
+
+	return (double)fr->count - (double)fr->base * scale;
+}
+
+/* Diff: red for more samples, blue for fewer, as deep as the change is large; white: equal. */
+static void put_diff_color(FILE *f, const struct flamegraph *fg, const struct fg_frame *fr)
+{
+	double d = frame_delta(fg, fr);
+	unsigned int v = 255;
+
+	if (fg->max_delta > 0)
+		v = 255 - (unsigned int)(210 * (d < 0 ? -d : d) / fg->max_delta);
+	if (d > 0)
+		fprintf(f, "rgb(255,%u,%u)", v, v);
+	else if (d < 0)
+		fprintf(f, "rgb(%u,%u,255)", v, v);
+	else
+		fputs("rgb(250,250,250)", f);
+}
+
+static int svg_height(const struct flamegraph *fg)
+{
+	return FG_TOP + (int)(fg->max_depth + 1) * FG_FRAME_H + FG_BOTTOM;
+}
+
+static void flamegraph__put_frame(const struct flamegraph *fg, FILE *f, const struct fg_frame *fr)
+{
+	const char *name = fr->name == FG_ALL ? "all" : fg->names[fr->name].name;
+	enum fg_kind kind = fr->name == FG_ALL ? FG_ROOT : fg->names[fr->name].kind;
+	double w = frame_width(fg, fr);
+	double x =
+		FG_PAD + (fg->total ? (double)(FG_WIDTH - 2 * FG_PAD) * fr->start / fg->total : 0);
+	int y = svg_height(fg) - FG_BOTTOM - (int)(fr->depth + 1) * FG_FRAME_H;
+
+	fprintf(f, "<g class=\"f %s\" data-x=\"%" PRIu64 "\" data-c=\"%" PRIu64 "\"><title>",
+		kind_class[kind], fr->start, fr->count);
+	put_escaped(f, name, strlen(name));
+	fprintf(f, " (%" PRIu64 " sample%s, %.2f%%", fr->count, fr->count == 1 ? "" : "s",
+		fg->total ? 100.0 * fr->count / fg->total : 0.0);
+	if (fg->base)
+		fprintf(f, "; base %" PRIu64 ", %+.0f", fr->base, frame_delta(fg, fr));
+	fputs(")</title>", f);
+	fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"", x, y, w,
+		FG_FRAME_H - 1);
+	if (fg->base)
+		put_diff_color(f, fg, fr);
+	else
+		put_color(f, name, kind);
+	fprintf(f, "\"/><text x=\"%.2f\" y=\"%d\">", x + 3, y + FG_FRAME_H - 5);
+	put_fitted(f, name, w);
+	fputs("</text></g>\n", f);
+}
+
+static const char svg_style[] =
+	"<style type=\"text/css\"><![CDATA[\n"
+	"text { font-family: monospace; font-size: 12px; fill: rgb(0,0,0); }\n"
+	"#title { font-size: 17px; text-anchor: middle; }\n"
+	"#subtitle { text-anchor: middle; fill: rgb(90,90,90); }\n"
+	"#search, #matched { text-anchor: end; }\n"
+	"#search, #reset, #matched { cursor: pointer; }\n"
+	"#search:hover, #reset:hover { text-decoration: underline; }\n"
+	"g.f { cursor: pointer; }\n"
+	"g.f > text { pointer-events: none; }\n"
+	"g.f:hover > rect { stroke: rgb(0,0,0); stroke-width: 0.5; }\n"
+	"g.match > rect { fill: rgb(230,0,230); }\n"
+	"g.parent > rect { fill-opacity: 0.5; }\n"
+	".hidden { display: none; }\n"
+	"]]></style>\n";
+
+/*
+ * The viewer. Frames carry their position and width in samples (data-x,
+ * data-c), so zooming recomputes pixels from samples; names come from the
+ * <title>, "NAME (N samples, P%)".
+ */
+static const char svg_script[] =
+	"<script type=\"text/ecmascript\"><![CDATA[\n"
+	"\"use strict\";\n"
+	"var svg = document.documentElement;\n"
+	"var PAD = +svg.getAttribute(\"data-pad\"), W = +svg.getAttribute(\"data-width\");\n"
+	"var TOTAL = +svg.getAttribute(\"data-total\"), CHAR_W = 7.2, MIN_W = 0.1;\n"
+	"var frames = [], index = new Map(), root = -1, term = \"\";\n"
+	"var details, matched, reset;\n"
+	"\n"
+	"function init() {\n"
+	"\tvar gs = document.querySelectorAll(\"#frames > g\");\n"
+	"\tfor (var i = 0; i < gs.length; i++) {\n"
+	"\t\tvar g = gs[i], t = g.firstElementChild.textContent, r = g.querySelector(\"rect\");\n"
+	"\t\tframes.push({ g: g, rect: r, text: g.querySelector(\"text\"),\n"
+	"\t\t\tname: t.substring(0, t.lastIndexOf(\" (\")), y: +r.getAttribute(\"y\"),\n"
+	"\t\t\tx: +g.getAttribute(\"data-x\"), c: +g.getAttribute(\"data-c\") });\n"
+	"\t\tindex.set(g, i);\n"
+	"\t\tif (g.classList.contains(\"root\"))\n"
+	"\t\t\troot = i;\n"
+	"\t}\n"
+	"\tdetails = document.getElementById(\"details\");\n"
+	"\tmatched = document.getElementById(\"matched\");\n"
+	"\treset = document.getElementById(\"reset\");\n"
+	"\tvar fg = document.getElementById(\"frames\");\n"
+	"\tfg.addEventListener(\"click\", function (e) {\n"
+	"\t\tvar i = frameOf(e.target);\n"
+	"\t\tif (i >= 0)\n"
+	"\t\t\tzoom(i);\n"
+	"\t});\n"
+	"\tfg.addEventListener(\"mouseover\", function (e) {\n"
+	"\t\tvar i = frameOf(e.target);\n"
+	"\t\tdetails.textContent = i < 0 ? \" \" : frames[i].g.firstElementChild.textContent;\n"
+	"\t});\n"
+	"\tfg.addEventListener(\"mouseout\", function () { details.textContent = \" \"; });\n"
+	"\treset.addEventListener(\"click\", function () { zoom(root); });\n"
+	"\tdocument.getElementById(\"search\").addEventListener(\"click\", ask);\n"
+	"\tmatched.addEventListener(\"click\", function () { search(\"\"); });\n"
+	"\twindow.addEventListener(\"keydown\", onKey);\n"
+	"\tfromUrl();\n"
+	"\tsvg.setAttribute(\"data-ready\", \"1\");\n"
+	"}\n"
+	"\n"
+	"function frameOf(el) {\n"
+	"\tfor (; el && el !== svg; el = el.parentNode)\n"
+	"\t\tif (index.has(el))\n"
+	"\t\t\treturn index.get(el);\n"
+	"\treturn -1;\n"
+	"}\n"
+	"\n"
+	"/* The name cut to what fits, as the writer does. */\n"
+	"function fit(name, w) {\n"
+	"\tvar n = Math.floor((w - 6) / CHAR_W);\n"
+	"\tif (name.length <= n)\n"
+	"\t\treturn name;\n"
+	"\treturn n < 3 ? \"\" : name.substring(0, n - 2) + \"..\";\n"
+	"}\n"
+	"\n"
+	"function place(f, x, w) {\n"
+	"\tf.rect.setAttribute(\"x\", x.toFixed(2));\n"
+	"\tf.rect.setAttribute(\"width\", w.toFixed(2));\n"
+	"\tf.text.setAttribute(\"x\", (x + 3).toFixed(2));\n"
+	"\tf.text.textContent = fit(f.name, w);\n"
+	"}\n"
+	"\n"
+	"/* Frame i fills the width: its ancestors stay (faded), the rest hides. */\n"
+	"function zoom(i) {\n"
+	"\tvar z = frames[i];\n"
+	"\tif (!z.c)\n"
+	"\t\treturn;\n"
+	"\tfor (var j = 0; j < frames.length; j++) {\n"
+	"\t\tvar f = frames[j], end = f.x + f.c, w = f.c / z.c * W;\n"
+	"\t\tvar below = f.y > z.y;\n"
+	"\t\tvar ancestor = below && f.x <= z.x && end >= z.x + z.c;\n"
+	"\t\tvar inside = !below && f.x >= z.x && end <= z.x + z.c && w >= MIN_W;\n"
+	"\t\tif (ancestor)\n"
+	"\t\t\tplace(f, PAD, W);\n"
+	"\t\telse if (inside)\n"
+	"\t\t\tplace(f, PAD + (f.x - z.x) / z.c * W, w);\n"
+	"\t\tf.g.classList.toggle(\"parent\", ancestor && i !== root);\n"
+	"\t\tf.g.classList.toggle(\"hidden\", !ancestor && !inside);\n"
+	"\t}\n"
+	"\treset.classList.toggle(\"hidden\", i === root);\n"
+	"}\n"
+	"\n"
+	"/* Highlights the frames matching t; the share counts nested matches once. */\n"
+	"function search(t) {\n"
+	"\tvar re = null, hits = [], covered = 0, end = 0;\n"
+	"\tterm = t || \"\";\n"
+	"\tif (term) {\n"
+	"\t\ttry {\n"
+	"\t\t\tre = new RegExp(term);\n"
+	"\t\t} catch (e) {\n"
+	"\t\t\tre = new RegExp(term.replace(/[.*+?^${}()|[\\]\\\\]/g, \"\\\\$&\"));\n"
+	"\t\t}\n"
+	"\t}\n"
+	"\tfor (var j = 0; j < frames.length; j++) {\n"
+	"\t\tvar hit = re !== null && re.test(frames[j].name);\n"
+	"\t\tframes[j].g.classList.toggle(\"match\", hit);\n"
+	"\t\tif (hit)\n"
+	"\t\t\thits.push(frames[j]);\n"
+	"\t}\n"
+	"\thits.sort(function (a, b) { return a.x - b.x || b.c - a.c; });\n"
+	"\tfor (var k = 0; k < hits.length; k++) {\n"
+	"\t\tvar s = hits[k];\n"
+	"\t\tif (s.x + s.c <= end)\n"
+	"\t\t\tcontinue;\n"
+	"\t\tcovered += s.x + s.c - Math.max(s.x, end);\n"
+	"\t\tend = s.x + s.c;\n"
+	"\t}\n"
+	"\tmatched.textContent = !term ? \"\" :\n"
+	"\t\t\"Matched: \" + (TOTAL ? 100 * covered / TOTAL : 0).toFixed(2) + \"%\";\n"
+	"}\n"
+	"\n"
+	"function ask() {\n"
+	"\tvar t = window.prompt(\"Search frames (regular expression):\", term);\n"
+	"\tif (t !== null)\n"
+	"\t\tsearch(t);\n"
+	"}\n"
+	"\n"
+	"function onKey(e) {\n"
+	"\tif ((e.ctrlKey || e.metaKey) && (e.key === \"f\" || e.key === \"F\")) {\n"
+	"\t\te.preventDefault();\n"
+	"\t\task();\n"
+	"\t} else if (e.key === \"Escape\") {\n"
+	"\t\tsearch(\"\");\n"
+	"\t\tzoom(root);\n"
+	"\t}\n"
+	"}\n"
+	"\n"
+	"/* file.svg#s=REGEX&zoom=NAME (or ?s=...): the widest frame named NAME. */\n"
+	"function fromUrl() {\n"
+	"\tvar q = new URLSearchParams(location.hash.substring(1) || location.search.substring(1));\n"
+	"\tvar z = q.get(\"zoom\"), best = -1;\n"
+	"\tfor (var j = 0; z !== null && j < frames.length; j++)\n"
+	"\t\tif (frames[j].name === z && (best < 0 || frames[j].c > frames[best].c))\n"
+	"\t\t\tbest = j;\n"
+	"\tif (best >= 0)\n"
+	"\t\tzoom(best);\n"
+	"\tif (q.get(\"s\") !== null)\n"
+	"\t\tsearch(q.get(\"s\"));\n"
+	"}\n"
+	"\n"
+	"window.addEventListener(\"load\", init);\n"
+	"]]></script>\n";
+
+static void flamegraph__put_header(const struct flamegraph *fg, FILE *f)
+{
+	const struct flamegraph_opts *opts = fg->opts;
+	int h = svg_height(fg);
+
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", f);
+	fprintf(f,
+		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" data-pad=\"%d\" data-width=\"%d\" "
+		"data-total=\"%" PRIu64 "\">\n",
+		FG_WIDTH, h, FG_WIDTH, h, FG_PAD, FG_WIDTH - 2 * FG_PAD, fg->total);
+	fputs("<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
+	      "<stop stop-color=\"#eeeeee\" offset=\"5%\"/>"
+	      "<stop stop-color=\"#eeeeb0\" offset=\"95%\"/></linearGradient></defs>\n",
+	      f);
+	fputs(svg_style, f);
+	fputs(svg_script, f);
+	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"url(#background)\"/>\n",
+		FG_WIDTH, h);
+	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\">", FG_WIDTH / 2);
+	put_text(f, opts->title ? opts->title : "Flame Graph");
+	fprintf(f, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"42\">", FG_WIDTH / 2);
+	put_text(f, opts->subtitle);
+	fprintf(f,
+		"</text>\n<text id=\"reset\" class=\"hidden\" x=\"%d\" y=\"24\">Reset Zoom</text>\n",
+		FG_PAD);
+	fprintf(f, "<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n", FG_WIDTH - FG_PAD);
+	fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", FG_PAD, h - 10);
+	fprintf(f, "<text id=\"matched\" x=\"%d\" y=\"%d\"></text>\n", FG_WIDTH - FG_PAD, h - 10);
+}
+
+static int flamegraph__put(struct flamegraph *fg, FILE *f)
+{
+	for (size_t i = 0; i < fg->nr_frames; i++) {
+		const struct fg_frame *fr = &fg->frames[i];
+		double d = fg->base ? frame_delta(fg, fr) : 0;
+
+		if (!frame_drawn(fg, fr))
+			continue;
+		if (fr->depth > fg->max_depth)
+			fg->max_depth = fr->depth;
+		/* the root's change is every frame's sum: it would pale them all */
+		if (fr->depth && (d < 0 ? -d : d) > fg->max_delta)
+			fg->max_delta = d < 0 ? -d : d;
+	}
+	flamegraph__put_header(fg, f);
+	fputs("<g id=\"frames\">\n", f);
+	for (size_t i = 0; i < fg->nr_frames; i++)
+		if (frame_drawn(fg, &fg->frames[i]))
+			flamegraph__put_frame(fg, f, &fg->frames[i]);
+	fputs("</g>\n</svg>\n", f);
+	if (fflush(f) || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+static void flamegraph__free(struct flamegraph *fg)
+{
+	for (size_t i = 0; i < fg->nr_names; i++)
+		free(fg->names[i].name);
+	free(fg->names);
+	free(fg->rank);
+	free(fg->first[0]);
+	free(fg->first[1]);
+	for (size_t i = 0; i < fg->nr_paths; i++)
+		free(fg->paths[i].ids);
+	free(fg->paths);
+	free(fg->frames);
+}
+
+int flamegraph__write(FILE *f, const struct profile *p, const struct flamegraph_opts *opts)
+{
+	struct flamegraph_opts defaults = {};
+	struct flamegraph fg = { .p = p, .opts = opts ? opts : &defaults };
+
+	fg.base = fg.opts->base;
+	int err;
+
+	err = flamegraph__intern(&fg);
+	if (!err)
+		err = flamegraph__build_paths(&fg);
+	if (!err)
+		err = flamegraph__flow(&fg);
+	if (!err) {
+		qsort(fg.frames, fg.nr_frames, sizeof(*fg.frames), frame_cmp);
+		errno = 0;
+		err = flamegraph__put(&fg, f);
+	}
+	flamegraph__free(&fg);
+	return err;
+}

@@ -1,0 +1,1333 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pprof writer and reader on the code protoc-c generates from pprof.proto,
+ * with zlib for the gzip layer. The writer builds every part of the message
+ * but its samples in memory; the samples, which grow with the length of a
+ * run, are packed one at a time and streamed through the compressor with
+ * the rest, in field order, so the bytes are those of the whole message
+ * packed at once. The reader checks every index and id of the message
+ * before it touches the profile model.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "core/pprof.pb-c.h"
+#include "../util/common.h"
+#include "../util/log.h"
+#include "pprof.h"
+#include "profile.h"
+
+#define KERNEL_MAPPING "[kernel.kallsyms]"
+
+/*
+ * Interpreters' frames (Python's, Ruby's: their addresses are code
+ * objects', in no mapping) are given a mapping of their own, made up, by
+ * which a reader knows them for what they are.
+ */
+static const char *const interp_mappings[] = {
+	[PROFILE_FRAME_PYTHON] = "[python]",
+	[PROFILE_FRAME_RUBY] = "[ruby]",
+};
+#define NR_FRAME_KINDS ARRAY_SIZE(interp_mappings)
+
+/* Interned strings and functions, looked up through tsearch trees. */
+
+struct str_entry {
+	const char *s;
+	int64_t idx;
+};
+
+struct func_entry {
+	int64_t name, system_name, filename, start_line;
+	uint64_t id;
+};
+
+static int str_entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct str_entry *)a)->s, ((const struct str_entry *)b)->s);
+}
+
+static int func_entry_cmp(const void *a, const void *b)
+{
+	const struct func_entry *fa = a, *fb = b;
+
+	if (fa->name != fb->name)
+		return fa->name < fb->name ? -1 : 1;
+	if (fa->system_name != fb->system_name)
+		return fa->system_name < fb->system_name ? -1 : 1;
+	if (fa->filename != fb->filename)
+		return fa->filename < fb->filename ? -1 : 1;
+	if (fa->start_line != fb->start_line)
+		return fa->start_line < fb->start_line ? -1 : 1;
+	return 0;
+}
+
+/* Everything the writer allocates; the message's pointers point into these arrays. */
+struct builder {
+	const struct profile *p;
+	const struct pprof_write_opts *opts;
+	Pprof__Profile msg;
+	/* string table: the strings belong to the profile or are literals */
+	char **strs;
+	size_t nr_strs, cap_strs;
+	void *str_tree;
+	/* functions */
+	Pprof__Function *funcs;
+	Pprof__Function **func_ptrs;
+	size_t nr_funcs;
+	void *func_tree;
+	/* locations: loc_ids[model id] is the pprof id, 0 when unused */
+	uint64_t *loc_ids;
+	Pprof__Location *locs;
+	Pprof__Location **loc_ptrs;
+	Pprof__Line *lines;
+	Pprof__Line **line_ptrs;
+	size_t nr_lines;
+	/* mappings: map_ids[model id] is the pprof id, 0 when unused */
+	uint64_t *map_ids;
+	bool *map_has_funcs;
+	uint8_t *map_has_lines; /* MAP_FILENAMES | MAP_LINE_NUMBERS | MAP_INLINE_FRAMES */
+	uint64_t kernel_map_id; /* made up for kernel frames without a mapping */
+	uint64_t kernel_lo, kernel_hi;
+	struct {
+		uint64_t id, lo, hi; /* made up for interpreters' frames, by frame kind */
+	} interp[NR_FRAME_KINDS];
+	Pprof__Mapping *maps;
+	Pprof__Mapping **map_ptrs;
+	/* the sample being packed */
+	uint64_t *sample_loc_ids;
+	size_t cap_sample_loc_ids;
+	uint8_t *packed;
+	size_t cap_packed;
+	Pprof__ValueType value_types[2];
+	Pprof__ValueType *value_type_ptrs[2];
+	Pprof__ValueType period_type;
+};
+
+static void builder__free(struct builder *b)
+{
+	tdestroy(b->str_tree, free);
+	tdestroy(b->func_tree, free);
+	free(b->strs);
+	free(b->funcs);
+	free(b->func_ptrs);
+	free(b->loc_ids);
+	free(b->locs);
+	free(b->loc_ptrs);
+	free(b->lines);
+	free(b->line_ptrs);
+	free(b->map_ids);
+	free(b->map_has_funcs);
+	free(b->map_has_lines);
+	free(b->maps);
+	free(b->map_ptrs);
+	free(b->sample_loc_ids);
+	free(b->packed);
+}
+
+/* The string table index of s (NULL is ""), adding it when new; -1 when out of memory. */
+static int64_t builder__str(struct builder *b, const char *s)
+{
+	struct str_entry key = { .s = s ? s : "" }, *e, **found;
+
+	found = tfind(&key, &b->str_tree, str_entry_cmp);
+	if (found)
+		return (*found)->idx;
+	if (b->nr_strs == b->cap_strs) {
+		size_t cap = b->cap_strs ? b->cap_strs * 2 : 256;
+		char **n = reallocarray(b->strs, cap, sizeof(*n));
+
+		if (!n)
+			return -1;
+		b->strs = n;
+		b->cap_strs = cap;
+	}
+	e = malloc(sizeof(*e));
+	if (!e)
+		return -1;
+	e->s = key.s;
+	e->idx = (int64_t)b->nr_strs;
+	if (!tsearch(e, &b->str_tree, str_entry_cmp)) {
+		free(e);
+		return -1;
+	}
+	b->strs[b->nr_strs++] = (char *)key.s;
+	return e->idx;
+}
+
+/*
+ * The pprof id of the function (name, system_name, filename, start_line),
+ * adding it when new; 0 when out of memory.
+ */
+static uint64_t builder__func(struct builder *b, const char *name, const char *system_name,
+			      const char *filename, uint32_t start_line)
+{
+	struct func_entry key, *e, **found;
+	Pprof__Function *f;
+
+	key.name = builder__str(b, name ? name : system_name);
+	key.system_name = builder__str(b, system_name ? system_name : name);
+	key.filename = builder__str(b, filename);
+	key.start_line = start_line;
+	if (key.name < 0 || key.system_name < 0 || key.filename < 0)
+		return 0;
+	found = tfind(&key, &b->func_tree, func_entry_cmp);
+	if (found)
+		return (*found)->id;
+	e = malloc(sizeof(*e));
+	/* tsearch reads the key through e, so fill it first */
+	if (e)
+		*e = key;
+	if (!e || !tsearch(e, &b->func_tree, func_entry_cmp)) {
+		free(e);
+		return 0;
+	}
+	f = &b->funcs[b->nr_funcs];
+	*f = (Pprof__Function)PPROF__FUNCTION__INIT;
+	f->id = e->id = ++b->nr_funcs;
+	f->name = key.name;
+	f->system_name = key.system_name;
+	f->filename = key.filename;
+	f->start_line = key.start_line;
+	b->func_ptrs[f->id - 1] = f;
+	return f->id;
+}
+
+enum {
+	MAP_FILENAMES = 1 << 0,
+	MAP_LINE_NUMBERS = 1 << 1,
+	MAP_INLINE_FRAMES = 1 << 2,
+};
+
+/* What the source lines of location id tell of its mapping (MAP_*); counts them in *nr. */
+static uint8_t lines_kind(const struct profile *p, uint32_t id, size_t *nr)
+{
+	size_t n;
+	const struct profile_line *lines = profile__lines(p, id, &n);
+	uint8_t kind = n > 1 ? MAP_INLINE_FRAMES : 0;
+
+	*nr += n ? n : 1;
+	for (size_t i = 0; i < n; i++) {
+		if (lines[i].file)
+			kind |= MAP_FILENAMES;
+		if (lines[i].line)
+			kind |= MAP_LINE_NUMBERS;
+	}
+	return kind;
+}
+
+/* An interpreter's frame l: the made-up mapping of its kind covers it. */
+static void builder__note_interp(struct builder *b, const struct profile_location *l)
+{
+	if (!b->interp[l->kind].id || l->addr < b->interp[l->kind].lo)
+		b->interp[l->kind].lo = l->addr;
+	if (!b->interp[l->kind].id || l->addr >= b->interp[l->kind].hi)
+		b->interp[l->kind].hi = l->addr + 1;
+	b->interp[l->kind].id = 1;
+}
+
+/* Marks the locations and mappings the samples use. */
+static int builder__mark(struct builder *b)
+{
+	const struct profile *p = b->p;
+	size_t nr_locs = profile__nr_locations(p), nr_maps = profile__nr_mappings(p);
+
+	b->loc_ids = calloc(nr_locs + 1, sizeof(*b->loc_ids));
+	b->map_ids = calloc(nr_maps + 1, sizeof(*b->map_ids));
+	b->map_has_funcs = calloc(nr_maps + 1, sizeof(*b->map_has_funcs));
+	b->map_has_lines = calloc(nr_maps + 1, sizeof(*b->map_has_lines));
+	if (!b->loc_ids || !b->map_ids || !b->map_has_funcs || !b->map_has_lines)
+		return -ENOMEM;
+	for (size_t i = 0; i < profile__nr_samples(p); i++) {
+		const struct profile_sample *s = profile__sample(p, i);
+
+		if (!s->count)
+			continue;
+		for (uint32_t j = 0; j < s->nr_user; j++)
+			b->loc_ids[s->user[j]] = 1;
+		for (uint32_t j = 0; j < s->nr_kernel && !b->opts->no_kernel; j++)
+			b->loc_ids[s->kernel[j]] = 1;
+	}
+	for (uint32_t i = 0; i < nr_locs; i++) {
+		const struct profile_location *l = profile__location(p, i);
+		uint8_t kind;
+
+		if (!b->loc_ids[i])
+			continue;
+		kind = lines_kind(p, i, &b->nr_lines);
+		if (l->kind != PROFILE_FRAME_NATIVE && l->kind < NR_FRAME_KINDS) {
+			builder__note_interp(b, l);
+		} else if (l->mapping != PROFILE_NONE) {
+			b->map_ids[l->mapping] = 1;
+			b->map_has_funcs[l->mapping] |= l->function || l->system_name;
+			b->map_has_lines[l->mapping] |= kind;
+		} else if (l->kernel) {
+			if (!b->kernel_map_id || l->addr < b->kernel_lo)
+				b->kernel_lo = l->addr;
+			if (!b->kernel_map_id || l->addr >= b->kernel_hi)
+				b->kernel_hi = l->addr + 1;
+			b->kernel_map_id = 1;
+		}
+	}
+	return 0;
+}
+
+static bool is_special(const char *file)
+{
+	return !file || !file[0] || file[0] == '[';
+}
+
+/*
+ * The main binary: the mapping of opts->main_file, else the lowest
+ * file-backed mapping of the first sampled process (executables load below
+ * their libraries), else the first file-backed mapping used, else the first
+ * mapping used.
+ */
+static uint32_t builder__main_mapping(const struct builder *b)
+{
+	const struct profile *p = b->p;
+	uint32_t best = PROFILE_NONE, pid = 0;
+	bool have_pid = false;
+
+	for (uint32_t i = 0; i < profile__nr_mappings(p) && b->opts->main_file; i++)
+		if (b->map_ids[i] && profile__mapping(p, i)->file &&
+		    strcmp(profile__mapping(p, i)->file, b->opts->main_file) == 0)
+			return i;
+	for (size_t i = 0; i < profile__nr_samples(p) && !have_pid; i++) {
+		const struct profile_sample *s = profile__sample(p, i);
+
+		if (s->count && s->nr_user) {
+			pid = s->pid;
+			have_pid = true;
+		}
+	}
+	for (uint32_t i = 0; i < profile__nr_locations(p) && have_pid; i++) {
+		const struct profile_location *l = profile__location(p, i);
+		const struct profile_mapping *m;
+
+		if (!b->loc_ids[i] || l->kernel || l->pid != pid || l->mapping == PROFILE_NONE)
+			continue;
+		m = profile__mapping(p, l->mapping);
+		if (is_special(m->file))
+			continue;
+		if (best == PROFILE_NONE || m->start < profile__mapping(p, best)->start)
+			best = l->mapping;
+	}
+	for (uint32_t i = 0; i < profile__nr_mappings(p) && best == PROFILE_NONE; i++)
+		if (b->map_ids[i] && !is_special(profile__mapping(p, i)->file))
+			best = i;
+	for (uint32_t i = 0; i < profile__nr_mappings(p) && best == PROFILE_NONE; i++)
+		if (b->map_ids[i])
+			best = i;
+	return best;
+}
+
+static int builder__add_mapping(struct builder *b, uint64_t start, uint64_t limit, uint64_t offset,
+				const char *file, const char *build_id, bool has_funcs,
+				uint8_t has_lines)
+{
+	size_t n = b->msg.n_mapping;
+	Pprof__Mapping *m = &b->maps[n];
+
+	*m = (Pprof__Mapping)PPROF__MAPPING__INIT;
+	m->id = n + 1;
+	m->memory_start = start;
+	m->memory_limit = limit;
+	m->file_offset = offset;
+	m->filename = builder__str(b, file);
+	m->build_id = builder__str(b, build_id);
+	if (m->filename < 0 || m->build_id < 0)
+		return -ENOMEM;
+	/* Symbolized here: pprof need not look for the binary. */
+	m->has_functions = has_funcs;
+	m->has_filenames = has_lines & MAP_FILENAMES;
+	m->has_line_numbers = has_lines & MAP_LINE_NUMBERS;
+	m->has_inline_frames = has_lines & MAP_INLINE_FRAMES;
+	b->map_ptrs[n] = m;
+	b->msg.n_mapping++;
+	return 0;
+}
+
+static int builder__add_model_mapping(struct builder *b, uint32_t id)
+{
+	const struct profile_mapping *m = profile__mapping(b->p, id);
+
+	b->map_ids[id] = b->msg.n_mapping + 1;
+	return builder__add_mapping(b, m->start, m->limit, m->offset, m->file, m->build_id,
+				    b->map_has_funcs[id], b->map_has_lines[id]);
+}
+
+static int builder__mappings(struct builder *b)
+{
+	size_t nr = profile__nr_mappings(b->p);
+	uint32_t main_id = builder__main_mapping(b);
+	int err = 0;
+
+	/* the model's, the kernel's and the interpreters' made up */
+	b->maps = calloc(nr + 1 + NR_FRAME_KINDS, sizeof(*b->maps));
+	b->map_ptrs = calloc(nr + 1 + NR_FRAME_KINDS, sizeof(*b->map_ptrs));
+	if (!b->maps || !b->map_ptrs)
+		return -ENOMEM;
+	b->msg.mapping = b->map_ptrs;
+	if (main_id != PROFILE_NONE)
+		err = builder__add_model_mapping(b, main_id);
+	for (uint32_t i = 0; i < nr && !err; i++)
+		if (b->map_ids[i] && i != main_id)
+			err = builder__add_model_mapping(b, i);
+	if (!err && b->kernel_map_id) {
+		b->kernel_map_id = b->msg.n_mapping + 1;
+		err = builder__add_mapping(b, b->kernel_lo, b->kernel_hi, 0, KERNEL_MAPPING, NULL,
+					   false, 0);
+	}
+	for (size_t k = 0; k < NR_FRAME_KINDS && !err; k++) {
+		if (!b->interp[k].id)
+			continue;
+		b->interp[k].id = b->msg.n_mapping + 1;
+		err = builder__add_mapping(b, b->interp[k].lo, b->interp[k].hi, 0,
+					   interp_mappings[k], NULL, true,
+					   MAP_FILENAMES | MAP_LINE_NUMBERS);
+	}
+	return err;
+}
+
+/* The Line entries of location i (model id) in loc: one per source line, else its function. */
+static int builder__lines(struct builder *b, uint32_t i, Pprof__Location *loc)
+{
+	const struct profile_location *l = profile__location(b->p, i);
+	size_t n, used = 0;
+	const struct profile_line *lines = profile__lines(b->p, i, &n);
+
+	if (!n && !l->function && !l->system_name)
+		return 0;
+	loc->line = &b->line_ptrs[b->nr_lines];
+	for (size_t j = 0; j < (n ? n : 1); j++) {
+		Pprof__Line *line = &b->lines[b->nr_lines];
+		/* the outermost line is named as the location */
+		bool outer = j + 1 == n && (l->function || l->system_name);
+		const char *name = !n || outer ? l->function : lines[j].function;
+		const char *system_name = !n || outer ? l->system_name : lines[j].system_name;
+
+		*line = (Pprof__Line)PPROF__LINE__INIT;
+		if (n)
+			line->line = lines[j].line;
+		line->function_id = builder__func(b, name, system_name, n ? lines[j].file : NULL,
+						  n ? lines[j].start_line : 0);
+		if (!line->function_id)
+			return -ENOMEM;
+		b->line_ptrs[b->nr_lines++] = line;
+		used++;
+	}
+	loc->n_line = used;
+	return 0;
+}
+
+static int builder__locations(struct builder *b)
+{
+	size_t nr = profile__nr_locations(b->p), nr_lines = b->nr_lines;
+	int err = 0;
+
+	b->locs = calloc(nr + 1, sizeof(*b->locs));
+	b->loc_ptrs = calloc(nr + 1, sizeof(*b->loc_ptrs));
+	b->lines = calloc(nr_lines + 1, sizeof(*b->lines));
+	b->line_ptrs = calloc(nr_lines + 1, sizeof(*b->line_ptrs));
+	b->funcs = calloc(nr_lines + 1, sizeof(*b->funcs));
+	b->func_ptrs = calloc(nr_lines + 1, sizeof(*b->func_ptrs));
+	if (!b->locs || !b->loc_ptrs || !b->lines || !b->line_ptrs || !b->funcs || !b->func_ptrs)
+		return -ENOMEM;
+	b->nr_lines = 0;
+	b->msg.location = b->loc_ptrs;
+	b->msg.function = b->func_ptrs;
+	for (uint32_t i = 0; i < nr && !err; i++) {
+		const struct profile_location *l = profile__location(b->p, i);
+		Pprof__Location *loc = &b->locs[b->msg.n_location];
+
+		if (!b->loc_ids[i])
+			continue;
+		*loc = (Pprof__Location)PPROF__LOCATION__INIT;
+		loc->id = b->loc_ids[i] = ++b->msg.n_location;
+		loc->address = l->addr;
+		if (l->kind != PROFILE_FRAME_NATIVE && l->kind < NR_FRAME_KINDS)
+			loc->mapping_id = b->interp[l->kind].id;
+		else if (l->mapping != PROFILE_NONE)
+			loc->mapping_id = b->map_ids[l->mapping];
+		else if (l->kernel)
+			loc->mapping_id = b->kernel_map_id;
+		err = builder__lines(b, i, loc);
+		b->loc_ptrs[loc->id - 1] = loc;
+	}
+	b->msg.n_function = b->nr_funcs;
+	return err;
+}
+
+enum { LABEL_PID, LABEL_TID, LABEL_COMM, LABEL_THREAD, NR_LABELS };
+
+static const char *const label_keys[NR_LABELS] = { "pid", "tid", "comm", "thread" };
+
+/* pid and tid always; comm, then thread, when known */
+static int nr_labels(const struct profile_sample *s)
+{
+	if (!s->comm[0])
+		return LABEL_COMM;
+	return s->thread[0] ? NR_LABELS : LABEL_THREAD;
+}
+
+/* The string table must be whole before the first sample is packed: the labels' strings. */
+static int builder__sample_strings(struct builder *b)
+{
+	size_t nr = profile__nr_samples(b->p);
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_sample *s = profile__sample(b->p, i);
+		int labels = nr_labels(s);
+
+		for (int j = 0; s->count && j < labels; j++)
+			if (builder__str(b, label_keys[j]) < 0)
+				return -ENOMEM;
+		if (s->count && s->comm[0] && builder__str(b, s->comm) < 0)
+			return -ENOMEM;
+		if (s->count && s->thread[0] && s->comm[0] && builder__str(b, s->thread) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The labels of s into l and ptrs; their strings are in the table already. */
+static size_t builder__labels(struct builder *b, const struct profile_sample *s, Pprof__Label *l,
+			      Pprof__Label **ptrs)
+{
+	size_t n = (size_t)nr_labels(s);
+
+	for (size_t i = 0; i < n; i++) {
+		l[i] = (Pprof__Label)PPROF__LABEL__INIT;
+		l[i].key = builder__str(b, label_keys[i]);
+		if (i == LABEL_COMM)
+			l[i].str = builder__str(b, s->comm);
+		else if (i == LABEL_THREAD)
+			l[i].str = builder__str(b, s->thread);
+		else
+			l[i].num = i == LABEL_PID ? s->pid : s->tid;
+		ptrs[i] = &l[i];
+	}
+	return n;
+}
+
+static int grow_buf(void **buf, size_t *cap, size_t need, size_t elem)
+{
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	n = reallocarray(*buf, need, elem);
+	if (!n)
+		return -ENOMEM;
+	*buf = n;
+	*cap = need;
+	return 0;
+}
+
+/* Stores v as a base-128 varint at out; returns its length. */
+static size_t varint_put(uint8_t *out, uint64_t v)
+{
+	size_t n = 0;
+
+	for (; v >= 0x80; v >>= 7)
+		out[n++] = (uint8_t)(v | 0x80);
+	out[n++] = (uint8_t)v;
+	return n;
+}
+
+#define SAMPLE_FIELD_TAG 0x12 /* Profile.sample: field 2, length-delimited */
+
+/* Packs s as a Profile.sample field into b->packed; *len its length. */
+static int builder__pack_sample(struct builder *b, const struct profile_sample *s, size_t *len)
+{
+	Pprof__Sample out = PPROF__SAMPLE__INIT;
+	Pprof__Label labels[NR_LABELS], *label_ptrs[NR_LABELS];
+	int64_t values[2] = { (int64_t)s->count, (int64_t)(s->count * b->opts->meta.period_ns) };
+	uint32_t nr_kernel = b->opts->no_kernel ? 0 : s->nr_kernel;
+	size_t size, head;
+	int err;
+
+	err = grow_buf((void **)&b->sample_loc_ids, &b->cap_sample_loc_ids,
+		       (size_t)s->nr_user + nr_kernel + 1, sizeof(*b->sample_loc_ids));
+	if (err)
+		return err;
+	/* leaf first: the kernel frames, then the user frames */
+	out.location_id = b->sample_loc_ids;
+	for (uint32_t j = 0; j < nr_kernel; j++)
+		out.location_id[out.n_location_id++] = b->loc_ids[s->kernel[j]];
+	for (uint32_t j = 0; j < s->nr_user; j++)
+		out.location_id[out.n_location_id++] = b->loc_ids[s->user[j]];
+	out.value = values;
+	out.n_value = b->msg.n_sample_type;
+	out.label = label_ptrs;
+	out.n_label = builder__labels(b, s, labels, label_ptrs);
+	size = pprof__sample__get_packed_size(&out);
+	err = grow_buf((void **)&b->packed, &b->cap_packed, size + 11, 1);
+	if (err)
+		return err;
+	b->packed[0] = SAMPLE_FIELD_TAG;
+	head = 1 + varint_put(b->packed + 1, size);
+	*len = head + pprof__sample__pack(&out, b->packed + head);
+	return 0;
+}
+
+/* Sample types, period and times. */
+static int builder__header(struct builder *b)
+{
+	const struct pprof_meta *meta = &b->opts->meta;
+	size_t nr = meta->period_ns ? 2 : 1;
+	const char *names[2][2] = { { "samples", "count" }, { "cpu", "nanoseconds" } };
+
+	for (size_t i = 0; i < nr; i++) {
+		b->value_types[i] = (Pprof__ValueType)PPROF__VALUE_TYPE__INIT;
+		b->value_types[i].type = builder__str(b, names[i][0]);
+		b->value_types[i].unit = builder__str(b, names[i][1]);
+		b->value_type_ptrs[i] = &b->value_types[i];
+	}
+	b->msg.sample_type = b->value_type_ptrs;
+	b->msg.n_sample_type = nr;
+	b->period_type = b->value_types[nr - 1];
+	b->msg.period_type = &b->period_type;
+	b->msg.period = nr > 1 ? (int64_t)meta->period_ns : 1;
+	b->msg.time_nanos = (int64_t)meta->start_ns;
+	b->msg.duration_nanos = (int64_t)meta->duration_ns;
+	if (b->value_types[0].type < 0 || b->value_types[nr - 1].unit < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static int builder__build(struct builder *b)
+{
+	int err;
+
+	b->msg = (Pprof__Profile)PPROF__PROFILE__INIT;
+	if (builder__str(b, "") != 0)
+		return -ENOMEM;
+	err = builder__header(b);
+	if (!err)
+		err = builder__mark(b);
+	if (!err)
+		err = builder__mappings(b);
+	if (!err)
+		err = builder__locations(b);
+	if (!err)
+		err = builder__sample_strings(b);
+	if (err)
+		return err;
+	b->msg.string_table = b->strs;
+	b->msg.n_string_table = b->nr_strs;
+	return 0;
+}
+
+/* gzip */
+
+/* A gzip stream written to a file as it is compressed. */
+struct gz_writer {
+	z_stream zs;
+	gz_header header; /* zlib reads it when it writes the first bytes */
+	FILE *f;
+	uint8_t out[1 << 16];
+};
+
+/* A fixed header (mtime 0, no name) keeps the bytes the same from run to run. */
+static int gz_writer__init(struct gz_writer *w, FILE *f)
+{
+	w->f = f;
+	w->header.os = 3; /* Unix */
+	if (deflateInit2(&w->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	deflateSetHeader(&w->zs, &w->header);
+	return 0;
+}
+
+static int gz_writer__run(struct gz_writer *w, const void *buf, size_t len, int flush)
+{
+	if (len > UINT_MAX)
+		return -EFBIG;
+	w->zs.next_in = (Bytef *)buf;
+	w->zs.avail_in = (uInt)len;
+	do {
+		size_t have;
+
+		w->zs.next_out = w->out;
+		w->zs.avail_out = sizeof(w->out);
+		if (deflate(&w->zs, flush) == Z_STREAM_ERROR)
+			return -EIO;
+		have = sizeof(w->out) - w->zs.avail_out;
+		errno = 0;
+		if (have && fwrite(w->out, 1, have, w->f) != have)
+			return errno ? -errno : -EIO;
+	} while (w->zs.avail_out == 0);
+	return 0;
+}
+
+static int gz_writer__write(struct gz_writer *w, const void *buf, size_t len)
+{
+	return gz_writer__run(w, buf, len, Z_NO_FLUSH);
+}
+
+static int gz_writer__finish(struct gz_writer *w)
+{
+	return gz_writer__run(w, NULL, 0, Z_FINISH);
+}
+
+static void gz_writer__free(struct gz_writer *w)
+{
+	if (w)
+		deflateEnd(&w->zs);
+	free(w);
+}
+
+bool pprof__is_gzip(const void *buf, size_t len)
+{
+	const uint8_t *b = buf;
+
+	return len >= 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
+
+static int gunzip_grow(char **out, size_t *cap, size_t max)
+{
+	size_t n = *cap ? *cap * 2 : 1 << 16;
+	char *p;
+
+	if (*cap > max)
+		return -EFBIG;
+	if (n > max + 2)
+		n = max + 2; /* one byte over max tells it was exceeded */
+	p = realloc(*out, n);
+	if (!p)
+		return -ENOMEM;
+	*out = p;
+	*cap = n;
+	return 0;
+}
+
+/* Inflates members one after another (concatenated gzip files are one file). */
+static int gunzip_run(z_stream *zs, size_t len, size_t max, char **out, size_t *cap)
+{
+	for (;;) {
+		int ret, err;
+
+		if (zs->total_out + 1 >= *cap) {
+			err = gunzip_grow(out, cap, max);
+			if (err)
+				return err;
+		}
+		zs->next_out = (Bytef *)*out + zs->total_out;
+		zs->avail_out = (uInt)(*cap - 1 - zs->total_out);
+		ret = inflate(zs, Z_NO_FLUSH);
+		if (zs->total_out > max)
+			return -EFBIG;
+		if (ret == Z_STREAM_END) {
+			if (zs->total_in == len)
+				return 0;
+			if (!pprof__is_gzip(zs->next_in, zs->avail_in))
+				return -EBADMSG;
+			ret = inflateReset2(zs, 15 + 16);
+		}
+		if (ret == Z_BUF_ERROR && zs->avail_in == 0)
+			return -ENODATA;
+		if (ret == Z_MEM_ERROR)
+			return -ENOMEM;
+		if (ret != Z_OK && ret != Z_BUF_ERROR)
+			return -EBADMSG;
+	}
+}
+
+int pprof__gunzip(const void *buf, size_t len, size_t max, char **out, size_t *out_len)
+{
+	z_stream zs = {};
+	size_t cap = 0;
+	int err;
+
+	*out = NULL;
+	*out_len = 0;
+	if (len > UINT_MAX)
+		return -EFBIG;
+	if (inflateInit2(&zs, 15 + 16) != Z_OK)
+		return -ENOMEM;
+	zs.next_in = (Bytef *)buf;
+	zs.avail_in = (uInt)len;
+	err = gunzip_run(&zs, len, max, out, &cap);
+	*out_len = zs.total_out;
+	inflateEnd(&zs);
+	if (err) {
+		free(*out);
+		*out = NULL;
+		*out_len = 0;
+		return err;
+	}
+	(*out)[*out_len] = '\0';
+	return 0;
+}
+
+/* Writing */
+
+/* Packs part, some fields of the Profile message, and compresses it. */
+static int write_part(struct builder *b, struct gz_writer *gz, const Pprof__Profile *part)
+{
+	size_t len = pprof__profile__get_packed_size(part);
+	int err = grow_buf((void **)&b->packed, &b->cap_packed, len + 1, 1);
+
+	if (err)
+		return err;
+	return gz_writer__write(gz, b->packed, pprof__profile__pack(part, b->packed));
+}
+
+static int write_samples(struct builder *b, struct gz_writer *gz)
+{
+	size_t nr = profile__nr_samples(b->p);
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_sample *s = profile__sample(b->p, i);
+		size_t len;
+		int err;
+
+		if (!s->count)
+			continue;
+		err = builder__pack_sample(b, s, &len);
+		if (!err)
+			err = gz_writer__write(gz, b->packed, len);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Field 1 (the sample types), the samples (field 2), then every later field. */
+static int write_message(struct builder *b, struct gz_writer *gz)
+{
+	Pprof__Profile head = PPROF__PROFILE__INIT, tail = b->msg;
+	int err;
+
+	head.sample_type = b->msg.sample_type;
+	head.n_sample_type = b->msg.n_sample_type;
+	tail.sample_type = NULL;
+	tail.n_sample_type = 0;
+	err = write_part(b, gz, &head);
+	if (!err)
+		err = write_samples(b, gz);
+	if (!err)
+		err = write_part(b, gz, &tail);
+	return err;
+}
+
+int pprof__write(FILE *f, const struct profile *p, const struct pprof_write_opts *opts)
+{
+	struct builder b = { .p = p, .opts = opts };
+	struct gz_writer *gz = calloc(1, sizeof(*gz));
+	int err;
+
+	if (!gz)
+		return -ENOMEM;
+	err = gz_writer__init(gz, f);
+	if (!err)
+		err = builder__build(&b);
+	if (!err)
+		err = write_message(&b, gz);
+	if (!err)
+		err = gz_writer__finish(gz);
+	errno = 0;
+	if (!err && (fflush(f) || ferror(f)))
+		err = errno ? -errno : -EIO;
+	gz_writer__free(gz);
+	builder__free(&b);
+	return err;
+}
+
+/* Reading */
+
+struct id_pos {
+	uint64_t id;
+	size_t pos;
+};
+
+struct reader {
+	const Pprof__Profile *msg;
+	const char *name;
+	struct profile *p;
+	struct id_pos *maps, *funcs, *locs; /* sorted by id */
+	uint32_t *map_model;		    /* model mapping of each pprof mapping */
+	uint32_t *loc_first;		    /* model location of each pprof location */
+	bool *loc_kernel;
+	uint32_t *frames;
+	size_t cap_frames;
+};
+
+static int id_pos_cmp(const void *a, const void *b)
+{
+	const struct id_pos *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static const struct id_pos *id_find(const struct id_pos *arr, size_t nr, uint64_t id)
+{
+	struct id_pos key = { .id = id };
+
+	return id ? bsearch(&key, arr, nr, sizeof(*arr), id_pos_cmp) : NULL;
+}
+
+/* Sorts the ids of one message kind; every id must be nonzero and unique. */
+static int reader__index(struct reader *r, struct id_pos **out, size_t nr, const char *what,
+			 uint64_t (*id_of)(const Pprof__Profile *msg, size_t i))
+{
+	struct id_pos *arr = calloc(nr + 1, sizeof(*arr));
+
+	if (!arr)
+		return -ENOMEM;
+	*out = arr;
+	for (size_t i = 0; i < nr; i++) {
+		arr[i].id = id_of(r->msg, i);
+		arr[i].pos = i;
+		if (!arr[i].id) {
+			pr_err("%s: %s %zu has id 0", r->name, what, i);
+			return -EBADMSG;
+		}
+	}
+	qsort(arr, nr, sizeof(*arr), id_pos_cmp);
+	for (size_t i = 1; i < nr; i++) {
+		if (arr[i].id == arr[i - 1].id) {
+			pr_err("%s: two %ss have id %" PRIu64, r->name, what, arr[i].id);
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+static uint64_t mapping_id_of(const Pprof__Profile *msg, size_t i)
+{
+	return msg->mapping[i]->id;
+}
+
+static uint64_t function_id_of(const Pprof__Profile *msg, size_t i)
+{
+	return msg->function[i]->id;
+}
+
+static uint64_t location_id_of(const Pprof__Profile *msg, size_t i)
+{
+	return msg->location[i]->id;
+}
+
+/* The string at idx, NULL (and an error printed) when idx is out of the table. */
+static const char *reader__str(const struct reader *r, int64_t idx, const char *what)
+{
+	if (idx < 0 || (uint64_t)idx >= r->msg->n_string_table) {
+		pr_err("%s: %s: string index %" PRId64 " is out of the string table (%zu strings)",
+		       r->name, what, idx, r->msg->n_string_table);
+		return NULL;
+	}
+	return r->msg->string_table[idx];
+}
+
+static int reader__mappings(struct reader *r)
+{
+	const Pprof__Profile *msg = r->msg;
+	int err;
+
+	r->map_model = calloc(msg->n_mapping + 1, sizeof(*r->map_model));
+	if (!r->map_model)
+		return -ENOMEM;
+	err = reader__index(r, &r->maps, msg->n_mapping, "mapping", mapping_id_of);
+	for (size_t i = 0; i < msg->n_mapping && !err; i++) {
+		const Pprof__Mapping *m = msg->mapping[i];
+		const char *file = reader__str(r, m->filename, "mapping file name");
+		const char *build_id = reader__str(r, m->build_id, "mapping build ID");
+		struct profile_mapping pm = {
+			.start = m->memory_start,
+			.limit = m->memory_limit,
+			.offset = m->file_offset,
+		};
+
+		if (!file || !build_id)
+			return -EBADMSG;
+		pm.file = file[0] ? (char *)file : NULL;
+		pm.build_id = build_id[0] ? (char *)build_id : NULL;
+		err = profile__add_mapping(r->p, &pm, &r->map_model[i]);
+	}
+	return err;
+}
+
+static bool is_kernel_file(const char *file)
+{
+	return file && strncmp(file, "[kernel", 7) == 0;
+}
+
+/* The kind of the frames in a mapping of file: an interpreter's made-up one, else native. */
+static uint8_t frame_kind_of(const char *file)
+{
+	for (size_t k = 0; file && k < NR_FRAME_KINDS; k++)
+		if (interp_mappings[k] && !strcmp(file, interp_mappings[k]))
+			return (uint8_t)k;
+	return PROFILE_FRAME_NATIVE;
+}
+
+/* The function of a Line: its names (NULL when empty), file and start line. */
+static int reader__line(struct reader *r, const Pprof__Line *line, struct profile_line *out)
+{
+	const Pprof__Function *f;
+	const struct id_pos *fp;
+	const char *name, *system_name, *filename;
+
+	fp = id_find(r->funcs, r->msg->n_function, line->function_id);
+	if (!fp) {
+		pr_err("%s: a location refers to function %" PRIu64 ", which is not there", r->name,
+		       line->function_id);
+		return -EBADMSG;
+	}
+	f = r->msg->function[fp->pos];
+	name = reader__str(r, f->name, "function name");
+	system_name = reader__str(r, f->system_name, "function system name");
+	filename = reader__str(r, f->filename, "function file name");
+	if (!name || !system_name || !filename)
+		return -EBADMSG;
+	*out = (struct profile_line){
+		.function = name[0]	   ? name :
+			    system_name[0] ? system_name :
+					     NULL,
+		.system_name = system_name[0] ? system_name : NULL,
+		.file = filename[0] ? filename : NULL,
+		.line = line->line > 0 && line->line <= UINT32_MAX ? (uint32_t)line->line : 0,
+		.start_line = f->start_line > 0 && f->start_line <= UINT32_MAX ?
+				      (uint32_t)f->start_line :
+				      0,
+	};
+	return 0;
+}
+
+/*
+ * The model location of a pprof location: named as its last Line (the
+ * function that holds the code), with every Line as a source line,
+ * innermost first, when there is a file, a line number or an inlined call.
+ */
+static int reader__location(struct reader *r, size_t i)
+{
+	const Pprof__Location *loc = r->msg->location[i];
+	struct profile_location pl = { .addr = loc->address, .mapping = PROFILE_NONE };
+	struct profile_line *lines = NULL;
+	const struct id_pos *mp = NULL;
+	bool source = loc->n_line > 1;
+	int err = 0;
+
+	if (loc->mapping_id) {
+		mp = id_find(r->maps, r->msg->n_mapping, loc->mapping_id);
+		if (!mp) {
+			pr_err("%s: location %" PRIu64 " refers to mapping %" PRIu64
+			       ", which is not there",
+			       r->name, loc->id, loc->mapping_id);
+			return -EBADMSG;
+		}
+		pl.mapping = r->map_model[mp->pos];
+		pl.kernel = is_kernel_file(profile__mapping(r->p, pl.mapping)->file);
+		pl.kind = frame_kind_of(profile__mapping(r->p, pl.mapping)->file);
+		if (pl.kind != PROFILE_FRAME_NATIVE)
+			pl.mapping = PROFILE_NONE;
+	}
+	r->loc_kernel[i] = pl.kernel;
+	if (loc->n_line) {
+		lines = calloc(loc->n_line, sizeof(*lines));
+		if (!lines)
+			return -ENOMEM;
+	}
+	for (size_t j = 0; j < loc->n_line && !err; j++) {
+		err = reader__line(r, loc->line[j], &lines[j]);
+		source |= lines[j].file || lines[j].line;
+	}
+	if (!err && loc->n_line) {
+		pl.function = (char *)lines[loc->n_line - 1].function;
+		pl.system_name = (char *)lines[loc->n_line - 1].system_name;
+		/* an interpreter's frame is its function at its line */
+		if (pl.kind != PROFILE_FRAME_NATIVE)
+			pl.line = lines[0].line;
+	}
+	if (!err)
+		err = profile__add_location(r->p, &pl, &r->loc_first[i]);
+	if (!err && source)
+		err = profile__set_lines(r->p, r->loc_first[i], lines, loc->n_line);
+	free(lines);
+	return err;
+}
+
+static int reader__locations(struct reader *r)
+{
+	const Pprof__Profile *msg = r->msg;
+	int err;
+
+	r->loc_first = calloc(msg->n_location + 1, sizeof(*r->loc_first));
+	r->loc_kernel = calloc(msg->n_location + 1, sizeof(*r->loc_kernel));
+	if (!r->loc_first || !r->loc_kernel)
+		return -ENOMEM;
+	err = reader__index(r, &r->funcs, msg->n_function, "function", function_id_of);
+	if (!err)
+		err = reader__index(r, &r->locs, msg->n_location, "location", location_id_of);
+	for (size_t i = 0; i < msg->n_location && !err; i++)
+		err = reader__location(r, i);
+	return err;
+}
+
+/* Which Sample.value is the sample count: "samples", else a count, else the default, else the last. */
+static int reader__value_index(const struct reader *r, struct pprof_meta *meta, size_t *index)
+{
+	const Pprof__Profile *msg = r->msg;
+	size_t n = msg->n_sample_type, pick = n - 1, rank = 0;
+
+	if (!n) {
+		pr_err("%s: the profile has no sample type", r->name);
+		return -EBADMSG;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *type = reader__str(r, msg->sample_type[i]->type, "sample type");
+		const char *unit = reader__str(r, msg->sample_type[i]->unit, "sample unit");
+		size_t this_rank = 0;
+
+		if (!type || !unit)
+			return -EBADMSG;
+		if (strcmp(type, "samples") == 0)
+			this_rank = 3;
+		else if (strcmp(unit, "count") == 0)
+			this_rank = 2;
+		else if (msg->default_sample_type &&
+			 msg->sample_type[i]->type == msg->default_sample_type)
+			this_rank = 1;
+		if (this_rank > rank) {
+			rank = this_rank;
+			pick = i;
+		}
+	}
+	*index = pick;
+	snprintf(meta->value_type, sizeof(meta->value_type), "%s",
+		 msg->string_table[msg->sample_type[pick]->type]);
+	snprintf(meta->value_unit, sizeof(meta->value_unit), "%s",
+		 msg->string_table[msg->sample_type[pick]->unit]);
+	return 0;
+}
+
+static int reader__labels(const struct reader *r, const Pprof__Sample *s, struct profile_sample *ps)
+{
+	for (size_t i = 0; i < s->n_label; i++) {
+		const Pprof__Label *l = s->label[i];
+		const char *key = reader__str(r, l->key, "label key");
+		const char *str = reader__str(r, l->str, "label value");
+
+		if (!key || !str)
+			return -EBADMSG;
+		if (strcmp(key, "pid") == 0)
+			ps->pid = (uint32_t)l->num;
+		else if (strcmp(key, "tid") == 0)
+			ps->tid = (uint32_t)l->num;
+		else if (strcmp(key, "comm") == 0)
+			snprintf(ps->comm, sizeof(ps->comm), "%s", str);
+		else if (strcmp(key, "thread") == 0)
+			snprintf(ps->thread, sizeof(ps->thread), "%s", str);
+	}
+	return 0;
+}
+
+/* Expands the locations of s into frames, leaf first: kernel frames, then user frames. */
+static int reader__frames(struct reader *r, const Pprof__Sample *s, struct profile_sample *ps)
+{
+	size_t nr = 0;
+
+	for (size_t i = 0; i < s->n_location_id; i++) {
+		const struct id_pos *lp = id_find(r->locs, r->msg->n_location, s->location_id[i]);
+		bool kernel;
+
+		if (!lp) {
+			pr_err("%s: a sample refers to location %" PRIu64 ", which is not there",
+			       r->name, s->location_id[i]);
+			return -EBADMSG;
+		}
+		if (nr + 1 > r->cap_frames) {
+			size_t cap = (nr + 1) * 2;
+			uint32_t *n = reallocarray(r->frames, cap, sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			r->frames = n;
+			r->cap_frames = cap;
+		}
+		kernel = r->loc_kernel[lp->pos];
+		/* only the leading run of kernel frames is the kernel stack */
+		if (kernel && ps->nr_kernel == nr)
+			ps->nr_kernel++;
+		r->frames[nr++] = r->loc_first[lp->pos];
+	}
+	ps->kernel = r->frames;
+	/* no location yet: frames is NULL, and NULL + 0 is undefined */
+	ps->user = nr ? r->frames + ps->nr_kernel : NULL;
+	ps->nr_user = (uint32_t)(nr - ps->nr_kernel);
+	return 0;
+}
+
+/* A string of the table, or NULL for a bad index (checked, and reported, elsewhere). */
+static const char *str_at(const Pprof__Profile *msg, int64_t idx)
+{
+	return idx >= 0 && (uint64_t)idx < msg->n_string_table ? msg->string_table[idx] : NULL;
+}
+
+/*
+ * Profiles of one program (Go's) label no sample with a comm: their samples
+ * get the name of the main binary, mapping[0], as the kernel would name it.
+ */
+static void reader__default_comm(const struct reader *r, char *comm, size_t size)
+{
+	const Pprof__Profile *msg = r->msg;
+	const char *file, *base;
+
+	for (size_t i = 0; i < msg->n_sample; i++)
+		for (size_t j = 0; j < msg->sample[i]->n_label; j++)
+			if (str_at(msg, msg->sample[i]->label[j]->key) &&
+			    strcmp(str_at(msg, msg->sample[i]->label[j]->key), "comm") == 0)
+				return;
+	file = msg->n_mapping ? str_at(msg, msg->mapping[0]->filename) : NULL;
+	if (!file || !file[0] || file[0] == '[')
+		return;
+	base = strrchr(file, '/');
+	snprintf(comm, size, "%s", base ? base + 1 : file);
+}
+
+static int reader__samples(struct reader *r, struct pprof_meta *meta)
+{
+	const Pprof__Profile *msg = r->msg;
+	char comm[PROFILE_COMM_LEN] = "";
+	size_t vi;
+	int err;
+
+	reader__default_comm(r, comm, sizeof(comm));
+	err = reader__value_index(r, meta, &vi);
+	for (size_t i = 0; i < msg->n_sample && !err; i++) {
+		const Pprof__Sample *s = msg->sample[i];
+		struct profile_sample ps = {};
+
+		if (s->n_value != msg->n_sample_type) {
+			pr_err("%s: sample %zu has %zu values for %zu sample types", r->name, i,
+			       s->n_value, msg->n_sample_type);
+			return -EBADMSG;
+		}
+		if (s->value[vi] < 0) {
+			pr_err("%s: sample %zu has a negative value (%" PRId64
+			       "); difference profiles are not supported",
+			       r->name, i, s->value[vi]);
+			return -EBADMSG;
+		}
+		ps.count = (uint64_t)s->value[vi];
+		memcpy(ps.comm, comm, sizeof(ps.comm));
+		err = reader__labels(r, s, &ps);
+		if (!err)
+			err = reader__frames(r, s, &ps);
+		if (!err && ps.count)
+			err = profile__add_sample(r->p, &ps);
+	}
+	return err;
+}
+
+static void reader__meta(const struct reader *r, struct pprof_meta *meta)
+{
+	const Pprof__Profile *msg = r->msg;
+	const char *unit = NULL;
+
+	meta->start_ns = msg->time_nanos > 0 ? (uint64_t)msg->time_nanos : 0;
+	meta->duration_ns = msg->duration_nanos > 0 ? (uint64_t)msg->duration_nanos : 0;
+	/* informational only: a bad index just leaves the period unknown */
+	if (msg->period_type && msg->period_type->unit > 0 &&
+	    (uint64_t)msg->period_type->unit < msg->n_string_table)
+		unit = msg->string_table[msg->period_type->unit];
+	meta->period_ns = unit && strcmp(unit, "nanoseconds") == 0 && msg->period > 0 ?
+				  (uint64_t)msg->period :
+				  0;
+}
+
+static void reader__free(struct reader *r)
+{
+	free(r->maps);
+	free(r->funcs);
+	free(r->locs);
+	free(r->map_model);
+	free(r->loc_first);
+	free(r->loc_kernel);
+	free(r->frames);
+}
+
+/*
+ * Decoding allocates a struct per message, up to some 40 times the bytes of
+ * a message full of empty ones: the budget keeps a hostile file from taking
+ * all memory.
+ */
+struct alloc_budget {
+	size_t used;
+	size_t max;
+	bool exceeded;
+};
+
+static void *budget_alloc(void *data, size_t size)
+{
+	struct alloc_budget *b = data;
+
+	if (size > b->max - b->used) {
+		b->exceeded = true;
+		return NULL;
+	}
+	b->used += size;
+	return malloc(size);
+}
+
+static void budget_free(void *data, void *ptr)
+{
+	(void)data;
+	free(ptr);
+}
+
+int pprof__decode(const void *buf, size_t len, const char *name, struct profile *p,
+		  struct pprof_meta *meta)
+{
+	struct alloc_budget budget = { .max = PPROF_MAX_SIZE };
+	ProtobufCAllocator allocator = {
+		.alloc = budget_alloc,
+		.free = budget_free,
+		.allocator_data = &budget,
+	};
+	struct reader r = { .name = name, .p = p };
+	Pprof__Profile *msg;
+	int err;
+
+	memset(meta, 0, sizeof(*meta));
+	msg = pprof__profile__unpack(&allocator, len, buf);
+	if (!msg && budget.exceeded) {
+		pr_err("%s: needs more than %llu MiB of memory to decode", name,
+		       PPROF_MAX_SIZE >> 20);
+		return -EFBIG;
+	}
+	if (!msg) {
+		pr_err("%s: not a pprof profile, or a corrupt or truncated one", name);
+		return -EBADMSG;
+	}
+	r.msg = msg;
+	if (!msg->n_string_table || msg->string_table[0][0]) {
+		pr_err("%s: not a pprof profile: the string table does not start with \"\"", name);
+		err = -EBADMSG;
+		goto cleanup;
+	}
+	err = reader__mappings(&r);
+	if (!err)
+		err = reader__locations(&r);
+	if (!err)
+		err = reader__samples(&r, meta);
+	if (!err)
+		reader__meta(&r, meta);
+	if (err == -ENOMEM || err == -E2BIG)
+		pr_err("%s: %s", name, strerror(-err));
+cleanup:
+	reader__free(&r);
+	pprof__profile__free_unpacked(msg, &allocator);
+	return err;
+}

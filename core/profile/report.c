@@ -1,0 +1,1002 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The report views: loading a profile of any supported format, filtering
+ * it, and counting per function (top), per path (tree) and per function
+ * across two profiles (diff). Nothing here prints but errors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../util/common.h"
+#include "folded_read.h"
+#include "../util/log.h"
+#include "pprof.h"
+#include "profile.h"
+#include "report.h"
+
+/* Loading */
+
+/* Reads the whole of fd, at most max bytes (-EFBIG beyond). */
+static int read_all(int fd, size_t max, char **out, size_t *out_len)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			size_t ncap = cap ? cap * 2 : 1 << 16;
+			char *nbuf;
+
+			if (cap > max) {
+				free(buf);
+				return -EFBIG;
+			}
+			nbuf = realloc(buf, ncap + 1);
+			if (!nbuf) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nbuf;
+			cap = ncap;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+
+			free(buf);
+			return err;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > max) {
+		free(buf);
+		return -EFBIG;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
+static int load_file(const char *path, char **buf, size_t *len)
+{
+	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int err;
+
+	if (fd < 0) {
+		err = -errno;
+		pr_err("%s: cannot open: %s", path, strerror(errno));
+		return err;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+		err = -EISDIR;
+	else
+		err = read_all(fd, PPROF_MAX_SIZE, buf, len);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (err == -EFBIG)
+		pr_err("%s: larger than the limit of %llu MiB", path, PPROF_MAX_SIZE >> 20);
+	else if (err)
+		pr_err("%s: cannot read: %s", path, strerror(-err));
+	return err;
+}
+
+static int gunzip(const char *path, char **buf, size_t *len)
+{
+	char *out;
+	size_t out_len;
+	int err;
+
+	err = pprof__gunzip(*buf, *len, PPROF_MAX_SIZE, &out, &out_len);
+	if (err == -EFBIG)
+		pr_err("%s: decompresses to more than the limit of %llu MiB", path,
+		       PPROF_MAX_SIZE >> 20);
+	else if (err == -ENODATA)
+		pr_err("%s: truncated: the gzip data ends early", path);
+	else if (err == -EBADMSG)
+		pr_err("%s: corrupt gzip data", path);
+	else if (err)
+		pr_err("%s: cannot decompress: %s", path, strerror(-err));
+	if (err)
+		return err;
+	free(*buf);
+	*buf = out;
+	*len = out_len;
+	return 0;
+}
+
+/* What a file that is not a profile is, when it is something well known; NULL otherwise. */
+static const char *known_other(const char *buf, size_t len)
+{
+	static const struct {
+		const char *magic;
+		const char *what;
+	} kinds[] = {
+		{ "<?xml",
+		  "an XML file (an SVG flame graph?): read the profile it was drawn from" },
+		{ "<svg", "an SVG image (a flame graph?): read the profile it was drawn from" },
+		{ "<!DOCTYPE", "an HTML or XML document" },
+		{ "<html", "an HTML page" },
+		{ "PERFILE2",
+		  "a perf.data file: fold it with `perf script | stackcollapse-perf.pl`" },
+		{ "\x7f"
+		  "ELF",
+		  "an ELF file, not a profile" },
+		{ "{", "JSON (unwprof's --json or --stats-json output?), not a profile" },
+	};
+	size_t skip = 0;
+
+	while (skip < len && (buf[skip] == ' ' || buf[skip] == '\n' || buf[skip] == '\t'))
+		skip++;
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		size_t m = strlen(kinds[i].magic);
+
+		if (len - skip >= m && memcmp(buf + skip, kinds[i].magic, m) == 0)
+			return kinds[i].what;
+	}
+	return NULL;
+}
+
+static int decode(const char *path, const char *buf, size_t len, struct profile *p,
+		  struct report_input *in)
+{
+	const char *other;
+
+	if (!len) {
+		pr_err("%s: empty%s: not a profile", path, in->gzip ? " once decompressed" : "");
+		return -EBADMSG;
+	}
+	other = known_other(buf, len);
+	if (other) {
+		pr_err("%s: %s", path, other);
+		return -EBADMSG;
+	}
+	/* Folded stacks are text; a protocol buffer has bytes below 0x20 in its tags and sizes. */
+	if (folded__is_text(buf, len)) {
+		in->format = REPORT_FORMAT_FOLDED;
+		return folded__read(buf, len, path, p, &in->folded);
+	}
+	in->format = REPORT_FORMAT_PPROF;
+	return pprof__decode(buf, len, path, p, &in->meta);
+}
+
+int report__load(const char *path, struct profile **out, struct report_input *in)
+{
+	struct profile *p = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	memset(in, 0, sizeof(*in));
+	*out = NULL;
+	err = load_file(path, &buf, &len);
+	if (err)
+		return err;
+	in->gzip = pprof__is_gzip(buf, len);
+	if (in->gzip) {
+		err = gunzip(path, &buf, &len);
+		if (err)
+			goto cleanup;
+	}
+	p = profile__new();
+	if (!p) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = decode(path, buf, len, p, in);
+	if (err)
+		goto cleanup;
+	if (!profile__total(p)) {
+		pr_err("%s: the profile has no samples", path);
+		err = -ENODATA;
+		goto cleanup;
+	}
+	*out = p;
+	p = NULL;
+cleanup:
+	profile__free(p);
+	free(buf);
+	return err;
+}
+
+/* Filtering */
+
+struct filter_ctx {
+	const struct profile *src;
+	struct profile *dst;
+	uint32_t *loc_map; /* src location + 1 -> dst location + 1, 0 when not copied yet */
+	uint32_t *map_map; /* the same for mappings */
+	uint32_t *ids;
+	size_t cap_ids;
+};
+
+static int filter_mapping(struct filter_ctx *c, uint32_t id, uint32_t *out)
+{
+	int err;
+
+	if (id == PROFILE_NONE) {
+		*out = PROFILE_NONE;
+		return 0;
+	}
+	if (!c->map_map[id]) {
+		err = profile__add_mapping(c->dst, profile__mapping(c->src, id), &c->map_map[id]);
+		if (err)
+			return err;
+		c->map_map[id]++;
+	}
+	*out = c->map_map[id] - 1;
+	return 0;
+}
+
+static int filter_location(struct filter_ctx *c, uint32_t id, uint32_t *out)
+{
+	struct profile_location loc;
+	int err;
+
+	if (!c->loc_map[id]) {
+		const struct profile_line *lines;
+		size_t n;
+
+		loc = *profile__location(c->src, id);
+		lines = profile__lines(c->src, id, &n);
+		err = filter_mapping(c, loc.mapping, &loc.mapping);
+		if (!err)
+			err = profile__add_location(c->dst, &loc, &c->loc_map[id]);
+		if (!err && n)
+			err = profile__set_lines(c->dst, c->loc_map[id], lines, n);
+		if (err)
+			return err;
+		c->loc_map[id]++;
+	}
+	*out = c->loc_map[id] - 1;
+	return 0;
+}
+
+static bool filter_match(const struct profile_sample *s, const struct report_filter *f)
+{
+	if (f->has_pid && s->pid != f->pid)
+		return false;
+	return !f->comm || strncmp(s->comm, f->comm, sizeof(s->comm) - 1) == 0 ||
+	       strncmp(s->thread, f->comm, sizeof(s->thread) - 1) == 0;
+}
+
+static int filter_sample(struct filter_ctx *c, const struct profile_sample *s,
+			 const struct report_filter *f)
+{
+	struct profile_sample ns = *s;
+	size_t nr = (size_t)s->nr_user + s->nr_kernel;
+	int err = 0;
+
+	if (nr > c->cap_ids) {
+		uint32_t *n = reallocarray(c->ids, nr * 2, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		c->ids = n;
+		c->cap_ids = nr * 2;
+	}
+	if (f->no_kernel)
+		ns.nr_kernel = 0;
+	ns.user = c->ids;
+	/* a sample without frames before any with: ids is NULL, and NULL + 0 is undefined */
+	ns.kernel = nr ? c->ids + s->nr_user : NULL;
+	for (uint32_t i = 0; i < s->nr_user && !err; i++)
+		err = filter_location(c, s->user[i], &ns.user[i]);
+	for (uint32_t i = 0; i < ns.nr_kernel && !err; i++)
+		err = filter_location(c, s->kernel[i], &ns.kernel[i]);
+	if (!err)
+		err = profile__add_sample(c->dst, &ns);
+	return err;
+}
+
+struct profile *report__filter(const struct profile *p, const struct report_filter *f)
+{
+	struct filter_ctx c = { .src = p };
+	int err = -ENOMEM;
+
+	c.dst = profile__new();
+	c.loc_map = calloc(profile__nr_locations(p) + 1, sizeof(*c.loc_map));
+	c.map_map = calloc(profile__nr_mappings(p) + 1, sizeof(*c.map_map));
+	if (!c.dst || !c.loc_map || !c.map_map)
+		goto cleanup;
+	err = 0;
+	for (size_t i = 0; i < profile__nr_samples(p) && !err; i++) {
+		const struct profile_sample *s = profile__sample(p, i);
+
+		if (s->count && filter_match(s, f))
+			err = filter_sample(&c, s, f);
+	}
+cleanup:
+	free(c.loc_map);
+	free(c.map_map);
+	free(c.ids);
+	if (err) {
+		profile__free(c.dst);
+		errno = -err;
+		return NULL;
+	}
+	return c.dst;
+}
+
+/* Functions and the tree */
+
+struct name_entry {
+	const char *name;
+	uint32_t idx;
+};
+
+struct node_entry {
+	uint64_t key; /* parent << 32 | func */
+	uint32_t idx;
+};
+
+struct report {
+	const struct profile *p;
+	struct report_func *funcs; /* in the order they were met; names owned */
+	size_t nr_funcs, cap_funcs;
+	uint32_t *order;    /* funcs in display order */
+	void *names;	    /* tsearch tree of struct name_entry */
+	uint32_t *loc_func; /* location -> function + 1, 0 when not named yet */
+	uint64_t *seen;	    /* per function: the last sample + 1 that counted its total */
+	struct report_node *nodes;
+	size_t nr_nodes, cap_nodes;
+	uint32_t *children; /* node ids sorted by (parent, total desc, name) */
+	uint32_t *parent;
+	void *node_tree; /* tsearch tree of struct node_entry */
+	uint64_t total;
+	bool by_line; /* functions are "name file:line" */
+};
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct name_entry *)a)->name, ((const struct name_entry *)b)->name);
+}
+
+static int node_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct node_entry *)a)->key, y = ((const struct node_entry *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The frame as folded output names it, without the kernel suffix; malloc'd. */
+static char *frame_name(const struct profile *p, const struct profile_location *l)
+{
+	const struct profile_mapping *m;
+	const char *base;
+	char *s = NULL;
+	size_t len;
+
+	if (l->function)
+		return strdup(l->function);
+	m = l->mapping == PROFILE_NONE ? NULL : profile__mapping(p, l->mapping);
+	if (!m || !m->file)
+		return strdup("[unknown]");
+	base = strrchr(m->file, '/');
+	base = base ? base + 1 : m->file;
+	len = strlen(base);
+	if (len > 2 && base[0] == '[' && base[len - 1] == ']') {
+		base++;
+		len -= 2;
+	}
+	if (asprintf(&s, "[%.*s+0x%" PRIx64 "]", (int)len, base, l->addr - m->start + m->offset) <
+	    0)
+		return NULL;
+	return s;
+}
+
+/* The function index of name (taken over), added when new; -errno on failure. */
+static int report__intern(struct report *r, char *name, uint32_t *idx)
+{
+	struct name_entry key = { .name = name }, *e, **found;
+
+	found = tfind(&key, &r->names, name_cmp);
+	if (found) {
+		free(name);
+		*idx = (*found)->idx;
+		return 0;
+	}
+	if (r->nr_funcs == r->cap_funcs) {
+		size_t cap = r->cap_funcs ? r->cap_funcs * 2 : 256;
+		struct report_func *n = reallocarray(r->funcs, cap, sizeof(*n));
+		uint64_t *seen = n ? reallocarray(r->seen, cap, sizeof(*seen)) : NULL;
+
+		if (n)
+			r->funcs = n;
+		if (!n || !seen)
+			goto fail;
+		memset(seen + r->cap_funcs, 0, (cap - r->cap_funcs) * sizeof(*seen));
+		r->seen = seen;
+		r->cap_funcs = cap;
+	}
+	e = malloc(sizeof(*e));
+	if (!e)
+		goto fail;
+	e->name = name;
+	e->idx = (uint32_t)r->nr_funcs;
+	if (!tsearch(e, &r->names, name_cmp)) {
+		free(e);
+		goto fail;
+	}
+	r->funcs[r->nr_funcs] = (struct report_func){ .name = name };
+	*idx = (uint32_t)r->nr_funcs++;
+	return 0;
+fail:
+	free(name);
+	return -ENOMEM;
+}
+
+static int report__loc_func(struct report *r, uint32_t loc, uint32_t *func)
+{
+	char *name;
+	int err;
+
+	if (!r->loc_func[loc]) {
+		name = frame_name(r->p, profile__location(r->p, loc));
+		if (!name)
+			return -ENOMEM;
+		err = report__intern(r, name, &r->loc_func[loc]);
+		if (err)
+			return err;
+		r->loc_func[loc]++;
+	}
+	*func = r->loc_func[loc] - 1;
+	return 0;
+}
+
+/*
+ * The function of line i of location loc (i < n, its number of lines): its
+ * name, the location's for the outermost line, with " file:line" when the
+ * report is by line.
+ */
+static int report__line_func(struct report *r, uint32_t loc, const struct profile_line *lines,
+			     size_t n, size_t i, uint32_t *func)
+{
+	const struct profile_location *l = profile__location(r->p, loc);
+	const struct profile_line *ln = &lines[i];
+	char *name, *full = NULL;
+
+	if ((i + 1 == n && l->function) || !ln->function)
+		name = frame_name(r->p, l);
+	else
+		name = strdup(ln->function);
+	if (!name)
+		return -ENOMEM;
+	if (r->by_line && (ln->file || ln->line)) {
+		if (asprintf(&full, "%s %s:%" PRIu32, name, ln->file ? ln->file : "??", ln->line) <
+		    0)
+			full = NULL;
+		free(name);
+		if (!full)
+			return -ENOMEM;
+		name = full;
+	}
+	return report__intern(r, name, func);
+}
+
+/* Where an inlined call is kept apart from a real one in the tree. */
+#define NODE_INLINED (1u << 31)
+
+/* The child of parent for func (| NODE_INLINED for an inlined call), added when new. */
+static int report__node(struct report *r, uint32_t parent, uint32_t func, uint32_t *idx)
+{
+	struct node_entry key = { .key = (uint64_t)parent << 32 | func }, *e, **found;
+
+	found = tfind(&key, &r->node_tree, node_cmp);
+	if (found) {
+		*idx = (*found)->idx;
+		return 0;
+	}
+	if (r->nr_nodes == r->cap_nodes) {
+		size_t cap = r->cap_nodes * 2;
+		struct report_node *n = reallocarray(r->nodes, cap, sizeof(*n));
+		uint32_t *np = reallocarray(r->parent, cap, sizeof(*np));
+
+		if (n)
+			r->nodes = n;
+		if (np)
+			r->parent = np;
+		if (!n || !np)
+			return -ENOMEM;
+		r->cap_nodes = cap;
+	}
+	e = malloc(sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->key = key.key;
+	e->idx = (uint32_t)r->nr_nodes;
+	if (!tsearch(e, &r->node_tree, node_cmp)) {
+		free(e);
+		return -ENOMEM;
+	}
+	r->nodes[r->nr_nodes] = (struct report_node){
+		.func = func & ~NODE_INLINED,
+		.inlined = func & NODE_INLINED,
+	};
+	r->parent[r->nr_nodes] = parent;
+	*idx = (uint32_t)r->nr_nodes++;
+	return 0;
+}
+
+/* Counts function func in sample number si (root first); *node moves down the tree. */
+static int report__count(struct report *r, size_t si, uint32_t func, bool inlined, uint64_t count,
+			 bool leaf, uint32_t *node)
+{
+	int err;
+
+	if (func & NODE_INLINED)
+		return -E2BIG;
+	err = report__node(r, *node, inlined ? func | NODE_INLINED : func, node);
+	if (err)
+		return err;
+	r->nodes[*node].total += count;
+	/* a recursive function counts once per sample in the flat view */
+	if (r->seen[func] != si + 1) {
+		r->seen[func] = si + 1;
+		r->funcs[func].total += count;
+	}
+	if (leaf) {
+		r->nodes[*node].self += count;
+		r->funcs[func].self += count;
+	}
+	return 0;
+}
+
+/* Counts the frames of location loc: the functions inlined there after the one that holds them. */
+static int report__frame(struct report *r, size_t si, uint32_t loc, uint64_t count, bool leaf,
+			 uint32_t *node)
+{
+	size_t n;
+	const struct profile_line *lines = profile__lines(r->p, loc, &n);
+	uint32_t func;
+	int err = 0;
+
+	if (!n || (n == 1 && !r->by_line)) {
+		err = report__loc_func(r, loc, &func);
+		return err ? err : report__count(r, si, func, false, count, leaf, node);
+	}
+	for (size_t i = n; i > 0 && !err; i--) {
+		err = report__line_func(r, loc, lines, n, i - 1, &func);
+		if (!err)
+			err = report__count(r, si, func, i < n, count, leaf && i == 1, node);
+	}
+	return err;
+}
+
+static int report__add_sample(struct report *r, size_t si)
+{
+	const struct profile_sample *s = profile__sample(r->p, si);
+	uint32_t node = 0, n = s->nr_user + s->nr_kernel, depth = 0;
+	int err = 0;
+
+	if (!s->count)
+		return 0;
+	r->total += s->count;
+	r->nodes[0].total += s->count;
+	if (!n)
+		r->nodes[0].self += s->count;
+	for (uint32_t i = s->nr_user; i > 0 && !err; i--, depth++)
+		err = report__frame(r, si, s->user[i - 1], s->count, depth + 1 == n, &node);
+	for (uint32_t i = s->nr_kernel; i > 0 && !err; i--, depth++)
+		err = report__frame(r, si, s->kernel[i - 1], s->count, depth + 1 == n, &node);
+	return err;
+}
+
+/* Siblings: by parent, then largest total first, then by name. */
+static int child_cmp(const void *a, const void *b, void *arg)
+{
+	const struct report *r = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct report_node *nx = &r->nodes[x], *ny = &r->nodes[y];
+
+	if (r->parent[x] != r->parent[y])
+		return r->parent[x] < r->parent[y] ? -1 : 1;
+	if (nx->total != ny->total)
+		return nx->total > ny->total ? -1 : 1;
+	return strcmp(r->funcs[nx->func].name, r->funcs[ny->func].name);
+}
+
+/* Orders every node's children and records where they start. */
+static int report__sort_tree(struct report *r)
+{
+	r->children = calloc(r->nr_nodes, sizeof(*r->children));
+	if (!r->children)
+		return -ENOMEM;
+	for (size_t i = 1; i < r->nr_nodes; i++)
+		r->children[i - 1] = (uint32_t)i;
+	qsort_r(r->children, r->nr_nodes - 1, sizeof(*r->children), child_cmp, r);
+	for (size_t i = r->nr_nodes - 1; i > 0; i--) {
+		struct report_node *parent = &r->nodes[r->parent[r->children[i - 1]]];
+
+		parent->first_child = (uint32_t)(i - 1);
+		parent->nr_children++;
+	}
+	return 0;
+}
+
+static int report__build(struct report *r)
+{
+	size_t nr_locs = profile__nr_locations(r->p);
+	int err = 0;
+
+	r->cap_nodes = 256;
+	r->nodes = calloc(r->cap_nodes, sizeof(*r->nodes));
+	r->parent = calloc(r->cap_nodes, sizeof(*r->parent));
+	r->loc_func = calloc(nr_locs + 1, sizeof(*r->loc_func));
+	if (!r->nodes || !r->parent || !r->loc_func)
+		return -ENOMEM;
+	r->nr_nodes = 1; /* the root */
+	for (size_t i = 0; i < profile__nr_samples(r->p) && !err; i++)
+		err = report__add_sample(r, i);
+	if (!err)
+		err = report__sort_tree(r);
+	if (err)
+		return err;
+	r->order = calloc(r->nr_funcs + 1, sizeof(*r->order));
+	if (!r->order)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_funcs; i++)
+		r->order[i] = (uint32_t)i;
+	return 0;
+}
+
+struct report *report__new(const struct profile *p)
+{
+	return report__new_by(p, false);
+}
+
+struct report *report__new_by(const struct profile *p, bool by_line)
+{
+	struct report *r = calloc(1, sizeof(*r));
+	int err;
+
+	if (!r)
+		return NULL;
+	r->p = p;
+	r->by_line = by_line;
+	err = report__build(r);
+	if (err) {
+		report__free(r);
+		errno = -err;
+		return NULL;
+	}
+	return r;
+}
+
+void report__free(struct report *r)
+{
+	if (!r)
+		return;
+	tdestroy(r->names, free);
+	tdestroy(r->node_tree, free);
+	for (size_t i = 0; i < r->nr_funcs; i++)
+		free((char *)r->funcs[i].name);
+	free(r->funcs);
+	free(r->order);
+	free(r->loc_func);
+	free(r->seen);
+	free(r->nodes);
+	free(r->children);
+	free(r->parent);
+	free(r);
+}
+
+uint64_t report__total(const struct report *r)
+{
+	return r->total;
+}
+
+size_t report__nr_funcs(const struct report *r)
+{
+	return r->nr_funcs;
+}
+
+const struct report_func *report__func(const struct report *r, size_t i)
+{
+	return i < r->nr_funcs ? &r->funcs[r->order[i]] : NULL;
+}
+
+const char *report__func_name(const struct report *r, uint32_t func)
+{
+	return func < r->nr_funcs ? r->funcs[func].name : NULL;
+}
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a == b ? 0 : a > b ? -1 : 1;
+}
+
+static int func_cmp_self(const void *a, const void *b, void *arg)
+{
+	const struct report_func *x = &((struct report *)arg)->funcs[*(const uint32_t *)a];
+	const struct report_func *y = &((struct report *)arg)->funcs[*(const uint32_t *)b];
+	int c = cmp_u64_desc(x->self, y->self);
+
+	if (!c)
+		c = cmp_u64_desc(x->total, y->total);
+	return c ? c : strcmp(x->name, y->name);
+}
+
+static int func_cmp_total(const void *a, const void *b, void *arg)
+{
+	const struct report_func *x = &((struct report *)arg)->funcs[*(const uint32_t *)a];
+	const struct report_func *y = &((struct report *)arg)->funcs[*(const uint32_t *)b];
+	int c = cmp_u64_desc(x->total, y->total);
+
+	if (!c)
+		c = cmp_u64_desc(x->self, y->self);
+	return c ? c : strcmp(x->name, y->name);
+}
+
+void report__sort(struct report *r, enum report_sort sort)
+{
+	qsort_r(r->order, r->nr_funcs, sizeof(*r->order),
+		sort == REPORT_SORT_TOTAL ? func_cmp_total : func_cmp_self, r);
+}
+
+const struct report_node *report__root(const struct report *r)
+{
+	return &r->nodes[0];
+}
+
+const struct report_node *report__child(const struct report *r, const struct report_node *n,
+					uint32_t i)
+{
+	return i < n->nr_children ? &r->nodes[r->children[n->first_child + i]] : NULL;
+}
+
+/* Diff */
+
+static double percent(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0;
+}
+
+/* Binomial tails, summed from the tail end inward so that the terms only shrink. */
+
+static double binomial_log_term(uint64_t n, uint64_t k, double q)
+{
+	return lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1) +
+	       (double)k * log(q) + (double)(n - k) * log1p(-q);
+}
+
+/* sum of P(X = j) for j >= k, with k at or above the mode */
+static double sum_up(uint64_t n, uint64_t k, double q)
+{
+	double term = exp(binomial_log_term(n, k, q)), sum = 0;
+
+	for (uint64_t j = k; j <= n && term > 0; j++) {
+		sum += term;
+		if (term < sum * 1e-17)
+			break;
+		term *= (double)(n - j) / (double)(j + 1) * q / (1 - q);
+	}
+	return sum;
+}
+
+/* sum of P(X = j) for j <= k, with k at or below the mode */
+static double sum_down(uint64_t n, uint64_t k, double q)
+{
+	double term = exp(binomial_log_term(n, k, q)), sum = 0;
+
+	for (uint64_t j = k;; j--) {
+		sum += term;
+		if (j == 0 || term == 0 || term < sum * 1e-17)
+			break;
+		term *= (double)j / (double)(n - j + 1) * (1 - q) / q;
+	}
+	return sum;
+}
+
+double report__binomial_ge(uint64_t n, uint64_t k, double q)
+{
+	double p;
+
+	if (k == 0)
+		return 1;
+	if (k > n)
+		return 0;
+	if (q <= 0)
+		return 0;
+	if (q >= 1)
+		return 1;
+	p = (double)k >= (double)n * q ? sum_up(n, k, q) : 1 - sum_down(n, k - 1, q);
+	return p < 0 ? 0 : p > 1 ? 1 : p;
+}
+
+/* P(X <= k) */
+static double binomial_le(uint64_t n, uint64_t k, double q)
+{
+	return k >= n ? 1 : 1 - report__binomial_ge(n, k + 1, q);
+}
+
+/*
+ * The new profile's count b against the base's a, their sample periods pa
+ * and pb: under "the time did not change", each of the n = a + b samples
+ * is the new profile's with probability pa / (pa + pb).
+ */
+static void change_test(uint64_t a, uint64_t b, double pa, double pb, double *p_inc, double *p_dec)
+{
+	double q = pa / (pa + pb);
+	uint64_t n = a + b;
+
+	*p_inc = report__binomial_ge(n, b, q);
+	*p_dec = binomial_le(n, b, q);
+}
+
+static enum report_change change_of(double p_inc, double p_dec, double alpha)
+{
+	if (p_inc < alpha)
+		return REPORT_INCREASE;
+	if (p_dec < alpha)
+		return REPORT_DECREASE;
+	return REPORT_SAME;
+}
+
+static void diff_row_fill(struct report_diff_row *row, const struct report_diff *d, double pa,
+			  double pb)
+{
+	row->base_self_pct = percent(row->base_self, d->base_total);
+	row->base_total_pct = percent(row->base_total, d->base_total);
+	row->self_pct = percent(row->self, d->total);
+	row->total_pct = percent(row->total, d->total);
+	row->delta_self = row->self_pct - row->base_self_pct;
+	row->delta_total = row->total_pct - row->base_total_pct;
+	row->base_self_time = (double)row->base_self * pa;
+	row->base_total_time = (double)row->base_total * pa;
+	row->self_time = (double)row->self * pb;
+	row->total_time = (double)row->total * pb;
+	row->delta_self_time = row->self_time - row->base_self_time;
+	row->delta_total_time = row->total_time - row->base_total_time;
+	row->delta_of_base = d->base_time > 0 ? 100 * row->delta_total_time / d->base_time : 0;
+	row->ratio = row->base_total ? row->total_time / row->base_total_time : INFINITY;
+	change_test(row->base_total, row->total, pa, pb, &row->p_increase, &row->p_decrease);
+	row->change = change_of(row->p_increase, row->p_decrease, d->row_alpha);
+}
+
+static int diff_row_cmp(const void *a, const void *b)
+{
+	const struct report_diff_row *x = a, *y = b;
+
+	if (x->delta_total_time != y->delta_total_time)
+		return x->delta_total_time > y->delta_total_time ? -1 : 1;
+	if (x->delta_self_time != y->delta_self_time)
+		return x->delta_self_time > y->delta_self_time ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* bsearch: a name against a row, for rows sorted by name. */
+static int diff_name_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct report_diff_row *)elem)->name);
+}
+
+static int diff_name_sort(const void *a, const void *b)
+{
+	return strcmp(((const struct report_diff_row *)a)->name,
+		      ((const struct report_diff_row *)b)->name);
+}
+
+struct report_diff *report_diff__new(const struct report *base, const struct report *cur,
+				     const struct report_diff_opts *opts)
+{
+	struct report_diff *d = calloc(1, sizeof(*d));
+	size_t nr_base = base->nr_funcs;
+	double pa = 1, pb = 1;
+
+	if (!d)
+		return NULL;
+	d->rows = calloc(base->nr_funcs + cur->nr_funcs + 1, sizeof(*d->rows));
+	if (!d->rows) {
+		free(d);
+		return NULL;
+	}
+	d->confidence = opts && opts->confidence > 0 && opts->confidence < 1 ? opts->confidence :
+									       0.99;
+	d->timed = opts && opts->base_period_ns && opts->period_ns;
+	if (d->timed) {
+		pa = (double)opts->base_period_ns;
+		pb = (double)opts->period_ns;
+	}
+	d->base_total = base->total;
+	d->total = cur->total;
+	d->base_time = (double)base->total * pa;
+	d->time = (double)cur->total * pb;
+	for (size_t i = 0; i < nr_base; i++) {
+		d->rows[i].name = base->funcs[i].name;
+		d->rows[i].base_self = base->funcs[i].self;
+		d->rows[i].base_total = base->funcs[i].total;
+	}
+	qsort(d->rows, nr_base, sizeof(*d->rows), diff_name_sort);
+	d->nr = nr_base;
+	for (size_t i = 0; i < cur->nr_funcs; i++) {
+		const struct report_func *f = &cur->funcs[i];
+		struct report_diff_row *row =
+			bsearch(f->name, d->rows, nr_base, sizeof(*d->rows), diff_name_cmp);
+
+		if (!row) {
+			row = &d->rows[d->nr++];
+			row->name = f->name;
+		}
+		row->self = f->self;
+		row->total = f->total;
+	}
+	d->row_alpha = (1 - d->confidence) / (double)(d->nr ? d->nr : 1);
+	change_test(d->base_total, d->total, pa, pb, &d->p_increase, &d->p_decrease);
+	d->change = change_of(d->p_increase, d->p_decrease, 1 - d->confidence);
+	for (size_t i = 0; i < d->nr; i++)
+		diff_row_fill(&d->rows[i], d, pa, pb);
+	qsort(d->rows, d->nr, sizeof(*d->rows), diff_row_cmp);
+	return d;
+}
+
+void report_diff__free(struct report_diff *d)
+{
+	if (!d)
+		return;
+	free(d->rows);
+	free(d);
+}
+
+bool report_diff__exceeds(const struct report_diff *d, double pct)
+{
+	for (size_t i = 0; i < d->nr; i++)
+		if (d->rows[i].change == REPORT_INCREASE && d->rows[i].delta_of_base > pct)
+			return true;
+	return false;
+}
+
+bool report_diff__total_exceeds(const struct report_diff *d, double pct)
+{
+	return d->change == REPORT_INCREASE && d->base_time > 0 &&
+	       100 * (d->time - d->base_time) / d->base_time > pct;
+}
+
+/* The z with P(Z > z) = alpha for a standard normal Z, by bisection. */
+static double normal_quantile(double alpha)
+{
+	double lo = 0, hi = 40;
+
+	for (int i = 0; i < 200; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (0.5 * erfc(mid / M_SQRT2) > alpha)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/*
+ * An increase of x samples over a count a is about z standard deviations
+ * when x = z * sqrt(2a + x) (the difference of two Poisson counts): x =
+ * (z^2 + sqrt(z^4 + 8 z^2 a)) / 2, for the largest a of the base.
+ */
+double report_diff__detectable(const struct report_diff *d)
+{
+	double z = normal_quantile(d->row_alpha), a = 0, x;
+
+	for (size_t i = 0; i < d->nr; i++)
+		if ((double)d->rows[i].base_total > a)
+			a = (double)d->rows[i].base_total;
+	if (!d->base_total)
+		return INFINITY;
+	x = (z * z + sqrt(z * z * z * z + 8 * z * z * a)) / 2;
+	return 100 * x / (double)d->base_total;
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What `unwprof report` shows, computed from the profile model and kept
+ * apart from printing, so the text and the JSON output show the same
+ * numbers:
+ *
+ *  - top: per function, self samples (the function was the leaf) and total
+ *    samples (the function was anywhere on the stack, counted once per
+ *    sample even when it recurses);
+ *  - tree: the stacks merged from the root down, caller to callee;
+ *    functions the compiler inlined into their caller (the source lines of
+ *    a location, core/profile/profile.h) are nodes of their own, marked inlined;
+ *  - diff: per function, its time and its share in a base profile and in
+ *    the new one, the changes, and whether they are more than noise.
+ *
+ * A function is named as in folded output: its readable name, else
+ * "[file+0xOFFSET]", else "[unknown]".
+ */
+#ifndef UNWPROF_REPORT_H
+#define UNWPROF_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "folded_read.h"
+#include "pprof.h"
+
+struct profile;
+
+/* Loading: the format is told from the content. */
+
+enum report_format {
+	REPORT_FORMAT_PPROF,
+	REPORT_FORMAT_FOLDED,
+};
+
+struct report_input {
+	enum report_format format;
+	bool gzip;
+	struct pprof_meta meta;		/* pprof only */
+	struct folded_read_info folded; /* folded only */
+};
+
+/*
+ * Reads path ("-" for stdin): a pprof profile, gzip-compressed or not, or
+ * folded stacks (also gzip-compressed or not). Sets *out to a new profile.
+ * Every error is printed naming the file: missing, unreadable, larger than
+ * PPROF_MAX_SIZE, empty, corrupt, truncated, not a profile, no samples.
+ */
+int report__load(const char *path, struct profile **out, struct report_input *in);
+
+/* Filters applied before every view. */
+struct report_filter {
+	bool has_pid;
+	uint32_t pid;
+	const char *comm; /* the process's or the thread's name; NULL: any */
+	bool no_kernel;	  /* drop kernel frames */
+};
+
+/* A new profile with the samples of p that pass f; NULL and errno on failure. */
+struct profile *report__filter(const struct profile *p, const struct report_filter *f);
+
+/* Top and tree */
+
+enum report_sort {
+	REPORT_SORT_SELF,
+	REPORT_SORT_TOTAL,
+};
+
+struct report_func {
+	const char *name;
+	uint64_t self;
+	uint64_t total;
+};
+
+/* A node of the caller-to-callee tree; node 0 is an unnamed root above every stack. */
+struct report_node {
+	uint32_t func; /* index in the unsorted function table */
+	uint64_t self;
+	uint64_t total;
+	uint32_t nr_children;
+	uint32_t first_child; /* internal: where the sorted children start */
+	bool inlined;	      /* the compiler inlined this call into the parent's code */
+};
+
+struct report;
+
+/* NULL and errno on failure. */
+struct report *report__new(const struct profile *p);
+/*
+ * The same, by source line when by_line: each function is then "NAME
+ * FILE:LINE" for the line of the address in the innermost function and the
+ * line of the call in its callers (pprof -lines), plain "NAME" where the
+ * line is unknown.
+ */
+struct report *report__new_by(const struct profile *p, bool by_line);
+void report__free(struct report *r);
+
+/* Sum of the sample counts. */
+uint64_t report__total(const struct report *r);
+
+size_t report__nr_funcs(const struct report *r);
+/* The i-th function in the current order (as added until report__sort is called). */
+const struct report_func *report__func(const struct report *r, size_t i);
+/* The function behind a tree node. */
+const char *report__func_name(const struct report *r, uint32_t func);
+void report__sort(struct report *r, enum report_sort sort);
+
+const struct report_node *report__root(const struct report *r);
+/* Children of a node sorted by total, largest first (ties by name). */
+const struct report_node *report__child(const struct report *r, const struct report_node *n,
+					uint32_t i);
+
+/*
+ * Diff: each function's CPU time in a base profile and in the new one (its
+ * samples times the sampling period; samples when a period is unknown), the
+ * change in time and in share, and whether the change is more than the
+ * noise of sampling. A function's samples are taken as Poisson counts: given
+ * the n samples the function has in both profiles together, the new
+ * profile's are binomial under "its time did not change", and the one-sided
+ * exact binomial test gives the p-value of an increase and of a decrease.
+ * A row is significant when its p-value is below (1 - confidence) / nr
+ * (Bonferroni over the rows compared), so that two profiles of the same
+ * work do not show a "significant" change at the stated confidence
+ * anywhere in the table but in 1 - confidence of the diffs. The whole
+ * profile's time is tested alone, at 1 - confidence.
+ */
+
+struct report_diff_opts {
+	/* CPU time one sample stands for in each profile; 0 when unknown */
+	uint64_t base_period_ns, period_ns;
+	double confidence; /* 0.99 for 99%; 0 for the default, 0.99 */
+};
+
+enum report_change {
+	REPORT_SAME = 0,      /* within the noise */
+	REPORT_INCREASE = 1,  /* significant increase of time */
+	REPORT_DECREASE = -1, /* significant decrease of time */
+};
+
+struct report_diff_row {
+	const char *name;
+	uint64_t base_self, base_total;
+	uint64_t self, total;
+	/* ns when the diff is timed, else samples */
+	double base_self_time, base_total_time;
+	double self_time, total_time;
+	double delta_self_time, delta_total_time; /* new - base */
+	double delta_of_base;		      /* delta_total_time in % of the base's whole time */
+	double base_self_pct, base_total_pct; /* of all samples of the base */
+	double self_pct, total_pct;	      /* of all samples of the new profile */
+	double delta_self, delta_total;	      /* shares, new - base, in percentage points */
+	double ratio;			      /* total_time / base_total_time; INFINITY when new */
+	double p_increase, p_decrease;
+	enum report_change change;
+};
+
+struct report_diff {
+	uint64_t base_total, total; /* samples */
+	bool timed;		    /* both periods known: times in ns */
+	double base_time, time;	    /* of the whole profile */
+	double p_increase, p_decrease;
+	enum report_change change; /* of the whole profile */
+	double confidence;
+	double row_alpha;	      /* (1 - confidence) / nr: a row's p-value must be below it */
+	struct report_diff_row *rows; /* largest increase of total time first */
+	size_t nr;
+};
+
+/*
+ * Compares two reports; NULL and errno on failure. The names belong to base
+ * and cur. opts may be NULL (samples, 99%).
+ */
+struct report_diff *report_diff__new(const struct report *base, const struct report *cur,
+				     const struct report_diff_opts *opts);
+void report_diff__free(struct report_diff *d);
+
+/*
+ * True when some function's total time grew significantly by more than pct
+ * percent of the base's whole time.
+ */
+bool report_diff__exceeds(const struct report_diff *d, double pct);
+
+/* True when the whole profile's time grew significantly by more than pct percent. */
+bool report_diff__total_exceeds(const struct report_diff *d, double pct);
+
+/*
+ * About the smallest increase of one function's time, in percent of the
+ * base's whole time, that the diff can tell from noise at its confidence
+ * (for its busiest function, whose count is the noisiest): a --fail-above
+ * below it cannot fire, whatever happened.
+ */
+double report_diff__detectable(const struct report_diff *d);
+
+/* P(X >= k) for X binomial(n, q); exported for the unit test. */
+double report__binomial_ge(uint64_t n, uint64_t k, double q);
+
+#endif

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Reading Go's stack switches from a binary. See goruntime.h.
+ *
+ * runtime.systemstack on amd64 (Go 1.17+), as the assembler emits it:
+ *
+ *	mov  %fs:TLS_G, %rax		the current g
+ *	mov  G_M(%rax), %rbx		its m
+ *	cmp  M_GSIGNAL(%rbx), %rax
+ *	je   noswitch
+ *	mov  M_G0(%rbx), %rdx		g0
+ *	cmp  %rdx, %rax
+ *	je   noswitch
+ *	cmp  M_CURG(%rbx), %rax		not curg: bad
+ *	jne  bad
+ *	call gosave_systemstack_switch	g.sched = the goroutine's state
+ *	mov  %rdx, %fs:TLS_G ; mov %rdx, %r14
+ *	mov  SCHED_SP(%rdx), %rbx	g0's saved sp
+ *	...
+ *
+ * and runtime.mcall saves the caller's state in g.sched through r14 (the g
+ * register): mov %rbx, SCHED_PC(%r14); mov %rbx, SCHED_SP(%r14);
+ * mov %rbp, SCHED_BP(%r14). The instructions are found in order, each by
+ * its encoding with the registers of the one before it; the offsets they
+ * hold must then agree (the same sched.sp in both functions, sched.pc just
+ * above it), or the binary is taken for one of another shape.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <elf.h>
+
+#include "../elf/elf.h"
+#include "../elf/gopclntab.h"
+#include "goruntime.h"
+#include "../util/log.h"
+
+#define REX_W 0x48
+#define REX_WB 0x49 /* r8..r15 in r/m */
+#define OP_MOV_LOAD 0x8b
+#define OP_MOV_STORE 0x89
+#define OP_CMP_LOAD 0x3b
+#define PREFIX_FS 0x64
+#define REG_R14_LOW 6 /* r14 with REX.B */
+#define REG_RBX 3
+#define REG_RBP 5
+
+/* The bytes of one function, and a cursor over them. */
+struct code {
+	const uint8_t *p;
+	size_t size;
+	size_t at;
+};
+
+/*
+ * Finds, from the cursor on, an instruction [rex] op modrm [disp] whose
+ * modrm has register reg (-1: any) and base rm, with no displacement or
+ * an 8- or 32-bit one; its displacement in *disp, its reg field in *reg_out.
+ * The cursor moves past it. Returns false when there is none.
+ */
+static bool find_mem_op(struct code *c, uint8_t rex, uint8_t op, int reg, int rm, int32_t *disp,
+			int *reg_out)
+{
+	for (size_t i = c->at; i + 3 <= c->size; i++) {
+		uint8_t modrm, mod;
+		size_t len;
+
+		if (c->p[i] != rex || c->p[i + 1] != op)
+			continue;
+		modrm = c->p[i + 2];
+		mod = modrm >> 6;
+		if ((modrm & 7) != rm || mod == 3 || (rm & 7) == 4 /* needs a SIB */)
+			continue;
+		if (reg >= 0 && ((modrm >> 3) & 7) != reg)
+			continue;
+		if (mod == 0 && rm == 5)
+			continue; /* rip-relative */
+		len = mod == 1 ? 1 : mod == 2 ? 4 : 0;
+		if (i + 3 + len > c->size)
+			return false;
+		if (len == 1)
+			*disp = (int8_t)c->p[i + 3];
+		else if (len == 4)
+			memcpy(disp, &c->p[i + 3], 4);
+		else
+			*disp = 0;
+		if (reg_out)
+			*reg_out = (modrm >> 3) & 7;
+		c->at = i + 3 + len;
+		return true;
+	}
+	return false;
+}
+
+/* mov %fs:DISP32, %reg: the load of the current g. */
+static bool find_tls_load(struct code *c, int32_t *disp, int *reg)
+{
+	for (size_t i = c->at; i + 9 <= c->size; i++) {
+		const uint8_t *q = &c->p[i];
+
+		if (q[0] != PREFIX_FS || q[1] != REX_W || q[2] != OP_MOV_LOAD ||
+		    (q[3] & 0xc7) != 0x04 || q[4] != 0x25)
+			continue;
+		memcpy(disp, &q[5], 4);
+		*reg = (q[3] >> 3) & 7;
+		c->at = i + 9;
+		return true;
+	}
+	return false;
+}
+
+static bool offset_ok(int32_t d)
+{
+	return d >= 0 && d < 4096 && d % 8 == 0;
+}
+
+/* The offsets systemstack uses. */
+static int read_systemstack(struct code c, struct go_runtime *gr)
+{
+	int32_t tls, g_m, gsignal, g0, curg, sched_sp;
+	int g, m, g0_reg;
+
+	if (!find_tls_load(&c, &tls, &g) || !find_mem_op(&c, REX_W, OP_MOV_LOAD, -1, g, &g_m, &m) ||
+	    !find_mem_op(&c, REX_W, OP_CMP_LOAD, g, m, &gsignal, NULL) ||
+	    !find_mem_op(&c, REX_W, OP_MOV_LOAD, -1, m, &g0, &g0_reg) ||
+	    !find_mem_op(&c, REX_W, OP_CMP_LOAD, g, m, &curg, NULL) ||
+	    !find_mem_op(&c, REX_W, OP_MOV_LOAD, -1, g0_reg, &sched_sp, NULL))
+		return -ENOTSUP;
+	if (!offset_ok(g_m) || !offset_ok(g0) || !offset_ok(curg) || !offset_ok(sched_sp) ||
+	    curg == gsignal || curg == g0)
+		return -ENOTSUP;
+	gr->tls_g = tls;
+	gr->g_m = g_m;
+	gr->m_g0 = g0;
+	gr->m_curg = curg;
+	gr->sched_sp = sched_sp;
+	return 0;
+}
+
+/* The sched offsets mcall stores to: pc, sp (both from rbx), then bp. */
+static int read_mcall(struct code c, struct go_runtime *gr)
+{
+	int32_t pc, sp, bp;
+
+	if (!find_mem_op(&c, REX_WB, OP_MOV_STORE, REG_RBX, REG_R14_LOW, &pc, NULL) ||
+	    !find_mem_op(&c, REX_WB, OP_MOV_STORE, REG_RBX, REG_R14_LOW, &sp, NULL) ||
+	    !find_mem_op(&c, REX_WB, OP_MOV_STORE, REG_RBP, REG_R14_LOW, &bp, NULL))
+		return -ENOTSUP;
+	/* gobuf: sp, then pc; bp further on. And systemstack's view of sched.sp. */
+	if (!offset_ok(pc) || !offset_ok(sp) || !offset_ok(bp) || pc != sp + 8 || bp <= pc ||
+	    (uint32_t)sp != gr->sched_sp)
+		return -ENOTSUP;
+	gr->sched_pc = pc;
+	gr->sched_bp = bp;
+	return 0;
+}
+
+/* The bytes of function f, from .text. */
+static int function_code(const struct elf_section *text, const struct gopclntab_func *f,
+			 struct code *c)
+{
+	if (f->entry < text->addr || f->end <= f->entry || f->end - text->addr > text->size)
+		return -EINVAL;
+	c->p = text->data + (f->entry - text->addr);
+	c->size = f->end - f->entry;
+	c->at = 0;
+	return 0;
+}
+
+/* Finds the functions the switch needs by name; 0 when all of them are there. */
+static int find_functions(const struct gopclntab *t, struct gopclntab_func *systemstack,
+			  struct gopclntab_func *morestack, struct gopclntab_func *mcall)
+{
+	size_t n = gopclntab__count(t), found = 0;
+
+	for (size_t i = 0; i < n && found < 3; i++) {
+		struct gopclntab_func f;
+
+		if (gopclntab__func(t, i, &f))
+			break;
+		if (strcmp(f.name, "runtime.systemstack") == 0)
+			*systemstack = f, found++;
+		else if (strcmp(f.name, "runtime.morestack") == 0)
+			*morestack = f, found++;
+		else if (strcmp(f.name, "runtime.mcall") == 0)
+			*mcall = f, found++;
+	}
+	return found == 3 ? 0 : -ENOENT;
+}
+
+int go_runtime__read(const struct elf_file *ef, struct go_runtime *gr)
+{
+	struct gopclntab_func systemstack = {}, morestack = {}, mcall = {};
+	struct elf_section text, note;
+	struct gopclntab *t;
+	struct code ss, mc;
+	int err;
+
+	memset(gr, 0, sizeof(*gr));
+	/* Go's linker marks what it links: other files are not searched for a pclntab. */
+	if (elf_file__section(ef, ".note.go.buildid", &note) &&
+	    elf_file__section(ef, ".go.buildinfo", &note))
+		return -ENOENT;
+	t = gopclntab__open_elf(ef);
+	if (!t)
+		return -ENOENT;
+	err = find_functions(t, &systemstack, &morestack, &mcall);
+	if (!err && (elf_file__machine(ef) != EM_X86_64 || elf_file__section(ef, ".text", &text)))
+		err = -ENOTSUP;
+	if (!err && (function_code(&text, &systemstack, &ss) || function_code(&text, &mcall, &mc)))
+		err = -ENOTSUP;
+	if (!err)
+		err = read_systemstack(ss, gr);
+	if (!err)
+		err = read_mcall(mc, gr);
+	if (!err) {
+		gr->systemstack_lo = systemstack.entry;
+		gr->systemstack_hi = systemstack.end;
+		gr->morestack_lo = morestack.entry;
+		gr->morestack_hi = morestack.end;
+	}
+	if (err == -ENOTSUP)
+		pr_debug(
+			"%s: Go's stack switch has an unknown shape: walks stop at the system stack",
+			elf_file__path(ef));
+	gopclntab__free(t);
+	return err;
+}

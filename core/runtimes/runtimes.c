@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The unwinders of runtimes' pc ranges. See runtimes.h.
+ */
+#include "../util/common.h"
+#include "pyruntime.h"
+#include "rbruntime.h"
+#include "runtimes.h"
+#include "../unwind/tables.h"
+
+/*
+ * Go's stack switch (core/runtimes/goruntime.h): runtime.systemstack and
+ * runtime.morestack of a Go binary, and the offsets that lead from a thread
+ * on its system stack to the goroutine it works for.
+ */
+static bool go_place(const struct tables_entry *e, uint64_t bias, struct runtime_place *rp)
+{
+	const struct go_runtime *g = &e->go;
+
+	if (!e->has_go)
+		return false;
+	*rp = (struct runtime_place){
+		.ranges = { { g->systemstack_lo + bias, g->systemstack_hi + bias },
+			    { g->morestack_lo + bias, g->morestack_hi + bias } },
+		.value.go = { .morestack_lo = g->morestack_lo + bias,
+			      .morestack_hi = g->morestack_hi + bias,
+			      .tls_g = g->tls_g,
+			      .g_m = g->g_m,
+			      .m_g0 = g->m_g0,
+			      .m_curg = g->m_curg,
+			      .sched_sp = g->sched_sp,
+			      .sched_pc = g->sched_pc,
+			      .sched_bp = g->sched_bp },
+	};
+	return true;
+}
+
+/* Bytes of a frame the Python unwinder reads: up to 8 past the last field it needs. */
+static uint8_t py_frame_len(const struct unw_py_proc *v)
+{
+	uint32_t offs[] = { v->frame_code, v->frame_previous, v->frame_instr, v->frame_owner };
+	uint32_t end = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(offs); i++)
+		if (offs[i] + 8 > end)
+			end = offs[i] + 8;
+	return end <= 128 ? end : 0; /* 0: more than BPF reads at once, no Python frames */
+}
+
+/* Bytes of a code object the event of its first sight copies: 8 past the last field named. */
+static uint16_t py_code_len(const struct py_offsets *o)
+{
+	int32_t offs[] = { o->code_name,	o->code_qualname,  o->code_filename,
+			   o->code_firstlineno, o->code_linetable, o->code_lnotab };
+	int32_t end = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(offs); i++)
+		if (offs[i] != PY_OFF_NONE && offs[i] + 8 > end)
+			end = offs[i] + 8;
+	return end <= UNW_PY_CODE_MAX ? end : 0;
+}
+
+/* What the Python unwinder reads of an interpreter pr loaded with bias (bpf/unwprof.h). */
+static struct unw_py_proc py_proc_of(const struct py_runtime *pr, uint64_t bias)
+{
+	const struct py_offsets *o = &pr->off;
+	struct unw_py_proc v = {
+		.runtime = pr->runtime + bias,
+		.interp_head = o->runtime_interpreters_head,
+		.threads_head = o->interp_threads_head,
+		.tstate_next = o->tstate_next,
+		.tstate_thread_id = o->tstate_thread_id,
+		.tstate_frame = o->tstate_frame,
+		.cframe_frame = o->cframe_current_frame,
+		.frame_code = o->frame_code,
+		.frame_previous = o->frame_previous,
+		.frame_instr = o->frame_instr,
+		.instr_is_index = pr->frame_layout == PY_FRAME_OBJECT,
+		.owner_cstack = 3, /* FRAME_OWNED_BY_CSTACK, 3.12 and 3.13 */
+	};
+
+	if (pr->frame_layout == PY_FRAME_OBJECT) {
+		v.entry = UNW_PY_ENTRY_EACH;
+	} else if (o->frame_is_entry != PY_OFF_NONE) {
+		v.entry = UNW_PY_ENTRY_FLAG;
+		v.frame_owner = o->frame_is_entry;
+	} else {
+		v.entry = UNW_PY_ENTRY_SHIM;
+		v.frame_owner = o->frame_owner;
+	}
+	v.code_id = o->code_filename;
+	v.frame_len = py_frame_len(&v);
+	v.code_name = py_code_name_off(o);
+	v.code_table = py_code_table_off(o);
+	v.code_len = py_code_len(o);
+	v.str_length = o->str_length;
+	v.str_data = o->str_data;
+	v.bytes_data = py_bytes_data_off(o);
+	return v;
+}
+
+/* CPython (core/runtimes/pyruntime.h): the eval loop and its .cold part. */
+static bool py_place(const struct tables_entry *e, uint64_t bias, struct runtime_place *rp)
+{
+	const struct py_runtime *pr = &e->py;
+
+	if (!e->has_py)
+		return false;
+	*rp = (struct runtime_place){
+		.ranges = { { pr->eval_lo + bias, pr->eval_hi + bias } },
+		.value.py = py_proc_of(pr, bias),
+	};
+	if (pr->cold_hi) {
+		rp->ranges[1].lo = pr->cold_lo + bias;
+		rp->ranges[1].hi = pr->cold_hi + bias;
+	}
+	return true;
+}
+
+/* Ruby (core/runtimes/rbruntime.h): rb_vm_exec, and the way to each thread's control frames. */
+static bool rb_place(const struct tables_entry *e, uint64_t bias, struct runtime_place *rp)
+{
+	const struct rb_runtime *rr = &e->rb;
+	const struct rb_offsets *o = &rr->off;
+
+	if (!e->has_rb)
+		return false;
+	*rp = (struct runtime_place){
+		.ranges = { { rr->vm_exec_lo + bias, rr->vm_exec_hi + bias } },
+		.value.rb = { .ec_module_got = rr->ec_module_got + bias,
+			      .ec_offset = rr->ec_offset,
+			      .ec_vm_stack = o->ec_vm_stack,
+			      .ec_vm_stack_size = o->ec_vm_stack_size,
+			      .ec_cfp = o->ec_cfp,
+			      .cfp_size = o->cfp_size,
+			      .cfp_pc = o->cfp_pc,
+			      .cfp_iseq = o->cfp_iseq,
+			      .cfp_ep = o->cfp_ep,
+			      .iseq_body = o->iseq_body,
+			      .me_def = o->me_def },
+	};
+	return true;
+}
+
+const struct runtime_unwinder runtime_unwinders[] = {
+	{ UNW_UW_GO_SWITCH, "Go's stack switch", go_place },
+	{ UNW_UW_PYTHON, "Python", py_place },
+	{ UNW_UW_RUBY, "Ruby", rb_place },
+};
+const size_t nr_runtime_unwinders = ARRAY_SIZE(runtime_unwinders);

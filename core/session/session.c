@@ -1,0 +1,1667 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The BPF profiling session: sizes and loads the unwinder, uploads unwind
+ * tables and process info, attaches the sampling perf events and the process
+ * tracepoints, follows the events BPF sends, and drains the in-kernel counts.
+ * Which mappings get tables, in which order they are packed and where each
+ * row goes is core/unwind/loader.c's, the same code `unwprof shards` prints, so
+ * the two cannot disagree; the bytes uploaded are core/unwind/encoder.c's.
+ *
+ * The rows. Map sizes cannot change after load, so the rows live in an
+ * array of maps: one inner map per shard of 65536 rows (1 MiB, mmapable,
+ * kernel memory that is neither swapped nor shared), created when the
+ * packer first fills it. A launched command that execs a compiler, a
+ * dlopen of a big library, a new process under -a: each gets the shards it
+ * needs while the run goes on, and a run takes only what its tables take.
+ *
+ *  - -p and a launched command: session__load() first reads the mappings of
+ *    the targets and builds their tables, so they are uploaded right after
+ *    load, before sampling starts, in one batch of the loader (smallest
+ *    first).
+ *  - the cap, --max-shards, defaults to 256 shards (256 MiB) but to no more
+ *    than 1/64 of physical memory (128 MiB on an 8 GiB box), and never to
+ *    less than 32: a one-shot profiler must not take a noticeable part of a
+ *    small machine's memory. Measured here: GCC 12's cc1 and cc1plus take 8
+ *    shards each, LLVM 14's library 15, ld.bfd and libc one or less.
+ *
+ * What does not fit is walked with frame pointers and counted
+ * (rows_unplaced), with one warning for the whole run.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "../util/common.h"
+#include "bpf/unwind.skel.h"
+#include "../unwind/encoder.h"
+#include "../unwind/loader.h"
+#include "../util/log.h"
+#include "../targets/procfs.h"
+#include "../targets/procmaps.h"
+#include "../runtimes/runtimes.h"
+#include "session.h"
+#include "../unwind/shards.h"
+#include "../unwind/table.h"
+#include "../unwind/tables.h"
+
+#define DEFAULT_MAX_SHARDS 256
+#define MIN_DEFAULT_MAX_SHARDS 32
+#define SHARD_RAM_SHARE 64 /* the default cap is at most 1/64 of memory */
+/*
+ * The most entries of the maps that hold what BPF took between two drains
+ * (a busy machine's), and the fewest; in between, what the sample rate
+ * needs (session__stacks_needed).
+ */
+#define STACK_ENTRIES_MAX 8192
+#define STACK_ENTRIES_MIN 1024
+#define STACKS_DEEP_SHARE 8 /* stacks deeper than UNW_USTACK_SHORT (4 KiB each): 1 in 8 */
+#define COUNTS_PER_STACK 2  /* a stack counted in several threads, with and without kernel */
+#define DRAINS_OF_ROOM 4    /* a drain may come late: user space busy loading tables */
+#define DRAIN_INTERVAL_MS 1000
+/* Entries of the process map: every process of -a; a launched tree's, by CPU (8 KiB each). */
+#define PROCS_SYSTEM 2048
+#define PROCS_TREE_MIN 256
+#define PROCS_PER_CPU 64
+
+/* A live process whose mappings were read; freed when BPF reports its exit. */
+struct sess_proc {
+	pid_t pid;
+	bool over_limit; /* more than UNW_MAPS_MAX executable mappings */
+	bool in_map;	 /* its process info was written to BPF */
+};
+
+/*
+ * User stacks already read from the BPF map, by hash (open addressing). A
+ * stack is only needed by the counts of the drain that read it, or of the
+ * next one when BPF counted it again just as it was moved here; older ones
+ * are dropped, so memory does not grow with the length of a run.
+ */
+struct ustack_cache {
+	uint64_t *keys;
+	struct unw_ustack **vals; /* each allocated for its own frames only */
+	uint32_t *gens;		  /* the drain that last used each stack */
+	size_t cap, nr;
+	uint32_t gen; /* the current drain */
+};
+
+struct session {
+	struct session_opts opts;
+	struct unwind_bpf *skel;
+	bool loaded;
+	int nr_cpus;
+	int *pe_fds;
+	struct bpf_link **pe_links;
+	struct bpf_link *tp_links[4];
+	bool tail_calls; /* sample_tc and walk_tc instead of sample */
+	struct ring_buffer *rb;
+
+	struct encoder *enc;   /* the wire format of the rows and of the chunk index */
+	struct loader *loader; /* files, tables and where they go: as `unwprof shards` shows */
+	struct tables *tables; /* the loader's */
+	void **shard_mem;      /* per shard created: its inner map, mmapped */
+	int *shard_fds;	       /* and its fd, which shows it as unwprof's */
+	size_t nr_shards;      /* created and in the outer map */
+	size_t max_execs;
+
+	struct sess_proc *procs; /* live ones only */
+	size_t nr_procs, cap_procs;
+	uint64_t procs_seen;	  /* every process ever read, for the stats */
+	uint64_t maps_over_limit; /* of them, with more than UNW_MAPS_MAX mappings */
+	pid_t *exits;		  /* exited, reported after the next drain */
+	size_t nr_exits, cap_exits;
+	bool stopped; /* the perf events are disabled */
+	pid_t *dirty; /* mappings to read again after this batch of events */
+	size_t nr_dirty, cap_dirty;
+	pid_t *held; /* stopped by BPF until their tables are loaded (hold_new_code) */
+	size_t nr_held, cap_held;
+	uint64_t holds;
+
+	struct ustack_cache ustacks;
+	bool drain_requested;
+	uint64_t last_drain_ms;
+	uint64_t lost;	     /* samples whose user stack could not be read back */
+	uint64_t procs_gone; /* exited while their mappings were read */
+	bool procs_full_warned;
+	bool unplaced_warned;
+	bool maps_limit_warned;
+};
+
+static const char *const error_names[UNW_E_NR] = {
+	[UNW_E_NO_USER] = "no-user-stack",
+	[UNW_E_NO_PROC] = "process-without-tables",
+	[UNW_E_NOT_COVERED] = "pc-not-covered",
+	[UNW_E_NO_ROW] = "no-unwind-row",
+	[UNW_E_END_ROW] = "pc-without-cfi",
+	[UNW_E_UNSUPPORTED] = "unsupported-row",
+	[UNW_E_CFA_READ] = "cfa-read-failed",
+	[UNW_E_RA_READ] = "ra-read-failed",
+	[UNW_E_FP_READ] = "fp-read-failed",
+	[UNW_E_NO_PROGRESS] = "no-progress",
+	[UNW_E_USTACK_FULL] = "user-stack-map-full",
+	[UNW_E_USTACK_COLLISION] = "user-stack-hash-collision",
+	[UNW_E_KSTACK] = "kernel-stack-failed",
+	[UNW_E_SHARD_MISSING] = "shard-missing",
+	[UNW_E_STACK_COPY] = "stack-copy-failed",
+	[UNW_E_NO_FP] = "no-frame-pointer",
+	[UNW_E_NO_TABLE] = "mapping-without-table",
+	[UNW_E_TAIL_CALL] = "tail-call-failed",
+	[UNW_E_GO_SWITCH] = "go-switch-failed",
+	[UNW_E_PY_THREAD] = "python-thread-not-found",
+	[UNW_E_PY_FRAME] = "python-frame-unreadable",
+	[UNW_E_PY_DEPTH] = "python-frames-truncated",
+	[UNW_E_RB_THREAD] = "ruby-thread-not-found",
+	[UNW_E_RB_FRAME] = "ruby-frame-unreadable",
+	[UNW_E_RB_DEPTH] = "ruby-frames-truncated",
+};
+
+const char *session__error_name(unsigned int reason)
+{
+	return reason < UNW_E_NR ? error_names[reason] : NULL;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+/* libbpf's own messages only at -vvv. */
+__attribute__((format(printf, 2, 0))) static int libbpf_print(enum libbpf_print_level level,
+							      const char *fmt, va_list ap)
+{
+	(void)level;
+	if (log_level < 3)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* Root, or CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN covers both). */
+static int check_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = {};
+	const int cap_perfmon = 38, cap_bpf = 39, cap_sys_admin = 21;
+	uint64_t eff;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	eff = data[0].effective | (uint64_t)data[1].effective << 32;
+	if (eff & (1ULL << cap_sys_admin))
+		return 0;
+	if ((eff & (1ULL << cap_bpf)) && (eff & (1ULL << cap_perfmon)))
+		return 0;
+	pr_err("record needs root or CAP_BPF and CAP_PERFMON");
+	return -EPERM;
+}
+
+static int check_kernel(void)
+{
+	libbpf_set_print(libbpf_print);
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		pr_err("/sys/kernel/btf/vmlinux: the kernel has no BTF (needs CONFIG_DEBUG_INFO_BTF=y)");
+		return -ENOTSUP;
+	}
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL) <= 0) {
+		pr_err("the kernel lacks the bpf_task_pt_regs helper (Linux 5.15 or later is needed)");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+int session__check_environment(void)
+{
+	int err = check_privileges();
+
+	return err ? err : check_kernel();
+}
+
+static bool have_helper(enum bpf_func_id id)
+{
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, id, NULL) > 0;
+}
+
+/*
+ * Chooses the programs the kernel can run: the walk in one program with
+ * bpf_loop (5.17+), else in tail calls of ~16 frames. UNWPROF_BPF_TAIL_CALLS=1
+ * forces the latter, to test it on a recent kernel.
+ */
+static void session__choose_programs(struct session *s)
+{
+	const char *force = getenv("UNWPROF_BPF_TAIL_CALLS");
+	struct unwind_bpf *k = s->skel;
+	bool find_vma = have_helper(BPF_FUNC_find_vma);
+
+	s->tail_calls = (force && *force == '1') || !have_helper(BPF_FUNC_loop);
+	bpf_program__set_autoload(k->progs.sample, !s->tail_calls);
+	bpf_program__set_autoload(k->progs.sample_tc, s->tail_calls);
+	bpf_program__set_autoload(k->progs.walk_tc, s->tail_calls);
+	bpf_program__set_autoload(k->progs.on_sys_exit, find_vma);
+	k->rodata->cfg.have_find_vma = find_vma;
+	if (s->tail_calls)
+		pr_info("walking stacks with tail calls (no bpf_loop)");
+}
+
+/* The default --max-shards: 256, but at most 1/64 of memory, and at least 32. */
+static size_t default_max_shards(const struct encoder *enc)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+	size_t shard = encoder__geometry(enc)->shard_bytes, n;
+
+	if (pages <= 0 || page <= 0)
+		return DEFAULT_MAX_SHARDS;
+	n = (size_t)pages / SHARD_RAM_SHARE / (shard / page);
+	if (n > DEFAULT_MAX_SHARDS)
+		return DEFAULT_MAX_SHARDS;
+	return n < MIN_DEFAULT_MAX_SHARDS ? MIN_DEFAULT_MAX_SHARDS : n;
+}
+
+/*
+ * Processes of a launched command's tree alive at once: what keeps every
+ * CPU busy (make -jN runs a few per job), PROCS_PER_CPU a CPU.
+ */
+static size_t session__tree_procs(void)
+{
+	int cpus = libbpf_num_possible_cpus();
+	size_t n = cpus > 0 ? (size_t)cpus * PROCS_PER_CPU : PROCS_TREE_MIN;
+
+	return n < PROCS_TREE_MIN ? PROCS_TREE_MIN : n;
+}
+
+/*
+ * Entries of the maps of stacks: every sample of a drain interval may be a
+ * stack not seen before, freq on each CPU sampled; DRAINS_OF_ROOM such
+ * intervals, a power of two within [STACK_ENTRIES_MIN, STACK_ENTRIES_MAX].
+ * A stack that finds its map full is counted as lost, never dropped
+ * silently.
+ */
+static size_t session__stacks_needed(const struct session *s)
+{
+	int possible = libbpf_num_possible_cpus();
+	uint64_t cpus = s->opts.cpus ? s->opts.nr_cpus : possible > 0 ? (uint64_t)possible : 1;
+	uint64_t need = (uint64_t)s->opts.freq * cpus * DRAINS_OF_ROOM * DRAIN_INTERVAL_MS / 1000;
+	size_t n = STACK_ENTRIES_MIN;
+
+	while (n < need && n < STACK_ENTRIES_MAX)
+		n <<= 1;
+	return n;
+}
+
+struct session *session__new(const struct session_opts *opts)
+{
+	struct session *s = NULL;
+	int err;
+
+	err = session__check_environment();
+	if (err)
+		goto cleanup;
+	err = -ENOMEM;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		goto cleanup;
+	s->opts = *opts;
+	s->enc = encoder__new(ENCODER_ROW16);
+	if (!s->enc)
+		goto cleanup;
+	if (!s->opts.freq)
+		s->opts.freq = 99;
+	if (!s->opts.max_shards)
+		s->opts.max_shards = default_max_shards(s->enc);
+	if (!s->opts.count_map_entries)
+		s->opts.count_map_entries = session__stacks_needed(s) * COUNTS_PER_STACK;
+	s->max_execs = s->opts.system_wide ? LOADER_EXECS_SYSTEM : LOADER_EXECS_TARGETS;
+	s->loader = loader__new(&(struct loader_opts){
+		.enc = s->enc,
+		.max_shards = s->opts.max_shards,
+		.max_execs = s->max_execs,
+		.no_tables = opts->fp_only,
+	});
+	if (!s->loader) {
+		err = -errno;
+		goto cleanup;
+	}
+	s->tables = loader__tables(s->loader);
+	s->skel = unwind_bpf__open();
+	if (!s->skel) {
+		err = -errno;
+		pr_err("cannot open the BPF object: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = 0;
+cleanup:
+	if (err) {
+		session__free(s);
+		errno = -err;
+		return NULL;
+	}
+	return s;
+}
+
+/* ---- uploading ---- */
+
+/* Creates the inner maps of the shard map up to shard, which the packer has just opened. */
+static int session__shard_create(struct session *s, size_t shard)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_MMAPABLE);
+	const struct encoder_geometry *g = encoder__geometry(s->enc);
+	size_t len = g->shard_bytes;
+	int outer = bpf_map__fd(s->skel->maps.shards);
+
+	while (s->nr_shards <= shard) {
+		uint32_t key = s->nr_shards;
+		void *rows;
+		int fd;
+
+		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unw_shard", sizeof(uint32_t),
+				    g->shard_value_size, g->shard_entries, &mo);
+		if (fd < 0) {
+			pr_err("cannot create unwind shard %u: %s", key, strerror(errno));
+			return -errno;
+		}
+		rows = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (rows == MAP_FAILED || bpf_map_update_elem(outer, &key, &fd, BPF_ANY)) {
+			int err = -errno;
+
+			if (rows != MAP_FAILED)
+				munmap(rows, len);
+			close(fd);
+			pr_err("cannot set up unwind shard %u: %s", key, strerror(-err));
+			return err;
+		}
+		s->shard_mem[s->nr_shards] = rows;
+		s->shard_fds[s->nr_shards++] = fd;
+	}
+	return 0;
+}
+
+/* A table the loader placed: rows first, then the chunk index that points to them. */
+static int session__upload_placed(void *ctx, struct tables_entry *e,
+				  const struct shards_placement *pl)
+{
+	struct session *s = ctx;
+	void *index = NULL;
+	int err;
+
+	for (size_t i = 0; i < pl->nr_chunks; i++) {
+		const struct shards_chunk *c = &pl->chunks[i];
+
+		err = session__shard_create(s, c->shard);
+		if (!err)
+			err = encoder__rows(s->enc, e->table, c, s->shard_mem[c->shard]);
+		if (err)
+			return err;
+	}
+	index = malloc(encoder__geometry(s->enc)->index_bytes);
+	if (!index)
+		return -ENOMEM;
+	err = encoder__index(s->enc, pl, index);
+	if (err)
+		goto cleanup;
+	if (pl->rows_unplaced && !s->unplaced_warned) {
+		/* Once: under -a every later executable would repeat it. */
+		pr_warn("unwind tables exceed %zu shards: frame pointers where rows do not fit "
+			"(raise --max-shards)",
+			s->opts.max_shards);
+		s->unplaced_warned = true;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.execs), &pl->id, index, BPF_ANY)) {
+		err = -errno;
+		goto cleanup;
+	}
+	/* In the map for the rest of the run: a copy here would only take memory. */
+	unwind_table__release_rows(e->table);
+cleanup:
+	free(index);
+	return err;
+}
+
+/* Lets BPF walk this file in processes whose mappings user space has not read yet. */
+static void session__publish_file(struct session *s, struct tables_file *f, uint32_t exec_id)
+{
+	struct unw_file_key key = { .ino = f->inode, .dev = f->dev_major << 20 | f->dev_minor };
+	struct unw_file val = {
+		.exec_id = exec_id,
+		.nr_segs = f->nr_exec_segs,
+		.base = f->table->table->base,
+	};
+
+	if (f->published || !f->inode || !f->nr_exec_segs)
+		return;
+	memcpy(val.segs, f->exec_segs, sizeof(val.segs));
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.files), &key, &val, BPF_ANY) == 0)
+		f->published = true;
+}
+
+static void session__fill_mapping(struct session *s, const struct loader_map *lm, pid_t pid,
+				  struct unw_mapping *um)
+{
+	const struct procmap *m = lm->map;
+	bool vdso = procmap__is_vdso(m);
+	struct tables_file *f = lm->file;
+	uint32_t exec_id;
+	uint64_t bias;
+
+	um->start = m->start;
+	um->end = m->end;
+	/* Frame pointers, until the mapping is known to have a table. */
+	um->unwinder = UNW_UW_FP;
+	if (m->kind != PROCMAP_FILE && !vdso)
+		return;
+	if (!f || !f->table || !f->table->table)
+		return;
+	exec_id = loader__exec_id(s->loader, f->table);
+	if (!exec_id)
+		return;
+	/*
+	 * The file map is keyed by device and inode, which BPF takes from the
+	 * file of a VMA: the [vdso] has neither, so BPF could never find it
+	 * there; it is walked from the process info alone.
+	 */
+	if (!vdso)
+		session__publish_file(s, f, exec_id);
+	if (!tables_file__bias(f, m, f->table->table->base, &bias)) {
+		pr_info("%s (pid %d): no table for the mapping at %#" PRIx64 " (offset %#" PRIx64
+			"): in no executable segment, frame pointers there",
+			m->path, (int)pid, m->start, m->offset);
+		return;
+	}
+	um->unwinder = UNW_UW_TABLE;
+	um->bias = bias;
+	um->exec_id = exec_id;
+}
+
+/*
+ * Cuts [lo, hi) out of the mapping of info that holds it whole, as a
+ * mapping of its own walked by unwinder (bpf/unwprof.h: a pc range with an
+ * unwinder of its own); the rest keeps the mapping's. False when no mapping
+ * holds it or there is no room for the pieces.
+ */
+static bool proc_info__cut(struct unw_proc *info, uint64_t lo, uint64_t hi, uint8_t unwinder)
+{
+	struct unw_mapping pieces[3];
+	size_t n = 0, i;
+
+	for (i = 0; i < info->nr_maps; i++)
+		if (info->maps[i].start <= lo && hi <= info->maps[i].end && lo < hi)
+			break;
+	if (i == info->nr_maps)
+		return false;
+	for (int k = 0; k < 3; k++)
+		pieces[k] = info->maps[i];
+	if (pieces[0].start < lo)
+		pieces[n++].end = lo;
+	pieces[n] = info->maps[i];
+	pieces[n].start = lo;
+	pieces[n].end = hi;
+	pieces[n++].unwinder = unwinder;
+	if (hi < info->maps[i].end) {
+		pieces[n] = info->maps[i];
+		pieces[n++].start = hi;
+	}
+	if (info->nr_maps + n - 1 > UNW_MAPS_MAX)
+		return false;
+	memmove(&info->maps[i + n], &info->maps[i + 1],
+		(info->nr_maps - i - 1) * sizeof(info->maps[0]));
+	memcpy(&info->maps[i], pieces, n * sizeof(pieces[0]));
+	info->nr_maps += n - 1;
+	return true;
+}
+
+/* The map of a runtime unwinder's values, by pid. */
+static int runtime_map_fd(const struct session *s, enum unw_unwinder u)
+{
+	switch (u) {
+	case UNW_UW_GO_SWITCH:
+		return bpf_map__fd(s->skel->maps.go_procs);
+	case UNW_UW_PYTHON:
+		return bpf_map__fd(s->skel->maps.py_procs);
+	case UNW_UW_RUBY:
+		return bpf_map__fd(s->skel->maps.rb_procs);
+	default:
+		return -1;
+	}
+}
+
+/* An interpreter's frames are named by user space: it is told where the interpreter is. */
+static void runtime_found(struct session *s, pid_t pid, const struct tables_entry *e,
+			  const struct runtime_unwinder *ru, uint64_t bias)
+{
+	if (ru->unwinder == UNW_UW_PYTHON && s->opts.on_python)
+		s->opts.on_python(s->opts.ctx, pid, &e->py, bias);
+	if (ru->unwinder == UNW_UW_RUBY && s->opts.on_ruby)
+		s->opts.on_ruby(s->opts.ctx, pid, &e->rb, bias);
+}
+
+/*
+ * The runtime of ru in process pid (core/runtimes/runtimes.h): the first mapping of
+ * a file that has it gets its pc ranges cut out with ru's unwinder, and
+ * what that reads written to its map. A process without it has no entry.
+ */
+static void session__add_runtime(struct session *s, pid_t pid, const struct loader_proc *lp,
+				 struct unw_proc *info, const struct runtime_unwinder *ru)
+{
+	int fd = runtime_map_fd(s, ru->unwinder);
+	uint32_t key = pid;
+
+	for (size_t i = 0; i < lp->nr_maps; i++) {
+		const struct procmap *m = lp->maps[i].map;
+		struct tables_file *f = lp->maps[i].file;
+		struct runtime_place rp;
+		uint64_t bias;
+
+		if (m->kind != PROCMAP_FILE || !f || !f->table ||
+		    !tables_file__bias(f, m, 0, &bias) || !ru->place(f->table, bias, &rp))
+			continue;
+		if (!proc_info__cut(info, rp.ranges[0].lo, rp.ranges[0].hi, ru->unwinder))
+			continue;
+		for (size_t k = 1; k < ARRAY_SIZE(rp.ranges); k++)
+			if (rp.ranges[k].hi)
+				proc_info__cut(info, rp.ranges[k].lo, rp.ranges[k].hi,
+					       ru->unwinder);
+		if (bpf_map_update_elem(fd, &key, &rp.value, BPF_ANY) == 0)
+			pr_debug("process %d: %s in %s", (int)pid, ru->name, m->path);
+		else
+			pr_warn("process %d: %s in %s, which the walk cannot follow: %s", (int)pid,
+				ru->name, m->path, strerror(errno));
+		runtime_found(s, pid, f->table, ru, bias);
+		return;
+	}
+	bpf_map_delete_elem(fd, &key);
+}
+
+/*
+ * The process info of pm, after the tables it needs: the mappings the loader
+ * keeps (the lowest and highest past UNW_MAPS_MAX), their new tables packed
+ * and uploaded in one batch. Returns whether mappings were left out.
+ */
+static bool session__fill_mappings(struct session *s, const struct procmaps *pm,
+				   struct unw_proc *info)
+{
+	struct loader_proc *lp = malloc(sizeof(*lp));
+	bool over;
+
+	if (!lp)
+		return false;
+	/*
+	 * Short of memory, or an upload that failed: the tables not in place
+	 * have no id, and their mappings are walked with frame pointers.
+	 */
+	loader__add_process(s->loader, pm, lp);
+	loader__pack(s->loader, session__upload_placed, s);
+	over = lp->nr_left_out > 0;
+	/* Once: the process is read again at every new mapping. */
+	if (over && !s->maps_limit_warned)
+		pr_warn("process %d: %zu executable mappings, tables for %d of them", (int)pm->pid,
+			pm->nr, UNW_MAPS_MAX);
+	s->maps_limit_warned |= over;
+	for (size_t i = 0; i < lp->nr_maps; i++)
+		session__fill_mapping(s, &lp->maps[i], pm->pid, &info->maps[info->nr_maps++]);
+	/* Runtimes whose pc ranges have unwinders of their own. */
+	for (size_t i = 0; i < nr_runtime_unwinders; i++)
+		session__add_runtime(s, pm->pid, lp, info, &runtime_unwinders[i]);
+	free(lp);
+	return over;
+}
+
+static struct sess_proc *session__proc_find(struct session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nr_procs; i++)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	return NULL;
+}
+
+static struct sess_proc *session__proc_add(struct session *s, pid_t pid)
+{
+	struct sess_proc *p = session__proc_find(s, pid);
+
+	if (p)
+		return p;
+	if (grow((void **)&s->procs, &s->cap_procs, s->nr_procs, sizeof(*s->procs)))
+		return NULL;
+	p = &s->procs[s->nr_procs++];
+	*p = (struct sess_proc){ .pid = pid };
+	s->procs_seen++;
+	return p;
+}
+
+static bool session__exit_pending(const struct session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nr_exits; i++)
+		if (s->exits[i] == pid)
+			return true;
+	return false;
+}
+
+/*
+ * The process info of pid was written after reading its mappings, and the
+ * process may have exited meanwhile: BPF then deleted its entries at the
+ * exit, before this write, which would stay forever. The pidfd, opened
+ * before the read, tells; the exit event, still to be read, frees the rest.
+ */
+static void session__check_alive(struct session *s, int pidfd, pid_t pid)
+{
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+	uint32_t key = pid;
+
+	if (poll(&pfd, 1, 0) == 1)
+		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.procs), &key);
+}
+
+/* Writes the process info of pm; a full map is warned about once, not an error. */
+static int session__write_proc(struct session *s, const struct procmaps *pm, struct sess_proc *p)
+{
+	struct unw_proc *info = calloc(1, sizeof(*info));
+	uint32_t key = pm->pid;
+
+	if (!info)
+		return -ENOMEM;
+	if (session__fill_mappings(s, pm, info) && !p->over_limit) {
+		p->over_limit = true;
+		s->maps_over_limit++;
+	}
+	p->in_map = bpf_map_update_elem(bpf_map__fd(s->skel->maps.procs), &key, info, BPF_ANY) == 0;
+	if (!p->in_map) {
+		if (!s->procs_full_warned)
+			pr_warn("process %d: process map full (%s): frame pointers for new processes",
+				(int)pm->pid, strerror(errno));
+		s->procs_full_warned = true;
+	}
+	free(info);
+	return 0;
+}
+
+/*
+ * Reads the mappings of pid, uploads the tables they need and then the
+ * process info. quiet: the process may be gone (events), not an error.
+ * Once stopped, only the callback is told (symbols of the last samples).
+ */
+static int session__load_process(struct session *s, pid_t pid, bool quiet)
+{
+	int pidfd = syscall(SYS_pidfd_open, pid, 0);
+	struct procmaps *pm = procfs__read_maps(pid);
+	struct sess_proc *p;
+	int err = 0;
+
+	if (!pm) {
+		err = -errno;
+		/* Exited meanwhile: normal under -a and with forking targets. */
+		if (err == -ESRCH && quiet)
+			s->procs_gone++;
+		else if (!quiet)
+			pr_err(err == -ESRCH ? "process %d does not exist" :
+					       "process %d: cannot read its mappings",
+			       (int)pid);
+		goto cleanup;
+	}
+	/* The exit of an earlier process under this pid is told first. */
+	if (session__exit_pending(s, pid)) {
+		err = session__drain(s);
+		if (err)
+			goto cleanup;
+	}
+	err = -ENOMEM;
+	p = session__proc_add(s, pid);
+	if (!p)
+		goto cleanup;
+	err = s->stopped ? 0 : session__write_proc(s, pm, p);
+	if (err)
+		goto cleanup;
+	if (s->opts.on_process)
+		s->opts.on_process(s->opts.ctx, pm);
+	if (pidfd >= 0 && !s->stopped)
+		session__check_alive(s, pidfd, pid);
+cleanup:
+	if (pidfd >= 0)
+		close(pidfd);
+	procmaps__free(pm);
+	return err;
+}
+
+/* ---- sizing and loading ---- */
+
+/*
+ * Rows the tables of the targets need, building them on the way (cached)
+ * and queueing them in the loader: one batch, packed after load.
+ */
+static size_t session__target_rows(struct session *s)
+{
+	struct loader_proc *lp = malloc(sizeof(*lp));
+	size_t rows = 0;
+
+	for (size_t i = 0; lp && i < s->opts.nr_pids; i++) {
+		struct procmaps *pm = procfs__read_maps(s->opts.pids[i]);
+
+		if (!pm)
+			continue; /* reported by session__add_process */
+		loader__add_process(s->loader, pm, lp);
+		procmaps__free(pm);
+	}
+	free(lp);
+	for (size_t i = 0; i < tables__count(s->tables); i++) {
+		const struct tables_entry *e = tables__get(s->tables, i);
+
+		if (e->table)
+			rows += e->table->nr_rows;
+	}
+	return rows;
+}
+
+static void session__size_maps(struct session *s)
+{
+	struct unwind_bpf *k = s->skel;
+	size_t procs, counts = s->opts.count_map_entries, stacks = session__stacks_needed(s);
+
+	/* Built now, before the first sample; uploaded after load, smallest first. */
+	if (!s->opts.fp_only)
+		pr_info("unwind rows of the targets: %zu", session__target_rows(s));
+	procs = s->opts.system_wide	? PROCS_SYSTEM :
+		s->opts.follow_children ? session__tree_procs() :
+					  64;
+	if (procs < s->opts.nr_pids + 16)
+		procs = s->opts.nr_pids + 16;
+	bpf_map__set_max_entries(k->maps.shards, s->opts.fp_only ? 1 : s->opts.max_shards);
+	bpf_map__set_max_entries(k->maps.execs, s->max_execs);
+	bpf_map__set_max_entries(k->maps.files, s->max_execs * 2);
+	bpf_map__set_max_entries(k->maps.procs, procs);
+	bpf_map__set_max_entries(k->maps.go_procs, procs);
+	bpf_map__set_max_entries(k->maps.py_procs, procs);
+	bpf_map__set_max_entries(k->maps.rb_procs, procs);
+	bpf_map__set_max_entries(k->maps.targets, procs * 4);
+	bpf_map__set_max_entries(k->maps.threads, s->opts.nr_tids ? s->opts.nr_tids : 1);
+	k->rodata->cfg.only_threads = s->opts.nr_tids > 0;
+	bpf_map__set_max_entries(k->maps.counts, counts);
+	bpf_map__set_max_entries(k->maps.ustacks, stacks);
+	bpf_map__set_max_entries(k->maps.ustacks_deep, stacks / STACKS_DEEP_SHARE);
+	bpf_map__set_max_entries(k->maps.kstacks, stacks);
+
+	k->rodata->cfg.drain_at = counts / 2;
+	k->rodata->cfg.system_wide = s->opts.system_wide;
+	k->rodata->cfg.fp_only = s->opts.fp_only;
+	k->rodata->cfg.kernel_stacks = s->opts.kernel_stacks;
+	k->rodata->cfg.follow_children = s->opts.follow_children;
+	k->rodata->cfg.page_size = sysconf(_SC_PAGESIZE);
+	/* Short: a process that just exec'd maps its libraries within milliseconds. */
+	k->rodata->cfg.event_interval_ns = 5000000ULL;
+}
+
+static int session__on_event(void *ctx, void *data, size_t size);
+
+int session__load(struct session *s)
+{
+	int err;
+
+	session__size_maps(s);
+	session__choose_programs(s);
+	err = unwind_bpf__load(s->skel);
+	if (err) {
+		pr_err("cannot load the BPF programs: %s%s", strerror(-err),
+		       log_level < 3 ? " (-vvv shows the verifier log)" : "");
+		return err;
+	}
+	s->loaded = true;
+	if (s->tail_calls) {
+		uint32_t key = 0;
+		int fd = bpf_program__fd(s->skel->progs.walk_tc);
+
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.walkers), &key, &fd, BPF_ANY)) {
+			err = -errno;
+			pr_err("cannot set up the stack walker: %s", strerror(-err));
+			return err;
+		}
+	}
+	s->shard_mem = calloc(s->opts.max_shards, sizeof(*s->shard_mem));
+	s->shard_fds = calloc(s->opts.max_shards, sizeof(*s->shard_fds));
+	if (!s->shard_mem || !s->shard_fds)
+		return -ENOMEM;
+	/* The tables of the targets, read before load. */
+	err = loader__pack(s->loader, session__upload_placed, s);
+	if (err)
+		return err;
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), session__on_event, s, NULL);
+	if (!s->rb) {
+		err = -errno;
+		pr_err("cannot open the event ring buffer: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static int session__add_target(struct session *s, pid_t pid)
+{
+	uint8_t one = 1;
+	uint32_t key = pid;
+
+	if (s->opts.system_wide)
+		return 0;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &one, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int session__add_process(struct session *s, pid_t pid)
+{
+	int err;
+
+	if (!s->loaded)
+		return -EINVAL;
+	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH)) {
+		pr_err("process %d does not exist", (int)pid);
+		return -ESRCH;
+	}
+	err = session__add_target(s, pid);
+	if (err)
+		return err;
+	return session__load_process(s, pid, false);
+}
+
+/* ---- attaching ---- */
+
+static int session__attach_cpu(struct session *s, int cpu)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_freq = s->opts.freq,
+		.freq = 1,
+	};
+	int fd, err;
+
+	fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		if (err == -ENODEV)
+			return 0; /* offline CPU */
+		pr_err("perf_event_open on CPU %d: %s", cpu, strerror(-err));
+		return err;
+	}
+	s->pe_fds[cpu] = fd;
+	s->pe_links[cpu] = bpf_program__attach_perf_event(
+		s->tail_calls ? s->skel->progs.sample_tc : s->skel->progs.sample, fd);
+	if (!s->pe_links[cpu]) {
+		err = -errno;
+		pr_err("cannot attach the sampler on CPU %d: %s", cpu, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * Faults the tests inject (UNWPROF_BPF_FAULT) to reach reasons that only a
+ * failing kernel would otherwise produce, so that their counting is tested:
+ * "tail-call" empties the walker's program array, so every tail call of the
+ * walk fails; "shard" takes the shards out of their array of maps, so every
+ * row lookup finds its shard missing. Applied at attach, after the tables
+ * the targets need were loaded.
+ */
+static void session__inject_faults(struct session *s)
+{
+	const char *fault = getenv("UNWPROF_BPF_FAULT");
+	uint32_t key = 0;
+
+	if (!fault)
+		return;
+	if (strcmp(fault, "tail-call") == 0) {
+		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.walkers), &key);
+	} else if (strcmp(fault, "shard") == 0) {
+		for (key = 0; key < s->nr_shards; key++)
+			bpf_map_delete_elem(bpf_map__fd(s->skel->maps.shards), &key);
+	} else {
+		pr_warn("UNWPROF_BPF_FAULT=%s: no such fault (tail-call, shard)", fault);
+		return;
+	}
+	pr_warn("injected fault: %s", fault);
+}
+
+int session__attach(struct session *s)
+{
+	struct bpf_program *tps[4] = { s->skel->progs.on_exec, s->skel->progs.on_exit,
+				       s->skel->progs.on_fork, s->skel->progs.on_sys_exit };
+	int err;
+
+	if (!s->loaded)
+		return -EINVAL;
+	for (size_t i = 0; i < s->opts.nr_tids; i++) {
+		uint32_t key = s->opts.tids[i];
+		uint8_t one = 1;
+
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.threads), &key, &one, BPF_ANY))
+			return -errno;
+	}
+	for (size_t i = 0; i < s->opts.nr_pids; i++) {
+		if (session__proc_find(s, s->opts.pids[i]))
+			continue;
+		err = session__add_process(s, s->opts.pids[i]);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(tps); i++) {
+		if (!bpf_program__autoload(tps[i]))
+			continue;
+		s->tp_links[i] = bpf_program__attach(tps[i]);
+		if (!s->tp_links[i]) {
+			err = -errno;
+			pr_err("cannot attach %s: %s", bpf_program__name(tps[i]), strerror(-err));
+			return err;
+		}
+	}
+	session__inject_faults(s);
+	s->nr_cpus = libbpf_num_possible_cpus();
+	if (s->nr_cpus <= 0)
+		return s->nr_cpus ? s->nr_cpus : -EINVAL;
+	s->pe_fds = malloc(s->nr_cpus * sizeof(*s->pe_fds));
+	s->pe_links = calloc(s->nr_cpus, sizeof(*s->pe_links));
+	if (!s->pe_fds || !s->pe_links)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+		s->pe_fds[cpu] = -1;
+	for (int cpu = 0; cpu < s->nr_cpus && !s->opts.cpus; cpu++) {
+		err = session__attach_cpu(s, cpu);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < s->opts.nr_cpus && s->opts.cpus; i++) {
+		int cpu = s->opts.cpus[i];
+
+		if (cpu < 0 || cpu >= s->nr_cpus) {
+			pr_err("CPU %d: no such CPU (0..%d)", cpu, s->nr_cpus - 1);
+			return -EINVAL;
+		}
+		err = session__attach_cpu(s, cpu);
+		if (!err && s->pe_fds[cpu] < 0) {
+			pr_err("CPU %d is offline", cpu);
+			err = -ENODEV;
+		}
+		if (err)
+			return err;
+	}
+	s->last_drain_ms = now_ms();
+	s->skel->bss->hold_new_code = s->opts.hold_new_code && !s->opts.fp_only;
+	return 0;
+}
+
+/* ---- events ---- */
+
+/* Mappings of pid to read again once the current batch of events is handled. */
+static void session__mark_dirty(struct session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nr_dirty; i++)
+		if (s->dirty[i] == pid)
+			return;
+	if (grow((void **)&s->dirty, &s->cap_dirty, s->nr_dirty, sizeof(*s->dirty)) == 0)
+		s->dirty[s->nr_dirty++] = pid;
+}
+
+static void session__unmark_dirty(struct session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nr_dirty; i++) {
+		if (s->dirty[i] != pid)
+			continue;
+		s->dirty[i] = s->dirty[--s->nr_dirty];
+		return;
+	}
+}
+
+static bool session__is_target(struct session *s, pid_t pid)
+{
+	uint32_t key = pid;
+	uint8_t val;
+
+	return s->opts.system_wide ||
+	       bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.targets), &key, &val) == 0;
+}
+
+/* A process BPF stopped until its tables are loaded. */
+static void session__hold(struct session *s, pid_t pid)
+{
+	s->holds++;
+	for (size_t i = 0; i < s->nr_held; i++)
+		if (s->held[i] == pid)
+			return;
+	if (grow((void **)&s->held, &s->cap_held, s->nr_held, sizeof(*s->held)) == 0)
+		s->held[s->nr_held++] = pid;
+	else
+		kill(pid, SIGCONT); /* not remembered: never left stopped */
+}
+
+/* Lets pid go on if BPF stopped it; exited: only forgotten. */
+static void session__release(struct session *s, pid_t pid, bool exited)
+{
+	for (size_t i = 0; i < s->nr_held; i++) {
+		if (s->held[i] != pid)
+			continue;
+		if (!exited)
+			kill(pid, SIGCONT);
+		s->held[i] = s->held[--s->nr_held];
+		return;
+	}
+}
+
+static void session__release_all(struct session *s)
+{
+	while (s->nr_held)
+		session__release(s, s->held[0], false);
+}
+
+static void session__reload_dirty(struct session *s)
+{
+	/* A target that exited since has no entry left: its pid is not read again. */
+	for (size_t i = 0; i < s->nr_dirty; i++) {
+		if (session__is_target(s, s->dirty[i]))
+			session__load_process(s, s->dirty[i], true);
+		session__release(s, s->dirty[i], false);
+	}
+	s->nr_dirty = 0;
+}
+
+/*
+ * BPF deleted the process's entries at its exit, in kernel order: a process
+ * forked under the same pid later in this batch has its own events. Frees
+ * the rest; the callback is told after the next drain, which delivers the
+ * process's last samples.
+ */
+static void session__proc_exit(struct session *s, pid_t pid)
+{
+	struct sess_proc *p = session__proc_find(s, pid);
+
+	session__unmark_dirty(s, pid);
+	session__release(s, pid, true);
+	if (!p)
+		return;
+	*p = s->procs[--s->nr_procs];
+	if (grow((void **)&s->exits, &s->cap_exits, s->nr_exits, sizeof(*s->exits)) == 0)
+		s->exits[s->nr_exits++] = pid;
+}
+
+/*
+ * Whether a sampled pid without process info is to be read. Not when its
+ * info did not fit in the map, nor when BPF holds it now (the sample came
+ * before the write); but when it vanished (a lost exit event: the pid is
+ * another process now).
+ */
+static bool session__proc_unknown(struct session *s, pid_t pid)
+{
+	struct sess_proc *p = session__proc_find(s, pid);
+	uint32_t key = pid;
+	struct unw_proc *info;
+	bool gone;
+
+	if (!p)
+		return true;
+	if (!p->in_map)
+		return false;
+	info = malloc(sizeof(*info));
+	if (!info)
+		return false;
+	gone = bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.procs), &key, info) != 0 &&
+	       errno == ENOENT;
+	free(info);
+	return gone;
+}
+
+static int session__on_event(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+	const struct unw_event *ev = data;
+
+	if (size < sizeof(*ev))
+		return 0;
+	if (ev->flags & UNW_EVF_HELD)
+		session__hold(s, ev->pid);
+	switch (ev->type) {
+	case UNW_EV_UNKNOWN_PROC:
+		if (session__proc_unknown(s, ev->pid))
+			session__mark_dirty(s, ev->pid);
+		break;
+	case UNW_EV_NOT_COVERED:
+		pr_debug("process %u: pc %#" PRIx64 " in no known mapping: re-reading its maps",
+			 ev->pid, (uint64_t)ev->addr);
+		session__mark_dirty(s, ev->pid);
+		break;
+	case UNW_EV_EXEC:
+	case UNW_EV_FORK:
+	case UNW_EV_MAPPED:
+		session__mark_dirty(s, ev->pid);
+		break;
+	case UNW_EV_PY_CODE:
+		if (s->opts.on_python_code)
+			s->opts.on_python_code(s->opts.ctx, data, size);
+		break;
+	case UNW_EV_RB_ISEQ:
+		if (s->opts.on_ruby_iseq)
+			s->opts.on_ruby_iseq(s->opts.ctx, ev->pid, ev->addr,
+					     (uint64_t)ev->tag << UNW_RB_TAG_SHIFT);
+		break;
+	case UNW_EV_EXIT:
+		session__proc_exit(s, ev->pid);
+		break;
+	case UNW_EV_DRAIN:
+		s->drain_requested = true;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int session__poll(struct session *s, int timeout_ms)
+{
+	int err;
+
+	if (!s->rb)
+		return -EINVAL;
+	err = ring_buffer__poll(s->rb, timeout_ms);
+	if (err < 0 && err != -EINTR)
+		return err;
+	session__reload_dirty(s);
+	if (s->drain_requested || now_ms() - s->last_drain_ms >= DRAIN_INTERVAL_MS) {
+		int derr = session__drain(s);
+
+		if (derr)
+			return derr;
+	}
+	return err == -EINTR ? -EINTR : 0;
+}
+
+/* ---- draining ---- */
+
+static size_t ustack_slot(const struct ustack_cache *c, uint64_t key)
+{
+	size_t i = (key * 0x9e3779b97f4a7c15ULL) & (c->cap - 1);
+
+	while (c->keys[i] && c->keys[i] != key)
+		i = (i + 1) & (c->cap - 1);
+	return i;
+}
+
+/* Moves the stacks of c used since drain min_gen into a table of ncap slots; frees the rest. */
+static int ustack_cache__rehash(struct ustack_cache *c, size_t ncap, uint32_t min_gen)
+{
+	struct ustack_cache n = { .cap = ncap, .gen = c->gen };
+	size_t i;
+
+	n.keys = calloc(n.cap, sizeof(*n.keys));
+	n.vals = calloc(n.cap, sizeof(*n.vals));
+	n.gens = calloc(n.cap, sizeof(*n.gens));
+	if (!n.keys || !n.vals || !n.gens) {
+		free(n.keys);
+		free(n.vals);
+		free(n.gens);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < c->cap; j++) {
+		if (!c->keys[j])
+			continue;
+		if (c->gens[j] < min_gen) {
+			free(c->vals[j]);
+			continue;
+		}
+		i = ustack_slot(&n, c->keys[j]);
+		n.keys[i] = c->keys[j];
+		n.vals[i] = c->vals[j];
+		n.gens[i] = c->gens[j];
+		n.nr++;
+	}
+	free(c->keys);
+	free(c->vals);
+	free(c->gens);
+	*c = n;
+	return 0;
+}
+
+/* The bytes of st that hold its frames: most stacks are far shorter than the limit. */
+static size_t ustack_size(const struct unw_ustack *st)
+{
+	size_t nr = st->nr < UNW_DEPTH_MAX ? st->nr : UNW_DEPTH_MAX;
+
+	return offsetof(struct unw_ustack, pcs) + nr * sizeof(st->pcs[0]);
+}
+
+static int ustack_cache__put(struct ustack_cache *c, uint64_t key, const struct unw_ustack *st)
+{
+	size_t i;
+	int err;
+
+	if ((c->nr + 1) * 2 > c->cap) {
+		err = ustack_cache__rehash(c, c->cap ? c->cap * 2 : 1024, 0);
+		if (err)
+			return err;
+	}
+	i = ustack_slot(c, key);
+	c->gens[i] = c->gen;
+	if (c->keys[i])
+		return 0;
+	c->vals[i] = malloc(ustack_size(st));
+	if (!c->vals[i])
+		return -ENOMEM;
+	memcpy(c->vals[i], st, ustack_size(st));
+	c->keys[i] = key;
+	c->nr++;
+	return 0;
+}
+
+static const struct unw_ustack *ustack_cache__get(struct ustack_cache *c, uint64_t key)
+{
+	size_t i;
+
+	if (!c->cap)
+		return NULL;
+	i = ustack_slot(c, key);
+	if (!c->keys[i])
+		return NULL;
+	c->gens[i] = c->gen;
+	return c->vals[i];
+}
+
+#define USTACK_CACHE_KEEP 4096 /* below this many stacks, nothing is dropped */
+
+/* The end of a drain: drops the stacks neither it nor the one before used. */
+static void ustack_cache__age(struct ustack_cache *c)
+{
+	size_t cap = c->cap;
+
+	c->gen++;
+	if (c->nr <= USTACK_CACHE_KEEP)
+		return;
+	/* Halve the table when the survivors fit in a quarter of it. */
+	while (cap > 1024 && c->nr * 4 < cap / 2)
+		cap /= 2;
+	/* Without memory to rehash, everything stays: correct, only larger. */
+	ustack_cache__rehash(c, cap, c->gen > 2 ? c->gen - 2 : 0);
+}
+
+static void ustack_cache__free(struct ustack_cache *c)
+{
+	for (size_t i = 0; i < c->cap; i++)
+		free(c->vals[i]);
+	free(c->keys);
+	free(c->vals);
+	free(c->gens);
+}
+
+/* The map of the user stacks under key: short and deep ones have keys of their own. */
+static int ustack_map_fd(const struct session *s, uint64_t key)
+{
+	if (key & UNW_USTACK_DEEP_KEY)
+		return bpf_map__fd(s->skel->maps.ustacks_deep);
+	return bpf_map__fd(s->skel->maps.ustacks);
+}
+
+/*
+ * Moves the user stacks from the BPF map fd to the cache. Only keys already
+ * copied are deleted, so a stack BPF counts meanwhile is never lost.
+ */
+static int session__sync_ustack_map(struct session *s, int fd, struct unw_ustack *st)
+{
+	uint64_t key, next, *done = NULL;
+	size_t nr = 0, cap = 0;
+	void *prev = NULL;
+	int err;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, st))
+			continue;
+		err = ustack_cache__put(&s->ustacks, key, st);
+		if (!err)
+			err = grow((void **)&done, &cap, nr, sizeof(*done));
+		if (err)
+			goto cleanup;
+		done[nr++] = key;
+	}
+	for (size_t i = 0; i < nr; i++)
+		bpf_map_delete_elem(fd, &done[i]);
+	err = 0;
+cleanup:
+	free(done);
+	return err;
+}
+
+static int session__sync_ustacks(struct session *s)
+{
+	struct unw_ustack *st = malloc(sizeof(*st));
+	int err;
+
+	if (!st)
+		return -ENOMEM;
+	err = session__sync_ustack_map(s, bpf_map__fd(s->skel->maps.ustacks), st);
+	if (!err)
+		err = session__sync_ustack_map(s, bpf_map__fd(s->skel->maps.ustacks_deep), st);
+	free(st);
+	return err;
+}
+
+static const struct unw_ustack *session__ustack(struct session *s, uint64_t key)
+{
+	const struct unw_ustack *st = ustack_cache__get(&s->ustacks, key);
+	struct unw_ustack *tmp;
+	int err;
+
+	if (st || !key)
+		return st;
+	/* Stored by BPF after the sync: read it now. */
+	tmp = malloc(sizeof(*tmp));
+	if (!tmp)
+		return NULL;
+	err = bpf_map_lookup_elem(ustack_map_fd(s, key), &key, tmp) ? -errno : 0;
+	if (!err)
+		err = ustack_cache__put(&s->ustacks, key, tmp);
+	free(tmp);
+	return err ? NULL : ustack_cache__get(&s->ustacks, key);
+}
+
+static void session__deliver(struct session *s, const struct unw_count_key *k,
+			     const struct unw_count *v)
+{
+	uint64_t kpcs[UNW_KSTACK_DEPTH] = {};
+	const struct unw_ustack *us = NULL;
+	struct session_sample smp = {
+		.pid = k->pid,
+		.tid = k->tid,
+		.count = v->count,
+		.flags = k->flags,
+	};
+
+	memcpy(smp.comm, v->comm, sizeof(smp.comm));
+	smp.comm[sizeof(smp.comm) - 1] = '\0';
+	if (k->ustack) {
+		us = session__ustack(s, k->ustack);
+		if (!us) {
+			s->lost += v->count;
+			return;
+		}
+		smp.user_pcs = (const uint64_t *)us->pcs;
+		smp.nr_user = us->nr < UNW_DEPTH_MAX ? us->nr : UNW_DEPTH_MAX;
+	}
+	if (k->kstack >= 0 &&
+	    bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.kstacks), &k->kstack, kpcs) == 0) {
+		while (smp.nr_kernel < UNW_KSTACK_DEPTH && kpcs[smp.nr_kernel])
+			smp.nr_kernel++;
+		smp.kernel_pcs = kpcs;
+	}
+	if (s->opts.on_sample)
+		s->opts.on_sample(s->opts.ctx, &smp);
+}
+
+#define DRAIN_BATCH 1024
+
+/* Lookup-and-delete in batches: a count BPF adds meanwhile lands in a new entry. */
+static int session__drain_counts(struct session *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.counts);
+	struct unw_count_key *keys = calloc(DRAIN_BATCH, sizeof(*keys));
+	struct unw_count *vals = calloc(DRAIN_BATCH, sizeof(*vals));
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	uint64_t in = 0, out = 0;
+	void *inp = NULL;
+	int err = -ENOMEM;
+
+	if (!keys || !vals)
+		goto cleanup;
+	for (;;) {
+		__u32 n = DRAIN_BATCH;
+
+		err = bpf_map_lookup_and_delete_batch(fd, inp, &out, keys, vals, &n, &opts);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			pr_err("draining the count map: %s", strerror(-err));
+			goto cleanup;
+		}
+		for (__u32 i = 0; i < n; i++)
+			session__deliver(s, &keys[i], &vals[i]);
+		if (err)
+			break;
+		in = out;
+		inp = &in;
+	}
+	err = 0;
+cleanup:
+	free(keys);
+	free(vals);
+	return err;
+}
+
+/* Where samples failed, to the caller; deleted once told. */
+static int session__drain_fails(struct session *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.fails);
+	struct unw_fail_key key, next, *done = NULL;
+	size_t nr = 0, cap = 0;
+	void *prev = NULL;
+	uint64_t n;
+	int err = 0;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &n))
+			continue;
+		if (s->opts.on_failure)
+			s->opts.on_failure(s->opts.ctx, key.pid, key.pc, key.reason, n);
+		err = grow((void **)&done, &cap, nr, sizeof(*done));
+		if (err)
+			break;
+		done[nr++] = key;
+	}
+	for (size_t i = 0; i < nr; i++)
+		bpf_map_delete_elem(fd, &done[i]);
+	free(done);
+	return err;
+}
+
+int session__drain(struct session *s)
+{
+	int err;
+
+	if (!s->loaded)
+		return -EINVAL;
+	s->drain_requested = false;
+	s->last_drain_ms = now_ms();
+	err = session__sync_ustacks(s);
+	if (err)
+		return err;
+	/* Reset before draining: keys BPF adds from now on count towards the next drain. */
+	s->skel->bss->nr_keys = 0;
+	err = session__drain_counts(s);
+	if (!err)
+		err = session__drain_fails(s);
+	if (err)
+		return err;
+	ustack_cache__age(&s->ustacks);
+	for (size_t i = 0; i < s->nr_exits; i++)
+		if (s->opts.on_exit)
+			s->opts.on_exit(s->opts.ctx, s->exits[i]);
+	s->nr_exits = 0;
+	return 0;
+}
+
+/*
+ * Disables every perf event: when the ioctl returns, the sampling program
+ * runs no more on that CPU, so the counts and the stats it updated agree and
+ * the next drain delivers every sample. Then reads the last events, so that
+ * the exits and the new mappings of the last moments are told.
+ */
+int session__stop(struct session *s)
+{
+	int err = 0;
+
+	if (!s->loaded)
+		return -EINVAL;
+	for (int cpu = 0; s->pe_fds && cpu < s->nr_cpus; cpu++) {
+		if (s->pe_fds[cpu] < 0 || ioctl(s->pe_fds[cpu], PERF_EVENT_IOC_DISABLE, 0) == 0)
+			continue;
+		if (!err)
+			err = -errno;
+		pr_err("cannot stop the perf event of CPU %d: %s", cpu, strerror(errno));
+	}
+	s->stopped = true;
+	s->skel->bss->hold_new_code = 0;
+	if (s->rb && ring_buffer__consume(s->rb) < 0 && !err)
+		err = -EIO;
+	session__reload_dirty(s);
+	session__release_all(s);
+	return err;
+}
+
+/* ---- stats and teardown ---- */
+
+/* The memlock of map m, as /proc/self/fdinfo shows it; 0 when unknown. */
+/* Kernel memory charged for the BPF map behind fd (memlock in fdinfo); 0 when unknown. */
+static uint64_t map_memlock_fd(int fd)
+{
+	char path[64], line[128];
+	uint64_t bytes = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %" SCNu64, &bytes) == 1)
+			break;
+	fclose(f);
+	return bytes;
+}
+
+static uint64_t map_memlock(const struct bpf_map *m)
+{
+	return map_memlock_fd(bpf_map__fd(m));
+}
+
+static uint64_t session__map_bytes(const struct session *s)
+{
+	const struct bpf_map *m;
+	uint64_t sum = 0;
+
+	bpf_object__for_each_map(m, s->skel->obj) sum += map_memlock(m);
+	for (size_t i = 0; i < s->nr_shards; i++)
+		sum += map_memlock_fd(s->shard_fds[i]);
+	return sum;
+}
+
+void session__stats(const struct session *s, struct session_stats *st)
+{
+	uint64_t sum[UNW_ST_NR] = {};
+	int ncpu = libbpf_num_possible_cpus();
+	struct tables_stats ts;
+	struct loader_stats ls;
+	uint64_t *vals;
+
+	memset(st, 0, sizeof(*st));
+	if (!s || !s->loaded || ncpu <= 0)
+		return;
+	vals = calloc(ncpu, sizeof(*vals));
+	for (uint32_t i = 0; vals && i < UNW_ST_NR; i++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stats), &i, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			sum[i] += vals[c];
+	}
+	free(vals);
+	st->samples = sum[UNW_ST_SAMPLES];
+	st->complete = sum[UNW_ST_COMPLETE];
+	st->fp_complete = sum[UNW_ST_FP_COMPLETE];
+	st->py_samples = sum[UNW_ST_PY_SAMPLES];
+	st->rb_samples = sum[UNW_ST_RB_SAMPLES];
+	st->rb_frames = sum[UNW_ST_RB_FRAMES];
+	st->py_frames = sum[UNW_ST_PY_FRAMES];
+	st->fp = sum[UNW_ST_FP] + st->fp_complete;
+	st->truncated = sum[UNW_ST_TRUNCATED];
+	st->lost = sum[UNW_ST_LOST] + s->lost;
+	st->events_lost = sum[UNW_ST_EVENTS_LOST];
+	for (int i = 0; i < SESSION_NR_ERRORS; i++)
+		st->errors[i] = sum[UNW_ST_ERR + i];
+	st->processes = s->procs_seen;
+	st->holds = s->holds;
+	st->maps_over_limit = s->maps_over_limit;
+	loader__stats(s->loader, &ls);
+	st->rows_loaded = ls.rows_placed;
+	st->bytes_loaded = encoder__rows_bytes(s->enc, ls.rows_placed);
+	st->rows_unplaced = ls.rows_unplaced + ls.rows_dropped;
+	st->processes_gone = s->procs_gone;
+	tables__stats(s->tables, &ts);
+	st->files_replaced = ts.files_replaced;
+	st->files_skipped = ts.files_unreadable;
+	st->map_bytes = session__map_bytes(s);
+}
+
+int session__prog_stats(const struct session *s, uint64_t *run_time_ns, uint64_t *run_cnt)
+{
+	const struct bpf_program *prog;
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	*run_time_ns = 0;
+	*run_cnt = 0;
+	if (!s || !s->loaded)
+		return -EINVAL;
+	/* The one program attached to every perf event. */
+	prog = s->tail_calls ? s->skel->progs.sample_tc : s->skel->progs.sample;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return -errno;
+	*run_time_ns = info.run_time_ns;
+	*run_cnt = info.run_cnt;
+	return 0;
+}
+
+void session__free(struct session *s)
+{
+	if (!s)
+		return;
+	for (int cpu = 0; s->pe_links && cpu < s->nr_cpus; cpu++)
+		bpf_link__destroy(s->pe_links[cpu]);
+	for (int cpu = 0; s->pe_fds && cpu < s->nr_cpus; cpu++)
+		if (s->pe_fds[cpu] >= 0)
+			close(s->pe_fds[cpu]);
+	for (size_t i = 0; i < ARRAY_SIZE(s->tp_links); i++)
+		bpf_link__destroy(s->tp_links[i]);
+	/* A hold sent after the last stop is in the ring buffer: no process is left stopped. */
+	if (s->rb)
+		ring_buffer__consume(s->rb);
+	session__release_all(s);
+	free(s->held);
+	free(s->pe_links);
+	free(s->pe_fds);
+	ring_buffer__free(s->rb);
+	/* walk_tc and the program array hold each other: break the cycle. */
+	if (s->tail_calls && s->loaded) {
+		uint32_t key = 0;
+
+		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.walkers), &key);
+	}
+	for (size_t i = 0; i < s->nr_shards; i++) {
+		munmap(s->shard_mem[i], encoder__geometry(s->enc)->shard_bytes);
+		close(s->shard_fds[i]);
+	}
+	free(s->shard_mem);
+	free(s->shard_fds);
+	unwind_bpf__destroy(s->skel);
+	loader__free(s->loader);
+	encoder__free(s->enc);
+	free(s->procs);
+	free(s->exits);
+	free(s->dirty);
+	ustack_cache__free(&s->ustacks);
+	free(s);
+}

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A BPF profiling session: loads the unwinder, uploads unwind tables,
+ * attaches one cpu-clock perf event per CPU, follows process events, and
+ * drains the in-kernel counts into samples for the caller.
+ *
+ *	s = session__new(&opts);	 opens and sizes the maps
+ *	session__load(s);		 loads and verifies the BPF programs
+ *	session__add_process(s, pid);	 tables of a target, before it matters
+ *	session__attach(s);		 starts sampling
+ *	while (...) session__poll(s, ms); events, periodic drain
+ *	session__stop(s);		 no more samples
+ *	session__drain(s);		 the rest of the counts, all of them
+ *	session__free(s);		 releases every BPF object and perf event
+ */
+#ifndef UNWPROF_SESSION_H
+#define UNWPROF_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../util/common.h"
+#include "bpf/unwprof.h"
+
+struct procmaps;
+struct py_runtime;
+struct rb_runtime;
+
+/* Sample walk status, as counted by BPF (bpf/unwprof.h). */
+enum {
+	SAMPLE_COMPLETE = UNW_SAMPLE_COMPLETE, /* the user stack was walked to its bottom */
+	SAMPLE_FP = UNW_SAMPLE_FP, /* at least one frame was unwound with frame pointers */
+	SAMPLE_TRUNCATED = UNW_SAMPLE_TRUNCATED, /* deeper than the depth limit: leaf frames kept */
+	SAMPLE_KERNEL = UNW_SAMPLE_KERNEL,	 /* the sample hit kernel mode */
+};
+
+/* The reasons a sample's walk met, as session_stats.errors counts them. */
+#define SESSION_NR_ERRORS UNW_E_NR
+
+struct session_sample {
+	uint32_t pid;
+	uint32_t tid;
+	char comm[UNW_COMM_LEN];
+	const uint64_t *user_pcs; /* leaf first */
+	uint32_t nr_user;
+	const uint64_t *kernel_pcs; /* leaf first */
+	uint32_t nr_kernel;
+	uint64_t count;
+	uint32_t flags; /* SAMPLE_* */
+};
+
+struct session_opts {
+	const pid_t *pids; /* -p targets (and their threads); may be NULL */
+	size_t nr_pids;
+	bool system_wide;     /* -a */
+	bool follow_children; /* processes forked by the targets are profiled too */
+	/*
+	 * A target about to run code whose table is not loaded (an exec, a new
+	 * library) is stopped until it is: for a launched command's tree, where
+	 * samples taken meanwhile would be walked with frame pointers.
+	 */
+	bool hold_new_code;
+	unsigned int freq; /* samples per second per CPU */
+	const int *cpus;   /* sample only on these CPUs (-C); NULL: on every CPU */
+	size_t nr_cpus;
+	const pid_t *tids; /* sample only these threads of the targets (-t); NULL: all */
+	size_t nr_tids;
+	bool fp_only; /* no DWARF tables: frame pointers only */
+	bool kernel_stacks;
+	size_t max_shards;	  /* cap on unwind table memory, in shards; 0: default */
+	size_t count_map_entries; /* 0: default */
+
+	/* Called during poll/drain; ctx is passed back. Any may be NULL. */
+	void (*on_sample)(void *ctx, const struct session_sample *s);
+	/* A process was seen with these mappings: open its files while it lives. */
+	void (*on_process)(void *ctx, const struct procmaps *maps);
+	/*
+	 * The process pid exited. Called at the end of a drain, after every
+	 * sample of it that the count map held has gone through on_sample:
+	 * what the process left to symbolize can be dropped here. A sample
+	 * taken later still (in the kernel, while the exit completes) has no
+	 * user frames. A new process under the same pid is reported by
+	 * on_process only after this call.
+	 */
+	void (*on_exit)(void *ctx, uint32_t pid);
+	/*
+	 * Process pid runs CPython interpreter pr, loaded at bias: its Python
+	 * frames (bpf/unwprof.h, UNW_FRAME_PYTHON) are to be named from its
+	 * memory. Called when its mappings are read, before its samples.
+	 */
+	void (*on_python)(void *ctx, uint32_t pid, const struct py_runtime *pr, uint64_t bias);
+	/* The same for Ruby (core/runtimes/rbruntime.h, UNW_FRAME_RUBY). */
+	void (*on_ruby)(void *ctx, uint32_t pid, const struct rb_runtime *rr, uint64_t bias);
+	/*
+	 * A Ruby iseq of pid first seen in a sample (where as the frame's second
+	 * word: UNW_RB_CFUNC for a C method's method entry): to be read now.
+	 */
+	void (*on_ruby_iseq)(void *ctx, uint32_t pid, uint64_t iseq, uint64_t where);
+	/*
+	 * A Python code object first seen in a sample, with the copies BPF
+	 * took of it (bpf/unwprof.h, struct unw_py_code_event, size bytes
+	 * checked to hold its header only): to be read now.
+	 */
+	void (*on_python_code)(void *ctx, const struct unw_py_code_event *e, size_t size);
+	/*
+	 * samples of pid stopped short of the bottom at pc (0: before the walk), for reason
+	 * (an index of session_stats.errors). Called during a drain, before
+	 * on_exit of that pid, so the pc can still be symbolized.
+	 */
+	void (*on_failure)(void *ctx, uint32_t pid, uint64_t pc, unsigned int reason,
+			   uint64_t samples);
+	void *ctx;
+};
+
+struct session_stats {
+	uint64_t samples; /* taken by BPF */
+	uint64_t complete;
+	uint64_t fp;
+	uint64_t fp_complete; /* of fp: reached the bottom (Go, code that keeps frame pointers) */
+	uint64_t py_samples;  /* samples with Python frames */
+	uint64_t py_frames;   /* Python frames written */
+	uint64_t rb_samples;  /* samples with Ruby frames */
+	uint64_t rb_frames;   /* Ruby frames written */
+	uint64_t truncated;
+	/*
+	 * Samples taken but not delivered: the count map was full, or their
+	 * user stack could not be read back. After session__stop() and the
+	 * drain that follows, walked + fp + failed + lost adds up to samples.
+	 */
+	uint64_t lost;
+	uint64_t events_lost;		    /* process events dropped: the ring buffer was full */
+	uint64_t errors[SESSION_NR_ERRORS]; /* samples per reason, see session__error_name() */
+	uint64_t processes; /* whose mappings were read; a reused pid counts again */
+	uint64_t holds;	    /* times a process was stopped until its new code had tables */
+	uint64_t rows_loaded;
+	uint64_t bytes_loaded;
+	uint64_t rows_unplaced;	 /* did not fit under max_shards (or max executables) */
+	uint64_t processes_gone; /* exited while their mappings were read: skipped */
+	/*
+	 * Mapped files whose path, resolved inside the process's root, led to
+	 * another file than the mapped one (a planted symlink, a replaced file);
+	 * the mapped inode is then read through /proc/PID/map_files when it can.
+	 */
+	uint64_t files_replaced;
+	uint64_t files_skipped; /* not opened as the mapped inode, or not ELF: frame pointers */
+	/* Processes with more than UNW_MAPS_MAX executable mappings: the rest use frame pointers. */
+	uint64_t maps_over_limit;
+	/* Kernel memory of unwprof's BPF maps, as charged to it (memlock in fdinfo). */
+	uint64_t map_bytes;
+};
+
+/*
+ * Whether a session can run here, said on stderr when not: root or CAP_BPF
+ * and CAP_PERFMON (CAP_SYS_ADMIN covers both), a kernel with BTF and the
+ * helpers the walk needs. 0, -EPERM or -ENOTSUP. session__new checks it
+ * too; a command checks it first, before it creates anything.
+ */
+int session__check_environment(void);
+struct session *session__new(const struct session_opts *opts);
+int session__load(struct session *s);
+int session__add_process(struct session *s, pid_t pid);
+int session__attach(struct session *s);
+/* Waits up to timeout_ms for events; returns 0, or -EINTR when interrupted. */
+int session__poll(struct session *s, int timeout_ms);
+int session__drain(struct session *s);
+/*
+ * Stops sampling: disables the perf events, so the drain that follows
+ * delivers every sample taken. Events are still read by poll. 0 or -errno.
+ */
+int session__stop(struct session *s);
+void session__stats(const struct session *s, struct session_stats *st);
+/*
+ * Run time and run count of the sampling program attached to the perf
+ * events (with tail calls, the walks it chains to are inside its time).
+ * The kernel counts them only while kernel.bpf_stats_enabled=1, so both
+ * are 0 otherwise. 0 or -errno.
+ */
+int session__prog_stats(const struct session *s, uint64_t *run_time_ns, uint64_t *run_cnt);
+/* Name of an error reason index of session_stats.errors, NULL past the last. */
+const char *session__error_name(unsigned int reason);
+void session__free(struct session *s);
+
+#endif

@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The .debug_line line number program, DWARF 2 to 5. See debug_line.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dwarf.h>
+
+#include "debug_line.h"
+#include "../elf/elf.h"
+#include "../util/leb128.h"
+
+/* A bounded reader: a read past end sets bad and gives 0. */
+struct cursor {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static uint64_t get_u(struct cursor *c, size_t n)
+{
+	uint64_t v = 0;
+
+	if (c->bad || (size_t)(c->end - c->p) < n) {
+		c->bad = true;
+		c->p = c->end;
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		v |= (uint64_t)c->p[i] << (8 * i); /* x86_64 and aarch64: little-endian */
+	c->p += n;
+	return v;
+}
+
+static uint64_t get_uleb(struct cursor *c)
+{
+	uint64_t v = 0;
+
+	if (c->bad || read_uleb(&c->p, c->end, &v)) {
+		c->bad = true;
+		c->p = c->end;
+		return 0;
+	}
+	return v;
+}
+
+static int64_t get_sleb(struct cursor *c)
+{
+	int64_t v = 0;
+
+	if (c->bad || read_sleb(&c->p, c->end, &v)) {
+		c->bad = true;
+		c->p = c->end;
+		return 0;
+	}
+	return v;
+}
+
+static void skip(struct cursor *c, uint64_t n)
+{
+	if (c->bad || (uint64_t)(c->end - c->p) < n) {
+		c->bad = true;
+		c->p = c->end;
+		return;
+	}
+	c->p += n;
+}
+
+/* A NUL-terminated string inside the cursor; NULL (and bad) when it is not terminated. */
+static const char *get_str(struct cursor *c)
+{
+	const uint8_t *nul;
+	const char *s;
+
+	if (c->bad)
+		return NULL;
+	nul = memchr(c->p, 0, (size_t)(c->end - c->p));
+	if (!nul) {
+		c->bad = true;
+		c->p = c->end;
+		return NULL;
+	}
+	s = (const char *)c->p;
+	c->p = nul + 1;
+	return s;
+}
+
+/* The string at off in sec, NULL when off is out of it or the string runs past its end. */
+static const char *section_str(const struct elf_section *sec, uint64_t off)
+{
+	if (!sec || off >= sec->size || !memchr(sec->data + off, 0, sec->size - off))
+		return NULL;
+	return (const char *)sec->data + off;
+}
+
+struct header {
+	uint16_t version;
+	size_t offset_size;
+	uint8_t min_inst_len;
+	uint8_t max_ops;
+	bool default_is_stmt;
+	int8_t line_base;
+	uint8_t line_range;
+	uint8_t opcode_base;
+	const uint8_t *opcode_lengths; /* opcode_base - 1 of them */
+};
+
+/* Names read from the header: directories and files (name, directory index). */
+struct names {
+	const char **dirs;
+	size_t nr_dirs, cap_dirs;
+	const char **file_names;
+	uint64_t *file_dirs;
+	size_t nr_files, cap_files;
+};
+
+static int names_add_dir(struct names *n, const char *dir)
+{
+	if (n->nr_dirs == n->cap_dirs) {
+		size_t cap = n->cap_dirs ? n->cap_dirs * 2 : 16;
+		const char **d = reallocarray(n->dirs, cap, sizeof(*d));
+
+		if (!d)
+			return -ENOMEM;
+		n->dirs = d;
+		n->cap_dirs = cap;
+	}
+	n->dirs[n->nr_dirs++] = dir;
+	return 0;
+}
+
+static int names_add_file(struct names *n, const char *name, uint64_t dir)
+{
+	if (n->nr_files == n->cap_files) {
+		size_t cap = n->cap_files ? n->cap_files * 2 : 16;
+		const char **f = reallocarray(n->file_names, cap, sizeof(*f));
+		uint64_t *d;
+
+		if (!f)
+			return -ENOMEM;
+		n->file_names = f;
+		d = reallocarray(n->file_dirs, cap, sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		n->file_dirs = d;
+		n->cap_files = cap;
+	}
+	n->file_names[n->nr_files] = name;
+	n->file_dirs[n->nr_files++] = dir;
+	return 0;
+}
+
+static void names_free(struct names *n)
+{
+	free(n->dirs);
+	free(n->file_names);
+	free(n->file_dirs);
+}
+
+/* DWARF 2 to 4: strings ended by an empty one, then (name, dir, mtime, size) ended by a 0. */
+static int read_names_v4(struct cursor *c, const char *comp_dir, struct names *n)
+{
+	int err;
+
+	/* directory 0 is the unit's own; file 0 is no file */
+	err = names_add_dir(n, comp_dir);
+	if (!err)
+		err = names_add_file(n, NULL, 0);
+	while (!err && !c->bad && c->p < c->end && *c->p)
+		err = names_add_dir(n, get_str(c));
+	skip(c, 1);
+	while (!err && !c->bad && c->p < c->end && *c->p) {
+		const char *name = get_str(c);
+		uint64_t dir = get_uleb(c);
+
+		get_uleb(c); /* mtime */
+		get_uleb(c); /* size */
+		err = names_add_file(n, name, dir);
+	}
+	skip(c, 1);
+	return err ? err : c->bad ? -EINVAL : 0;
+}
+
+/* One attribute of a DWARF 5 entry: a string (for a path), a number, or skipped. */
+static int read_form(struct cursor *c, const struct header *h, uint64_t form,
+		     const struct elf_section *line_str, const struct elf_section *str,
+		     const char **s, uint64_t *v)
+{
+	switch (form) {
+	case DW_FORM_string:
+		*s = get_str(c);
+		return 0;
+	case DW_FORM_line_strp:
+		*s = section_str(line_str, get_u(c, h->offset_size));
+		return 0;
+	case DW_FORM_strp:
+		*s = section_str(str, get_u(c, h->offset_size));
+		return 0;
+	case DW_FORM_udata:
+		*v = get_uleb(c);
+		return 0;
+	case DW_FORM_data1:
+		*v = get_u(c, 1);
+		return 0;
+	case DW_FORM_data2:
+		*v = get_u(c, 2);
+		return 0;
+	case DW_FORM_data4:
+		*v = get_u(c, 4);
+		return 0;
+	case DW_FORM_data8:
+		*v = get_u(c, 8);
+		return 0;
+	case DW_FORM_data16:
+		skip(c, 16);
+		return 0;
+	case DW_FORM_block:
+		skip(c, get_uleb(c));
+		return 0;
+	case DW_FORM_strx1:
+	case DW_FORM_strx2:
+	case DW_FORM_strx3:
+	case DW_FORM_strx4:
+	case DW_FORM_strx:
+		/* needs the unit's string offsets base: the name stays unknown */
+		if (form == DW_FORM_strx)
+			get_uleb(c);
+		else
+			skip(c, form == DW_FORM_strx1 ? 1 :
+				form == DW_FORM_strx2 ? 2 :
+				form == DW_FORM_strx3 ? 3 :
+							4);
+		return 0;
+	default:
+		return -ENOTSUP; /* its size is unknown: nothing after it can be read */
+	}
+}
+
+#define MAX_FORMATS 32
+
+/* DWARF 5: a list of entries whose attributes a format of (content, form) pairs describes. */
+static int read_entries_v5(struct cursor *c, const struct header *h,
+			   const struct elf_section *line_str, const struct elf_section *str,
+			   struct names *n, bool dirs)
+{
+	uint64_t content[MAX_FORMATS], forms[MAX_FORMATS], count;
+	uint8_t nr_formats = (uint8_t)get_u(c, 1);
+	int err = 0;
+
+	if (nr_formats > MAX_FORMATS)
+		return -ENOTSUP;
+	for (uint8_t i = 0; i < nr_formats; i++) {
+		content[i] = get_uleb(c);
+		forms[i] = get_uleb(c);
+	}
+	count = get_uleb(c);
+	for (uint64_t e = 0; !err && !c->bad && e < count; e++) {
+		const char *path = NULL;
+		uint64_t dir = 0;
+
+		for (uint8_t i = 0; !err && i < nr_formats; i++) {
+			const char *s = NULL;
+			uint64_t v = 0;
+
+			err = read_form(c, h, forms[i], line_str, str, &s, &v);
+			if (content[i] == DW_LNCT_path)
+				path = s;
+			else if (content[i] == DW_LNCT_directory_index)
+				dir = v;
+		}
+		if (!err)
+			err = dirs ? names_add_dir(n, path) : names_add_file(n, path, dir);
+	}
+	return err ? err : c->bad ? -EINVAL : 0;
+}
+
+static bool absolute(const char *path)
+{
+	return path && path[0] == '/';
+}
+
+/* dir/name, or name when dir is NULL or empty; malloc'd. */
+static char *join(const char *dir, const char *name)
+{
+	char *s = NULL;
+
+	if (!dir || !dir[0])
+		return strdup(name);
+	if (asprintf(&s, "%s/%s", dir, name) < 0)
+		return NULL;
+	return s;
+}
+
+/*
+ * The full name of file i: directory and comp_dir joined to it as binutils
+ * joins them. Before DWARF 5, directory 0 is comp_dir itself.
+ */
+static char *full_name(const struct names *n, size_t i, const char *comp_dir, uint16_t version)
+{
+	const char *name = n->file_names[i], *dir;
+	char *d, *full;
+
+	if (!name)
+		return NULL;
+	if (absolute(name))
+		return strdup(name);
+	if (version < 5 && n->file_dirs[i] == 0)
+		return join(comp_dir, name);
+	dir = n->file_dirs[i] < n->nr_dirs ? n->dirs[n->file_dirs[i]] : NULL;
+	if (!dir || absolute(dir) || !comp_dir || !comp_dir[0])
+		return join(dir, name);
+	d = join(comp_dir, dir);
+	if (!d)
+		return NULL;
+	full = join(d, name);
+	free(d);
+	return full;
+}
+
+static int read_header(struct cursor *c, struct header *h, const char *comp_dir,
+		       const struct elf_section *line_str, const struct elf_section *str,
+		       struct names *n, const uint8_t **program)
+{
+	uint64_t header_len;
+	struct cursor hc;
+	int err;
+
+	h->version = (uint16_t)get_u(c, 2);
+	if (h->version < 2 || h->version > 5)
+		return -ENOTSUP;
+	if (h->version >= 5) {
+		get_u(c, 1); /* address size: set_address says it again */
+		if (get_u(c, 1) != 0)
+			return -ENOTSUP; /* segment selectors */
+	}
+	header_len = get_u(c, h->offset_size);
+	if (c->bad || header_len > (uint64_t)(c->end - c->p))
+		return -EINVAL;
+	hc = (struct cursor){ c->p, c->p + header_len, false };
+	*program = hc.end;
+	h->min_inst_len = (uint8_t)get_u(&hc, 1);
+	h->max_ops = h->version >= 4 ? (uint8_t)get_u(&hc, 1) : 1;
+	h->default_is_stmt = get_u(&hc, 1);
+	h->line_base = (int8_t)get_u(&hc, 1);
+	h->line_range = (uint8_t)get_u(&hc, 1);
+	h->opcode_base = (uint8_t)get_u(&hc, 1);
+	if (hc.bad || !h->line_range || !h->opcode_base || !h->max_ops)
+		return -EINVAL;
+	h->opcode_lengths = hc.p;
+	skip(&hc, h->opcode_base - 1);
+	if (h->version >= 5) {
+		err = read_entries_v5(&hc, h, line_str, str, n, true);
+		if (!err)
+			err = read_entries_v5(&hc, h, line_str, str, n, false);
+	} else {
+		err = read_names_v4(&hc, comp_dir, n);
+	}
+	return err ? err : hc.bad ? -EINVAL : 0;
+}
+
+static int add_row(struct debug_line_table *t, size_t *cap, uint64_t addr, uint64_t file,
+		   int64_t line, bool end)
+{
+	if (t->nr_rows == *cap) {
+		size_t n = *cap ? *cap * 2 : 256;
+		struct debug_line_row *r = reallocarray(t->rows, n, sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		t->rows = r;
+		*cap = n;
+	}
+	t->rows[t->nr_rows++] = (struct debug_line_row){
+		.addr = addr,
+		.line = line > 0 && line <= UINT32_MAX ? (uint32_t)line : 0,
+		.file = file <= UINT32_MAX ? (uint32_t)file : UINT32_MAX,
+		.end = end,
+	};
+	return 0;
+}
+
+/* The state machine of DWARF 5 section 6.2.2 (VLIW op_index is not kept: x86_64, aarch64). */
+static int run_program(struct cursor *c, const struct header *h, struct debug_line_table *t)
+{
+	uint64_t addr = 0, file = 1;
+	int64_t line = 1;
+	size_t cap = 0;
+	int err = 0;
+
+	while (!err && !c->bad && c->p < c->end) {
+		uint8_t op = (uint8_t)get_u(c, 1);
+
+		if (op >= h->opcode_base) {
+			uint8_t adj = op - h->opcode_base;
+
+			addr += (uint64_t)(adj / h->line_range) * h->min_inst_len;
+			line += h->line_base + adj % h->line_range;
+			err = add_row(t, &cap, addr, file, line, false);
+			continue;
+		}
+		switch (op) {
+		case 0: { /* extended */
+			uint64_t len = get_uleb(c);
+			const uint8_t *next;
+			uint8_t sub;
+
+			if (c->bad || !len || len > (uint64_t)(c->end - c->p))
+				return -EINVAL;
+			next = c->p + len;
+			sub = (uint8_t)get_u(c, 1);
+			if (sub == DW_LNE_end_sequence) {
+				err = add_row(t, &cap, addr, file, line, true);
+				addr = 0;
+				file = 1;
+				line = 1;
+			} else if (sub == DW_LNE_set_address) {
+				addr = get_u(c, len - 1 > 8 ? 8 : (size_t)(len - 1));
+			}
+			/* define_file (DWARF 2-4), set_discriminator, vendor ones: skipped */
+			c->p = next;
+			break;
+		}
+		case DW_LNS_copy:
+			err = add_row(t, &cap, addr, file, line, false);
+			break;
+		case DW_LNS_advance_pc:
+			addr += get_uleb(c) * h->min_inst_len;
+			break;
+		case DW_LNS_advance_line:
+			line += get_sleb(c);
+			break;
+		case DW_LNS_set_file:
+			file = get_uleb(c);
+			break;
+		case DW_LNS_const_add_pc:
+			addr += (uint64_t)((255 - h->opcode_base) / h->line_range) *
+				h->min_inst_len;
+			break;
+		case DW_LNS_fixed_advance_pc:
+			addr += get_u(c, 2);
+			break;
+		default:
+			/* column, stmt, basic block, prologue, epilogue, isa, unknown: their operands */
+			for (uint8_t i = 0; i < h->opcode_lengths[op - 1]; i++)
+				get_uleb(c);
+			break;
+		}
+	}
+	return err ? err : c->bad ? -EINVAL : 0;
+}
+
+int debug_line__read(const struct elf_section *line, const struct elf_section *line_str,
+		     const struct elf_section *str, uint64_t offset, const char *comp_dir,
+		     struct debug_line_table *t)
+{
+	struct cursor c = { 0 };
+	struct names n = { 0 };
+	const uint8_t *program = NULL;
+	struct header h = { .offset_size = 4 };
+	uint64_t len;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	if (!line || offset >= line->size)
+		return -EINVAL;
+	c = (struct cursor){ line->data + offset, line->data + line->size, false };
+	len = get_u(&c, 4);
+	if (len == 0xffffffff) {
+		len = get_u(&c, 8);
+		h.offset_size = 8;
+	} else if (len >= 0xfffffff0) {
+		return -EINVAL;
+	}
+	if (c.bad || len > (uint64_t)(c.end - c.p))
+		return -EINVAL;
+	c.end = c.p + len;
+	err = read_header(&c, &h, comp_dir, line_str, str, &n, &program);
+	if (!err) {
+		c.p = program;
+		t->version = h.version;
+		err = run_program(&c, &h, t);
+	}
+	if (!err && n.nr_files) {
+		t->files = calloc(n.nr_files, sizeof(*t->files));
+		if (!t->files)
+			err = -ENOMEM;
+		else
+			t->nr_files = n.nr_files;
+		for (size_t i = 0; !err && i < n.nr_files; i++)
+			t->files[i] = full_name(&n, i, comp_dir, h.version);
+	}
+	names_free(&n);
+	if (err)
+		debug_line__free(t);
+	return err;
+}
+
+void debug_line__free(struct debug_line_table *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nr_files; i++)
+		free(t->files[i]);
+	free(t->files);
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Turning addresses into function names.
+ *
+ * User space: the files of a process's executable mappings are opened when
+ * the process is seen (through /proc/PID/root/<path>, else
+ * /proc/PID/map_files/START-END), so a process that exits before the end of
+ * the run is still symbolized. Files are shared by build ID (or device and
+ * inode); their symbols come from .symtab and .dynsym of the file and of its
+ * separate debug file (core/elf/debuginfo.h), and for Go binaries from the
+ * function table in .gopclntab (core/elf/gopclntab.h), which stripped ones keep;
+ * read on the first lookup, sorted, and searched by address. Source lines
+ * and inlined frames come from the DWARF of the debug file, else of the file
+ * (core/symbols/dwarf_lines.h), opened on the first lookup in that file. The [vdso] is read from unwprof's own, which is
+ * the same kernel image in every process. Anonymous executable memory (JIT
+ * code) is named from the runtime's /tmp/perf-PID.map when it wrote one.
+ *
+ * Kernel: /proc/kallsyms, read once on the first kernel lookup.
+ */
+#ifndef UNWPROF_SYMBOLIZE_H
+#define UNWPROF_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct dwarf_frame;
+struct procmaps;
+struct profile;
+
+struct symbolizer_opts {
+	const char *debug_dir;	  /* separate debug files; NULL for /usr/lib/debug */
+	const char *kallsyms;	  /* NULL for /proc/kallsyms */
+	const char *perf_map_dir; /* where JIT runtimes write perf-PID.map; NULL for /tmp */
+	bool no_lines;		  /* functions only: no source lines, no inlined frames */
+};
+
+struct symbol_info {
+	const char *name;     /* the raw symbol name, NULL when no symbol covers the address */
+	uint64_t offset;      /* address - start of the symbol */
+	const char *file;     /* path of the mapping, NULL when no mapping covers the address */
+	const char *build_id; /* lowercase hex, NULL when unknown */
+	uint64_t map_start;   /* the mapping: its range and the file offset of its start */
+	uint64_t map_end;
+	uint64_t map_offset;
+	/*
+	 * What the file's DWARF (core/symbols/dwarf_lines.h) says of the address:
+	 * innermost inlined function first. nr_frames is 0 without DWARF; the
+	 * array is valid until the next lookup.
+	 */
+	const struct dwarf_frame *frames;
+	size_t nr_frames;
+};
+
+struct symbolizer;
+
+struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts);
+void symbolizer__free(struct symbolizer *sym);
+
+/*
+ * Remembers the executable mappings of a process (kept until
+ * symbolizer__remove_process(), even after it exits) and
+ * opens their files now. Called again for the same pid, the new mappings
+ * replace the ones they overlap. A file that cannot be opened is not an
+ * error: its addresses get the mapping but no symbol.
+ */
+int symbolizer__add_process(struct symbolizer *sym, const struct procmaps *pm);
+
+/*
+ * Process pid runs CPython interpreter pr, loaded at bias: the Python frames
+ * of its stacks are named from its memory (core/runtimes/pyframes.h).
+ */
+struct py_runtime;
+int symbolizer__add_python(struct symbolizer *sym, uint32_t pid, const struct py_runtime *pr,
+			   uint64_t bias);
+/* A Python code object was first seen (event e, size bytes): its names are read now. */
+struct unw_py_code_event;
+void symbolizer__python_code(struct symbolizer *sym, const struct unw_py_code_event *e,
+			     size_t size);
+/* The same for Ruby (core/runtimes/rbframes.h): the interpreter rr of pid, and an iseq first seen. */
+struct rb_runtime;
+int symbolizer__add_ruby(struct symbolizer *sym, uint32_t pid, const struct rb_runtime *rr,
+			 uint64_t bias);
+void symbolizer__ruby_iseq(struct symbolizer *sym, uint32_t pid, uint64_t iseq, uint64_t where);
+
+/*
+ * What addr of process pid is. Returns 0 with *info filled (name NULL when no
+ * symbol covers it, file NULL when no mapping does), -ENOENT when pid was
+ * never added. Strings stay valid as long as the symbolizer.
+ */
+int symbolizer__lookup(struct symbolizer *sym, uint32_t pid, uint64_t addr,
+		       struct symbol_info *info);
+
+/* The same for a kernel address, through kallsyms; the mapping is "[kernel.kallsyms]". */
+int symbolizer__lookup_kernel(struct symbolizer *sym, uint64_t addr, struct symbol_info *info);
+
+/* The symbol at ELF virtual address vaddr of the file at path (opened once and kept). */
+int symbolizer__lookup_file(struct symbolizer *sym, const char *path, uint64_t vaddr,
+			    struct symbol_info *info);
+
+/*
+ * Profiles. Symbolizing sets a location's mapping and function: demangled
+ * name in function, raw name in system_name; and, from DWARF, its source
+ * lines (profile__set_lines): the functions inlined there, innermost first,
+ * the last one named as the symbol is. A caller's frame (a return
+ * address) is looked up at addr - 1, inside its call instruction.
+ */
+
+/*
+ * Counts a stack in p as profile__add_stack() does, resolving its user
+ * frames now. An address in a mapped file gets the location that every
+ * process mapping that file shares at that file offset, symbolized when
+ * first seen: the locations, and the memory they take, follow the distinct
+ * code addresses, not the processes. Other user addresses (anonymous
+ * memory, a process not added) get locations of the process's own, which
+ * symbolizer__end_process() or symbolizer__symbolize_profile() symbolize.
+ * A symbolizer adds stacks to one profile only.
+ */
+int symbolizer__add_stack(struct symbolizer *sym, struct profile *p, const struct profile_stack *st,
+			  uint64_t count);
+
+/*
+ * Process pid exited: symbolizes the locations of its own (JIT code, say)
+ * and retires them, so that a new process with the same pid gets its own,
+ * then forgets its mappings; the files stay cached for other processes.
+ * Memory then depends on the live processes, not on every one seen.
+ */
+int symbolizer__end_process(struct symbolizer *sym, struct profile *p, uint32_t pid);
+
+/*
+ * Symbolizes every location of p not symbolized yet: those of the
+ * processes still running, the kernel's, and all of a profile whose stacks
+ * were added with profile__add_stack().
+ */
+int symbolizer__symbolize_profile(struct symbolizer *sym, struct profile *p);
+
+/* Kernel symbols, sorted by address. */
+struct ksyms;
+
+struct ksym {
+	uint64_t addr;
+	uint64_t size; /* 0 when unknown (kallsyms): up to the next symbol */
+	const char *name;
+	const char *module; /* NULL for the kernel image */
+};
+
+/*
+ * Parses text in the /proc/kallsyms format, keeping text symbols. name is
+ * for messages. Returns NULL and sets errno on failure; all-zero addresses
+ * (kptr_restrict, no privilege) give EPERM.
+ */
+struct ksyms *ksyms__parse(FILE *f, const char *name);
+struct ksyms *ksyms__load(const char *path);
+void ksyms__free(struct ksyms *ks);
+/* The symbol at or before addr, or NULL. */
+const struct ksym *ksyms__lookup(const struct ksyms *ks, uint64_t addr);
+size_t ksyms__count(const struct ksyms *ks);
+
+#endif

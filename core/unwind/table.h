@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The compact unwind table of one ELF file: the rows the BPF unwinder walks
+ * with, built from .eh_frame and .debug_frame (.eh_frame wins where both
+ * describe an address). Sorted by pc, redundant rows removed, an END row
+ * wherever a gap follows a function, unsupported rules kept with a reason.
+ *
+ * The rows are the builder's own: how they are laid out in the BPF maps,
+ * and how many bytes that takes, is the encoder's (core/unwind/encoder.h).
+ */
+#ifndef UNWPROF_TABLE_H
+#define UNWPROF_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/common.h"
+
+struct elf_file;
+
+/*
+ * One row: the rule that governs every pc from pc up to the next row's pc.
+ * pc is an offset from the table's base ELF virtual address, so a table may
+ * span at most 4 GiB. The rules and their offsets are those the BPF unwinder
+ * follows (enum unw_cfa_rule, unw_fp_rule, unw_ra_rule of bpf/unwprof.h):
+ * aux_off is, on x86_64, M in *(REG+N)+M, the PLT threshold, or where a
+ * signal frame saved the pc (sp+aux_off); on aarch64 the LR save offset
+ * (CFA+aux_off). An unsupported rule keeps its reason in an offset it does
+ * not use (core/unwind/table.c says which); reason is the first one.
+ */
+struct table_row {
+	uint32_t pc;
+	int32_t cfa_off;
+	int16_t fp_off;
+	int16_t aux_off;
+	uint8_t cfa;	/* enum unw_cfa_rule */
+	uint8_t fp;	/* enum unw_fp_rule */
+	uint8_t ra;	/* enum unw_ra_rule */
+	uint8_t reason; /* enum unw_reason, set when any rule is unsupported */
+};
+
+enum {
+	TABLE_SRC_EH_FRAME = 1 << 0,
+	TABLE_SRC_DEBUG_FRAME = 1 << 1, /* in the file itself */
+	TABLE_SRC_DEBUG_FILE = 1 << 2,	/* .debug_frame of the separate debug file */
+};
+
+struct unwind_table {
+	int machine;		/* EM_X86_64 or EM_AARCH64 */
+	uint64_t base;		/* rows[i].pc is an offset from this ELF virtual address */
+	struct table_row *rows; /* NULL once released (unwind_table__release_rows()) */
+	size_t nr_rows;
+	size_t nr_fdes;		      /* FDEs that contributed rows */
+	unsigned int sources;	      /* TABLE_SRC_* */
+	size_t unsupported[UNW_R_NR]; /* rows per reason */
+	size_t rows_mapped;	      /* bytes of rows in a mapping of their own; 0: malloc'ed */
+	size_t nr_bad_fdes;	      /* malformed FDEs skipped (warned about) */
+	size_t nr_overlaps;	      /* FDEs clipped or dropped: overlapping another one */
+};
+
+/*
+ * Builds the table of elf, adding the .debug_frame of debug (may be NULL).
+ * Returns NULL and sets errno on failure, after a message naming the file
+ * and what is wrong. A file without any CFI gives an empty table, not an error.
+ */
+struct unwind_table *unwind_table__build(const struct elf_file *elf, const struct elf_file *debug);
+void unwind_table__free(struct unwind_table *t);
+
+/*
+ * Calls fn with the range [lo, hi) of each FDE of elf's .eh_frame, in
+ * section order, until it returns nonzero (which is returned). 0 when
+ * there is no .eh_frame, -errno when it cannot be read.
+ */
+typedef int (*unwind_fde_fn)(void *ctx, uint64_t lo, uint64_t hi);
+int unwind_table__each_fde(const struct elf_file *elf, unwind_fde_fn fn, void *ctx);
+
+/*
+ * Frees the rows of t once they are encoded where they are used (the BPF
+ * maps); what describes them (nr_rows, the counts by reason) stays.
+ */
+void unwind_table__release_rows(struct unwind_table *t);
+
+struct cfi_section;
+struct elf_load_segment;
+
+/* At most .eh_frame, .debug_frame, and the debug file's .debug_frame. */
+#define TABLE_MAX_SECTIONS 3
+
+/*
+ * The same from CFI sections already located (tests, fuzzing), in order of
+ * precedence. When segs is not NULL, FDEs outside its executable segments
+ * (discarded code in .debug_frame) are ignored.
+ */
+struct unwind_table *unwind_table__build_sections(int machine, const struct cfi_section *secs,
+						  size_t nr, const struct elf_load_segment *segs,
+						  size_t nr_segs);
+
+/* The row governing vaddr (an END row in a gap), or NULL when before the first row. */
+const struct table_row *unwind_table__lookup(const struct unwind_table *t, uint64_t vaddr);
+
+static inline uint64_t unwind_table__pc(const struct unwind_table *t, const struct table_row *r)
+{
+	return t->base + r->pc;
+}
+
+/*
+ * Text of each rule as dump-unwind prints it ("rsp+16", "*(rbp-8)", "plt",
+ * "signal:*(rsp+160)", "cfa-16", "*(rsp+120)", "unchanged", "undefined",
+ * "unsupported:cfa-expression"). Return buf.
+ */
+char *table_row__cfa_str(const struct table_row *r, int machine, char *buf, size_t len);
+char *table_row__fp_str(const struct table_row *r, int machine, char *buf, size_t len);
+char *table_row__ra_str(const struct table_row *r, int machine, char *buf, size_t len);
+/* "cfa-register", "cfa-expression", ... */
+const char *unw_reason__str(enum unw_reason reason);
+
+#endif

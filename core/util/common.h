@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Small helpers every user-space file may use. */
+#ifndef UNWPROF_COMMON_H
+#define UNWPROF_COMMON_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../../bpf/unwprof.h"
+
+#pragma GCC poison u8 u16 u32 u64 s8 s16 s32 s64
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Makes room for element nr of the array *arr of *cap elements of size
+ * bytes: doubles it (16 at first) when nr is past its end. 0, or -ENOMEM
+ * with the array unchanged. Callers cast: grow((void **)&v, &cap, nr, sizeof(*v)).
+ */
+static inline int grow(void **arr, size_t *cap, size_t nr, size_t size)
+{
+	size_t ncap;
+	void *n;
+
+	if (nr < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	n = reallocarray(*arr, ncap, size);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+/* Exit codes, documented in unwprof(1). */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,
+	EXIT_USAGE = 64,
+};
+
+#endif
