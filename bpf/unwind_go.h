@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The Go unwinder: Go's stack switch (core/runtimes/goruntime.h).
+ * Part of bpf/unwind.bpf.c (one compilation unit, included where the
+ * walk's helpers are defined): its map, and the step walk_frame calls for UNW_UW_GO_SWITCH.
+ */
+#ifndef UNWPROF_UNWIND_GO_H
+#define UNWPROF_UNWIND_GO_H
+
+/* Go processes: what the Go unwinder reads (struct unw_go_proc), by pid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unw_go_proc);
+} go_procs SEC(".maps");
+
+/*
+ * Go's stack switch (core/runtimes/goruntime.h) at frame f, a frame of
+ * runtime.systemstack or runtime.morestack: when the thread runs on its
+ * system stack (the current g is its m's g0) for a goroutine (m.curg), the
+ * walk goes on from the state Go saved in the goroutine's g.sched, as Go's
+ * traceback does. systemstack returns to its caller there: its frame has no
+ * size, the return address is at the saved sp. morestack never returns: its
+ * frame is followed by the function that needed the bigger stack, at the
+ * saved pc. Returns 1 when f is now the goroutine's frame, 0 when the
+ * switch does not apply (the native step goes on), -1 when the goroutine's
+ * state could not be read (the reason noted). Memory of the process is
+ * untrusted: every read may fail, and a switch happens once per walk.
+ */
+__noinline int go_switch(struct unw_frame *f, const struct unw_go_proc *go, struct scratch *sc)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 g, m, curg, sp, pc, fp;
+
+	if (!f || !go || !sc || sc->go_switched)
+		return 0;
+#ifdef __TARGET_ARCH_x86
+	g = user_word(BPF_CORE_READ(task, thread.fsbase), go->tls_g);
+#else
+	return 0; /* core/runtimes/goruntime.c reads amd64 binaries only */
+#endif
+	m = user_word(g, go->g_m);
+	if (!g || !m || user_word(m, go->m_g0) != g)
+		return 0;
+	curg = user_word(m, go->m_curg);
+	if (!curg)
+		return 0;
+	sp = user_word(curg, go->sched_sp);
+	fp = user_word(curg, go->sched_bp);
+	if (f->pc >= go->morestack_lo && f->pc < go->morestack_hi)
+		pc = user_word(curg, go->sched_pc);
+	else
+		pc = user_word(sp, 0), sp += 8;
+	if (!sp || !pc) {
+		err_inc(UNW_E_GO_SWITCH);
+		return -1;
+	}
+	sc->go_switched = 1;
+	f->pc = pc;
+	f->sp = sp;
+	f->fp = fp;
+	f->lr = 0;
+	f->signal = 0;
+	f->fp_linked = 0;
+	return 1;
+}
+
+/* The row of a place with a table, NULL for one without (noted). */
+
+#endif
