@@ -3,16 +3,15 @@
  * Naming Python frames from the process's memory. See pyframes.h.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../util/common.h"
 #include "bpf/unwprof.h"
 #include "pyframes.h"
+#include "procmem.h"
 #include "pyruntime.h"
 
 #define NAME_MAX_LEN 1024	   /* longest name or path read */
@@ -35,8 +34,7 @@ struct py_code {
 };
 
 struct py_proc {
-	uint32_t pid;
-	int mem; /* /proc/PID/mem */
+	struct proc_mem mem; /* first: an entry of struct proc_mems */
 	struct py_runtime rt;
 	uint64_t bias;
 	struct py_code *codes; /* open addressing by address, cap a power of two */
@@ -44,8 +42,7 @@ struct py_proc {
 };
 
 struct py_namer {
-	struct py_proc *procs;
-	size_t nr_procs, cap_procs;
+	struct proc_mems procs; /* of struct py_proc */
 };
 
 /* Line tables */
@@ -171,8 +168,6 @@ struct py_view {
 
 static int mem_read(const struct py_view *v, uint64_t addr, void *buf, size_t len)
 {
-	ssize_t n;
-
 	if (!addr)
 		return -EFAULT;
 	for (size_t i = 0; i < ARRAY_SIZE(v->copies); i++) {
@@ -184,8 +179,7 @@ static int mem_read(const struct py_view *v, uint64_t addr, void *buf, size_t le
 			return 0;
 		}
 	}
-	n = pread(v->p->mem, buf, len, (off_t)addr);
-	return n == (ssize_t)len ? 0 : -EFAULT;
+	return proc_mem__read(&v->p->mem, addr, buf, len);
 }
 
 static uint64_t mem_word(const struct py_view *v, uint64_t addr, int32_t off)
@@ -331,34 +325,36 @@ static const struct py_code *code_get(struct py_proc *p, uint64_t addr, uint32_t
 
 static struct py_proc *proc_find(struct py_namer *n, uint32_t pid)
 {
-	for (size_t i = 0; i < n->nr_procs; i++)
-		if (n->procs[i].pid == pid)
-			return &n->procs[i];
-	return NULL;
+	return proc_mems__find(&n->procs, pid);
 }
 
+/* Frees what p read, not its memory's fd: the entry's, struct proc_mems's to close. */
 static void proc_clear(struct py_proc *p)
 {
 	for (size_t i = 0; i < p->cap_codes; i++)
 		if (p->codes[i].addr)
 			code_free(&p->codes[i]);
 	free(p->codes);
-	if (p->mem >= 0)
-		close(p->mem);
+	p->codes = NULL;
+	p->nr_codes = p->cap_codes = 0;
 }
 
 struct py_namer *py_namer__new(void)
 {
-	return calloc(1, sizeof(struct py_namer));
+	struct py_namer *n = calloc(1, sizeof(struct py_namer));
+
+	if (n)
+		n->procs.size = sizeof(struct py_proc);
+	return n;
 }
 
 void py_namer__free(struct py_namer *n)
 {
 	if (!n)
 		return;
-	for (size_t i = 0; i < n->nr_procs; i++)
-		proc_clear(&n->procs[i]);
-	free(n->procs);
+	for (size_t i = 0; i < n->procs.nr; i++)
+		proc_clear(proc_mems__at(&n->procs, i));
+	proc_mems__free(&n->procs);
 	free(n);
 }
 
@@ -366,23 +362,20 @@ int py_namer__add_process(struct py_namer *n, uint32_t pid, const struct py_runt
 			  uint64_t bias)
 {
 	struct py_proc *p = proc_find(n, pid);
-	char path[64];
+	int err;
 
 	/* Read again (a new mapping): what it knows stays, unless an exec changed the interpreter. */
 	if (p && p->bias == bias && p->rt.version_hex == pr->version_hex &&
 	    p->rt.runtime == pr->runtime)
 		return 0;
-	if (p) {
+	if (p)
 		proc_clear(p);
-	} else {
-		if (grow((void **)&n->procs, &n->cap_procs, n->nr_procs, sizeof(*n->procs)))
-			return -ENOMEM;
-		p = &n->procs[n->nr_procs++];
+	err = proc_mems__open(&n->procs, pid, (void **)&p);
+	if (p) {
+		p->rt = *pr;
+		p->bias = bias;
 	}
-	snprintf(path, sizeof(path), "/proc/%u/mem", pid);
-	*p = (struct py_proc){ .pid = pid, .rt = *pr, .bias = bias };
-	p->mem = open(path, O_RDONLY | O_CLOEXEC);
-	return p->mem < 0 ? -errno : 0;
+	return err;
 }
 
 void py_namer__remove_process(struct py_namer *n, uint32_t pid)
@@ -392,7 +385,7 @@ void py_namer__remove_process(struct py_namer *n, uint32_t pid)
 	if (!p)
 		return;
 	proc_clear(p);
-	*p = n->procs[--n->nr_procs];
+	proc_mems__remove(&n->procs, pid);
 }
 
 /* The copies of event e of size bytes into *v; false when they overrun it. */

@@ -3,7 +3,6 @@
  * Naming Ruby frames from the process's memory. See rbframes.h.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 
 #include "../util/common.h"
 #include "../util/log.h"
+#include "procmem.h"
 #include "rbframes.h"
 #include "rbruntime.h"
 
@@ -57,8 +57,7 @@ struct rb_iseq {
 };
 
 struct rb_proc {
-	uint32_t pid;
-	int mem; /* /proc/PID/mem */
+	struct proc_mem mem; /* first: an entry of struct proc_mems */
 	struct rb_runtime rt;
 	uint64_t bias;
 	struct rb_iseq *iseqs; /* open addressing by address, cap a power of two */
@@ -66,8 +65,7 @@ struct rb_proc {
 };
 
 struct rb_namer {
-	struct rb_proc *procs;
-	size_t nr_procs, cap_procs;
+	struct proc_mems procs; /* of struct rb_proc */
 };
 
 /* Line tables */
@@ -154,12 +152,7 @@ static uint32_t iseq_line(const struct rb_iseq *s, uint64_t pc)
 
 static int mem_read(const struct rb_proc *p, uint64_t addr, void *buf, size_t len)
 {
-	ssize_t n;
-
-	if (!addr)
-		return -EFAULT;
-	n = pread(p->mem, buf, len, (off_t)addr);
-	return n == (ssize_t)len ? 0 : -EFAULT;
+	return proc_mem__read(&p->mem, addr, buf, len);
 }
 
 static uint64_t mem_word(const struct rb_proc *p, uint64_t addr, int32_t off)
@@ -307,7 +300,7 @@ static uint32_t *read_positions(const struct rb_proc *p, uint64_t addr, uint32_t
  */
 static size_t succ_read_imm(const struct rb_proc *p, uint64_t addr, uint8_t *t)
 {
-	ssize_t n = pread(p->mem, t, SUCC_IMM_BYTES, (off_t)addr);
+	ssize_t n = p->mem.fd >= 0 ? pread(p->mem.fd, t, SUCC_IMM_BYTES, (off_t)addr) : -1;
 
 	return n > 0 ? (size_t)n / 8 * 8 : 0;
 }
@@ -398,7 +391,7 @@ static uint8_t *succ_read(const struct rb_proc *p, uint64_t addr, uint32_t nr, s
 	if (held < 0 || nr_blocks < 0) {
 		if (addr)
 			pr_debug("ruby: pid %u: the line table at 0x%" PRIx64 " is not read",
-				 p->pid, addr);
+				 p->mem.pid, addr);
 		free(t);
 		*len = 0;
 		return NULL;
@@ -416,7 +409,7 @@ static void read_line_table(const struct rb_proc *p, uint64_t body, struct rb_is
 	if (mem_read(p, body + o->body_insns_size, &n, sizeof(n)) || n == 0)
 		return;
 	if (n > INSNS_MAX) {
-		pr_debug("ruby: pid %u: an iseq of %u line entries is not read", p->pid, n);
+		pr_debug("ruby: pid %u: an iseq of %u line entries is not read", p->mem.pid, n);
 		return;
 	}
 	s->lines = read_lines(p, mem_word(p, body, o->body_insns_body), n);
@@ -546,20 +539,18 @@ static uint16_t where_tag(uint64_t where)
 
 static struct rb_proc *proc_find(struct rb_namer *n, uint32_t pid)
 {
-	for (size_t i = 0; i < n->nr_procs; i++)
-		if (n->procs[i].pid == pid)
-			return &n->procs[i];
-	return NULL;
+	return proc_mems__find(&n->procs, pid);
 }
 
+/* Frees what p read, not its memory's fd: the entry's, struct proc_mems's to close. */
 static void proc_clear(struct rb_proc *p)
 {
 	for (size_t i = 0; i < p->cap_iseqs; i++)
 		if (p->iseqs[i].addr)
 			iseq_free(&p->iseqs[i]);
 	free(p->iseqs);
-	if (p->mem >= 0)
-		close(p->mem);
+	p->iseqs = NULL;
+	p->nr_iseqs = p->cap_iseqs = 0;
 }
 
 /* The same interpreter at the same place: what was read of it still holds. */
@@ -572,16 +563,20 @@ static bool same_runtime(const struct rb_proc *p, const struct rb_runtime *rr, u
 
 struct rb_namer *rb_namer__new(void)
 {
-	return calloc(1, sizeof(struct rb_namer));
+	struct rb_namer *n = calloc(1, sizeof(struct rb_namer));
+
+	if (n)
+		n->procs.size = sizeof(struct rb_proc);
+	return n;
 }
 
 void rb_namer__free(struct rb_namer *n)
 {
 	if (!n)
 		return;
-	for (size_t i = 0; i < n->nr_procs; i++)
-		proc_clear(&n->procs[i]);
-	free(n->procs);
+	for (size_t i = 0; i < n->procs.nr; i++)
+		proc_clear(proc_mems__at(&n->procs, i));
+	proc_mems__free(&n->procs);
 	free(n);
 }
 
@@ -589,21 +584,18 @@ int rb_namer__add_process(struct rb_namer *n, uint32_t pid, const struct rb_runt
 			  uint64_t bias)
 {
 	struct rb_proc *p = proc_find(n, pid);
-	char path[64];
+	int err;
 
 	if (p && same_runtime(p, rr, bias))
 		return 0;
-	if (p) {
+	if (p)
 		proc_clear(p);
-	} else {
-		if (grow((void **)&n->procs, &n->cap_procs, n->nr_procs, sizeof(*n->procs)))
-			return -ENOMEM;
-		p = &n->procs[n->nr_procs++];
+	err = proc_mems__open(&n->procs, pid, (void **)&p);
+	if (p) {
+		p->rt = *rr;
+		p->bias = bias;
 	}
-	snprintf(path, sizeof(path), "/proc/%u/mem", pid);
-	*p = (struct rb_proc){ .pid = pid, .rt = *rr, .bias = bias };
-	p->mem = open(path, O_RDONLY | O_CLOEXEC);
-	return p->mem < 0 ? -errno : 0;
+	return err;
 }
 
 void rb_namer__remove_process(struct rb_namer *n, uint32_t pid)
@@ -613,7 +605,7 @@ void rb_namer__remove_process(struct rb_namer *n, uint32_t pid)
 	if (!p)
 		return;
 	proc_clear(p);
-	*p = n->procs[--n->nr_procs];
+	proc_mems__remove(&n->procs, pid);
 }
 
 void rb_namer__read_iseq(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64_t where)

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The processes an interpreter's namer reads (core/runtimes/pyframes.c,
+ * rbframes.c), through /proc/PID/mem: each is an entry of the namer's own
+ * type whose first member is a struct proc_mem, kept in an array. Memory
+ * of a profiled process is untrusted: a read is all or nothing.
+ */
+#ifndef UNWPROF_PROCMEM_H
+#define UNWPROF_PROCMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct proc_mem {
+	uint32_t pid;
+	int fd; /* /proc/PID/mem; -1 when it could not be opened */
+};
+
+/* Reads len bytes at addr of m's process: 0, or -EFAULT (addr 0 too). */
+int proc_mem__read(const struct proc_mem *m, uint64_t addr, void *buf, size_t len);
+
+struct proc_mems {
+	void *entries; /* size bytes each, a struct proc_mem first */
+	size_t nr, cap;
+	size_t size;
+};
+
+/* The entry of pid, or NULL. */
+void *proc_mems__find(const struct proc_mems *s, uint32_t pid);
+/* Entry i of nr. */
+void *proc_mems__at(const struct proc_mems *s, size_t i);
+
+/*
+ * The entry of pid, zeroed, its memory opened anew, in *out (the entry
+ * pid had, whose own resources the caller freed, or a new one). 0, -errno
+ * of the open (the entry is kept, its fd -1), or -ENOMEM (*out NULL).
+ */
+int proc_mems__open(struct proc_mems *s, uint32_t pid, void **out);
+
+/* Removes the entry of pid, whose own resources the caller freed. */
+void proc_mems__remove(struct proc_mems *s, uint32_t pid);
+
+/* Closes every entry's memory and frees the array (their own resources freed first). */
+void proc_mems__free(struct proc_mems *s);
+
+#endif
