@@ -694,6 +694,24 @@ def cmd_go_switch(args):
         fail(f"g at fs{sw['tls_g']:+d}, expected fs-8 on amd64")
 
 
+def chains_on_threads(expect, seen, good, tids, min_ratio):
+    """Whether each chain of expect is whole in min_ratio of its samples (seen, good: samples
+    by chain), and each is on one thread of its own (tids: its samples by thread), three in
+    all: each thread shows its own frames, not another's. Says each figure."""
+    ok = True
+    for key in expect:
+        share = good[key] / seen[key] if seen[key] else 0
+        print(f"  {key}: {seen[key]} samples, {share:.2%} with the whole chain", file=sys.stderr)
+        ok &= seen[key] >= 20 and share >= min_ratio
+    owners = {leaf: c.most_common(1)[0] for leaf, c in tids.items() if c}
+    for leaf, c in tids.items():
+        share = owners[leaf][1] / sum(c.values())
+        print(f"  {leaf}: on thread {owners[leaf][0]} in {share:.2%} of its samples",
+              file=sys.stderr)
+        ok &= share >= min_ratio
+    return ok and len({t for t, _ in owners.values()}) == 3
+
+
 def cmd_python(args):
     """Python frames of the known chains of pythreads.py, each on its own thread."""
     # co_qualname from 3.11 on names the method with its class; co_name before
@@ -730,18 +748,7 @@ def cmd_python(args):
                                                  for f in s.frames[i + 1:j]) else 0
     print(f"{total} samples, {python} with Python frames", file=sys.stderr)
     ok = total >= args.min_samples and python >= 0.9 * total
-    for key in expect:
-        share = good[key] / seen[key] if seen[key] else 0
-        print(f"  {key}: {seen[key]} samples, {share:.2%} with the whole chain", file=sys.stderr)
-        ok &= seen[key] >= 20 and share >= args.min_ratio
-    # each thread its own frames: one thread per function, three threads in all
-    owners = {leaf: c.most_common(1)[0] for leaf, c in tids.items() if c}
-    for leaf, c in tids.items():
-        share = owners[leaf][1] / sum(c.values())
-        print(f"  {leaf}: on thread {owners[leaf][0]} in {share:.2%} of its samples",
-              file=sys.stderr)
-        ok &= share >= args.min_ratio
-    ok &= len({t for t, _ in owners.values()}) == 3
+    ok &= chains_on_threads(expect, seen, good, tids, args.min_ratio)
     share = native_between / seen["spin_key"] if seen["spin_key"] else 0
     print(f"  native frames between sorter and keyfn: {share:.2%}", file=sys.stderr)
     ok &= share >= args.min_ratio
@@ -814,17 +821,7 @@ def cmd_ruby(args):
                                                        for f in s.frames))
     print(f"{total} samples, {ruby_samples} with Ruby frames", file=sys.stderr)
     ok = total >= args.min_samples and ruby_samples >= 0.9 * total
-    for key in expect:
-        share = good[key] / seen[key] if seen[key] else 0
-        print(f"  {key}: {seen[key]} samples, {share:.2%} with the whole chain", file=sys.stderr)
-        ok &= seen[key] >= 20 and share >= args.min_ratio
-    owners = {leaf: c.most_common(1)[0] for leaf, c in tids.items() if c}
-    for leaf, c in tids.items():
-        share = owners[leaf][1] / sum(c.values())
-        print(f"  {leaf}: on thread {owners[leaf][0]} in {share:.2%} of its samples",
-              file=sys.stderr)
-        ok &= share >= args.min_ratio
-    ok &= len({t for t, _ in owners.values()}) == 3
+    ok &= chains_on_threads(expect, seen, good, tids, args.min_ratio)
     share = native_between / seen["spin_key"] if seen["spin_key"] else 0
     print(f"  native frames between each and its block: {share:.2%}", file=sys.stderr)
     ok &= share >= args.min_ratio
