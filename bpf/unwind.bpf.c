@@ -90,7 +90,7 @@ struct {
  * sent: each is read once, while its process lives. One evicted is sent
  * again, which user space, having read it, ignores.
  */
-struct py_code_key {
+struct code_key {
 	__u32 pid;
 	__u32 tag;
 	__u64 code;
@@ -99,9 +99,21 @@ struct py_code_key {
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
-	__type(key, struct py_code_key);
+	__type(key, struct code_key);
 	__type(value, __u8);
 } codes_seen SEC(".maps");
+
+/* Whether code (an interpreter's, tag telling it apart) of pid is seen the first time: it is marked. */
+static __always_inline int code_first_seen(__u32 pid, __u32 tag, __u64 code)
+{
+	struct code_key k = { .pid = pid, .tag = tag, .code = code };
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&codes_seen, &k))
+		return 0;
+	bpf_map_update_elem(&codes_seen, &k, &one, BPF_ANY);
+	return 1;
+}
 
 /* Pids sampled when not system-wide. */
 struct {

@@ -99,15 +99,12 @@ static __always_inline __u64 py_str_len(const struct unw_py_proc *py, __u64 addr
  */
 __noinline int py_code_seen(const struct unw_py_proc *py, __u32 pid, __u64 code, __u32 tag)
 {
-	struct py_code_key k = { .pid = pid, .tag = tag, .code = code };
 	struct unw_py_code_event *e;
 	__u64 name, file, table;
 	__u32 zero = 0, off = 0;
-	__u8 one = 1;
 
-	if (!py || bpf_map_lookup_elem(&codes_seen, &k))
+	if (!py || !code_first_seen(pid, tag, code))
 		return 0;
-	bpf_map_update_elem(&codes_seen, &k, &one, BPF_ANY);
 	e = bpf_map_lookup_elem(&py_code_buf, &zero);
 	if (!e)
 		return 0;

@@ -62,14 +62,9 @@ __noinline __u64 rb_thread_cfp(struct scratch *sc, const struct unw_rb_proc *rb)
  */
 static __always_inline void rb_iseq_seen(__u32 pid, __u64 iseq, __u32 tag)
 {
-	struct py_code_key k = { .pid = pid, .tag = tag, .code = iseq };
 	struct unw_event ev = { .type = UNW_EV_RB_ISEQ, .pid = pid, .addr = iseq, .tag = tag };
-	__u8 one = 1;
 
-	if (bpf_map_lookup_elem(&codes_seen, &k))
-		return;
-	bpf_map_update_elem(&codes_seen, &k, &one, BPF_ANY);
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+	if (code_first_seen(pid, tag, iseq) && bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
 		stat_inc(UNW_ST_EVENTS_LOST);
 }
 
