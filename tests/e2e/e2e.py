@@ -694,6 +694,21 @@ def cmd_go_switch(args):
         fail(f"g at fs{sw['tls_g']:+d}, expected fs-8 on amd64")
 
 
+def chains_seen(expect, names, sample, seen, tids):
+    """The keys of expect whose chain sample (its frames' names, names) runs: its leaf
+    function, then burn, a "/rec" key only through rec. Each is counted in seen, and under
+    the sample's thread in tids."""
+    keys = []
+    for key in expect:
+        leaf = key.split("/")[0]
+        if leaf not in names or names[-1] != "burn" or key.endswith("/rec") != ("rec" in names):
+            continue
+        seen[key] += sample.count
+        tids[leaf][sample.tid] += sample.count
+        keys.append(key)
+    return keys
+
+
 def chains_on_threads(expect, seen, good, tids, min_ratio):
     """Whether each chain of expect is whole in min_ratio of its samples (seen, good: samples
     by chain), and each is on one thread of its own (tids: its samples by thread), three in
@@ -730,14 +745,8 @@ def cmd_python(args):
     for s in samples:
         names = [PYTHON_FRAME.fullmatch(f).group(1) for f in s.python]
         # the chain from the thread's function down to the Python leaf
-        for key, chain in expect.items():
-            leaf = key.split("/")[0]
-            if leaf not in names or names[-1] != "burn":
-                continue
-            if key.endswith("/rec") != ("rec" in names):
-                continue
-            seen[key] += s.count
-            tids[leaf][s.tid] += s.count
+        for key in chains_seen(expect, names, s, seen, tids):
+            chain = expect[key]
             if names[-len(chain):] == chain and (key != "spin_key" or names[0] == "<module>"):
                 good[key] += s.count
             if key == "spin_key":
@@ -802,15 +811,8 @@ def cmd_ruby(args):
             burned += s.count
             if m.group(2) == args.source and first <= int(m.group(3)) <= last:
                 in_loop += s.count
-        for key, chain in expect.items():
-            leaf = key.split("/")[0]
-            if leaf not in names or names[-1] != "burn":
-                continue
-            if key.endswith("/rec") != ("rec" in names):
-                continue
-            seen[key] += s.count
-            tids[leaf][s.tid] += s.count
-            if names == chain:
+        for key in chains_seen(expect, names, s, seen, tids):
+            if names == expect[key]:
                 good[key] += s.count
             if key == "spin_key" and "each" in s.frames and "block in sorter" in names:
                 # each is C: its native frames stand between it and the block
