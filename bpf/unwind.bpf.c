@@ -42,19 +42,20 @@ __u32 hold_new_code = 0;
 
 /* Every map is sized by user space before load; 1 is a placeholder. */
 /*
- * The rows, one shard per inner map of UNW_SHARD_ROWS rows, each created by
- * user space when the packer first fills it (mmapable: filled through mmap),
- * so the memory follows the tables loaded, up to --max-shards. Rows are
- * looked up one at a time by index so the search index stays an imprecise
- * scalar for the verifier, which then prunes the search paths instead of
- * exploding; both lookups are inlined by the verifier.
+ * The unwind tables (bpf/unwprof.h). The rows: one shard per inner map, of
+ * 8-byte values holding two rows each, created by user space when the
+ * packer first fills it (mmapable: filled through mmap), so the memory
+ * follows the tables loaded, up to --max-shards. Rows are looked up one at
+ * a time by index so the search index stays an imprecise scalar for the
+ * verifier, which then prunes the search paths instead of exploding; both
+ * lookups are inlined by the verifier.
  */
 struct shard_rows {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, UNW_SHARD_ROWS);
+	__uint(max_entries, UNW_SHARD_VALUES);
 	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct unw_row));
+	__uint(value_size, sizeof(__u64));
 };
 
 struct {
@@ -63,6 +64,24 @@ struct {
 	__type(key, __u32);
 	__array(values, struct shard_rows);
 } shards SEC(".maps");
+
+/* Where each page's rows are, the pages of a table one after the other. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, UNW_PAGES_MAX);
+	__type(key, __u32);
+	__type(value, struct unw_page);
+} pages SEC(".maps");
+
+/* Every distinct rule of the tables loaded, once. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, UNW_RULES_MAX);
+	__type(key, __u32);
+	__type(value, struct unw_rule);
+} rules SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -430,67 +449,89 @@ static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
 /* The native step (bpf/unwind_step.h) reads the stack through the copy. */
 #define UNW_READ(mem, addr, val) stack_read((mem), (addr), (val))
 #define UNW_NOTE(mem, reason) err_inc(reason)
+
+/* Row i of a shard (an inner map of shards); non-zero when it cannot be read. */
+static __always_inline int shard_row_read(void *shard, __u32 i, __u32 *row);
+#define UNW_ROW_READ(shard, i, row) shard_row_read((shard), (i), (row))
 #include "unwind_step.h"
 
-/* A row's place: shard << UNW_SHARD_SHIFT | index in the shard. */
-#define UNW_SHARD_SHIFT 16
-_Static_assert(1u << UNW_SHARD_SHIFT == UNW_SHARD_ROWS, "row places");
-
-/*
- * The place (shard and index) of the row of shard rows [low, high)
- * governing table pc key, or -1 (with the reason counted). A global
- * function, verified once: its arguments are plain numbers, so the search
- * is one path, whichever chunk led to it.
- */
-__noinline long shard_row(__u32 shard, __u32 low, __u32 high, __u32 key)
+static __always_inline int shard_row_read(void *shard, __u32 i, __u32 *row)
 {
-	const struct unw_row *r;
-	__u32 lo = low, hi = high, mid;
-	void *rows;
+	__u32 k = i / 2;
+	const __u64 *v = bpf_map_lookup_elem(shard, &k);
 
-	rows = bpf_map_lookup_elem(&shards, &shard);
-	if (!rows) {
-		err_inc(UNW_E_SHARD_MISSING);
+	if (!v)
 		return -1;
-	}
-	/* Rows are looked up one at a time: the index stays imprecise, paths prune. */
-	for (int k = 0; k < UNW_SHARD_STEPS; k++) {
-		if (lo >= hi)
-			break;
-		mid = lo + (hi - lo) / 2;
-		r = bpf_map_lookup_elem(rows, &mid);
-		if (!r)
-			return -1;
-		unw_rows__halve(&lo, &hi, mid, r->pc, key);
-	}
-	if (lo <= low || lo > UNW_SHARD_ROWS) {
-		err_inc(UNW_E_NO_ROW);
-		return -1;
-	}
-	return (long)shard << UNW_SHARD_SHIFT | (lo - 1);
+	*row = unw_row__of_value(*v, i);
+	return 0;
 }
 
 /*
- * The place (shard and index) of the row governing table pc key of
- * executable exec_id, or -1 (with the reason counted). A global function:
- * verified once, whatever the paths that lead to it.
+ * The rule governing table pc key among rows [low, low + nr) of shard, which
+ * the first pcs of their page inherit rule from (bpf/unwind_step.h); -1
+ * when none does, -2 when the shard is missing (counted). A global function, verified once: its
+ * arguments are plain numbers, so the search is one path, whichever page
+ * led to it.
  */
-__noinline long exec_row(__u32 exec_id, __u32 key)
+__noinline long shard_rule(__u32 shard, __u32 low, __u32 nr, __u32 rule, __u32 key)
+{
+	void *rows = bpf_map_lookup_elem(&shards, &shard);
+
+	if (!rows) {
+		err_inc(UNW_E_SHARD_MISSING);
+		return -2;
+	}
+	return unw_page__rule(rows, low, nr, rule, key);
+}
+
+/* The rule governing table pc key in page page of the page map, or -1 (with the reason counted). */
+static __always_inline long page_rule(__u32 page, __u32 key)
+{
+	const struct unw_page *pg = bpf_map_lookup_elem(&pages, &page);
+	long rule;
+
+	if (!pg) {
+		err_inc(UNW_E_NO_ROW);
+		return -1;
+	}
+	rule = pg->rule;
+	if (pg->nr) {
+		rule = shard_rule(pg->row / UNW_SHARD_ROWS, pg->row % UNW_SHARD_ROWS, pg->nr, rule,
+				  key);
+		if (rule == -2)
+			return -1;
+	}
+	if (rule <= UNW_RULE_NONE) {
+		err_inc(UNW_E_NO_ROW);
+		return -1;
+	}
+	return rule;
+}
+
+/*
+ * The rule governing table pc key of executable exec_id, or -1 (with the
+ * reason counted). A global function: verified once, whatever the paths
+ * that lead to it.
+ */
+__noinline long exec_rule(__u32 exec_id, __u32 key)
 {
 	const struct unw_exec *e;
-	const struct unw_chunk *c;
-	long i;
+	__u32 page = 0;
 
 	e = bpf_map_lookup_elem(&execs, &exec_id);
 	if (!e)
 		return -1;
-	i = unw_exec__find_chunk(e, key);
-	if (i < 0) {
+	switch (unw_exec__page(e, key, &page)) {
+	case UNW_PAGE_IN:
+		return page_rule(page, key);
+	case UNW_PAGE_AFTER:
+		if (e->last_rule != UNW_RULE_NONE)
+			return e->last_rule;
+		/* fallthrough */
+	default:
 		err_inc(UNW_E_NO_ROW);
 		return -1;
 	}
-	c = &e->chunks[i & (UNW_CHUNKS_MAX - 1)];
-	return shard_row(c->shard, c->low, c->high, key);
 }
 
 /*
@@ -610,34 +651,29 @@ __noinline int frame_place(const struct unw_proc *proc, struct scratch *sc, __u3
 	return 0;
 }
 
-/* The row governing table pc rel of executable exec_id, or NULL (with the reason counted). */
-static __always_inline const struct unw_row *row_find(__u32 exec_id, __u64 rel)
+/* The rule governing table pc rel of executable exec_id, or NULL (with the reason counted). */
+static __always_inline const struct unw_rule *rule_find(__u32 exec_id, __u64 rel)
 {
-	__u32 idx, shard;
-	void *rows;
-	long i;
+	__u32 i;
+	long rule;
 
 	if (rel >> 32) {
 		err_inc(UNW_E_NO_ROW);
 		return NULL;
 	}
-	i = exec_row(exec_id, rel);
-	if (i < 0)
+	rule = exec_rule(exec_id, rel);
+	if (rule < 0)
 		return NULL;
-	shard = i >> UNW_SHARD_SHIFT;
-	idx = i & (UNW_SHARD_ROWS - 1);
-	rows = bpf_map_lookup_elem(&shards, &shard);
-	if (!rows)
-		return NULL;
-	return bpf_map_lookup_elem(rows, &idx);
+	i = rule;
+	return bpf_map_lookup_elem(&rules, &i);
 }
 
 /*
- * The native step (bpf/unwind_step.h) of frame f with row r (NULL: none),
+ * The native step (bpf/unwind_step.h) of frame f with rule r (NULL: none),
  * flags the sample's. A global function: verified once, on its own, not at
  * every state of the walk that reaches it.
  */
-__noinline int native_step(struct unw_frame *f, const struct unw_row *r, struct scratch *sc,
+__noinline int native_step(struct unw_frame *f, const struct unw_rule *r, struct scratch *sc,
 			   __u32 *flags)
 {
 	if (!f || !sc || !flags)
@@ -657,13 +693,13 @@ static __always_inline __u64 user_word(__u64 addr, __s64 off)
 
 #include "unwind_go.h"
 
-static __always_inline const struct unw_row *place_row(const struct frame_place *pl)
+static __always_inline const struct unw_rule *place_rule(const struct frame_place *pl)
 {
 	if (!pl->exec_id) {
 		err_inc(UNW_E_NO_TABLE);
 		return NULL;
 	}
-	return row_find(pl->exec_id, pl->rel);
+	return rule_find(pl->exec_id, pl->rel);
 }
 
 /* Appends word to the stack being built; -1 when it is full. */
@@ -722,18 +758,18 @@ static long walk_frame(__u32 n, void *ctx)
 		return 1; /* full: the walk is truncated */
 	switch (pl.unwinder) {
 	case UNW_UW_TABLE:
-		more = native_step(&w->f, row_find(pl.exec_id, pl.rel), sc, &w->flags);
+		more = native_step(&w->f, rule_find(pl.exec_id, pl.rel), sc, &w->flags);
 		break;
 	case UNW_UW_GO_SWITCH:
 		more = go_switch(&w->f, bpf_map_lookup_elem(&go_procs, &w->pid), sc);
 		if (more == 0)
-			more = native_step(&w->f, place_row(&pl), sc, &w->flags);
+			more = native_step(&w->f, place_rule(&pl), sc, &w->flags);
 		else
 			more = more > 0;
 		break;
 	case UNW_UW_PYTHON:
 	case UNW_UW_RUBY:
-		more = native_step(&w->f, place_row(&pl), sc, &w->flags);
+		more = native_step(&w->f, place_rule(&pl), sc, &w->flags);
 		break;
 	default: /* UNW_UW_FP */
 		more = native_step(&w->f, NULL, sc, &w->flags);

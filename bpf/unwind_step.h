@@ -18,47 +18,107 @@
 #endif
 
 /*
- * One step of the search for the row governing table pc key: [*lo, *hi)
- * narrows to the half that holds it, given the pc of the row at mid (the
- * middle). Without a branch on the row: the verifier then follows one path
- * through the search, not one for each way each step can go.
+ * The lookup of a table's rule (the layout is in bpf/unwprof.h). A pc's
+ * page is found by arithmetic: unw_exec__page gives the page map index of
+ * the page holding table pc key, or says the table has no page there.
  */
-UNW_INLINE void unw_rows__halve(__u32 *lo, __u32 *hi, __u32 mid, __u32 pc, __u32 key)
-{
-	__u32 after = ((__u64)key - pc) >> 63; /* 1 when the row starts after key */
+enum unw_page_found {
+	UNW_PAGE_IN = 0, /* *page: the page map index */
+	UNW_PAGE_BEFORE, /* before the table's first page: no rule */
+	UNW_PAGE_AFTER,	 /* past its last page: e->last_rule governs */
+};
 
-	*lo += (1 - after) * (mid + 1 - *lo);
-	*hi -= after * (*hi - mid);
+UNW_INLINE enum unw_page_found unw_exec__page(const struct unw_exec *e, __u32 key, __u32 *page)
+{
+	__u32 p = key >> UNW_PAGE_SHIFT;
+
+	if (p < e->first_page)
+		return UNW_PAGE_BEFORE;
+	if (p - e->first_page >= e->nr_pages)
+		return UNW_PAGE_AFTER;
+	*page = e->page + (p - e->first_page);
+	return UNW_PAGE_IN;
 }
 
-/* The row of rows[low, high) governing table pc key, or -1 when key is before low. */
-UNW_INLINE long unw_rows__search(const struct unw_row *rows, __u32 low, __u32 high, __u32 key)
+/* The row of a pc (from its page's start) and rule. */
+UNW_INLINE __u32 unw_row__make(__u32 pc, __u32 rule)
 {
-	__u32 lo = low, hi = high;
+	return (pc & (UNW_PAGE_BYTES - 1)) << UNW_ROW_RULE_BITS | rule;
+}
 
-	for (int i = 0; i < UNW_SHARD_STEPS; i++) {
-		__u32 mid;
+UNW_INLINE __u32 unw_row__rule(__u32 row)
+{
+	return row & ((1u << UNW_ROW_RULE_BITS) - 1);
+}
 
-		if (lo >= hi)
-			break;
-		mid = lo + (hi - lo) / 2;
-		unw_rows__halve(&lo, &hi, mid, rows[mid & (UNW_SHARD_ROWS - 1)].pc, key);
-	}
-	if (lo <= low || lo > high)
-		return -1;
-	return lo - 1;
+/* What the rows of key's page are compared with: the governing row is the last one <= it. */
+UNW_INLINE __u32 unw_row__key(__u32 key)
+{
+	return unw_row__make(key, (1u << UNW_ROW_RULE_BITS) - 1);
+}
+
+/* Row i from the 8-byte shard value holding rows i & ~1 and i | 1, laid out as a __u32 array. */
+UNW_INLINE __u32 unw_row__of_value(__u64 v, __u32 i)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return v >> ((i & 1) * 32);
+#else
+	return v >> ((~i & 1) * 32);
+#endif
 }
 
 /*
- * Searches of the chunk index and of the mappings: a few halving steps down
+ * One step of the search for the row governing row key: [*lo, *hi) narrows
+ * to the half that holds it, given the row at mid (the middle). Without a
+ * branch on the row: the verifier then follows one path through the
+ * search, not one for each way each step can go. Returns 1 when the row at
+ * mid is at or before key.
+ */
+UNW_INLINE __u32 unw_rows__halve(__u32 *lo, __u32 *hi, __u32 mid, __u32 row, __u32 key)
+{
+	__u32 after = ((__u64)key - row) >> 63; /* 1 when the row starts after key */
+
+	*lo += (1 - after) * (mid + 1 - *lo);
+	*hi -= after * (*hi - mid);
+	return 1 - after;
+}
+
+#ifdef UNW_ROW_READ
+/*
+ * The rule governing table pc key in a page whose rows are rows [low, low +
+ * nr) of a shard and whose first pcs rule governs (UNW_RULE_NONE: none);
+ * -1 when no rule does. The last row at or before key is the last middle
+ * the search moved past, so its rule is kept as the search goes. The
+ * caller defines how a row of the shard is read:
+ *
+ *	UNW_ROW_READ(shard, i, &row)	0, or non-zero when row i cannot be read
+ */
+UNW_INLINE long unw_page__rule(void *shard, __u32 low, __u32 nr, __u32 rule, __u32 key)
+{
+	__u32 lo = low, hi = low + nr, want = unw_row__key(key), mid, row, before;
+
+	for (int k = 0; k < UNW_PAGE_STEPS; k++) {
+		if (lo >= hi)
+			break;
+		mid = lo + (hi - lo) / 2;
+		if (UNW_ROW_READ(shard, mid, &row))
+			return -1;
+		before = unw_rows__halve(&lo, &hi, mid, row, want);
+		rule += before * (unw_row__rule(row) - rule);
+	}
+	return rule == UNW_RULE_NONE ? -1 : (long)rule;
+}
+#endif
+
+/*
+ * The search of the mappings: a few halving steps down
  * to a window of UNW_SCAN entries, then a linear scan of the window. A full
  * binary search would make the verifier follow 2^steps paths, as the index is
  * a precise scalar there; this bounds them to 2^halvings * UNW_SCAN.
  */
 #define UNW_SCAN 16
-_Static_assert(UNW_MAPS_MAX <= UNW_SCAN << 8 && UNW_CHUNKS_MAX <= UNW_SCAN << 8, "search bounds");
+_Static_assert(UNW_MAPS_MAX <= UNW_SCAN << 8, "search bounds");
 _Static_assert((UNW_MAPS_MAX & (UNW_MAPS_MAX - 1)) == 0, "masked mapping indexes");
-_Static_assert((UNW_CHUNKS_MAX & (UNW_CHUNKS_MAX - 1)) == 0, "masked chunk indexes");
 
 /* Index of the last of the nr sorted keys (read by KEY(i)) <= v, or -1. */
 #define UNW_SEARCH(nr, max, KEY, v)                                      \
@@ -80,18 +140,6 @@ _Static_assert((UNW_CHUNKS_MAX & (UNW_CHUNKS_MAX - 1)) == 0, "masked chunk index
 		}                                                        \
 		_found;                                                  \
 	})
-
-/* The chunk of e covering table pc key, or -1. */
-UNW_INLINE long unw_exec__find_chunk(const struct unw_exec *e, __u32 key)
-{
-#define CHUNK_KEY(i) (e->chunks[i].pc_lo)
-	long i = UNW_SEARCH(e->nr_chunks, UNW_CHUNKS_MAX, CHUNK_KEY, key);
-#undef CHUNK_KEY
-
-	if (i < 0 || key >= e->chunks[i & (UNW_CHUNKS_MAX - 1)].pc_hi)
-		return -1;
-	return i;
-}
 
 /* The mapping of p holding pc, or -1. */
 UNW_INLINE long unw_proc__find_mapping(const struct unw_proc *p, __u64 pc)
@@ -168,12 +216,12 @@ UNW_INLINE int unw_file__bias(const struct unw_file *f, __u64 start, __u64 off, 
 _Static_assert((UNW_FILE_SEGS & (UNW_FILE_SEGS - 1)) == 0, "masked segment indexes");
 
 /*
- * Where the CFA of a frame comes from under row r (x86_64): returns the
+ * Where the CFA of a frame comes from under rule r (x86_64): returns the
  * address itself (*deref == 0) or the address to read it from, to which
- * unw_row__cfa_add(r) is added (*deref == 1). Returns 0 for a row the walker
+ * unw_rule__cfa_add(r) is added (*deref == 1). Returns 0 for a row the walker
  * cannot follow (END or unsupported): the caller falls back to frame pointers.
  */
-UNW_INLINE __u64 unw_row__cfa(const struct unw_row *r, __u64 pc, __u64 sp, __u64 bp, int *deref)
+UNW_INLINE __u64 unw_rule__cfa(const struct unw_rule *r, __u64 pc, __u64 sp, __u64 bp, int *deref)
 {
 	__u64 cfa;
 
@@ -203,23 +251,23 @@ UNW_INLINE __u64 unw_row__cfa(const struct unw_row *r, __u64 pc, __u64 sp, __u64
 }
 
 /* What is added to a CFA read from the stack: aux_off, the pc's offset in a signal frame. */
-UNW_INLINE __s64 unw_row__cfa_add(const struct unw_row *r)
+UNW_INLINE __s64 unw_rule__cfa_add(const struct unw_rule *r)
 {
 	return r->cfa == UNW_CFA_SIGNAL ? 0 : r->aux_off;
 }
 
 /*
- * Whether the caller of a frame under row r was interrupted by a signal
+ * Whether the caller of a frame under rule r was interrupted by a signal
  * rather than calling: its pc is the next instruction to run, not a return
  * address, so its row is the one of pc itself, not of pc - 1.
  */
-UNW_INLINE int unw_row__signal(const struct unw_row *r)
+UNW_INLINE int unw_rule__signal(const struct unw_rule *r)
 {
 	return r->cfa == UNW_CFA_SIGNAL;
 }
 
-/* Whether the walker can follow row r at all (else: frame pointers). */
-UNW_INLINE int unw_row__usable(const struct unw_row *r)
+/* Whether the walker can follow rule r at all (else: frame pointers). */
+UNW_INLINE int unw_rule__usable(const struct unw_rule *r)
 {
 	if (r->cfa == UNW_CFA_END || r->cfa >= UNW_CFA_UNSUPPORTED)
 		return 0;
@@ -233,8 +281,8 @@ UNW_INLINE int unw_row__usable(const struct unw_row *r)
 	return r->ra == UNW_RA_AT_CFA || r->ra == UNW_RA_UNDEFINED;
 }
 
-/* Address of the caller's saved frame pointer under row r, or 0 when unchanged. */
-UNW_INLINE __u64 unw_row__fp_addr(const struct unw_row *r, __u64 cfa, __u64 sp, __u64 bp)
+/* Address of the caller's saved frame pointer under rule r, or 0 when unchanged. */
+UNW_INLINE __u64 unw_rule__fp_addr(const struct unw_rule *r, __u64 cfa, __u64 sp, __u64 bp)
 {
 	switch (r->fp) {
 	case UNW_FP_AT_CFA:
@@ -249,10 +297,10 @@ UNW_INLINE __u64 unw_row__fp_addr(const struct unw_row *r, __u64 cfa, __u64 sp, 
 }
 
 /*
- * Address of the caller's pc under a usable row r whose ra is in memory:
+ * Address of the caller's pc under a usable rule r whose ra is in memory:
  * where the architecture puts it relative to the CFA, or in the signal frame.
  */
-UNW_INLINE __u64 unw_row__ra_addr(const struct unw_row *r, __u64 cfa, __u64 sp)
+UNW_INLINE __u64 unw_rule__ra_addr(const struct unw_rule *r, __u64 cfa, __u64 sp)
 {
 	if (r->ra == UNW_RA_AT_SP)
 		return sp + (__s64)r->aux_off;
@@ -319,28 +367,28 @@ UNW_INLINE int unw_step_fp(struct unw_frame *f, void *mem, __u32 *flags)
  * its caller's frame starts where it does, and the step cannot repeat, as
  * x30 is known in the leaf only.
  */
-UNW_INLINE int unw_cfa__progress(const struct unw_row *r, __u64 cfa, __u64 sp)
+UNW_INLINE int unw_cfa__progress(const struct unw_rule *r, __u64 cfa, __u64 sp)
 {
-	if (unw_row__signal(r))
+	if (unw_rule__signal(r))
 		return cfa != sp;
 	if (UNW_ARCH_HAS_LR && r->ra == UNW_RA_LR)
 		return cfa >= sp;
 	return cfa > sp;
 }
 
-/* The caller's pc under usable row r: in memory, or (aarch64) still in the link register. */
-UNW_INLINE int unw_row__read_ra(const struct unw_row *r, const struct unw_frame *f, __u64 cfa,
-				void *mem, __u64 *ra)
+/* The caller's pc under usable rule r: in memory, or (aarch64) still in the link register. */
+UNW_INLINE int unw_rule__read_ra(const struct unw_rule *r, const struct unw_frame *f, __u64 cfa,
+				 void *mem, __u64 *ra)
 {
 	if (UNW_ARCH_HAS_LR && r->ra == UNW_RA_LR) {
 		*ra = f->lr;
 		return f->lr == 0;
 	}
-	return UNW_READ(mem, unw_row__ra_addr(r, cfa, f->sp), ra);
+	return UNW_READ(mem, unw_rule__ra_addr(r, cfa, f->sp), ra);
 }
 
-/* One frame with a usable table row r. */
-UNW_INLINE int unw_step_row(struct unw_frame *f, const struct unw_row *r, void *mem, __u32 *flags)
+/* One frame with a usable table rule r. */
+UNW_INLINE int unw_step_row(struct unw_frame *f, const struct unw_rule *r, void *mem, __u32 *flags)
 {
 	__u64 cfa, ra, fp = f->fp, fp_addr;
 	int deref;
@@ -349,23 +397,23 @@ UNW_INLINE int unw_step_row(struct unw_frame *f, const struct unw_row *r, void *
 		*flags |= UNW_SAMPLE_COMPLETE;
 		return 0;
 	}
-	cfa = unw_row__cfa(r, f->pc, f->sp, f->fp, &deref);
+	cfa = unw_rule__cfa(r, f->pc, f->sp, f->fp, &deref);
 	if (deref) {
 		if (UNW_READ(mem, cfa, &cfa)) {
 			UNW_NOTE(mem, UNW_E_CFA_READ);
 			return 0;
 		}
-		cfa += unw_row__cfa_add(r);
+		cfa += unw_rule__cfa_add(r);
 	}
 	if (!unw_cfa__progress(r, cfa, f->sp)) {
 		UNW_NOTE(mem, UNW_E_NO_PROGRESS);
 		return 0;
 	}
-	if (unw_row__read_ra(r, f, cfa, mem, &ra)) {
+	if (unw_rule__read_ra(r, f, cfa, mem, &ra)) {
 		UNW_NOTE(mem, UNW_E_RA_READ);
 		return 0;
 	}
-	fp_addr = unw_row__fp_addr(r, cfa, f->sp, f->fp);
+	fp_addr = unw_rule__fp_addr(r, cfa, f->sp, f->fp);
 	if (fp_addr && UNW_READ(mem, fp_addr, &fp)) {
 		UNW_NOTE(mem, UNW_E_FP_READ);
 		return 0;
@@ -374,7 +422,7 @@ UNW_INLINE int unw_step_row(struct unw_frame *f, const struct unw_row *r, void *
 	f->fp = fp;
 	f->pc = ra;
 	f->lr = 0;
-	f->signal = unw_row__signal(r);
+	f->signal = unw_rule__signal(r);
 	f->fp_linked = 0;
 	return 1;
 }
@@ -393,17 +441,17 @@ UNW_INLINE int unw_frame__at_entry(const struct unw_frame *f, __u64 start_stack)
 }
 
 /*
- * One native frame: with row r (NULL when no row governs the pc), falling
+ * One native frame: with rule r (NULL when no row governs the pc), falling
  * back to frame pointers where the row cannot be followed; the walk ends at
  * the process's entry code (start_stack: see unw_frame__at_entry) and at a
  * return address of 0.
  */
-UNW_INLINE int unw_step_native(struct unw_frame *f, const struct unw_row *r, __u64 start_stack,
+UNW_INLINE int unw_step_native(struct unw_frame *f, const struct unw_rule *r, __u64 start_stack,
 			       void *mem, __u32 *flags)
 {
 	int more;
 
-	if (r && unw_row__usable(r)) {
+	if (r && unw_rule__usable(r)) {
 		more = unw_step_row(f, r, mem, flags);
 	} else if (unw_frame__at_entry(f, start_stack)) {
 		*flags |= UNW_SAMPLE_COMPLETE;

@@ -58,16 +58,32 @@ enum unw_reason {
 	UNW_R_FP_OFFSET,      /* an fp save offset that does not fit the row */
 	UNW_R_RA_RULE,	      /* return address not where the ABI puts it */
 	UNW_R_RA_OFFSET,      /* aarch64: an LR save offset that does not fit the row */
+	UNW_R_RULES_FULL,     /* BPF's rule map was full (never in a table, only in the map) */
 	UNW_R_NR,
 };
 
 /*
- * One row of a compact unwind table: the rule that governs every pc from
- * .pc up to the next row's pc. pc is an offset from the table's base ELF
- * virtual address, so a table may span at most 4 GiB.
+ * The unwind tables in the BPF maps. A table's pcs are offsets from its base
+ * ELF virtual address (a table spans at most 4 GiB), cut into pages of
+ * UNW_PAGE_BYTES. Each distinct rule is stored once for the whole run in
+ * the rule map; a row is 4 bytes, its pc inside its page and the index of
+ * its rule:
+ *
+ *	row = (pc & (UNW_PAGE_BYTES - 1)) << 16 | rule
+ *
+ * so that, for a pc at offset off of its page, the row governing it is the
+ * last row of the page <= off << 16 | 0xffff: one comparison of words. The
+ * rows of one page are consecutive in one shard; the page map says where
+ * (struct unw_page), and a table's pages are consecutive there
+ * (struct unw_exec): from a pc to its page is arithmetic, and the search is
+ * bounded by the rows of one page.
  */
-struct unw_row {
-	__u32 pc;
+#define UNW_PAGE_SHIFT 16
+#define UNW_PAGE_BYTES (1u << UNW_PAGE_SHIFT)
+#define UNW_ROW_RULE_BITS 16
+
+/* A rule of the rule map: how a frame's caller is recovered from it. */
+struct unw_rule {
 	__s32 cfa_off;
 	__s16 fp_off;
 	__s16 aux_off; /* x86_64: M in *(REG+N)+M, the PLT threshold, the pc of a signal frame
@@ -76,53 +92,70 @@ struct unw_row {
 	__u8 fp;       /* enum unw_fp_rule */
 	__u8 ra;       /* enum unw_ra_rule */
 	__u8 reason;   /* enum unw_reason, set when any rule is unsupported */
+	__u32 pad;     /* array map values are 8-byte aligned */
 };
 
-_Static_assert(sizeof(struct unw_row) == 16, "unw_row is 16 bytes in the BPF maps");
+/*
+ * Rules the rule map holds: about 3,600 distinct ones govern every row of the
+ * 350 largest ELF files of a Debian system. Index 0 is no rule (a value of
+ * the maps left zero means none); rule 1 says the map was full when a row
+ * needed a place (UNW_R_RULES_FULL: frame pointers there, counted).
+ */
+#define UNW_RULES_MAX (1u << 14)
+#define UNW_RULE_NONE 0
+#define UNW_RULE_FULL 1
 
 /*
- * Limits shared by both sides. Rows live in shards: fixed-size values of one
- * BPF array map (mmapable, filled from user space through mmap). A table is
- * split into chunks, each chunk a run of rows inside one shard; per
- * executable, a chunk index maps pc ranges to (shard, low, high).
+ * Where the rows of one page are: rows [row, row + nr) of the run, row
+ * counted across shards (shard = row / UNW_SHARD_ROWS). rule governs the
+ * page's pcs before its first row: the rule of the last row of an earlier
+ * page, UNW_RULE_NONE before the table's first row.
  */
-#define UNW_SHARD_ROWS (1u << 16) /* rows per shard: 1 MiB map values */
-#define UNW_SHARD_STEPS 17	  /* binary search steps over a shard */
-#define UNW_CHUNKS_MAX 64	  /* chunks per executable: 4M rows */
-#define UNW_MAPS_MAX 256	  /* executable mappings per process */
-#define UNW_DEPTH_MAX 512	  /* user frames per sample */
-#define UNW_USTACK_SHORT 128	  /* frames of the stacks kept in the map of short stacks */
-#define UNW_KSTACK_DEPTH 127	  /* kernel frames per sample */
-#define UNW_STACK_COPY 8192	  /* bytes of user stack copied at once */
+struct unw_page {
+	__u32 row;
+	__u16 nr;
+	__u16 rule;
+};
+
+/*
+ * Value of the executable map, indexed by executable id (0: none): the
+ * table's pages are pages [page, page + nr_pages) of the page map, the
+ * first one being table page first_page (table pc >> UNW_PAGE_SHIFT).
+ * Past its last page, rule last_rule governs (UNW_RULE_NONE when rows were
+ * left out there: frame pointers).
+ */
+struct unw_exec {
+	__u32 page;
+	__u32 nr_pages;
+	__u32 first_page;
+	__u16 last_rule;
+	__u16 pad;
+};
+
+/*
+ * Limits shared by both sides. Rows live in shards: the inner maps of an
+ * array of maps, each an array of 8-byte values holding two rows
+ * (mmapable, filled from user space through mmap, created as tables need
+ * them).
+ */
+#define UNW_SHARD_ROWS (1u << 18) /* rows per shard: 1 MiB */
+#define UNW_SHARD_VALUES (UNW_SHARD_ROWS / 2)
+#define UNW_PAGE_STEPS 17	 /* binary search steps over the rows of a page */
+#define UNW_PAGES_MAX (1u << 16) /* pages of the page map: 4 GiB of code */
+#define UNW_MAPS_MAX 256	 /* executable mappings per process */
+#define UNW_DEPTH_MAX 512	 /* user frames per sample */
+#define UNW_USTACK_SHORT 128	 /* frames of the stacks kept in the map of short stacks */
+#define UNW_KSTACK_DEPTH 127	 /* kernel frames per sample */
+#define UNW_STACK_COPY 8192	 /* bytes of user stack copied at once */
 #define UNW_COMM_LEN 16
 
 _Static_assert((UNW_SHARD_ROWS & (UNW_SHARD_ROWS - 1)) == 0, "masked shard indexes");
-_Static_assert((1u << (UNW_SHARD_STEPS - 1)) >= UNW_SHARD_ROWS, "shard search bound");
+_Static_assert((1u << (UNW_PAGE_STEPS - 1)) >= UNW_PAGE_BYTES, "page search bound");
+_Static_assert(UNW_SHARD_ROWS >= UNW_PAGE_BYTES, "a page's rows fit a shard");
 _Static_assert((UNW_DEPTH_MAX & (UNW_DEPTH_MAX - 1)) == 0, "masked frame indexes");
 _Static_assert(UNW_USTACK_SHORT <= UNW_DEPTH_MAX, "short stacks");
 _Static_assert((UNW_STACK_COPY & (UNW_STACK_COPY - 1)) == 0, "masked stack copy length");
-
-/* One value of the shard map. */
-struct unw_shard {
-	struct unw_row rows[UNW_SHARD_ROWS];
-};
-
-/* Rows [low, high) of shard govern table pcs [pc_lo, pc_hi). */
-struct unw_chunk {
-	__u32 pc_lo;
-	__u32 pc_hi;
-	__u32 shard;
-	__u32 low;
-	__u32 high;
-	__u32 pad;
-};
-
-/* Value of the executable map, indexed by executable id (0: none). */
-struct unw_exec {
-	__u32 nr_chunks;
-	__u32 pad;
-	struct unw_chunk chunks[UNW_CHUNKS_MAX]; /* sorted by pc_lo, disjoint */
-};
+_Static_assert(UNW_RULES_MAX <= 1u << UNW_ROW_RULE_BITS, "rule indexes fit a row");
 
 /*
  * Which unwinder steps from a frame whose pc is in a mapping: the BPF walk
@@ -464,7 +497,7 @@ enum unw_err {
 	UNW_E_NO_USER = 0,	/* a kernel thread: no user stack */
 	UNW_E_NO_PROC,		/* process without tables yet: frame pointers */
 	UNW_E_NOT_COVERED,	/* pc in no known mapping */
-	UNW_E_NO_ROW,		/* no chunk or row covers the pc: frame pointers */
+	UNW_E_NO_ROW,		/* no page or row covers the pc: frame pointers */
 	UNW_E_END_ROW,		/* pc in a gap without unwind info: frame pointers */
 	UNW_E_UNSUPPORTED,	/* unsupported row: frame pointers */
 	UNW_E_CFA_READ,		/* reading a dereferenced CFA failed */
@@ -474,7 +507,7 @@ enum unw_err {
 	UNW_E_USTACK_FULL,	/* user stack map full */
 	UNW_E_USTACK_COLLISION, /* two stacks with the same hash */
 	UNW_E_KSTACK,		/* bpf_get_stackid failed */
-	UNW_E_SHARD_MISSING,	/* chunk pointing to a missing shard */
+	UNW_E_SHARD_MISSING,	/* a page pointing to a missing shard */
 	UNW_E_STACK_COPY,	/* the stack top could not be copied */
 	UNW_E_NO_FP,		/* frame pointers needed where rbp is 0: no chain to follow */
 	UNW_E_NO_TABLE,	 /* a mapping without a table (JIT, a file without CFI): frame pointers */
@@ -518,8 +551,9 @@ struct unw_config {
 	__u64 event_interval_ns; /* per pid and event type */
 };
 
-_Static_assert(sizeof(struct unw_chunk) == 24, "unw_chunk layout");
-_Static_assert(sizeof(struct unw_exec) == 8 + 24 * UNW_CHUNKS_MAX, "unw_exec layout");
+_Static_assert(sizeof(struct unw_rule) == 16, "unw_rule layout");
+_Static_assert(sizeof(struct unw_page) == 8, "unw_page layout");
+_Static_assert(sizeof(struct unw_exec) == 16, "unw_exec layout");
 _Static_assert(sizeof(struct unw_mapping) == 32, "unw_mapping layout");
 _Static_assert(sizeof(struct unw_proc) == 8 + 32 * UNW_MAPS_MAX, "unw_proc layout");
 _Static_assert(sizeof(struct unw_file_key) == 16, "unw_file_key layout");

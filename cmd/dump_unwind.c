@@ -498,6 +498,22 @@ static const char *debug_file_text(const struct dump_ctx *c)
 	return "none found";
 }
 
+/* What the table takes in BPF's maps, alone in a run: rows, pages of the page map, rules. */
+static void print_bpf_bytes(const struct dump_ctx *c)
+{
+	const struct encoder_geometry *g = encoder__geometry(c->enc);
+	struct encoder_cost cost;
+
+	if (encoder__table_cost(c->enc, c->table, &cost)) {
+		printf("BPF bytes:   unknown (out of memory)\n");
+		return;
+	}
+	printf("BPF bytes:   %" PRIu64 " (%" PRIu64 " rows x %zu, %" PRIu64 " pages x %zu, %" PRIu64
+	       " rules x %zu)\n",
+	       cost.bytes, cost.rows, g->row_bytes, cost.pages, g->page_bytes, cost.rules,
+	       g->rule_bytes);
+}
+
 static void print_summary(const struct dump_ctx *c)
 {
 	const struct unwind_table *t = c->table;
@@ -528,8 +544,7 @@ static void print_summary(const struct dump_ctx *c)
 	printf("%s\n", total ? ")" : "");
 	if (t->nr_bad_fdes)
 		printf("malformed:   %zu FDEs skipped\n", t->nr_bad_fdes);
-	printf("BPF bytes:   %" PRIu64 " (%zu rows x %zu)\n", encoder__table_bytes(c->enc, t),
-	       t->nr_rows, encoder__geometry(c->enc)->row_bytes);
+	print_bpf_bytes(c);
 }
 
 /* How the walk follows Go's stack switches in this file (core/runtimes/goruntime.h), when it does. */
@@ -901,8 +916,14 @@ static int print_json(const struct dump_ctx *c)
 	if (c->args->summary) {
 		jw_key(jw, "row_count");
 		jw_uint(jw, t->nr_rows);
+		struct encoder_cost cost;
+
+		if (encoder__table_cost(c->enc, t, &cost)) {
+			json_writer__free(jw);
+			return -ENOMEM;
+		}
 		jw_key(jw, "bpf_bytes");
-		jw_uint(jw, encoder__table_bytes(c->enc, t));
+		jw_uint(jw, cost.bytes);
 	} else if (json_rows(jw, t)) {
 		json_writer__free(jw);
 		return -ENOMEM;
@@ -1030,7 +1051,7 @@ static int dump(const struct dump_args *args)
 		err = -errno;
 		goto cleanup;
 	}
-	enc = encoder__new(ENCODER_ROW16);
+	enc = encoder__new(ENCODER_COMPACT);
 	if (!enc) {
 		err = -errno;
 		pr_err("%s: out of memory", args->file);

@@ -213,8 +213,9 @@ void record_print_summary(const struct record *rec)
 	print_failures(rec);
 	print_outcomes(rec, &st);
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "processes", st.processes);
-	fprintf(stderr, "  %-22s %10" PRIu64 "   %.1f MiB\n", "unwind rows loaded", st.rows_loaded,
-		mib(st.bytes_loaded));
+	fprintf(stderr, "  %-22s %10" PRIu64 "   %.1f MiB (%.1f bytes a row with their index)\n",
+		"unwind rows loaded", st.rows_loaded, mib(st.bytes_loaded),
+		st.rows_loaded ? (double)st.bytes_loaded / st.rows_loaded : 0.0);
 	fprintf(stderr, "  %-22s %10.1f MiB\n", "peak RSS", mib(rec->peak_rss));
 	fprintf(stderr, "  %-22s %10.1f MiB\n", "BPF map memory", mib(st.map_bytes));
 	if (st.rows_unplaced)
@@ -334,6 +335,8 @@ static void stats_put(struct json_writer *jw, const struct record *rec,
 	stats_put_uint(jw, "processes", st->processes);
 	stats_put_uint(jw, "rows_loaded", st->rows_loaded);
 	stats_put_uint(jw, "bytes_loaded", st->bytes_loaded);
+	stats_put_uint(jw, "rules_loaded", st->rules_loaded);
+	stats_put_uint(jw, "pages_loaded", st->pages_loaded);
 	stats_put_uint(jw, "rows_unplaced", st->rows_unplaced);
 	stats_put_uint(jw, "events_lost", st->events_lost);
 	stats_put_uint(jw, "maps_over_limit", st->maps_over_limit);

@@ -73,10 +73,12 @@ struct shards_report {
 	size_t nr_execs, cap_execs;
 	struct sh_shard *shards;
 	size_t nr_shards;
-	size_t inputs;	   /* processes or files read */
-	size_t skipped;	   /* processes or files that could not be read */
-	size_t unit_rows;  /* rows every process (or file) would load on its own */
-	size_t *unit_seen; /* exec indexes seen in the current process */
+	size_t inputs;	       /* processes or files read */
+	size_t skipped;	       /* processes or files that could not be read */
+	size_t unit_rows;      /* rows every process (or file) would load on its own */
+	size_t *unit_seen;     /* exec indexes seen in the current process */
+	void *scratch;	       /* a shard the rows are encoded into, as record would */
+	size_t rows_unindexed; /* placed, but their table's pages did not fit the page map */
 	size_t nr_unit_seen;
 };
 
@@ -97,12 +99,15 @@ static const char shards_doc[] =
 	"given. dedup_saved_rows is the sum, "
 	"over processes (or FILEs), of the rows of the distinct tables each one maps, minus "
 	"the rows of all distinct tables.\n\n"
-	"A table that does not fit (over --max-shards, or over the limit of chunks per "
-	"executable) is placed in part; the rest is reported as unplaced rows, which the "
+	"A table is split between shards only where a 64 KiB page of its code ends. A "
+	"table that does not fit (over --max-shards, or with a page of more rows than a "
+	"shard holds) is placed in part; the rest is reported as unplaced rows, which the "
 	"profiler walks with frame pointers. In --json, \"max_shards\" is null when there "
-	"is no cap; \"bytes\" in the totals is the map memory allocated (shards x shard rows "
-	"x row bytes) and \"used_bytes\" the rows placed x row bytes; \"row_bytes\" is the "
-	"size of a row in the BPF maps.\n\n"
+	"is no cap; \"bytes\" in the totals is the shard memory allocated (shards x shard "
+	"rows x row bytes) and \"used_bytes\" what the rows placed take with the page map "
+	"entries (\"pages\") and the one dictionary of distinct rules (\"rules\") that "
+	"index them; \"row_bytes\" is the size of a row in the BPF maps. An executable's "
+	"\"bytes\" is what its table would take alone: rows, pages and its distinct rules.\n\n"
 	"A FILE that is not ELF, or a PID that does not exist, is reported and left out: "
 	"the others are still shown, and the exit status is 1. When none can be read, "
 	"nothing is shown.\n\n"
@@ -119,7 +124,7 @@ static const struct argp_option shards_options[] = {
 	{ "pids", 'p', "PID[,PID...]", 0, "Tables of every executable mapping of these processes",
 	  1 },
 	{ NULL, 0, NULL, 0, "Packing:", 2 },
-	{ "shard-rows", OPT_SHARD_ROWS, "N", 0, "Rows per shard, 1..65536 (default 65536)", 2 },
+	{ "shard-rows", OPT_SHARD_ROWS, "N", 0, "Rows per shard, 1..262144 (default 262144)", 2 },
 	{ "max-shards", OPT_MAX_SHARDS, "N", 0, "Cap the shards at N (default: no cap)", 2 },
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "json", OPT_JSON, NULL, 0, "Print JSON (\"schema\": 1) instead of tables", 3 },
@@ -351,6 +356,38 @@ cleanup:
 	return err;
 }
 
+/*
+ * A table the loader placed is encoded as record uploads it, into a shard
+ * of scratch: the dictionary of rules and the page map then hold what
+ * record's would, and the totals say what they take.
+ */
+static int shards_report__encode(void *ctx, struct tables_entry *e,
+				 const struct shards_placement *pl)
+{
+	struct shards_report *rep = ctx;
+	struct encoder *enc = rep->args->enc;
+	uint8_t index[64];
+	int err = 0;
+
+	(void)e;
+	if (encoder__geometry(enc)->index_bytes > sizeof(index))
+		return -EINVAL;
+	if (!rep->scratch) {
+		rep->scratch = malloc(encoder__geometry(enc)->shard_bytes);
+		if (!rep->scratch)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < pl->nr_chunks && !err; i++)
+		err = encoder__rows(enc, pl->table, &pl->chunks[i], rep->scratch);
+	if (!err)
+		err = encoder__index(enc, pl, index);
+	if (err == -ENOSPC || err == -E2BIG) {
+		rep->rows_unindexed += pl->rows_placed;
+		err = 0;
+	}
+	return err;
+}
+
 static int shards_report__add_file(struct shards_report *rep, const char *path)
 {
 	struct tables_entry *e = tables__get_path(rep->tables, path);
@@ -370,7 +407,7 @@ static int shards_report__add_file(struct shards_report *rep, const char *path)
 	if (!err)
 		err = loader__add_entry(rep->loader, e);
 	if (!err)
-		err = loader__pack(rep->loader, NULL, NULL);
+		err = loader__pack(rep->loader, shards_report__encode, rep);
 	return err;
 }
 
@@ -455,7 +492,7 @@ static int shards_report__build(struct shards_report *rep)
 		err = shards_report__add_pid(rep, args->pids[i]);
 	/* The processes' tables in one batch, as record loads its targets. */
 	if (!err && args->nr_pids)
-		err = loader__pack(rep->loader, NULL, NULL);
+		err = loader__pack(rep->loader, shards_report__encode, rep);
 	for (size_t i = 0; i < args->nr_files && !err; i++)
 		err = shards_report__add_file(rep, args->files[i]);
 	if (!err)
@@ -474,6 +511,7 @@ static void shards_report__free(struct shards_report *rep)
 	free(rep->shards);
 	free(rep->execs);
 	free(rep->unit_seen);
+	free(rep->scratch);
 	loader__free(rep->loader);
 }
 
@@ -482,14 +520,13 @@ static void shards_report__free(struct shards_report *rep)
 struct sh_totals {
 	size_t shard_rows;
 	size_t row_bytes;
-	size_t max_chunks; /* of one executable */
 	size_t shards;
 	size_t rows; /* placed: what record loads */
 	size_t unplaced;
 	size_t distinct; /* rows of all distinct tables */
 	size_t dedup_saved;
-	uint64_t bytes; /* allocated */
-	uint64_t used_bytes;
+	uint64_t bytes;		  /* of the shards allocated */
+	struct encoder_cost used; /* rows, page map entries and rules: their bytes */
 };
 
 static void shards_report__totals(const struct shards_report *rep, struct sh_totals *t)
@@ -503,15 +540,15 @@ static void shards_report__totals(const struct shards_report *rep, struct sh_tot
 	memset(t, 0, sizeof(*t));
 	t->shard_rows = shards__shard_rows(packer);
 	t->row_bytes = encoder__geometry(rep->args->enc)->row_bytes;
-	t->max_chunks = encoder__geometry(rep->args->enc)->max_chunks;
 	t->shards = st.shards;
 	t->rows = st.rows_placed;
 	/* As record counts them: tables past the executables it gives ids to too. */
 	t->unplaced = st.rows_unplaced + ls.rows_dropped;
 	t->distinct = st.rows_placed + t->unplaced;
 	t->dedup_saved = rep->unit_rows - t->distinct;
+	t->unplaced += rep->rows_unindexed;
 	t->bytes = (uint64_t)t->shards * t->shard_rows * t->row_bytes;
-	t->used_bytes = encoder__rows_bytes(rep->args->enc, t->rows);
+	encoder__cost(rep->args->enc, t->rows, &t->used);
 }
 
 static const char *base_name(const char *path)
@@ -622,12 +659,15 @@ struct exec_widths {
 	int id, rows, chunks, shards, bytes;
 };
 
-/* Bytes the rows of x take in the BPF maps. */
+/* Bytes x's table takes in the BPF maps, alone: its rows, pages and distinct rules. */
 static uint64_t exec_bytes(const struct shards_report *rep, const struct sh_exec *x)
 {
 	const struct unwind_table *t = x->entry->table;
+	struct encoder_cost cost;
 
-	return t ? encoder__table_bytes(rep->args->enc, t) : 0;
+	if (!t || encoder__table_cost(rep->args->enc, t, &cost))
+		return 0;
+	return cost.bytes;
 }
 
 static void exec_widths(const struct shards_report *rep, struct exec_widths *w)
@@ -696,18 +736,20 @@ static void print_totals_text(const struct shards_report *rep, const struct sh_t
 	int w = ndigits(t->rows + t->unplaced + t->dedup_saved + t->shards);
 	char used[32], alloc[32];
 
-	fmt_bytes(t->used_bytes, used, sizeof(used));
+	fmt_bytes(t->used.bytes, used, sizeof(used));
 	fmt_bytes(t->bytes, alloc, sizeof(alloc));
 	printf("\ntotals:\n");
-	printf("  %-16s %*zu  %s used\n", "rows placed", w, t->rows, used);
+	printf("  %-16s %*zu  %s used (%.2f bytes a row with %" PRIu64 " pages and %" PRIu64
+	       " rules)\n",
+	       "rows placed", w, t->rows, used, t->rows ? (double)t->used.bytes / t->rows : 0.0,
+	       t->used.pages, t->used.rules);
 	printf("  %-16s %*zu  %s allocated (%zu x %zu rows x %zu bytes)\n", "shards", w, t->shards,
 	       alloc, t->shards, t->shard_rows, t->row_bytes);
 	printf("  %-16s %*zu", "rows unplaced", w, t->unplaced);
 	if (t->unplaced && rep->args->max_shards)
-		printf("  over --max-shards %zu or the %zu chunks of an executable: frame pointers",
-		       rep->args->max_shards, t->max_chunks);
+		printf("  over --max-shards %zu: frame pointers", rep->args->max_shards);
 	else if (t->unplaced)
-		printf("  over the %zu chunks of an executable: frame pointers", t->max_chunks);
+		printf("  pages of more rows than a shard holds: frame pointers");
 	printf("\n  %-16s %*zu  of %zu rows without sharing (%zu %s)\n", "dedup saved rows", w,
 	       t->dedup_saved, rep->unit_rows, rep->inputs,
 	       rep->args->nr_pids ? (rep->inputs == 1 ? "process" : "processes") :
@@ -838,7 +880,11 @@ static void json_totals(struct json_writer *jw, const struct shards_report *rep,
 	jw_key(jw, "bytes");
 	jw_uint(jw, t->bytes);
 	jw_key(jw, "used_bytes");
-	jw_uint(jw, t->used_bytes);
+	jw_uint(jw, t->used.bytes);
+	jw_key(jw, "pages");
+	jw_uint(jw, t->used.pages);
+	jw_key(jw, "rules");
+	jw_uint(jw, t->used.rules);
 	jw_key(jw, "shards");
 	jw_uint(jw, t->shards);
 	jw_key(jw, "unplaced_rows");
@@ -896,7 +942,7 @@ static int print_json(const struct shards_report *rep)
 
 static int run_shards(int argc, char **argv)
 {
-	struct shards_args args = { .enc = encoder__new(ENCODER_ROW16) };
+	struct shards_args args = { .enc = encoder__new(ENCODER_COMPACT) };
 	struct shards_report rep = { .args = &args };
 	int err, ret = EXIT_FAIL;
 

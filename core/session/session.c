@@ -111,12 +111,17 @@ struct session {
 	bool tail_calls; /* sample_tc and walk_tc instead of sample */
 	struct ring_buffer *rb;
 
-	struct encoder *enc;   /* the wire format of the rows and of the chunk index */
+	struct encoder *enc;   /* the wire format of the rows and of their index */
 	struct loader *loader; /* files, tables and where they go: as `unwprof shards` shows */
 	struct tables *tables; /* the loader's */
-	void **shard_mem;      /* per shard created: its inner map, mmapped */
-	int *shard_fds;	       /* and its fd, which shows it as unwprof's */
-	size_t nr_shards;      /* created and in the outer map */
+	void *rules_mem;       /* the rule dictionary, mmapped */
+	void *pages_mem;       /* the page map, mmapped */
+	size_t rules_bytes, pages_bytes;
+	uint64_t rows_unindexed; /* placed, but their table's pages did not fit */
+	bool unindexed_warned;
+	void **shard_mem; /* per shard created: its inner map, mmapped */
+	int *shard_fds;	  /* and its fd, which shows it as unwprof's */
+	size_t nr_shards; /* created and in the outer map */
 	size_t max_execs;
 
 	struct sess_proc *procs; /* live ones only */
@@ -317,7 +322,7 @@ struct session *session__new(const struct session_opts *opts)
 	if (!s)
 		goto cleanup;
 	s->opts = *opts;
-	s->enc = encoder__new(ENCODER_ROW16);
+	s->enc = encoder__new(ENCODER_COMPACT);
 	if (!s->enc)
 		goto cleanup;
 	if (!s->opts.freq)
@@ -391,7 +396,7 @@ static int session__shard_create(struct session *s, size_t shard)
 	return 0;
 }
 
-/* A table the loader placed: rows first, then the chunk index that points to them. */
+/* A table the loader placed: rows first, then the index that points to them. */
 static int session__upload_placed(void *ctx, struct tables_entry *e,
 				  const struct shards_placement *pl)
 {
@@ -412,6 +417,16 @@ static int session__upload_placed(void *ctx, struct tables_entry *e,
 	if (!index)
 		return -ENOMEM;
 	err = encoder__index(s->enc, pl, index);
+	if (err == -ENOSPC || err == -E2BIG) {
+		/* Published empty: its pcs get frame pointers, its rows are counted as left out. */
+		if (!s->unindexed_warned)
+			pr_warn("%s: the unwind page map is full: frame pointers for this "
+				"and later tables",
+				e->path);
+		s->unindexed_warned = true;
+		s->rows_unindexed += pl->rows_placed;
+		err = 0;
+	}
 	if (err)
 		goto cleanup;
 	if (pl->rows_unplaced && !s->unplaced_warned) {
@@ -804,6 +819,38 @@ static void session__size_maps(struct session *s)
 
 static int session__on_event(void *ctx, void *data, size_t size);
 
+/* Maps map (entries x size bytes) into *mem, where the encoder writes it. */
+static int session__mmap_map(struct bpf_map *map, size_t bytes, void **mem)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+
+	if (p == MAP_FAILED) {
+		int err = -errno;
+
+		pr_err("cannot map %s: %s", bpf_map__name(map), strerror(-err));
+		return err;
+	}
+	*mem = p;
+	return 0;
+}
+
+/* The rule dictionary and the page map: the encoder fills them in place from now on. */
+static int session__map_dictionary(struct session *s)
+{
+	const struct encoder_geometry *g = encoder__geometry(s->enc);
+	int err;
+
+	s->rules_bytes = g->max_rules * g->rule_bytes;
+	s->pages_bytes = g->max_pages * g->page_bytes;
+	err = session__mmap_map(s->skel->maps.rules, s->rules_bytes, &s->rules_mem);
+	if (!err)
+		err = session__mmap_map(s->skel->maps.pages, s->pages_bytes, &s->pages_mem);
+	if (err)
+		return err;
+	encoder__set_maps(s->enc, s->rules_mem, s->pages_mem);
+	return 0;
+}
+
 int session__load(struct session *s)
 {
 	int err;
@@ -826,6 +873,11 @@ int session__load(struct session *s)
 			pr_err("cannot set up the stack walker: %s", strerror(-err));
 			return err;
 		}
+	}
+	if (!s->opts.fp_only) {
+		err = session__map_dictionary(s);
+		if (err)
+			return err;
 	}
 	s->shard_mem = calloc(s->opts.max_shards, sizeof(*s->shard_mem));
 	s->shard_fds = calloc(s->opts.max_shards, sizeof(*s->shard_fds));
@@ -1565,6 +1617,7 @@ void session__stats(const struct session *s, struct session_stats *st)
 	int ncpu = libbpf_num_possible_cpus();
 	struct tables_stats ts;
 	struct loader_stats ls;
+	struct encoder_cost cost;
 	uint64_t *vals;
 
 	memset(st, 0, sizeof(*st));
@@ -1596,8 +1649,11 @@ void session__stats(const struct session *s, struct session_stats *st)
 	st->maps_over_limit = s->maps_over_limit;
 	loader__stats(s->loader, &ls);
 	st->rows_loaded = ls.rows_placed;
-	st->bytes_loaded = encoder__rows_bytes(s->enc, ls.rows_placed);
-	st->rows_unplaced = ls.rows_unplaced + ls.rows_dropped;
+	encoder__cost(s->enc, ls.rows_placed, &cost);
+	st->bytes_loaded = cost.bytes;
+	st->rules_loaded = cost.rules;
+	st->pages_loaded = cost.pages;
+	st->rows_unplaced = ls.rows_unplaced + ls.rows_dropped + s->rows_unindexed;
 	st->processes_gone = s->procs_gone;
 	tables__stats(s->tables, &ts);
 	st->files_replaced = ts.files_replaced;
@@ -1656,6 +1712,10 @@ void session__free(struct session *s)
 	}
 	free(s->shard_mem);
 	free(s->shard_fds);
+	if (s->rules_mem)
+		munmap(s->rules_mem, s->rules_bytes);
+	if (s->pages_mem)
+		munmap(s->pages_mem, s->pages_bytes);
 	unwind_bpf__destroy(s->skel);
 	loader__free(s->loader);
 	encoder__free(s->enc);

@@ -135,7 +135,9 @@ struct session_stats {
 	uint64_t processes; /* whose mappings were read; a reused pid counts again */
 	uint64_t holds;	    /* times a process was stopped until its new code had tables */
 	uint64_t rows_loaded;
-	uint64_t bytes_loaded;
+	uint64_t bytes_loaded; /* of the rows, the page map entries and the rules they use */
+	uint64_t rules_loaded; /* distinct rules of every row loaded */
+	uint64_t pages_loaded;
 	uint64_t rows_unplaced;	 /* did not fit under max_shards (or max executables) */
 	uint64_t processes_gone; /* exited while their mappings were read: skipped */
 	/*

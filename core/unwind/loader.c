@@ -44,6 +44,7 @@ struct loader *loader__new(const struct loader_opts *opts)
 		.shard_rows = opts->shard_rows ? opts->shard_rows : g->shard_rows,
 		.max_shards = opts->max_shards,
 		.max_chunks = g->max_chunks,
+		.split_shift = g->split_shift,
 	};
 	struct loader *l = calloc(1, sizeof(*l));
 	int err = -ENOMEM;

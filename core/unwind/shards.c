@@ -29,7 +29,7 @@ struct shards *shards__new(const struct shards_opts *opts)
 {
 	struct shards *s;
 
-	if (!opts || !opts->shard_rows || !opts->max_chunks || opts->shard_rows > UINT32_MAX) {
+	if (!opts || !opts->shard_rows || opts->shard_rows > UINT32_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -70,13 +70,29 @@ const struct shards_placement *shards__find(const struct shards *s, const void *
 	return NULL;
 }
 
-/* Rows of t to take from pos into room: all, or up to a split between functions. */
-static size_t shards__take(const struct unwind_table *t, size_t pos, size_t room)
+/*
+ * The most rows of t from pos, up to room, that end where a page (pc >>
+ * shift) ends; 0 when the first page alone takes more.
+ */
+static size_t shards__take_pages(const struct unwind_table *t, size_t pos, size_t room,
+				 unsigned int shift)
+{
+	for (size_t k = pos + room; k > pos; k--)
+		if (t->rows[k].pc >> shift != t->rows[k - 1].pc >> shift)
+			return k - pos;
+	return 0;
+}
+
+/* Rows of t to take from pos into room: all, or up to a split between functions (or pages). */
+static size_t shards__take(const struct shards *s, const struct unwind_table *t, size_t pos,
+			   size_t room)
 {
 	size_t take = t->nr_rows - pos, min;
 
 	if (take <= room)
 		return take;
+	if (s->opts.split_shift)
+		return shards__take_pages(t, pos, room, s->opts.split_shift);
 	take = room;
 	min = take - take / 8;
 	for (size_t k = pos + take; k > pos + min; k--)
@@ -102,18 +118,35 @@ static bool shards__room(struct shards *s, size_t rest)
 	return true;
 }
 
+/* Whether pl may have one more chunk (opts.max_chunks, 0: any number); -ENOMEM. */
+static int shards__chunk_room(const struct shards *s, struct shards_placement *pl, size_t *cap)
+{
+	if (s->opts.max_chunks && pl->nr_chunks >= s->opts.max_chunks)
+		return 0;
+	if (grow((void **)&pl->chunks, cap, pl->nr_chunks, sizeof(*pl->chunks)))
+		return -ENOMEM;
+	return 1;
+}
+
 static int shards__place(struct shards *s, struct shards_placement *pl)
 {
 	const struct unwind_table *t = pl->table;
-	size_t pos = 0, max = s->opts.max_chunks;
+	size_t pos = 0, cap = 0;
+	int room;
 
-	pl->chunks = calloc(max, sizeof(*pl->chunks));
-	if (!pl->chunks)
-		return -ENOMEM;
-	while (pos < t->nr_rows && pl->nr_chunks < max && shards__room(s, t->nr_rows - pos)) {
-		size_t take = shards__take(t, pos, s->opts.shard_rows - s->fill);
-		struct shards_chunk *c = &pl->chunks[pl->nr_chunks++];
+	while (pos < t->nr_rows && (room = shards__chunk_room(s, pl, &cap)) > 0 &&
+	       shards__room(s, t->nr_rows - pos)) {
+		size_t take = shards__take(s, t, pos, s->opts.shard_rows - s->fill);
+		struct shards_chunk *c = &pl->chunks[pl->nr_chunks];
 
+		if (!take) {
+			/* A page that needs a fresh shard, or more rows than one holds. */
+			if (!s->fill)
+				break;
+			s->fill = s->opts.shard_rows;
+			continue;
+		}
+		pl->nr_chunks++;
 		c->pc_lo = t->rows[pos].pc;
 		c->pc_hi = pos + take < t->nr_rows ? t->rows[pos + take].pc : SHARDS_PC_END;
 		c->shard = s->nr_shards - 1;
@@ -123,6 +156,8 @@ static int shards__place(struct shards *s, struct shards_placement *pl)
 		s->fill += take;
 		pos += take;
 	}
+	if (room < 0)
+		return room;
 	pl->rows_placed = pos;
 	pl->rows_unplaced = t->nr_rows - pos;
 	s->rows_placed += pl->rows_placed;

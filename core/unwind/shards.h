@@ -8,7 +8,10 @@
  * Any row boundary is a correct place to split a table (a chunk covers the
  * pcs from its first row up to the next chunk's first row), but splits are
  * made after an END row, between two functions, whenever one lies in the last
- * eighth of the room, so a function's rows stay together.
+ * eighth of the room, so a function's rows stay together. A format that
+ * indexes pages has a table split only between pages (split_shift): a page
+ * whose rows do not fit the room left starts a new shard, and one whose
+ * rows do not fit a shard ends what is placed of its table.
  *
  * The packer only decides where rows go, in rows: how many a shard holds
  * and how many chunks a table's index may have are the encoder's
@@ -27,9 +30,10 @@ struct unwind_table;
 struct shards;
 
 struct shards_opts {
-	size_t shard_rows; /* rows per shard (encoder_geometry.shard_rows) */
-	size_t max_shards; /* 0: no cap */
-	size_t max_chunks; /* chunks per table (encoder_geometry.max_chunks) */
+	size_t shard_rows;	  /* rows per shard (encoder_geometry.shard_rows) */
+	size_t max_shards;	  /* 0: no cap */
+	size_t max_chunks;	  /* chunks per table (encoder_geometry.max_chunks), 0: any */
+	unsigned int split_shift; /* split only where pc >> split_shift changes; 0: anywhere */
 };
 
 /* pc_hi of the last chunk of a table: it covers every pc from its pc_lo on. */
@@ -67,7 +71,7 @@ struct shards_stats {
 	size_t rows_free; /* in the shards used */
 };
 
-/* NULL and errno on failure (EINVAL without shard_rows or max_chunks). */
+/* NULL and errno on failure (EINVAL without shard_rows). */
 struct shards *shards__new(const struct shards_opts *opts);
 void shards__free(struct shards *s);
 

@@ -1071,6 +1071,7 @@ const char *unw_reason__str(enum unw_reason reason)
 		[UNW_R_FP_OFFSET] = "fp-offset",
 		[UNW_R_RA_RULE] = "ra-rule",
 		[UNW_R_RA_OFFSET] = "ra-offset",
+		[UNW_R_RULES_FULL] = "rules-full",
 	};
 
 	if ((unsigned int)reason >= UNW_R_NR)

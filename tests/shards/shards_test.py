@@ -6,15 +6,17 @@ Usage: shards_test.py CASE UNWPROF FIXTURES_BIN_DIR
 
 Cases:
   split     tables split into chunks exactly as core/unwind/shards.h promises: a
-            chunk ends after the last END row (a function boundary) in the
-            last eighth of its room, or fills the room when none lies there;
-            chunks are contiguous, their pcs match dump-unwind's rows, and
-            no shard is overfilled. libLLVM-14 at the default shard size when
-            it is installed, libc and the fixtures with smaller shards.
-  tiny      a tiny --shard-rows forces many shards; the text output agrees.
+            chunk that stops before its table's end ends where a 64 KiB page
+            of the table ends, the last such place that fits its room, or
+            the next page starts a shard of its own; chunks are contiguous,
+            their pcs match dump-unwind's rows, and no shard is overfilled.
+            libLLVM-14 at the default shard size when it is installed, libc
+            and the fixtures with smaller shards; the bytes per row of libc,
+            libstdc++ and libLLVM-14 (rows, page map and rules) are at most 4.5.
+  tiny      a small --shard-rows forces many shards; the text output agrees.
   many      40 libraries: ids, order, and which shard holds which.
-  overflow  --max-shards (and the chunks-per-executable limit) leave rows
-            unplaced: totals.unplaced_rows and the text report them.
+  overflow  --max-shards, and a page of more rows than a shard holds, leave
+            rows unplaced: totals.unplaced_rows and the text report them.
   dedup     -p on two processes of the same program: each table is packed
             once, dedup_saved_rows is what the second process would have
             added. Exit 77 when /proc/PID/root cannot be read (unless
@@ -29,9 +31,9 @@ Cases:
             with 300 libraries) beside one that maps libLLVM-14
             (tests/faults/llvm_user.c, when installed), with and without a
             --max-shards that cuts LLVM. What record loaded is read back
-            from its BPF maps with bpftool while it runs: the chunk index
-            of every executable id, the shards it created, and the process
-            info (which mappings have which id). Needs root, BPF, bpftool
+            from its BPF maps with bpftool while it runs: where the rows of
+            every executable id are (its pages in the page map), the shards
+            it created, and the process info (which mappings have which id). Needs root, BPF, bpftool
             and FAULTS (the build folder of tests/faults) in the
             environment: exit 77 without them (unless UNWPROF_REQUIRE_BPF=1).
 """
@@ -48,8 +50,9 @@ import time
 TIMEOUT = 60
 LLVM = "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1"
 LIBC_DIRS = ("/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64", "/lib64")
-CHUNKS_MAX = 64
-SHARD_ROWS = 65536
+SHARD_ROWS = 262144
+PAGE_SHIFT = 16
+PAGE_BYTES, RULE_BYTES = 8, 16  # an entry of the page map, a rule of the dictionary
 
 failures = 0
 
@@ -107,7 +110,8 @@ def check_shape(doc, where):
             return False
     if doc["schema"] != 1:
         fail("%s: schema %r" % (where, doc["schema"]))
-    for key in ("rows", "bytes", "shards", "unplaced_rows", "dedup_saved_rows"):
+    for key in ("rows", "bytes", "used_bytes", "pages", "rules", "shards", "unplaced_rows",
+                "dedup_saved_rows"):
         if not isinstance(doc["totals"].get(key), int):
             fail("%s: totals.%s missing or not a number" % (where, key))
             return False
@@ -129,7 +133,7 @@ def check_layout(doc, where):
     placed = unplaced = 0
     for x in doc["executables"]:
         chunks = x["chunk_index"]
-        if len(chunks) != x["chunks"] or len(chunks) > CHUNKS_MAX:
+        if len(chunks) != x["chunks"]:
             fail("%s: %s: %d chunks listed, \"chunks\" says %d" %
                  (where, x["path"], len(chunks), x["chunks"]))
         row = 0
@@ -146,7 +150,10 @@ def check_layout(doc, where):
                  (where, x["path"], row, x["unplaced_rows"], x["rows"]))
         if sorted(set(c["shard"] for c in chunks)) != x["shards"]:
             fail("%s: %s: \"shards\" %r does not match its chunks" % (where, x["path"], x["shards"]))
-        if x["bytes"] != doc["row_bytes"] * x["rows"]:
+        # Alone: its rows, at least a page and a rule per row at most.
+        low = doc["row_bytes"] * x["rows"]
+        high = low + (PAGE_BYTES + RULE_BYTES) * x["rows"] + PAGE_BYTES
+        if x["rows"] and not low < x["bytes"] <= high or not x["rows"] and x["bytes"]:
             fail("%s: %s: %d bytes for %d rows" % (where, x["path"], x["bytes"], x["rows"]))
         placed += row
         unplaced += x["unplaced_rows"]
@@ -165,7 +172,8 @@ def check_layout(doc, where):
         fail("%s: totals %d rows / %d unplaced, the executables add up to %d / %d" %
              (where, t["rows"], t["unplaced_rows"], placed, unplaced))
     if t["bytes"] != t["shards"] * shard_rows * doc["row_bytes"] or \
-       t["used_bytes"] != placed * doc["row_bytes"]:
+       t["used_bytes"] != placed * doc["row_bytes"] + t["pages"] * PAGE_BYTES + \
+       t["rules"] * RULE_BYTES:
         fail("%s: totals.bytes %d != %d shards x %d rows x %d bytes, or used_bytes %d" %
              (where, t["bytes"], t["shards"], shard_rows, doc["row_bytes"], t["used_bytes"]))
     if doc["max_shards"] and t["shards"] > doc["max_shards"]:
@@ -181,12 +189,22 @@ def dump_rows(path):
     return [(int(r["pc"], 16), bool(r.get("end"))) for r in doc["rows"]]
 
 
+def page(rows, k):
+    """The page of row k: a table's pcs, and so its pages, count from its first row."""
+    return (rows[k][0] - rows[0][0]) >> PAGE_SHIFT
+
+
+def page_ends(rows, lo, hi):
+    """The row indexes k in (lo, hi] where a page ends: row k starts another page."""
+    return [k for k in range(lo + 1, min(hi, len(rows) - 1) + 1) if page(rows, k) != page(rows, k - 1)]
+
+
 def check_splits(path, shard_rows):
-    """A chunk that stops before the table's end (the room ran out) ends after
-    the last END row lying in the last eighth of that room, or takes the whole
-    room when no END row lies there (core/unwind/shards.h); each chunk's pcs are
-    those of its rows, so lookups through the chunk index find the same row
-    as in the whole table."""
+    """A chunk that stops before the table's end (the room ran out) ends where
+    a page ends, at the last such place within its room; the next chunk then
+    starts its shard when its first page did not fit the room left
+    (core/unwind/shards.h). Each chunk's pcs are those of its rows, so
+    lookups through the pages find the same row as in the whole table."""
     where = "%s (--shard-rows %d)" % (os.path.basename(path), shard_rows)
     doc = shards_json(["--shard-rows", str(shard_rows), path])
     if not check_shape(doc, where):
@@ -200,7 +218,6 @@ def check_splits(path, shard_rows):
         fail("%s: %d rows, dump-unwind has %d" % (where, x["rows"], len(rows)))
         return
     chunks = x["chunk_index"]
-    at_end = 0
     for i, c in enumerate(chunks):
         pos, take = c["first_row"], c["high"] - c["low"]
         if int(c["pc_lo"], 16) != rows[pos][0]:
@@ -216,58 +233,67 @@ def check_splits(path, shard_rows):
             fail("%s: chunk %d ends at %s, the next row is at %#x" %
                  (where, i, c["pc_hi"], rows[pos + take][0]))
         room = shard_rows - c["low"]
-        if len(rows) - pos <= room:
-            fail("%s: chunk %d: %d rows of %d left fit its room of %d, yet it was split" %
-                 (where, i, take, len(rows) - pos, room))
-            continue
-        window = range(pos + room - room // 8, pos + min(room, len(rows) - pos))
-        ends = [k for k in window if rows[k][1]]
-        if ends:
-            if pos + take - 1 != ends[-1]:
-                fail("%s: chunk %d ends at row %d, not after the END row %d" %
-                     (where, i, pos + take - 1, ends[-1]))
-            at_end += 1
-        elif take != room:
-            fail("%s: chunk %d: %d rows of a room of %d, and no END row to split at" %
+        if page(rows, pos + take) == page(rows, pos + take - 1):
+            fail("%s: chunk %d ends inside a page (row %d)" % (where, i, pos + take))
+        if page_ends(rows, pos + take, pos + room):
+            fail("%s: chunk %d: %d rows, but a page ends within its room of %d" %
                  (where, i, take, room))
-    print("%s: %d chunks, %d split after an END row" % (where, len(chunks), at_end),
-          file=sys.stderr)
-    return len(chunks), at_end
+        if i + 1 < len(chunks):
+            n = chunks[i + 1]
+            if n["shard"] != c["shard"] + 1 or n["low"] != 0:
+                fail("%s: chunk %d does not start the next shard" % (where, i + 1))
+    print("%s: %d chunks, all split between pages" % (where, len(chunks)), file=sys.stderr)
+    return len(chunks)
+
+
+def check_bytes_per_row(paths):
+    """Rows, page map and rules of each file alone, and of all together: <= 4.5 bytes a row."""
+    doc = shards_json(paths)
+    for x in doc["executables"]:
+        if x["rows"] and x["bytes"] / x["rows"] > 4.5:
+            fail("%s: %.2f bytes a row" % (x["path"], x["bytes"] / x["rows"]))
+    t = doc["totals"]
+    if t["used_bytes"] / t["rows"] > 4.5:
+        fail("%d files: %.2f bytes a row" % (len(paths), t["used_bytes"] / t["rows"]))
+    print("%s: %.2f bytes a row" % (", ".join(map(os.path.basename, paths)),
+                                   t["used_bytes"] / t["rows"]), file=sys.stderr)
 
 
 def case_split():
     if os.path.exists(LLVM):
         res = check_splits(LLVM, SHARD_ROWS)
-        if res and res[0] < 2:
-            fail("libLLVM-14: %d chunk(s): its table should exceed one shard" % res[0])
+        if res is not None and res < 2:
+            fail("libLLVM-14: %d chunk(s): its table should exceed one shard" % res)
     else:
         print("note: %s is not installed; libc with small shards only" % LLVM, file=sys.stderr)
     res = check_splits(libc(), 4096)
-    if res and res[0] < 5:
-        fail("libc with 4096-row shards: only %d chunks" % res[0])
-    if res and res[1] < res[0] - 1:
-        fail("libc: %d of %d splits not at a function boundary" % (res[0] - 1 - res[1], res[0]))
-    for name in ("chain-static", "libdframe.so", "both"):
+    if res is not None and res < 5:
+        fail("libc with 4096-row shards: only %d chunks" % res)
+    check_splits(os.path.join(BIN, "chain-static"), 2048)
+    for name in ("libdframe.so", "both"):
         check_splits(os.path.join(BIN, name), 64)
+    libs = [libc()] + [p for p in (os.path.join(os.path.dirname(libc()), "libstdc++.so.6"), LLVM)
+                       if os.path.exists(p)]
+    check_bytes_per_row(libs)
 
 
 def case_tiny():
     path = libc()
-    doc = shards_json(["--shard-rows", "512", path])
+    doc = shards_json(["--shard-rows", "4096", path])
     if not check_shape(doc, "tiny"):
         return
     check_layout(doc, "tiny")
     rows = doc["executables"][0]["rows"]
     t = doc["totals"]
-    want = -(-rows // 512)
-    if t["shards"] < want or t["shards"] < 10:
-        fail("tiny: %d rows in %d shards of 512 rows: want at least %d" %
+    want = -(-rows // 4096)
+    if t["shards"] < want or t["shards"] < 5:
+        fail("tiny: %d rows in %d shards of 4096 rows: want at least %d" %
              (rows, t["shards"], want))
-    if doc["shard_rows"] != 512 or t["unplaced_rows"] != 0:
+    if doc["shard_rows"] != 4096 or t["unplaced_rows"] != 0:
         fail("tiny: shard_rows %d, unplaced %d" % (doc["shard_rows"], t["unplaced_rows"]))
-    text = run(["shards", "--shard-rows", "512", path]).stdout
-    if not re.search(r"^%d shards of 512 rows:" % t["shards"], text, re.M):
-        fail("tiny: the text does not say '%d shards of 512 rows':\n%s" % (t["shards"], text[:400]))
+    text = run(["shards", "--shard-rows", "4096", path]).stdout
+    if not re.search(r"^%d shards of 4096 rows:" % t["shards"], text, re.M):
+        fail("tiny: the text does not say '%d shards of 4096 rows':\n%s" % (t["shards"], text[:400]))
     lines = [l for l in text.splitlines() if re.match(r"^\s*\d+\s+\d+\s+\d+\.\d%\s+libc\.so\.6$", l)]
     if len(lines) != t["shards"]:
         fail("tiny: %d shard lines in the text, want %d" % (len(lines), t["shards"]))
@@ -292,12 +318,12 @@ def many_libraries(n):
 
 
 def case_many():
-    """More tables than the packer's first allocation, in shards of 2048 rows."""
+    """More tables than the packer's first allocation, in shards of 8192 rows."""
     libs = many_libraries(40)
     if len(libs) < 20:
         print("FAIL: fewer than 20 shared libraries found", file=sys.stderr)
         sys.exit(1)
-    doc = shards_json(["--shard-rows", "2048"] + libs)
+    doc = shards_json(["--shard-rows", "8192"] + libs)
     if not check_shape(doc, "many"):
         return
     check_layout(doc, "many")
@@ -314,7 +340,7 @@ def case_many():
 
 def case_overflow():
     path = libc()
-    doc = shards_json(["--shard-rows", "1024", "--max-shards", "4", path])
+    doc = shards_json(["--shard-rows", "4096", "--max-shards", "4", path])
     if not check_shape(doc, "overflow"):
         return
     check_layout(doc, "overflow")
@@ -322,24 +348,38 @@ def case_overflow():
     rows = doc["executables"][0]["rows"]
     if doc["max_shards"] != 4 or t["shards"] != 4:
         fail("overflow: max_shards %r, %d shards: want 4 and 4" % (doc["max_shards"], t["shards"]))
-    if t["unplaced_rows"] <= 0 or t["rows"] + t["unplaced_rows"] != rows or t["rows"] > 4096:
-        fail("overflow: %d placed + %d unplaced of %d rows in 4 x 1024" %
+    if t["unplaced_rows"] <= 0 or t["rows"] + t["unplaced_rows"] != rows or t["rows"] > 4 * 4096:
+        fail("overflow: %d placed + %d unplaced of %d rows in 4 x 4096" %
              (t["rows"], t["unplaced_rows"], rows))
     if doc["executables"][0].get("status") != "partial":
         fail("overflow: status %r, want partial" % doc["executables"][0].get("status"))
-    text = run(["shards", "--shard-rows", "1024", "--max-shards", "4", path]).stdout
+    text = run(["shards", "--shard-rows", "4096", "--max-shards", "4", path]).stdout
     if not re.search(r"^\s+rows unplaced\s+%d\s.*--max-shards 4" % t["unplaced_rows"], text, re.M):
         fail("overflow: the text does not report %d rows unplaced over --max-shards:\n%s" %
              (t["unplaced_rows"], text))
     if "(%d rows unplaced)" % t["unplaced_rows"] not in text:
         fail("overflow: the executable line does not show its unplaced rows")
-    # Uncapped, but more chunks than an executable may have.
-    doc = shards_json(["--shard-rows", "64", path])
-    check_layout(doc, "chunk limit")
+    # Uncapped, but with pages of more rows than a shard holds: placed up to the first.
+    rows = dump_rows(path) or []
+    per_page = {}
+    for k in range(len(rows)):
+        per_page[page(rows, k)] = per_page.get(page(rows, k), 0) + 1
+    first_big = next((k for k in sorted(per_page) if per_page[k] > 1024), None)
+    if first_big is None:
+        fail("big page: libc has no page of more than 1024 rows")
+        return
+    doc = shards_json(["--shard-rows", "1024", path])
+    check_layout(doc, "big page")
     x = doc["executables"][0]
-    if doc["max_shards"] is not None or x["chunks"] != CHUNKS_MAX or x["unplaced_rows"] <= 0:
-        fail("chunk limit: max_shards %r, %d chunks, %d unplaced: want null, %d, > 0" %
-             (doc["max_shards"], x["chunks"], x["unplaced_rows"], CHUNKS_MAX))
+    before = sum(n for k, n in per_page.items() if k < first_big)
+    if doc["max_shards"] is not None or x["status"] != "partial" or x["rows"] - x["unplaced_rows"] != before:
+        fail("big page: max_shards %r, status %s, %d rows placed: want null, partial, %d" %
+             (doc["max_shards"], x["status"], x["rows"] - x["unplaced_rows"], before))
+    text = run(["shards", "--shard-rows", "1024", path]).stdout
+    if not re.search(r"^\s+rows unplaced\s+%d\s+pages of more rows than a shard holds" %
+                     x["unplaced_rows"], text, re.M):
+        fail("big page: the text does not say why %d rows are unplaced:\n%s" %
+             (x["unplaced_rows"], text))
 
 
 def start_sleepers(n):
@@ -424,7 +464,7 @@ def case_usage():
     chain = os.path.join(BIN, "chain-pie")
     usage_error([], "no input")
     usage_error(["-p", str(os.getpid()), chain], "-p and FILE")
-    for bad in ("0", "abc", "-1", "65537", "12x", ""):
+    for bad in ("0", "abc", "-1", "262145", "12x", ""):
         usage_error(["--shard-rows", bad, chain], "--shard-rows %r" % bad)
     for bad in ("0", "many"):
         usage_error(["--max-shards", bad, chain], "--max-shards %r" % bad)
@@ -474,10 +514,10 @@ def case_usage():
              (len(doc["executables"]), doc["totals"]["dedup_saved_rows"]))
 
 
-# The BPF maps record loads (bpf/unwprof.h): struct unw_exec and struct unw_proc.
-CHUNK = struct.Struct("<6I")     # pc_lo, pc_hi, shard, low, high, pad
+# The BPF maps record loads (bpf/unwprof.h): struct unw_exec, struct unw_page, struct unw_proc.
+EXEC = struct.Struct("<3IH2x")    # page, nr_pages, first_page, last_rule
+PAGE = struct.Struct("<IHH")      # row, nr, rule
 MAPPING = struct.Struct("<3QIB3x")  # start, end, bias, exec_id, type
-NO_PC = 0xffffffff
 
 
 def bpftool(*args):
@@ -513,22 +553,40 @@ def maps_of(pid):
     return out
 
 
+def runs_of_pages(pages):
+    """Where the rows of consecutive pages are, as (shard, low, high) runs."""
+    runs = []
+    for row, nr in pages:
+        if not nr:
+            continue
+        shard, low = divmod(row, SHARD_ROWS)
+        if runs and runs[-1][0] == shard and runs[-1][2] == low:
+            runs[-1] = (shard, runs[-1][1], low + nr)
+        else:
+            runs.append((shard, low, low + nr))
+    return runs
+
+
 def loaded_by_record(pid, targets):
-    """What unwprof PID loaded: {exec id: [(shard, low, high, pc_lo, pc_hi)]}, the
-    number of shards in its outer map, and per target [(start, end, exec id)]."""
+    """What unwprof PID loaded: {exec id: [(shard, low, high)]} where its pages'
+    rows are, the number of shards in its outer map, and per target
+    [(start, end, exec id)]."""
     maps = maps_of(pid)
-    for name in ("execs", "shards", "procs"):
+    for name in ("execs", "pages", "shards", "procs"):
         if name not in maps:
             fail("record: no BPF map '%s' among %r" % (name, sorted(maps)))
             return None
+    pages = {}
+    for e in bpftool("map", "dump", "id", str(maps["pages"])) or []:
+        val = PAGE.unpack(value_bytes(e["value"]))
+        if val[1]:
+            pages[struct.unpack("<I", value_bytes(e["key"]))[0]] = val
     execs = {}
     for e in bpftool("map", "dump", "id", str(maps["execs"])) or []:
         key = struct.unpack("<I", value_bytes(e["key"]))[0]
-        val = value_bytes(e["value"])
-        nr = struct.unpack_from("<I", val)[0]
+        first, nr = EXEC.unpack_from(value_bytes(e["value"]))[:2]
         if key and nr:
-            chunks = [CHUNK.unpack_from(val, 8 + CHUNK.size * c) for c in range(nr)]
-            execs[key] = [(c[2], c[3], c[4], c[0], c[1]) for c in chunks]
+            execs[key] = runs_of_pages([pages.get(first + i, (0, 0, 0))[:2] for i in range(nr)])
     shards = len(bpftool("map", "dump", "id", str(maps["shards"])) or [])
     procs = {}
     for t in targets:
@@ -565,15 +623,12 @@ def compare_layout(doc, loaded, pids, where):
     by_id = {x["id"]: x for x in doc["executables"] if x["id"] is not None}
     want = {}
     for i, x in by_id.items():
-        chunks = x["chunk_index"]
-        base = int(chunks[0]["pc_lo"], 16) if chunks else 0
-        want[i] = [(c["shard"], c["low"], c["high"], int(c["pc_lo"], 16) - base,
-                    NO_PC if c["pc_hi"] is None else int(c["pc_hi"], 16) - base)
-                   for c in chunks]
+        if x["chunk_index"]:
+            want[i] = [(c["shard"], c["low"], c["high"]) for c in x["chunk_index"]]
     got = dict(execs)
     for i in set(want) | set(got):
         if want.get(i, []) != got.get(i, []):
-            fail("%s: executable %d (%s): record's chunk index %r, shards shows %r" %
+            fail("%s: executable %d (%s): record's pages hold rows %r, shards shows %r" %
                  (where, i, by_id[i]["path"] if i in by_id else "?", got.get(i), want.get(i)))
     per_shard = {}
     for i, chunks in got.items():

@@ -26,7 +26,8 @@ import json
 import re
 import sys
 
-ROW_BYTES = 16
+# A row, an entry of the page map, a rule of the dictionary (bpf/unwprof.h).
+ROW_BYTES, PAGE_BYTES, RULE_BYTES = 4, 8, 16
 SHARES = ("walked", "frame_pointer", "frame_pointer_bottom", "truncated")
 # What kept processes or files from their tables: JSON key, summary label.
 LEFT_OUT = {
@@ -39,7 +40,8 @@ LEFT_OUT = {
 OUTCOMES = ("walked", "frame_pointer", "failed", "idle", "kernel_threads", "lost")
 # Memory: JSON key (bytes), summary label (MiB).
 MEMORY = {"peak_rss_bytes": "peak RSS", "bpf_map_bytes": "BPF map memory"}
-COUNTS = ("samples", "user_samples", "lost", "processes", "rows_loaded", "bytes_loaded", "rows_unplaced",
+COUNTS = ("samples", "user_samples", "lost", "processes", "rows_loaded", "bytes_loaded",
+          "rules_loaded", "pages_loaded", "rows_unplaced",
           "frequency_hz") + tuple(LEFT_OUT) + tuple(MEMORY)
 # Summary lines: label, then the JSON value it shows.
 SUMMARY = {
@@ -143,8 +145,12 @@ def check_sums(s, max_not_drained):
         check(s[key] > 0, f"{key} is 0: memory not measured")
     check(s["bpf_map_bytes"] >= s["bytes_loaded"],
           f"bpf_map_bytes {s['bpf_map_bytes']} is less than the {s['bytes_loaded']} bytes of rows")
-    check(s["bytes_loaded"] == s["rows_loaded"] * ROW_BYTES,
-          f"bytes_loaded {s['bytes_loaded']} is not {s['rows_loaded']} rows of {ROW_BYTES}")
+    index = s["pages_loaded"] * PAGE_BYTES + s["rules_loaded"] * RULE_BYTES
+    check(s["bytes_loaded"] == s["rows_loaded"] * ROW_BYTES + index,
+          f"bytes_loaded {s['bytes_loaded']} is not {s['rows_loaded']} rows of {ROW_BYTES} "
+          f"and {index} bytes of pages and rules")
+    check(not s["rows_loaded"] or s["bytes_loaded"] <= 4.5 * s["rows_loaded"],
+          f"bytes_loaded {s['bytes_loaded']}: more than 4.5 bytes a row of {s['rows_loaded']}")
 
 
 def parse_summary(path):

@@ -42,7 +42,7 @@ static struct procmaps *anon_maps(size_t n)
 
 static void test_select_lowest_and_highest(void)
 {
-	struct encoder *enc = encoder__new(ENCODER_ROW16);
+	struct encoder *enc = encoder__new(ENCODER_COMPACT);
 	struct loader *l = loader_new(enc, 0);
 	struct loader_proc *lp = calloc(1, sizeof(*lp));
 	struct procmaps *pm = anon_maps(300), *few = anon_maps(UNW_MAPS_MAX);
@@ -114,7 +114,7 @@ static int log_placed(void *ctx, struct tables_entry *e, const struct shards_pla
 static void test_pack_smallest_first(void)
 {
 	static const size_t rows[] = { 50, 10, 30, 0, 10 };
-	struct encoder *enc = encoder__new(ENCODER_ROW16);
+	struct encoder *enc = encoder__new(ENCODER_COMPACT);
 	struct loader *l = loader_new(enc, 0);
 	struct tables_entry *e = entries_new(rows, ARRAY_SIZE(rows));
 	struct placed_log log = { 0 };
@@ -147,7 +147,7 @@ static void test_pack_smallest_first(void)
 static void test_execs_limit_and_failed_upload(void)
 {
 	static const size_t rows[] = { 1, 2, 3, 4 };
-	struct encoder *enc = encoder__new(ENCODER_ROW16);
+	struct encoder *enc = encoder__new(ENCODER_COMPACT);
 	struct loader *l = loader_new(enc, 3); /* ids 1 and 2 */
 	struct tables_entry *e = entries_new(rows, ARRAY_SIZE(rows));
 	struct placed_log log = { 0 };
@@ -186,7 +186,7 @@ static void test_execs_limit_and_failed_upload(void)
 /* This process: every kept mapping with a table gets an id, the smallest table first. */
 static void test_own_process(void)
 {
-	struct encoder *enc = encoder__new(ENCODER_ROW16);
+	struct encoder *enc = encoder__new(ENCODER_COMPACT);
 	struct loader *l = loader_new(enc, 0);
 	struct loader_proc *lp = calloc(1, sizeof(*lp));
 	struct procmaps *pm = procfs__read_maps(getpid());

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The shard packer, and the BPF unwinder's lookups (bpf/unwind_step.h,
- * compiled here as plain C) over what it packs.
+ * The shard packer, and the BPF unwinder's mapping search and rules
+ * (bpf/unwind_step.h, compiled here as plain C).
  */
 #include <stdlib.h>
 
@@ -59,7 +59,7 @@ static void check_chunks(const struct shards *s, const struct shards_placement *
 
 static void test_split_between_functions(void)
 {
-	struct shards_opts o = { .shard_rows = 100, .max_chunks = UNW_CHUNKS_MAX };
+	struct shards_opts o = { .shard_rows = 100 };
 	struct shards *s = shards__new(&o);
 	struct unwind_table *t = table_new(25, 10); /* 250 rows */
 	const struct shards_placement *pl = shards__add_table(s, "a", 1, t);
@@ -86,7 +86,7 @@ static void test_split_between_functions(void)
 
 static void test_tiny_shards(void)
 {
-	struct shards_opts o = { .shard_rows = 4, .max_chunks = UNW_CHUNKS_MAX };
+	struct shards_opts o = { .shard_rows = 4 };
 	struct shards *s = shards__new(&o);
 	struct unwind_table *t1 = table_new(3, 3), *t2 = table_new(5, 5);
 	const struct shards_placement *p1 = shards__add_table(s, "one", 3, t1);
@@ -108,7 +108,7 @@ static void test_tiny_shards(void)
 
 static void test_cap_leaves_rows_unplaced(void)
 {
-	struct shards_opts o = { .shard_rows = 10, .max_shards = 2, .max_chunks = UNW_CHUNKS_MAX };
+	struct shards_opts o = { .shard_rows = 10, .max_shards = 2 };
 	struct shards *s = shards__new(&o);
 	struct unwind_table *t = table_new(7, 5), *t2 = table_new(1, 5);
 	const struct shards_placement *pl = shards__add_table(s, "big", 3, t);
@@ -132,24 +132,71 @@ static void test_cap_leaves_rows_unplaced(void)
 	table_free(t2);
 }
 
-/* A packer for shards of the 16-byte rows, as record uses. */
-static struct shards *row16_packer(void)
+/* A packer for shards of the rows record loads, as record sets it up. */
+static struct shards *record_packer(void)
 {
-	struct encoder *enc = encoder__new(ENCODER_ROW16);
+	struct encoder *enc = encoder__new(ENCODER_COMPACT);
 	const struct encoder_geometry *g = encoder__geometry(enc);
 	struct shards *s = shards__new(&(struct shards_opts){
 		.shard_rows = g->shard_rows,
 		.max_chunks = g->max_chunks,
+		.split_shift = g->split_shift,
 	});
 
 	encoder__free(enc);
 	return s;
 }
 
+/*
+ * Split only between pages: each chunk starts a page, a page that does not
+ * fit the room left starts a new shard, and one larger than a shard ends
+ * what is placed of its table.
+ */
+static void test_split_between_pages(void)
+{
+	struct shards_opts o = { .shard_rows = 100, .split_shift = 8 };
+	struct shards *s = shards__new(&o);
+	struct unwind_table *t = table_new(25, 10);   /* 250 rows, 4 + 16 bytes apart */
+	struct unwind_table *big = table_new(1, 300); /* 300 rows of 4 bytes: 4 pages of 64 */
+	const struct shards_placement *pl = shards__add_table(s, "a", 1, t), *pb;
+
+	CHECK(pl != NULL);
+	CHECK_EQ_INT(pl->rows_unplaced, 0);
+	CHECK(pl->nr_chunks >= 3);
+	for (size_t i = 1; i < pl->nr_chunks; i++) {
+		const struct shards_chunk *c = &pl->chunks[i];
+
+		CHECK(c->pc_lo >> 8 != t->rows[c->first_row - 1].pc >> 8);
+	}
+	check_chunks(s, pl);
+	shards__free(s);
+	/* pages of 64 rows in shards of 100: one page a shard, and the pcs run on */
+	o.split_shift = 8;
+	o.shard_rows = 100;
+	s = shards__new(&o);
+	pb = shards__add_table(s, "big", 3, big);
+	CHECK(pb != NULL);
+	CHECK_EQ_INT(pb->rows_unplaced, 0);
+	check_chunks(s, pb);
+	for (size_t i = 0; i < pb->nr_chunks; i++)
+		CHECK(pb->chunks[i].high - pb->chunks[i].low <= 64);
+	shards__free(s);
+	/* pages of 64 rows in shards of 50: nothing fits */
+	o.shard_rows = 50;
+	s = shards__new(&o);
+	pb = shards__add_table(s, "big", 3, big);
+	CHECK(pb != NULL);
+	CHECK_EQ_INT(pb->rows_placed, 0);
+	CHECK_EQ_INT(pb->rows_unplaced, 300);
+	shards__free(s);
+	table_free(t);
+	table_free(big);
+}
+
 static void test_dedup_by_build_id(void)
 {
 	static const uint8_t id[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3 };
-	struct shards *s = row16_packer();
+	struct shards *s = record_packer();
 	struct unwind_table *t = table_new(4, 4);
 	const struct shards_placement *p1 = shards__add_table(s, id, sizeof(id), t);
 	const struct shards_placement *p2 = shards__add_table(s, id, sizeof(id), t);
@@ -174,7 +221,7 @@ static void test_dedup_by_build_id(void)
  */
 static void test_placements_stay_valid(void)
 {
-	struct shards_opts o = { .shard_rows = 64, .max_chunks = UNW_CHUNKS_MAX };
+	struct shards_opts o = { .shard_rows = 64 };
 	struct shards *s = shards__new(&o);
 	struct unwind_table *t = table_new(3, 4);
 	const struct shards_placement *first, *again;
@@ -200,70 +247,6 @@ static void test_placements_stay_valid(void)
 	check_chunks(s, first);
 	CHECK_EQ_INT(shards__get(s, 199)->id, 200);
 	shards__free(s);
-	table_free(t);
-}
-
-/* The row governing key, by a linear scan of the table: what the BPF lookup must find. */
-static long expected_row(const struct unwind_table *t, uint32_t key)
-{
-	long found = -1;
-
-	for (size_t i = 0; i < t->nr_rows && t->rows[i].pc <= key; i++)
-		found = i;
-	return found;
-}
-
-/*
- * Packs with the real shard size, encodes the rows and the chunk index as
- * record loads them, and looks every pc up as the BPF program does.
- */
-static void test_bpf_lookup_over_packing(void)
-{
-	struct encoder *enc = encoder__new(ENCODER_ROW16);
-	struct shards *s = row16_packer();
-	struct unwind_table *pad = table_new(6000, 10), *t = table_new(1000, 7);
-	const struct shards_placement *pl;
-	struct unw_row *flat = calloc(2 * UNW_SHARD_ROWS, sizeof(*flat));
-	struct unw_exec *ex = calloc(1, sizeof(*ex));
-	int bad = 0;
-
-	CHECK_EQ_INT(encoder__geometry(enc)->row_bytes, sizeof(struct unw_row));
-	CHECK_EQ_INT(encoder__geometry(enc)->index_bytes, sizeof(struct unw_exec));
-	shards__add_table(s, "pad", 3, pad); /* 60000 rows: t straddles two shards */
-	pl = shards__add_table(s, "t", 1, t);
-	CHECK(pl && pl->nr_chunks == 2);
-	for (size_t i = 0; pl && i < pl->nr_chunks; i++) {
-		const struct shards_chunk *c = &pl->chunks[i];
-
-		CHECK_EQ_INT(encoder__rows(enc, t, c, &flat[c->shard * UNW_SHARD_ROWS]), 0);
-	}
-	CHECK_EQ_INT(encoder__index(enc, pl, ex), 0);
-	CHECK_EQ_INT(ex->nr_chunks, 2);
-	CHECK_EQ_INT(ex->chunks[1].pc_hi, UINT32_MAX);
-	for (uint32_t key = 0xff0; key < t->rows[t->nr_rows - 1].pc + 64; key += 2) {
-		long want = expected_row(t, key), ci = unw_exec__find_chunk(ex, key), got = -1;
-
-		if (ci >= 0) {
-			const struct unw_chunk *c = &ex->chunks[ci];
-			long r = unw_rows__search(&flat[c->shard * UNW_SHARD_ROWS], c->low, c->high,
-						  key);
-
-			got = r < 0 ? -1 : (long)pl->chunks[ci].first_row + (r - (long)c->low);
-			/* The row found holds the rule the builder made. */
-			if (r >= 0 && got >= 0 &&
-			    (flat[c->shard * UNW_SHARD_ROWS + r].cfa_off != t->rows[got].cfa_off ||
-			     flat[c->shard * UNW_SHARD_ROWS + r].cfa != t->rows[got].cfa))
-				bad++;
-		}
-		if (got != want)
-			bad++;
-	}
-	CHECK_EQ_INT(bad, 0);
-	free(flat);
-	free(ex);
-	shards__free(s);
-	encoder__free(enc);
-	table_free(pad);
 	table_free(t);
 }
 
@@ -296,44 +279,44 @@ static void test_mapping_search(void)
 /* The CFA and frame pointer rules of the x86_64 rows, as the walker applies them. */
 static void test_row_rules(void)
 {
-	struct unw_row r = { .cfa = UNW_CFA_SP, .cfa_off = 16 };
+	struct unw_rule r = { .cfa = UNW_CFA_SP, .cfa_off = 16 };
 	const uint64_t sp = 0x7ffc1000, bp = 0x7ffc2000;
 	int deref;
 
-	CHECK_EQ_INT(unw_row__cfa(&r, 0x1000, sp, bp, &deref), sp + 16);
+	CHECK_EQ_INT(unw_rule__cfa(&r, 0x1000, sp, bp, &deref), sp + 16);
 	CHECK_EQ_INT(deref, 0);
 	r.cfa = UNW_CFA_FP;
 	r.cfa_off = -8;
-	CHECK_EQ_INT(unw_row__cfa(&r, 0x1000, sp, bp, &deref), bp - 8);
+	CHECK_EQ_INT(unw_rule__cfa(&r, 0x1000, sp, bp, &deref), bp - 8);
 	/* PLT: rsp + 8, plus 8 from the 11th byte of each 16-byte entry on. */
 	r.cfa = UNW_CFA_PLT;
 	r.cfa_off = 8;
 	r.aux_off = 11;
-	CHECK_EQ_INT(unw_row__cfa(&r, 0x1000 + 10, sp, bp, &deref), sp + 8);
-	CHECK_EQ_INT(unw_row__cfa(&r, 0x1000 + 11, sp, bp, &deref), sp + 16);
+	CHECK_EQ_INT(unw_rule__cfa(&r, 0x1000 + 10, sp, bp, &deref), sp + 8);
+	CHECK_EQ_INT(unw_rule__cfa(&r, 0x1000 + 11, sp, bp, &deref), sp + 16);
 	/* *(rbp - 8) + 16: gcc's stack realignment. */
 	r.cfa = UNW_CFA_DEREF_FP;
 	r.cfa_off = -8;
 	r.aux_off = 16;
-	CHECK_EQ_INT(unw_row__cfa(&r, 0x1000, sp, bp, &deref), bp - 8);
+	CHECK_EQ_INT(unw_rule__cfa(&r, 0x1000, sp, bp, &deref), bp - 8);
 	CHECK_EQ_INT(deref, 1);
 	r.cfa = UNW_CFA_END;
-	CHECK_EQ_INT(unw_row__cfa(&r, 0x1000, sp, bp, &deref), 0);
-	CHECK(!unw_row__usable(&r));
+	CHECK_EQ_INT(unw_rule__cfa(&r, 0x1000, sp, bp, &deref), 0);
+	CHECK(!unw_rule__usable(&r));
 	r.cfa = UNW_CFA_SP;
 	r.fp = UNW_FP_AT_CFA;
 	r.fp_off = -16;
-	CHECK(unw_row__usable(&r));
-	CHECK_EQ_INT(unw_row__fp_addr(&r, sp + 16, sp, bp), sp);
-	CHECK_EQ_INT(unw_row__ra_addr(&r, sp + 16, sp), sp + 8);
-	CHECK(!unw_row__signal(&r));
+	CHECK(unw_rule__usable(&r));
+	CHECK_EQ_INT(unw_rule__fp_addr(&r, sp + 16, sp, bp), sp);
+	CHECK_EQ_INT(unw_rule__ra_addr(&r, sp + 16, sp), sp + 8);
+	CHECK(!unw_rule__signal(&r));
 	r.fp = UNW_FP_UNCHANGED;
-	CHECK_EQ_INT(unw_row__fp_addr(&r, sp + 16, sp, bp), 0);
+	CHECK_EQ_INT(unw_rule__fp_addr(&r, sp + 16, sp, bp), 0);
 	r.fp = UNW_FP_UNSUPPORTED;
-	CHECK(!unw_row__usable(&r));
+	CHECK(!unw_rule__usable(&r));
 	r.fp = UNW_FP_UNCHANGED;
 	r.ra = UNW_RA_UNDEFINED;
-	CHECK(unw_row__usable(&r));
+	CHECK(unw_rule__usable(&r));
 	CHECK(unw_hash__add(UNW_HASH_INIT, 0x1234) != unw_hash__add(UNW_HASH_INIT, 0x1235));
 }
 
@@ -346,43 +329,43 @@ static void test_row_rules(void)
  */
 static void test_signal_frame_step(void)
 {
-	const struct unw_row r = { .cfa = UNW_CFA_SIGNAL,
-				   .cfa_off = 160,
-				   .fp = UNW_FP_AT_SP,
-				   .fp_off = 120,
-				   .ra = UNW_RA_AT_SP,
-				   .aux_off = 168 };
+	const struct unw_rule r = { .cfa = UNW_CFA_SIGNAL,
+				    .cfa_off = 160,
+				    .fp = UNW_FP_AT_SP,
+				    .fp_off = 120,
+				    .ra = UNW_RA_AT_SP,
+				    .aux_off = 168 };
 	uint64_t frame[64] = { 0 };
 	const uint64_t sp = (uint64_t)(uintptr_t)frame;
 	uint64_t cfa, fp_addr, ra_addr;
-	struct unw_row bad = r;
+	struct unw_rule bad = r;
 	int deref;
 
 	frame[160 / 8] = sp + 0x1000; /* the interrupted rsp */
 	frame[120 / 8] = sp + 0x1230; /* its rbp */
 	frame[168 / 8] = 0x401234;    /* its rip */
-	CHECK(unw_row__usable(&r));
-	CHECK(unw_row__signal(&r));
-	cfa = unw_row__cfa(&r, 0x1000, sp, 0xdead, &deref);
+	CHECK(unw_rule__usable(&r));
+	CHECK(unw_rule__signal(&r));
+	cfa = unw_rule__cfa(&r, 0x1000, sp, 0xdead, &deref);
 	CHECK_EQ_INT(deref, 1);
 	CHECK_EQ_INT(cfa, sp + 160);
 	/* the pc's offset is not added to the CFA read */
-	cfa = *(uint64_t *)(uintptr_t)cfa + unw_row__cfa_add(&r);
+	cfa = *(uint64_t *)(uintptr_t)cfa + unw_rule__cfa_add(&r);
 	CHECK_EQ_INT(cfa, sp + 0x1000);
-	fp_addr = unw_row__fp_addr(&r, cfa, sp, 0xdead);
-	ra_addr = unw_row__ra_addr(&r, cfa, sp);
+	fp_addr = unw_rule__fp_addr(&r, cfa, sp, 0xdead);
+	ra_addr = unw_rule__ra_addr(&r, cfa, sp);
 	CHECK_EQ_INT(fp_addr, sp + 120);
 	CHECK_EQ_INT(ra_addr, sp + 168);
 	CHECK_EQ_INT(*(uint64_t *)(uintptr_t)fp_addr, sp + 0x1230);
 	CHECK_EQ_INT(*(uint64_t *)(uintptr_t)ra_addr, 0x401234);
 	/* the rules of a signal frame only come together */
 	bad.ra = UNW_RA_AT_CFA;
-	CHECK(!unw_row__usable(&bad));
+	CHECK(!unw_rule__usable(&bad));
 	bad = r;
 	bad.cfa = UNW_CFA_DEREF_SP;
-	CHECK(!unw_row__usable(&bad));
-	CHECK_EQ_INT(unw_row__cfa_add(&bad), 168);
-	CHECK(!unw_row__signal(&bad));
+	CHECK(!unw_rule__usable(&bad));
+	CHECK_EQ_INT(unw_rule__cfa_add(&bad), 168);
+	CHECK(!unw_rule__signal(&bad));
 }
 
 int main(void)
@@ -392,7 +375,7 @@ int main(void)
 	RUN(test_cap_leaves_rows_unplaced);
 	RUN(test_dedup_by_build_id);
 	RUN(test_placements_stay_valid);
-	RUN(test_bpf_lookup_over_packing);
+	RUN(test_split_between_pages);
 	RUN(test_mapping_search);
 	RUN(test_row_rules);
 	RUN(test_signal_frame_step);

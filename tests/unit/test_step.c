@@ -55,18 +55,18 @@ static void put(struct mem *m, int word, __u64 val)
 	m->words[word] = val;
 }
 
-static struct unw_row row_sp(__s32 cfa_off)
+static struct unw_rule row_sp(__s32 cfa_off)
 {
-	return (struct unw_row){ .cfa = UNW_CFA_SP, .cfa_off = cfa_off };
+	return (struct unw_rule){ .cfa = UNW_CFA_SP, .cfa_off = cfa_off };
 }
 
-static const struct unw_row row_bottom = { .cfa = UNW_CFA_SP,
-					   .cfa_off = 16,
-					   .ra = UNW_RA_UNDEFINED };
-static const struct unw_row row_end = { .cfa = UNW_CFA_END };
+static const struct unw_rule row_bottom = { .cfa = UNW_CFA_SP,
+					    .cfa_off = 16,
+					    .ra = UNW_RA_UNDEFINED };
+static const struct unw_rule row_end = { .cfa = UNW_CFA_END };
 
 /* Steps once: returns whether the walk goes on; *flags accumulates. */
-static int step(struct unw_frame *f, const struct unw_row *r, struct mem *m, __u32 *flags)
+static int step(struct unw_frame *f, const struct unw_rule *r, struct mem *m, __u32 *flags)
 {
 	return unw_step_native(f, r, 0, m, flags);
 }
@@ -165,7 +165,7 @@ static void test_end_row_falls_back(void)
 /* An unsupported rule falls back too, with its own reason. */
 static void test_unsupported_row_falls_back(void)
 {
-	struct unw_row r = { .cfa = UNW_CFA_UNSUPPORTED, .reason = UNW_R_CFA_EXPRESSION };
+	struct unw_rule r = { .cfa = UNW_CFA_UNSUPPORTED, .reason = UNW_R_CFA_EXPRESSION };
 	struct mem m = {};
 	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .fp = 0 };
 	__u32 flags = 0;
@@ -178,7 +178,7 @@ static void test_unsupported_row_falls_back(void)
 /* A return address of 0 ends the stack: the bottom, however it was reached. */
 static void test_zero_return_address(void)
 {
-	struct unw_row r = row_sp(8);
+	struct unw_rule r = row_sp(8);
 	struct mem m = {};
 	struct unw_frame f = { .pc = 0x401000, .sp = at(0) };
 	__u32 flags = 0;
@@ -193,7 +193,7 @@ static void test_zero_return_address(void)
 /* A row whose CFA is not above sp would loop: the walk stops. */
 static void test_row_no_progress(void)
 {
-	struct unw_row r = row_sp(0);
+	struct unw_rule r = row_sp(0);
 	struct mem m = {};
 	struct unw_frame f = { .pc = 0x401000, .sp = at(4) };
 	__u32 flags = 0;
@@ -205,9 +205,9 @@ static void test_row_no_progress(void)
 
 #if !UNW_ARCH_AARCH64
 
-static struct unw_row row_fp_based(__s32 cfa_off, __s16 fp_off)
+static struct unw_rule row_fp_based(__s32 cfa_off, __s16 fp_off)
 {
-	return (struct unw_row){
+	return (struct unw_rule){
 		.cfa = UNW_CFA_FP, .cfa_off = cfa_off, .fp = UNW_FP_AT_CFA, .fp_off = fp_off
 	};
 }
@@ -221,7 +221,7 @@ static void test_x86_chain(void)
 {
 	struct mem m = {};
 	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .fp = 0x1234 };
-	struct unw_row leaf = row_sp(8), pushed = row_sp(16), framed = row_fp_based(16, -16);
+	struct unw_rule leaf = row_sp(8), pushed = row_sp(16), framed = row_fp_based(16, -16);
 	__u32 flags = 0;
 
 	put(&m, 0, 0x402005); /* leaf's return address, at CFA - 8 */
@@ -252,11 +252,11 @@ static void test_x86_chain(void)
 /* gcc's stack realignment (main with AVX locals): CFA = *(rbp - 8), rbp at rbp + 0. */
 static void test_x86_realigned(void)
 {
-	struct unw_row r = { .cfa = UNW_CFA_DEREF_FP,
-			     .cfa_off = -8,
-			     .aux_off = 0,
-			     .fp = UNW_FP_AT_FP,
-			     .fp_off = 0 };
+	struct unw_rule r = { .cfa = UNW_CFA_DEREF_FP,
+			      .cfa_off = -8,
+			      .aux_off = 0,
+			      .fp = UNW_FP_AT_FP,
+			      .fp_off = 0 };
 	struct mem m = {};
 	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .fp = at(4) };
 	__u32 flags = 0;
@@ -273,7 +273,7 @@ static void test_x86_realigned(void)
 /* A PLT stub: CFA = rsp + 8, + 8 once the stub has pushed its index (rip & 15 >= 11). */
 static void test_x86_plt(void)
 {
-	struct unw_row r = { .cfa = UNW_CFA_PLT, .cfa_off = 8, .aux_off = 11 };
+	struct unw_rule r = { .cfa = UNW_CFA_PLT, .cfa_off = 8, .aux_off = 11 };
 	struct mem m = {};
 	struct unw_frame f = { .pc = 0x401020, .sp = at(0) };
 	__u32 flags = 0;
@@ -294,12 +294,12 @@ static void test_x86_plt(void)
  */
 static void test_x86_signal_frame(void)
 {
-	struct unw_row r = { .cfa = UNW_CFA_SIGNAL,
-			     .cfa_off = 160,
-			     .fp = UNW_FP_AT_SP,
-			     .fp_off = 120,
-			     .ra = UNW_RA_AT_SP,
-			     .aux_off = 168 };
+	struct unw_rule r = { .cfa = UNW_CFA_SIGNAL,
+			      .cfa_off = 160,
+			      .fp = UNW_FP_AT_SP,
+			      .fp_off = 120,
+			      .ra = UNW_RA_AT_SP,
+			      .aux_off = 168 };
 	struct mem m = {};
 	struct unw_frame f = { .pc = 0x7f0000001000, .sp = at(0) };
 	__u32 flags = 0;
@@ -318,17 +318,17 @@ static void test_x86_signal_frame(void)
 /* The link register is no x86_64 rule: a row that says so is not followed. */
 static void test_x86_lr_rule_unusable(void)
 {
-	struct unw_row r = { .cfa = UNW_CFA_SP, .cfa_off = 16, .ra = UNW_RA_LR };
+	struct unw_rule r = { .cfa = UNW_CFA_SP, .cfa_off = 16, .ra = UNW_RA_LR };
 
-	CHECK(!unw_row__usable(&r));
+	CHECK(!unw_rule__usable(&r));
 }
 
 #else /* aarch64 */
 
 /* A frame that saved the caller's fp at CFA + fp_off (stp x29, x30). */
-static struct unw_row row_sp_fp(__s32 cfa_off, __s16 fp_off)
+static struct unw_rule row_sp_fp(__s32 cfa_off, __s16 fp_off)
 {
-	return (struct unw_row){
+	return (struct unw_rule){
 		.cfa = UNW_CFA_SP, .cfa_off = cfa_off, .fp = UNW_FP_AT_CFA, .fp_off = fp_off
 	};
 }
@@ -341,8 +341,8 @@ static struct unw_row row_sp_fp(__s32 cfa_off, __s16 fp_off)
  */
 static void test_arm64_chain(void)
 {
-	struct unw_row leaf = { .cfa = UNW_CFA_SP, .cfa_off = 0, .ra = UNW_RA_LR };
-	struct unw_row framed = row_sp_fp(32, -32);
+	struct unw_rule leaf = { .cfa = UNW_CFA_SP, .cfa_off = 0, .ra = UNW_RA_LR };
+	struct unw_rule framed = row_sp_fp(32, -32);
 	struct mem m = {};
 	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .fp = at(0), .lr = 0x402004 };
 	__u32 flags = 0;
@@ -370,12 +370,12 @@ static void test_arm64_chain(void)
  */
 static void test_arm64_lr_outside_leaf(void)
 {
-	struct unw_row r = { .cfa = UNW_CFA_SP, .cfa_off = 16, .ra = UNW_RA_LR };
+	struct unw_rule r = { .cfa = UNW_CFA_SP, .cfa_off = 16, .ra = UNW_RA_LR };
 	struct mem m = {};
 	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .lr = 0 };
 	__u32 flags = 0;
 
-	CHECK(unw_row__usable(&r));
+	CHECK(unw_rule__usable(&r));
 	CHECK_EQ_INT(step(&f, &r, &m, &flags), 0);
 	CHECK_EQ_INT(m.last, UNW_E_RA_READ);
 }
@@ -383,7 +383,7 @@ static void test_arm64_lr_outside_leaf(void)
 /* The saved x30 is at CFA + aux_off, not at CFA - 8 as on x86_64. */
 static void test_arm64_ra_offset(void)
 {
-	struct unw_row r = row_sp_fp(48, -48);
+	struct unw_rule r = row_sp_fp(48, -48);
 	struct mem m = {};
 	struct unw_frame f = { .pc = 0x401000, .sp = at(0) };
 	__u32 flags = 0;
