@@ -258,8 +258,9 @@ struct walk_saved {
 /* Per-CPU scratch: the stack being built and the copy of the stack top. */
 struct scratch {
 	struct unw_ustack stack;
-	__u64 sp0; /* user address of copy[0] */
-	__u64 copy_len;
+	__u64 sp0;	/* user address of copy[0] */
+	__u64 copy_len; /* bytes copied */
+	__u64 copy_max; /* bytes the copy may grow to (stack_grow) */
 	struct walk_saved saved;
 	/* The reasons this sample met (bit per enum unw_err), counted once each at its end. */
 	__u32 errs;
@@ -278,7 +279,8 @@ struct scratch {
 	__u64 rb_end;	/* the end of its VM stack */
 	__u64 py_frame; /* the next Python frame to write: the cursor of the Python unwinder */
 	__u8 py_buf[PY_FRAME_READ]; /* the start of the Python frame being read */
-	__u8 copy[UNW_STACK_COPY + 8];
+	/* Twice the copy: a read that grows it is bounded by its start and its length. */
+	__u8 copy[2 * UNW_STACK_COPY];
 };
 
 struct {
@@ -398,11 +400,39 @@ static __always_inline void event_send_hold(__u32 type, __u32 pid, __u64 addr, i
 		bpf_send_signal(SIGCONT);
 }
 
-/* A word of the user stack: from the copy when it holds it, else read. */
+/*
+ * The copy of the stack top grows as the walk reads deeper: it starts with
+ * the first UNW_STACK_FIRST bytes, and a read past them copies twice as much
+ * again, up to copy_max. Most samples need a few hundred bytes of stack; a
+ * copy of all UNW_STACK_COPY bytes would be most of their cost. 0, or -1
+ * when the stack could not be read (the copy then stops growing).
+ */
+static __always_inline int stack_grow(struct scratch *sc, __u64 need)
+{
+	__u64 have = sc->copy_len, want = have * 2, n;
+
+	if (want < need)
+		want = need;
+	if (want > sc->copy_max)
+		want = sc->copy_max;
+	n = (want - have) & (UNW_STACK_COPY | (UNW_STACK_COPY - 1));
+	have &= UNW_STACK_COPY - 1;
+	if (n == 0 || n > UNW_STACK_COPY ||
+	    bpf_probe_read_user(&sc->copy[have], n, (void *)(sc->sp0 + have))) {
+		sc->copy_max = sc->copy_len;
+		return -1;
+	}
+	sc->copy_len = have + n;
+	return 0;
+}
+
+/* A word of the user stack: from the copy when it holds it (grown when it may), else read. */
 static __always_inline int stack_read(struct scratch *sc, __u64 addr, __u64 *val)
 {
 	__u64 off = addr - sc->sp0;
 
+	if (addr >= sc->sp0 && off + 8 > sc->copy_len && off + 8 <= sc->copy_max)
+		stack_grow(sc, off + 8);
 	if (addr >= sc->sp0 && off + 8 <= sc->copy_len) {
 		*val = *(__u64 *)&sc->copy[off & (UNW_STACK_COPY - 1)];
 		return 0;
@@ -411,10 +441,12 @@ static __always_inline int stack_read(struct scratch *sc, __u64 addr, __u64 *val
 }
 
 /*
- * Copies the top of the user stack: up to UNW_STACK_COPY bytes, ending on a
- * page boundary, and not past the end of the main thread's stack mapping
- * (the page holding the environment strings) when sp is in it: a read that
- * runs into unmapped memory fails whole, and costs more than the copy.
+ * Starts the copy of the top of the user stack: it may grow to UNW_STACK_COPY
+ * bytes, ending on a page boundary, and not past the end of the main
+ * thread's stack mapping (the page holding the environment strings) when sp
+ * is in it: a read that runs into unmapped memory fails whole, and costs
+ * more than the copy. When the first bytes cannot be read, the rest of sp's
+ * page is tried.
  */
 static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
 {
@@ -429,20 +461,13 @@ static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
 		len = end - sp;
 	if (len > UNW_STACK_COPY)
 		len = UNW_STACK_COPY;
-	len &= UNW_STACK_COPY | (UNW_STACK_COPY - 1);
-	if (len > UNW_STACK_COPY || len == 0)
+	sc->copy_max = len;
+	if (stack_grow(sc, len < UNW_STACK_FIRST ? len : UNW_STACK_FIRST) == 0)
 		return;
-	if (bpf_probe_read_user(sc->copy, len, (void *)sp) == 0) {
-		sc->copy_len = len;
-		return;
-	}
-	len = page - (sp & (page - 1));
-	len &= (page - 1) | page;
-	if (len > page)
-		return;
-	if (bpf_probe_read_user(sc->copy, len, (void *)sp) == 0)
-		sc->copy_len = len;
-	else
+	sc->copy_max = page - (sp & (page - 1));
+	if (sc->copy_max > len)
+		sc->copy_max = len;
+	if (stack_grow(sc, sc->copy_max))
 		err_inc(UNW_E_STACK_COPY);
 }
 

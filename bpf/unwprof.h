@@ -146,7 +146,8 @@ struct unw_exec {
 #define UNW_DEPTH_MAX 512	 /* user frames per sample */
 #define UNW_USTACK_SHORT 128	 /* frames of the stacks kept in the map of short stacks */
 #define UNW_KSTACK_DEPTH 127	 /* kernel frames per sample */
-#define UNW_STACK_COPY 8192	 /* bytes of user stack copied at once */
+#define UNW_STACK_COPY 8192	 /* bytes of user stack copied, at most */
+#define UNW_STACK_FIRST 1024	 /* bytes of it copied first */
 #define UNW_COMM_LEN 16
 
 _Static_assert((UNW_SHARD_ROWS & (UNW_SHARD_ROWS - 1)) == 0, "masked shard indexes");
@@ -155,6 +156,7 @@ _Static_assert(UNW_SHARD_ROWS >= UNW_PAGE_BYTES, "a page's rows fit a shard");
 _Static_assert((UNW_DEPTH_MAX & (UNW_DEPTH_MAX - 1)) == 0, "masked frame indexes");
 _Static_assert(UNW_USTACK_SHORT <= UNW_DEPTH_MAX, "short stacks");
 _Static_assert((UNW_STACK_COPY & (UNW_STACK_COPY - 1)) == 0, "masked stack copy length");
+_Static_assert(UNW_STACK_FIRST <= UNW_STACK_COPY, "first stack copy");
 _Static_assert(UNW_RULES_MAX <= 1u << UNW_ROW_RULE_BITS, "rule indexes fit a row");
 
 /*

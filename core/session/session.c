@@ -793,6 +793,9 @@ static void session__size_maps(struct session *s)
 	if (procs < s->opts.nr_pids + 16)
 		procs = s->opts.nr_pids + 16;
 	bpf_map__set_max_entries(k->maps.shards, s->opts.fp_only ? 1 : s->opts.max_shards);
+	/* The index of the tables: none without them. */
+	bpf_map__set_max_entries(k->maps.pages, s->opts.fp_only ? 1 : UNW_PAGES_MAX);
+	bpf_map__set_max_entries(k->maps.rules, s->opts.fp_only ? 1 : UNW_RULES_MAX);
 	bpf_map__set_max_entries(k->maps.execs, s->max_execs);
 	bpf_map__set_max_entries(k->maps.files, s->max_execs * 2);
 	bpf_map__set_max_entries(k->maps.procs, procs);
