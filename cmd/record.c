@@ -6,7 +6,6 @@
 #include <argp.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
@@ -483,68 +482,6 @@ static int check_pids(const struct record_args *args)
 			return -ESRCH;
 		}
 	}
-	return 0;
-}
-
-/* The user who ran sudo */
-
-static int env_id(const char *name, unsigned int *id)
-{
-	const char *v = getenv(name);
-	char *end;
-	unsigned long n;
-
-	if (!v || !*v)
-		return -ENOENT;
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	if (errno || *end || n >= UINT_MAX) {
-		pr_err("%s: '%s' is not a user or group id", name, v);
-		return -EINVAL;
-	}
-	*id = (unsigned int)n;
-	return 0;
-}
-
-/*
- * Under sudo (root, SUDO_UID and SUDO_GID set, not root themselves), the
- * invoking user and their supplementary groups, as initgroups would set them.
- */
-static int invoker_init(struct invoker *inv)
-{
-	const char *user = getenv("SUDO_USER");
-	unsigned int uid, gid;
-	int n = 0, err;
-
-	if (geteuid() != 0)
-		return 0;
-	err = env_id("SUDO_UID", &uid);
-	if (!err)
-		err = env_id("SUDO_GID", &gid);
-	if (err)
-		return err == -ENOENT ? 0 : err;
-	if (uid == 0)
-		return 0;
-	inv->uid = uid;
-	inv->gid = gid;
-	if (user && *user && getgrouplist(user, gid, NULL, &n) < 0 && n > 0) {
-		inv->groups = calloc(n, sizeof(*inv->groups));
-		if (!inv->groups)
-			return -ENOMEM;
-		if (getgrouplist(user, gid, inv->groups, &n) < 0)
-			n = 0;
-	}
-	if (n <= 0) {
-		free(inv->groups);
-		inv->groups = malloc(sizeof(*inv->groups));
-		if (!inv->groups)
-			return -ENOMEM;
-		inv->groups[0] = gid;
-		n = 1;
-	}
-	inv->nr_groups = n;
-	inv->set = true;
-	pr_debug("running as uid %u gid %u with %d groups under sudo", uid, gid, n);
 	return 0;
 }
 
@@ -1127,7 +1064,7 @@ static int record_init(struct record *rec)
 	if (!err)
 		err = check_pids(rec->args);
 	if (!err)
-		err = invoker_init(&rec->invoker);
+		err = invoker__init(&rec->invoker);
 	if (!err && rec->args->stats_json)
 		err = stats_open(rec);
 	if (!err)
@@ -1155,7 +1092,7 @@ static void record_free(struct record *rec)
 	outfile__close(rec->stats_out, false);
 	free(rec->main_file);
 	launch__free(rec->launch);
-	free(rec->invoker.groups);
+	invoker__exit(&rec->invoker);
 	for (size_t i = 0; rec->pidfds && i < rec->args->nr_pids; i++)
 		if (rec->pidfds[i] >= 0)
 			close(rec->pidfds[i]);

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "../core/profile/formats.h"
+#include "../core/record/invoker.h"
 #include "../core/session/session.h"
 
 struct record_args {
@@ -37,18 +38,6 @@ struct record_args {
 	size_t count_map_entries; /* 0: the session's default */
 	bool as_root;		  /* under sudo, run COMMAND as root, not as the invoking user */
 	char **command;		  /* NULL-terminated, NULL when none */
-};
-
-/*
- * Under sudo, the user who ran it: a launched command runs as that user and
- * the output files belong to them.
- */
-struct invoker {
-	bool set;
-	uid_t uid;
-	gid_t gid;
-	gid_t *groups; /* supplementary groups, from SUDO_USER */
-	int nr_groups;
 };
 
 /* Where each sample that BPF took ended up: the parts add up to the samples. */
