@@ -10,14 +10,12 @@
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
-#include <poll.h>
 #include <search.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -430,102 +428,6 @@ const char *record_base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
-/* Checks before anything is created */
-
-/* The process of thread tid (Tgid in /proc/TID/status); 0 when there is no such thread. */
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], line[128];
-	FILE *f;
-	int tgid = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
-/* -t: the processes of the threads become the targets, each once. */
-static int resolve_tids(struct record_args *args)
-{
-	for (size_t i = 0; i < args->nr_tids; i++) {
-		pid_t tgid = tgid_of(args->tids[i]), *n;
-		size_t j = 0;
-
-		if (tgid <= 0) {
-			pr_err("thread %d: no such thread", (int)args->tids[i]);
-			return -ESRCH;
-		}
-		while (j < args->nr_pids && args->pids[j] != tgid)
-			j++;
-		if (j < args->nr_pids)
-			continue;
-		n = reallocarray(args->pids, args->nr_pids + 1, sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		args->pids = n;
-		n[args->nr_pids++] = tgid;
-	}
-	return 0;
-}
-
-static int check_pids(const struct record_args *args)
-{
-	for (size_t i = 0; i < args->nr_pids; i++) {
-		if (kill(args->pids[i], 0) < 0 && errno == ESRCH) {
-			pr_err("pid %d: no such process", (int)args->pids[i]);
-			return -ESRCH;
-		}
-	}
-	return 0;
-}
-
-/* -p targets: a pidfd each, so that a pid reused after the exit is not mistaken for it */
-
-static int targets_watch(struct record *rec)
-{
-	const struct record_args *args = rec->args;
-
-	if (!args->nr_pids)
-		return 0;
-	rec->pidfds = calloc(args->nr_pids, sizeof(*rec->pidfds));
-	if (!rec->pidfds)
-		return -ENOMEM;
-	for (size_t i = 0; i < args->nr_pids; i++) {
-		rec->pidfds[i] = (int)syscall(SYS_pidfd_open, args->pids[i], 0);
-		if (rec->pidfds[i] < 0 && errno == ESRCH) {
-			pr_err("pid %d: no such process", (int)args->pids[i]);
-			return -ESRCH;
-		}
-		/* Kernels before 5.3: no pidfd, the run goes on to its end. */
-		if (rec->pidfds[i] < 0)
-			pr_debug("pid %d: no pidfd: %s", (int)args->pids[i], strerror(errno));
-	}
-	return 0;
-}
-
-/* True once every -p target has exited: nothing is left to sample. */
-static bool targets_exited(struct record *rec)
-{
-	const struct record_args *args = rec->args;
-	struct pollfd pfd = { .events = POLLIN };
-
-	if (!rec->pidfds || rec->targets_gone)
-		return rec->targets_gone;
-	for (size_t i = 0; i < args->nr_pids; i++) {
-		pfd.fd = rec->pidfds[i];
-		if (pfd.fd < 0 || poll(&pfd, 1, 0) != 1)
-			return false;
-	}
-	rec->targets_gone = true;
-	return true;
-}
-
 /* Signals */
 
 /*
@@ -791,8 +693,8 @@ static struct session *record_session_new(struct record *rec)
 {
 	const struct record_args *args = rec->args;
 	struct session_opts opts = {
-		.pids = rec->child ? &rec->child : args->pids,
-		.nr_pids = rec->child ? 1 : args->nr_pids,
+		.pids = rec->child ? &rec->child : rec->targets.pids,
+		.nr_pids = rec->child ? 1 : rec->targets.nr,
 		.system_wide = args->all,
 		/* -a -- COMMAND: everything is sampled, and nothing is held */
 		.follow_children = rec->child != 0 && !args->all,
@@ -822,13 +724,13 @@ static struct session *record_session_new(struct record *rec)
 
 static int add_targets(struct record *rec)
 {
-	const struct record_args *args = rec->args;
+	const struct pid_targets *t = &rec->targets;
 	int err;
 
-	for (size_t i = 0; i < args->nr_pids; i++) {
-		err = session__add_process(rec->session, args->pids[i]);
+	for (size_t i = 0; i < t->nr; i++) {
+		err = session__add_process(rec->session, t->pids[i]);
 		if (err) {
-			pr_err("pid %d: cannot profile it: %s", (int)args->pids[i], strerror(-err));
+			pr_err("pid %d: cannot profile it: %s", (int)t->pids[i], strerror(-err));
 			return err;
 		}
 	}
@@ -898,11 +800,11 @@ static int record_setup(struct record *rec)
 	err = rec->launch ? launch__exec(rec->launch) : add_targets(rec);
 	if (!err && rec->child)
 		err = session__add_process(rec->session, rec->child);
-	if (!err && (rec->child || rec->args->nr_pids == 1))
-		rec->main_file = exe_path(rec->child ? rec->child : rec->args->pids[0]);
+	if (!err && (rec->child || rec->targets.nr == 1))
+		rec->main_file = exe_path(rec->child ? rec->child : rec->targets.pids[0]);
 	if (!err)
 		err = check_interrupted();
-	if (!err && (rec->child || rec->args->nr_pids))
+	if (!err && (rec->child || rec->targets.nr))
 		step_done(&t,
 			  rec->child ?
 				  "command started, held at its exec, its unwind tables loaded" :
@@ -1003,7 +905,7 @@ static int record_loop(struct record *rec)
 	rec->start_ns = (uint64_t)wall.tv_sec * 1000000000ULL + (uint64_t)wall.tv_nsec;
 	print_start(rec);
 
-	while (!exiting && !rec->err && !child_exited(rec) && !targets_exited(rec)) {
+	while (!exiting && !rec->err && !child_exited(rec) && !pid_targets__exited(&rec->targets)) {
 		timeout = POLL_MS;
 		if (rec->args->duration > 0) {
 			left = rec->args->duration - (now() - start);
@@ -1060,15 +962,14 @@ static int record_init(struct record *rec)
 
 	err = session__check_environment();
 	if (!err)
-		err = resolve_tids(rec->args);
-	if (!err)
-		err = check_pids(rec->args);
+		err = pid_targets__init(&rec->targets, rec->args->pids, rec->args->nr_pids,
+					rec->args->tids, rec->args->nr_tids);
 	if (!err)
 		err = invoker__init(&rec->invoker);
 	if (!err && rec->args->stats_json)
 		err = stats_open(rec);
 	if (!err)
-		err = targets_watch(rec);
+		err = pid_targets__watch(&rec->targets);
 	if (err)
 		return err;
 	rec->profile = profile__new();
@@ -1093,10 +994,7 @@ static void record_free(struct record *rec)
 	free(rec->main_file);
 	launch__free(rec->launch);
 	invoker__exit(&rec->invoker);
-	for (size_t i = 0; rec->pidfds && i < rec->args->nr_pids; i++)
-		if (rec->pidfds[i] >= 0)
-			close(rec->pidfds[i]);
-	free(rec->pidfds);
+	pid_targets__exit(&rec->targets);
 	proc_names__free(rec->names);
 }
 

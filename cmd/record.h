@@ -13,10 +13,11 @@
 
 #include "../core/profile/formats.h"
 #include "../core/record/invoker.h"
+#include "../core/record/pids.h"
 #include "../core/session/session.h"
 
 struct record_args {
-	pid_t *pids; /* -p, or the processes of the -t threads */
+	pid_t *pids; /* -p */
 	size_t nr_pids;
 	pid_t *tids; /* -t */
 	size_t nr_tids;
@@ -61,15 +62,14 @@ struct record {
 	struct launch *launch;	   /* the launched command, NULL when none */
 	pid_t child;		   /* its pid, 0 when none */
 	double elapsed;
-	double t0;		   /* monotonic time of the start, for -v's timings */
-	bool progress;		   /* stderr is a terminal and no --quiet: a live count */
-	uint64_t peak_rss;	   /* bytes, once the output is written */
-	uint64_t start_ns;	   /* wall clock at the start of sampling */
-	char *main_file;	   /* executable of the launched command or of a single -p pid */
-	struct outfile *out;	   /* the profile: -o FILE or stdout */
-	struct outfile *stats_out; /* --stats-json FILE */
-	int *pidfds;		   /* of the -p targets, readable once they exited */
-	bool targets_gone;	   /* every -p target exited: the run ended early */
+	double t0;		    /* monotonic time of the start, for -v's timings */
+	bool progress;		    /* stderr is a terminal and no --quiet: a live count */
+	uint64_t peak_rss;	    /* bytes, once the output is written */
+	uint64_t start_ns;	    /* wall clock at the start of sampling */
+	char *main_file;	    /* executable of the launched command or of a single -p pid */
+	struct outfile *out;	    /* the profile: -o FILE or stdout */
+	struct outfile *stats_out;  /* --stats-json FILE */
+	struct pid_targets targets; /* -p's processes, or -t's: watched until they exit */
 	bool command_ended; /* the launched command was still running at the end: unwprof ended it */
 	bool ended_at_duration; /* ...at -d, not because unwprof got a signal */
 	struct invoker invoker;

@@ -177,7 +177,7 @@ void record_print_summary(const struct record *rec)
 	const struct session_stats st = shown_stats(rec);
 
 	fprintf(stderr, "unwprof: recorded %.1f s%s\n", rec->elapsed,
-		rec->targets_gone      ? " (every target exited)" :
+		rec->targets.gone      ? " (every target exited)" :
 		rec->ended_at_duration ? " (the command was still running: ended at -d)" :
 					 "");
 	uint64_t user = user_samples(rec, &st);
