@@ -90,6 +90,9 @@ int pid_targets__watch(struct pid_targets *t)
 	t->pidfds = calloc(t->nr, sizeof(*t->pidfds));
 	if (!t->pidfds)
 		return -ENOMEM;
+	/* Those after a target found gone stay -1: pid_targets__exit() closes no fd 0. */
+	for (size_t i = 0; i < t->nr; i++)
+		t->pidfds[i] = -1;
 	for (size_t i = 0; i < t->nr; i++) {
 		t->pidfds[i] = (int)syscall(SYS_pidfd_open, t->pids[i], 0);
 		if (t->pidfds[i] < 0 && errno == ESRCH) {
