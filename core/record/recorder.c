@@ -16,14 +16,12 @@
 
 #include "recorder.h"
 #include "invoker.h"
+#include "output.h"
 #include "pids.h"
 #include "../util/common.h"
 #include "../util/log.h"
 #include "../session/failures.h"
-#include "../profile/flamegraph.h"
-#include "../profile/folded.h"
 #include "../profile/outfile.h"
-#include "../profile/pprof.h"
 #include "../profile/profile.h"
 #include "../symbols/symbolize.h"
 #include "../targets/launch.h"
@@ -54,9 +52,6 @@ struct recorder {
 	bool command_ended; /* the launched command was still running at the end: unwprof ended it */
 	struct recorder_result result;
 };
-
-/* The writer of each output format (core/profile/formats.h names them). */
-typedef int (*output_writer)(FILE *f, const struct recorder *r);
 
 static volatile sig_atomic_t exiting;
 static volatile sig_atomic_t exit_signal;
@@ -275,72 +270,13 @@ static int open_output(struct recorder *r)
 	return 0;
 }
 
-static int write_folded(FILE *f, const struct recorder *r)
-{
-	struct folded_opts opts = {
-		.pid = r->opts.pid_prefix,
-		.tid = r->opts.tid_prefix,
-		.kernel = !r->opts.no_kernel,
-	};
-
-	return folded__write(f, r->profile, &opts);
-}
-
-static int write_pprof(FILE *f, const struct recorder *r)
-{
-	struct pprof_write_opts opts = {
-		.meta = {
-			.start_ns = r->start_ns,
-			.duration_ns = (uint64_t)(r->result.elapsed * 1e9),
-			.period_ns = 1000000000ULL / r->opts.freq,
-		},
-		.main_file = r->main_file,
-		.no_kernel = r->opts.no_kernel,
-	};
-
-	return pprof__write(f, r->profile, &opts);
-}
-
-/* The flame graph's title: the command line of the run, as far as it says what was profiled. */
-static void svg_title(const struct recorder_opts *o, char *title, size_t size)
-{
-	if (o->command)
-		snprintf(title, size, "unwprof record %s-- %s", o->all ? "-a " : "", o->command[0]);
-	else if (o->all)
-		snprintf(title, size, "unwprof record -a");
-	else if (o->nr_tids)
-		snprintf(title, size, "unwprof record -t %d%s", (int)o->tids[0],
-			 o->nr_tids > 1 ? ",..." : "");
-	else
-		snprintf(title, size, "unwprof record -p %d%s", (int)o->pids[0],
-			 o->nr_pids > 1 ? ",..." : "");
-}
-
-static int write_svg(FILE *f, const struct recorder *r)
-{
-	char title[PATH_MAX + 64], subtitle[128];
-	struct flamegraph_opts opts = {
-		.title = title,
-		.subtitle = subtitle,
-		.pid = r->opts.pid_prefix,
-		.tid = r->opts.tid_prefix,
-		.kernel = !r->opts.no_kernel,
-	};
-
-	svg_title(&r->opts, title, sizeof(title));
-	snprintf(subtitle, sizeof(subtitle), "%" PRIu64 " samples at %u Hz in %.1f s",
-		 profile__total(r->profile), r->opts.freq, r->result.elapsed);
-	return flamegraph__write(f, r->profile, &opts);
-}
-
-static const output_writer writers[OUT_NR] = {
-	[OUT_FOLDED] = write_folded,
-	[OUT_PPROF] = write_pprof,
-	[OUT_SVG] = write_svg,
-};
-
 static int write_profile(struct recorder *r)
 {
+	const struct record_output_run run = {
+		.start_ns = r->start_ns,
+		.elapsed = r->result.elapsed,
+		.main_file = r->main_file,
+	};
 	int err;
 
 	err = symbolizer__symbolize_profile(r->symbolizer, r->profile);
@@ -348,7 +284,7 @@ static int write_profile(struct recorder *r)
 		pr_err("symbolizing the profile: %s", strerror(-err));
 		return err;
 	}
-	err = writers[r->opts.format](outfile__stream(r->out), r);
+	err = record_output__write(outfile__stream(r->out), r->profile, &r->opts, &run);
 	if (err)
 		pr_err("%s: cannot write: %s", outfile__name(r->out), strerror(-err));
 	return err;
