@@ -1,49 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * unwprof record: profile processes (-p), the whole system (-a) or a command
- * it launches, then write folded stacks and print a summary.
+ * it launches. Here its options, and the lines it prints while it runs; the
+ * run is core/record/recorder.c's, the summary cmd/record_summary.c's.
  */
 #include <argp.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <grp.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
 #include <math.h>
-#include <poll.h>
-#include <search.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "record.h"
 #include "../core/util/common.h"
-#include "../core/session/failures.h"
-#include "../core/profile/flamegraph.h"
 #include "../core/profile/formats.h"
-#include "../core/profile/folded.h"
-#include "../core/util/json.h"
-#include "../core/targets/launch.h"
 #include "../core/util/log.h"
-#include "../core/profile/outfile.h"
-#include "../core/profile/pprof.h"
-#include "../core/targets/procfs.h"
-#include "../core/targets/procmaps.h"
-#include "../core/targets/procnames.h"
-#include "../core/profile/profile.h"
-#include "../core/session/session.h"
-#include "../core/symbols/symbolize.h"
+#include "../core/record/recorder.h"
 
 #define DEFAULT_FREQ 99
 #define MAX_FREQ 10000
-#define POLL_MS 100
 /* 48 bytes an entry in the kernel: 4M entries are about 200 MiB, plenty. */
 #define MAX_COUNT_MAP_ENTRIES (1L << 22)
 
@@ -60,12 +40,6 @@ enum {
 	OPT_AS_ROOT,
 	OPT_CALL_GRAPH,
 };
-
-/* The writer of each output format (core/profile/formats.h names them). */
-typedef int (*output_writer)(FILE *f, const struct record *rec);
-
-static volatile sig_atomic_t exiting;
-static volatile sig_atomic_t exit_signal;
 
 static const char record_doc[] =
 	"Sample the CPU with perf events and unwind every user stack in BPF with DWARF "
@@ -157,34 +131,25 @@ static const struct argp_option record_options[] = {
 
 /* Options */
 
-static int write_folded(FILE *f, const struct record *rec);
-static int write_pprof(FILE *f, const struct record *rec);
-static int write_svg(FILE *f, const struct record *rec);
-
-static const output_writer writers[OUT_NR] = {
-	[OUT_FOLDED] = write_folded,
-	[OUT_PPROF] = write_pprof,
-	[OUT_SVG] = write_svg,
-};
-
 /*
  * The format -o FILE's name says. A device or FIFO (/dev/null, a pipe) has
  * no extension to go by: folded, which any of them can take.
  */
 static void output_format_of(struct argp_state *state, struct record_args *args)
 {
+	struct recorder_opts *o = &args->opts;
 	struct stat st;
 
-	if (args->format_set || !args->output || strcmp(args->output, "-") == 0)
+	if (args->format_set || !o->output || strcmp(o->output, "-") == 0)
 		return;
-	if (out_format__from_path(args->output, &args->format) == 0)
+	if (out_format__from_path(o->output, &o->format) == 0)
 		return;
-	if (stat(args->output, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+	if (stat(o->output, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return;
 	argp_error(state,
 		   "-o %s: the format cannot be told from the name: give --format folded, pprof "
 		   "or svg, or a name ending in %s",
-		   args->output, out_format__extensions);
+		   o->output, out_format__extensions);
 }
 
 static int parse_pid(const char *s, pid_t *pid)
@@ -224,7 +189,7 @@ static void parse_pids(struct argp_state *state, int key, pid_t **ids, size_t *n
 }
 
 static void parse_number(struct argp_state *state, int key, const char *arg,
-			 struct record_args *args)
+			 struct recorder_opts *o)
 {
 	char *end;
 	double d;
@@ -235,30 +200,30 @@ static void parse_number(struct argp_state *state, int key, const char *arg,
 		d = strtod(arg, &end);
 		if (errno || end == arg || *end || !isfinite(d) || d <= 0)
 			argp_error(state, "-d: '%s' is not a positive number of seconds", arg);
-		args->duration = d;
+		o->duration = d;
 		return;
 	}
 	v = strtol(arg, &end, 10);
 	if (key == 'F') {
 		if (errno || end == arg || *end || v < 1 || v > MAX_FREQ)
 			argp_error(state, "-F: '%s' is not a frequency in 1..%d Hz", arg, MAX_FREQ);
-		args->freq = (unsigned int)v;
+		o->freq = (unsigned int)v;
 		return;
 	}
 	if (key == OPT_MAX_SHARDS) {
 		if (errno || end == arg || *end || v < 1)
 			argp_error(state, "--max-shards: '%s' is not a positive number", arg);
-		args->max_shards = (size_t)v;
+		o->max_shards = (size_t)v;
 		return;
 	}
 	if (errno || end == arg || *end || v < 1 || v > MAX_COUNT_MAP_ENTRIES)
 		argp_error(state, "--count-map-entries: '%s' is not a number in 1..%ld", arg,
 			   MAX_COUNT_MAP_ENTRIES);
-	args->count_map_entries = (size_t)v;
+	o->count_map_entries = (size_t)v;
 }
 
 /* -C 0,2-3: a list of CPUs and ranges, kept sorted and distinct. */
-static void parse_cpus(struct argp_state *state, struct record_args *args, const char *arg)
+static void parse_cpus(struct argp_state *state, struct recorder_opts *o, const char *arg)
 {
 	const char *s = arg;
 	char *end;
@@ -279,17 +244,17 @@ static void parse_cpus(struct argp_state *state, struct record_args *args, const
 			size_t i = 0;
 			int *n;
 
-			while (i < args->nr_cpus && args->cpus[i] < c)
+			while (i < o->nr_cpus && o->cpus[i] < c)
 				i++;
-			if (i < args->nr_cpus && args->cpus[i] == c)
+			if (i < o->nr_cpus && o->cpus[i] == c)
 				continue;
-			n = reallocarray(args->cpus, args->nr_cpus + 1, sizeof(*n));
+			n = reallocarray(o->cpus, o->nr_cpus + 1, sizeof(*n));
 			if (!n)
 				argp_failure(state, EXIT_FAIL, ENOMEM, "-C");
-			args->cpus = n;
-			memmove(&n[i + 1], &n[i], (args->nr_cpus - i) * sizeof(*n));
+			o->cpus = n;
+			memmove(&n[i + 1], &n[i], (o->nr_cpus - i) * sizeof(*n));
 			n[i] = (int)c;
-			args->nr_cpus++;
+			o->nr_cpus++;
 		}
 		if (!*end)
 			return;
@@ -297,49 +262,50 @@ static void parse_cpus(struct argp_state *state, struct record_args *args, const
 	}
 }
 
-static void check_args(struct argp_state *state, struct record_args *args)
+static void check_args(struct argp_state *state, struct recorder_opts *o)
 {
 	int targets;
 
 	/* perf record -C: every process on those CPUs, when no other target is given */
-	if (args->nr_cpus && !args->nr_pids && !args->command)
-		args->all = true;
-	if (args->nr_tids && args->nr_pids)
+	if (o->nr_cpus && !o->nr_pids && !o->command)
+		o->all = true;
+	if (o->nr_tids && o->nr_pids)
 		argp_error(state, "-t and -p cannot be combined: give the threads with -t alone");
-	targets = (args->nr_pids > 0 || args->nr_tids > 0) + args->all + (args->command != NULL);
+	targets = (o->nr_pids > 0 || o->nr_tids > 0) + o->all + (o->command != NULL);
 	if (targets == 0)
 		argp_error(state, "no target: give -p PID, -t TID, -a, or -- COMMAND");
-	if (args->nr_tids && targets > 1)
+	if (o->nr_tids && targets > 1)
 		argp_error(state, "-t cannot be combined with -a or a COMMAND: give one target");
-	if (args->nr_pids && targets > 1)
+	if (o->nr_pids && targets > 1)
 		argp_error(state, "-p cannot be combined with -a or a COMMAND: give one target");
-	if (args->as_root && !args->command)
+	if (o->as_root && !o->command)
 		argp_error(state, "--as-root: only with a COMMAND to launch");
 }
 
 static error_t record_parse(int key, char *arg, struct argp_state *state)
 {
 	struct record_args *args = state->input;
+	struct recorder_opts *o = &args->opts;
 
 	switch (key) {
 	case 'p':
-		parse_pids(state, 'p', &args->pids, &args->nr_pids, arg);
+		parse_pids(state, 'p', &o->pids, &o->nr_pids, arg);
 		return 0;
 	case 't':
-		parse_pids(state, 't', &args->tids, &args->nr_tids, arg);
+		parse_pids(state, 't', &o->tids, &o->nr_tids, arg);
 		return 0;
 	case 'a':
-		args->all = true;
+		o->all = true;
 		return 0;
 	case 'C':
-		parse_cpus(state, args, arg);
+		parse_cpus(state, o, arg);
 		return 0;
 	case 'g':
 		return 0;
 	case OPT_CALL_GRAPH:
 		/* perf's "dwarf,8192": the stack size is perf's business */
 		if (strcmp(arg, "fp") == 0)
-			args->fp_only = true;
+			o->fp_only = true;
 		else if (strcmp(arg, "dwarf") && strncmp(arg, "dwarf,", 6))
 			argp_error(state,
 				   "--call-graph: '%s' is not dwarf or fp (lbr is not supported)",
@@ -349,52 +315,52 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case 'F':
 	case OPT_MAX_SHARDS:
 	case OPT_COUNT_MAP_ENTRIES:
-		parse_number(state, key, arg, args);
+		parse_number(state, key, arg, o);
 		return 0;
 	case 'o':
-		args->output = arg;
+		o->output = arg;
 		return 0;
 	case OPT_PID:
-		args->pid_prefix = true;
+		o->pid_prefix = true;
 		return 0;
 	case OPT_TID:
-		args->tid_prefix = true;
+		o->tid_prefix = true;
 		return 0;
 	case OPT_NO_KERNEL:
-		args->no_kernel = true;
+		o->no_kernel = true;
 		return 0;
 	case OPT_FP_ONLY:
-		args->fp_only = true;
+		o->fp_only = true;
 		return 0;
 	case OPT_QUIET:
 		args->quiet = true;
 		return 0;
 	case OPT_AS_ROOT:
-		args->as_root = true;
+		o->as_root = true;
 		return 0;
 	case OPT_STATS_JSON:
-		args->stats_json = arg;
+		o->stats_json = arg;
 		return 0;
 	case OPT_FORMAT:
-		if (out_format__parse(arg, &args->format))
+		if (out_format__parse(arg, &o->format))
 			argp_error(state, "--format: '%s' is not folded, pprof or svg", arg);
 		args->format_set = true;
 		return 0;
 	case ARGP_KEY_ARG:
 		/* The command and its arguments: the rest of argv, options included. */
-		args->command = &state->argv[state->next - 1];
+		o->command = &state->argv[state->next - 1];
 		state->next = state->argc;
 		return 0;
 	case ARGP_KEY_END:
-		check_args(state, args);
+		check_args(state, o);
 		output_format_of(state, args);
-		if (out_format__binary(args->format) &&
-		    (!args->output || strcmp(args->output, "-") == 0) && isatty(STDOUT_FILENO))
+		if (out_format__binary(o->format) && (!o->output || strcmp(o->output, "-") == 0) &&
+		    isatty(STDOUT_FILENO))
 			argp_error(
 				state,
 				"--format %s is binary and stdout is a terminal: give -o FILE or "
 				"redirect stdout",
-				out_format__name(args->format));
+				out_format__name(o->format));
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -414,15 +380,7 @@ static const struct argp record_argp = {
 	.children = record_children,
 };
 
-/* Helpers */
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+/* Printing */
 
 const char *record_base_name(const char *path)
 {
@@ -431,794 +389,80 @@ const char *record_base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
-/* Checks before anything is created */
-
-/* The process of thread tid (Tgid in /proc/TID/status); 0 when there is no such thread. */
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], line[128];
-	FILE *f;
-	int tgid = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
-/* -t: the processes of the threads become the targets, each once. */
-static int resolve_tids(struct record_args *args)
-{
-	for (size_t i = 0; i < args->nr_tids; i++) {
-		pid_t tgid = tgid_of(args->tids[i]), *n;
-		size_t j = 0;
-
-		if (tgid <= 0) {
-			pr_err("thread %d: no such thread", (int)args->tids[i]);
-			return -ESRCH;
-		}
-		while (j < args->nr_pids && args->pids[j] != tgid)
-			j++;
-		if (j < args->nr_pids)
-			continue;
-		n = reallocarray(args->pids, args->nr_pids + 1, sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		args->pids = n;
-		n[args->nr_pids++] = tgid;
-	}
-	return 0;
-}
-
-static int check_pids(const struct record_args *args)
-{
-	for (size_t i = 0; i < args->nr_pids; i++) {
-		if (kill(args->pids[i], 0) < 0 && errno == ESRCH) {
-			pr_err("pid %d: no such process", (int)args->pids[i]);
-			return -ESRCH;
-		}
-	}
-	return 0;
-}
-
-/* The user who ran sudo */
-
-static int env_id(const char *name, unsigned int *id)
-{
-	const char *v = getenv(name);
-	char *end;
-	unsigned long n;
-
-	if (!v || !*v)
-		return -ENOENT;
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	if (errno || *end || n >= UINT_MAX) {
-		pr_err("%s: '%s' is not a user or group id", name, v);
-		return -EINVAL;
-	}
-	*id = (unsigned int)n;
-	return 0;
-}
-
-/*
- * Under sudo (root, SUDO_UID and SUDO_GID set, not root themselves), the
- * invoking user and their supplementary groups, as initgroups would set them.
- */
-static int invoker_init(struct invoker *inv)
-{
-	const char *user = getenv("SUDO_USER");
-	unsigned int uid, gid;
-	int n = 0, err;
-
-	if (geteuid() != 0)
-		return 0;
-	err = env_id("SUDO_UID", &uid);
-	if (!err)
-		err = env_id("SUDO_GID", &gid);
-	if (err)
-		return err == -ENOENT ? 0 : err;
-	if (uid == 0)
-		return 0;
-	inv->uid = uid;
-	inv->gid = gid;
-	if (user && *user && getgrouplist(user, gid, NULL, &n) < 0 && n > 0) {
-		inv->groups = calloc(n, sizeof(*inv->groups));
-		if (!inv->groups)
-			return -ENOMEM;
-		if (getgrouplist(user, gid, inv->groups, &n) < 0)
-			n = 0;
-	}
-	if (n <= 0) {
-		free(inv->groups);
-		inv->groups = malloc(sizeof(*inv->groups));
-		if (!inv->groups)
-			return -ENOMEM;
-		inv->groups[0] = gid;
-		n = 1;
-	}
-	inv->nr_groups = n;
-	inv->set = true;
-	pr_debug("running as uid %u gid %u with %d groups under sudo", uid, gid, n);
-	return 0;
-}
-
-/* -p targets: a pidfd each, so that a pid reused after the exit is not mistaken for it */
-
-static int targets_watch(struct record *rec)
-{
-	const struct record_args *args = rec->args;
-
-	if (!args->nr_pids)
-		return 0;
-	rec->pidfds = calloc(args->nr_pids, sizeof(*rec->pidfds));
-	if (!rec->pidfds)
-		return -ENOMEM;
-	for (size_t i = 0; i < args->nr_pids; i++) {
-		rec->pidfds[i] = (int)syscall(SYS_pidfd_open, args->pids[i], 0);
-		if (rec->pidfds[i] < 0 && errno == ESRCH) {
-			pr_err("pid %d: no such process", (int)args->pids[i]);
-			return -ESRCH;
-		}
-		/* Kernels before 5.3: no pidfd, the run goes on to its end. */
-		if (rec->pidfds[i] < 0)
-			pr_debug("pid %d: no pidfd: %s", (int)args->pids[i], strerror(errno));
-	}
-	return 0;
-}
-
-/* True once every -p target has exited: nothing is left to sample. */
-static bool targets_exited(struct record *rec)
-{
-	const struct record_args *args = rec->args;
-	struct pollfd pfd = { .events = POLLIN };
-
-	if (!rec->pidfds || rec->targets_gone)
-		return rec->targets_gone;
-	for (size_t i = 0; i < args->nr_pids; i++) {
-		pfd.fd = rec->pidfds[i];
-		if (pfd.fd < 0 || poll(&pfd, 1, 0) != 1)
-			return false;
-	}
-	rec->targets_gone = true;
-	return true;
-}
-
-/* Signals */
-
-/*
- * The first signal ends the run; a second one removes the temporary files
- * and kills unwprof at once (the kernel releases every BPF object and perf
- * event with the process).
- */
-static void on_signal(int sig)
-{
-	if (!exiting) {
-		exiting = 1;
-		exit_signal = sig;
-		return;
-	}
-	outfile__unlink_all();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
-/* Output */
-
-static struct outfile_opts outfile_opts_of(const struct record *rec)
-{
-	/* Under sudo, the files written belong to the user who ran it. */
-	return (struct outfile_opts){
-		.set_owner = rec->invoker.set,
-		.uid = rec->invoker.uid,
-		.gid = rec->invoker.gid,
-	};
-}
-
-/* --stats-json FILE: created (unnamed) before the run, so that it fails before, not after. */
-static int stats_open(struct record *rec)
-{
-	struct outfile_opts opts = outfile_opts_of(rec);
-
-	rec->stats_out = outfile__open(rec->args->stats_json, &opts);
-	return rec->stats_out ? 0 : -errno;
-}
-
-static int output_open(struct record *rec)
-{
-	struct outfile_opts opts = outfile_opts_of(rec);
-
-	rec->out = outfile__open(rec->args->output, &opts);
-	if (!rec->out)
-		return -errno;
-	if (out_format__binary(rec->args->format) && outfile__is_tty(rec->out)) {
-		pr_err("%s: a terminal: %s is binary, write it to a file", outfile__name(rec->out),
-		       out_format__name(rec->args->format));
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int write_folded(FILE *f, const struct record *rec)
-{
-	struct folded_opts opts = {
-		.pid = rec->args->pid_prefix,
-		.tid = rec->args->tid_prefix,
-		.kernel = !rec->args->no_kernel,
-	};
-
-	return folded__write(f, rec->profile, &opts);
-}
-
-static int write_pprof(FILE *f, const struct record *rec)
-{
-	struct pprof_write_opts opts = {
-		.meta = {
-			.start_ns = rec->start_ns,
-			.duration_ns = (uint64_t)(rec->elapsed * 1e9),
-			.period_ns = 1000000000ULL / rec->args->freq,
-		},
-		.main_file = rec->main_file,
-		.no_kernel = rec->args->no_kernel,
-	};
-
-	return pprof__write(f, rec->profile, &opts);
-}
-
-static int write_svg(FILE *f, const struct record *rec)
-{
-	const struct record_args *args = rec->args;
-	char title[PATH_MAX + 64], subtitle[128];
-	struct flamegraph_opts opts = {
-		.title = title,
-		.subtitle = subtitle,
-		.pid = args->pid_prefix,
-		.tid = args->tid_prefix,
-		.kernel = !args->no_kernel,
-	};
-
-	if (args->command)
-		snprintf(title, sizeof(title), "unwprof record %s-- %s", args->all ? "-a " : "",
-			 args->command[0]);
-	else if (args->all)
-		snprintf(title, sizeof(title), "unwprof record -a");
-	else if (args->nr_tids)
-		snprintf(title, sizeof(title), "unwprof record -t %d%s", (int)args->tids[0],
-			 args->nr_tids > 1 ? ",..." : "");
-	else
-		snprintf(title, sizeof(title), "unwprof record -p %d%s", (int)args->pids[0],
-			 args->nr_pids > 1 ? ",..." : "");
-	snprintf(subtitle, sizeof(subtitle), "%" PRIu64 " samples at %u Hz in %.1f s",
-		 profile__total(rec->profile), args->freq, rec->elapsed);
-	return flamegraph__write(f, rec->profile, &opts);
-}
-
-static int write_profile(struct record *rec)
-{
-	const struct record_args *args = rec->args;
-	int err;
-
-	err = symbolizer__symbolize_profile(rec->symbolizer, rec->profile);
-	if (err) {
-		pr_err("symbolizing the profile: %s", strerror(-err));
-		return err;
-	}
-	err = writers[args->format](outfile__stream(rec->out), rec);
-	if (err)
-		pr_err("%s: cannot write: %s", outfile__name(rec->out), strerror(-err));
-	return err;
-}
-
-/* Session callbacks */
-
-static void on_sample(void *ctx, const struct session_sample *s)
-{
-	struct record *rec = ctx;
-	struct profile_stack st = {
-		.pid = s->pid,
-		.tid = s->tid,
-		.comm = proc_names__get(rec->names, s->pid, s->tid, s->comm),
-		.thread = s->comm,
-		.flags = s->flags,
-		.user_addrs = s->user_pcs,
-		.nr_user = s->nr_user,
-		.kernel_addrs = s->kernel_pcs,
-		.nr_kernel = rec->args->no_kernel ? 0 : s->nr_kernel,
-	};
-	int err = symbolizer__add_stack(rec->symbolizer, rec->profile, &st, s->count);
-
-	if (s->flags & SAMPLE_FP)
-		rec->outcomes.fp += s->count;
-	else if (s->flags & SAMPLE_COMPLETE)
-		rec->outcomes.walked += s->count;
-	else if (!s->nr_user && (s->flags & SAMPLE_KERNEL) && s->pid == 0)
-		rec->outcomes.idle += s->count;
-	else if (!s->nr_user && (s->flags & SAMPLE_KERNEL))
-		rec->outcomes.kernel += s->count;
-	else
-		rec->outcomes.failed += s->count;
-	if (err && !rec->err)
-		rec->err = err;
-}
-
-static void on_process(void *ctx, const struct procmaps *maps)
-{
-	struct record *rec = ctx;
-	int err = symbolizer__add_process(rec->symbolizer, maps);
-
-	proc_names__forget(rec->names, (uint32_t)maps->pid);
-	if (err && !rec->err)
-		rec->err = err;
-}
-
-static void on_python(void *ctx, uint32_t pid, const struct py_runtime *pr, uint64_t bias)
-{
-	struct record *rec = ctx;
-	int err = symbolizer__add_python(rec->symbolizer, pid, pr, bias);
-
-	if (err && err != -ENOENT && err != -ESRCH)
-		pr_info("process %u: its Python frames cannot be named: %s", pid, strerror(-err));
-}
-
-static void on_python_code(void *ctx, const struct unw_py_code_event *e, size_t size)
-{
-	struct record *rec = ctx;
-
-	symbolizer__python_code(rec->symbolizer, e, size);
-}
-
-static void on_ruby(void *ctx, uint32_t pid, const struct rb_runtime *rr, uint64_t bias)
-{
-	struct record *rec = ctx;
-	int err = symbolizer__add_ruby(rec->symbolizer, pid, rr, bias);
-
-	if (err && err != -ENOENT && err != -ESRCH)
-		pr_info("process %u: its Ruby frames cannot be named: %s", pid, strerror(-err));
-}
-
-static void on_ruby_iseq(void *ctx, uint32_t pid, uint64_t iseq, uint64_t where)
-{
-	struct record *rec = ctx;
-
-	symbolizer__ruby_iseq(rec->symbolizer, pid, iseq, where);
-}
-
-static void on_process_exit(void *ctx, uint32_t pid)
-{
-	struct record *rec = ctx;
-	int err = symbolizer__end_process(rec->symbolizer, rec->profile, pid);
-
-	proc_names__forget(rec->names, pid);
-	if (err && !rec->err)
-		rec->err = err;
-}
-
-/* Samples of pid stopped at pc: counted under the file the pc is in. */
-static void on_failure(void *ctx, uint32_t pid, uint64_t pc, unsigned int reason, uint64_t n)
-{
-	struct record *rec = ctx;
-	struct symbol_info info = {};
-	int err;
-
-	/* no user stack: idle CPUs and kernel threads, counted apart, are no failure */
-	if (!pc && reason == record_no_user_reason())
-		return;
-	if (pc)
-		symbolizer__lookup(rec->symbolizer, pid, pc, &info);
-	err = failures__add(rec->failures, pc ? info.file : "[before the walk]", reason, n);
-	if (err && !rec->err)
-		rec->err = err;
-}
-
-/* Launching a command */
-
-/* Forks the command, held before its exec; under sudo it will run as the invoking user. */
-static int record_launch(struct record *rec)
-{
-	const struct invoker *inv = &rec->invoker;
-	struct launch_opts opts = {
-		.argv = rec->args->command,
-		.set_user = inv->set && !rec->args->as_root,
-		.uid = inv->uid,
-		.gid = inv->gid,
-		.groups = inv->groups,
-		.nr_groups = inv->nr_groups,
-		/* the profile goes to stdout: the command's output must not mix with it */
-		.stdout_to_stderr = !rec->args->output || strcmp(rec->args->output, "-") == 0,
-	};
-
-	rec->launch = launch__new(&opts);
-	if (!rec->launch)
-		return -errno;
-	rec->child = launch__pid(rec->launch);
-	return 0;
-}
-
-/* Session setup */
-
-static struct session *record_session_new(struct record *rec)
-{
-	const struct record_args *args = rec->args;
-	struct session_opts opts = {
-		.pids = rec->child ? &rec->child : args->pids,
-		.nr_pids = rec->child ? 1 : args->nr_pids,
-		.system_wide = args->all,
-		/* -a -- COMMAND: everything is sampled, and nothing is held */
-		.follow_children = rec->child != 0 && !args->all,
-		.hold_new_code = rec->child != 0 && !args->all,
-		.freq = args->freq,
-		.cpus = args->cpus,
-		.nr_cpus = args->nr_cpus,
-		.tids = args->tids,
-		.nr_tids = args->nr_tids,
-		.fp_only = args->fp_only,
-		.kernel_stacks = !args->no_kernel,
-		.max_shards = args->max_shards,
-		.count_map_entries = args->count_map_entries,
-		.on_sample = on_sample,
-		.on_process = on_process,
-		.on_exit = on_process_exit,
-		.on_python = on_python,
-		.on_python_code = on_python_code,
-		.on_ruby = on_ruby,
-		.on_ruby_iseq = on_ruby_iseq,
-		.on_failure = on_failure,
-		.ctx = rec,
-	};
-
-	return session__new(&opts);
-}
-
-static int add_targets(struct record *rec)
-{
-	const struct record_args *args = rec->args;
-	int err;
-
-	for (size_t i = 0; i < args->nr_pids; i++) {
-		err = session__add_process(rec->session, args->pids[i]);
-		if (err) {
-			pr_err("pid %d: cannot profile it: %s", (int)args->pids[i], strerror(-err));
-			return err;
-		}
-	}
-	return 0;
-}
-
-/* The executable of pid as its mappings name it: pprof puts its mapping first. */
-static char *exe_path(pid_t pid)
-{
-	char link[64], buf[PATH_MAX];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	n = readlink(link, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	return strdup(buf);
-}
-
-/* Loading can take seconds: a signal meanwhile ends the run before sampling. */
-static int check_interrupted(void)
-{
-	if (!exiting)
-		return 0;
-	pr_err("interrupted while loading the unwind tables: nothing recorded");
-	return -EINTR;
-}
-
-/* -v: a step of the startup done, and how long it took. */
-static void step_done(double *t, const char *what)
-{
-	double n = now();
-
-	pr_info("%s: %.0f ms", what, (n - *t) * 1e3);
-	*t = n;
-}
-
-/*
- * new → load → targets → attach; a launched command is released to exec
- * after load, added at its exec stop, and let go once sampling runs.
- */
-static int record_setup(struct record *rec)
-{
-	double t = now();
-	int err;
-
-	if (rec->args->command) {
-		err = record_launch(rec);
-		if (err)
-			return err;
-	}
-	rec->session = record_session_new(rec);
-	if (!rec->session) {
-		err = -errno;
-		pr_err("cannot create the BPF session: %s", strerror(errno));
-		goto cleanup;
-	}
-	step_done(&t, "BPF maps sized and opened");
-	err = session__load(rec->session);
-	/* Checked before the exec too: a Ctrl-C at the terminal has ended the command. */
-	if (!err)
-		err = check_interrupted();
-	if (err)
-		goto cleanup;
-	step_done(&t, "BPF programs loaded and verified, the tables known so far built");
-	err = rec->launch ? launch__exec(rec->launch) : add_targets(rec);
-	if (!err && rec->child)
-		err = session__add_process(rec->session, rec->child);
-	if (!err && (rec->child || rec->args->nr_pids == 1))
-		rec->main_file = exe_path(rec->child ? rec->child : rec->args->pids[0]);
-	if (!err)
-		err = check_interrupted();
-	if (!err && (rec->child || rec->args->nr_pids))
-		step_done(&t,
-			  rec->child ?
-				  "command started, held at its exec, its unwind tables loaded" :
-				  "unwind tables of the targets loaded");
-	if (!err)
-		err = session__attach(rec->session);
-	if (!err)
-		step_done(&t, "perf events attached");
-	if (!err && rec->launch)
-		err = launch__detach(rec->launch);
-cleanup:
-	/* Held before its exec, or stopped at it and traced by us: only SIGKILL ends it. */
-	if (err && rec->launch)
-		launch__finish(rec->launch, SIGKILL);
-	return err;
-}
-
-/* The run */
-
-/* True once the launched command has exited; its status is kept. */
-static bool child_exited(struct record *rec)
-{
-	return rec->launch && launch__exited(rec->launch);
-}
-
-/* True when the kernel counts the run time of BPF programs. */
-static bool bpf_stats_enabled(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "re");
-	int v = 0;
-
-	if (!f)
-		return false;
-	if (fscanf(f, "%d", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v == 1;
-}
-
-/* The sampler's mean run time per sample in ns; -1 when the kernel does not count it. */
-static double bpf_ns_per_sample(const struct session *s)
-{
-	uint64_t ns, cnt;
-
-	if (!bpf_stats_enabled() || session__prog_stats(s, &ns, &cnt) || !cnt)
-		return -1;
-	return (double)ns / (double)cnt;
-}
-
 /* What is sampled, for the line that says sampling started. */
-static void print_start(const struct record *rec)
+static void print_start(void *ctx, double startup)
 {
-	const struct record_args *args = rec->args;
+	const struct recorder_opts *o = &((const struct record_args *)ctx)->opts;
 	char what[96], cpus[48] = "", until[48] = "; Ctrl-C to stop";
 
-	if (args->all && args->command)
+	if (o->all && o->command)
 		snprintf(what, sizeof(what), "every process while %s runs",
-			 record_base_name(args->command[0]));
-	else if (args->all)
+			 record_base_name(o->command[0]));
+	else if (o->all)
 		snprintf(what, sizeof(what), "every process");
-	else if (args->command)
+	else if (o->command)
 		snprintf(what, sizeof(what), "%s and its children",
-			 record_base_name(args->command[0]));
-	else if (args->nr_tids)
-		snprintf(what, sizeof(what), "%zu thread%s", args->nr_tids,
-			 args->nr_tids > 1 ? "s" : "");
+			 record_base_name(o->command[0]));
+	else if (o->nr_tids)
+		snprintf(what, sizeof(what), "%zu thread%s", o->nr_tids, o->nr_tids > 1 ? "s" : "");
 	else
-		snprintf(what, sizeof(what), "%zu process%s", args->nr_pids,
-			 args->nr_pids > 1 ? "es" : "");
-	if (args->nr_cpus)
-		snprintf(cpus, sizeof(cpus), " on %zu CPU%s", args->nr_cpus,
-			 args->nr_cpus > 1 ? "s" : "");
-	if (args->duration > 0)
-		snprintf(until, sizeof(until), " for %g s; Ctrl-C to stop sooner", args->duration);
-	if (rec->progress || log_level >= 1)
-		fprintf(stderr, "unwprof: sampling %s at %u Hz%s%s (%.0f ms to start)\n", what,
-			args->freq, cpus, until, (now() - rec->t0) * 1e3);
+		snprintf(what, sizeof(what), "%zu process%s", o->nr_pids,
+			 o->nr_pids > 1 ? "es" : "");
+	if (o->nr_cpus)
+		snprintf(cpus, sizeof(cpus), " on %zu CPU%s", o->nr_cpus,
+			 o->nr_cpus > 1 ? "s" : "");
+	if (o->duration > 0)
+		snprintf(until, sizeof(until), " for %g s; Ctrl-C to stop sooner", o->duration);
+	fprintf(stderr, "unwprof: sampling %s at %u Hz%s%s (%.0f ms to start)\n", what, o->freq,
+		cpus, until, startup * 1e3);
 }
 
 /* On a terminal, the samples taken so far, rewritten in place a few times a second. */
-static void print_progress(const struct record *rec, double elapsed)
+static void print_progress(void *ctx, uint64_t samples, double elapsed)
 {
-	struct session_stats st;
-
-	if (!rec->progress)
-		return;
-	session__stats(rec->session, &st);
-	log_status("unwprof: %" PRIu64 " samples in %.1f s", st.samples, elapsed);
-}
-
-static int record_loop(struct record *rec)
-{
-	double start = now(), left, shown = 0;
-	struct timespec wall;
-	int err = 0, stop_err, timeout;
-
-	clock_gettime(CLOCK_REALTIME, &wall);
-	rec->start_ns = (uint64_t)wall.tv_sec * 1000000000ULL + (uint64_t)wall.tv_nsec;
-	print_start(rec);
-
-	while (!exiting && !rec->err && !child_exited(rec) && !targets_exited(rec)) {
-		timeout = POLL_MS;
-		if (rec->args->duration > 0) {
-			left = rec->args->duration - (now() - start);
-			if (left <= 0)
-				break;
-			if (left * 1000 < timeout)
-				timeout = (int)(left * 1000) + 1;
-		}
-		err = session__poll(rec->session, timeout);
-		if (err == -EINTR)
-			err = 0;
-		if (err)
-			break;
-		if (now() - shown >= 0.25) {
-			shown = now();
-			print_progress(rec, shown - start);
-		}
-	}
-	log_status_end();
-	rec->elapsed = now() - start;
-	rec->command_ended = rec->launch && !launch__exited(rec->launch);
-	/* Stopped first, so that the last drain delivers every sample taken. */
-	stop_err = session__stop(rec->session);
-	if (!err)
-		err = session__drain(rec->session);
-	if (!err)
-		err = stop_err;
-	session__stats(rec->session, &rec->stats);
-	failures__sort(rec->failures);
-	rec->bpf_ns_per_sample = bpf_ns_per_sample(rec->session);
-	if (!err && rec->err) {
-		err = rec->err;
-		pr_err("recording samples: %s", strerror(-err));
-	}
-	return err;
-}
-
-/*
- * The end of the run ends what is left of the launched command's tree: the
- * signal unwprof got, or SIGTERM after a duration or once the command itself
- * exited; SIGKILL to what is still there a second later.
- */
-static void child_finish(struct record *rec)
-{
-	if (rec->launch)
-		launch__finish(rec->launch, exit_signal ? exit_signal : SIGTERM);
+	(void)ctx;
+	log_status("unwprof: %" PRIu64 " samples in %.1f s", samples, elapsed);
 }
 
 /* Main */
 
-static int record_init(struct record *rec)
-{
-	int err;
-
-	err = session__check_environment();
-	if (!err)
-		err = resolve_tids(rec->args);
-	if (!err)
-		err = check_pids(rec->args);
-	if (!err)
-		err = invoker_init(&rec->invoker);
-	if (!err && rec->args->stats_json)
-		err = stats_open(rec);
-	if (!err)
-		err = targets_watch(rec);
-	if (err)
-		return err;
-	rec->profile = profile__new();
-	rec->symbolizer = symbolizer__new(NULL);
-	rec->failures = failures__new();
-	rec->names = proc_names__new();
-	if (!rec->profile || !rec->symbolizer || !rec->failures || !rec->names) {
-		pr_err("out of memory");
-		return -ENOMEM;
-	}
-	return output_open(rec);
-}
-
-static void record_free(struct record *rec)
-{
-	session__free(rec->session);
-	failures__free(rec->failures);
-	symbolizer__free(rec->symbolizer);
-	profile__free(rec->profile);
-	outfile__close(rec->out, false);
-	outfile__close(rec->stats_out, false);
-	free(rec->main_file);
-	launch__free(rec->launch);
-	free(rec->invoker.groups);
-	for (size_t i = 0; rec->pidfds && i < rec->args->nr_pids; i++)
-		if (rec->pidfds[i] >= 0)
-			close(rec->pidfds[i]);
-	free(rec->pidfds);
-	proc_names__free(rec->names);
-}
-
 static int record_run(struct record_args *args)
 {
-	struct record rec = { .args = args, .t0 = now() };
-	int err, code = EXIT_OK;
+	bool progress = !args->quiet && isatty(STDERR_FILENO) == 1;
+	const struct recorder_hooks hooks = {
+		/* on a terminal (or with -v) a line says when sampling starts, a live count follows */
+		.started = progress || log_level >= 1 ? print_start : NULL,
+		.progress = progress ? print_progress : NULL,
+		.ctx = args,
+	};
+	struct recorder *r;
+	int err, code;
 
-	rec.progress = !args->quiet && isatty(STDERR_FILENO) == 1;
-	install_signals();
-	err = record_init(&rec);
+	r = recorder__new(&args->opts);
+	if (!r)
+		return EXIT_FAIL;
+	err = recorder__run(r, &hooks);
 	if (!err)
-		err = record_setup(&rec);
+		err = recorder__write(r);
+	if (!err && !args->quiet)
+		record_print_summary(recorder__result(r));
 	if (!err)
-		err = record_loop(&rec);
-	child_finish(&rec);
-	if (!err)
-		err = write_profile(&rec);
-	if (rec.out) {
-		int close_err = outfile__close(rec.out, !err);
-
-		rec.out = NULL;
-		if (!err)
-			err = close_err;
-	}
-	rec.ended_at_duration = rec.command_ended && !exit_signal;
-	if (rec.session && !err) {
-		/* After the output is written: its peak is part of the run's. */
-		rec.peak_rss = record_peak_rss();
-		if (!args->quiet)
-			record_print_summary(&rec);
-		if (args->stats_json)
-			err = record_write_stats(&rec);
-	}
-	/*
-	 * The command's own status when it exited by itself; 0 when the run ended
-	 * it at -d, so that a CI job can bound a profile; 128+N after a signal N.
-	 */
-	if (!err && rec.launch && !rec.ended_at_duration)
-		code = launch__exit_code(rec.launch);
-	record_free(&rec);
-	return err ? EXIT_FAIL : code;
+		err = recorder__write_stats(r, record_write_stats, args);
+	code = err ? EXIT_FAIL : recorder__exit_code(r);
+	recorder__free(r);
+	return code;
 }
 
 static int cmd_record_main(int argc, char **argv)
 {
-	struct record_args args = { .freq = DEFAULT_FREQ };
-	int ret;
+	struct record_args args = { .opts.freq = DEFAULT_FREQ };
+	int ret = EXIT_USAGE;
 
-	if (cmd_parse(&record_argp, argc, argv, &args)) {
-		free(args.pids);
-		free(args.tids);
-		free(args.cpus);
-		return EXIT_USAGE;
-	}
-	ret = record_run(&args);
-	free(args.pids);
-	free(args.tids);
-	free(args.cpus);
+	if (!cmd_parse(&record_argp, argc, argv, &args))
+		ret = record_run(&args);
+	free(args.opts.pids);
+	free(args.opts.tids);
+	free(args.opts.cpus);
 	return ret;
 }
 

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,28 +16,16 @@
 #include "../core/session/failures.h"
 #include "../core/util/json.h"
 #include "../core/util/log.h"
-#include "../core/profile/outfile.h"
-
-/* The index of the error "no-user-stack" in session_stats.errors. */
-unsigned int record_no_user_reason(void)
-{
-	struct session_stats st;
-
-	for (unsigned int i = 0; i < ARRAY_SIZE(st.errors); i++)
-		if (session__error_name(i) && strcmp(session__error_name(i), "no-user-stack") == 0)
-			return i;
-	return UINT_MAX;
-}
 
 /*
  * The stats as the summary shows them: the samples without a user stack
  * (idle, kernel threads) are not "no-user-stack" errors.
  */
-static struct session_stats shown_stats(const struct record *rec)
+static struct session_stats shown_stats(const struct recorder_result *res)
 {
-	struct session_stats st = rec->stats;
-	unsigned int r = record_no_user_reason();
-	uint64_t none = rec->outcomes.idle + rec->outcomes.kernel;
+	struct session_stats st = res->stats;
+	unsigned int r = recorder__no_user_reason();
+	uint64_t none = res->outcomes.idle + res->outcomes.kernel;
 
 	if (r < ARRAY_SIZE(st.errors))
 		st.errors[r] = st.errors[r] > none ? st.errors[r] - none : 0;
@@ -46,9 +33,9 @@ static struct session_stats shown_stats(const struct record *rec)
 }
 
 /* The samples that had a user stack to walk: the base of the shares. */
-static uint64_t user_samples(const struct record *rec, const struct session_stats *st)
+static uint64_t user_samples(const struct recorder_result *res, const struct session_stats *st)
 {
-	uint64_t none = rec->outcomes.idle + rec->outcomes.kernel;
+	uint64_t none = res->outcomes.idle + res->outcomes.kernel;
 
 	return st->samples > none ? st->samples - none : 0;
 }
@@ -61,21 +48,6 @@ static double percent(uint64_t part, uint64_t whole)
 static double mib(uint64_t bytes)
 {
 	return bytes / (1024.0 * 1024.0);
-}
-
-uint64_t record_peak_rss(void)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	uint64_t kib = 0;
-	char line[128];
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %" SCNu64 " kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib * 1024;
 }
 
 static void print_errors(const struct session_stats *st)
@@ -102,15 +74,15 @@ static void print_errors(const struct session_stats *st)
 #define FAILURES_STATS 10 /* in --stats-json */
 
 /* The files where the most walks stopped short, with the reason: where to look. */
-static void print_failures(const struct record *rec)
+static void print_failures(const struct recorder_result *res)
 {
-	size_t n = failures__count(rec->failures);
+	size_t n = failures__count(res->failures);
 
 	if (!n)
 		return;
 	fprintf(stderr, "  %-22s", "failed most in");
 	for (size_t i = 0; i < n && i < FAILURES_SHOWN; i++) {
-		const struct failure *f = failures__get(rec->failures, i);
+		const struct failure *f = failures__get(res->failures, i);
 		const char *name = session__error_name(f->reason);
 
 		fprintf(stderr, "%s%s (%s %" PRIu64 ")", i ? ", " : " ", record_base_name(f->file),
@@ -124,19 +96,19 @@ static void print_failures(const struct record *rec)
  * counted as lost. 0 when sampling stopped before the last drain, as it
  * does; shown when not, so that the parts still add up to the samples.
  */
-static int64_t not_drained(const struct record *rec, const struct session_stats *st)
+static int64_t not_drained(const struct recorder_result *res, const struct session_stats *st)
 {
-	const struct outcomes *o = &rec->outcomes;
+	const struct recorder_outcomes *o = &res->outcomes;
 
 	return (int64_t)(st->samples - o->walked - o->fp - o->failed - o->idle - o->kernel -
 			 st->lost);
 }
 
 /* Every sample in exactly one place, so that the parts add up to the samples. */
-static void print_outcomes(const struct record *rec, const struct session_stats *st)
+static void print_outcomes(const struct recorder_result *res, const struct session_stats *st)
 {
-	const struct outcomes *o = &rec->outcomes;
-	int64_t late = not_drained(rec, st);
+	const struct recorder_outcomes *o = &res->outcomes;
+	int64_t late = not_drained(res, st);
 
 	fprintf(stderr,
 		"  %-22s %10" PRIu64 " = walked %" PRIu64 " + frame pointers %" PRIu64
@@ -172,22 +144,22 @@ static void print_left_out(const struct session_stats *st)
 				lines[i].n, lines[i].why);
 }
 
-void record_print_summary(const struct record *rec)
+void record_print_summary(const struct recorder_result *res)
 {
-	const struct session_stats st = shown_stats(rec);
+	const struct session_stats st = shown_stats(res);
 
-	fprintf(stderr, "unwprof: recorded %.1f s%s\n", rec->elapsed,
-		rec->targets_gone      ? " (every target exited)" :
-		rec->ended_at_duration ? " (the command was still running: ended at -d)" :
+	fprintf(stderr, "unwprof: recorded %.1f s%s\n", res->elapsed,
+		res->targets_gone      ? " (every target exited)" :
+		res->ended_at_duration ? " (the command was still running: ended at -d)" :
 					 "");
-	uint64_t user = user_samples(rec, &st);
+	uint64_t user = user_samples(res, &st);
 
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "samples", st.samples);
-	if (rec->outcomes.idle || rec->outcomes.kernel) {
+	if (res->outcomes.idle || res->outcomes.kernel) {
 		fprintf(stderr, "  %-22s %10" PRIu64 "   (no task on the CPU)\n", "idle",
-			rec->outcomes.idle);
+			res->outcomes.idle);
 		fprintf(stderr, "  %-22s %10" PRIu64 "   (no user stack to walk)\n",
-			"kernel threads", rec->outcomes.kernel);
+			"kernel threads", res->outcomes.kernel);
 		fprintf(stderr, "  %-22s %10" PRIu64 "   (the shares below are of them)\n",
 			"with a user stack", user);
 	}
@@ -210,13 +182,13 @@ void record_print_summary(const struct record *rec)
 			"with Ruby frames", st.rb_samples, percent(st.rb_samples, user),
 			st.rb_frames);
 	print_errors(&st);
-	print_failures(rec);
-	print_outcomes(rec, &st);
+	print_failures(res);
+	print_outcomes(res, &st);
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "processes", st.processes);
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %.1f MiB (%.1f bytes a row with their index)\n",
 		"unwind rows loaded", st.rows_loaded, mib(st.bytes_loaded),
 		st.rows_loaded ? (double)st.bytes_loaded / st.rows_loaded : 0.0);
-	fprintf(stderr, "  %-22s %10.1f MiB\n", "peak RSS", mib(rec->peak_rss));
+	fprintf(stderr, "  %-22s %10.1f MiB\n", "peak RSS", mib(res->peak_rss));
 	fprintf(stderr, "  %-22s %10.1f MiB\n", "BPF map memory", mib(st.map_bytes));
 	if (st.rows_unplaced)
 		fprintf(stderr, "  %-22s %10" PRIu64 "   (raise --max-shards)\n",
@@ -271,12 +243,12 @@ static void stats_put_errors(struct json_writer *jw, const struct session_stats 
 
 /* The samples split by outcome: walked + frame_pointer + failed + lost + not_drained. */
 /* "failures": the files where the most samples failed, with the reason. */
-static void stats_put_failures(struct json_writer *jw, const struct record *rec)
+static void stats_put_failures(struct json_writer *jw, const struct recorder_result *res)
 {
 	jw_key(jw, "failures");
 	jw_array_start(jw);
-	for (size_t i = 0; i < failures__count(rec->failures) && i < FAILURES_STATS; i++) {
-		const struct failure *f = failures__get(rec->failures, i);
+	for (size_t i = 0; i < failures__count(res->failures) && i < FAILURES_STATS; i++) {
+		const struct failure *f = failures__get(res->failures, i);
 		const char *name = session__error_name(f->reason);
 
 		jw_object_start(jw);
@@ -290,34 +262,34 @@ static void stats_put_failures(struct json_writer *jw, const struct record *rec)
 	jw_array_end(jw);
 }
 
-static void stats_put_outcomes(struct json_writer *jw, const struct record *rec,
+static void stats_put_outcomes(struct json_writer *jw, const struct recorder_result *res,
 			       const struct session_stats *st)
 {
-	int64_t late = not_drained(rec, st);
+	int64_t late = not_drained(res, st);
 
 	jw_key(jw, "outcomes");
 	jw_object_start(jw);
-	stats_put_uint(jw, "walked", rec->outcomes.walked);
-	stats_put_uint(jw, "frame_pointer", rec->outcomes.fp);
-	stats_put_uint(jw, "failed", rec->outcomes.failed);
-	stats_put_uint(jw, "idle", rec->outcomes.idle);
-	stats_put_uint(jw, "kernel_threads", rec->outcomes.kernel);
+	stats_put_uint(jw, "walked", res->outcomes.walked);
+	stats_put_uint(jw, "frame_pointer", res->outcomes.fp);
+	stats_put_uint(jw, "failed", res->outcomes.failed);
+	stats_put_uint(jw, "idle", res->outcomes.idle);
+	stats_put_uint(jw, "kernel_threads", res->outcomes.kernel);
 	stats_put_uint(jw, "lost", st->lost);
 	jw_key(jw, "not_drained");
 	jw_int(jw, late);
 	jw_object_end(jw);
 }
 
-static void stats_put(struct json_writer *jw, const struct record *rec,
-		      const struct session_stats *st)
+static void stats_put(struct json_writer *jw, const struct recorder_result *res,
+		      const struct session_stats *st, unsigned int freq)
 {
-	uint64_t user = user_samples(rec, st);
+	uint64_t user = user_samples(res, st);
 
 	jw_object_start(jw);
 	stats_put_uint(jw, "schema", 3);
 	jw_key(jw, "duration_s");
-	jw_double(jw, round_to(rec->elapsed, 1000));
-	stats_put_uint(jw, "frequency_hz", rec->args->freq);
+	jw_double(jw, round_to(res->elapsed, 1000));
+	stats_put_uint(jw, "frequency_hz", freq);
 	stats_put_uint(jw, "samples", st->samples);
 	stats_put_uint(jw, "user_samples", user);
 	stats_put_share(jw, "walked", st->complete, user);
@@ -329,9 +301,9 @@ static void stats_put(struct json_writer *jw, const struct record *rec,
 	stats_put_share(jw, "ruby", st->rb_samples, user);
 	stats_put_uint(jw, "ruby_frames", st->rb_frames);
 	stats_put_errors(jw, st);
-	stats_put_failures(jw, rec);
+	stats_put_failures(jw, res);
 	stats_put_uint(jw, "lost", st->lost);
-	stats_put_outcomes(jw, rec, st);
+	stats_put_outcomes(jw, res, st);
 	stats_put_uint(jw, "processes", st->processes);
 	stats_put_uint(jw, "rows_loaded", st->rows_loaded);
 	stats_put_uint(jw, "bytes_loaded", st->bytes_loaded);
@@ -343,39 +315,35 @@ static void stats_put(struct json_writer *jw, const struct record *rec,
 	stats_put_uint(jw, "processes_gone", st->processes_gone);
 	stats_put_uint(jw, "files_replaced", st->files_replaced);
 	stats_put_uint(jw, "files_skipped", st->files_skipped);
-	stats_put_uint(jw, "peak_rss_bytes", rec->peak_rss);
+	stats_put_uint(jw, "peak_rss_bytes", res->peak_rss);
 	stats_put_uint(jw, "bpf_map_bytes", st->map_bytes);
 	jw_key(jw, "bpf_ns_per_sample");
-	if (rec->bpf_ns_per_sample >= 0)
-		jw_double(jw, round_to(rec->bpf_ns_per_sample, 10));
+	if (res->bpf_ns_per_sample >= 0)
+		jw_double(jw, round_to(res->bpf_ns_per_sample, 10));
 	else
 		jw_null(jw);
 	jw_object_end(jw);
 }
 
-/* Writes the JSON to --stats-json FILE, opened before the run, and puts it in place. */
-int record_write_stats(struct record *rec)
+int record_write_stats(FILE *f, const struct recorder_result *res, void *args)
 {
-	const struct session_stats shown = shown_stats(rec), *st = &shown;
-	struct json_writer *jw = json_writer__new(outfile__stream(rec->stats_out), true);
+	const struct recorder_opts *o = &((const struct record_args *)args)->opts;
+	const struct session_stats shown = shown_stats(res), *st = &shown;
+	struct json_writer *jw = json_writer__new(f, true);
 	int err;
 
 	if (!jw) {
 		err = -errno;
-		pr_err("%s: %s", rec->args->stats_json, strerror(errno));
-	} else {
-		stats_put(jw, rec, st);
-		errno = 0;
-		err = json_writer__free(jw);
-		/* -EIO for any failed write: the flush's errno says which (ENOSPC, EDQUOT). */
-		if (err == -EIO && errno)
-			err = -errno;
-		if (err)
-			pr_err("%s: cannot write the statistics: %s", rec->args->stats_json,
-			       strerror(-err));
+		pr_err("%s: %s", o->stats_json, strerror(errno));
+		return err;
 	}
-	if (outfile__close(rec->stats_out, !err) && !err)
-		err = -EIO;
-	rec->stats_out = NULL;
+	stats_put(jw, res, st, o->freq);
+	errno = 0;
+	err = json_writer__free(jw);
+	/* -EIO for any failed write: the flush's errno says which (ENOSPC, EDQUOT). */
+	if (err == -EIO && errno)
+		err = -errno;
+	if (err)
+		pr_err("%s: cannot write the statistics: %s", o->stats_json, strerror(-err));
 	return err;
 }
