@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,10 @@ struct symbolizer {
 	size_t nr_procs;
 	struct ksyms *ksyms;
 	bool ksyms_tried;
+	/* symbolizer__preload_kernel(): the thread reading them, into preloaded. */
+	pthread_t ksyms_thread;
+	bool ksyms_loading;
+	struct ksyms *preloaded;
 	struct symfile *vdso;
 	bool vdso_tried;
 	struct shared_index shared;
@@ -1095,15 +1100,53 @@ const struct ksym *ksyms__lookup(const struct ksyms *ks, uint64_t addr)
 	return lo ? &ks->syms[lo - 1] : NULL;
 }
 
+static void *ksyms_preload(void *arg)
+{
+	struct symbolizer *sym = arg;
+
+	sym->preloaded = ksyms__load(sym->kallsyms);
+	return NULL;
+}
+
+int symbolizer__preload_kernel(struct symbolizer *sym)
+{
+	sigset_t all, old;
+	int err;
+
+	if (sym->ksyms_tried || sym->ksyms_loading)
+		return 0;
+	/* The thread takes no signal: they are the main thread's, which waits for them. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&sym->ksyms_thread, NULL, ksyms_preload, sym);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	sym->ksyms_loading = true;
+	return 0;
+}
+
+/* The kernel's symbols, once: what the preloading thread read, or read now. */
+static void symbolizer__load_kernel(struct symbolizer *sym)
+{
+	if (sym->ksyms_tried)
+		return;
+	sym->ksyms_tried = true;
+	if (sym->ksyms_loading) {
+		pthread_join(sym->ksyms_thread, NULL);
+		sym->ksyms_loading = false;
+		sym->ksyms = sym->preloaded;
+		return;
+	}
+	sym->ksyms = ksyms__load(sym->kallsyms);
+}
+
 int symbolizer__lookup_kernel(struct symbolizer *sym, uint64_t addr, struct symbol_info *info)
 {
 	const struct ksym *k;
 
 	memset(info, 0, sizeof(*info));
-	if (!sym->ksyms_tried) {
-		sym->ksyms_tried = true;
-		sym->ksyms = ksyms__load(sym->kallsyms);
-	}
+	symbolizer__load_kernel(sym);
 	info->file = KERNEL_MAPPING;
 	info->map_end = UINT64_MAX;
 	k = ksyms__lookup(sym->ksyms, addr);
@@ -1593,6 +1636,10 @@ void symbolizer__free(struct symbolizer *sym)
 	free(sym->shared.slots);
 	py_namer__free(sym->python);
 	rb_namer__free(sym->ruby);
+	if (sym->ksyms_loading) {
+		pthread_join(sym->ksyms_thread, NULL);
+		ksyms__free(sym->preloaded);
+	}
 	ksyms__free(sym->ksyms);
 	free(sym->kallsyms);
 	free(sym->perf_map_dir);

@@ -95,6 +95,15 @@ int symbolizer__lookup(struct symbolizer *sym, uint32_t pid, uint64_t addr,
 /* The same for a kernel address, through kallsyms; the mapping is "[kernel.kallsyms]". */
 int symbolizer__lookup_kernel(struct symbolizer *sym, uint64_t addr, struct symbol_info *info);
 
+/*
+ * Starts reading the kernel's symbols in a thread of its own, for the
+ * first symbolizer__lookup_kernel(): the kernel takes tens of milliseconds
+ * to list /proc/kallsyms, which a run then spends while it samples rather
+ * than between its end and its output. Once at most; 0, or -errno (they are
+ * then read at the first lookup, as without it).
+ */
+int symbolizer__preload_kernel(struct symbolizer *sym);
+
 /* The symbol at ELF virtual address vaddr of the file at path (opened once and kept). */
 int symbolizer__lookup_file(struct symbolizer *sym, const char *path, uint64_t vaddr,
 			    struct symbol_info *info);
