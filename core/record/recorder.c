@@ -119,13 +119,26 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+/*
+ * SIGCHLD does nothing but interrupt the wait for events, so that the run
+ * ends as soon as the launched command exits, not at the end of that wait
+ * (other system calls are restarted).
+ */
+static void on_child(int sig)
+{
+	(void)sig;
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction child = { .sa_handler = on_child, .sa_flags = SA_RESTART | SA_NOCLDSTOP };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&child.sa_mask);
+	sigaction(SIGCHLD, &child, NULL);
 }
 
 /* Session callbacks */
@@ -270,6 +283,15 @@ static int open_output(struct recorder *r)
 	return 0;
 }
 
+/* -v: a step of the startup or of the end done, and how long it took. */
+static void step_done(double *t, const char *what)
+{
+	double n = now();
+
+	pr_info("%s: %.0f ms", what, (n - *t) * 1e3);
+	*t = n;
+}
+
 static int write_profile(struct recorder *r)
 {
 	const struct record_output_run run = {
@@ -277,6 +299,7 @@ static int write_profile(struct recorder *r)
 		.elapsed = r->result.elapsed,
 		.main_file = r->main_file,
 	};
+	double t = now();
 	int err;
 
 	err = symbolizer__symbolize_profile(r->symbolizer, r->profile);
@@ -284,9 +307,12 @@ static int write_profile(struct recorder *r)
 		pr_err("symbolizing the profile: %s", strerror(-err));
 		return err;
 	}
+	step_done(&t, "the profile symbolized");
 	err = record_output__write(outfile__stream(r->out), r->profile, &r->opts, &run);
 	if (err)
 		pr_err("%s: cannot write: %s", outfile__name(r->out), strerror(-err));
+	else
+		step_done(&t, "the profile written");
 	return err;
 }
 
@@ -385,15 +411,6 @@ static int check_interrupted(void)
 	return -EINTR;
 }
 
-/* -v: a step of the startup done, and how long it took. */
-static void step_done(double *t, const char *what)
-{
-	double n = now();
-
-	pr_info("%s: %.0f ms", what, (n - *t) * 1e3);
-	*t = n;
-}
-
 /*
  * new → load → targets → attach; a launched command is released to exec
  * after load, added at its exec stop, and let go once sampling runs.
@@ -439,6 +456,9 @@ static int set_up(struct recorder *r)
 		step_done(&t, "perf events attached");
 	if (!err && r->launch)
 		err = launch__detach(r->launch);
+	/* Read while the run samples, not after it: it is needed only then. */
+	if (!err && !r->opts.no_kernel && symbolizer__preload_kernel(r->symbolizer))
+		pr_debug("the kernel's symbols are read at the end");
 cleanup:
 	/* Held before its exec, or stopped at it and traced by us: only SIGKILL ends it. */
 	if (err && r->launch)
@@ -536,8 +556,10 @@ static void take_stats(struct recorder *r)
 static int sample(struct recorder *r, const struct recorder_hooks *hooks)
 {
 	int err, stop_err;
+	double t;
 
 	err = sample_until_end(r, hooks);
+	t = now();
 	/* Stopped first, so that the last drain delivers every sample taken. */
 	stop_err = session__stop(r->session);
 	if (!err)
@@ -545,6 +567,7 @@ static int sample(struct recorder *r, const struct recorder_hooks *hooks)
 	if (!err)
 		err = stop_err;
 	take_stats(r);
+	step_done(&t, "sampling stopped, the last samples drained");
 	if (!err && r->err) {
 		err = r->err;
 		pr_err("recording samples: %s", strerror(-err));
