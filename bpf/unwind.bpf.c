@@ -1082,7 +1082,7 @@ static __always_inline void walk_restore(struct scratch *sc, struct walk *w)
 	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
 }
 
-#define FRAMES_PER_PROG 16
+#define FRAMES_PER_PROG 32
 _Static_assert(UNW_DEPTH_MAX / FRAMES_PER_PROG <= 32, "tail call limit");
 
 /* The walk for kernels without bpf_loop: FRAMES_PER_PROG frames, then itself again. */

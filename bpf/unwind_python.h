@@ -24,7 +24,7 @@ struct {
 } py_code_buf SEC(".maps");
 
 #define PY_THREADS_MAX 64      /* threads of an interpreter searched for the sampled one */
-#define PY_FRAMES_PER_EVAL 128 /* Python frames written for one eval activation */
+#define PY_FRAMES_PER_EVAL 256 /* Python frames written for one eval activation */
 
 /* The word at off of the Python frame read into sc->py_buf; 0 past it. */
 static __always_inline __u64 py_buf_word(const struct scratch *sc, __u32 off)

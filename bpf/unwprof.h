@@ -143,7 +143,7 @@ struct unw_exec {
 #define UNW_PAGE_STEPS 17	 /* binary search steps over the rows of a page */
 #define UNW_PAGES_MAX (1u << 16) /* pages of the page map: 4 GiB of code */
 #define UNW_MAPS_MAX 256	 /* executable mappings per process */
-#define UNW_DEPTH_MAX 512	 /* user frames per sample */
+#define UNW_DEPTH_MAX 1024	 /* user frames per sample */
 #define UNW_USTACK_SHORT 128	 /* frames of the stacks kept in the map of short stacks */
 #define UNW_KSTACK_DEPTH 127	 /* kernel frames per sample */
 #define UNW_STACK_COPY 8192	 /* bytes of user stack copied, at most */

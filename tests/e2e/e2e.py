@@ -781,6 +781,22 @@ def cmd_python_short(args):
         fail("the frames of a short-lived Python process are not named")
 
 
+def cmd_python_deep(args):
+    """A deep Python recursion: the samples in it have every one of its frames."""
+    samples = read_folded(args.folded)
+    inside = [s for s in samples if any(f.startswith(args.function + " (") for f in s.python)]
+    whole = sum(s.count for s in inside
+                if sum(f.startswith(args.function + " (") for f in s.python) >= args.frames)
+    total = sum(s.count for s in inside)
+    deepest = max((sum(f.startswith(args.function + " (") for f in s.python) for s in inside),
+                  default=0)
+    print(f"{whole} of {total} samples in {args.function} have its {args.frames} frames "
+          f"(the deepest {deepest})", file=sys.stderr)
+    if total < args.min_samples or whole < 0.95 * total:
+        show(samples, "top stacks:")
+        fail(f"fewer than 95% of the samples in {args.function} have all {args.frames} frames")
+
+
 def cmd_ruby(args):
     """Ruby frames of the known chains of rbthreads.rb, each on its own thread, and burn's
     lines inside its loop."""
@@ -977,6 +993,12 @@ def main():
     s.add_argument("folded")
     s.add_argument("--min-samples", type=int, default=5)
     s.set_defaults(fn=cmd_python_short)
+    s = sub.add_parser("python-deep")
+    s.add_argument("folded")
+    s.add_argument("--function", required=True)
+    s.add_argument("--frames", type=int, required=True)
+    s.add_argument("--min-samples", type=int, default=50)
+    s.set_defaults(fn=cmd_python_deep)
     s = sub.add_parser("ruby")
     s.add_argument("folded")
     s.add_argument("--comm", required=True)
