@@ -179,6 +179,13 @@ static void on_sample(void *ctx, const struct session_sample *s)
 	};
 	int err = symbolizer__add_stack(r->symbolizer, r->profile, &st, s->count);
 
+	/*
+	 * Kernel frames are named at the end, from symbols read while the run
+	 * goes on: from the first drain that has one, so that a run without
+	 * them takes no memory for them.
+	 */
+	if (st.nr_kernel && symbolizer__preload_kernel(r->symbolizer))
+		pr_debug("the kernel's symbols are read at the end");
 	count_outcome(&r->result.outcomes, s);
 	keep_error(r, err);
 }
@@ -456,9 +463,6 @@ static int set_up(struct recorder *r)
 		step_done(&t, "perf events attached");
 	if (!err && r->launch)
 		err = launch__detach(r->launch);
-	/* Read while the run samples, not after it: it is needed only then. */
-	if (!err && !r->opts.no_kernel && symbolizer__preload_kernel(r->symbolizer))
-		pr_debug("the kernel's symbols are read at the end");
 cleanup:
 	/* Held before its exec, or stopped at it and traced by us: only SIGKILL ends it. */
 	if (err && r->launch)
