@@ -7,7 +7,7 @@ Environment:  REPEAT  runs of each configuration, the median is kept (default 3)
               WORK    iterations of the workload's loop (default 1600)
 
 For each interpreter found (Debian's python3.11, pyenv's newest 3.12 or 3.13,
-Debian's ruby3.1), a workload of fixed work recurses to a depth D and burns CPU
+pyenv's 3.8, Debian's ruby3.1), a workload of fixed work recurses to a depth D and burns CPU
 there in pure Python or Ruby, in a loop of WORK iterations; it prints its own CPU
 time. Run without profiling, and under `unwprof record` at 99 and 999 Hz, at
 D = 8 and D = 64, all in the same run, each configuration REPEAT times in turn.
@@ -88,6 +88,10 @@ def interpreters():
         if builds:
             found.append((f"python{minor} (pyenv)", builds[-1], PYTHON, "python"))
             break
+    # The oldest: native frames between its Python frames.
+    builds = sorted(glob.glob(f"{root}/versions/3.8.*/bin/python3.8"))
+    if builds:
+        found.append(("python3.8 (pyenv)", builds[-1], PYTHON, "python"))
     if os.access("/usr/bin/ruby3.1", os.X_OK):
         found.append(("ruby3.1 (Debian)", "/usr/bin/ruby3.1", RUBY, "ruby"))
     return found
