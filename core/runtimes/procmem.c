@@ -44,9 +44,11 @@ int proc_mems__open(struct proc_mems *s, uint32_t pid, void **out)
 	char path[64];
 
 	*out = NULL;
-	if (m && m->fd >= 0)
-		close(m->fd);
-	if (!m) {
+	if (m) {
+		s->clear(m);
+		if (m->fd >= 0)
+			close(m->fd);
+	} else {
 		if (grow(&s->entries, &s->cap, s->nr, s->size))
 			return -ENOMEM;
 		m = proc_mems__at(s, s->nr++);
@@ -65,6 +67,7 @@ void proc_mems__remove(struct proc_mems *s, uint32_t pid)
 
 	if (!m)
 		return;
+	s->clear(m);
 	if (m->fd >= 0)
 		close(m->fd);
 	memmove(m, proc_mems__at(s, --s->nr), s->size);
@@ -75,9 +78,10 @@ void proc_mems__free(struct proc_mems *s)
 	for (size_t i = 0; i < s->nr; i++) {
 		struct proc_mem *m = proc_mems__at(s, i);
 
+		s->clear(m);
 		if (m->fd >= 0)
 			close(m->fd);
 	}
 	free(s->entries);
-	*s = (struct proc_mems){ .size = s->size };
+	*s = (struct proc_mems){ .size = s->size, .clear = s->clear };
 }

@@ -23,6 +23,7 @@ struct proc_mems {
 	void *entries; /* size bytes each, a struct proc_mem first */
 	size_t nr, cap;
 	size_t size;
+	void (*clear)(void *entry); /* frees an entry's own resources, before it goes or is reused */
 };
 
 /* The entry of pid, or NULL. */
@@ -32,15 +33,15 @@ void *proc_mems__at(const struct proc_mems *s, size_t i);
 
 /*
  * The entry of pid, zeroed, its memory opened anew, in *out (the entry
- * pid had, whose own resources the caller freed, or a new one). 0, -errno
- * of the open (the entry is kept, its fd -1), or -ENOMEM (*out NULL).
+ * pid had, cleared, or a new one). 0, -errno of the open (the entry is
+ * kept, its fd -1), or -ENOMEM (*out NULL).
  */
 int proc_mems__open(struct proc_mems *s, uint32_t pid, void **out);
 
-/* Removes the entry of pid, whose own resources the caller freed. */
+/* Clears and removes the entry of pid. */
 void proc_mems__remove(struct proc_mems *s, uint32_t pid);
 
-/* Closes every entry's memory and frees the array (their own resources freed first). */
+/* Clears every entry, closes its memory and frees the array. */
 void proc_mems__free(struct proc_mems *s);
 
 #endif

@@ -328,9 +328,11 @@ static struct py_proc *proc_find(struct py_namer *n, uint32_t pid)
 	return proc_mems__find(&n->procs, pid);
 }
 
-/* Frees what p read, not its memory's fd: the entry's, struct proc_mems's to close. */
-static void proc_clear(struct py_proc *p)
+/* Frees what the entry read, not its memory's fd: struct proc_mems closes it. */
+static void proc_clear(void *entry)
 {
+	struct py_proc *p = entry;
+
 	for (size_t i = 0; i < p->cap_codes; i++)
 		if (p->codes[i].addr)
 			code_free(&p->codes[i]);
@@ -344,7 +346,8 @@ struct py_namer *py_namer__new(void)
 	struct py_namer *n = calloc(1, sizeof(struct py_namer));
 
 	if (n)
-		n->procs.size = sizeof(struct py_proc);
+		n->procs =
+			(struct proc_mems){ .size = sizeof(struct py_proc), .clear = proc_clear };
 	return n;
 }
 
@@ -352,8 +355,6 @@ void py_namer__free(struct py_namer *n)
 {
 	if (!n)
 		return;
-	for (size_t i = 0; i < n->procs.nr; i++)
-		proc_clear(proc_mems__at(&n->procs, i));
 	proc_mems__free(&n->procs);
 	free(n);
 }
@@ -368,8 +369,6 @@ int py_namer__add_process(struct py_namer *n, uint32_t pid, const struct py_runt
 	if (p && p->bias == bias && p->rt.version_hex == pr->version_hex &&
 	    p->rt.runtime == pr->runtime)
 		return 0;
-	if (p)
-		proc_clear(p);
 	err = proc_mems__open(&n->procs, pid, (void **)&p);
 	if (p) {
 		p->rt = *pr;
@@ -380,11 +379,6 @@ int py_namer__add_process(struct py_namer *n, uint32_t pid, const struct py_runt
 
 void py_namer__remove_process(struct py_namer *n, uint32_t pid)
 {
-	struct py_proc *p = proc_find(n, pid);
-
-	if (!p)
-		return;
-	proc_clear(p);
 	proc_mems__remove(&n->procs, pid);
 }
 

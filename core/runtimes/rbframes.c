@@ -542,9 +542,11 @@ static struct rb_proc *proc_find(struct rb_namer *n, uint32_t pid)
 	return proc_mems__find(&n->procs, pid);
 }
 
-/* Frees what p read, not its memory's fd: the entry's, struct proc_mems's to close. */
-static void proc_clear(struct rb_proc *p)
+/* Frees what the entry read, not its memory's fd: struct proc_mems closes it. */
+static void proc_clear(void *entry)
 {
+	struct rb_proc *p = entry;
+
 	for (size_t i = 0; i < p->cap_iseqs; i++)
 		if (p->iseqs[i].addr)
 			iseq_free(&p->iseqs[i]);
@@ -566,7 +568,8 @@ struct rb_namer *rb_namer__new(void)
 	struct rb_namer *n = calloc(1, sizeof(struct rb_namer));
 
 	if (n)
-		n->procs.size = sizeof(struct rb_proc);
+		n->procs =
+			(struct proc_mems){ .size = sizeof(struct rb_proc), .clear = proc_clear };
 	return n;
 }
 
@@ -574,8 +577,6 @@ void rb_namer__free(struct rb_namer *n)
 {
 	if (!n)
 		return;
-	for (size_t i = 0; i < n->procs.nr; i++)
-		proc_clear(proc_mems__at(&n->procs, i));
 	proc_mems__free(&n->procs);
 	free(n);
 }
@@ -588,8 +589,6 @@ int rb_namer__add_process(struct rb_namer *n, uint32_t pid, const struct rb_runt
 
 	if (p && same_runtime(p, rr, bias))
 		return 0;
-	if (p)
-		proc_clear(p);
 	err = proc_mems__open(&n->procs, pid, (void **)&p);
 	if (p) {
 		p->rt = *rr;
@@ -600,11 +599,6 @@ int rb_namer__add_process(struct rb_namer *n, uint32_t pid, const struct rb_runt
 
 void rb_namer__remove_process(struct rb_namer *n, uint32_t pid)
 {
-	struct rb_proc *p = proc_find(n, pid);
-
-	if (!p)
-		return;
-	proc_clear(p);
 	proc_mems__remove(&n->procs, pid);
 }
 

@@ -178,13 +178,21 @@ static uint64_t ec_module_slot(const struct elf_file *ef)
 	return 0;
 }
 
+const struct rb_offsets *rb_offsets__of(unsigned int major, unsigned int minor)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(rb_table); i++)
+		if (rb_table[i].major == major && rb_table[i].minor == minor)
+			return &rb_table[i].off;
+	return NULL;
+}
+
 static int read_offsets(const struct elf_file *ef, struct rb_runtime *rr)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(rb_table); i++) {
-		if (rb_table[i].major == rr->major && rb_table[i].minor == rr->minor) {
-			rr->off = rb_table[i].off;
-			return 0;
-		}
+	const struct rb_offsets *off = rb_offsets__of(rr->major, rr->minor);
+
+	if (off) {
+		rr->off = *off;
+		return 0;
 	}
 	pr_debug("%s: Ruby %u.%u is not supported", elf_file__path(ef), rr->major, rr->minor);
 	return -ENOTSUP;

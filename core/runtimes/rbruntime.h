@@ -110,4 +110,7 @@ struct rb_runtime {
  */
 int rb_runtime__read(const struct elf_file *ef, struct rb_runtime *rr);
 
+/* The offsets of Ruby major.minor, from the table checked against its builds; NULL: unknown. */
+const struct rb_offsets *rb_offsets__of(unsigned int major, unsigned int minor);
+
 #endif

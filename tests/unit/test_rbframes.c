@@ -63,33 +63,7 @@ static void put64(void *base, size_t off, uint64_t v)
 static struct rb_runtime runtime(void)
 {
 	return (struct rb_runtime){
-		.major = 3,
-		.minor = 1,
-		.teeny = 4,
-		.off = { .ec_vm_stack = 0,
-			 .ec_vm_stack_size = 8,
-			 .ec_cfp = 16,
-			 .cfp_size = 64,
-			 .cfp_pc = 0,
-			 .cfp_iseq = 16,
-			 .cfp_ep = 32,
-			 .iseq_body = 16,
-			 .body_iseq_encoded = 8,
-			 .body_location = 64,
-			 .location_pathobj = 0,
-			 .location_label = 16,
-			 .location_first_lineno = 24,
-			 .body_insns_body = 120,
-			 .body_insns_positions = 128,
-			 .body_insns_size = 136,
-			 .body_insns_succ = 144,
-			 .insn_entry_size = 12,
-			 .insn_entry_line = 0,
-			 .string_heap_len = 16,
-			 .string_heap_ptr = 24,
-			 .string_embed = 16,
-			 .array_embed = 16,
-			 .array_heap_ptr = 32 },
+		.major = 3, .minor = 1, .teeny = 4, .off = *rb_offsets__of(3, 1)
 	};
 }
 
