@@ -77,27 +77,12 @@ static bool same_rule(const struct unw_rule *w, const struct table_row *r)
 	       w->reason == r->reason;
 }
 
-/* The row of t governing key, by a linear search: what the lookup must find. */
-static const struct table_row *expected(const struct unwind_table *t, size_t nr, uint32_t key)
-{
-	size_t lo = 0, hi = nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->rows[mid].pc <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &t->rows[lo - 1] : NULL;
-}
-
 /* Whether the lookup of key gives what the table says, over its placed rows. */
 static int check_key(const struct maps *m, const struct unw_exec *e, const struct unwind_table *t,
 		     size_t placed, uint32_t key)
 {
-	const struct table_row *want = expected(t, placed, key);
+	/* What the builder's own lookup finds: what BPF's must find. */
+	const struct table_row *want = unwind_table__lookup(t, t->base + key);
 	const struct unw_rule *got = lookup(m, e, key);
 
 	/* From the page where a table is cut on: no rule (frame pointers). */
