@@ -676,20 +676,13 @@ struct elf_file *elf_file__open(const char *path)
 struct elf_file *elf_file__open_mem(const void *buf, size_t size, const char *name)
 {
 	struct elf_file *ef;
-	int err;
 
 	ef = elf_file__alloc(name, 0);
 	if (!ef)
 		return NULL;
 	ef->image = buf;
 	ef->size = size;
-	err = elf_file__init(ef);
-	if (err) {
-		elf_file__free(ef);
-		errno = -err;
-		return NULL;
-	}
-	return ef;
+	return elf_file__finish(ef, 0);
 }
 
 struct elf_file *elf_file__open_vdso(void)
