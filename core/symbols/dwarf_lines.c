@@ -14,6 +14,7 @@
 #include "debug_line.h"
 #include "dwarf_lines.h"
 #include "../elf/elf.h"
+#include "../util/common.h"
 #include "../util/log.h"
 
 #define MAX_SCOPES (1u << 20) /* functions, or inlined calls of one function */
@@ -941,19 +942,11 @@ static const char *unit_file(const struct unit *u, uint64_t fileno)
 
 static bool unit_line(const struct unit *u, uint64_t vaddr, const char **file, uint32_t *line)
 {
-	size_t lo = 0, hi = u->nr_seqs;
+	size_t lo = SORTED_PAST(u->seqs, 0, u->nr_seqs, lo, vaddr);
 	const struct sequence *sq = NULL;
 	const struct line_row *rows;
 	uint32_t off;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (u->seqs[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* sequences overlap only when code was folded or dropped: look a little further back */
 	for (size_t i = lo, seen = 0; i > 0 && seen < 16 && !sq; i--, seen++)
 		if (vaddr < u->seqs[i - 1].hi)
@@ -963,16 +956,7 @@ static bool unit_line(const struct unit *u, uint64_t vaddr, const char **file, u
 	/* the last row at or before vaddr; of rows at one address, the last */
 	rows = &u->rows[sq->first];
 	off = (uint32_t)(vaddr - sq->lo);
-	lo = 0;
-	hi = sq->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (rows[mid].off <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = SORTED_PAST(rows, 0, sq->nr, off, off);
 	if (!lo)
 		return false;
 	*file = unit_file(u, rows[lo - 1].file);
@@ -993,16 +977,8 @@ static bool scope_covers(const struct tree *t, const struct scope *s, uint64_t v
 
 static uint32_t top_scope(const struct unit *u, uint64_t vaddr)
 {
-	size_t lo = 0, hi = u->nr_tops;
+	size_t lo = SORTED_PAST(u->tops, 0, u->nr_tops, lo, vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (u->tops[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* Top functions do not overlap in sane DWARF; look a little further back in case. */
 	for (size_t i = lo, seen = 0; i > 0 && seen < 16; i--, seen++)
 		if (vaddr < u->tops[i - 1].hi)
@@ -1067,16 +1043,8 @@ static void scope_name(struct dwarf_lines *dl, struct scope *s)
 
 static struct unit *unit_at(struct dwarf_lines *dl, uint64_t vaddr)
 {
-	size_t lo = 0, hi = dl->nr_index;
+	size_t lo = SORTED_PAST(dl->index, 0, dl->nr_index, lo, vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (dl->index[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t i = lo, seen = 0; i > 0 && seen < 16; i--, seen++)
 		if (vaddr < dl->index[i - 1].hi)
 			return &dl->units[dl->index[i - 1].unit];

@@ -282,17 +282,9 @@ static void syms_unique(struct symfile *sf)
 /* The last of the first n symbols of sf (sorted) starting at or before addr, or NULL. */
 static const struct sym *syms_at_or_before(const struct symfile *sf, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
+	size_t past = SORTED_PAST(sf->syms, 0, n, addr, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sf->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &sf->syms[lo - 1] : NULL;
+	return past ? &sf->syms[past - 1] : NULL;
 }
 
 /* Whether one of the first n symbols of sf (sorted, unique) starts at addr or, sized, holds it. */
@@ -1084,20 +1076,12 @@ size_t ksyms__count(const struct ksyms *ks)
 
 const struct ksym *ksyms__lookup(const struct ksyms *ks, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t past;
 
 	if (!ks)
 		return NULL;
-	hi = ks->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ks->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &ks->syms[lo - 1] : NULL;
+	past = SORTED_PAST(ks->syms, 0, ks->nr, addr, addr);
+	return past ? &ks->syms[past - 1] : NULL;
 }
 
 static void *ksyms_preload(void *arg)

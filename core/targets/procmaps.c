@@ -151,16 +151,8 @@ void procmaps__free(struct procmaps *pm)
 
 const struct procmap *procmaps__find(const struct procmaps *pm, uint64_t addr)
 {
-	size_t lo = 0, hi = pm->nr;
+	size_t lo = SORTED_PAST(pm->maps, 0, pm->nr, start, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pm->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0 || addr >= pm->maps[lo - 1].end)
 		return NULL;
 	return &pm->maps[lo - 1];

@@ -672,17 +672,7 @@ static void pieces_clip_overlaps(struct builder *b, struct pieces *ps)
 /* First piece of cov whose end is past addr. */
 static size_t pieces_find(const struct pieces *cov, uint64_t addr)
 {
-	size_t lo = 0, hi = cov->nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cov->v[mid].hi <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return SORTED_PAST(cov->v, 0, cov->nr, hi, addr);
 }
 
 /*
@@ -1038,8 +1028,8 @@ void unwind_table__release_rows(struct unwind_table *t)
 
 const struct table_row *unwind_table__lookup(const struct unwind_table *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->nr_rows;
 	uint64_t off;
+	size_t past;
 
 	if (!t->nr_rows || !t->rows || vaddr < t->base)
 		return NULL;
@@ -1047,15 +1037,8 @@ const struct table_row *unwind_table__lookup(const struct unwind_table *t, uint6
 	if (off > UINT32_MAX)
 		return &t->rows[t->nr_rows - 1];
 	/* the last row whose pc is <= off */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->rows[mid].pc <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &t->rows[lo - 1] : NULL;
+	past = SORTED_PAST(t->rows, 0, t->nr_rows, pc, off);
+	return past ? &t->rows[past - 1] : NULL;
 }
 
 /* ---- text ---- */

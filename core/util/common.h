@@ -35,6 +35,24 @@ static inline int grow(void **arr, size_t *cap, size_t nr, size_t size)
 	return 0;
 }
 
+/*
+ * The first index in [lo, hi) of array arr, sorted by member, whose member
+ * is past key (hi when none is): the element before it is the last one at
+ * or before key.
+ */
+#define SORTED_PAST(arr, lo, hi, member, key)                \
+	({                                                   \
+		size_t _lo = (lo), _hi = (hi);               \
+		while (_lo < _hi) {                          \
+			size_t _mid = _lo + (_hi - _lo) / 2; \
+			if ((arr)[_mid].member <= (key))     \
+				_lo = _mid + 1;              \
+			else                                 \
+				_hi = _mid;                  \
+		}                                            \
+		_lo;                                         \
+	})
+
 /* Exit codes, documented in unwprof(1). */
 enum {
 	EXIT_OK = 0,
