@@ -55,7 +55,8 @@ struct sh_exec {
 	const struct shards_placement *pl; /* once every table is packed; NULL: none */
 	pid_t *pids;			   /* processes that map it (-p) */
 	size_t nr_pids;
-	size_t seen; /* the order it was first met in */
+	size_t seen;	/* the order it was first met in */
+	uint64_t bytes; /* its table alone in the BPF maps: rows, pages and distinct rules */
 };
 
 /* One shard: its rows used, and the executables whose chunks it holds. */
@@ -440,8 +441,18 @@ static int shards_report__layout(struct shards_report *rep)
 		free(by_id);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < rep->nr_execs; i++)
-		rep->execs[i].pl = loader__placement(rep->loader, rep->execs[i].entry);
+	for (size_t i = 0; i < rep->nr_execs; i++) {
+		struct sh_exec *x = &rep->execs[i];
+		struct encoder_cost cost;
+
+		x->pl = loader__placement(rep->loader, x->entry);
+		if (x->entry->table &&
+		    encoder__table_cost(rep->args->enc, x->entry->table, &cost)) {
+			free(by_id);
+			return -ENOMEM;
+		}
+		x->bytes = x->entry->table ? cost.bytes : 0;
+	}
 	if (rep->args->nr_pids && rep->nr_execs)
 		qsort(rep->execs, rep->nr_execs, sizeof(*rep->execs), exec_cmp_id);
 	for (size_t i = 0; i < rep->nr_execs; i++)
@@ -659,17 +670,6 @@ struct exec_widths {
 	int id, rows, chunks, shards, bytes;
 };
 
-/* Bytes x's table takes in the BPF maps, alone: its rows, pages and distinct rules. */
-static uint64_t exec_bytes(const struct shards_report *rep, const struct sh_exec *x)
-{
-	const struct unwind_table *t = x->entry->table;
-	struct encoder_cost cost;
-
-	if (!t || encoder__table_cost(rep->args->enc, t, &cost))
-		return 0;
-	return cost.bytes;
-}
-
 static void exec_widths(const struct shards_report *rep, struct exec_widths *w)
 {
 	char buf[256];
@@ -687,21 +687,20 @@ static void exec_widths(const struct shards_report *rep, struct exec_widths *w)
 		shard_list(x->pl, buf, sizeof(buf));
 		n = strlen(buf);
 		w->shards = n > w->shards ? n : w->shards;
-		fmt_bytes(exec_bytes(rep, x), buf, sizeof(buf));
+		fmt_bytes(x->bytes, buf, sizeof(buf));
 		n = strlen(buf);
 		w->bytes = n > w->bytes ? n : w->bytes;
 	}
 }
 
-static void print_exec_text(const struct shards_report *rep, const struct sh_exec *x,
-			    const struct exec_widths *w)
+static void print_exec_text(const struct sh_exec *x, const struct exec_widths *w)
 {
 	const struct unwind_table *t = x->entry->table;
 	char list[256], bytes[32], key[2 * ELF_BUILD_ID_MAX + 1];
 	const char *status = exec_status(x);
 
 	shard_list(x->pl, list, sizeof(list));
-	fmt_bytes(exec_bytes(rep, x), bytes, sizeof(bytes));
+	fmt_bytes(x->bytes, bytes, sizeof(bytes));
 	exec_key_hex(x->entry, key);
 	if (x->pl)
 		printf("%*u", w->id, x->pl->id);
@@ -728,7 +727,7 @@ static void print_execs_text(const struct shards_report *rep)
 	printf("%*s  %*s  %*s  %-*s  %*s  %-40s  %s\n", w.id, "id", w.rows, "rows", w.chunks,
 	       "chunks", w.shards, "shards", w.bytes, "bytes", "build id", "path");
 	for (size_t i = 0; i < rep->nr_execs; i++)
-		print_exec_text(rep, &rep->execs[i], &w);
+		print_exec_text(&rep->execs[i], &w);
 }
 
 static void print_totals_text(const struct shards_report *rep, const struct sh_totals *t)
@@ -799,8 +798,7 @@ static void json_chunks(struct json_writer *jw, const struct sh_exec *x)
 	jw_array_end(jw);
 }
 
-static void json_exec(struct json_writer *jw, const struct shards_report *rep,
-		      const struct sh_exec *x)
+static void json_exec(struct json_writer *jw, const struct sh_exec *x)
 {
 	const struct shards_placement *pl = x->pl;
 	const struct unwind_table *t = x->entry->table;
@@ -836,7 +834,7 @@ static void json_exec(struct json_writer *jw, const struct shards_report *rep,
 			jw_uint(jw, pl->chunks[c].shard);
 	jw_array_end(jw);
 	jw_key(jw, "bytes");
-	jw_uint(jw, exec_bytes(rep, x));
+	jw_uint(jw, x->bytes);
 	jw_key(jw, "pids");
 	jw_array_start(jw);
 	for (size_t i = 0; i < x->nr_pids; i++)
@@ -925,7 +923,7 @@ static int print_json(const struct shards_report *rep)
 	jw_key(jw, "executables");
 	jw_array_start(jw);
 	for (size_t i = 0; i < rep->nr_execs; i++)
-		json_exec(jw, rep, &rep->execs[i]);
+		json_exec(jw, &rep->execs[i]);
 	jw_array_end(jw);
 	json_totals(jw, rep, &t);
 	jw_object_end(jw);
