@@ -11,81 +11,8 @@
 
 #include "debug_line.h"
 #include "../elf/elf.h"
-#include "../util/leb128.h"
-
-/* A bounded reader: a read past end sets bad and gives 0. */
-struct cursor {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static uint64_t get_u(struct cursor *c, size_t n)
-{
-	uint64_t v = 0;
-
-	if (c->bad || (size_t)(c->end - c->p) < n) {
-		c->bad = true;
-		c->p = c->end;
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i); /* x86_64 and aarch64: little-endian */
-	c->p += n;
-	return v;
-}
-
-static uint64_t get_uleb(struct cursor *c)
-{
-	uint64_t v = 0;
-
-	if (c->bad || read_uleb(&c->p, c->end, &v)) {
-		c->bad = true;
-		c->p = c->end;
-		return 0;
-	}
-	return v;
-}
-
-static int64_t get_sleb(struct cursor *c)
-{
-	int64_t v = 0;
-
-	if (c->bad || read_sleb(&c->p, c->end, &v)) {
-		c->bad = true;
-		c->p = c->end;
-		return 0;
-	}
-	return v;
-}
-
-static void skip(struct cursor *c, uint64_t n)
-{
-	if (c->bad || (uint64_t)(c->end - c->p) < n) {
-		c->bad = true;
-		c->p = c->end;
-		return;
-	}
-	c->p += n;
-}
-
-/* A NUL-terminated string inside the cursor; NULL (and bad) when it is not terminated. */
-static const char *get_str(struct cursor *c)
-{
-	const uint8_t *nul;
-	const char *s;
-
-	if (c->bad)
-		return NULL;
-	nul = memchr(c->p, 0, (size_t)(c->end - c->p));
-	if (!nul) {
-		c->bad = true;
-		c->p = c->end;
-		return NULL;
-	}
-	s = (const char *)c->p;
-	c->p = nul + 1;
-	return s;
-}
+#include "../util/common.h"
+#include "../util/cursor.h"
 
 /* The string at off in sec, NULL when off is out of it or the string runs past its end. */
 static const char *section_str(const struct elf_section *sec, uint64_t off)
@@ -284,12 +211,20 @@ static bool absolute(const char *path)
 /* dir/name, or name when dir is NULL or empty; malloc'd. */
 static char *join(const char *dir, const char *name)
 {
-	char *s = NULL;
+	size_t dlen, nlen;
+	char *s;
 
 	if (!dir || !dir[0])
 		return strdup(name);
-	if (asprintf(&s, "%s/%s", dir, name) < 0)
+	/* not asprintf(): a unit has hundreds of files, and parsing its format was a third of the header */
+	dlen = strlen(dir);
+	nlen = strlen(name);
+	s = malloc(dlen + nlen + 2);
+	if (!s)
 		return NULL;
+	memcpy(s, dir, dlen);
+	s[dlen] = '/';
+	memcpy(s + dlen + 1, name, nlen + 1);
 	return s;
 }
 
@@ -360,34 +295,86 @@ static int read_header(struct cursor *c, struct header *h, const char *comp_dir,
 	return err ? err : hc.bad ? -EINVAL : 0;
 }
 
-static int add_row(struct debug_line_table *t, size_t *cap, uint64_t addr, uint64_t file,
-		   int64_t line, bool end)
-{
-	if (t->nr_rows == *cap) {
-		size_t n = *cap ? *cap * 2 : 256;
-		struct debug_line_row *r = reallocarray(t->rows, n, sizeof(*r));
+/* The rows and sequences being made. */
+struct rows_out {
+	struct debug_line_table *t;
+	size_t cap_rows, cap_seqs;
+	uint64_t seq_lo;  /* the address of the open sequence's first row */
+	size_t seq_first; /* its first row */
+	bool seq_bad;	  /* an address of it is not within 4 GiB after seq_lo */
+};
 
-		if (!r)
-			return -ENOMEM;
-		t->rows = r;
-		*cap = n;
-	}
-	t->rows[t->nr_rows++] = (struct debug_line_row){
-		.addr = addr,
+static int grow_rows(struct rows_out *o, size_t n)
+{
+	struct debug_line_row *r = reallocarray(o->t->rows, n, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	o->t->rows = r;
+	o->cap_rows = n;
+	return 0;
+}
+
+/*
+ * A row, unless it says nothing new: a row of the file and line of the one
+ * before covers the same addresses as if it were not there, and of rows at
+ * one address only the last counts. GCC writes several rows a line (views,
+ * columns, statements), so this leaves about half of them.
+ */
+static inline int add_row(struct rows_out *o, uint64_t addr, uint64_t file, int64_t line)
+{
+	struct debug_line_table *t = o->t;
+	struct debug_line_row row = {
 		.line = line > 0 && line <= UINT32_MAX ? (uint32_t)line : 0,
 		.file = file <= UINT32_MAX ? (uint32_t)file : UINT32_MAX,
-		.end = end,
 	};
+	struct debug_line_row *prev = t->nr_rows > o->seq_first ? &t->rows[t->nr_rows - 1] : NULL;
+
+	if (!prev)
+		o->seq_lo = addr;
+	if (addr < o->seq_lo || addr - o->seq_lo > UINT32_MAX)
+		o->seq_bad = true;
+	row.off = (uint32_t)(addr - o->seq_lo);
+	if (prev && prev->off == row.off) {
+		t->nr_rows--; /* replaced */
+		prev = t->nr_rows > o->seq_first ? prev - 1 : NULL;
+	}
+	if (prev && prev->line == row.line && prev->file == row.file)
+		return 0;
+	if (t->nr_rows == o->cap_rows && grow_rows(o, o->cap_rows * 2))
+		return -ENOMEM;
+	t->rows[t->nr_rows++] = row;
+	return 0;
+}
+
+/* DW_LNE_end_sequence at addr: the open sequence is kept, or its rows dropped. */
+static int end_sequence(struct rows_out *o, uint64_t addr)
+{
+	struct debug_line_table *t = o->t;
+	size_t nr = t->nr_rows - o->seq_first;
+
+	if (nr && !o->seq_bad && addr > o->seq_lo && addr - o->seq_lo <= UINT32_MAX) {
+		if (grow((void **)&t->seqs, &o->cap_seqs, t->nr_seqs, sizeof(*t->seqs)))
+			return -ENOMEM;
+		t->seqs[t->nr_seqs++] = (struct debug_line_seq){ o->seq_lo, addr,
+								 (uint32_t)o->seq_first,
+								 (uint32_t)nr };
+	} else {
+		t->nr_rows = o->seq_first;
+	}
+	o->seq_first = t->nr_rows;
+	o->seq_bad = false;
 	return 0;
 }
 
 /* The state machine of DWARF 5 section 6.2.2 (VLIW op_index is not kept: x86_64, aarch64). */
 static int run_program(struct cursor *c, const struct header *h, struct debug_line_table *t)
 {
+	struct rows_out o = { .t = t };
 	uint64_t addr = 0, file = 1;
 	int64_t line = 1;
-	size_t cap = 0;
-	int err = 0;
+	/* GCC's programs take 4 to 6 bytes a row, half of them kept: room for most, grown by doubling */
+	int err = grow_rows(&o, (size_t)(c->end - c->p) / 8 + 16);
 
 	while (!err && !c->bad && c->p < c->end) {
 		uint8_t op = (uint8_t)get_u(c, 1);
@@ -397,7 +384,7 @@ static int run_program(struct cursor *c, const struct header *h, struct debug_li
 
 			addr += (uint64_t)(adj / h->line_range) * h->min_inst_len;
 			line += h->line_base + adj % h->line_range;
-			err = add_row(t, &cap, addr, file, line, false);
+			err = add_row(&o, addr, file, line);
 			continue;
 		}
 		switch (op) {
@@ -411,7 +398,7 @@ static int run_program(struct cursor *c, const struct header *h, struct debug_li
 			next = c->p + len;
 			sub = (uint8_t)get_u(c, 1);
 			if (sub == DW_LNE_end_sequence) {
-				err = add_row(t, &cap, addr, file, line, true);
+				err = end_sequence(&o, addr);
 				addr = 0;
 				file = 1;
 				line = 1;
@@ -423,7 +410,7 @@ static int run_program(struct cursor *c, const struct header *h, struct debug_li
 			break;
 		}
 		case DW_LNS_copy:
-			err = add_row(t, &cap, addr, file, line, false);
+			err = add_row(&o, addr, file, line);
 			break;
 		case DW_LNS_advance_pc:
 			addr += get_uleb(c) * h->min_inst_len;
@@ -448,6 +435,7 @@ static int run_program(struct cursor *c, const struct header *h, struct debug_li
 			break;
 		}
 	}
+	t->nr_rows = o.seq_first; /* rows after the last sequence's end belong to none */
 	return err ? err : c->bad ? -EINVAL : 0;
 }
 
@@ -505,5 +493,6 @@ void debug_line__free(struct debug_line_table *t)
 		free(t->files[i]);
 	free(t->files);
 	free(t->rows);
+	free(t->seqs);
 	memset(t, 0, sizeof(*t));
 }

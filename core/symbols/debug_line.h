@@ -24,16 +24,30 @@
 
 struct elf_section;
 
+/* A row of a sequence: its address as an offset from the sequence's start. */
 struct debug_line_row {
-	uint64_t addr;
+	uint32_t off;
 	uint32_t line; /* 0: no line (compiler-generated code) */
 	uint32_t file; /* an index in files */
-	bool end;      /* the end of a sequence: addr is one past its last byte */
+};
+
+/* A run of rows over contiguous addresses [lo, hi), as DW_LNE_end_sequence closes it. */
+struct debug_line_seq {
+	uint64_t lo, hi;
+	uint32_t first, nr; /* its rows */
 };
 
 struct debug_line_table {
-	struct debug_line_row *rows; /* in program order */
+	/*
+	 * Rows of 12 bytes, by sequence, in program order: a large unit has
+	 * hundreds of thousands. A sequence of no bytes, of more than 4 GiB, or
+	 * whose addresses go back before its start (none of which a compiler
+	 * writes) is left out.
+	 */
+	struct debug_line_row *rows;
 	size_t nr_rows;
+	struct debug_line_seq *seqs; /* in program order */
+	size_t nr_seqs;
 	/*
 	 * Full names by the file numbers the unit uses (DW_AT_decl_file,
 	 * DW_AT_call_file, the rows): from 0 in DWARF 5, from 1 before, where

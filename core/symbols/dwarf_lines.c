@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Source lines and inline chains from DWARF, with libdwarf reading sections
- * that core/elf/elf.c hands it. See dwarf_lines.h.
+ * Source lines and inline chains from DWARF, read with the DIE reader of
+ * core/symbols/dwarf_info.h and the line program decoder of debug_line.h.
+ * See dwarf_lines.h.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -9,9 +10,9 @@
 #include <string.h>
 
 #include <dwarf.h>
-#include <libdwarf.h>
 
 #include "debug_line.h"
+#include "dwarf_info.h"
 #include "dwarf_lines.h"
 #include "../elf/elf.h"
 #include "../util/common.h"
@@ -22,31 +23,10 @@
 #define MAX_ORIGIN_HOPS 8     /* abstract origins and specifications followed for a name */
 #define NONE UINT32_MAX
 
-/* The sections libdwarf may ask for; index 0 is ELF's empty section, by libdwarf's convention. */
-static const char *const section_names[] = {
-	".debug_info", ".debug_abbrev",	     ".debug_line",   ".debug_line_str", ".debug_str",
-	".debug_addr", ".debug_str_offsets", ".debug_ranges", ".debug_rnglists", ".debug_aranges",
-};
-#define NR_SECTION_NAMES (sizeof(section_names) / sizeof(section_names[0]))
-
 struct range {
 	uint64_t lo, hi; /* [lo, hi) */
 };
 
-/* A row of a sequence of the line table: its address as an offset from the sequence's start. */
-struct line_row {
-	uint32_t off;
-	uint32_t line;
-	uint32_t file;
-};
-
-/* A run of rows over contiguous addresses [lo, hi), as the line program gives it. */
-struct sequence {
-	uint64_t lo, hi;
-	uint32_t first, nr; /* in unit->rows */
-};
-
-/* A function of the unit or a call inlined into one, in tree order. */
 /* A function or a call inlined into one, in tree order. */
 struct scope {
 	uint32_t first_range, nr_ranges; /* in its tree's ranges */
@@ -65,8 +45,16 @@ struct scope {
 struct tree {
 	struct scope *scopes;
 	size_t nr_scopes, cap_scopes;
-	struct range *ranges;
+	struct range *ranges; /* of the scopes; none in a function's tree, which has segments */
 	size_t nr_ranges, cap_ranges;
+	/*
+	 * A function's tree cut at every end of a range: segment k is
+	 * [bounds[k], bounds[k + 1]), and owner[k] the innermost scope there
+	 * (NONE outside the function), so a lookup is a binary search.
+	 */
+	uint64_t *bounds;
+	uint32_t *owner;
+	size_t nr_bounds;
 };
 
 struct top_range {
@@ -75,13 +63,12 @@ struct top_range {
 };
 
 struct unit {
-	uint64_t die; /* offset of the unit's DIE in .debug_info */
-	uint16_t version;
+	struct dwarf_unit *du; /* its header and abbreviations */
 	bool loaded, failed;
-	uint64_t base;	       /* its DW_AT_low_pc: what DWARF 4 range lists are relative to */
-	struct line_row *rows; /* by sequence, in program order */
+	uint64_t base; /* its DW_AT_low_pc: what DWARF 4 range lists are relative to */
+	struct debug_line_row *rows; /* by sequence, in program order */
 	size_t nr_rows;
-	struct sequence *seqs; /* sorted by lo */
+	struct debug_line_seq *seqs; /* sorted by lo */
 	size_t nr_seqs;
 	char **files; /* by file number (core/symbols/debug_line.h) */
 	size_t nr_files;
@@ -95,201 +82,55 @@ struct unit_range {
 	uint32_t unit;
 };
 
-struct section {
-	const char *name;
-	struct elf_section sec;
-};
-
 struct dwarf_lines {
-	/*
-	 * First: dwarf_finish() reads the first byte of the object to tell its
-	 * own readers' objects (E, F, M, P) from others, which it leaves alone.
-	 */
-	char kind;
 	const struct elf_file *ef;
-	struct section sections[NR_SECTION_NAMES + 1];
-	unsigned int nr_sections; /* counting the empty one */
-	Dwarf_Obj_Access_Interface iface;
-	Dwarf_Debug dbg;
-	struct unit *units;
+	struct dwarf_sections sec;
+	struct elf_section line; /* .debug_line, which the line program decoder reads */
+	struct dwarf_unit *dus;	 /* every unit of .debug_info, in section order */
+	size_t nr_dus;
+	struct unit *units; /* the ones with code: compile, partial and skeleton units */
 	size_t nr_units;
 	struct unit_range *index; /* sorted by lo */
 	size_t nr_index;
 	size_t loaded, failures;
+	uint64_t read_since_release; /* bytes of units */
+	struct tree scratch; /* where a function's tree is read, before it is made to measure */
+	uint64_t *sort_tmp;
+	size_t cap_sort_tmp;
 };
 
 /*
- * Whether the unit headers of .debug_rnglists hold together: libdwarf
- * 20210528 reads them all on the first range list and frees twice on some
- * broken ones (a length past the end, a wrong version), so a section that
- * fails here is not handed to it (its range lists then read as errors).
+ * Once units of this many bytes of .debug_info have been read, the pages of
+ * the DWARF are given back: they are not needed until a function's tree is
+ * (a few pages) or another unit is, and the sections of a DWARF-rich library
+ * are tens of megabytes. Giving them back after each unit made every unit
+ * fault in again the pages of strings and abbreviations it shares with the
+ * others.
  */
-static bool rnglists_sane(const struct elf_section *sec)
+#define RELEASE_AFTER (4u << 20)
+
+static void release_sections(struct dwarf_lines *dl)
 {
-	const uint8_t *p = sec->data, *end = sec->data + sec->size;
+	const struct elf_section *all[] = {
+		&dl->sec.info,	   &dl->sec.abbrev,	 &dl->sec.str,
+		&dl->sec.line_str, &dl->sec.str_offsets, &dl->sec.addr,
+		&dl->sec.ranges,   &dl->sec.rnglists,	 &dl->line,
+	};
 
-	while (p < end) {
-		uint64_t len;
-		size_t off_size = 4, hdr;
-		uint32_t len32, entries;
-		uint16_t version;
-
-		if (end - p < 4)
-			return false;
-		memcpy(&len32, p, 4);
-		p += 4;
-		len = len32;
-		if (len32 == 0xffffffff) {
-			if (end - p < 8)
-				return false;
-			memcpy(&len, p, 8);
-			p += 8;
-			off_size = 8;
-		} else if (len32 >= 0xfffffff0) {
-			return false;
-		}
-		hdr = 2 + 1 + 1 + 4;
-		if (len < hdr || len > (uint64_t)(end - p))
-			return false;
-		memcpy(&version, p, 2);
-		memcpy(&entries, p + 4, 4);
-		if (version != 5 || (p[2] != 4 && p[2] != 8) || p[3] != 0 ||
-		    (uint64_t)entries * off_size > len - hdr)
-			return false;
-		p += len;
-	}
-	return true;
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+		elf_file__release(dl->ef, all[i]->data, all[i]->size);
+	dl->read_since_release = 0;
 }
 
-/*
- * After a unit is read, its pages of the DWARF are not needed until a
- * function's tree is (a few pages) or another unit is: they stop counting in
- * the resident memory (the sections of a DWARF-rich library are tens of
- * megabytes).
- */
-static void release_sections(const struct dwarf_lines *dl)
+static void unit_read(struct dwarf_lines *dl, const struct dwarf_unit *du)
 {
-	for (unsigned int i = 1; i < dl->nr_sections; i++)
-		elf_file__release(dl->ef, dl->sections[i].sec.data, dl->sections[i].sec.size);
+	dl->read_since_release += du->end - du->off;
+	if (dl->read_since_release >= RELEASE_AFTER)
+		release_sections(dl);
 }
 
-/* libdwarf's view of the sections */
-
-static int obj_section_info(void *obj, Dwarf_Half i, Dwarf_Obj_Access_Section *out, int *error)
-{
-	struct dwarf_lines *dl = obj;
-
-	(void)error;
-	if (i >= dl->nr_sections)
-		return DW_DLV_NO_ENTRY;
-	memset(out, 0, sizeof(*out));
-	out->name = dl->sections[i].name;
-	out->size = dl->sections[i].sec.size;
-	out->type = i ? 1 /* SHT_PROGBITS */ : 0;
-	return DW_DLV_OK;
-}
-
-static Dwarf_Endianness obj_byte_order(void *obj)
-{
-	(void)obj;
-	return DW_OBJECT_LSB; /* x86_64 and aarch64 as elf.c opens them */
-}
-
-static Dwarf_Small obj_length_size(void *obj)
-{
-	(void)obj;
-	return 4;
-}
-
-static Dwarf_Small obj_pointer_size(void *obj)
-{
-	(void)obj;
-	return 8;
-}
-
-static Dwarf_Unsigned obj_section_count(void *obj)
-{
-	return ((struct dwarf_lines *)obj)->nr_sections;
-}
-
-static int obj_load_section(void *obj, Dwarf_Half i, Dwarf_Small **data, int *error)
-{
-	struct dwarf_lines *dl = obj;
-
-	(void)error;
-	if (i == 0 || i >= dl->nr_sections)
-		return DW_DLV_NO_ENTRY;
-	*data = (Dwarf_Small *)dl->sections[i].sec.data;
-	return DW_DLV_OK;
-}
-
-static const Dwarf_Obj_Access_Methods obj_methods = {
-	.get_section_info = obj_section_info,
-	.get_byte_order = obj_byte_order,
-	.get_length_size = obj_length_size,
-	.get_pointer_size = obj_pointer_size,
-	.get_section_count = obj_section_count,
-	.load_section = obj_load_section,
-};
-
-/* libdwarf's three-way results end here: DW_DLV_OK is true, an error is freed. */
-static bool ok(struct dwarf_lines *dl, int res, Dwarf_Error err)
-{
-	if (res == DW_DLV_ERROR) {
-		pr_debug("%s: DWARF: %s", elf_file__path(dl->ef), dwarf_errmsg(err));
-		dwarf_dealloc_error(dl->dbg, err);
-	}
-	return res == DW_DLV_OK;
-}
-
-/* Attributes */
-
-static bool attr_udata(struct dwarf_lines *dl, Dwarf_Attribute a, uint64_t *v)
-{
-	Dwarf_Error err = NULL;
-	Dwarf_Unsigned u;
-	Dwarf_Signed sv;
-	Dwarf_Half form;
-
-	/* the form first: a failed read would cost libdwarf an error to build and free */
-	if (!ok(dl, dwarf_whatform(a, &form, &err), err))
-		return false;
-	if (form == DW_FORM_sdata || form == DW_FORM_implicit_const) {
-		if (!ok(dl, dwarf_formsdata(a, &sv, &err), err) || sv < 0)
-			return false;
-		*v = (uint64_t)sv;
-		return true;
-	}
-	if (!ok(dl, dwarf_formudata(a, &u, &err), err))
-		return false;
-	*v = u;
-	return true;
-}
-
-static bool attr_ref(struct dwarf_lines *dl, Dwarf_Attribute a, uint64_t *off)
-{
-	Dwarf_Error err = NULL;
-	Dwarf_Off o;
-
-	if (!ok(dl, dwarf_global_formref(a, &o, &err), err))
-		return false;
-	*off = o;
-	return true;
-}
-
-static const char *attr_string(struct dwarf_lines *dl, Dwarf_Attribute a)
-{
-	Dwarf_Error err = NULL;
-	char *s;
-
-	return ok(dl, dwarf_formstring(a, &s, &err), err) ? s : NULL;
-}
-
-/* What the DIEs of interest say, from one pass over their attributes. */
+/* What a DIE of interest says, its values read. */
 struct die_attrs {
-	uint64_t low, high;
-	bool has_low, has_high, high_is_offset;
-	Dwarf_Attribute ranges; /* kept for the range list readers; freed by die_attrs_free */
 	const char *name, *linkage_name, *comp_dir;
 	uint64_t stmt_list;
 	bool has_stmt_list;
@@ -297,191 +138,56 @@ struct die_attrs {
 	uint64_t call_file, call_line, decl_file, decl_line;
 };
 
-static void die_attr(struct dwarf_lines *dl, Dwarf_Attribute a, struct die_attrs *da, bool *keep)
+static uint64_t die_udata(const struct dwarf_die *d, enum dwarf_slot slot)
 {
-	Dwarf_Error err = NULL;
-	Dwarf_Half num, form;
-	Dwarf_Addr addr;
+	uint64_t v = 0;
 
-	if (!ok(dl, dwarf_whatattr(a, &num, &err), err))
-		return;
-	switch (num) {
-	case DW_AT_low_pc:
-		da->has_low = ok(dl, dwarf_formaddr(a, &addr, &err), err);
-		da->low = addr;
-		break;
-	case DW_AT_high_pc:
-		if (!ok(dl, dwarf_whatform(a, &form, &err), err))
-			break;
-		if (form == DW_FORM_addr || (form >= DW_FORM_addrx && form <= DW_FORM_addrx4) ||
-		    form == DW_FORM_GNU_addr_index) {
-			da->has_high = ok(dl, dwarf_formaddr(a, &addr, &err), err);
-			da->high = addr;
-		} else {
-			da->has_high = attr_udata(dl, a, &da->high);
-			da->high_is_offset = true;
-		}
-		break;
-	case DW_AT_ranges:
-		da->ranges = a;
-		*keep = true;
-		break;
-	case DW_AT_name:
-		da->name = attr_string(dl, a);
-		break;
-	case DW_AT_comp_dir:
-		da->comp_dir = attr_string(dl, a);
-		break;
-	case DW_AT_stmt_list:
-		da->has_stmt_list = attr_ref(dl, a, &da->stmt_list) ||
-				    attr_udata(dl, a, &da->stmt_list);
-		break;
-	case DW_AT_linkage_name:
-	case DW_AT_MIPS_linkage_name:
-		da->linkage_name = attr_string(dl, a);
-		break;
-	case DW_AT_abstract_origin:
-		attr_ref(dl, a, &da->origin);
-		break;
-	case DW_AT_specification:
-		attr_ref(dl, a, &da->spec);
-		break;
-	case DW_AT_call_file:
-		attr_udata(dl, a, &da->call_file);
-		break;
-	case DW_AT_call_line:
-		attr_udata(dl, a, &da->call_line);
-		break;
-	case DW_AT_decl_file:
-		attr_udata(dl, a, &da->decl_file);
-		break;
-	case DW_AT_decl_line:
-		attr_udata(dl, a, &da->decl_line);
-		break;
-	default:
-		break;
-	}
+	if (dwarf_die__has(d, slot) && !dwarf_value__udata(&d->v[slot], &v))
+		v = 0;
+	return v;
 }
 
-static void die_attrs_read(struct dwarf_lines *dl, Dwarf_Die die, struct die_attrs *da)
+static uint64_t die_ref(const struct dwarf_unit *u, const struct dwarf_die *d, enum dwarf_slot slot)
 {
-	Dwarf_Error err = NULL;
-	Dwarf_Attribute *list;
-	Dwarf_Signed n;
+	uint64_t off = 0;
 
-	memset(da, 0, sizeof(*da));
-	if (!ok(dl, dwarf_attrlist(die, &list, &n, &err), err))
-		return;
-	for (Dwarf_Signed i = 0; i < n; i++) {
-		bool keep = false;
-
-		die_attr(dl, list[i], da, &keep);
-		if (!keep)
-			dwarf_dealloc_attribute(list[i]);
-	}
-	dwarf_dealloc(dl->dbg, list, DW_DLA_LIST);
+	if (dwarf_die__has(d, slot) && !dwarf_value__ref(u, &d->v[slot], &off))
+		off = 0;
+	return off;
 }
 
-static void die_attrs_free(struct die_attrs *da)
+static const char *die_str(const struct dwarf_lines *dl, const struct dwarf_unit *u,
+			   const struct dwarf_die *d, enum dwarf_slot slot)
 {
-	if (da->ranges)
-		dwarf_dealloc_attribute(da->ranges);
-	da->ranges = NULL;
+	return dwarf_die__has(d, slot) ? dwarf_value__str(&dl->sec, u, &d->v[slot]) : NULL;
 }
 
-/* Address ranges */
-
-typedef int (*range_fn)(void *ctx, uint64_t lo, uint64_t hi);
-
-/* DWARF 5 .debug_rnglists: libdwarf applies the base addresses. */
-static int rnglists_each(struct dwarf_lines *dl, Dwarf_Attribute a, range_fn fn, void *ctx)
+static void die_attrs_of(const struct dwarf_lines *dl, const struct dwarf_unit *u,
+			 const struct dwarf_die *d, struct die_attrs *da)
 {
-	Dwarf_Unsigned count = 0, global_off, value;
-	Dwarf_Rnglists_Head head = NULL;
-	Dwarf_Error err = NULL;
-	Dwarf_Half form;
-	int ret = 0;
-
-	if (!ok(dl, dwarf_whatform(a, &form, &err), err))
-		return -EINVAL;
-	if (form == DW_FORM_rnglistx) {
-		if (!ok(dl, dwarf_formudata(a, &value, &err), err))
-			return -EINVAL;
-	} else {
-		Dwarf_Off off;
-
-		if (!ok(dl, dwarf_global_formref(a, &off, &err), err))
-			return -EINVAL;
-		value = off;
-	}
-	if (!ok(dl, dwarf_rnglists_get_rle_head(a, form, value, &head, &count, &global_off, &err),
-		err))
-		return -EINVAL;
-	for (Dwarf_Unsigned i = 0; !ret && i < count; i++) {
-		Dwarf_Unsigned raw1, raw2, lo, hi;
-		Dwarf_Bool unavailable = false;
-		unsigned int len, code;
-
-		if (!ok(dl,
-			dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2,
-							  &unavailable, &lo, &hi, &err),
-			err)) {
-			ret = -EINVAL;
-			break;
-		}
-		if (unavailable || code == DW_RLE_end_of_list || code == DW_RLE_base_address ||
-		    code == DW_RLE_base_addressx)
-			continue;
-		if (lo < hi)
-			ret = fn(ctx, lo, hi);
-	}
-	dwarf_dealloc_rnglists_head(head);
-	return ret;
+	da->name = die_str(dl, u, d, DS_NAME);
+	da->linkage_name = die_str(dl, u, d, DS_LINKAGE_NAME);
+	da->comp_dir = die_str(dl, u, d, DS_COMP_DIR);
+	da->has_stmt_list = dwarf_die__has(d, DS_STMT_LIST) &&
+			    dwarf_value__udata(&d->v[DS_STMT_LIST], &da->stmt_list);
+	da->origin = die_ref(u, d, DS_ABSTRACT_ORIGIN);
+	da->spec = die_ref(u, d, DS_SPECIFICATION);
+	da->call_file = die_udata(d, DS_CALL_FILE);
+	da->call_line = die_udata(d, DS_CALL_LINE);
+	da->decl_file = die_udata(d, DS_DECL_FILE);
+	da->decl_line = die_udata(d, DS_DECL_LINE);
 }
 
-/* DWARF 2 to 4 .debug_ranges: entries are offsets from the unit's base address. */
-static int ranges_each(struct dwarf_lines *dl, Dwarf_Die die, Dwarf_Attribute a, uint64_t base,
-		       range_fn fn, void *ctx)
+/* The unit's DW_AT_low_pc: what range lists are relative to. */
+static uint64_t unit_base(const struct dwarf_lines *dl, const struct dwarf_unit *u,
+			  const struct dwarf_die *cu)
 {
-	Dwarf_Unsigned bytes;
-	Dwarf_Ranges *r = NULL;
-	Dwarf_Error err = NULL;
-	Dwarf_Signed n = 0;
-	Dwarf_Off real;
-	uint64_t off;
-	int ret = 0;
+	uint64_t base = 0;
 
-	if (!attr_ref(dl, a, &off) && !attr_udata(dl, a, &off))
-		return -EINVAL;
-	if (!ok(dl, dwarf_get_ranges_b(dl->dbg, off, die, &real, &r, &n, &bytes, &err), err))
-		return -EINVAL;
-	for (Dwarf_Signed i = 0; !ret && i < n; i++) {
-		if (r[i].dwr_type == DW_RANGES_END)
-			break;
-		if (r[i].dwr_type == DW_RANGES_ADDRESS_SELECTION) {
-			base = r[i].dwr_addr2;
-			continue;
-		}
-		if (r[i].dwr_addr1 < r[i].dwr_addr2)
-			ret = fn(ctx, base + r[i].dwr_addr1, base + r[i].dwr_addr2);
-	}
-	dwarf_ranges_dealloc(dl->dbg, r, n);
-	return ret;
-}
-
-/* Calls fn for each address range of a DIE whose attributes are da. */
-static int die_ranges(struct dwarf_lines *dl, Dwarf_Die die, uint16_t version, uint64_t base,
-		      const struct die_attrs *da, range_fn fn, void *ctx)
-{
-	uint64_t hi;
-
-	if (da->ranges)
-		return version >= 5 ? rnglists_each(dl, da->ranges, fn, ctx) :
-				      ranges_each(dl, die, da->ranges, base, fn, ctx);
-	if (!da->has_low || !da->has_high)
-		return 0;
-	hi = da->high_is_offset ? da->low + da->high : da->high;
-	return da->low < hi ? fn(ctx, da->low, hi) : 0;
+	if (dwarf_die__has(cu, DS_LOW_PC) &&
+	    !dwarf_value__addr(&dl->sec, u, &cu->v[DS_LOW_PC], &base))
+		base = 0;
+	return base;
 }
 
 /* The unit index, read when the file is opened */
@@ -497,15 +203,8 @@ static int index_add(void *ctx, uint64_t lo, uint64_t hi)
 	struct index_ctx *ic = ctx;
 	struct dwarf_lines *dl = ic->dl;
 
-	if (dl->nr_index == ic->cap) {
-		size_t cap = ic->cap ? ic->cap * 2 : 256;
-		struct unit_range *r = reallocarray(dl->index, cap, sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		dl->index = r;
-		ic->cap = cap;
-	}
+	if (grow((void **)&dl->index, &ic->cap, dl->nr_index, sizeof(*dl->index)))
+		return -ENOMEM;
 	dl->index[dl->nr_index++] = (struct unit_range){ lo, hi, ic->unit };
 	return 0;
 }
@@ -519,56 +218,30 @@ static int unit_range_cmp(const void *pa, const void *pb)
 	return a->unit < b->unit ? -1 : a->unit > b->unit;
 }
 
-static int index_unit(struct dwarf_lines *dl, Dwarf_Die cu, uint16_t version, struct index_ctx *ic)
+static bool unit_has_code(const struct dwarf_unit *u)
 {
-	Dwarf_Error err = NULL;
-	Dwarf_Off off;
-	struct die_attrs da;
-	struct unit *u;
-	int ret;
-
-	if (!ok(dl, dwarf_dieoffset(cu, &off, &err), err))
-		return 0;
-	u = reallocarray(dl->units, dl->nr_units + 1, sizeof(*u));
-	if (!u)
-		return -ENOMEM;
-	dl->units = u;
-	u = &dl->units[dl->nr_units];
-	memset(u, 0, sizeof(*u));
-	u->die = off;
-	u->version = version;
-	ic->unit = (uint32_t)dl->nr_units++;
-	die_attrs_read(dl, cu, &da);
-	ret = die_ranges(dl, cu, version, da.has_low ? da.low : 0, &da, index_add, ic);
-	die_attrs_free(&da);
-	return ret == -ENOMEM ? ret : 0;
+	return u->type == DW_UT_compile || u->type == DW_UT_partial || u->type == DW_UT_skeleton;
 }
 
+/* A unit whose DIE cannot be read is left out; only memory is an error. */
 static int index_units(struct dwarf_lines *dl)
 {
 	struct index_ctx ic = { .dl = dl };
-	int ret = 0;
+	size_t cap = 0;
+	int ret;
 
-	for (;;) {
-		Dwarf_Unsigned hdr_len, type_off, next;
-		Dwarf_Half version, addr_size, len_size, ext_size, type;
-		Dwarf_Error err = NULL;
-		Dwarf_Die cu = NULL;
-		Dwarf_Off abbrev;
-		Dwarf_Sig8 sig;
-		int res;
+	for (size_t i = 0; i < dl->nr_dus; i++) {
+		struct dwarf_unit *du = &dl->dus[i];
+		struct dwarf_die cu;
 
-		res = dwarf_next_cu_header_d(dl->dbg, true, &hdr_len, &version, &abbrev, &addr_size,
-					     &len_size, &ext_size, &sig, &type_off, &next, &type,
-					     &err);
-		if (!ok(dl, res, err))
-			break; /* the end, or a header past which nothing can be read */
-		if (!ok(dl, dwarf_siblingof_b(dl->dbg, NULL, true, &cu, &err), err))
+		if (!dwarf_unit__read_bases(&dl->sec, du, &cu) || !unit_has_code(du))
 			continue;
-		if (type == DW_UT_compile || type == DW_UT_partial || type == DW_UT_skeleton)
-			ret = index_unit(dl, cu, version, &ic);
-		dwarf_dealloc_die(cu);
-		if (ret)
+		if (grow((void **)&dl->units, &cap, dl->nr_units, sizeof(*dl->units)))
+			return -ENOMEM;
+		ic.unit = (uint32_t)dl->nr_units;
+		dl->units[dl->nr_units++] = (struct unit){ .du = du };
+		ret = dwarf_die__ranges(&dl->sec, du, &cu, unit_base(dl, du, &cu), index_add, &ic);
+		if (ret == -ENOMEM)
 			return ret;
 	}
 	if (dl->nr_index)
@@ -580,54 +253,11 @@ static int index_units(struct dwarf_lines *dl)
 
 static int sequence_cmp(const void *pa, const void *pb)
 {
-	const struct sequence *a = pa, *b = pb;
+	const struct debug_line_seq *a = pa, *b = pb;
 
 	if (a->lo != b->lo)
 		return a->lo < b->lo ? -1 : 1;
 	return a->first < b->first ? -1 : a->first > b->first;
-}
-
-/* Splits the rows of t into sequences, each row 12 bytes: a large unit has hundreds of thousands. */
-static int unit_add_rows(struct unit *u, const struct debug_line_table *t)
-{
-	size_t start = 0, nr_seqs = 0;
-
-	for (size_t i = 0; i < t->nr_rows; i++)
-		nr_seqs += t->rows[i].end;
-	u->rows = calloc(t->nr_rows ? t->nr_rows : 1, sizeof(*u->rows));
-	u->seqs = calloc(nr_seqs ? nr_seqs : 1, sizeof(*u->seqs));
-	if (!u->rows || !u->seqs)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->nr_rows; i++) {
-		const struct debug_line_row *r = &t->rows[i];
-		struct sequence *sq = &u->seqs[u->nr_seqs];
-		uint64_t lo = t->rows[start].addr;
-
-		if (!r->end)
-			continue;
-		/* a sequence of no bytes, or of more than 4 GiB (hostile), names nothing */
-		if (i > start && r->addr > lo && r->addr - lo <= UINT32_MAX) {
-			*sq = (struct sequence){ lo, r->addr, (uint32_t)u->nr_rows,
-						 (uint32_t)(i - start) };
-			for (size_t k = start; k < i; k++)
-				u->rows[u->nr_rows++] =
-					(struct line_row){ (uint32_t)(t->rows[k].addr - lo),
-							   t->rows[k].line, t->rows[k].file };
-			u->nr_seqs++;
-		}
-		start = i + 1;
-	}
-	qsort(u->seqs, u->nr_seqs, sizeof(*u->seqs), sequence_cmp);
-	return 0;
-}
-
-/* The section named name, NULL when the file has none (or libdwarf was not given it). */
-static const struct elf_section *dl_section(const struct dwarf_lines *dl, const char *name)
-{
-	for (unsigned int i = 1; i < dl->nr_sections; i++)
-		if (strcmp(dl->sections[i].name, name) == 0)
-			return &dl->sections[i].sec;
-	return NULL;
 }
 
 /* The unit's line table, through core/symbols/debug_line.h; none is not an error. */
@@ -638,8 +268,8 @@ static int unit_read_lines(struct dwarf_lines *dl, struct unit *u, const struct 
 
 	if (!cu->has_stmt_list)
 		return 0;
-	err = debug_line__read(dl_section(dl, ".debug_line"), dl_section(dl, ".debug_line_str"),
-			       dl_section(dl, ".debug_str"), cu->stmt_list, cu->comp_dir, &t);
+	err = debug_line__read(&dl->line, &dl->sec.line_str, &dl->sec.str, cu->stmt_list,
+			       cu->comp_dir, &t);
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
@@ -647,15 +277,13 @@ static int unit_read_lines(struct dwarf_lines *dl, struct unit *u, const struct 
 			 (unsigned long long)cu->stmt_list, strerror(-err));
 		return 0; /* functions without lines */
 	}
-	err = unit_add_rows(u, &t);
-	if (err) {
-		debug_line__free(&t);
-		return err;
-	}
-	/* the names are taken over */
+	qsort(t.seqs, t.nr_seqs, sizeof(*t.seqs), sequence_cmp);
+	u->rows = t.rows;
+	u->nr_rows = t.nr_rows;
+	u->seqs = t.seqs;
+	u->nr_seqs = t.nr_seqs;
 	u->files = t.files;
 	u->nr_files = t.nr_files;
-	free(t.rows);
 	return 0;
 }
 
@@ -713,10 +341,12 @@ static void tree_free(struct tree *t)
 		return;
 	free(t->scopes);
 	free(t->ranges);
+	free(t->bounds);
+	free(t->owner);
 	free(t);
 }
 
-static bool tag_holds_code(Dwarf_Half tag)
+static bool tag_holds_code(uint16_t tag)
 {
 	switch (tag) {
 	case DW_TAG_lexical_block:
@@ -734,86 +364,85 @@ static bool tag_holds_code(Dwarf_Half tag)
 }
 
 static int walk_children(struct dwarf_lines *dl, const struct unit *u, struct tree *t,
-			 Dwarf_Die die, uint32_t parent, int depth, bool descend);
+			 struct dwarf_reader *r, uint32_t parent, int depth, bool descend);
 
 /*
- * A subprogram or an inlined call: a scope of t when it has code, then
- * (when descend) what it holds.
+ * A subprogram or an inlined call d, whose attributes r has just read: a
+ * scope of t when it has code, then (when descend) what it holds. r ends
+ * past d's children.
  */
-static int walk_scope(struct dwarf_lines *dl, const struct unit *u, struct tree *t, Dwarf_Die die,
-		      uint32_t parent, int depth, bool inlined, bool descend)
+static int walk_scope(struct dwarf_lines *dl, const struct unit *u, struct tree *t,
+		      struct dwarf_reader *r, const struct dwarf_die *d, uint32_t parent, int depth,
+		      bool inlined, bool descend)
 {
 	struct scope_ctx sc = { .t = t };
-	Dwarf_Error err = NULL;
-	struct die_attrs da;
-	Dwarf_Off off;
 	int ret;
 
-	die_attrs_read(dl, die, &da);
-	if (!da.ranges && !da.has_low) {
-		die_attrs_free(&da);
-		return 0; /* a declaration, or code the compiler dropped */
+	if (!dwarf_die__has_code(d)) {
+		/* a declaration, or code the compiler dropped */
+		dwarf_reader__skip_children(r, d);
+		return r->error;
 	}
 	ret = scope_push(t, parent, &sc.scope);
 	if (!ret)
-		ret = die_ranges(dl, die, u->version, u->base, &da, scope_add_range, &sc);
-	die_attrs_free(&da);
+		ret = dwarf_die__ranges(&dl->sec, u->du, d, u->base, scope_add_range, &sc);
 	if (ret)
 		return ret;
-	if (!ok(dl, dwarf_dieoffset(die, &off, &err), err))
-		return -EINVAL;
-	t->scopes[sc.scope].die = off;
+	t->scopes[sc.scope].die = d->off;
 	if (inlined) {
-		t->scopes[sc.scope].call_file =
-			(uint32_t)(da.call_file > UINT32_MAX ? 0 : da.call_file);
-		t->scopes[sc.scope].call_line =
-			(uint32_t)(da.call_line > UINT32_MAX ? 0 : da.call_line);
+		uint64_t file = die_udata(d, DS_CALL_FILE), line = die_udata(d, DS_CALL_LINE);
+
+		t->scopes[sc.scope].call_file = (uint32_t)(file > UINT32_MAX ? 0 : file);
+		t->scopes[sc.scope].call_line = (uint32_t)(line > UINT32_MAX ? 0 : line);
 	}
-	if (descend)
-		ret = walk_children(dl, u, t, die, sc.scope, depth + 1, true);
+	if (descend && d->children) {
+		ret = walk_children(dl, u, t, r, sc.scope, depth + 1, true);
+	} else {
+		dwarf_reader__skip_children(r, d);
+		ret = r->error;
+	}
 	t->scopes[sc.scope].end = (uint32_t)t->nr_scopes;
 	return ret;
 }
 
 /*
- * The scopes under die. Without descend (the unit's top level), functions
- * are taken without what they hold, and only containers (namespaces,
- * classes) are looked into.
+ * The scopes among the DIEs from r to the null entry that ends them.
+ * Without descend (the unit's top level), functions are taken without what
+ * they hold, and only containers (namespaces, classes) are looked into.
+ * Everything else is passed over without reading its attributes.
  */
 static int walk_children(struct dwarf_lines *dl, const struct unit *u, struct tree *t,
-			 Dwarf_Die die, uint32_t parent, int depth, bool descend)
+			 struct dwarf_reader *r, uint32_t parent, int depth, bool descend)
 {
-	Dwarf_Error err = NULL;
-	Dwarf_Die child = NULL;
-	int res, ret = 0;
-
 	if (depth > DWARF_LINES_MAX_DEPTH)
 		return -ELOOP;
-	res = dwarf_child(die, &child, &err);
-	if (!ok(dl, res, err))
-		return res == DW_DLV_NO_ENTRY ? 0 : -EINVAL;
-	while (!ret) {
-		Dwarf_Die next = NULL;
-		Dwarf_Half tag;
+	for (;;) {
+		const struct dwarf_abbrev *ab;
+		struct dwarf_die d;
+		uint64_t off;
+		int ret = 0;
 
-		if (ok(dl, dwarf_tag(child, &tag, &err), err)) {
-			if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-				ret = walk_scope(dl, u, t, child, parent, depth,
-						 tag == DW_TAG_inlined_subroutine, descend);
-			else if (tag_holds_code(tag))
-				ret = walk_children(dl, u, t, child, parent, depth + 1, descend);
+		ab = dwarf_reader__next(r, &off);
+		if (!ab)
+			return r->error;
+		if (!ab->tag)
+			return 0;
+		if (ab->tag == DW_TAG_subprogram || ab->tag == DW_TAG_inlined_subroutine) {
+			dwarf_reader__attrs(r, ab, off, &d);
+			ret = r->error ? r->error :
+					 walk_scope(dl, u, t, r, &d, parent, depth,
+						    ab->tag == DW_TAG_inlined_subroutine, descend);
+		} else if (ab->children && tag_holds_code(ab->tag)) {
+			dwarf_reader__skip_attrs(r, ab);
+			ret = r->error ? r->error :
+					 walk_children(dl, u, t, r, parent, depth + 1, descend);
+		} else {
+			dwarf_reader__skip_die(r, ab, off);
+			ret = r->error;
 		}
-		res = dwarf_siblingof_b(dl->dbg, child, true, &next, &err);
-		dwarf_dealloc_die(child);
-		child = next;
-		if (!ok(dl, res, err)) {
-			if (res == DW_DLV_ERROR && !ret)
-				ret = -EINVAL;
-			break;
-		}
+		if (ret)
+			return ret;
 	}
-	dwarf_dealloc_die(child); /* the next sibling, when a failure ended the walk */
-	return ret;
 }
 
 static int top_range_cmp(const void *pa, const void *pb)
@@ -867,70 +496,186 @@ static void unit_drop(struct unit *u)
 	u->top = (struct tree){ 0 };
 }
 
+/* A reader past the attributes of the DIE at off, which it read into *d; false when it cannot. */
+static bool reader_at_die(struct dwarf_lines *dl, struct dwarf_unit *du, uint64_t off,
+			  struct dwarf_reader *r, struct dwarf_die *d)
+{
+	const struct dwarf_abbrev *ab;
+
+	dwarf_reader__init(r, &dl->sec, du, off);
+	ab = dwarf_reader__next(r, &off);
+	if (!ab || !ab->tag)
+		return false;
+	dwarf_reader__attrs(r, ab, off, d);
+	return !r->error;
+}
+
 static void unit_load(struct dwarf_lines *dl, struct unit *u)
 {
-	Dwarf_Error err = NULL;
+	struct dwarf_reader r;
 	struct die_attrs da;
-	Dwarf_Die cu = NULL;
-	int ret;
+	struct dwarf_die cu;
+	int ret = -EINVAL;
 
 	u->loaded = true;
 	dl->loaded++;
-	if (!ok(dl, dwarf_offdie_b(dl->dbg, u->die, true, &cu, &err), err)) {
-		ret = -EINVAL;
-		goto cleanup;
+	if (reader_at_die(dl, u->du, u->du->die, &r, &cu)) {
+		die_attrs_of(dl, u->du, &cu, &da);
+		u->base = unit_base(dl, u->du, &cu);
+		ret = unit_read_lines(dl, u, &da);
+		if (!ret && cu.children)
+			ret = walk_children(dl, u, &u->top, &r, NONE, 0, false);
+		if (!ret)
+			ret = unit_index_tops(u);
 	}
-	die_attrs_read(dl, cu, &da);
-	die_attrs_free(&da);
-	u->base = da.has_low ? da.low : 0;
-	ret = unit_read_lines(dl, u, &da);
-	if (!ret)
-		ret = walk_children(dl, u, &u->top, cu, NONE, 0, false);
-	if (!ret)
-		ret = unit_index_tops(u);
-cleanup:
-	dwarf_dealloc_die(cu);
-	release_sections(dl);
+	unit_read(dl, u->du);
 	if (ret) {
 		pr_debug("%s: DWARF unit at 0x%llx not read: %s", elf_file__path(dl->ef),
-			 (unsigned long long)u->die, strerror(-ret));
+			 (unsigned long long)u->du->off, strerror(-ret));
 		unit_drop(u);
 		u->failed = true;
 		dl->failures++;
 	}
 }
 
+/* The first of t's bounds past vaddr. */
+static size_t bounds_past(const struct tree *t, uint64_t vaddr)
+{
+	size_t lo = 0, hi = t->nr_bounds;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->bounds[mid] <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Sorts v[0..n) with tmp as room for n more: a radix sort by bytes, the
+ * bytes all values share (the high ones of addresses) skipped. A function
+ * has thousands of bounds, and qsort()'s calls of a comparison were most of
+ * the time to make its segments.
+ */
+static void sort_u64(uint64_t *v, uint64_t *tmp, size_t n)
+{
+	if (n <= 32) { /* most functions: an insertion sort costs less than one pass */
+		for (size_t i = 1; i < n; i++) {
+			uint64_t x = v[i];
+			size_t j = i;
+
+			for (; j > 0 && v[j - 1] > x; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+		return;
+	}
+	uint64_t differ = 0;
+
+	for (size_t i = 1; i < n; i++)
+		differ |= v[i] ^ v[0];
+	for (unsigned int shift = 0; shift < 64; shift += 8) {
+		size_t count[257] = { 0 };
+
+		if (!((differ >> shift) & 0xff))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			count[((v[i] >> shift) & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(v[i] >> shift) & 0xff]++] = v[i];
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+}
+
+/*
+ * The tree of a function from w, where it was read: its scopes, and the
+ * function cut into segments, each owned by its innermost scope (w's ranges
+ * are not kept). Scopes come in tree order, parents first, and a scope takes
+ * a segment only from its parent: where two siblings overlap (broken DWARF),
+ * the first keeps it, as a walk down from the root that takes the first
+ * child covering an address would find.
+ */
+static struct tree *tree_from_scratch(struct dwarf_lines *dl, const struct tree *w)
+{
+	size_t n = 0, max = w->nr_ranges * 2;
+	struct tree *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->scopes = malloc(w->nr_scopes * sizeof(*t->scopes));
+	t->bounds = malloc(max * sizeof(*t->bounds));
+	t->owner = malloc(max * sizeof(*t->owner));
+	if (max > dl->cap_sort_tmp) {
+		uint64_t *tmp = reallocarray(dl->sort_tmp, max, sizeof(*tmp));
+
+		if (tmp) {
+			dl->sort_tmp = tmp;
+			dl->cap_sort_tmp = max;
+		}
+	}
+	if (!t->scopes || !t->bounds || !t->owner || max > dl->cap_sort_tmp) {
+		tree_free(t);
+		return NULL;
+	}
+	memcpy(t->scopes, w->scopes, w->nr_scopes * sizeof(*t->scopes));
+	t->nr_scopes = w->nr_scopes;
+	for (size_t i = 0; i < w->nr_ranges; i++) {
+		t->bounds[n++] = w->ranges[i].lo;
+		t->bounds[n++] = w->ranges[i].hi;
+	}
+	sort_u64(t->bounds, dl->sort_tmp, n);
+	for (size_t i = 0; i < n; i++)
+		if (!t->nr_bounds || t->bounds[t->nr_bounds - 1] != t->bounds[i])
+			t->bounds[t->nr_bounds++] = t->bounds[i];
+	for (size_t k = 0; k < t->nr_bounds; k++)
+		t->owner[k] = NONE;
+	for (uint32_t s = 0; s < w->nr_scopes; s++) {
+		const struct scope *sc = &w->scopes[s];
+
+		for (uint32_t r = 0; r < sc->nr_ranges; r++) {
+			const struct range *rg = &w->ranges[sc->first_range + r];
+			size_t k = bounds_past(t, rg->lo) - 1;
+
+			for (; k + 1 < t->nr_bounds && t->bounds[k] < rg->hi; k++)
+				if (t->owner[k] == sc->parent)
+					t->owner[k] = s;
+		}
+	}
+	return t;
+}
+
 /* The tree of top function s, read on first use; NULL when it cannot be read. */
 static struct tree *scope_inner(struct dwarf_lines *dl, const struct unit *u, struct scope *s)
 {
-	Dwarf_Error err = NULL;
-	struct tree *t;
-	Dwarf_Die die;
-	int ret;
+	struct tree *w = &dl->scratch;
+	struct dwarf_reader r;
+	struct dwarf_die d;
+	int ret = -EINVAL;
 
 	if (s->inner || s->inner_failed)
 		return s->inner;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	if (!ok(dl, dwarf_offdie_b(dl->dbg, s->die, true, &die, &err), err)) {
+	w->nr_scopes = w->nr_ranges = 0;
+	if (reader_at_die(dl, u->du, s->die, &r, &d))
+		ret = walk_scope(dl, u, w, &r, &d, NONE, 0, false, true);
+	if (!ret && !w->nr_scopes)
 		ret = -EINVAL;
-	} else {
-		ret = walk_scope(dl, u, t, die, NONE, 0, false, true);
-		dwarf_dealloc_die(die);
+	if (!ret) {
+		s->inner = tree_from_scratch(dl, w);
+		ret = s->inner ? 0 : -ENOMEM;
 	}
-	if (!ret && !t->nr_scopes)
-		ret = -EINVAL;
 	if (ret) {
 		pr_debug("%s: DWARF function at 0x%llx not read: %s", elf_file__path(dl->ef),
 			 (unsigned long long)s->die, strerror(-ret));
-		tree_free(t);
 		s->inner_failed = true;
 		dl->failures++;
 		return NULL;
 	}
-	s->inner = t;
-	return t;
+	return s->inner;
 }
 
 /* Lookups */
@@ -943,8 +688,8 @@ static const char *unit_file(const struct unit *u, uint64_t fileno)
 static bool unit_line(const struct unit *u, uint64_t vaddr, const char **file, uint32_t *line)
 {
 	size_t lo = SORTED_PAST(u->seqs, 0, u->nr_seqs, lo, vaddr);
-	const struct sequence *sq = NULL;
-	const struct line_row *rows;
+	const struct debug_line_seq *sq = NULL;
+	const struct debug_line_row *rows;
 	uint32_t off;
 
 	/* sequences overlap only when code was folded or dropped: look a little further back */
@@ -964,17 +709,6 @@ static bool unit_line(const struct unit *u, uint64_t vaddr, const char **file, u
 	return true;
 }
 
-static bool scope_covers(const struct tree *t, const struct scope *s, uint64_t vaddr)
-{
-	for (uint32_t r = 0; r < s->nr_ranges; r++) {
-		const struct range *rg = &t->ranges[s->first_range + r];
-
-		if (vaddr >= rg->lo && vaddr < rg->hi)
-			return true;
-	}
-	return false;
-}
-
 static uint32_t top_scope(const struct unit *u, uint64_t vaddr)
 {
 	size_t lo = SORTED_PAST(u->tops, 0, u->nr_tops, lo, vaddr);
@@ -986,28 +720,12 @@ static uint32_t top_scope(const struct unit *u, uint64_t vaddr)
 	return NONE;
 }
 
-/* The innermost scope of t at vaddr: from its root, down through what covers it. */
+/* The innermost scope of t at vaddr. */
 static uint32_t innermost_scope(const struct tree *t, uint64_t vaddr)
 {
-	uint32_t s = 0;
+	size_t k = bounds_past(t, vaddr);
 
-	if (!t->nr_scopes || !scope_covers(t, &t->scopes[0], vaddr))
-		return NONE;
-	for (int depth = 0; depth < DWARF_LINES_MAX_DEPTH; depth++) {
-		uint32_t c = s + 1, found = NONE;
-
-		while (c < t->scopes[s].end && c < t->nr_scopes) {
-			if (scope_covers(t, &t->scopes[c], vaddr)) {
-				found = c;
-				break;
-			}
-			c = t->scopes[c].end > c ? t->scopes[c].end : c + 1;
-		}
-		if (found == NONE)
-			break;
-		s = found;
-	}
-	return s;
+	return k && k < t->nr_bounds ? t->owner[k - 1] : NONE;
 }
 
 /* Reads a scope's name and declaration, through its abstract origin and specification. */
@@ -1017,15 +735,13 @@ static void scope_name(struct dwarf_lines *dl, struct scope *s)
 
 	s->named = true;
 	for (int hop = 0; off && hop < MAX_ORIGIN_HOPS; hop++) {
-		Dwarf_Error err = NULL;
+		struct dwarf_unit *du = dwarf_units__find(dl->dus, dl->nr_dus, off);
 		struct die_attrs da;
-		Dwarf_Die die;
+		struct dwarf_die d;
 
-		if (!ok(dl, dwarf_offdie_b(dl->dbg, off, true, &die, &err), err))
+		if (!du || !dwarf_die__read(&dl->sec, du, off, &d))
 			return;
-		die_attrs_read(dl, die, &da);
-		die_attrs_free(&da);
-		dwarf_dealloc_die(die);
+		die_attrs_of(dl, du, &d, &da);
 		if (!s->name)
 			s->name = da.linkage_name ? da.linkage_name : da.name;
 		else if (da.linkage_name)
@@ -1103,48 +819,43 @@ size_t dwarf_lines__lookup(struct dwarf_lines *dl, uint64_t vaddr, struct dwarf_
 
 /* Lifecycle */
 
+/* The section named name of ef into *sec; one absent or empty stays of size 0. */
+static void find_section(const struct elf_file *ef, const char *name, struct elf_section *sec)
+{
+	if (elf_file__section(ef, name, sec))
+		*sec = (struct elf_section){ 0 };
+}
+
 struct dwarf_lines *dwarf_lines__open(const struct elf_file *ef)
 {
 	struct dwarf_lines *dl = calloc(1, sizeof(*dl));
-	Dwarf_Error err = NULL;
-	int res, ret;
+	int ret;
 
 	if (!dl)
 		return NULL;
-	dl->kind = 'U';
 	dl->ef = ef;
-	dl->sections[0].name = "";
-	dl->nr_sections = 1;
-	for (size_t i = 0; i < NR_SECTION_NAMES; i++) {
-		struct section *s = &dl->sections[dl->nr_sections];
-
-		if (elf_file__section(ef, section_names[i], &s->sec) == 0 && s->sec.size &&
-		    (strcmp(section_names[i], ".debug_rnglists") || rnglists_sane(&s->sec))) {
-			s->name = section_names[i];
-			dl->nr_sections++;
-		}
-	}
-	if (elf_file__section(ef, ".debug_info", &(struct elf_section){ 0 }) ||
-	    elf_file__section(ef, ".debug_line", &(struct elf_section){ 0 })) {
+	find_section(ef, ".debug_info", &dl->sec.info);
+	find_section(ef, ".debug_abbrev", &dl->sec.abbrev);
+	find_section(ef, ".debug_str", &dl->sec.str);
+	find_section(ef, ".debug_line_str", &dl->sec.line_str);
+	find_section(ef, ".debug_str_offsets", &dl->sec.str_offsets);
+	find_section(ef, ".debug_addr", &dl->sec.addr);
+	find_section(ef, ".debug_ranges", &dl->sec.ranges);
+	find_section(ef, ".debug_rnglists", &dl->sec.rnglists);
+	find_section(ef, ".debug_line", &dl->line);
+	if (!dl->sec.info.size || !dl->line.size) {
 		free(dl);
 		errno = ENOENT;
 		return NULL;
 	}
-	dl->iface.object = dl;
-	dl->iface.methods = &obj_methods;
-	res = dwarf_object_init_b(&dl->iface, NULL, NULL, DW_GROUPNUMBER_ANY, &dl->dbg, &err);
-	if (res != DW_DLV_OK) {
-		pr_debug("%s: DWARF not read: %s", elf_file__path(ef),
-			 res == DW_DLV_ERROR ? dwarf_errmsg(err) : "no DWARF");
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc_error(NULL, err);
-		free(dl);
-		errno = EINVAL;
-		return NULL;
-	}
-	ret = index_units(dl);
+	ret = dwarf_units__read(&dl->sec, &dl->dus, &dl->nr_dus);
+	if (!ret && !dl->nr_dus)
+		ret = -EINVAL;
+	if (!ret)
+		ret = index_units(dl);
 	release_sections(dl);
 	if (ret) {
+		pr_debug("%s: DWARF not read: %s", elf_file__path(ef), strerror(-ret));
 		dwarf_lines__free(dl);
 		errno = -ret;
 		return NULL;
@@ -1156,8 +867,6 @@ struct dwarf_lines *dwarf_lines__open(const struct elf_file *ef)
 
 void dwarf_lines__free(struct dwarf_lines *dl)
 {
-	Dwarf_Error err = NULL;
-
 	if (!dl)
 		return;
 	pr_debug("%s: %zu of %zu DWARF units read, %zu of them not readable",
@@ -1166,8 +875,10 @@ void dwarf_lines__free(struct dwarf_lines *dl)
 		unit_drop(&dl->units[i]);
 	free(dl->units);
 	free(dl->index);
-	if (dl->dbg && dwarf_finish(dl->dbg, &err) == DW_DLV_ERROR)
-		dwarf_dealloc_error(NULL, err);
+	dwarf_units__free(dl->dus, dl->nr_dus);
+	free(dl->scratch.scopes);
+	free(dl->scratch.ranges);
+	free(dl->sort_tmp);
 	free(dl);
 }
 

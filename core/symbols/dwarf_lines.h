@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Source lines and inlined calls from DWARF, read with libdwarf: for an
+ * Source lines and inlined calls from DWARF: for an
  * address, the chain of functions inlined at it (DW_TAG_inlined_subroutine,
  * with the file and line each was called from) up to the function that holds
  * it, and the file and line of the address from .debug_line. DWARF 4 and 5;
@@ -8,8 +8,8 @@
  *
  * Parsed lazily: opening reads the compilation units' address ranges only;
  * a unit's line table and function tree are read on the first lookup inside
- * it and kept. The DWARF comes from an untrusted file: a unit that libdwarf
- * cannot read, a loop of abstract origins, a tree deeper or larger than the
+ * it and kept. The DWARF comes from an untrusted file: a unit that cannot be
+ * read (core/symbols/dwarf_info.h), a loop of abstract origins, a tree deeper or larger than the
  * limits below give no frames for that unit (counted), never a crash.
  */
 #ifndef UNWPROF_DWARF_LINES_H
@@ -39,7 +39,7 @@ struct dwarf_lines;
 
 /*
  * The DWARF of ef (which must outlive it). NULL with errno ENOENT when ef
- * has no .debug_info or .debug_line, EINVAL when libdwarf cannot open it.
+ * has no .debug_info or .debug_line, EINVAL when no unit header can be read.
  */
 struct dwarf_lines *dwarf_lines__open(const struct elf_file *ef);
 void dwarf_lines__free(struct dwarf_lines *dl);
