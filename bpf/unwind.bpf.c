@@ -23,6 +23,7 @@
 #include "unwprof.h"
 #include "arch.h"
 #include "kernel.h"
+#include "sample_time.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -221,6 +222,14 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
+/* The histogram of the times of the targets' samples (bpf/unwprof.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UNW_HIST_BUCKETS);
+	__type(key, __u32);
+	__type(value, __u64);
+} sample_ns SEC(".maps");
+
 /* What bpf_find_vma tells about the mapping of a pc. */
 struct vma_info {
 	struct unw_file_key key;
@@ -266,6 +275,7 @@ struct scratch {
 	__u32 errs;
 	__u32 fail_reason; /* the last of them, at fail_pc */
 	__u64 fail_pc;
+	__u64 t0;	     /* when the sampling program started, for sample_ns */
 	__u64 cur_pc;	     /* the pc of the frame being walked; 0 before the walk */
 	__u64 start_stack;   /* the process's initial sp (mm->start_stack) */
 	struct vma_info vma; /* bpf_find_vma works once per sample: its answer is kept */
@@ -354,6 +364,27 @@ static __always_inline void errors_flush(__u32 pid, __u32 flags)
 		__sync_fetch_and_add(n, 1);
 	else
 		bpf_map_update_elem(&fails, &k, &one, BPF_NOEXIST);
+}
+
+/*
+ * The end of a target's sample, however it ended (counted, lost, walked or
+ * not): its time since its program started (sample_wanted) counted in
+ * sample_ns. A global function, verified once for the programs that end
+ * samples.
+ */
+__noinline int sample_time_end(void)
+{
+	__u32 zero = 0, b;
+	struct scratch *sc = bpf_map_lookup_elem(&scratch_map, &zero);
+	__u64 *n;
+
+	if (!sc)
+		return 0;
+	b = unw_hist__bucket(bpf_ktime_get_ns() - sc->t0);
+	n = bpf_map_lookup_elem(&sample_ns, &b);
+	if (n)
+		*n += 1;
+	return 0;
 }
 
 static __always_inline void event_send(__u32 type, __u32 pid, __u64 addr)
@@ -1005,10 +1036,14 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 	if (w->sc && w->sc->rb_written)
 		stat_add(UNW_ST_RB_FRAMES, w->sc->rb_written);
 	count_add(key);
+	sample_time_end();
 }
 
-/* Whether the sample is of a profiled process; counts it, and starts its errors, when it is. */
-static __always_inline int sample_wanted(__u32 pid, __u32 tid)
+/*
+ * Whether the sample is of a profiled process; counts it, and starts its
+ * errors and its time (t0: when its program started), when it is.
+ */
+static __always_inline int sample_wanted(__u32 pid, __u32 tid, __u64 t0)
 {
 	struct scratch *sc;
 	__u32 zero = 0;
@@ -1024,6 +1059,7 @@ static __always_inline int sample_wanted(__u32 pid, __u32 tid)
 	if (sc) {
 		sc->errs = 0;
 		sc->cur_pc = 0;
+		sc->t0 = t0;
 	}
 	return 1;
 }
@@ -1042,12 +1078,12 @@ static __always_inline int sample_user_regs(struct bpf_perf_event_data *ctx, str
 SEC("perf_event")
 int sample(struct bpf_perf_event_data *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 t0 = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
 	struct unw_count_key key = { .pid = id >> 32, .tid = (__u32)id, .kstack = -1 };
 	struct walk w = {};
 	struct unw_frame regs = {};
 
-	if (!sample_wanted(key.pid, key.tid))
+	if (!sample_wanted(key.pid, key.tid, t0))
 		return 0;
 	w.pid = key.pid;
 	if (sample_user_regs(ctx, &w, &regs) == 0)
@@ -1121,12 +1157,12 @@ int walk_tc(struct bpf_perf_event_data *ctx)
 SEC("perf_event")
 int sample_tc(struct bpf_perf_event_data *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 t0 = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
 	struct unw_count_key key = { .pid = id >> 32, .tid = (__u32)id, .kstack = -1 };
 	struct walk w = {};
 	struct unw_frame regs = {};
 
-	if (!sample_wanted(key.pid, key.tid))
+	if (!sample_wanted(key.pid, key.tid, t0))
 		return 0;
 	w.pid = key.pid;
 	if (sample_user_regs(ctx, &w, &regs) == 0) {

@@ -527,6 +527,30 @@ enum unw_err {
 _Static_assert(UNW_E_NR <= UNW_ST_NR - UNW_ST_ERR, "stats array holds every reason");
 
 /*
+ * The per-CPU histogram of sample times (sample_ns): for each sample of a
+ * target, the ns from the start of the sampling program to the end of the
+ * sample's processing (counted, lost or dropped), tail calls included.
+ * The kernel's run time of the program gives only a mean over every run,
+ * the non-target ones too; this gives the median and the tail.
+ *
+ * Buckets are log-linear: UNW_HIST_SUB of them per power of two, from
+ * 2^UNW_HIST_MIN_SHIFT ns (64 ns) to 2^UNW_HIST_MAX_SHIFT (1.07 s), so that
+ * a bucket is at most 1/UNW_HIST_SUB (12.5%) of its lower bound wide. A
+ * time below the first counts in the first, one above the last in the
+ * last. Bucket b holds [lo(b), lo(b + 1)) (bpf/sample_time.h):
+ *
+ *	lo(b) = (UNW_HIST_SUB + b % UNW_HIST_SUB) << (b / UNW_HIST_SUB + MIN_SHIFT - SUB_BITS)
+ */
+#define UNW_HIST_SUB_BITS 3
+#define UNW_HIST_SUB (1u << UNW_HIST_SUB_BITS)
+#define UNW_HIST_MIN_SHIFT 6
+#define UNW_HIST_MAX_SHIFT 30
+#define UNW_HIST_BUCKETS ((UNW_HIST_MAX_SHIFT - UNW_HIST_MIN_SHIFT) * UNW_HIST_SUB)
+
+_Static_assert(UNW_HIST_MIN_SHIFT >= UNW_HIST_SUB_BITS, "a bucket is at least 1 ns wide");
+_Static_assert(UNW_HIST_MAX_SHIFT <= 32, "times fit the bucket search's 32 bits");
+
+/*
  * Key of the map of failure sites: samples of pid whose walk stopped short
  * of the bottom at pc (0: before the walk), the last reason (enum unw_err)
  * it met there. Value: the samples.

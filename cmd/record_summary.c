@@ -144,6 +144,28 @@ static void print_left_out(const struct session_stats *st)
 				lines[i].n, lines[i].why);
 }
 
+/*
+ * The BPF time of a sample: the kernel's mean over every run of the
+ * program (the runs that leave at once too: another process's, an idle
+ * CPU's) when it counts it, and the median and p99 of the targets' samples
+ * from BPF's own histogram, which is always there. Silent when neither is.
+ */
+static void print_bpf_time(const struct recorder_result *res)
+{
+	const struct sample_times *t = &res->times;
+
+	if (res->bpf_ns_per_sample < 0 && !t->count)
+		return;
+	fprintf(stderr, "  %-22s ", "BPF ns per sample");
+	if (res->bpf_ns_per_sample >= 0)
+		fprintf(stderr, "%10.0f", res->bpf_ns_per_sample);
+	else
+		fprintf(stderr, "%10s", "-");
+	if (t->count)
+		fprintf(stderr, "   (median %.0f, p99 %.0f)", t->p50, t->p99);
+	fputc('\n', stderr);
+}
+
 void record_print_summary(const struct recorder_result *res)
 {
 	const struct session_stats st = shown_stats(res);
@@ -190,6 +212,7 @@ void record_print_summary(const struct recorder_result *res)
 		st.rows_loaded ? (double)st.bytes_loaded / st.rows_loaded : 0.0);
 	fprintf(stderr, "  %-22s %10.1f MiB\n", "peak RSS", mib(res->peak_rss));
 	fprintf(stderr, "  %-22s %10.1f MiB\n", "BPF map memory", mib(st.map_bytes));
+	print_bpf_time(res);
 	if (st.rows_unplaced)
 		fprintf(stderr, "  %-22s %10" PRIu64 "   (raise --max-shards)\n",
 			"unwind rows left out", st.rows_unplaced);
@@ -208,6 +231,16 @@ static void stats_put_uint(struct json_writer *jw, const char *key, uint64_t v)
 static double round_to(double v, double scale)
 {
 	return (double)(uint64_t)(v * scale + 0.5) / scale;
+}
+
+/* ns to 0.1, null when < 0 (unknown). */
+static void stats_put_ns(struct json_writer *jw, const char *key, double ns)
+{
+	jw_key(jw, key);
+	if (ns >= 0)
+		jw_double(jw, round_to(ns, 10));
+	else
+		jw_null(jw);
 }
 
 /* {"count": N, "percent": P}, P rounded to 0.01 */
@@ -317,11 +350,10 @@ static void stats_put(struct json_writer *jw, const struct recorder_result *res,
 	stats_put_uint(jw, "files_skipped", st->files_skipped);
 	stats_put_uint(jw, "peak_rss_bytes", res->peak_rss);
 	stats_put_uint(jw, "bpf_map_bytes", st->map_bytes);
-	jw_key(jw, "bpf_ns_per_sample");
-	if (res->bpf_ns_per_sample >= 0)
-		jw_double(jw, round_to(res->bpf_ns_per_sample, 10));
-	else
-		jw_null(jw);
+	stats_put_ns(jw, "bpf_ns_per_sample", res->bpf_ns_per_sample);
+	stats_put_uint(jw, "bpf_samples_timed", res->times.count);
+	stats_put_ns(jw, "bpf_ns_sample_p50", res->times.p50);
+	stats_put_ns(jw, "bpf_ns_sample_p99", res->times.p99);
 	jw_object_end(jw);
 }
 

@@ -502,6 +502,17 @@ static double bpf_ns_per_sample(const struct session *s)
 	return (double)ns / (double)cnt;
 }
 
+/* The median and p99 of the targets' sample times; none when the histogram cannot be read. */
+static void read_sample_times(const struct session *s, struct sample_times *t)
+{
+	uint64_t buckets[UNW_HIST_BUCKETS];
+	int err = session__sample_ns(s, buckets);
+
+	if (err)
+		pr_debug("the histogram of sample times: %s", strerror(-err));
+	sample_times__of(buckets, t);
+}
+
 /* The samples so far, to the hooks' progress line, if they have one: reading them costs. */
 static void show_progress(struct recorder *r, const struct recorder_hooks *hooks, double elapsed)
 {
@@ -555,6 +566,7 @@ static void take_stats(struct recorder *r)
 	session__stats(r->session, &r->result.stats);
 	failures__sort(r->failures);
 	r->result.bpf_ns_per_sample = bpf_ns_per_sample(r->session);
+	read_sample_times(r->session, &r->result.times);
 }
 
 static int sample(struct recorder *r, const struct recorder_hooks *hooks)

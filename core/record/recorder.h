@@ -30,6 +30,7 @@
 
 #include "../profile/formats.h"
 #include "../session/session.h"
+#include "../session/sample_times.h"
 
 /* What to record and where to write it; the arrays and strings outlive the recorder. */
 struct recorder_opts {
@@ -84,6 +85,7 @@ struct recorder_result {
 	const struct failures *failures; /* where samples failed, by file and reason, most first */
 	uint64_t peak_rss;		 /* bytes, once the output is written */
 	double bpf_ns_per_sample;	 /* < 0: unknown (kernel.bpf_stats_enabled is 0) */
+	struct sample_times times;	 /* BPF's time of each target sample: median, p99 */
 };
 
 /* Writes the content of the --stats-json file to f. 0 or -errno (said). */

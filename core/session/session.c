@@ -1684,6 +1684,33 @@ int session__prog_stats(const struct session *s, uint64_t *run_time_ns, uint64_t
 	return 0;
 }
 
+int session__sample_ns(const struct session *s, uint64_t buckets[UNW_HIST_BUCKETS])
+{
+	int ncpu = libbpf_num_possible_cpus(), fd, err = 0;
+	uint64_t *vals;
+
+	memset(buckets, 0, UNW_HIST_BUCKETS * sizeof(*buckets));
+	if (!s || !s->loaded)
+		return -EINVAL;
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	fd = bpf_map__fd(s->skel->maps.sample_ns);
+	for (uint32_t b = 0; b < UNW_HIST_BUCKETS; b++) {
+		if (bpf_map_lookup_elem(fd, &b, vals)) {
+			err = -errno;
+			memset(buckets, 0, UNW_HIST_BUCKETS * sizeof(*buckets));
+			break;
+		}
+		for (int c = 0; c < ncpu; c++)
+			buckets[b] += vals[c];
+	}
+	free(vals);
+	return err;
+}
+
 void session__free(struct session *s)
 {
 	if (!s)

@@ -180,6 +180,13 @@ void session__stats(const struct session *s, struct session_stats *st);
  * are 0 otherwise. 0 or -errno.
  */
 int session__prog_stats(const struct session *s, uint64_t *run_time_ns, uint64_t *run_cnt);
+/*
+ * The histogram of the time of each sample of the targets, from the start
+ * of the sampling program to the end of the sample (bpf/unwprof.h,
+ * sample_ns), summed over the CPUs into buckets; counted whatever
+ * kernel.bpf_stats_enabled says. 0 or -errno (buckets then all 0).
+ */
+int session__sample_ns(const struct session *s, uint64_t buckets[UNW_HIST_BUCKETS]);
 /* Name of an error reason index of session_stats.errors, NULL past the last. */
 const char *session__error_name(unsigned int reason);
 void session__free(struct session *s);

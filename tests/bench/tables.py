@@ -30,7 +30,11 @@ Both builds are measured in the same run, alternately, on the same workloads
                     (about 1.5 million rows), where they do not. The median of
                     REPEAT runs, and the median and p99 of 20 ms windows of
                     all runs (run_time_ns and run_cnt read every 20 ms), which
-                    shows how the cost of one sample spreads
+                    shows how the cost of one sample spreads; then the median
+                    and p99 of the target's samples themselves, from the
+                    histogram BPF times them in (--stats-json's
+                    bpf_ns_sample_p50 and _p99, the median of the runs'; "-"
+                    for a build without it)
   start             `record -v -p` of a process that maps only libc: the
                     "(N ms to start)" it prints, from unwprof's start to the
                     perf events attached, and the instructions the verifier
@@ -147,7 +151,8 @@ def watch(pid, stop, windows, last):
 
 
 def record_ns(build, cmd, tmp):
-    """BPF ns per summary sample of record -F 999 -- cmd, and its windows."""
+    """BPF ns per summary sample of record -F 999 -- cmd, its windows, and the
+    (p50, p99) of BPF's histogram of sample times (None where the build has none)."""
     stats = os.path.join(tmp, "stats.json")
     p = subprocess.Popen([unwprof(build), "record", "--quiet", "-F", "999", "-o", os.devnull,
                           "--stats-json", stats, "--"] + cmd, stderr=subprocess.PIPE, text=True)
@@ -159,9 +164,10 @@ def record_ns(build, cmd, tmp):
     t.join()
     if p.returncode:
         raise SystemExit(f"tables.py: record failed:\n{err}")
-    samples = json.load(open(stats))["samples"]
-    samples = samples["count"] if isinstance(samples, dict) else samples
-    return last[0] / samples if samples else None, windows
+    st = json.load(open(stats))
+    samples = st["samples"]["count"] if isinstance(st["samples"], dict) else st["samples"]
+    hist = (st.get("bpf_ns_sample_p50"), st.get("bpf_ns_sample_p99"))
+    return last[0] / samples if samples else None, windows, hist
 
 
 def start_figures(build, tmp, sleeper):
@@ -218,6 +224,15 @@ def pct(values, q):
     return values[min(len(values) - 1, int(q * len(values)))] if values else None
 
 
+def hist_figures(runs):
+    """"P50 / P99 ns", the medians of the runs' (p50, p99); "-" without a histogram."""
+    p50 = med([r[0] for r in runs])[0]
+    p99 = med([r[1] for r in runs])[0]
+    if p50 is None or p99 is None:
+        return "-"
+    return f"{p50:.0f} / {p99:.0f} ns"
+
+
 def mib(b):
     return f"{b / 1048576:.1f} MiB"
 
@@ -263,20 +278,24 @@ def main():
                 print("note: clang++ is not installed: no case over libLLVM")
             ns = {(b, c): [] for b in builds for c in cases}
             win = {(b, c): [] for b in builds for c in cases}
+            hist = {(b, c): [] for b in builds for c in cases}
             for i in range(REPEAT):
                 order = list(builds) if i % 2 == 0 else list(reversed(builds))
                 for c, cmd in cases.items():
                     for b in order:
-                        n, w = record_ns(builds[b], cmd, tmp)
+                        n, w, h = record_ns(builds[b], cmd, tmp)
                         ns[(b, c)].append(n)
                         win[(b, c)] += [d / k for d, k in w if k >= 5]
+                        hist[(b, c)].append(h)
             print("\nBPF ns per sample at 999 Hz (median of runs, spread; the ns per program "
-                  "run of 20 ms windows, every CPU's runs, p50/p99)")
+                  "run of 20 ms windows, every CPU's runs, p50/p99; the target's samples in "
+                  "BPF's histogram, p50/p99)")
             for c in cases:
                 for b in builds:
                     m, sp = med(ns[(b, c)])
                     print(f"  {c:20} {b:8} {m:7.0f} ns (spread {sp:.2f}x); windows "
-                          f"{pct(win[(b, c)], 0.5):.0f} / {pct(win[(b, c)], 0.99):.0f} ns")
+                          f"{pct(win[(b, c)], 0.5):.0f} / {pct(win[(b, c)], 0.99):.0f} ns; "
+                          f"histogram {hist_figures(hist[(b, c)])}")
                 m_new, m_base = med(ns[("compact", c)])[0], med(ns[("base", c)])[0]
                 print(f"  {c:20} compact / base: {m_new / m_base:.3f}")
             for b in builds:

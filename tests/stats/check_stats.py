@@ -10,7 +10,9 @@ sample not walked to the bottom is accounted for as truncated or by an error
 reason; the outcomes (walked, frame pointers, failed, idle, kernel threads,
 lost, not drained) add up to the samples; bytes_loaded is
 rows_loaded 16-byte rows; the memory (peak RSS, BPF maps) is measured;
-bpf_ns_per_sample is a number when kernel.bpf_stats_enabled is 1, else null.
+bpf_ns_per_sample is a number when kernel.bpf_stats_enabled is 1, else null;
+BPF's own histogram timed every sample (bpf_samples_timed), and its median and
+p99 (bpf_ns_sample_p50 <= bpf_ns_sample_p99) are more than 0 ns.
 --summary: the numbers equal those of the summary record printed on stderr,
 including the "samples accounted" line and the lines of what was left out
 (events lost, processes over limit, processes gone, files replaced, files
@@ -41,8 +43,10 @@ OUTCOMES = ("walked", "frame_pointer", "failed", "idle", "kernel_threads", "lost
 # Memory: JSON key (bytes), summary label (MiB).
 MEMORY = {"peak_rss_bytes": "peak RSS", "bpf_map_bytes": "BPF map memory"}
 COUNTS = ("samples", "user_samples", "lost", "processes", "rows_loaded", "bytes_loaded",
-          "rules_loaded", "pages_loaded", "rows_unplaced",
+          "rules_loaded", "pages_loaded", "rows_unplaced", "bpf_samples_timed",
           "frequency_hz") + tuple(LEFT_OUT) + tuple(MEMORY)
+# The percentiles of BPF's histogram of sample times: ns, null when no sample was timed.
+TIMES = ("bpf_ns_sample_p50", "bpf_ns_sample_p99")
 # Summary lines: label, then the JSON value it shows.
 SUMMARY = {
     "samples": lambda s: s["samples"],
@@ -113,6 +117,9 @@ def check_types(s):
               f"bpf_ns_per_sample is {v!r} with kernel.bpf_stats_enabled=1, expected ns")
     else:
         check(v is None, f"bpf_ns_per_sample is {v!r} without BPF stats, expected null")
+    for key in TIMES:
+        v = s.get(key, "missing")
+        check(v is None or is_number(v), f"{key} is {v!r}, expected ns or null")
 
 
 def check_sums(s, max_not_drained):
@@ -141,6 +148,7 @@ def check_sums(s, max_not_drained):
     check(abs(o["not_drained"]) <= max_not_drained,
           f"{o['not_drained']} samples neither delivered nor lost, at most {max_not_drained}")
     check(o["lost"] == s["lost"], f"outcomes.lost {o['lost']}, lost {s['lost']}")
+    check_times(s)
     for key in MEMORY:
         check(s[key] > 0, f"{key} is 0: memory not measured")
     check(s["bpf_map_bytes"] >= s["bytes_loaded"],
@@ -151,6 +159,40 @@ def check_sums(s, max_not_drained):
           f"and {index} bytes of pages and rules")
     check(not s["rows_loaded"] or s["bytes_loaded"] <= 4.5 * s["rows_loaded"],
           f"bytes_loaded {s['bytes_loaded']}: more than 4.5 bytes a row of {s['rows_loaded']}")
+
+
+def check_times(s):
+    """Every sample BPF counted was timed, at its end; the percentiles are in order."""
+    timed, p50, p99 = s["bpf_samples_timed"], s["bpf_ns_sample_p50"], s["bpf_ns_sample_p99"]
+    check(timed == s["samples"], f"bpf_samples_timed {timed}, not the {s['samples']} samples")
+    check(timed >= s["walked"]["count"],
+          f"bpf_samples_timed {timed}: fewer than the {s['walked']['count']} walked")
+    if not timed:
+        check(p50 is None and p99 is None, f"no sample timed, yet p50 {p50!r}, p99 {p99!r}")
+        return
+    if check(p50 is not None and p99 is not None, f"{timed} samples timed, p50 {p50!r}, p99 {p99!r}"):
+        check(0 < p50 <= p99, f"bpf_ns_sample_p50 {p50}, bpf_ns_sample_p99 {p99}: not 0 < p50 <= p99")
+
+
+def check_summary_times(s, text, path):
+    """The line "BPF ns per sample MEAN|-   (median N, p99 N)" shows the JSON's figures."""
+    m = re.search(r"^\s+BPF ns per sample\s+(\d+|-)(?:\s+\(median (\d+), p99 (\d+)\))?$",
+                  text, re.M)
+    if s["bpf_ns_per_sample"] is None and not s["bpf_samples_timed"]:
+        check(not m, f"{path}: a 'BPF ns per sample' line without any figure")
+        return
+    if not check(m, f"{path}: no 'BPF ns per sample' line"):
+        return
+    mean = s["bpf_ns_per_sample"]
+    if mean is None:
+        check(m.group(1) == "-", f"BPF ns per sample: {m.group(1)} in the summary, null in the JSON")
+    else:
+        check(m.group(1) != "-" and abs(int(m.group(1)) - mean) <= 1,
+              f"BPF ns per sample: {m.group(1)} in the summary, {mean} in the JSON")
+    if not check(m.group(2) is not None, f"{path}: BPF ns per sample without median and p99"):
+        return
+    for got, key in ((m.group(2), "bpf_ns_sample_p50"), (m.group(3), "bpf_ns_sample_p99")):
+        check(abs(int(got) - s[key]) <= 1, f"{key}: {got} in the summary, {s[key]} in the JSON")
 
 
 def parse_summary(path):
@@ -210,6 +252,7 @@ def check_summary(s, path):
     for key, label in LEFT_OUT.items():
         n = shown.get(label, (0, None))[0]
         check(n == s[key], f"{label}: {n} in the summary, {s[key]} in the JSON")
+    check_summary_times(s, open(path).read(), path)
     left_out = shown.get("unwind rows left out", (0, None))[0]
     check(left_out == s["rows_unplaced"],
           f"rows left out: {left_out} in the summary, {s['rows_unplaced']} in the JSON")

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The count and percentiles of the sample times BPF counted. See sample_times.h. */
+#include "sample_times.h"
+#include "bpf/sample_time.h"
+
+static uint64_t total_of(const uint64_t buckets[UNW_HIST_BUCKETS])
+{
+	uint64_t n = 0;
+
+	for (uint32_t b = 0; b < UNW_HIST_BUCKETS; b++)
+		n += buckets[b];
+	return n;
+}
+
+double sample_times__percentile(const uint64_t buckets[UNW_HIST_BUCKETS], double q)
+{
+	uint64_t total = total_of(buckets), below = 0;
+	double rank = q * (double)total, lo, hi;
+	uint32_t b;
+
+	if (!total)
+		return -1;
+	/* The bucket where the rank falls: the first whose samples and those below reach it. */
+	for (b = 0; b < UNW_HIST_BUCKETS - 1; b++) {
+		if (buckets[b] && (double)(below + buckets[b]) >= rank)
+			break;
+		below += buckets[b];
+	}
+	lo = (double)unw_hist__lo(b);
+	if (b == UNW_HIST_BUCKETS - 1)
+		return lo;
+	hi = (double)unw_hist__lo(b + 1);
+	return lo + (hi - lo) * (rank - (double)below) / (double)buckets[b];
+}
+
+void sample_times__of(const uint64_t buckets[UNW_HIST_BUCKETS], struct sample_times *t)
+{
+	t->count = total_of(buckets);
+	t->p50 = sample_times__percentile(buckets, 0.5);
+	t->p99 = sample_times__percentile(buckets, 0.99);
+}
