@@ -427,7 +427,7 @@ static inline uint64_t attr_value(struct dwarf_reader *r, const struct dwarf_abb
 void dwarf_reader__attrs(struct dwarf_reader *r, const struct dwarf_abbrev *ab, uint64_t off,
 			 struct dwarf_die *d)
 {
-	const struct dwarf_abbrev_attr *a = &r->u->abbrevs.attrs[ab->first];
+	const struct dwarf_abbrev_attr *a = ab->nr ? &r->u->abbrevs.attrs[ab->first] : NULL;
 
 	d->off = off;
 	d->tag = ab->tag;
@@ -447,7 +447,7 @@ void dwarf_reader__attrs(struct dwarf_reader *r, const struct dwarf_abbrev *ab, 
 
 void dwarf_reader__skip_attrs(struct dwarf_reader *r, const struct dwarf_abbrev *ab)
 {
-	const struct dwarf_abbrev_attr *a = &r->u->abbrevs.attrs[ab->first];
+	const struct dwarf_abbrev_attr *a = ab->nr ? &r->u->abbrevs.attrs[ab->first] : NULL;
 
 	if (ab->fixed_size >= 0) {
 		skip(&r->c, (uint64_t)ab->fixed_size);
@@ -584,11 +584,11 @@ bool dwarf_unit__read_bases(const struct dwarf_sections *s, struct dwarf_unit *u
 static bool section_word(const struct elf_section *sec, uint64_t off, uint64_t index, size_t n,
 			 uint64_t *out)
 {
-	struct cursor c = { sec->data, sec->data + sec->size, false };
+	struct cursor c;
 
-	if (index > (UINT64_MAX - off) / n || off + index * n > sec->size)
-		return false;
-	skip(&c, off + index * n);
+	if (index > (UINT64_MAX - off) / n || off + index * n >= sec->size)
+		return false; /* also when there is no section */
+	c = (struct cursor){ sec->data + off + index * n, sec->data + sec->size, false };
 	*out = get_u(&c, n);
 	return !c.bad;
 }
@@ -694,12 +694,12 @@ bool dwarf_value__udata(const struct dwarf_value *v, uint64_t *out)
 static int rnglist_each(const struct dwarf_sections *s, const struct dwarf_unit *u, uint64_t off,
 			uint64_t base, dwarf_range_fn fn, void *ctx)
 {
-	struct cursor c = { s->rnglists.data, s->rnglists.data + s->rnglists.size, false };
+	struct cursor c;
 	int ret = 0;
 
 	if (off >= s->rnglists.size)
-		return -EINVAL;
-	c.p += off;
+		return -EINVAL; /* also when there is no section */
+	c = (struct cursor){ s->rnglists.data + off, s->rnglists.data + s->rnglists.size, false };
 	while (!ret) {
 		uint8_t kind = (uint8_t)get_u(&c, 1);
 		uint64_t lo = 0, hi = 0, a, b;
@@ -759,13 +759,13 @@ static int rnglist_each(const struct dwarf_sections *s, const struct dwarf_unit 
 static int ranges_each(const struct dwarf_sections *s, const struct dwarf_unit *u, uint64_t off,
 		       uint64_t base, dwarf_range_fn fn, void *ctx)
 {
-	struct cursor c = { s->ranges.data, s->ranges.data + s->ranges.size, false };
 	uint64_t max = u->addr_size == 8 ? UINT64_MAX : UINT32_MAX;
+	struct cursor c;
 	int ret = 0;
 
 	if (off >= s->ranges.size)
-		return -EINVAL;
-	c.p += off;
+		return -EINVAL; /* also when there is no section */
+	c = (struct cursor){ s->ranges.data + off, s->ranges.data + s->ranges.size, false };
 	while (!ret) {
 		uint64_t a = get_u(&c, u->addr_size), b = get_u(&c, u->addr_size);
 

@@ -70,7 +70,8 @@ struct unit {
 	size_t nr_rows;
 	struct debug_line_seq *seqs; /* sorted by lo */
 	size_t nr_seqs;
-	char **files; /* by file number (core/symbols/debug_line.h) */
+	uint32_t *row_keys; /* the offset of every ROW_BLOCK-th row (unit_index_rows) */
+	char **files;	    /* by file number (core/symbols/debug_line.h) */
 	size_t nr_files;
 	struct tree top;	/* the functions of its top level, without their trees */
 	struct top_range *tops; /* their ranges, sorted */
@@ -260,6 +261,59 @@ static int sequence_cmp(const void *pa, const void *pb)
 	return a->first < b->first ? -1 : a->first > b->first;
 }
 
+/*
+ * A row is found by a binary search over every ROW_BLOCK-th row's offset,
+ * then one over ROW_BLOCK rows: a large unit's rows are megabytes, and a
+ * search over all of them missed the cache at almost every step.
+ */
+#define ROW_BLOCK 16
+
+static int unit_index_rows(struct unit *u)
+{
+	size_t n = (u->nr_rows + ROW_BLOCK - 1) / ROW_BLOCK;
+
+	u->row_keys = malloc((n ? n : 1) * sizeof(*u->row_keys));
+	if (!u->row_keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		u->row_keys[i] = u->rows[i * ROW_BLOCK].off;
+	return 0;
+}
+
+/* The first of the keys [lo, hi) past off. */
+static size_t row_keys_past(const uint32_t *keys, size_t lo, size_t hi, uint32_t off)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (keys[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The last row of sq at or before offset off: NULL when its first row is past it. */
+static const struct debug_line_row *sequence_row(const struct unit *u,
+						 const struct debug_line_seq *sq, uint32_t off)
+{
+	size_t from = sq->first, to = (size_t)sq->first + sq->nr, i;
+	/* the blocks that start inside the sequence */
+	size_t b_lo = (from + ROW_BLOCK - 1) / ROW_BLOCK, b_hi = (to - 1) / ROW_BLOCK + 1;
+
+	if (b_lo < b_hi) {
+		size_t b = row_keys_past(u->row_keys, b_lo, b_hi, off);
+
+		if (b > b_lo)
+			from = (b - 1) * ROW_BLOCK;
+		if (b < b_hi)
+			to = b * ROW_BLOCK;
+	}
+	i = SORTED_PAST(u->rows, from, to, off, off);
+	return i > sq->first ? &u->rows[i - 1] : NULL;
+}
+
 /* The unit's line table, through core/symbols/debug_line.h; none is not an error. */
 static int unit_read_lines(struct dwarf_lines *dl, struct unit *u, const struct die_attrs *cu)
 {
@@ -277,14 +331,15 @@ static int unit_read_lines(struct dwarf_lines *dl, struct unit *u, const struct 
 			 (unsigned long long)cu->stmt_list, strerror(-err));
 		return 0; /* functions without lines */
 	}
-	qsort(t.seqs, t.nr_seqs, sizeof(*t.seqs), sequence_cmp);
+	if (t.nr_seqs)
+		qsort(t.seqs, t.nr_seqs, sizeof(*t.seqs), sequence_cmp);
 	u->rows = t.rows;
 	u->nr_rows = t.nr_rows;
 	u->seqs = t.seqs;
 	u->nr_seqs = t.nr_seqs;
 	u->files = t.files;
 	u->nr_files = t.nr_files;
-	return 0;
+	return unit_index_rows(u);
 }
 
 struct scope_ctx {
@@ -484,6 +539,8 @@ static void unit_drop(struct unit *u)
 	u->files = NULL;
 	u->nr_files = 0;
 	free(u->rows);
+	free(u->row_keys);
+	u->row_keys = NULL;
 	free(u->seqs);
 	u->seqs = NULL;
 	u->nr_seqs = 0;
@@ -602,7 +659,7 @@ static void sort_u64(uint64_t *v, uint64_t *tmp, size_t n)
  */
 static struct tree *tree_from_scratch(struct dwarf_lines *dl, const struct tree *w)
 {
-	size_t n = 0, max = w->nr_ranges * 2;
+	size_t n = 0, max = w->nr_ranges * 2 + 1;
 	struct tree *t = calloc(1, sizeof(*t));
 
 	if (!t)
@@ -689,8 +746,7 @@ static bool unit_line(const struct unit *u, uint64_t vaddr, const char **file, u
 {
 	size_t lo = SORTED_PAST(u->seqs, 0, u->nr_seqs, lo, vaddr);
 	const struct debug_line_seq *sq = NULL;
-	const struct debug_line_row *rows;
-	uint32_t off;
+	const struct debug_line_row *row;
 
 	/* sequences overlap only when code was folded or dropped: look a little further back */
 	for (size_t i = lo, seen = 0; i > 0 && seen < 16 && !sq; i--, seen++)
@@ -698,14 +754,12 @@ static bool unit_line(const struct unit *u, uint64_t vaddr, const char **file, u
 			sq = &u->seqs[i - 1];
 	if (!sq)
 		return false;
-	/* the last row at or before vaddr; of rows at one address, the last */
-	rows = &u->rows[sq->first];
-	off = (uint32_t)(vaddr - sq->lo);
-	lo = SORTED_PAST(rows, 0, sq->nr, off, off);
-	if (!lo)
+	/* the last row at or before vaddr (debug_line.c keeps one row an address) */
+	row = sequence_row(u, sq, (uint32_t)(vaddr - sq->lo));
+	if (!row)
 		return false;
-	*file = unit_file(u, rows[lo - 1].file);
-	*line = rows[lo - 1].line;
+	*file = unit_file(u, row->file);
+	*line = row->line;
 	return true;
 }
 
