@@ -79,13 +79,6 @@ static int names_add_file(struct names *n, const char *name, uint64_t dir)
 	return 0;
 }
 
-static void names_free(struct names *n)
-{
-	free(n->dirs);
-	free(n->file_names);
-	free(n->file_dirs);
-}
-
 /* DWARF 2 to 4: strings ended by an empty one, then (name, dir, mtime, size) ended by a 0. */
 static int read_names_v4(struct cursor *c, const char *comp_dir, struct names *n)
 {
@@ -228,22 +221,20 @@ static char *join(const char *dir, const char *name)
 	return s;
 }
 
-/*
- * The full name of file i: directory and comp_dir joined to it as binutils
- * joins them. Before DWARF 5, directory 0 is comp_dir itself.
- */
-static char *full_name(const struct names *n, size_t i, const char *comp_dir, uint16_t version)
+/* Before DWARF 5, directory 0 is comp_dir itself. */
+char *debug_line__file(const struct debug_line_table *t, size_t i)
 {
-	const char *name = n->file_names[i], *dir;
+	const char *name = i < t->nr_files ? t->file_names[i] : NULL, *dir;
+	const char *comp_dir = t->comp_dir;
 	char *d, *full;
 
 	if (!name)
 		return NULL;
 	if (absolute(name))
 		return strdup(name);
-	if (version < 5 && n->file_dirs[i] == 0)
+	if (t->version < 5 && t->file_dirs[i] == 0)
 		return join(comp_dir, name);
-	dir = n->file_dirs[i] < n->nr_dirs ? n->dirs[n->file_dirs[i]] : NULL;
+	dir = t->file_dirs[i] < t->nr_dirs ? t->dirs[t->file_dirs[i]] : NULL;
 	if (!dir || absolute(dir) || !comp_dir || !comp_dir[0])
 		return join(dir, name);
 	d = join(comp_dir, dir);
@@ -376,18 +367,27 @@ static int run_program(struct cursor *c, const struct header *h, struct debug_li
 	/* GCC's programs take 4 to 6 bytes a row, half of them kept: room for most, grown by doubling */
 	int err = grow_rows(&o, (size_t)(c->end - c->p) / 8 + 16);
 
+	/* what each special opcode adds: two divisions a row were a tenth of the program's time */
+	uint32_t addr_adv[256];
+	int32_t line_adv[256];
+
+	for (unsigned int op = h->opcode_base; op < 256; op++) {
+		addr_adv[op] = (uint32_t)((op - h->opcode_base) / h->line_range) * h->min_inst_len;
+		line_adv[op] = h->line_base + (int32_t)((op - h->opcode_base) % h->line_range);
+	}
 	while (!err && !c->bad && c->p < c->end) {
 		uint8_t op = (uint8_t)get_u(c, 1);
 
 		if (op >= h->opcode_base) {
-			uint8_t adj = op - h->opcode_base;
-
-			addr += (uint64_t)(adj / h->line_range) * h->min_inst_len;
-			line += h->line_base + adj % h->line_range;
+			addr += addr_adv[op];
+			line += line_adv[op];
 			err = add_row(&o, addr, file, line);
 			continue;
 		}
 		switch (op) {
+		case DW_LNS_set_column:
+			get_uleb(c); /* columns are not kept */
+			break;
 		case 0: { /* extended */
 			uint64_t len = get_uleb(c);
 			const uint8_t *next;
@@ -470,16 +470,13 @@ int debug_line__read(const struct elf_section *line, const struct elf_section *l
 		t->version = h.version;
 		err = run_program(&c, &h, t);
 	}
-	if (!err && n.nr_files) {
-		t->files = calloc(n.nr_files, sizeof(*t->files));
-		if (!t->files)
-			err = -ENOMEM;
-		else
-			t->nr_files = n.nr_files;
-		for (size_t i = 0; !err && i < n.nr_files; i++)
-			t->files[i] = full_name(&n, i, comp_dir, h.version);
-	}
-	names_free(&n);
+	/* the names are taken over */
+	t->dirs = n.dirs;
+	t->nr_dirs = n.nr_dirs;
+	t->file_names = n.file_names;
+	t->file_dirs = n.file_dirs;
+	t->nr_files = n.nr_files;
+	t->comp_dir = comp_dir;
 	if (err)
 		debug_line__free(t);
 	return err;
@@ -489,9 +486,9 @@ void debug_line__free(struct debug_line_table *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nr_files; i++)
-		free(t->files[i]);
-	free(t->files);
+	free(t->dirs);
+	free(t->file_names);
+	free(t->file_dirs);
 	free(t->rows);
 	free(t->seqs);
 	memset(t, 0, sizeof(*t));

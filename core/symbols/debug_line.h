@@ -49,12 +49,17 @@ struct debug_line_table {
 	struct debug_line_seq *seqs; /* in program order */
 	size_t nr_seqs;
 	/*
-	 * Full names by the file numbers the unit uses (DW_AT_decl_file,
-	 * DW_AT_call_file, the rows): from 0 in DWARF 5, from 1 before, where
-	 * files[0] is NULL. An entry is NULL when its name cannot be read.
+	 * The header's names, pointing into the sections, by the file numbers
+	 * the unit uses (DW_AT_decl_file, DW_AT_call_file, the rows): from 0
+	 * in DWARF 5, from 1 before. debug_line__file() joins one: a unit
+	 * names hundreds of files, a profile a few of them.
 	 */
-	char **files;
+	const char **dirs;
+	size_t nr_dirs;
+	const char **file_names; /* NULL when a name cannot be read, and file 0 before DWARF 5 */
+	uint64_t *file_dirs;
 	size_t nr_files;
+	const char *comp_dir;
 	uint16_t version;
 };
 
@@ -69,5 +74,12 @@ int debug_line__read(const struct elf_section *line, const struct elf_section *l
 		     const struct elf_section *str, uint64_t offset, const char *comp_dir,
 		     struct debug_line_table *t);
 void debug_line__free(struct debug_line_table *t);
+
+/*
+ * The full name of file i, malloc'd: its directory and DW_AT_comp_dir joined
+ * to it as binutils and libdwarf join them. NULL when there is no such
+ * file, its name cannot be read, or memory ran out.
+ */
+char *debug_line__file(const struct debug_line_table *t, size_t i);
 
 #endif

@@ -62,6 +62,8 @@ static uint8_t slot_of(uint64_t at)
 		return DS_ADDR_BASE;
 	case DW_AT_rnglists_base:
 		return DS_RNGLISTS_BASE;
+	case DW_AT_language:
+		return DS_LANGUAGE;
 	default:
 		return DS_NONE;
 	}
@@ -329,7 +331,7 @@ uint64_t dwarf_reader__off(const struct dwarf_reader *r)
 	return (uint64_t)(r->c.p - r->s->info.data);
 }
 
-const struct dwarf_abbrev *dwarf_reader__next(struct dwarf_reader *r, uint64_t *off)
+const struct dwarf_abbrev *dwarf_reader__next_slow(struct dwarf_reader *r, uint64_t *off)
 {
 	const struct dwarf_abbrevs *t = &r->u->abbrevs;
 	const struct dwarf_abbrev *ab;
@@ -445,7 +447,7 @@ void dwarf_reader__attrs(struct dwarf_reader *r, const struct dwarf_abbrev *ab, 
 		reader_fail(r, -EINVAL);
 }
 
-void dwarf_reader__skip_attrs(struct dwarf_reader *r, const struct dwarf_abbrev *ab)
+void dwarf_reader__skip_attrs_slow(struct dwarf_reader *r, const struct dwarf_abbrev *ab)
 {
 	const struct dwarf_abbrev_attr *a = ab->nr ? &r->u->abbrevs.attrs[ab->first] : NULL;
 

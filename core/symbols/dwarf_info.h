@@ -52,6 +52,7 @@ enum dwarf_slot {
 	DS_STR_OFFSETS_BASE,
 	DS_ADDR_BASE,
 	DS_RNGLISTS_BASE,
+	DS_LANGUAGE,
 	DS_NR,
 	DS_NONE = 0xff,
 };
@@ -145,10 +146,30 @@ uint64_t dwarf_reader__off(const struct dwarf_reader *r);
  * attributes are read with dwarf_reader__attrs or passed over with
  * dwarf_reader__skip_attrs.
  */
-const struct dwarf_abbrev *dwarf_reader__next(struct dwarf_reader *r, uint64_t *off);
+const struct dwarf_abbrev *dwarf_reader__next_slow(struct dwarf_reader *r, uint64_t *off);
 void dwarf_reader__attrs(struct dwarf_reader *r, const struct dwarf_abbrev *ab, uint64_t off,
 			 struct dwarf_die *d);
-void dwarf_reader__skip_attrs(struct dwarf_reader *r, const struct dwarf_abbrev *ab);
+void dwarf_reader__skip_attrs_slow(struct dwarf_reader *r, const struct dwarf_abbrev *ab);
+
+/* Inline for the common case (a one-byte code of a table read that far): a walk reads millions. */
+static inline const struct dwarf_abbrev *dwarf_reader__next(struct dwarf_reader *r, uint64_t *off)
+{
+	const struct dwarf_abbrevs *t = &r->u->abbrevs;
+
+	if (r->c.p < r->c.end && *r->c.p && *r->c.p < 0x80 && *r->c.p <= t->nr && t->dense) {
+		*off = (uint64_t)(r->c.p - r->s->info.data);
+		return &t->list[*r->c.p++ - 1];
+	}
+	return dwarf_reader__next_slow(r, off);
+}
+
+static inline void dwarf_reader__skip_attrs(struct dwarf_reader *r, const struct dwarf_abbrev *ab)
+{
+	if (ab->fixed_size >= 0 && (size_t)(r->c.end - r->c.p) >= (size_t)ab->fixed_size)
+		r->c.p += ab->fixed_size;
+	else
+		dwarf_reader__skip_attrs_slow(r, ab);
+}
 
 /* After d's attributes: past all its children, by its DW_AT_sibling when it has a sane one. */
 void dwarf_reader__skip_children(struct dwarf_reader *r, const struct dwarf_die *d);

@@ -33,12 +33,12 @@ struct scope {
 	uint32_t end;			 /* the index after its subtree */
 	uint32_t parent;		 /* NONE for the root of a tree */
 	uint32_t call_file, call_line;	 /* where it is inlined: 0 for a function */
-	uint64_t die;			 /* offset of its DIE */
-	bool named;			 /* name and decl read */
-	const char *name;
 	uint32_t decl_file, decl_line;
+	uint64_t die; /* offset of its DIE */
+	const char *name;
 	/* A function of the unit's top level: its own tree, read on the first lookup in it. */
 	struct tree *inner;
+	bool named; /* name and decl read */
 	bool inner_failed;
 };
 
@@ -65,16 +65,13 @@ struct top_range {
 struct unit {
 	struct dwarf_unit *du; /* its header and abbreviations */
 	bool loaded, failed;
-	uint64_t base; /* its DW_AT_low_pc: what DWARF 4 range lists are relative to */
-	struct debug_line_row *rows; /* by sequence, in program order */
-	size_t nr_rows;
-	struct debug_line_seq *seqs; /* sorted by lo */
-	size_t nr_seqs;
-	uint32_t *row_keys; /* the offset of every ROW_BLOCK-th row (unit_index_rows) */
-	char **files;	    /* by file number (core/symbols/debug_line.h) */
-	size_t nr_files;
-	struct tree top;	/* the functions of its top level, without their trees */
-	struct top_range *tops; /* their ranges, sorted */
+	bool types_hold_code; /* of a language whose types have functions (not C) */
+	uint64_t base;	      /* its DW_AT_low_pc: what DWARF 4 range lists are relative to */
+	struct debug_line_table lines; /* its seqs sorted by lo */
+	uint32_t *row_keys;	       /* the offset of every ROW_BLOCK-th row (unit_index_rows) */
+	char **files;		       /* by file number, each joined on first use (unit_file) */
+	struct tree top;	       /* the functions of its top level, without their trees */
+	struct top_range *tops;	       /* their ranges, sorted */
 	size_t nr_tops;
 };
 
@@ -270,13 +267,13 @@ static int sequence_cmp(const void *pa, const void *pb)
 
 static int unit_index_rows(struct unit *u)
 {
-	size_t n = (u->nr_rows + ROW_BLOCK - 1) / ROW_BLOCK;
+	size_t n = (u->lines.nr_rows + ROW_BLOCK - 1) / ROW_BLOCK;
 
 	u->row_keys = malloc((n ? n : 1) * sizeof(*u->row_keys));
 	if (!u->row_keys)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		u->row_keys[i] = u->rows[i * ROW_BLOCK].off;
+		u->row_keys[i] = u->lines.rows[i * ROW_BLOCK].off;
 	return 0;
 }
 
@@ -310,8 +307,8 @@ static const struct debug_line_row *sequence_row(const struct unit *u,
 		if (b < b_hi)
 			to = b * ROW_BLOCK;
 	}
-	i = SORTED_PAST(u->rows, from, to, off, off);
-	return i > sq->first ? &u->rows[i - 1] : NULL;
+	i = SORTED_PAST(u->lines.rows, from, to, off, off);
+	return i > sq->first ? &u->lines.rows[i - 1] : NULL;
 }
 
 /* The unit's line table, through core/symbols/debug_line.h; none is not an error. */
@@ -333,12 +330,10 @@ static int unit_read_lines(struct dwarf_lines *dl, struct unit *u, const struct 
 	}
 	if (t.nr_seqs)
 		qsort(t.seqs, t.nr_seqs, sizeof(*t.seqs), sequence_cmp);
-	u->rows = t.rows;
-	u->nr_rows = t.nr_rows;
-	u->seqs = t.seqs;
-	u->nr_seqs = t.nr_seqs;
-	u->files = t.files;
-	u->nr_files = t.nr_files;
+	u->lines = t;
+	u->files = calloc(t.nr_files ? t.nr_files : 1, sizeof(*u->files));
+	if (!u->files)
+		return -ENOMEM;
 	return unit_index_rows(u);
 }
 
@@ -390,32 +385,44 @@ static int scope_push(struct tree *t, uint32_t parent, uint32_t *id)
 	return 0;
 }
 
+/* A function's tree, one block (tree_from_scratch). */
 static void tree_free(struct tree *t)
 {
-	if (!t)
-		return;
-	free(t->scopes);
-	free(t->ranges);
-	free(t->bounds);
-	free(t->owner);
 	free(t);
 }
 
-static bool tag_holds_code(uint16_t tag)
+/* Whether a DIE of tag may hold functions or inlined calls among its children. */
+static bool tag_holds_code(const struct unit *u, uint16_t tag)
 {
 	switch (tag) {
 	case DW_TAG_lexical_block:
 	case DW_TAG_namespace:
 	case DW_TAG_module:
-	case DW_TAG_class_type:
-	case DW_TAG_structure_type:
-	case DW_TAG_union_type:
 	case DW_TAG_try_block:
 	case DW_TAG_catch_block:
 		return true;
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+		return u->types_hold_code;
 	default:
 		return false;
 	}
+}
+
+/*
+ * A C unit's structures hold no functions, and walking their members was
+ * most of the walk of a unit that includes a large header (Python.h).
+ * Languages not known here are taken to have functions in their types.
+ */
+static bool language_has_methods(const struct dwarf_die *cu)
+{
+	uint64_t lang;
+
+	if (!dwarf_die__has(cu, DS_LANGUAGE) || !dwarf_value__udata(&cu->v[DS_LANGUAGE], &lang))
+		return true;
+	return lang != DW_LANG_C89 && lang != DW_LANG_C && lang != DW_LANG_C99 &&
+	       lang != DW_LANG_C11 && lang != 0x002c /* DW_LANG_C17 */;
 }
 
 static int walk_children(struct dwarf_lines *dl, const struct unit *u, struct tree *t,
@@ -487,7 +494,7 @@ static int walk_children(struct dwarf_lines *dl, const struct unit *u, struct tr
 			ret = r->error ? r->error :
 					 walk_scope(dl, u, t, r, &d, parent, depth,
 						    ab->tag == DW_TAG_inlined_subroutine, descend);
-		} else if (ab->children && tag_holds_code(ab->tag)) {
+		} else if (ab->children && tag_holds_code(u, ab->tag)) {
 			dwarf_reader__skip_attrs(r, ab);
 			ret = r->error ? r->error :
 					 walk_children(dl, u, t, r, parent, depth + 1, descend);
@@ -533,23 +540,18 @@ static void unit_drop(struct unit *u)
 {
 	for (size_t i = 0; i < u->top.nr_scopes; i++)
 		tree_free(u->top.scopes[i].inner);
-	for (size_t i = 0; i < u->nr_files; i++)
+	for (size_t i = 0; u->files && i < u->lines.nr_files; i++)
 		free(u->files[i]);
 	free(u->files);
 	u->files = NULL;
-	u->nr_files = 0;
-	free(u->rows);
+	debug_line__free(&u->lines);
 	free(u->row_keys);
 	u->row_keys = NULL;
-	free(u->seqs);
-	u->seqs = NULL;
-	u->nr_seqs = 0;
 	free(u->top.scopes);
 	free(u->top.ranges);
 	free(u->tops);
-	u->rows = NULL;
 	u->tops = NULL;
-	u->nr_rows = u->nr_tops = 0;
+	u->nr_tops = 0;
 	u->top = (struct tree){ 0 };
 }
 
@@ -579,6 +581,7 @@ static void unit_load(struct dwarf_lines *dl, struct unit *u)
 	if (reader_at_die(dl, u->du, u->du->die, &r, &cu)) {
 		die_attrs_of(dl, u->du, &cu, &da);
 		u->base = unit_base(dl, u->du, &cu);
+		u->types_hold_code = language_has_methods(&cu);
 		ret = unit_read_lines(dl, u, &da);
 		if (!ret && cu.children)
 			ret = walk_children(dl, u, &u->top, &r, NONE, 0, false);
@@ -657,28 +660,30 @@ static void sort_u64(uint64_t *v, uint64_t *tmp, size_t n)
  * the first keeps it, as a walk down from the root that takes the first
  * child covering an address would find.
  */
+_Static_assert(sizeof(struct tree) % 8 == 0 && sizeof(struct scope) % 8 == 0,
+	       "the parts of a tree's block are aligned");
+
 static struct tree *tree_from_scratch(struct dwarf_lines *dl, const struct tree *w)
 {
 	size_t n = 0, max = w->nr_ranges * 2 + 1;
-	struct tree *t = calloc(1, sizeof(*t));
+	struct tree *t;
 
-	if (!t)
-		return NULL;
-	t->scopes = malloc(w->nr_scopes * sizeof(*t->scopes));
-	t->bounds = malloc(max * sizeof(*t->bounds));
-	t->owner = malloc(max * sizeof(*t->owner));
 	if (max > dl->cap_sort_tmp) {
 		uint64_t *tmp = reallocarray(dl->sort_tmp, max, sizeof(*tmp));
 
-		if (tmp) {
-			dl->sort_tmp = tmp;
-			dl->cap_sort_tmp = max;
-		}
+		if (!tmp)
+			return NULL;
+		dl->sort_tmp = tmp;
+		dl->cap_sort_tmp = max;
 	}
-	if (!t->scopes || !t->bounds || !t->owner || max > dl->cap_sort_tmp) {
-		tree_free(t);
+	/* one block: a tree, its scopes, bounds and owners (scopes and bounds are 8-byte aligned) */
+	t = calloc(1, sizeof(*t) + w->nr_scopes * sizeof(*t->scopes) +
+			      max * (sizeof(*t->bounds) + sizeof(*t->owner)));
+	if (!t)
 		return NULL;
-	}
+	t->scopes = (struct scope *)(t + 1);
+	t->bounds = (uint64_t *)(t->scopes + w->nr_scopes);
+	t->owner = (uint32_t *)(t->bounds + max);
 	memcpy(t->scopes, w->scopes, w->nr_scopes * sizeof(*t->scopes));
 	t->nr_scopes = w->nr_scopes;
 	for (size_t i = 0; i < w->nr_ranges; i++) {
@@ -737,21 +742,26 @@ static struct tree *scope_inner(struct dwarf_lines *dl, const struct unit *u, st
 
 /* Lookups */
 
-static const char *unit_file(const struct unit *u, uint64_t fileno)
+/* The full name of a file of u, NULL when unknown; it stays as long as u is loaded. */
+static const char *unit_file(struct unit *u, uint64_t fileno)
 {
-	return fileno < u->nr_files ? u->files[fileno] : NULL;
+	if (fileno >= u->lines.nr_files)
+		return NULL;
+	if (!u->files[fileno])
+		u->files[fileno] = debug_line__file(&u->lines, fileno);
+	return u->files[fileno];
 }
 
-static bool unit_line(const struct unit *u, uint64_t vaddr, const char **file, uint32_t *line)
+static bool unit_line(struct unit *u, uint64_t vaddr, const char **file, uint32_t *line)
 {
-	size_t lo = SORTED_PAST(u->seqs, 0, u->nr_seqs, lo, vaddr);
+	size_t lo = SORTED_PAST(u->lines.seqs, 0, u->lines.nr_seqs, lo, vaddr);
 	const struct debug_line_seq *sq = NULL;
 	const struct debug_line_row *row;
 
 	/* sequences overlap only when code was folded or dropped: look a little further back */
 	for (size_t i = lo, seen = 0; i > 0 && seen < 16 && !sq; i--, seen++)
-		if (vaddr < u->seqs[i - 1].hi)
-			sq = &u->seqs[i - 1];
+		if (vaddr < u->lines.seqs[i - 1].hi)
+			sq = &u->lines.seqs[i - 1];
 	if (!sq)
 		return false;
 	/* the last row at or before vaddr (debug_line.c keeps one row an address) */
