@@ -375,8 +375,9 @@ static int run_program(struct cursor *c, const struct header *h, struct debug_li
 		addr_adv[op] = (uint32_t)((op - h->opcode_base) / h->line_range) * h->min_inst_len;
 		line_adv[op] = h->line_base + (int32_t)((op - h->opcode_base) % h->line_range);
 	}
-	while (!err && !c->bad && c->p < c->end) {
-		uint8_t op = (uint8_t)get_u(c, 1);
+	/* a read that fails leaves the cursor at its end: the loop ends, c->bad says why */
+	while (!err && c->p < c->end) {
+		uint8_t op = *c->p++;
 
 		if (op >= h->opcode_base) {
 			addr += addr_adv[op];
