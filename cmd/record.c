@@ -39,6 +39,7 @@ enum {
 	OPT_COUNT_MAP_ENTRIES,
 	OPT_AS_ROOT,
 	OPT_CALL_GRAPH,
+	OPT_NO_LINES,
 };
 
 static const char record_doc[] =
@@ -117,6 +118,8 @@ static const struct argp_option record_options[] = {
 	  "Under sudo, run COMMAND as root instead of as the invoking user", 2 },
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "output", 'o', "FILE", 0, "Write the profile to FILE instead of stdout", 3 },
+	{ "no-lines", OPT_NO_LINES, NULL, 0,
+	  "Name frames by their symbols only: no source lines, no inlined functions", 3 },
 	{ "pid", OPT_PID, NULL, 0, "Begin each stack with comm-PID", 3 },
 	{ "tid", OPT_TID, NULL, 0,
 	  "Begin each stack with comm-PID/TID, and the thread's name when it has its own", 3 },
@@ -328,6 +331,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_NO_KERNEL:
 		o->no_kernel = true;
+		return 0;
+	case OPT_NO_LINES:
+		o->no_lines = true;
 		return 0;
 	case OPT_FP_ONLY:
 		o->fp_only = true;

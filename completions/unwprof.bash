@@ -14,7 +14,7 @@ _unwprof_options()
 	record)
 		echo '-p --pids -t --tids -a --all-cpus -C --cpu -d --duration -F --freq --no-kernel --fp-only
 			--call-graph -g
-			--max-shards --count-map-entries --as-root -o --output --format --pid --tid
+			--max-shards --count-map-entries --as-root -o --output --format --no-lines --pid --tid
 			--stats-json --quiet'
 		;;
 	report)

@@ -66,6 +66,7 @@ complete -c unwprof -n $c -l count-map-entries -x \
 complete -c unwprof -n $c -l as-root -d 'Under sudo, run COMMAND as root'
 complete -c unwprof -n $c -s o -l output -r -F -d 'Write the profile to FILE'
 complete -c unwprof -n $c -l format -x -a 'folded pprof svg' -d 'Output format'
+complete -c unwprof -n $c -l no-lines -d 'Name frames by their symbols only'
 complete -c unwprof -n $c -l pid -d 'Begin each stack with comm-PID'
 complete -c unwprof -n $c -l tid -d 'Begin each stack with comm-PID/TID'
 complete -c unwprof -n $c -l stats-json -r -F -d 'Write the run statistics as JSON to FILE'

@@ -621,7 +621,7 @@ static int init(struct recorder *r)
 	if (err)
 		return err;
 	r->profile = profile__new();
-	r->symbolizer = symbolizer__new(NULL);
+	r->symbolizer = symbolizer__new(&(struct symbolizer_opts){ .no_lines = r->opts.no_lines });
 	r->failures = failures__new();
 	r->names = proc_names__new();
 	if (!r->profile || !r->symbolizer || !r->failures || !r->names) {

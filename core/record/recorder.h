@@ -48,6 +48,7 @@ struct recorder_opts {
 	bool pid_prefix; /* stacks begin with comm-PID */
 	bool tid_prefix; /* ...with comm-PID/TID */
 	bool no_kernel;
+	bool no_lines; /* frames named by their symbols only, without DWARF's lines */
 	bool fp_only;
 	const char *stats_json; /* --stats-json FILE, NULL when none */
 	size_t max_shards;

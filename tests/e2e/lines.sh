@@ -6,7 +6,7 @@
 # output has the inlined functions as frames of their own with the suffix
 # _[i]; in pprof each location holds them as Line entries, which
 # `go tool pprof` shows (-traces, -lines, -list; skipped without go) and
-# `unwprof report` reads back (--tree, --lines).
+# `unwprof report` reads back (--tree, --lines); --no-lines leaves both out.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -35,6 +35,18 @@ grep -q 'mix_word (inline)' "$tmp/tree.txt" || fail "report --tree does not mark
 grep -Eq ' mix_word .*tests/workloads/inline\.c:[0-9]+$' "$tmp/lines.txt" ||
 	fail "report --lines has no source line for mix_word"
 cat "$tmp/lines.txt" >&2
+
+# --no-lines: the same samples, named by their symbols only
+record inline-nolines -F 999 --no-lines -o "$tmp/nolines.pb.gz" -- "$WORKLOADS/inline" 1
+expect_rc 0
+"$UNWPROF" report -i "$tmp/nolines.pb.gz" --folded > "$tmp/nolines.folded" ||
+	fail "report --folded of the --no-lines profile failed"
+check stacks "$tmp/nolines.folded" --comm inline --leaf run --expect '{START};main;run' \
+	--min-ratio 0.99 --min-samples 100
+! grep -q '_\[i\]' "$tmp/nolines.folded" || fail "--no-lines still has inlined frames"
+"$UNWPROF" report -i "$tmp/nolines.pb.gz" --lines --top 3 > "$tmp/nolines.txt" ||
+	fail "report --lines of the --no-lines profile failed"
+! grep -q 'inline\.c:' "$tmp/nolines.txt" || fail "--no-lines still has source lines"
 
 if command -v go > /dev/null; then
 	go tool pprof -traces "$tmp/inline.pb.gz" > "$tmp/traces.txt" 2>&1 ||
