@@ -864,6 +864,8 @@ static int section_inflate(const struct elf_file *ef, size_t index, const char *
 	inf->size = ch.ch_size;
 	inf->next = ef->cache->inflated;
 	ef->cache->inflated = inf;
+	/* the compressed bytes are not read again: their pages stop counting as ours */
+	elf_file__release(ef, sec->data, sec->size);
 	sec->data = out;
 	sec->size = ch.ch_size;
 	return 0;

@@ -74,6 +74,13 @@
 #define COUNTS_PER_STACK 2  /* a stack counted in several threads, with and without kernel */
 #define DRAINS_OF_ROOM 4    /* a drain may come late: user space busy loading tables */
 #define DRAIN_INTERVAL_MS 1000
+/*
+ * The first drain comes early, so that the first stacks are symbolized (their
+ * files' DWARF read, compressed sections inflated) while the run goes on
+ * rather than after its end: the end of a run of one second was mostly the
+ * reading of libc's separate debug file.
+ */
+#define FIRST_DRAIN_MS 250
 /* Entries of the process map: every process of -a; a launched tree's, by CPU (8 KiB each). */
 #define PROCS_SYSTEM 2048
 #define PROCS_TREE_MIN 256
@@ -1048,7 +1055,7 @@ int session__attach(struct session *s)
 		if (err)
 			return err;
 	}
-	s->last_drain_ms = now_ms();
+	s->last_drain_ms = now_ms() - (DRAIN_INTERVAL_MS - FIRST_DRAIN_MS);
 	s->skel->bss->hold_new_code = s->opts.hold_new_code && !s->opts.fp_only;
 	return 0;
 }

@@ -302,6 +302,13 @@ static const struct dwarf_abbrev *abbrev_find(const struct dwarf_sections *s, st
 	return i && t->list[i - 1].code == code ? &t->list[i - 1] : NULL;
 }
 
+static void abbrevs_reset(struct dwarf_unit *u)
+{
+	free(u->abbrevs.list);
+	free(u->abbrevs.attrs);
+	u->abbrevs = (struct dwarf_abbrevs){ .next = u->abbrev_off };
+}
+
 /* The reader */
 
 static const struct dwarf_abbrev null_entry = { 0 };
@@ -562,8 +569,16 @@ bool dwarf_unit__read_bases(const struct dwarf_sections *s, struct dwarf_unit *u
 			    struct dwarf_die *d)
 {
 	uint64_t v;
+	bool ok = dwarf_die__read(s, u, u->die, d);
 
-	if (!dwarf_die__read(s, u, u->die, d))
+	/*
+	 * Compilers give the unit DIE's abbreviation one of the last codes
+	 * (GCC numbers them by use): reading it read most of the table, which
+	 * is given back until the unit is looked into. Every unit's tables
+	 * together are megabytes (5 MiB of libc6-dbg's libc).
+	 */
+	abbrevs_reset(u);
+	if (!ok)
 		return false;
 	if (u->version < 5) {
 		u->type = d->tag == DW_TAG_partial_unit ? DW_UT_partial :
