@@ -125,7 +125,11 @@ static int form_fixed_size(const struct dwarf_unit *u, uint64_t form)
 
 /* Units */
 
-static bool unit_header(const struct dwarf_sections *s, uint64_t off, struct dwarf_unit *u)
+/*
+ * The header of the unit at off: 1 when it can be read, 0 when it cannot but
+ * its length holds (the next unit can be), -1 when its length does not.
+ */
+static int unit_header(const struct dwarf_sections *s, uint64_t off, struct dwarf_unit *u)
 {
 	struct cursor c = { s->info.data + off, s->info.data + s->info.size, false };
 	uint64_t len = get_u(&c, 4);
@@ -137,15 +141,15 @@ static bool unit_header(const struct dwarf_sections *s, uint64_t off, struct dwa
 		len = get_u(&c, 8);
 		u->offset_size = 8;
 	} else if (len >= 0xfffffff0) {
-		return false;
+		return -1;
 	}
 	if (c.bad || len > (uint64_t)(c.end - c.p))
-		return false;
+		return -1;
 	c.end = c.p + len;
 	u->end = (uint64_t)(c.end - s->info.data);
 	u->version = (uint16_t)get_u(&c, 2);
 	if (u->version < 2 || u->version > 5)
-		return false;
+		return 0;
 	if (u->version >= 5) {
 		u->type = (uint8_t)get_u(&c, 1);
 		u->addr_size = (uint8_t)get_u(&c, 1);
@@ -159,13 +163,13 @@ static bool unit_header(const struct dwarf_sections *s, uint64_t off, struct dwa
 		u->addr_size = (uint8_t)get_u(&c, 1);
 	}
 	if (c.bad || (u->addr_size != 4 && u->addr_size != 8) || u->abbrev_off >= s->abbrev.size)
-		return false;
+		return 0;
 	u->die = (uint64_t)(c.p - s->info.data);
 	u->abbrevs.next = u->abbrev_off;
 	/* what the bases are when the unit DIE does not say (producers before DWARF 5 was final) */
 	u->str_offsets_base = u->offset_size == 8 ? 16 : 8;
 	u->addr_base = 8;
-	return true;
+	return 1;
 }
 
 int dwarf_units__read(const struct dwarf_sections *s, struct dwarf_unit **units, size_t *nr)
@@ -177,9 +181,13 @@ int dwarf_units__read(const struct dwarf_sections *s, struct dwarf_unit **units,
 	*nr = 0;
 	while (off < s->info.size) {
 		struct dwarf_unit u;
+		int ok = unit_header(s, off, &u);
 
-		if (!unit_header(s, off, &u))
+		if (ok < 0)
 			break;
+		off = u.end;
+		if (!ok)
+			continue;
 		if (grow((void **)units, &cap, *nr, sizeof(**units))) {
 			dwarf_units__free(*units, *nr);
 			*units = NULL;
@@ -187,7 +195,6 @@ int dwarf_units__read(const struct dwarf_sections *s, struct dwarf_unit **units,
 			return -ENOMEM;
 		}
 		(*units)[(*nr)++] = u;
-		off = u.end;
 	}
 	return 0;
 }

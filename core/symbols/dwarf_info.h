@@ -105,8 +105,9 @@ struct dwarf_unit {
 
 /*
  * The unit headers of s->info, in section order, into *units (to free with
- * dwarf_units__free). Stops at the first header that does not hold
- * together: the units before it are kept. 0 or -ENOMEM.
+ * dwarf_units__free). A unit whose header cannot be read (a version not
+ * known, a wrong address size) is left out; a length past the end of the
+ * section ends the list, the units before it kept. 0 or -ENOMEM.
  */
 int dwarf_units__read(const struct dwarf_sections *s, struct dwarf_unit **units, size_t *nr);
 void dwarf_units__free(struct dwarf_unit *units, size_t nr);

@@ -18,8 +18,8 @@
 # lines (unwprof: tests/oracle/src_lookup, the symbolizer's own path;
 # binutils: addr2line -a -f -i -C -e FILE). Prints wall and CPU time and peak
 # RSS of each, medians and ranges, and the ratios addr2line / unwprof. The
-# issue's requirement is 10x; on a loaded machine the CPU figures are the
-# ones to compare.
+# goal is 10x; on a loaded machine the CPU figures are the ones to compare.
+# What lines cost a recording: tests/bench/lines_record.py.
 set -euo pipefail
 
 runs=5
