@@ -13,7 +13,7 @@
 #include "core/unwind/cfi.h"
 #include "core/util/common.h"
 #include "core/util/log.h"
-#include "cfi_builder.h"
+#include "dwarf_builder.h"
 #include "test.h"
 
 /* x86_64 .eh_frame CIE "zR", pcrel|sdata4, code 1, data -8, ra 16: CFA rsp+8, ra at cfa-8. */

@@ -16,79 +16,19 @@
 #include <string.h>
 
 #include "core/symbols/dwarf_info.h"
+#include "dwarf_builder.h"
 #include "test.h"
 
 /* Building sections */
 
-struct buf {
-	uint8_t d[4096];
-	size_t n;
-};
-
-static void put(struct buf *b, const void *p, size_t len)
-{
-	if (!len)
-		return; /* p may be NULL then */
-	if (b->n + len > sizeof(b->d)) {
-		fprintf(stderr, "test buffer overflow\n");
-		test_failures++;
-		return;
-	}
-	memcpy(b->d + b->n, p, len);
-	b->n += len;
-}
-
-static void put_u8(struct buf *b, uint8_t v)
-{
-	put(b, &v, 1);
-}
-
-static void put_u16(struct buf *b, uint16_t v)
-{
-	put(b, &v, 2);
-}
-
-static void put_u32(struct buf *b, uint32_t v)
-{
-	put(b, &v, 4);
-}
-
-static void put_u64(struct buf *b, uint64_t v)
-{
-	put(b, &v, 8);
-}
-
 /* An n-byte value: an offset or an address of the unit's size. */
-static void put_un(struct buf *b, uint64_t v, size_t n)
+static void put_un(struct sec *b, uint64_t v, size_t n)
 {
 	put(b, &v, n); /* little-endian, as the hosts are */
 }
 
-static void put_uleb(struct buf *b, uint64_t v)
-{
-	do {
-		uint8_t byte = v & 0x7f;
-
-		v >>= 7;
-		put_u8(b, byte | (v ? 0x80 : 0));
-	} while (v);
-}
-
-static void put_sleb(struct buf *b, int64_t v)
-{
-	bool more = true;
-
-	while (more) {
-		uint8_t byte = v & 0x7f;
-
-		v >>= 7;
-		more = !((v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40)));
-		put_u8(b, byte | (more ? 0x80 : 0));
-	}
-}
-
 /* A NUL-terminated string; returns its offset, for the forms that point to it. */
-static uint64_t put_str(struct buf *b, const char *s)
+static uint64_t put_str(struct sec *b, const char *s)
 {
 	uint64_t at = b->n;
 
@@ -96,92 +36,73 @@ static uint64_t put_str(struct buf *b, const char *s)
 	return at;
 }
 
-static void patch_u32(struct buf *b, size_t at, uint32_t v)
+static void patch_u32(struct sec *b, size_t at, uint32_t v)
 {
 	memcpy(b->d + at, &v, 4);
 }
 
-/* A unit_length to patch with unit_end once the unit is built; returns where it is. */
-static size_t unit_begin(struct buf *b, bool dwarf64)
-{
-	size_t at = b->n;
-
-	if (dwarf64) {
-		put_u32(b, 0xffffffff);
-		put_u64(b, 0);
-	} else {
-		put_u32(b, 0);
-	}
-	return at;
-}
-
-static void unit_end(struct buf *b, size_t at)
+/* The end of a unit begun with entry_begin(): its unit_length, 32- or 64-bit as it was begun. */
+static void unit_end(struct sec *b, size_t at)
 {
 	uint32_t len32;
 
 	memcpy(&len32, b->d + at, 4);
-	if (len32 == 0xffffffff) {
-		uint64_t len = b->n - at - 12;
-
-		memcpy(b->d + at + 4, &len, 8);
-	} else {
-		patch_u32(b, at, (uint32_t)(b->n - at - 4));
-	}
+	entry_end(b, at, len32 == 0xffffffff);
 }
 
 /* A .debug_info unit header: DWARF 5's layout from version 5 on, else DWARF 2's. */
-static size_t unit_header(struct buf *b, uint16_t version, bool dwarf64, uint8_t addr_size,
+static size_t unit_header(struct sec *b, uint16_t version, bool dwarf64, uint8_t addr_size,
 			  uint64_t abbrev_off)
 {
-	size_t at = unit_begin(b, dwarf64), off_size = dwarf64 ? 8 : 4;
+	size_t at = entry_begin(b, dwarf64), off_size = dwarf64 ? 8 : 4;
 
-	put_u16(b, version);
+	put16(b, version);
 	if (version >= 5) {
-		put_u8(b, DW_UT_compile);
-		put_u8(b, addr_size);
+		put8(b, DW_UT_compile);
+		put8(b, addr_size);
 		put_un(b, abbrev_off, off_size);
 	} else {
 		put_un(b, abbrev_off, off_size);
-		put_u8(b, addr_size);
+		put8(b, addr_size);
 	}
 	return at;
 }
 
 /* The 32-bit DWARF unit with 8-byte addresses of most cases. */
-static size_t cu_header(struct buf *b, uint16_t version, uint64_t abbrev_off)
+static size_t cu_header(struct sec *b, uint16_t version, uint64_t abbrev_off)
 {
 	return unit_header(b, version, false, 8, abbrev_off);
 }
 
 /* The header of a DWARF 5 contribution to .debug_str_offsets, .debug_addr or .debug_rnglists. */
-static size_t table_header(struct buf *b, bool dwarf64)
+static size_t table_header(struct sec *b, bool dwarf64)
 {
-	size_t at = unit_begin(b, dwarf64);
+	size_t at = entry_begin(b, dwarf64);
 
-	put_u16(b, 5);
+	put16(b, 5);
 	return at;
 }
 
-static void abbrev_begin(struct buf *b, uint64_t code, uint64_t tag, bool children)
+static void abbrev_begin(struct sec *b, uint64_t code, uint64_t tag, bool children)
 {
-	put_uleb(b, code);
-	put_uleb(b, tag);
-	put_u8(b, children ? DW_CHILDREN_yes : DW_CHILDREN_no);
+	uleb(b, code);
+	uleb(b, tag);
+	put8(b, children ? DW_CHILDREN_yes : DW_CHILDREN_no);
 }
 
-static void abbrev_attr(struct buf *b, uint64_t at, uint64_t form)
+static void abbrev_attr(struct sec *b, uint64_t at, uint64_t form)
 {
-	put_uleb(b, at);
-	put_uleb(b, form);
+	uleb(b, at);
+	uleb(b, form);
 }
 
-static void abbrev_end(struct buf *b)
+static void abbrev_end(struct sec *b)
 {
 	abbrev_attr(b, 0, 0);
 }
 
 /* An abbreviation whose attributes are pairs of name and form, ended by a 0. */
-static void abbrev(struct buf *b, uint64_t code, uint64_t tag, bool children, const uint16_t *attrs)
+static void abbrev(struct sec *b, uint64_t code, uint64_t tag, bool children, const uint16_t *attrs)
 {
 	abbrev_begin(b, code, tag, children);
 	for (; attrs[0]; attrs += 2)
@@ -194,7 +115,7 @@ static void abbrev(struct buf *b, uint64_t code, uint64_t tag, bool children, co
 
 /* The sections of one case, and its units once read. */
 struct dw {
-	struct buf info, abbrev, str, line_str, str_offsets, addr, ranges, rnglists;
+	struct sec info, abbrev, str, line_str, str_offsets, addr, ranges, rnglists;
 	struct dwarf_sections s;
 	struct dwarf_unit *units;
 	size_t nr;
@@ -216,7 +137,7 @@ static struct dw *dw_new(void)
  * its end is a read past the allocation; none when it is empty, as for a
  * section the file does not have.
  */
-static struct elf_section section_of(const struct buf *b)
+static struct elf_section section_of(const struct sec *b)
 {
 	struct elf_section sec = { 0 };
 	uint8_t *copy;
@@ -376,22 +297,22 @@ static uint64_t dw5_strings(struct dw *w)
 	uint64_t wrong, str_base;
 	size_t at;
 
-	put_u8(&w->str, 0);
+	put8(&w->str, 0);
 	wrong = put_str(&w->str, "wrong");
 	/* another unit's contribution first: the default base would find its strings */
 	at = table_header(&w->str_offsets, false);
-	put_u16(&w->str_offsets, 0);
-	put_u32(&w->str_offsets, (uint32_t)wrong);
-	put_u32(&w->str_offsets, (uint32_t)wrong);
+	put16(&w->str_offsets, 0);
+	put32(&w->str_offsets, (uint32_t)wrong);
+	put32(&w->str_offsets, (uint32_t)wrong);
 	unit_end(&w->str_offsets, at);
 
 	at = table_header(&w->str_offsets, false);
-	put_u16(&w->str_offsets, 0);
+	put16(&w->str_offsets, 0);
 	str_base = w->str_offsets.n;
-	put_u32(&w->str_offsets, (uint32_t)wrong);
-	put_u32(&w->str_offsets, (uint32_t)put_str(&w->str, "main.c"));
-	put_u32(&w->str_offsets, (uint32_t)put_str(&w->str, "big"));
-	put_u32(&w->str_offsets, (uint32_t)put_str(&w->str, "small"));
+	put32(&w->str_offsets, (uint32_t)wrong);
+	put32(&w->str_offsets, (uint32_t)put_str(&w->str, "main.c"));
+	put32(&w->str_offsets, (uint32_t)put_str(&w->str, "big"));
+	put32(&w->str_offsets, (uint32_t)put_str(&w->str, "small"));
 	unit_end(&w->str_offsets, at);
 
 	put_str(&w->line_str, "x");
@@ -405,19 +326,19 @@ static uint64_t dw5_addrs(struct dw *w)
 	size_t at;
 
 	at = table_header(&w->addr, false);
-	put_u8(&w->addr, 8);
-	put_u8(&w->addr, 0);
-	put_u64(&w->addr, 0xdead0000);
-	put_u64(&w->addr, 0xdead0001);
+	put8(&w->addr, 8);
+	put8(&w->addr, 0);
+	put64(&w->addr, 0xdead0000);
+	put64(&w->addr, 0xdead0001);
 	unit_end(&w->addr, at);
 
 	at = table_header(&w->addr, false);
-	put_u8(&w->addr, 8);
-	put_u8(&w->addr, 0);
+	put8(&w->addr, 8);
+	put8(&w->addr, 0);
 	base = w->addr.n;
-	put_u64(&w->addr, 0x401000);
-	put_u64(&w->addr, 0x402000);
-	put_u64(&w->addr, 0x403000);
+	put64(&w->addr, 0x401000);
+	put64(&w->addr, 0x402000);
+	put64(&w->addr, 0x403000);
 	unit_end(&w->addr, at);
 	return base;
 }
@@ -428,64 +349,64 @@ static uint64_t dw5_addrs(struct dw *w)
  */
 static uint64_t dw5_rnglists(struct dw *w)
 {
-	struct buf *b = &w->rnglists;
+	struct sec *b = &w->rnglists;
 	uint64_t base;
 	size_t at = table_header(b, false);
 
-	put_u8(b, 8);
-	put_u8(b, 0);
-	put_u32(b, 2); /* offset_entry_count */
+	put8(b, 8);
+	put8(b, 0);
+	put32(b, 2); /* offset_entry_count */
 	base = b->n;
-	put_u32(b, 0);
-	put_u32(b, 0);
+	put32(b, 0);
+	put32(b, 0);
 
 	patch_u32(b, base, (uint32_t)(b->n - base));
-	put_u8(b, DW_RLE_offset_pair);
-	put_uleb(b, 0x100);
-	put_uleb(b, 0x180);
-	put_u8(b, DW_RLE_end_of_list);
+	put8(b, DW_RLE_offset_pair);
+	uleb(b, 0x100);
+	uleb(b, 0x180);
+	put8(b, DW_RLE_end_of_list);
 
 	patch_u32(b, base + 4, (uint32_t)(b->n - base));
-	put_u8(b, DW_RLE_base_addressx);
-	put_uleb(b, 1);
-	put_u8(b, DW_RLE_offset_pair);
-	put_uleb(b, 0x10);
-	put_uleb(b, 0x20);
-	put_u8(b, DW_RLE_offset_pair); /* empty */
-	put_uleb(b, 0x30);
-	put_uleb(b, 0x30);
-	put_u8(b, DW_RLE_startx_length);
-	put_uleb(b, 2);
-	put_uleb(b, 0x40);
-	put_u8(b, DW_RLE_startx_endx);
-	put_uleb(b, 1);
-	put_uleb(b, 2);
-	put_u8(b, DW_RLE_start_end);
-	put_u64(b, 0x404000);
-	put_u64(b, 0x404100);
-	put_u8(b, DW_RLE_start_length);
-	put_u64(b, 0x405000);
-	put_uleb(b, 0x8);
-	put_u8(b, DW_RLE_base_address);
-	put_u64(b, 0x406000);
-	put_u8(b, DW_RLE_offset_pair);
-	put_uleb(b, 1);
-	put_uleb(b, 2);
-	put_u8(b, DW_RLE_start_end); /* empty */
-	put_u64(b, 0x407000);
-	put_u64(b, 0x407000);
-	put_u8(b, DW_RLE_end_of_list);
+	put8(b, DW_RLE_base_addressx);
+	uleb(b, 1);
+	put8(b, DW_RLE_offset_pair);
+	uleb(b, 0x10);
+	uleb(b, 0x20);
+	put8(b, DW_RLE_offset_pair); /* empty */
+	uleb(b, 0x30);
+	uleb(b, 0x30);
+	put8(b, DW_RLE_startx_length);
+	uleb(b, 2);
+	uleb(b, 0x40);
+	put8(b, DW_RLE_startx_endx);
+	uleb(b, 1);
+	uleb(b, 2);
+	put8(b, DW_RLE_start_end);
+	put64(b, 0x404000);
+	put64(b, 0x404100);
+	put8(b, DW_RLE_start_length);
+	put64(b, 0x405000);
+	uleb(b, 0x8);
+	put8(b, DW_RLE_base_address);
+	put64(b, 0x406000);
+	put8(b, DW_RLE_offset_pair);
+	uleb(b, 1);
+	uleb(b, 2);
+	put8(b, DW_RLE_start_end); /* empty */
+	put64(b, 0x407000);
+	put64(b, 0x407000);
+	put8(b, DW_RLE_end_of_list);
 	/* not part of the list */
-	put_u8(b, DW_RLE_start_end);
-	put_u64(b, 0x500000);
-	put_u64(b, 0x500100);
+	put8(b, DW_RLE_start_end);
+	put64(b, 0x500000);
+	put64(b, 0x500100);
 	unit_end(b, at);
 	return base;
 }
 
 static void dw5_build(struct dw *w, struct dw5 *x)
 {
-	struct buf *b = &w->info;
+	struct sec *b = &w->info;
 	uint64_t src;
 	size_t at;
 
@@ -502,28 +423,28 @@ static void dw5_build(struct dw *w, struct dw5 *x)
 		     DW_FORM_sec_offset, DW_AT_comp_dir, DW_FORM_line_strp));
 	abbrev(&w->abbrev, 2, DW_TAG_subprogram, false,
 	       ATTRS(DW_AT_name, DW_FORM_strx1, DW_AT_ranges, DW_FORM_rnglistx));
-	put_u8(&w->abbrev, 0);
+	put8(&w->abbrev, 0);
 
 	at = cu_header(b, 5, 0);
 	x->cu = b->n;
-	put_uleb(b, 1);
-	put_u8(b, 1);
-	put_u32(b, (uint32_t)x->str_base);
-	put_uleb(b, 0);
-	put_u32(b, 0x200);
-	put_u32(b, (uint32_t)x->addr_base);
-	put_u32(b, (uint32_t)x->rng_base);
-	put_u32(b, 0x1234);
-	put_u32(b, (uint32_t)src);
+	uleb(b, 1);
+	put8(b, 1);
+	put32(b, (uint32_t)x->str_base);
+	uleb(b, 0);
+	put32(b, 0x200);
+	put32(b, (uint32_t)x->addr_base);
+	put32(b, (uint32_t)x->rng_base);
+	put32(b, 0x1234);
+	put32(b, (uint32_t)src);
 	x->big = b->n;
-	put_uleb(b, 2);
-	put_u8(b, 2);
-	put_uleb(b, 1);
+	uleb(b, 2);
+	put8(b, 2);
+	uleb(b, 1);
 	x->small = b->n;
-	put_uleb(b, 2);
-	put_u8(b, 3);
-	put_uleb(b, 0);
-	put_u8(b, 0);
+	uleb(b, 2);
+	put8(b, 3);
+	uleb(b, 0);
+	put8(b, 0);
 	unit_end(b, at);
 }
 
@@ -601,7 +522,7 @@ struct forms {
 	uint64_t m_name;
 };
 
-static void forms_abbrevs(struct buf *ab)
+static void forms_abbrevs(struct sec *ab)
 {
 	abbrev(ab, 1, DW_TAG_compile_unit, true, ATTRS(DW_AT_name, DW_FORM_string));
 	abbrev(ab, 2, DW_TAG_variable, false,
@@ -616,7 +537,7 @@ static void forms_abbrevs(struct buf *ab)
 	abbrev_attr(ab, DW_AT_lower_bound, DW_FORM_data16);
 	abbrev_attr(ab, DW_AT_external, DW_FORM_flag_present);
 	abbrev_attr(ab, DW_AT_decl_file, DW_FORM_implicit_const);
-	put_sleb(ab, 7);
+	sleb(ab, 7);
 	abbrev_attr(ab, DW_AT_call_line, DW_FORM_indirect);
 	abbrev_attr(ab, DW_AT_decl_line, DW_FORM_sdata);
 	abbrev_attr(ab, DW_AT_name, DW_FORM_string);
@@ -626,67 +547,67 @@ static void forms_abbrevs(struct buf *ab)
 	abbrev_attr(ab, DW_AT_const_value, DW_FORM_data16);
 	abbrev_attr(ab, DW_AT_external, DW_FORM_flag_present);
 	abbrev_attr(ab, DW_AT_decl_file, DW_FORM_implicit_const);
-	put_sleb(ab, 7);
+	sleb(ab, 7);
 	abbrev_attr(ab, DW_AT_decl_line, DW_FORM_data2);
 	abbrev_attr(ab, DW_AT_low_pc, DW_FORM_addr);
 	abbrev_end(ab);
 	abbrev(ab, 5, DW_TAG_variable, false,
 	       ATTRS(DW_AT_name, DW_FORM_strp, DW_AT_decl_line, DW_FORM_data2, DW_AT_low_pc,
 		     DW_FORM_addr));
-	put_u8(ab, 0);
+	put8(ab, 0);
 }
 
 /* The DIE with the forms of variable size; bytes 0 in its blocks, which are no strings. */
-static void forms_die_m(struct buf *b, struct forms *x)
+static void forms_die_m(struct sec *b, struct forms *x)
 {
 	x->m = b->n;
-	put_uleb(b, 3);
-	put_uleb(b, 3); /* exprloc */
+	uleb(b, 3);
+	uleb(b, 3); /* exprloc */
 	put(b, (const uint8_t[]){ 0x91, 0x00, 0x01 }, 3);
-	put_u8(b, 2); /* block1 */
-	put_u16(b, 0);
-	put_u16(b, 3); /* block2 */
+	put8(b, 2); /* block1 */
+	put16(b, 0);
+	put16(b, 3); /* block2 */
 	put(b, (const uint8_t[]){ 0, 0, 0 }, 3);
-	put_u32(b, 1); /* block4 */
-	put_u8(b, 0);
-	put_uleb(b, 130); /* block, of a two-byte length */
+	put32(b, 1); /* block4 */
+	put8(b, 0);
+	uleb(b, 130); /* block, of a two-byte length */
 	for (int i = 0; i < 130; i++)
-		put_u8(b, i & 1 ? 0 : 0xab);
-	put_u64(b, 0); /* data16 */
-	put_u64(b, 0);
-	put_uleb(b, DW_FORM_udata); /* indirect */
-	put_uleb(b, 300);
-	put_sleb(b, -5);
+		put8(b, i & 1 ? 0 : 0xab);
+	put64(b, 0); /* data16 */
+	put64(b, 0);
+	uleb(b, DW_FORM_udata); /* indirect */
+	uleb(b, 300);
+	sleb(b, -5);
 	x->m_name = put_str(b, "inline_name");
 }
 
 static void forms_build(struct dw *w, struct forms *x)
 {
-	struct buf *b = &w->info;
+	struct sec *b = &w->info;
 	size_t at;
 
-	put_u8(&w->str, 0);
+	put8(&w->str, 0);
 	forms_abbrevs(&w->abbrev);
 	at = cu_header(b, 5, 0);
-	put_uleb(b, 1);
+	uleb(b, 1);
 	put_str(b, "cu");
 	x->a = b->n;
-	put_uleb(b, 2);
+	uleb(b, 2);
 	put_str(b, "a");
-	put_u8(b, 3);
+	put8(b, 3);
 	forms_die_m(b, x);
 	x->f = b->n;
-	put_uleb(b, 4);
-	put_u64(b, 0xffffffffffffffff); /* data16 */
-	put_u64(b, 0xffffffffffffffff);
-	put_u16(b, 0x55);
-	put_u64(b, 0x99);
+	uleb(b, 4);
+	put64(b, 0xffffffffffffffff); /* data16 */
+	put64(b, 0xffffffffffffffff);
+	put16(b, 0x55);
+	put64(b, 0x99);
 	x->b = b->n;
-	put_uleb(b, 5);
-	put_u32(b, (uint32_t)put_str(&w->str, "b"));
-	put_u16(b, 0x1234);
-	put_u64(b, 0x1122334455667788);
-	put_u8(b, 0);
+	uleb(b, 5);
+	put32(b, (uint32_t)put_str(&w->str, "b"));
+	put16(b, 0x1234);
+	put64(b, 0x1122334455667788);
+	put8(b, 0);
 	unit_end(b, at);
 }
 
@@ -790,7 +711,7 @@ enum {
 	AB_BAD = 0x7e, /* not in the table */
 };
 
-static void children_abbrevs(struct buf *ab)
+static void children_abbrevs(struct sec *ab)
 {
 	abbrev(ab, AB_CU, DW_TAG_compile_unit, true, NO_ATTRS);
 	abbrev(ab, AB_SIB, DW_TAG_subprogram, true,
@@ -802,31 +723,31 @@ static void children_abbrevs(struct buf *ab)
 	       ATTRS(DW_AT_sibling, DW_FORM_ref4, DW_AT_name, DW_FORM_string));
 	abbrev(ab, AB_SIB8, DW_TAG_subprogram, true,
 	       ATTRS(DW_AT_sibling, DW_FORM_ref8, DW_AT_decl_line, DW_FORM_data1));
-	put_u8(ab, 0);
+	put8(ab, 0);
 }
 
-static void put_var(struct buf *b, uint8_t line)
+static void put_var(struct sec *b, uint8_t line)
 {
-	put_uleb(b, AB_VAR);
-	put_u8(b, line);
+	uleb(b, AB_VAR);
+	put8(b, line);
 }
 
 /* Children that can be walked: a variable and a block holding another. */
-static void put_children(struct buf *b, uint8_t line)
+static void put_children(struct sec *b, uint8_t line)
 {
 	put_var(b, line);
-	put_uleb(b, AB_BLOCK);
+	uleb(b, AB_BLOCK);
 	put_var(b, line + 1);
-	put_u8(b, 0);
-	put_u8(b, 0);
+	put8(b, 0);
+	put8(b, 0);
 }
 
 /* Children that cannot be walked: only their parent's DW_AT_sibling passes them. */
-static void put_bad_children(struct buf *b)
+static void put_bad_children(struct sec *b)
 {
 	put_var(b, 1);
-	put_uleb(b, AB_BAD);
-	put_u8(b, 0);
+	uleb(b, AB_BAD);
+	put8(b, 0);
 }
 
 #define NR_KIDS 9
@@ -837,44 +758,44 @@ struct kids {
 };
 
 /* A DIE with a DW_AT_sibling; returns where its value is, to patch. */
-static size_t put_sib_die(struct buf *b, uint64_t code, uint32_t sibling)
+static size_t put_sib_die(struct sec *b, uint64_t code, uint32_t sibling)
 {
 	size_t at;
 
-	put_uleb(b, code);
+	uleb(b, code);
 	at = b->n;
-	put_u32(b, sibling);
+	put32(b, sibling);
 	return at;
 }
 
-static void kids_build(struct buf *b, struct kids *x)
+static void kids_build(struct sec *b, struct kids *x)
 {
 	size_t p1_sib, p5_sib, at;
 
 	/* after another unit, so that ref4 being relative to the unit's start matters */
 	at = cu_header(b, 5, 0);
-	put_uleb(b, AB_CU);
-	put_u8(b, 0);
+	uleb(b, AB_CU);
+	put8(b, 0);
 	unit_end(b, at);
 
 	x->unit = b->n;
 	at = cu_header(b, 5, 0);
-	put_uleb(b, AB_CU);
+	uleb(b, AB_CU);
 	x->p[0] = b->n; /* a sibling it goes by */
 	p1_sib = put_sib_die(b, AB_SIB, 0);
-	put_u8(b, 1);
+	put8(b, 1);
 	put_bad_children(b);
 	x->p[1] = b->n; /* no sibling */
-	put_uleb(b, AB_NOSIB);
-	put_u8(b, 2);
+	uleb(b, AB_NOSIB);
+	put8(b, 2);
 	put_children(b, 21);
 	x->p[2] = b->n; /* a sibling backwards */
 	put_sib_die(b, AB_SIB, (uint32_t)(x->p[0] - x->unit));
-	put_u8(b, 3);
+	put8(b, 3);
 	put_children(b, 31);
 	x->p[3] = b->n; /* a sibling past the unit's end */
 	put_sib_die(b, AB_SIB, 0x7fff);
-	put_u8(b, 4);
+	put8(b, 4);
 	put_children(b, 41);
 	x->p[4] = b->n; /* a sibling it goes by, among attributes of variable size */
 	p5_sib = put_sib_die(b, AB_SIBSTR, 0);
@@ -889,14 +810,14 @@ static void kids_build(struct buf *b, struct kids *x)
 	put_str(b, "p7");
 	put_children(b, 71);
 	x->p[7] = b->n; /* a ref8 past the end, which added to the unit's offset wraps */
-	put_uleb(b, AB_SIB8);
-	put_u64(b, UINT64_MAX);
-	put_u8(b, 8);
+	uleb(b, AB_SIB8);
+	put64(b, UINT64_MAX);
+	put8(b, 8);
 	put_children(b, 81);
 	x->p[8] = b->n;
 	put_var(b, 99);
 	x->p[9] = b->n;
-	put_u8(b, 0);
+	put8(b, 0);
 	unit_end(b, at);
 	patch_u32(b, p1_sib, (uint32_t)(x->p[1] - x->unit));
 	patch_u32(b, p5_sib, (uint32_t)(x->p[5] - x->unit));
@@ -959,19 +880,19 @@ static void test_skip_children(void)
 }
 
 /* A unit DIE whose first child holds nested blocks, each in the one before; then a variable. */
-static void put_nested(struct buf *b, int blocks, uint64_t *first, uint64_t *after)
+static void put_nested(struct sec *b, int blocks, uint64_t *first, uint64_t *after)
 {
 	size_t at = cu_header(b, 5, 0);
 
-	put_uleb(b, AB_CU);
+	uleb(b, AB_CU);
 	*first = b->n;
 	for (int i = 0; i <= blocks; i++)
-		put_uleb(b, AB_BLOCK);
+		uleb(b, AB_BLOCK);
 	for (int i = 0; i <= blocks; i++)
-		put_u8(b, 0);
+		put8(b, 0);
 	*after = b->n;
 	put_var(b, 99);
-	put_u8(b, 0);
+	put8(b, 0);
 	unit_end(b, at);
 }
 
@@ -1009,13 +930,13 @@ static void test_skip_depth(void)
 /* Abbreviation codes */
 
 /* A table out of order, with code 3 twice: the first one counts. */
-static void sparse_abbrevs(struct buf *ab)
+static void sparse_abbrevs(struct sec *ab)
 {
 	abbrev(ab, 9, DW_TAG_compile_unit, true, ATTRS(DW_AT_name, DW_FORM_string));
 	abbrev(ab, 3, DW_TAG_subprogram, false, ATTRS(DW_AT_decl_line, DW_FORM_data1));
 	abbrev(ab, 5, DW_TAG_variable, false, ATTRS(DW_AT_decl_line, DW_FORM_data2));
 	abbrev(ab, 3, DW_TAG_label, false, NO_ATTRS);
-	put_u8(ab, 0);
+	put8(ab, 0);
 }
 
 static void check_sparse(struct dw *w, struct dwarf_unit *u)
@@ -1059,7 +980,7 @@ static void check_dense(struct dw *w, struct dwarf_unit *u)
 static void test_abbrev_codes(void)
 {
 	struct dw *w = dw_new();
-	struct buf *b = &w->info;
+	struct sec *b = &w->info;
 	uint64_t dense;
 	size_t at;
 
@@ -1067,26 +988,26 @@ static void test_abbrev_codes(void)
 	dense = w->abbrev.n;
 	abbrev(&w->abbrev, 1, DW_TAG_compile_unit, true, NO_ATTRS);
 	abbrev(&w->abbrev, 2, DW_TAG_variable, false, ATTRS(DW_AT_decl_line, DW_FORM_data1));
-	put_u8(&w->abbrev, 0);
+	put8(&w->abbrev, 0);
 
 	at = cu_header(b, 5, 0);
-	put_uleb(b, 9);
+	uleb(b, 9);
 	put_str(b, "cu");
-	put_uleb(b, 5);
-	put_u16(b, 0x1234);
-	put_uleb(b, 3);
-	put_u8(b, 7);
-	put_uleb(b, 3);
-	put_u8(b, 8);
-	put_uleb(b, 4);
-	put_u8(b, 0);
+	uleb(b, 5);
+	put16(b, 0x1234);
+	uleb(b, 3);
+	put8(b, 7);
+	uleb(b, 3);
+	put8(b, 8);
+	uleb(b, 4);
+	put8(b, 0);
 	unit_end(b, at);
 	at = cu_header(b, 5, dense);
-	put_uleb(b, 1);
-	put_uleb(b, 2);
-	put_u8(b, 6);
-	put_uleb(b, 3);
-	put_u8(b, 0);
+	uleb(b, 1);
+	uleb(b, 2);
+	put8(b, 6);
+	uleb(b, 3);
+	put8(b, 0);
 	unit_end(b, at);
 
 	CHECK_EQ_INT(dw_load(w), 0);
@@ -1103,7 +1024,7 @@ static void test_abbrev_codes(void)
 static void test_unit_end(void)
 {
 	struct dw *w = dw_new();
-	struct buf *b = &w->info;
+	struct sec *b = &w->info;
 	const struct dwarf_abbrev *ab;
 	struct dwarf_reader r;
 	struct dwarf_die d;
@@ -1112,15 +1033,15 @@ static void test_unit_end(void)
 
 	children_abbrevs(&w->abbrev);
 	at = cu_header(b, 5, 0);
-	put_uleb(b, AB_CU);
-	put_uleb(b, AB_NOSIB);
-	put_u8(b, 1);
+	uleb(b, AB_CU);
+	uleb(b, AB_NOSIB);
+	put8(b, 1);
 	put_var(b, 2);
 	unit_end(b, at);
 	/* the next unit, which the reader of the first must not go into */
 	at = cu_header(b, 5, 0);
-	put_uleb(b, AB_VAR);
-	put_u8(b, 3);
+	uleb(b, AB_VAR);
+	put8(b, 3);
 	unit_end(b, at);
 
 	CHECK_EQ_INT(dw_load(w), 0);
@@ -1154,7 +1075,7 @@ out:
 
 /* DWARF 4 .debug_ranges */
 
-static void put_pair(struct buf *b, uint64_t a, uint64_t c, size_t addr_size)
+static void put_pair(struct sec *b, uint64_t a, uint64_t c, size_t addr_size)
 {
 	put_un(b, a, addr_size);
 	put_un(b, c, addr_size);
@@ -1165,7 +1086,7 @@ struct dw4 {
 	uint64_t cu, sub[4], cu4;
 };
 
-static void dw4_ranges(struct buf *b, struct dw4 *x)
+static void dw4_ranges(struct sec *b, struct dw4 *x)
 {
 	put_pair(b, 0x1, 0x2, 8);
 	put_pair(b, 0, 0, 8);
@@ -1185,7 +1106,7 @@ static void dw4_ranges(struct buf *b, struct dw4 *x)
 	put_pair(b, 0x10, 0x20, 8);
 }
 
-static void dw4_abbrevs(struct buf *ab)
+static void dw4_abbrevs(struct sec *ab)
 {
 	abbrev(ab, 1, DW_TAG_compile_unit, true,
 	       ATTRS(DW_AT_low_pc, DW_FORM_addr, DW_AT_ranges, DW_FORM_sec_offset, DW_AT_name,
@@ -1193,44 +1114,44 @@ static void dw4_abbrevs(struct buf *ab)
 	abbrev(ab, 2, DW_TAG_subprogram, false, ATTRS(DW_AT_ranges, DW_FORM_sec_offset));
 	abbrev(ab, 3, DW_TAG_subprogram, false,
 	       ATTRS(DW_AT_low_pc, DW_FORM_addr, DW_AT_high_pc, DW_FORM_addr));
-	put_u8(ab, 0);
+	put8(ab, 0);
 }
 
 static void dw4_build(struct dw *w, struct dw4 *x)
 {
-	struct buf *b = &w->info;
+	struct sec *b = &w->info;
 	size_t at;
 
 	dw4_ranges(&w->ranges, x);
 	dw4_abbrevs(&w->abbrev);
 	at = cu_header(b, 4, 0);
 	x->cu = b->n;
-	put_uleb(b, 1);
-	put_u64(b, 0x10000);
-	put_u32(b, (uint32_t)x->list);
+	uleb(b, 1);
+	put64(b, 0x10000);
+	put32(b, (uint32_t)x->list);
 	put_str(b, "cu");
 	x->sub[0] = b->n;
-	put_uleb(b, 2);
-	put_u32(b, (uint32_t)w->ranges.n); /* the section's end */
+	uleb(b, 2);
+	put32(b, (uint32_t)w->ranges.n); /* the section's end */
 	x->sub[1] = b->n;
-	put_uleb(b, 2);
-	put_u32(b, (uint32_t)x->truncated);
+	uleb(b, 2);
+	put32(b, (uint32_t)x->truncated);
 	x->sub[2] = b->n;
-	put_uleb(b, 3);
-	put_u64(b, 0x20000);
-	put_u64(b, 0x20100);
+	uleb(b, 3);
+	put64(b, 0x20000);
+	put64(b, 0x20100);
 	x->sub[3] = b->n;
-	put_uleb(b, 3);
-	put_u64(b, 0x20100);
-	put_u64(b, 0x20000); /* high below low: no range */
-	put_u8(b, 0);
+	uleb(b, 3);
+	put64(b, 0x20100);
+	put64(b, 0x20000); /* high below low: no range */
+	put8(b, 0);
 	unit_end(b, at);
 
 	at = unit_header(b, 4, false, 4, 0);
 	x->cu4 = b->n;
-	put_uleb(b, 1);
-	put_u32(b, 0x1000);
-	put_u32(b, (uint32_t)x->list4);
+	uleb(b, 1);
+	put32(b, 0x1000);
+	put32(b, (uint32_t)x->list4);
 	put_str(b, "cu4");
 	unit_end(b, at);
 }
@@ -1295,7 +1216,7 @@ struct refs {
 	uint64_t user2;	     /* in the third, of DWARF 2 */
 };
 
-static void refs_abbrevs(struct buf *ab)
+static void refs_abbrevs(struct sec *ab)
 {
 	abbrev(ab, 1, DW_TAG_compile_unit, true, ATTRS(DW_AT_name, DW_FORM_string));
 	abbrev(ab, 2, DW_TAG_subprogram, false, ATTRS(DW_AT_name, DW_FORM_string));
@@ -1303,7 +1224,7 @@ static void refs_abbrevs(struct buf *ab)
 	       ATTRS(DW_AT_abstract_origin, DW_FORM_ref_addr, DW_AT_specification, DW_FORM_ref4));
 	abbrev(ab, 4, DW_TAG_variable, false,
 	       ATTRS(DW_AT_abstract_origin, DW_FORM_ref4, DW_AT_specification, DW_FORM_ref4));
-	put_u8(ab, 0);
+	put8(ab, 0);
 }
 
 /*
@@ -1311,24 +1232,24 @@ static void refs_abbrevs(struct buf *ab)
  * DIE after it in its own; then the one at *edge, whose ref4s are the
  * unit's size and its size less one.
  */
-static void refs_unit(struct buf *b, uint16_t version, uint64_t target, uint64_t *user,
+static void refs_unit(struct sec *b, uint16_t version, uint64_t target, uint64_t *user,
 		      uint64_t *edge)
 {
 	size_t at = cu_header(b, version, 0);
 
-	put_uleb(b, 1);
+	uleb(b, 1);
 	put_str(b, "u2");
 	*user = b->n;
-	put_uleb(b, 3);
+	uleb(b, 3);
 	put_un(b, target, version <= 2 ? 8 : 4); /* DWARF 2's ref_addr has the address size */
-	put_u32(b, (uint32_t)(b->n + 4 - at));
-	put_uleb(b, 2);
+	put32(b, (uint32_t)(b->n + 4 - at));
+	uleb(b, 2);
 	put_str(b, "spec");
 	*edge = b->n;
-	put_uleb(b, 4);
-	put_u32(b, 0);
-	put_u32(b, 0);
-	put_u8(b, 0);
+	uleb(b, 4);
+	put32(b, 0);
+	put32(b, 0);
+	put8(b, 0);
 	unit_end(b, at);
 	patch_u32(b, *edge + 1, (uint32_t)(b->n - at));
 	patch_u32(b, *edge + 5, (uint32_t)(b->n - 1 - at));
@@ -1336,18 +1257,18 @@ static void refs_unit(struct buf *b, uint16_t version, uint64_t target, uint64_t
 
 static void refs_build(struct dw *w, struct refs *x)
 {
-	struct buf *b = &w->info;
+	struct sec *b = &w->info;
 	uint64_t edge2;
 	size_t at;
 
 	refs_abbrevs(&w->abbrev);
 	at = cu_header(b, 4, 0);
-	put_uleb(b, 1);
+	uleb(b, 1);
 	put_str(b, "u1");
 	x->target = b->n;
-	put_uleb(b, 2);
+	uleb(b, 2);
 	put_str(b, "target");
-	put_u8(b, 0);
+	put8(b, 0);
 	unit_end(b, at);
 	refs_unit(b, 4, x->target, &x->user, &x->edge);
 	refs_unit(b, 2, x->target, &x->user2, &edge2);
@@ -1416,17 +1337,17 @@ static void test_references(void)
 
 static void dwarf64_build(struct dw *w, uint64_t *sub)
 {
-	struct buf *b = &w->info;
+	struct sec *b = &w->info;
 	uint64_t wrong;
 	size_t at, ref_at;
 
-	put_u8(&w->str, 0);
+	put8(&w->str, 0);
 	wrong = put_str(&w->str, "wrong");
 	/* no DW_AT_str_offsets_base: the default is past a 64-bit header, of 16 bytes */
 	at = table_header(&w->str_offsets, true);
-	put_u16(&w->str_offsets, 0);
-	put_u64(&w->str_offsets, wrong);
-	put_u64(&w->str_offsets, put_str(&w->str, "link64"));
+	put16(&w->str_offsets, 0);
+	put64(&w->str_offsets, wrong);
+	put64(&w->str_offsets, put_str(&w->str, "link64"));
 	unit_end(&w->str_offsets, at);
 
 	abbrev(&w->abbrev, 1, DW_TAG_compile_unit, true,
@@ -1434,21 +1355,21 @@ static void dwarf64_build(struct dw *w, uint64_t *sub)
 		     DW_AT_linkage_name, DW_FORM_strx1, DW_AT_specification, DW_FORM_ref_addr,
 		     DW_AT_decl_line, DW_FORM_data1));
 	abbrev(&w->abbrev, 2, DW_TAG_subprogram, false, ATTRS(DW_AT_name, DW_FORM_string));
-	put_u8(&w->abbrev, 0);
+	put8(&w->abbrev, 0);
 
 	at = unit_header(b, 5, true, 8, 0);
-	put_uleb(b, 1);
-	put_u64(b, put_str(&w->str, "name64"));
-	put_u64(b, 0x100000002);
-	put_u8(b, 1);
+	uleb(b, 1);
+	put64(b, put_str(&w->str, "name64"));
+	put64(b, 0x100000002);
+	put8(b, 1);
 	ref_at = b->n;
-	put_u64(b, 0);
-	put_u8(b, 77);
+	put64(b, 0);
+	put8(b, 77);
 	*sub = b->n;
 	memcpy(b->d + ref_at, sub, 8);
-	put_uleb(b, 2);
+	uleb(b, 2);
 	put_str(b, "sub");
-	put_u8(b, 0);
+	put8(b, 0);
 	unit_end(b, at);
 }
 
@@ -1484,22 +1405,22 @@ out:
 /* Malformed input */
 
 /* A unit of one DIE without attributes, abbreviation 1. */
-static void put_tiny_unit(struct buf *b, uint16_t version)
+static void put_tiny_unit(struct sec *b, uint16_t version)
 {
 	size_t at = cu_header(b, version, 0);
 
-	put_uleb(b, 1);
+	uleb(b, 1);
 	unit_end(b, at);
 }
 
 /* How many units dwarf_units__read finds in info, with a one-entry .debug_abbrev. */
-static size_t units_in(const struct buf *info)
+static size_t units_in(const struct sec *info)
 {
 	struct dw *w = dw_new();
 	size_t nr;
 
 	abbrev(&w->abbrev, 1, DW_TAG_compile_unit, false, NO_ATTRS);
-	put_u8(&w->abbrev, 0);
+	put8(&w->abbrev, 0);
 	w->info = *info;
 	CHECK_EQ_INT(dw_load(w), 0);
 	nr = w->nr;
@@ -1509,7 +1430,7 @@ static size_t units_in(const struct buf *info)
 
 static void test_bad_headers(void)
 {
-	struct buf *b = calloc(1, sizeof(*b));
+	struct sec *b = calloc(1, sizeof(*b));
 	size_t at;
 
 	if (!b)
@@ -1520,8 +1441,8 @@ static void test_bad_headers(void)
 
 	b->n = 0;
 	put_tiny_unit(b, 5);
-	put_u32(b, 0x1000); /* past the section's end */
-	put_u16(b, 5);
+	put32(b, 0x1000); /* past the section's end */
+	put16(b, 5);
 	CHECK_EQ_INT(units_in(b), 1);
 
 	b->n = 0;
@@ -1535,26 +1456,26 @@ static void test_bad_headers(void)
 	CHECK_EQ_INT(units_in(b), 0);
 
 	b->n = 0;
-	put_u32(b, 0xfffffff0); /* reserved */
+	put32(b, 0xfffffff0); /* reserved */
 	put(b, (const uint8_t[16]){ 0 }, 16);
 	CHECK_EQ_INT(units_in(b), 0);
 
 	b->n = 0;
-	at = unit_begin(b, true); /* a 64-bit length past the end */
-	put_u16(b, 5);
+	at = entry_begin(b, true); /* a 64-bit length past the end */
+	put16(b, 5);
 	unit_end(b, at);
 	b->d[at + 4] += 1;
 	CHECK_EQ_INT(units_in(b), 0);
 
 	b->n = 0;
 	at = unit_header(b, 5, false, 2, 0); /* 2-byte addresses */
-	put_uleb(b, 1);
+	uleb(b, 1);
 	unit_end(b, at);
 	CHECK_EQ_INT(units_in(b), 0);
 
 	b->n = 0;
 	at = cu_header(b, 5, 1000); /* abbreviations past .debug_abbrev */
-	put_uleb(b, 1);
+	uleb(b, 1);
 	unit_end(b, at);
 	CHECK_EQ_INT(units_in(b), 0);
 	free(b);
@@ -1570,7 +1491,7 @@ enum {
 	BAD_WIDE,     /* a form past 16 bits: the table ends before it, so it is last */
 };
 
-static void bad_abbrevs(struct buf *ab)
+static void bad_abbrevs(struct sec *ab)
 {
 	abbrev(ab, 1, DW_TAG_compile_unit, true, ATTRS(DW_AT_name, DW_FORM_string));
 	abbrev(ab, BAD_FORM, DW_TAG_variable, false,
@@ -1582,19 +1503,19 @@ static void bad_abbrevs(struct buf *ab)
 	abbrev_begin(ab, BAD_WIDE, DW_TAG_variable, false);
 	abbrev_attr(ab, DW_AT_name, 0x10000 | DW_FORM_string);
 	abbrev_end(ab);
-	put_u8(ab, 0);
+	put8(ab, 0);
 }
 
 /* A unit of the unit DIE and one bad DIE, whose bytes are given; returns the DIE's offset. */
-static uint64_t put_bad_unit(struct buf *b, uint64_t code, const uint8_t *bytes, size_t len)
+static uint64_t put_bad_unit(struct sec *b, uint64_t code, const uint8_t *bytes, size_t len)
 {
 	size_t at = cu_header(b, 5, 0);
 	uint64_t die;
 
-	put_uleb(b, 1);
+	uleb(b, 1);
 	put_str(b, "cu");
 	die = b->n;
-	put_uleb(b, code);
+	uleb(b, code);
 	put(b, bytes, len);
 	unit_end(b, at);
 	return die;
@@ -1603,7 +1524,7 @@ static uint64_t put_bad_unit(struct buf *b, uint64_t code, const uint8_t *bytes,
 #define NR_BAD 7
 
 /* DIE i of unit i; the last one's abbreviation code itself is truncated. */
-static void bad_build(struct buf *b, uint64_t *die)
+static void bad_build(struct sec *b, uint64_t *die)
 {
 	die[0] = put_bad_unit(b, BAD_FORM, (const uint8_t[]){ 5, 'x', 0 }, 3);
 	die[1] = put_bad_unit(b, BAD_INDIRECT, (const uint8_t[]){ DW_FORM_indirect, 8, 'x', 0 }, 4);
@@ -1666,35 +1587,35 @@ static void bad_values_build(struct dw *w)
 {
 	size_t at;
 
-	put_u8(&w->str, 0);
+	put8(&w->str, 0);
 	at = table_header(&w->str_offsets, false);
-	put_u16(&w->str_offsets, 0);
-	put_u32(&w->str_offsets, (uint32_t)put_str(&w->str, "last"));
-	put_u32(&w->str_offsets, 1000); /* past .debug_str */
-	put_u32(&w->str_offsets, (uint32_t)w->str.n);
+	put16(&w->str_offsets, 0);
+	put32(&w->str_offsets, (uint32_t)put_str(&w->str, "last"));
+	put32(&w->str_offsets, 1000); /* past .debug_str */
+	put32(&w->str_offsets, (uint32_t)w->str.n);
 	unit_end(&w->str_offsets, at);
 	put(&w->str, "open", 4); /* no NUL before the section's end */
 
 	at = table_header(&w->addr, false);
-	put_u8(&w->addr, 8);
-	put_u8(&w->addr, 0);
-	put_u64(&w->addr, 0x1000);
+	put8(&w->addr, 8);
+	put8(&w->addr, 0);
+	put64(&w->addr, 0x1000);
 	unit_end(&w->addr, at);
 
 	at = table_header(&w->rnglists, false);
-	put_u8(&w->rnglists, 8);
-	put_u8(&w->rnglists, 0);
-	put_u32(&w->rnglists, 2);
-	put_u32(&w->rnglists, 8);
-	put_u32(&w->rnglists, 9);
-	put_u8(&w->rnglists, 0x7f);		  /* not a DW_RLE kind */
-	put_u8(&w->rnglists, DW_RLE_offset_pair); /* the section ends before the list does */
-	put_uleb(&w->rnglists, 1);
-	put_uleb(&w->rnglists, 2);
+	put8(&w->rnglists, 8);
+	put8(&w->rnglists, 0);
+	put32(&w->rnglists, 2);
+	put32(&w->rnglists, 8);
+	put32(&w->rnglists, 9);
+	put8(&w->rnglists, 0x7f);		/* not a DW_RLE kind */
+	put8(&w->rnglists, DW_RLE_offset_pair); /* the section ends before the list does */
+	uleb(&w->rnglists, 1);
+	uleb(&w->rnglists, 2);
 	unit_end(&w->rnglists, at);
 
 	abbrev(&w->abbrev, 1, DW_TAG_compile_unit, false, NO_ATTRS);
-	put_u8(&w->abbrev, 0);
+	put8(&w->abbrev, 0);
 	put_tiny_unit(&w->info, 5);
 }
 

@@ -15,7 +15,7 @@
 #include "core/elf/elf.h"
 #include "core/util/log.h"
 #include "core/unwind/table.h"
-#include "cfi_builder.h"
+#include "dwarf_builder.h"
 #include "test.h"
 
 struct fde_spec {

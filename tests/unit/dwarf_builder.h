@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Building .eh_frame / .debug_frame sections byte by byte for the CFI and
- * table tests: fixed-size values, LEB128, and entries with 32- or 64-bit
- * initial lengths.
+ * Building DWARF sections byte by byte for the unit tests (.eh_frame and
+ * .debug_frame for the CFI and table tests, .debug_info and the sections
+ * around it for the DIE reader's): fixed-size values, LEB128, and entries
+ * with 32- or 64-bit initial lengths.
  */
-#ifndef UNWPROF_CFI_BUILDER_H
-#define UNWPROF_CFI_BUILDER_H
+#ifndef UNWPROF_DWARF_BUILDER_H
+#define UNWPROF_DWARF_BUILDER_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,6 +24,8 @@ struct sec {
 
 static inline void put(struct sec *s, const void *p, size_t len)
 {
+	if (!len)
+		return; /* p may be NULL then */
 	if (s->n + len > sizeof(s->d)) {
 		fprintf(stderr, "test section overflow\n");
 		return;
