@@ -368,23 +368,33 @@ static __always_inline void errors_flush(__u32 pid, __u32 flags)
 
 /*
  * The end of a target's sample, however it ended (counted, lost, walked or
- * not): its time since its program started (sample_wanted) counted in
- * sample_ns. A global function, verified once for the programs that end
- * samples.
+ * not): its time since t0, when its program started (sample_wanted),
+ * counted in sample_ns. A global function, verified once for the programs
+ * that end samples; t0 comes from the caller's scratch, not looked up again.
  */
-__noinline int sample_time_end(void)
+__noinline int sample_time_end(__u64 t0)
 {
-	__u32 zero = 0, b;
-	struct scratch *sc = bpf_map_lookup_elem(&scratch_map, &zero);
+	__u32 b;
 	__u64 *n;
 
-	if (!sc)
-		return 0;
-	b = unw_hist__bucket(bpf_ktime_get_ns() - sc->t0);
+	if (!t0)
+		return 0; /* no scratch: the start was not kept */
+	b = unw_hist__bucket(bpf_ktime_get_ns() - t0);
 	n = bpf_map_lookup_elem(&sample_ns, &b);
 	if (n)
 		*n += 1;
 	return 0;
+}
+
+/* When the sample's program started: in the walk's scratch, looked up only when no walk began. */
+static __always_inline __u64 sample_t0(const struct walk *w)
+{
+	const struct scratch *sc = w->sc;
+	__u32 zero = 0;
+
+	if (!sc)
+		sc = bpf_map_lookup_elem(&scratch_map, &zero);
+	return sc ? sc->t0 : 0;
 }
 
 static __always_inline void event_send(__u32 type, __u32 pid, __u64 addr)
@@ -1036,7 +1046,7 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 	if (w->sc && w->sc->rb_written)
 		stat_add(UNW_ST_RB_FRAMES, w->sc->rb_written);
 	count_add(key);
-	sample_time_end();
+	sample_time_end(sample_t0(w));
 }
 
 /*
