@@ -199,12 +199,12 @@ int dwarf_units__read(const struct dwarf_sections *s, struct dwarf_unit **units,
 	return 0;
 }
 
+static void abbrevs_reset(struct dwarf_unit *u);
+
 void dwarf_units__free(struct dwarf_unit *units, size_t nr)
 {
-	for (size_t i = 0; i < nr; i++) {
-		free(units[i].abbrevs.list);
-		free(units[i].abbrevs.attrs);
-	}
+	for (size_t i = 0; i < nr; i++)
+		abbrevs_reset(&units[i]);
 	free(units);
 }
 
@@ -234,8 +234,8 @@ static bool abbrev_read_one(const struct dwarf_sections *s, struct dwarf_unit *u
 		struct dwarf_abbrev_attr a = { .form = (uint16_t)form, .slot = slot_of(at) };
 		int size = form_fixed_size(u, form);
 
-		a.size = (int8_t)(size >= 0 && size <= 8 && form != DW_FORM_implicit_const ? size :
-											     -1);
+		/* an implicit constant has no bytes, but its value is the abbreviation's */
+		a.size = form == DW_FORM_implicit_const || size < 0 || size > 8 ? -1 : (int8_t)size;
 
 		if (c.bad)
 			return false;
@@ -309,6 +309,7 @@ static const struct dwarf_abbrev *abbrev_find(const struct dwarf_sections *s, st
 	return i && t->list[i - 1].code == code ? &t->list[i - 1] : NULL;
 }
 
+/* The table given back, to be read again from its start when needed. */
 static void abbrevs_reset(struct dwarf_unit *u)
 {
 	free(u->abbrevs.list);

@@ -127,15 +127,7 @@ static void unit_read(struct dwarf_lines *dl, const struct dwarf_unit *du)
 		release_sections(dl);
 }
 
-/* What a DIE of interest says, its values read. */
-struct die_attrs {
-	const char *name, *linkage_name, *comp_dir;
-	uint64_t stmt_list;
-	bool has_stmt_list;
-	uint64_t origin, spec; /* DW_AT_abstract_origin, DW_AT_specification: 0 when absent */
-	uint64_t call_file, call_line, decl_file, decl_line;
-};
-
+/* A DIE's values by slot: 0 or NULL when it has none (or one that cannot be read). */
 static uint64_t die_udata(const struct dwarf_die *d, enum dwarf_slot slot)
 {
 	uint64_t v = 0;
@@ -158,22 +150,6 @@ static const char *die_str(const struct dwarf_lines *dl, const struct dwarf_unit
 			   const struct dwarf_die *d, enum dwarf_slot slot)
 {
 	return dwarf_die__has(d, slot) ? dwarf_value__str(&dl->sec, u, &d->v[slot]) : NULL;
-}
-
-static void die_attrs_of(const struct dwarf_lines *dl, const struct dwarf_unit *u,
-			 const struct dwarf_die *d, struct die_attrs *da)
-{
-	da->name = die_str(dl, u, d, DS_NAME);
-	da->linkage_name = die_str(dl, u, d, DS_LINKAGE_NAME);
-	da->comp_dir = die_str(dl, u, d, DS_COMP_DIR);
-	da->has_stmt_list = dwarf_die__has(d, DS_STMT_LIST) &&
-			    dwarf_value__udata(&d->v[DS_STMT_LIST], &da->stmt_list);
-	da->origin = die_ref(u, d, DS_ABSTRACT_ORIGIN);
-	da->spec = die_ref(u, d, DS_SPECIFICATION);
-	da->call_file = die_udata(d, DS_CALL_FILE);
-	da->call_line = die_udata(d, DS_CALL_LINE);
-	da->decl_file = die_udata(d, DS_DECL_FILE);
-	da->decl_line = die_udata(d, DS_DECL_LINE);
 }
 
 /* The unit's DW_AT_low_pc: what range lists are relative to. */
@@ -312,20 +288,22 @@ static const struct debug_line_row *sequence_row(const struct unit *u,
 }
 
 /* The unit's line table, through core/symbols/debug_line.h; none is not an error. */
-static int unit_read_lines(struct dwarf_lines *dl, struct unit *u, const struct die_attrs *cu)
+static int unit_read_lines(struct dwarf_lines *dl, struct unit *u, const struct dwarf_die *cu)
 {
 	struct debug_line_table t;
+	uint64_t stmt_list;
 	int err;
 
-	if (!cu->has_stmt_list)
+	if (!dwarf_die__has(cu, DS_STMT_LIST) ||
+	    !dwarf_value__udata(&cu->v[DS_STMT_LIST], &stmt_list))
 		return 0;
-	err = debug_line__read(&dl->line, &dl->sec.line_str, &dl->sec.str, cu->stmt_list,
-			       cu->comp_dir, &t);
+	err = debug_line__read(&dl->line, &dl->sec.line_str, &dl->sec.str, stmt_list,
+			       die_str(dl, u->du, cu, DS_COMP_DIR), &t);
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
 		pr_debug("%s: line table at 0x%llx not read: %s", elf_file__path(dl->ef),
-			 (unsigned long long)cu->stmt_list, strerror(-err));
+			 (unsigned long long)stmt_list, strerror(-err));
 		return 0; /* functions without lines */
 	}
 	if (t.nr_seqs)
@@ -572,17 +550,15 @@ static bool reader_at_die(struct dwarf_lines *dl, struct dwarf_unit *du, uint64_
 static void unit_load(struct dwarf_lines *dl, struct unit *u)
 {
 	struct dwarf_reader r;
-	struct die_attrs da;
 	struct dwarf_die cu;
 	int ret = -EINVAL;
 
 	u->loaded = true;
 	dl->loaded++;
 	if (reader_at_die(dl, u->du, u->du->die, &r, &cu)) {
-		die_attrs_of(dl, u->du, &cu, &da);
 		u->base = unit_base(dl, u->du, &cu);
 		u->types_hold_code = language_has_methods(&cu);
-		ret = unit_read_lines(dl, u, &da);
+		ret = unit_read_lines(dl, u, &cu);
 		if (!ret && cu.children)
 			ret = walk_children(dl, u, &u->top, &r, NONE, 0, false);
 		if (!ret)
@@ -800,24 +776,30 @@ static void scope_name(struct dwarf_lines *dl, struct scope *s)
 	s->named = true;
 	for (int hop = 0; off && hop < MAX_ORIGIN_HOPS; hop++) {
 		struct dwarf_unit *du = dwarf_units__find(dl->dus, dl->nr_dus, off);
-		struct die_attrs da;
+		const char *linkage_name;
+		uint64_t decl_line;
 		struct dwarf_die d;
 
 		if (!du || !dwarf_die__read(&dl->sec, du, off, &d))
 			return;
-		die_attrs_of(dl, du, &d, &da);
-		if (!s->name)
-			s->name = da.linkage_name ? da.linkage_name : da.name;
-		else if (da.linkage_name)
-			s->name =
-				da.linkage_name; /* a linkage name found later is still preferred */
-		if (!s->decl_line && da.decl_line <= UINT32_MAX) {
-			s->decl_line = (uint32_t)da.decl_line;
-			s->decl_file = (uint32_t)(da.decl_file > UINT32_MAX ? 0 : da.decl_file);
+		linkage_name = die_str(dl, du, &d, DS_LINKAGE_NAME);
+		/* a linkage name found later is still preferred */
+		if (linkage_name)
+			s->name = linkage_name;
+		else if (!s->name)
+			s->name = die_str(dl, du, &d, DS_NAME);
+		decl_line = die_udata(&d, DS_DECL_LINE);
+		if (!s->decl_line && decl_line <= UINT32_MAX) {
+			uint64_t decl_file = die_udata(&d, DS_DECL_FILE);
+
+			s->decl_line = (uint32_t)decl_line;
+			s->decl_file = (uint32_t)(decl_file > UINT32_MAX ? 0 : decl_file);
 		}
-		if (s->name && da.linkage_name && s->decl_line)
+		if (s->name && linkage_name && s->decl_line)
 			return;
-		off = da.origin ? da.origin : da.spec;
+		off = die_ref(du, &d, DS_ABSTRACT_ORIGIN);
+		if (!off)
+			off = die_ref(du, &d, DS_SPECIFICATION);
 	}
 }
 
