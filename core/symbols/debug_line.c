@@ -286,86 +286,101 @@ static int read_header(struct cursor *c, struct header *h, const char *comp_dir,
 	return err ? err : hc.bad ? -EINVAL : 0;
 }
 
-/* The rows and sequences being made. */
+/*
+ * The rows and sequences being made. A row is held back until the next
+ * address shows it counts: of rows at one address only the last does, and a
+ * row of the file and line of the one kept before it covers the same
+ * addresses as if it were not there. GCC writes several rows a line (views,
+ * columns, statements), so this keeps about half of them. The last kept
+ * row's file and line are kept here too: the loop compares in registers.
+ */
 struct rows_out {
-	struct debug_line_table *t;
-	size_t cap_rows, cap_seqs;
+	struct debug_line_row *rows; /* room for a row a byte of the program: nothing to grow */
+	size_t nr_rows;
 	uint64_t seq_lo;  /* the address of the open sequence's first row */
 	size_t seq_first; /* its first row */
 	bool seq_bad;	  /* an address of it is not within 4 GiB after seq_lo */
+	bool held, kept;  /* a row is held; the open sequence has a row kept */
+	/*
+	 * The held row's offset, and its file and line as one word, file
+	 * above line, as are the last kept's: one comparison of registers. Two
+	 * fields compared were two stores and a load of both, which stalled.
+	 */
+	uint32_t hold_off;
+	uint64_t hold_where, last_where;
 };
 
-static int grow_rows(struct rows_out *o, size_t n)
+/* The held row, unless it says nothing new. */
+static inline void keep_held(struct rows_out *o)
 {
-	struct debug_line_row *r = reallocarray(o->t->rows, n, sizeof(*r));
-
-	if (!r)
-		return -ENOMEM;
-	o->t->rows = r;
-	o->cap_rows = n;
-	return 0;
+	if (o->kept && o->last_where == o->hold_where)
+		return;
+	o->rows[o->nr_rows++] = (struct debug_line_row){ o->hold_off, (uint32_t)o->hold_where,
+							 (uint32_t)(o->hold_where >> 32) };
+	o->last_where = o->hold_where;
+	o->kept = true;
 }
 
-/*
- * A row, unless it says nothing new: a row of the file and line of the one
- * before covers the same addresses as if it were not there, and of rows at
- * one address only the last counts. GCC writes several rows a line (views,
- * columns, statements), so this leaves about half of them.
- */
-static inline int add_row(struct rows_out *o, uint64_t addr, uint64_t file, int64_t line)
+static inline void add_row(struct rows_out *o, uint64_t addr, uint64_t file, int64_t line)
 {
-	struct debug_line_table *t = o->t;
-	struct debug_line_row row = {
-		.line = line > 0 && line <= UINT32_MAX ? (uint32_t)line : 0,
-		.file = file <= UINT32_MAX ? (uint32_t)file : UINT32_MAX,
-	};
-	struct debug_line_row *prev = t->nr_rows > o->seq_first ? &t->rows[t->nr_rows - 1] : NULL;
+	uint32_t off;
 
-	if (!prev)
+	if (!o->held && !o->kept)
 		o->seq_lo = addr;
-	if (addr < o->seq_lo || addr - o->seq_lo > UINT32_MAX)
-		o->seq_bad = true;
-	row.off = (uint32_t)(addr - o->seq_lo);
-	if (prev && prev->off == row.off) {
-		t->nr_rows--; /* replaced */
-		prev = t->nr_rows > o->seq_first ? prev - 1 : NULL;
-	}
-	if (prev && prev->line == row.line && prev->file == row.file)
-		return 0;
-	if (t->nr_rows == o->cap_rows && grow_rows(o, o->cap_rows * 2))
+	else if (addr - o->seq_lo > UINT32_MAX)
+		o->seq_bad = true; /* before the sequence's start, or too far past it */
+	off = (uint32_t)(addr - o->seq_lo);
+	if (o->held && off != o->hold_off)
+		keep_held(o);
+	o->hold_off = off;
+	o->hold_where = (uint64_t)(file <= UINT32_MAX ? file : UINT32_MAX) << 32 |
+			((uint64_t)line - 1 < UINT32_MAX ? (uint64_t)line : 0);
+	o->held = true;
+}
+
+/* Adds a sequence to t; out of line, as sequences are few. */
+static int add_sequence(struct debug_line_table *t, size_t *cap, struct debug_line_seq sq)
+{
+	if (grow((void **)&t->seqs, cap, t->nr_seqs, sizeof(*t->seqs)))
 		return -ENOMEM;
-	t->rows[t->nr_rows++] = row;
+	t->seqs[t->nr_seqs++] = sq;
 	return 0;
 }
 
 /* DW_LNE_end_sequence at addr: the open sequence is kept, or its rows dropped. */
-static int end_sequence(struct rows_out *o, uint64_t addr)
+static int end_sequence(struct rows_out *o, struct debug_line_table *t, size_t *cap_seqs,
+			uint64_t addr)
 {
-	struct debug_line_table *t = o->t;
-	size_t nr = t->nr_rows - o->seq_first;
+	size_t nr;
+	int err = 0;
 
-	if (nr && !o->seq_bad && addr > o->seq_lo && addr - o->seq_lo <= UINT32_MAX) {
-		if (grow((void **)&t->seqs, &o->cap_seqs, t->nr_seqs, sizeof(*t->seqs)))
-			return -ENOMEM;
-		t->seqs[t->nr_seqs++] = (struct debug_line_seq){ o->seq_lo, addr,
-								 (uint32_t)o->seq_first,
-								 (uint32_t)nr };
-	} else {
-		t->nr_rows = o->seq_first;
-	}
-	o->seq_first = t->nr_rows;
-	o->seq_bad = false;
-	return 0;
+	if (o->held)
+		keep_held(o);
+	nr = o->nr_rows - o->seq_first;
+	if (nr && !o->seq_bad && addr > o->seq_lo && addr - o->seq_lo <= UINT32_MAX)
+		err = add_sequence(t, cap_seqs,
+				   (struct debug_line_seq){ o->seq_lo, addr, (uint32_t)o->seq_first,
+							    (uint32_t)nr });
+	else
+		o->nr_rows = o->seq_first;
+	o->seq_first = o->nr_rows;
+	o->seq_bad = o->held = o->kept = false;
+	return err;
 }
 
 /* The state machine of DWARF 5 section 6.2.2 (VLIW op_index is not kept: x86_64, aarch64). */
-static int run_program(struct cursor *c, const struct header *h, struct debug_line_table *t)
+static int run_program(struct cursor *program, const struct header *h, struct debug_line_table *t)
 {
-	struct rows_out o = { .t = t };
+	/* the cursor and the header's fields in locals, which the loop keeps in registers */
+	struct cursor cur = *program, *c = &cur;
+	const uint8_t opcode_base = h->opcode_base, *opcode_lengths = h->opcode_lengths;
+	const uint64_t min_inst_len = h->min_inst_len;
+	/* a row takes an opcode, of a byte at least: no more rows than bytes, and no growing to check */
+	size_t room = (size_t)(c->end - c->p) + 1, cap_seqs = 0;
+	struct rows_out o = { .rows = malloc(room * sizeof(*o.rows)) };
 	uint64_t addr = 0, file = 1;
 	int64_t line = 1;
-	/* GCC's programs take 4 to 6 bytes a row, half of them kept: room for most, grown by doubling */
-	int err = grow_rows(&o, (size_t)(c->end - c->p) / 8 + 16);
+	int err = o.rows ? 0 : -ENOMEM;
 
 	/* what each special opcode adds: two divisions a row were a tenth of the program's time */
 	uint32_t addr_adv[256];
@@ -379,27 +394,34 @@ static int run_program(struct cursor *c, const struct header *h, struct debug_li
 	while (!err && c->p < c->end) {
 		uint8_t op = *c->p++;
 
-		if (op >= h->opcode_base) {
+		if (op >= opcode_base) {
 			addr += addr_adv[op];
 			line += line_adv[op];
-			err = add_row(&o, addr, file, line);
+			add_row(&o, addr, file, line);
 			continue;
 		}
 		switch (op) {
 		case DW_LNS_set_column:
 			get_uleb(c); /* columns are not kept */
 			break;
-		case 0: { /* extended */
+		case DW_LNS_negate_stmt:
+		case DW_LNS_set_basic_block:
+		case DW_LNS_set_prologue_end:
+		case DW_LNS_set_epilogue_begin:
+			break; /* flags rows do not keep */
+		case 0: {      /* extended */
 			uint64_t len = get_uleb(c);
 			const uint8_t *next;
 			uint8_t sub;
 
-			if (c->bad || !len || len > (uint64_t)(c->end - c->p))
-				return -EINVAL;
+			if (c->bad || !len || len > (uint64_t)(c->end - c->p)) {
+				err = -EINVAL;
+				break;
+			}
 			next = c->p + len;
 			sub = (uint8_t)get_u(c, 1);
 			if (sub == DW_LNE_end_sequence) {
-				err = end_sequence(&o, addr);
+				err = end_sequence(&o, t, &cap_seqs, addr);
 				addr = 0;
 				file = 1;
 				line = 1;
@@ -411,10 +433,10 @@ static int run_program(struct cursor *c, const struct header *h, struct debug_li
 			break;
 		}
 		case DW_LNS_copy:
-			err = add_row(&o, addr, file, line);
+			add_row(&o, addr, file, line);
 			break;
 		case DW_LNS_advance_pc:
-			addr += get_uleb(c) * h->min_inst_len;
+			addr += get_uleb(c) * min_inst_len;
 			break;
 		case DW_LNS_advance_line:
 			line += get_sleb(c);
@@ -423,20 +445,27 @@ static int run_program(struct cursor *c, const struct header *h, struct debug_li
 			file = get_uleb(c);
 			break;
 		case DW_LNS_const_add_pc:
-			addr += (uint64_t)((255 - h->opcode_base) / h->line_range) *
-				h->min_inst_len;
+			addr += (uint64_t)((255 - opcode_base) / h->line_range) * min_inst_len;
 			break;
 		case DW_LNS_fixed_advance_pc:
 			addr += get_u(c, 2);
 			break;
 		default:
-			/* column, stmt, basic block, prologue, epilogue, isa, unknown: their operands */
-			for (uint8_t i = 0; i < h->opcode_lengths[op - 1]; i++)
+			/* isa, and opcodes past DWARF 5's: their operands */
+			for (uint8_t i = 0; i < opcode_lengths[op - 1]; i++)
 				get_uleb(c);
 			break;
 		}
 	}
-	t->nr_rows = o.seq_first; /* rows after the last sequence's end belong to none */
+	/* rows after the last sequence's end belong to none; the room past the others is given back */
+	t->nr_rows = o.seq_first;
+	t->rows = t->nr_rows ? realloc(o.rows, t->nr_rows * sizeof(*o.rows)) : NULL;
+	if (!t->rows) {
+		free(o.rows);
+		if (t->nr_rows)
+			err = -ENOMEM;
+	}
+	*program = cur;
 	return err ? err : c->bad ? -EINVAL : 0;
 }
 

@@ -217,21 +217,25 @@ struct dwarf_unit *dwarf_units__find(struct dwarf_unit *units, size_t nr, uint64
 
 /* Abbreviations */
 
-/* Reads the next entry of u's table; false at its end or when it is malformed. */
-static bool abbrev_read_one(const struct dwarf_sections *s, struct dwarf_unit *u, int *error)
+/*
+ * The entry at offset at of .debug_abbrev into *ab, its attributes added to
+ * u's table; *next past it. False at the table's end or when it is malformed.
+ */
+static bool abbrev_parse(const struct dwarf_sections *s, struct dwarf_unit *u, uint64_t at,
+			 struct dwarf_abbrev *ab, uint64_t *next, int *error)
 {
 	struct dwarf_abbrevs *t = &u->abbrevs;
-	struct cursor c = { s->abbrev.data + t->next, s->abbrev.data + s->abbrev.size, false };
-	struct dwarf_abbrev ab = { .first = (uint32_t)t->nr_attrs, .fixed_size = 0 };
+	struct cursor c = { s->abbrev.data + at, s->abbrev.data + s->abbrev.size, false };
 
-	ab.code = get_uleb(&c);
-	if (c.bad || !ab.code || t->nr >= MAX_ABBREVS)
+	*ab = (struct dwarf_abbrev){ .first = (uint32_t)t->nr_attrs, .fixed_size = 0 };
+	ab->code = get_uleb(&c);
+	if (c.bad || !ab->code)
 		return false;
-	ab.tag = (uint16_t)get_uleb(&c);
-	ab.children = get_u(&c, 1) == DW_CHILDREN_yes;
+	ab->tag = (uint16_t)get_uleb(&c);
+	ab->children = get_u(&c, 1) == DW_CHILDREN_yes;
 	for (;;) {
-		uint64_t at = get_uleb(&c), form = get_uleb(&c);
-		struct dwarf_abbrev_attr a = { .form = (uint16_t)form, .slot = slot_of(at) };
+		uint64_t name = get_uleb(&c), form = get_uleb(&c);
+		struct dwarf_abbrev_attr a = { .form = (uint16_t)form, .slot = slot_of(name) };
 		int size = form_fixed_size(u, form);
 
 		/* an implicit constant has no bytes, but its value is the abbreviation's */
@@ -239,7 +243,7 @@ static bool abbrev_read_one(const struct dwarf_sections *s, struct dwarf_unit *u
 
 		if (c.bad)
 			return false;
-		if (!at && !form)
+		if (!name && !form)
 			break;
 		if (form == DW_FORM_implicit_const)
 			a.implicit = get_sleb(&c);
@@ -250,22 +254,83 @@ static bool abbrev_read_one(const struct dwarf_sections *s, struct dwarf_unit *u
 			return false;
 		}
 		t->attrs[t->nr_attrs++] = a;
-		if (a.slot == DS_SIBLING && ab.fixed_size >= 0 && size > 0 &&
+		if (a.slot == DS_SIBLING && ab->fixed_size >= 0 && size > 0 &&
 		    form != DW_FORM_ref_addr) {
-			ab.sibling_at = ab.fixed_size;
-			ab.sibling_size = (int8_t)size;
+			ab->sibling_at = ab->fixed_size;
+			ab->sibling_size = (int8_t)size;
 		}
-		ab.fixed_size = size < 0 || ab.fixed_size < 0 ? -1 : ab.fixed_size + size;
+		ab->fixed_size = size < 0 || ab->fixed_size < 0 ? -1 : ab->fixed_size + size;
 	}
-	ab.nr = (uint32_t)(t->nr_attrs - ab.first);
+	ab->nr = (uint32_t)(t->nr_attrs - ab->first);
+	*next = (uint64_t)(c.p - s->abbrev.data);
+	return true;
+}
+
+/* Reads the next entry of u's table; false at its end or when it is malformed. */
+static bool abbrev_read_one(const struct dwarf_sections *s, struct dwarf_unit *u, int *error)
+{
+	struct dwarf_abbrevs *t = &u->abbrevs;
+	struct dwarf_abbrev ab;
+	uint64_t next;
+
+	if (t->nr >= MAX_ABBREVS || !abbrev_parse(s, u, t->next, &ab, &next, error))
+		return false;
 	if (grow((void **)&t->list, &t->cap, t->nr, sizeof(*t->list))) {
 		*error = -ENOMEM;
 		return false;
 	}
 	t->dense = (t->nr == 0 || t->dense) && ab.code == t->nr + 1;
 	t->list[t->nr++] = ab;
-	t->next = (uint64_t)(c.p - s->abbrev.data);
+	t->next = next;
 	return true;
+}
+
+/* The offset of the entry of code in u's table, passing over the others unread; false when none. */
+static bool abbrev_scan(const struct dwarf_sections *s, const struct dwarf_unit *u, uint64_t code,
+			uint64_t *at)
+{
+	struct cursor c = { s->abbrev.data + u->abbrev_off, s->abbrev.data + s->abbrev.size,
+			    u->abbrev_off > s->abbrev.size };
+
+	for (size_t n = 0; !c.bad && n < MAX_ABBREVS; n++) {
+		uint64_t here = (uint64_t)(c.p - s->abbrev.data), name, form;
+		uint64_t this = get_uleb(&c);
+
+		if (!this || c.bad)
+			return false;
+		if (this == code) {
+			*at = here;
+			return true;
+		}
+		get_uleb(&c); /* tag */
+		get_u(&c, 1); /* children */
+		do {
+			name = get_uleb(&c);
+			form = get_uleb(&c);
+			if (form == DW_FORM_implicit_const)
+				get_sleb(&c);
+		} while ((name || form) && !c.bad);
+	}
+	return false;
+}
+
+/*
+ * The entry of the unit DIE's code, read alone: compilers give it one of the
+ * last codes (GCC numbers them by use), and reading the table up to it was
+ * most of the time to open a file's units and to look into one.
+ */
+static const struct dwarf_abbrev *
+abbrev_of_unit_die(const struct dwarf_sections *s, struct dwarf_unit *u, uint64_t code, int *error)
+{
+	struct dwarf_abbrevs *t = &u->abbrevs;
+	uint64_t at, next;
+
+	if (t->unit_read && t->unit.code == code)
+		return &t->unit;
+	if (!abbrev_scan(s, u, code, &at) || !abbrev_parse(s, u, at, &t->unit, &next, error))
+		return NULL;
+	t->unit_read = true;
+	return &t->unit;
 }
 
 static int abbrev_code_cmp(const void *pa, const void *pb)
@@ -363,7 +428,10 @@ const struct dwarf_abbrev *dwarf_reader__next_slow(struct dwarf_reader *r, uint6
 		return r->c.bad ? (reader_fail(r, -EINVAL), NULL) : &null_entry;
 	if (t->dense && code <= t->nr)
 		return &t->list[code - 1]; /* the table read so far holds it */
-	ab = abbrev_find(r->s, r->u, code, &r->error);
+	if (*off == r->u->die)
+		ab = abbrev_of_unit_die(r->s, r->u, code, &r->error);
+	else
+		ab = abbrev_find(r->s, r->u, code, &r->error);
 	if (!ab)
 		reader_fail(r, -EINVAL);
 	return ab;

@@ -88,6 +88,8 @@ struct dwarf_abbrevs {
 	size_t nr_attrs, cap_attrs;
 	uint64_t next;	  /* offset in .debug_abbrev of the first entry not read */
 	bool dense, done; /* dense: list[i].code == i + 1 for all i */
+	bool unit_read;	  /* unit holds the unit DIE's entry, read alone */
+	struct dwarf_abbrev unit;
 };
 
 struct dwarf_unit {

@@ -77,6 +77,11 @@ static inline int64_t get_sleb(struct cursor *c)
 {
 	int64_t v = 0;
 
+	if (c->p < c->end && !(*c->p & 0x80)) {
+		uint8_t b = *c->p++;
+
+		return b & 0x40 ? (int64_t)b - 0x80 : b; /* one byte, its sign in bit 6 */
+	}
 	if (read_sleb(&c->p, c->end, &v)) {
 		cursor_fail(c);
 		return 0;

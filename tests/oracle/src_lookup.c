@@ -23,18 +23,30 @@
 #include "core/profile/profile.h"
 #include "core/symbols/symbolize.h"
 
-/* v in base 10 or 16, at least width digits: printf's parsing of a format was a tenth of the run */
-static void put_number(uint64_t v, unsigned int base, int width)
+/*
+ * v in hex, 16 digits, and in decimal: printf's parsing of a format was a
+ * tenth of the run, and a division by a base not known when compiled one
+ * per digit.
+ */
+static void put_hex16(uint64_t v)
+{
+	char buf[16];
+
+	for (int i = 15; i >= 0; i--, v >>= 4)
+		buf[i] = "0123456789abcdef"[v & 0xf];
+	fwrite_unlocked(buf, 1, sizeof(buf), stdout);
+}
+
+static void put_decimal(uint64_t v)
 {
 	char buf[24];
-	int n = 0;
+	int n = sizeof(buf);
 
 	do {
-		buf[n++] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v || n < width);
-	while (n)
-		putchar_unlocked(buf[--n]);
+		buf[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fwrite_unlocked(buf + n, 1, sizeof(buf) - (size_t)n, stdout);
 }
 
 static void print_frame(const char *name, const char *file, uint32_t line)
@@ -45,7 +57,7 @@ static void print_frame(const char *name, const char *file, uint32_t line)
 	putchar_unlocked('\n');
 	fputs_unlocked(file ? file : "??", stdout);
 	putchar_unlocked(':');
-	put_number(file ? line : 0, 10, 1);
+	put_decimal(file ? line : 0);
 	putchar_unlocked('\n');
 	free(readable);
 }
@@ -64,6 +76,31 @@ static void print_info(const struct symbol_info *info)
 	}
 }
 
+/* The hex number at s, "0x" allowed; *end past it, at s when there is none or it overflows. */
+static uint64_t parse_hex(char *s, char **end)
+{
+	char *p = s + (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 2 : 0), *digits = p;
+	uint64_t v = 0;
+
+	for (;; p++) {
+		unsigned int d = (unsigned char)*p;
+
+		if (d - '0' < 10)
+			d -= '0';
+		else if ((d | 0x20) - 'a' < 6)
+			d = (d | 0x20) - 'a' + 10;
+		else
+			break;
+		if (v >> 60) {
+			*end = s;
+			return 0;
+		}
+		v = v << 4 | d;
+	}
+	*end = p == digits ? s : p;
+	return v;
+}
+
 static int lookup_lines(struct symbolizer *sym, const char *path)
 {
 	char line[128];
@@ -74,9 +111,8 @@ static int lookup_lines(struct symbolizer *sym, const char *path)
 		uint64_t vaddr;
 		int err;
 
-		errno = 0;
-		vaddr = strtoull(line, &end, 16);
-		if (errno || end == line) {
+		vaddr = parse_hex(line, &end);
+		if (end == line) {
 			fprintf(stderr, "src_lookup: not a hex address: %s", line);
 			return -EINVAL;
 		}
@@ -86,7 +122,7 @@ static int lookup_lines(struct symbolizer *sym, const char *path)
 			return err;
 		}
 		fputs_unlocked("0x", stdout);
-		put_number(vaddr, 16, 16);
+		put_hex16(vaddr);
 		putchar_unlocked('\n');
 		print_info(&info);
 	}
