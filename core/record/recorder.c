@@ -190,6 +190,13 @@ static void on_sample(void *ctx, const struct session_sample *s)
 	keep_error(r, err);
 }
 
+static void on_drained(void *ctx)
+{
+	struct recorder *r = ctx;
+
+	keep_error(r, symbolizer__flush(r->symbolizer));
+}
+
 static void on_process(void *ctx, const struct procmaps *maps)
 {
 	struct recorder *r = ctx;
@@ -369,6 +376,7 @@ static struct session *open_session(struct recorder *r)
 		.on_sample = on_sample,
 		.on_process = on_process,
 		.on_exit = on_process_exit,
+		.on_drained = on_drained,
 		.on_python = on_python,
 		.on_python_code = on_python_code,
 		.on_ruby = on_ruby,

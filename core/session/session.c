@@ -1548,6 +1548,8 @@ int session__drain(struct session *s)
 		err = session__drain_fails(s);
 	if (err)
 		return err;
+	if (s->opts.on_drained)
+		s->opts.on_drained(s->opts.ctx);
 	ustack_cache__age(&s->ustacks);
 	for (size_t i = 0; i < s->nr_exits; i++)
 		if (s->opts.on_exit)

@@ -86,6 +86,12 @@ struct session_opts {
 	 */
 	void (*on_exit)(void *ctx, uint32_t pid);
 	/*
+	 * A drain has delivered its samples and failures (before the exits of
+	 * that drain): work they left for later can be done now, the recorder
+	 * symbolizes the locations they added.
+	 */
+	void (*on_drained)(void *ctx);
+	/*
 	 * Process pid runs CPython interpreter pr, loaded at bias: its Python
 	 * frames (bpf/unwprof.h, UNW_FRAME_PYTHON) are to be named from its
 	 * memory. Called when its mappings are read, before its samples.

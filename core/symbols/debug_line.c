@@ -400,6 +400,13 @@ static int run_program(struct cursor *program, const struct header *h, struct de
 			add_row(&o, addr, file, line);
 			continue;
 		}
+		/* the two GCC writes before most rows, tested before the jump table */
+		if (op == DW_LNS_set_column) {
+			get_uleb(c);
+			continue;
+		}
+		if (op == DW_LNS_negate_stmt)
+			continue;
 		switch (op) {
 		case DW_LNS_set_column:
 			get_uleb(c); /* columns are not kept */

@@ -119,15 +119,25 @@ int symbolizer__lookup_file(struct symbolizer *sym, const char *path, uint64_t v
 /*
  * Counts a stack in p as profile__add_stack() does, resolving its user
  * frames now. An address in a mapped file gets the location that every
- * process mapping that file shares at that file offset, symbolized when
- * first seen: the locations, and the memory they take, follow the distinct
- * code addresses, not the processes. Other user addresses (anonymous
- * memory, a process not added) get locations of the process's own, which
- * symbolizer__end_process() or symbolizer__symbolize_profile() symbolize.
- * A symbolizer adds stacks to one profile only.
+ * process mapping that file shares at that file offset, symbolized at the
+ * next symbolizer__flush(): the locations, and the memory they take,
+ * follow the distinct code addresses, not the processes. Other user
+ * addresses (anonymous memory, a process not added) get locations of the
+ * process's own, which symbolizer__end_process() or
+ * symbolizer__symbolize_profile() symbolize. A symbolizer adds stacks to
+ * one profile only.
  */
 int symbolizer__add_stack(struct symbolizer *sym, struct profile *p, const struct profile_stack *st,
 			  uint64_t count);
+
+/*
+ * Symbolizes the shared locations added since the last flush, by file and
+ * address: in that order a file's DWARF is read forward, and lookups cost
+ * a fraction of what they cost in the order the stacks came. The recorder
+ * flushes at the end of each drain; adding a process, ending one and
+ * symbolizing the profile flush first. 0 or -ENOMEM.
+ */
+int symbolizer__flush(struct symbolizer *sym);
 
 /*
  * Process pid exited: symbolizes the locations of its own (JIT code, say)

@@ -299,6 +299,8 @@ static void test_shared_locations(void)
 	CHECK_EQ_INT(symbolizer__add_process(sym, other), 0);
 	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
 	l = profile__location(p, 1);
+	CHECK(l->function == NULL); /* named at the flush */
+	CHECK_EQ_INT(symbolizer__flush(sym), 0);
 	CHECK_EQ_STR(l->function, "sym_test_alpha");
 	CHECK_EQ_INT(l->pid, 0);
 	CHECK(profile__location(p, 0)->function == NULL); /* its own: named at its end */
@@ -383,6 +385,7 @@ static void test_return_to_function_start(void)
 	CHECK_EQ_INT(symbolizer__lookup(sym, getpid(), user[1] - 1, &info), 0);
 	CHECK(info.name == NULL); /* the padding byte */
 	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
+	CHECK_EQ_INT(symbolizer__flush(sym), 0);
 	CHECK_EQ_STR(profile__location(p, 1)->function, "sym_test_after_pad");
 	CHECK_EQ_INT(profile__location(p, 1)->func_offset, 0);
 	CHECK_EQ_STR(profile__location(p, 2)->function, "sym_test_beta");
