@@ -17,6 +17,7 @@
 #include "../elf/elf.h"
 #include "../util/common.h"
 #include "../util/log.h"
+#include "../util/radix.h"
 
 #define MAX_SCOPES (1u << 20) /* functions, or inlined calls of one function */
 #define MAX_RANGES (1u << 22) /* their address ranges */
@@ -591,44 +592,6 @@ static size_t bounds_past(const struct tree *t, uint64_t vaddr)
 }
 
 /*
- * Sorts v[0..n) with tmp as room for n more: a radix sort by bytes, the
- * bytes all values share (the high ones of addresses) skipped. A function
- * has thousands of bounds, and qsort()'s calls of a comparison were most of
- * the time to make its segments.
- */
-static void sort_u64(uint64_t *v, uint64_t *tmp, size_t n)
-{
-	if (n <= 32) { /* most functions: an insertion sort costs less than one pass */
-		for (size_t i = 1; i < n; i++) {
-			uint64_t x = v[i];
-			size_t j = i;
-
-			for (; j > 0 && v[j - 1] > x; j--)
-				v[j] = v[j - 1];
-			v[j] = x;
-		}
-		return;
-	}
-	uint64_t differ = 0;
-
-	for (size_t i = 1; i < n; i++)
-		differ |= v[i] ^ v[0];
-	for (unsigned int shift = 0; shift < 64; shift += 8) {
-		size_t count[257] = { 0 };
-
-		if (!((differ >> shift) & 0xff))
-			continue;
-		for (size_t i = 0; i < n; i++)
-			count[((v[i] >> shift) & 0xff) + 1]++;
-		for (int b = 0; b < 256; b++)
-			count[b + 1] += count[b];
-		for (size_t i = 0; i < n; i++)
-			tmp[count[(v[i] >> shift) & 0xff]++] = v[i];
-		memcpy(v, tmp, n * sizeof(*v));
-	}
-}
-
-/*
  * The tree of a function from w, where it was read: its scopes, and the
  * function cut into segments, each owned by its innermost scope (w's ranges
  * are not kept). Scopes come in tree order, parents first, and a scope takes
@@ -666,7 +629,8 @@ static struct tree *tree_from_scratch(struct dwarf_lines *dl, const struct tree 
 		t->bounds[n++] = w->ranges[i].lo;
 		t->bounds[n++] = w->ranges[i].hi;
 	}
-	sort_u64(t->bounds, dl->sort_tmp, n);
+	/* a function has thousands of bounds: qsort()'s calls of a comparison were most of the time */
+	radix_sort_u64(t->bounds, dl->sort_tmp, n);
 	for (size_t i = 0; i < n; i++)
 		if (!t->nr_bounds || t->bounds[t->nr_bounds - 1] != t->bounds[i])
 			t->bounds[t->nr_bounds++] = t->bounds[i];

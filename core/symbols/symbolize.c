@@ -23,6 +23,7 @@
 #include "../elf/elf.h"
 #include "../elf/gopclntab.h"
 #include "../util/log.h"
+#include "../util/radix.h"
 #include "../targets/procfs.h"
 #include "../targets/procmaps.h"
 #include "../profile/profile.h"
@@ -275,6 +276,39 @@ static int syms_add_table(struct symfile *sf, const struct elf_file *ef, const c
  * size seen; a label inside a function with a size is dropped, so the frame
  * keeps the function's name.
  */
+/*
+ * sf's symbols in sym_cmp's order: by address with a radix sort, then the
+ * few that share an address by sym_cmp. qsort() of them all was most of the
+ * time to read a large library's symbols. Without memory for it, qsort().
+ */
+static void syms_sort(struct symfile *sf)
+{
+	size_t n = sf->nr_syms;
+	struct radix_item *items = malloc(2 * n * sizeof(*items));
+	struct sym *sorted = malloc(n * sizeof(*sorted));
+
+	if (!items || !sorted) {
+		free(items);
+		free(sorted);
+		qsort(sf->syms, n, sizeof(*sf->syms), sym_cmp);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		items[i] = (struct radix_item){ sf->syms[i].addr, i };
+	radix_sort_items(items, items + n, n);
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = sf->syms[items[i].value];
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && sorted[j].addr == sorted[i].addr; j++)
+			;
+		if (j - i > 1)
+			qsort(sorted + i, j - i, sizeof(*sorted), sym_cmp);
+	}
+	memcpy(sf->syms, sorted, n * sizeof(*sorted));
+	free(sorted);
+	free(items);
+}
+
 static void syms_unique(struct symfile *sf)
 {
 	uint64_t func_end = 0;
@@ -282,7 +316,7 @@ static void syms_unique(struct symfile *sf)
 
 	if (!sf->nr_syms)
 		return;
-	qsort(sf->syms, sf->nr_syms, sizeof(*sf->syms), sym_cmp);
+	syms_sort(sf);
 	for (size_t i = 0; i < sf->nr_syms; i++) {
 		struct sym *s = &sf->syms[i];
 

@@ -21,6 +21,7 @@
 #include "core/symbols/demangle.h"
 #include "core/symbols/dwarf_lines.h"
 #include "core/util/log.h"
+#include "core/util/radix.h"
 #include "core/profile/profile.h"
 #include "core/symbols/symbolize.h"
 
@@ -123,39 +124,8 @@ struct answer {
 	size_t first, nr;
 };
 
-/* An address, and where it came in the input. */
-struct query {
-	uint64_t vaddr;
-	uint64_t at;
-};
-
-/*
- * Sorts qs by address, tmp room for as many: a radix sort by bytes, those
- * every address shares skipped. glibc's qsort() of 16-byte elements moved
- * them with memcpy() at a twentieth of the run.
- */
-static void sort_queries(struct query *qs, struct query *tmp, size_t nr)
-{
-	uint64_t differ = 0;
-
-	for (size_t i = 1; i < nr; i++)
-		differ |= qs[i].vaddr ^ qs[0].vaddr;
-	for (unsigned int shift = 0; shift < 64; shift += 8) {
-		size_t count[257] = { 0 };
-
-		if (!((differ >> shift) & 0xff))
-			continue;
-		for (size_t i = 0; i < nr; i++)
-			count[((qs[i].vaddr >> shift) & 0xff) + 1]++;
-		for (int b = 0; b < 256; b++)
-			count[b + 1] += count[b];
-		for (size_t i = 0; i < nr; i++)
-			tmp[count[(qs[i].vaddr >> shift) & 0xff]++] = qs[i];
-		memcpy(qs, tmp, nr * sizeof(*qs));
-	}
-}
-
-static int read_queries(struct query **qs, size_t *nr)
+/* The addresses, each with where it came in the input. */
+static int read_queries(struct radix_item **qs, size_t *nr)
 {
 	size_t cap = 0;
 	char line[128];
@@ -170,7 +140,7 @@ static int read_queries(struct query **qs, size_t *nr)
 		}
 		if (grow((void **)qs, &cap, *nr, sizeof(**qs)))
 			return -ENOMEM;
-		(*qs)[*nr] = (struct query){ vaddr, *nr };
+		(*qs)[*nr] = (struct radix_item){ vaddr, *nr };
 		(*nr)++;
 	}
 	return ferror(stdin) ? -EIO : 0;
@@ -182,7 +152,7 @@ static int read_queries(struct query **qs, size_t *nr)
  */
 static int lookup_lines(struct symbolizer *sym, const char *path)
 {
-	struct query *qs = NULL, *tmp = NULL;
+	struct radix_item *qs = NULL, *tmp = NULL;
 	struct answer *answers = NULL;
 	struct frame *frames = NULL;
 	size_t nr = 0, nr_frames = 0, cap_frames = 0;
@@ -195,17 +165,17 @@ static int lookup_lines(struct symbolizer *sym, const char *path)
 			err = -ENOMEM;
 	}
 	if (!err)
-		sort_queries(qs, tmp, nr);
+		radix_sort_items(qs, tmp, nr);
 	for (size_t i = 0; !err && i < nr; i++) {
-		struct answer *a = &answers[qs[i].at];
+		struct answer *a = &answers[qs[i].value];
 		struct symbol_info info;
 
-		err = symbolizer__lookup_file(sym, path, qs[i].vaddr, &info);
+		err = symbolizer__lookup_file(sym, path, qs[i].key, &info);
 		if (err) {
 			fprintf(stderr, "src_lookup: %s: %s\n", path, strerror(-err));
 			break;
 		}
-		a->vaddr = qs[i].vaddr;
+		a->vaddr = qs[i].key;
 		a->first = nr_frames;
 		err = add_frames(&info, &frames, &nr_frames, &cap_frames);
 		a->nr = nr_frames - a->first;
