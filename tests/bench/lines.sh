@@ -15,8 +15,9 @@
 #   -n RUNS       runs of each, the median counts (default 5)
 #
 # Both resolve every address to its inline chain, function names, files and
-# lines (unwprof: tests/oracle/src_lookup, the symbolizer's own path;
-# binutils: addr2line -a -f -i -C -e FILE). Prints wall and CPU time and peak
+# lines (unwprof: tests/oracle/src_lookup, the symbolizer's own path, which
+# looks a batch up in address order as the recorder does at each drain;
+# binutils: addr2line -a -f -i -C -e FILE); both print in the input's order. Prints wall and CPU time and peak
 # RSS of each, medians and ranges, and the ratios addr2line / unwprof. The
 # goal is 10x; on a loaded machine the CPU figures are the ones to compare.
 # What lines cost a recording: tests/bench/lines_record.py.
