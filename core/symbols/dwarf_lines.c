@@ -257,15 +257,17 @@ static int unit_index_rows(struct unit *u)
 /* The first of the keys [lo, hi) past off. */
 static size_t row_keys_past(const uint32_t *keys, size_t lo, size_t hi, uint32_t off)
 {
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	size_t len = hi - lo;
 
-		if (keys[mid] <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (!len)
+		return lo;
+	while (len > 1) {
+		size_t half = len / 2;
+
+		lo = keys[lo + half] <= off ? lo + half : lo;
+		len -= half;
 	}
-	return lo;
+	return lo + (keys[lo] <= off);
 }
 
 /* The last row of sq at or before offset off: NULL when its first row is past it. */
@@ -575,20 +577,20 @@ static void unit_load(struct dwarf_lines *dl, struct unit *u)
 	}
 }
 
-/* The first of t's bounds past vaddr. */
+/* The first of t's bounds past vaddr; without a branch, as SORTED_PAST. */
 static size_t bounds_past(const struct tree *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->nr_bounds;
+	size_t base = 0, len = t->nr_bounds;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (!len)
+		return 0;
+	while (len > 1) {
+		size_t half = len / 2;
 
-		if (t->bounds[mid] <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
+		base = t->bounds[base + half] <= vaddr ? base + half : base;
+		len -= half;
 	}
-	return lo;
+	return base + (t->bounds[base] <= vaddr);
 }
 
 /*

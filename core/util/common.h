@@ -38,19 +38,23 @@ static inline int grow(void **arr, size_t *cap, size_t nr, size_t size)
 /*
  * The first index in [lo, hi) of array arr, sorted by member, whose member
  * is past key (hi when none is): the element before it is the last one at
- * or before key.
+ * or before key. Without a branch on the comparison, which compilers turn
+ * into a conditional move: a search's steps go either way at random, and
+ * the mispredicted branches of one were most of the time of a lookup.
  */
-#define SORTED_PAST(arr, lo, hi, member, key)                \
-	({                                                   \
-		size_t _lo = (lo), _hi = (hi);               \
-		while (_lo < _hi) {                          \
-			size_t _mid = _lo + (_hi - _lo) / 2; \
-			if ((arr)[_mid].member <= (key))     \
-				_lo = _mid + 1;              \
-			else                                 \
-				_hi = _mid;                  \
-		}                                            \
-		_lo;                                         \
+#define SORTED_PAST(arr, lo, hi, member, key)                                             \
+	({                                                                                \
+		size_t _base = (lo), _len = (hi) - _base;                                 \
+		if (_len) {                                                               \
+			while (_len > 1) {                                                \
+				size_t _half = _len / 2;                                  \
+				_base = (arr)[_base + _half].member <= (key) ? _base + _half : \
+									      _base;      \
+				_len -= _half;                                            \
+			}                                                                 \
+			_base += (arr)[_base].member <= (key);                            \
+		}                                                                         \
+		_base;                                                                    \
 	})
 
 /* Exit codes, documented in unwprof(1). */
