@@ -42,19 +42,19 @@ static inline int grow(void **arr, size_t *cap, size_t nr, size_t size)
  * into a conditional move: a search's steps go either way at random, and
  * the mispredicted branches of one were most of the time of a lookup.
  */
-#define SORTED_PAST(arr, lo, hi, member, key)                                             \
-	({                                                                                \
-		size_t _base = (lo), _len = (hi) - _base;                                 \
-		if (_len) {                                                               \
-			while (_len > 1) {                                                \
-				size_t _half = _len / 2;                                  \
+#define SORTED_PAST(arr, lo, hi, member, key)                                                  \
+	({                                                                                     \
+		size_t _base = (lo), _len = (hi)-_base;                                        \
+		if (_len) {                                                                    \
+			while (_len > 1) {                                                     \
+				size_t _half = _len / 2;                                       \
 				_base = (arr)[_base + _half].member <= (key) ? _base + _half : \
-									      _base;      \
-				_len -= _half;                                            \
-			}                                                                 \
-			_base += (arr)[_base].member <= (key);                            \
-		}                                                                         \
-		_base;                                                                    \
+									       _base;          \
+				_len -= _half;                                                 \
+			}                                                                      \
+			_base += (arr)[_base].member <= (key);                                 \
+		}                                                                              \
+		_base;                                                                         \
 	})
 
 /* Exit codes, documented in unwprof(1). */

@@ -265,7 +265,8 @@ static void test_exited(void)
 /*
  * What record does. A code address in a file gets one location for every
  * process that maps the file (here this process seen again as pid 4242,
- * its mappings elsewhere in memory), named when first seen; an address
+ * its mappings elsewhere in memory), named at the flush after it is first
+ * seen (the recorder's drain ends with one); an address
  * outside any file gets a location of its process's own, named and retired
  * when that process ends, so that a new process with the same pid gets
  * another.
@@ -328,6 +329,47 @@ static void test_shared_locations(void)
 	CHECK_EQ_STR(profile__location(p, 1)->function, "sym_test_alpha");
 cleanup:
 	procmaps__free(other);
+	profile__free(p);
+	symbolizer__free(sym);
+}
+
+/*
+ * Locations waiting for the flush are named from the mappings they were
+ * seen in: adding the process again (its mappings replaced) and ending it
+ * flush first. Named by address, each gets its own function.
+ */
+static void test_flush_before_mappings_go(void)
+{
+	struct symbolizer *sym = symbolizer_of(getpid(), NULL);
+	struct procmaps *again = procmaps__read(getpid());
+	struct profile *p = profile__new();
+	uint64_t user[] = { FN_ADDR(sym_test_beta) + 1, FN_ADDR(sym_test_alpha) + 1 };
+	struct profile_stack st = {
+		.pid = (uint32_t)getpid(),
+		.tid = 1,
+		.comm = "t",
+		.user_addrs = user,
+		.nr_user = 2,
+	};
+
+	CHECK(again != NULL);
+	if (!again)
+		goto cleanup;
+	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
+	CHECK(profile__location(p, 0)->function == NULL);
+	CHECK_EQ_INT(symbolizer__add_process(sym, again), 0); /* replaces every mapping */
+	CHECK_EQ_STR(profile__location(p, 0)->function, "sym_test_beta");
+	CHECK_EQ_STR(profile__location(p, 1)->function, "sym_test_alpha");
+	CHECK(profile__mapping(p, profile__location(p, 1)->mapping) != NULL);
+
+	user[0] = FN_ADDR(sym_test_after_pad);
+	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
+	CHECK_EQ_INT(profile__nr_locations(p), 3);
+	CHECK_EQ_INT(symbolizer__end_process(sym, p, (uint32_t)getpid()), 0);
+	CHECK_EQ_STR(profile__location(p, 2)->function, "sym_test_after_pad");
+	CHECK_EQ_INT(symbolizer__flush(sym), 0); /* nothing left: nothing to do */
+cleanup:
+	procmaps__free(again);
 	profile__free(p);
 	symbolizer__free(sym);
 }
@@ -606,6 +648,7 @@ int main(void)
 	RUN(test_exited);
 	RUN(test_shared_locations);
 	RUN(test_return_to_function_start);
+	RUN(test_flush_before_mappings_go);
 	RUN(test_gone_processes);
 	RUN(test_debug_file);
 	RUN(test_perf_map);
