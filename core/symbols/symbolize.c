@@ -272,11 +272,6 @@ static int syms_add_table(struct symfile *sf, const struct elf_file *ef, const c
 }
 
 /*
- * Sorts and keeps one symbol per address, the best named, with the largest
- * size seen; a label inside a function with a size is dropped, so the frame
- * keeps the function's name.
- */
-/*
  * sf's symbols in sym_cmp's order: by address with a radix sort, then the
  * few that share an address by sym_cmp. qsort() of them all was most of the
  * time to read a large library's symbols. Without memory for it, qsort().
@@ -309,6 +304,11 @@ static void syms_sort(struct symfile *sf)
 	free(items);
 }
 
+/*
+ * Sorts and keeps one symbol per address, the best named, with the largest
+ * size seen; a label inside a function with a size is dropped, so the frame
+ * keeps the function's name.
+ */
 static void syms_unique(struct symfile *sf)
 {
 	uint64_t func_end = 0;
