@@ -1446,6 +1446,8 @@ int symbolizer__flush(struct symbolizer *sym)
 	struct pending_locations *pl = &sym->pending;
 	int err = 0;
 
+	if (!pl->nr)
+		return 0; /* and the list may not be allocated */
 	qsort(pl->v, pl->nr, sizeof(*pl->v), pending_cmp);
 	for (size_t i = 0; !err && i < pl->nr; i++) {
 		const struct pending_location *e = &pl->v[i];
