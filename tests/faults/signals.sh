@@ -26,8 +26,17 @@ valid_or_absent() {
 		echo "$name: nothing written" >&2
 		return
 	fi
-	"$UNWPROF" report -i "$file" --top 3 > "$tmp/$name.report" 2>&1 ||
-		fail "$name: unwprof report cannot read $file: $(head -n 3 "$tmp/$name.report")"
+	# A signal just after the tables loaded, before the first sample, leaves a
+	# profile of no samples, which report declines by design (go tool pprof
+	# reads it, below); the summary must then say so.
+	if ! "$UNWPROF" report -i "$file" --top 3 > "$tmp/$name.report" 2>&1; then
+		if grep -q 'the profile has no samples' "$tmp/$name.report" &&
+			grep -Eq '^ *samples +0$' "$tmp/$name.err"; then
+			echo "$name: interrupted before the first sample, a profile of none" >&2
+		else
+			fail "$name: unwprof report cannot read $file: $(head -n 3 "$tmp/$name.report")"
+		fi
+	fi
 	if command -v go > /dev/null; then
 		HOME=$tmp GOCACHE=$tmp/go-cache go tool pprof -top "$file" > "$tmp/$name.pprof" 2>&1 ||
 			fail "$name: go tool pprof cannot read $file: $(head -n 3 "$tmp/$name.pprof")"
