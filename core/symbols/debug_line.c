@@ -291,8 +291,7 @@ static int read_header(struct cursor *c, struct header *h, const char *comp_dir,
  * address shows it counts: of rows at one address only the last does, and a
  * row of the file and line of the one kept before it covers the same
  * addresses as if it were not there. GCC writes several rows a line (views,
- * columns, statements), so this keeps about half of them. The last kept
- * row's file and line are kept here too: the loop compares in registers.
+ * columns, statements), so this keeps about half of them.
  */
 struct rows_out {
 	struct debug_line_row *rows; /* room for a row a byte of the program: nothing to grow */
@@ -400,13 +399,6 @@ static int run_program(struct cursor *program, const struct header *h, struct de
 			add_row(&o, addr, file, line);
 			continue;
 		}
-		/* the two GCC writes before most rows, tested before the jump table */
-		if (op == DW_LNS_set_column) {
-			get_uleb(c);
-			continue;
-		}
-		if (op == DW_LNS_negate_stmt)
-			continue;
 		switch (op) {
 		case DW_LNS_set_column:
 			get_uleb(c); /* columns are not kept */
