@@ -494,7 +494,7 @@ static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
 	const __u64 page = UNW_PAGE_MIN;
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 len = ((sp & ~(page - 1)) + UNW_STACK_COPY) - sp;
-	__u64 end = (BPF_CORE_READ(task, mm, env_end) + page - 1) & ~(page - 1);
+	__u64 end = (task->mm->env_end + page - 1) & ~(page - 1);
 
 	sc->sp0 = sp;
 	sc->copy_len = 0;
@@ -850,23 +850,27 @@ static long walk_frame(__u32 n, void *ctx)
 
 /*
  * Stores st under key h in map, whose values hold max frames; returns h, or
- * 0 when the map is full or holds another stack under h.
+ * 0 when the map is full or holds another stack under h. Looked up first:
+ * most samples repeat a stack stored since the last drain, and a lookup
+ * takes no lock, as an update does.
  */
 static __always_inline __u64 ustack_put(void *map, __u64 h, const struct unw_ustack *st, int max)
 {
-	const struct unw_ustack *old;
+	const struct unw_ustack *old = bpf_map_lookup_elem(map, &h);
 	long err;
 
-	err = bpf_map_update_elem(map, &h, st, BPF_NOEXIST);
-	if (err == 0)
-		return h;
-	if (err != -EEXIST) {
-		err_inc(UNW_E_USTACK_FULL);
-		return 0;
+	if (!old) {
+		err = bpf_map_update_elem(map, &h, st, BPF_NOEXIST);
+		if (err == 0)
+			return h;
+		if (err != -EEXIST) {
+			err_inc(UNW_E_USTACK_FULL);
+			return 0;
+		}
+		old = bpf_map_lookup_elem(map, &h); /* another CPU stored it */
+		if (!old)
+			return h; /* and it was drained meanwhile: user space kept a copy */
 	}
-	old = bpf_map_lookup_elem(map, &h);
-	if (!old)
-		return h; /* drained meanwhile: user space kept a copy */
 	if (old->nr != st->nr) {
 		err_inc(UNW_E_USTACK_COLLISION);
 		return 0;
@@ -1005,7 +1009,8 @@ static __always_inline void walk_start(struct walk *w, const struct unw_frame *r
 	}
 	w->f = *regs;
 	w->hash = UNW_HASH_INIT;
-	w->sc->start_stack = BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack);
+	/* Loads through the task's BTF: no helper call, as BPF_CORE_READ would make. */
+	w->sc->start_stack = bpf_get_current_task_btf()->mm->start_stack;
 	stack_copy(w->sc, w->f.sp);
 }
 
