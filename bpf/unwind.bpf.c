@@ -32,6 +32,9 @@ const volatile struct unw_config cfg = {};
 /* The source of a new, empty process info (too large for the BPF stack). */
 struct unw_proc empty_proc = {};
 
+/* The last gen (struct unw_proc) BPF gave a process entry, odd as BPF's are; 64 bits for the atomic add. */
+__u64 proc_gen_last = 1;
+
 /* Keys added to the count map since the last drain; user space resets it. */
 __u64 nr_keys = 0;
 
@@ -261,6 +264,33 @@ struct walk_saved {
 	__u32 n;
 };
 
+/*
+ * A slot of the per-CPU cache of lookups: what the lookup of pc found in
+ * the mappings of version gen of a process (struct unw_proc) and in the
+ * tables, which do not change once in place. A CPU-bound program's samples
+ * walk the same return addresses again and again; a hit replaces the
+ * mapping search, the page lookup and the row search with one read. Only a
+ * lookup that found a rule is kept, so a hit meets no reason a lookup would
+ * not have met and counted.
+ */
+#define PC_CACHE_BITS 10 /* slots per CPU: 2^bits, 16 KiB */
+#define PC_CACHE_SLOTS (1u << PC_CACHE_BITS)
+
+struct pc_cached {
+	__u64 pc;
+	__u32 gen; /* 0: empty */
+	__u16 rule;
+	__u8 unwinder;
+	__u8 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PC_CACHE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct pc_cached);
+} pc_cache SEC(".maps");
+
 /* Bytes of a Python frame read at once: every field the walk reads lies in them. */
 #define PY_FRAME_READ 128
 
@@ -284,6 +314,8 @@ struct scratch {
 	__u32 py_looked;   /* the sampled thread's Python frame was looked for */
 	__u32 py_written;  /* Python frames written for this sample */
 	__u32 rb_looked;   /* the same for Ruby */
+	__u32 lookups;	   /* frames looked up in the process's mappings (UNW_ST_LOOKUPS) */
+	__u32 lookups_cached;
 	__u32 rb_written;
 	__u64 rb_cfp;	/* the next Ruby control frame to write: the Ruby unwinder's cursor */
 	__u64 rb_end;	/* the end of its VM stack */
@@ -674,16 +706,53 @@ static __always_inline int vma_lookup(struct scratch *sc, __u64 pc, __u32 *exec_
 
 /* Where the pc of a frame is: the unwinder that steps from it, and what that unwinder needs. */
 struct frame_place {
-	__u64 rel;	/* UNW_UW_TABLE: the table pc */
-	__u32 exec_id;	/* UNW_UW_TABLE: the table */
+	__u64 pc;	/* the pc looked up */
+	__u64 rel;	/* the table pc */
+	__u32 exec_id;	/* the table; 0: none */
 	__u32 unwinder; /* enum unw_unwinder */
+	__u32 rule;	/* the rule, when the cache knew it; else 0 */
+	__u32 gen;	/* found in this version of the mappings (0: elsewhere, not to be kept) */
 };
+
+/* This CPU's cache slot of pc in version gen of a process's mappings. */
+static __always_inline struct pc_cached *pc_cache_slot(__u32 gen, __u64 pc)
+{
+	__u32 i = ((pc ^ (__u64)gen << 40) * 0x9e3779b97f4a7c15ULL) >> (64 - PC_CACHE_BITS);
+
+	return bpf_map_lookup_elem(&pc_cache, &i);
+}
+
+/* Whether the cache knows pc in version gen: pl's unwinder and rule are set from it. */
+static __always_inline int pc_cache_find(__u32 gen, __u64 pc, struct frame_place *pl)
+{
+	const struct pc_cached *c = gen ? pc_cache_slot(gen, pc) : NULL;
+
+	if (!c || c->gen != gen || c->pc != pc)
+		return 0;
+	pl->unwinder = c->unwinder;
+	pl->rule = c->rule;
+	return 1;
+}
+
+/* Keeps what the lookup of pl found: rule. */
+static __always_inline void pc_cache_put(const struct frame_place *pl, __u32 rule)
+{
+	struct pc_cached *c = pl->gen ? pc_cache_slot(pl->gen, pl->pc) : NULL;
+
+	if (!c)
+		return;
+	c->pc = pl->pc;
+	c->gen = pl->gen;
+	c->rule = rule;
+	c->unwinder = pl->unwinder;
+}
 
 /*
  * The place of pc in process pid (proc: its mappings, NULL when user space
- * has not read them): from the process's mappings, else from the kernel's
- * mapping of pc when its file has a table; frame pointers when neither is
- * known (the reason counted). A global function, verified once.
+ * has not read them): from the cache of lookups, else from the process's
+ * mappings, else from the kernel's mapping of pc when its file has a table;
+ * frame pointers when neither is known (the reason counted). A global
+ * function, verified once.
  */
 __noinline int frame_place(const struct unw_proc *proc, struct scratch *sc, __u32 pid, __u64 pc,
 			   struct frame_place *pl)
@@ -693,8 +762,14 @@ __noinline int frame_place(const struct unw_proc *proc, struct scratch *sc, __u3
 
 	if (!sc || !pl)
 		return -1;
+	pl->pc = pc;
 	pl->unwinder = UNW_UW_FP;
 	if (proc) {
+		sc->lookups++;
+		if (pc_cache_find(proc->gen, pc, pl)) {
+			sc->lookups_cached++;
+			return 0;
+		}
 		i = find_mapping(proc, pc);
 		if (i < 0)
 			event_send(UNW_EV_NOT_COVERED, pid, pc);
@@ -704,6 +779,7 @@ __noinline int frame_place(const struct unw_proc *proc, struct scratch *sc, __u3
 		pl->exec_id = m->exec_id;
 		pl->rel = pc - m->bias;
 		pl->unwinder = m->unwinder;
+		pl->gen = proc->gen;
 		if (m->unwinder == UNW_UW_FP)
 			err_inc(UNW_E_NO_TABLE);
 		return 0;
@@ -717,20 +793,30 @@ __noinline int frame_place(const struct unw_proc *proc, struct scratch *sc, __u3
 	return 0;
 }
 
-/* The rule governing table pc rel of executable exec_id, or NULL (with the reason counted). */
-static __always_inline const struct unw_rule *rule_find(__u32 exec_id, __u64 rel)
+/*
+ * The rule governing the pc of place pl, from the cache or from its table,
+ * or NULL (with the reason counted); a rule looked up is kept in the cache.
+ */
+static __always_inline const struct unw_rule *place_rule(const struct frame_place *pl)
 {
-	__u32 i;
+	__u32 i = pl->rule;
 	long rule;
 
-	if (rel >> 32) {
+	if (i)
+		return bpf_map_lookup_elem(&rules, &i);
+	if (!pl->exec_id) {
+		err_inc(UNW_E_NO_TABLE);
+		return NULL;
+	}
+	if (pl->rel >> 32) {
 		err_inc(UNW_E_NO_ROW);
 		return NULL;
 	}
-	rule = exec_rule(exec_id, rel);
+	rule = exec_rule(pl->exec_id, pl->rel);
 	if (rule < 0)
 		return NULL;
 	i = rule;
+	pc_cache_put(pl, i);
 	return bpf_map_lookup_elem(&rules, &i);
 }
 
@@ -758,15 +844,6 @@ static __always_inline __u64 user_word(__u64 addr, __s64 off)
 }
 
 #include "unwind_go.h"
-
-static __always_inline const struct unw_rule *place_rule(const struct frame_place *pl)
-{
-	if (!pl->exec_id) {
-		err_inc(UNW_E_NO_TABLE);
-		return NULL;
-	}
-	return rule_find(pl->exec_id, pl->rel);
-}
 
 /* Appends word to the stack being built; -1 when it is full. */
 static __always_inline int stack_push(struct scratch *sc, __u64 *hash, __u64 word)
@@ -824,7 +901,7 @@ static long walk_frame(__u32 n, void *ctx)
 		return 1; /* full: the walk is truncated */
 	switch (pl.unwinder) {
 	case UNW_UW_TABLE:
-		more = native_step(&w->f, rule_find(pl.exec_id, pl.rel), sc, &w->flags);
+		more = native_step(&w->f, place_rule(&pl), sc, &w->flags);
 		break;
 	case UNW_UW_GO_SWITCH:
 		more = go_switch(&w->f, bpf_map_lookup_elem(&go_procs, &w->pid), sc);
@@ -1000,6 +1077,8 @@ static __always_inline void walk_start(struct walk *w, const struct unw_frame *r
 	w->sc->rb_looked = 0;
 	w->sc->rb_written = 0;
 	w->sc->rb_cfp = 0;
+	w->sc->lookups = 0;
+	w->sc->lookups_cached = 0;
 	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
 	if (!w->proc) {
 		err_inc(UNW_E_NO_PROC);
@@ -1050,6 +1129,10 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 		stat_add(UNW_ST_PY_FRAMES, w->sc->py_written);
 	if (w->sc && w->sc->rb_written)
 		stat_add(UNW_ST_RB_FRAMES, w->sc->rb_written);
+	if (w->sc && w->sc->lookups) {
+		stat_add(UNW_ST_LOOKUPS, w->sc->lookups);
+		stat_add(UNW_ST_LOOKUPS_CACHED, w->sc->lookups_cached);
+	}
 	count_add(key);
 	sample_time_end(sample_t0(w));
 }
@@ -1218,6 +1301,12 @@ static __always_inline void proc_insert(struct unw_proc *p, const struct unw_map
 	p->nr_maps = nr + 1;
 }
 
+/* A gen for a process entry BPF wrote (struct unw_proc): odd, as BPF's are. */
+static __always_inline __u32 proc_gen_next(void)
+{
+	return __sync_fetch_and_add(&proc_gen_last, 2) + 2;
+}
+
 /*
  * Adds the mapping holding addr to the process info of pid when it is an
  * executable mapping of a file whose table is loaded, so that the libraries
@@ -1260,6 +1349,7 @@ __noinline __u64 proc_add_vma(__u32 pid, __u64 addr, int *code)
 			return vi.end;
 	}
 	proc_insert(p, &m);
+	p->gen = proc_gen_next();
 	return vi.end;
 }
 
@@ -1388,8 +1478,11 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	bpf_map_update_elem(&targets, &pid, &one, BPF_ANY);
 	/* The child runs the parent's mappings until it execs. */
 	proc = bpf_map_lookup_elem(&procs, &ppid);
-	if (proc)
-		bpf_map_update_elem(&procs, &pid, proc, BPF_NOEXIST);
+	if (proc && bpf_map_update_elem(&procs, &pid, proc, BPF_NOEXIST) == 0) {
+		proc = bpf_map_lookup_elem(&procs, &pid);
+		if (proc)
+			proc->gen = proc_gen_next();
+	}
 	go = bpf_map_lookup_elem(&go_procs, &ppid);
 	if (go)
 		bpf_map_update_elem(&go_procs, &pid, go, BPF_NOEXIST);

@@ -306,10 +306,16 @@ struct unw_rb_proc {
 #define UNW_RB_TAG_SHIFT 48
 #define UNW_RB_TAG(ptr) (UNW_PY_TAG(ptr) & 0x7fff)
 
-/* Value of the process map, keyed by pid (tgid). */
+/*
+ * Value of the process map, keyed by pid (tgid). gen names this version of
+ * the mappings: every write of an entry gives it a gen no entry had before
+ * in the run (user space's even, BPF's odd), and 0 is none. The walk's
+ * per-CPU cache of lookups (bpf/unwind.bpf.c) is keyed by gen and pc, so
+ * what it holds is valid exactly while the mappings it came from are.
+ */
 struct unw_proc {
 	__u32 nr_maps;
-	__u32 pad;
+	__u32 gen;
 	struct unw_mapping maps[UNW_MAPS_MAX]; /* sorted by start, disjoint */
 };
 
@@ -483,14 +489,16 @@ enum unw_stat {
 	UNW_ST_FP,
 	UNW_ST_TRUNCATED,
 	UNW_ST_KERNEL,
-	UNW_ST_LOST,	    /* count map full */
-	UNW_ST_EVENTS_LOST, /* ring buffer full */
-	UNW_ST_FP_COMPLETE, /* of UNW_ST_FP, those that reached the bottom */
-	UNW_ST_PY_SAMPLES,  /* samples with Python frames */
-	UNW_ST_PY_FRAMES,   /* Python frames written */
-	UNW_ST_RB_SAMPLES,  /* samples with Ruby frames */
-	UNW_ST_RB_FRAMES,   /* Ruby frames written */
-	UNW_ST_ERR = 12,    /* + enum unw_err */
+	UNW_ST_LOST,	       /* count map full */
+	UNW_ST_EVENTS_LOST,    /* ring buffer full */
+	UNW_ST_FP_COMPLETE,    /* of UNW_ST_FP, those that reached the bottom */
+	UNW_ST_PY_SAMPLES,     /* samples with Python frames */
+	UNW_ST_PY_FRAMES,      /* Python frames written */
+	UNW_ST_RB_SAMPLES,     /* samples with Ruby frames */
+	UNW_ST_RB_FRAMES,      /* Ruby frames written */
+	UNW_ST_LOOKUPS,	       /* frames looked up in a process's mappings */
+	UNW_ST_LOOKUPS_CACHED, /* of them, answered by the cache of lookups */
+	UNW_ST_ERR = 14,       /* + enum unw_err */
 	UNW_ST_NR = UNW_ST_ERR + 32,
 };
 

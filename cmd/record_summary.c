@@ -333,6 +333,8 @@ static void stats_put(struct json_writer *jw, const struct recorder_result *res,
 	stats_put_uint(jw, "python_frames", st->py_frames);
 	stats_put_share(jw, "ruby", st->rb_samples, user);
 	stats_put_uint(jw, "ruby_frames", st->rb_frames);
+	stats_put_uint(jw, "frames_looked_up", st->lookups);
+	stats_put_uint(jw, "frames_cached", st->lookups_cached);
 	stats_put_errors(jw, st);
 	stats_put_failures(jw, res);
 	stats_put_uint(jw, "lost", st->lost);

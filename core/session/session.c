@@ -133,6 +133,7 @@ struct session {
 
 	struct sess_proc *procs; /* live ones only */
 	size_t nr_procs, cap_procs;
+	uint32_t proc_gen_last;	  /* of the process entries written here (struct unw_proc): even */
 	uint64_t procs_seen;	  /* every process ever read, for the stats */
 	uint64_t maps_over_limit; /* of them, with more than UNW_MAPS_MAX mappings */
 	pid_t *exits;		  /* exited, reported after the next drain */
@@ -699,6 +700,7 @@ static int session__write_proc(struct session *s, const struct procmaps *pm, str
 		p->over_limit = true;
 		s->maps_over_limit++;
 	}
+	info->gen = s->proc_gen_last += 2;
 	p->in_map = bpf_map_update_elem(bpf_map__fd(s->skel->maps.procs), &key, info, BPF_ANY) == 0;
 	if (!p->in_map) {
 		if (!s->procs_full_warned)
@@ -1650,6 +1652,8 @@ void session__stats(const struct session *s, struct session_stats *st)
 	st->rb_samples = sum[UNW_ST_RB_SAMPLES];
 	st->rb_frames = sum[UNW_ST_RB_FRAMES];
 	st->py_frames = sum[UNW_ST_PY_FRAMES];
+	st->lookups = sum[UNW_ST_LOOKUPS];
+	st->lookups_cached = sum[UNW_ST_LOOKUPS_CACHED];
 	st->fp = sum[UNW_ST_FP] + st->fp_complete;
 	st->truncated = sum[UNW_ST_TRUNCATED];
 	st->lost = sum[UNW_ST_LOST] + s->lost;

@@ -129,6 +129,8 @@ struct session_stats {
 	uint64_t py_frames;   /* Python frames written */
 	uint64_t rb_samples;  /* samples with Ruby frames */
 	uint64_t rb_frames;   /* Ruby frames written */
+	uint64_t lookups;     /* frames looked up in a process's mappings */
+	uint64_t lookups_cached; /* of them, answered by BPF's per-CPU cache of lookups */
 	uint64_t truncated;
 	/*
 	 * Samples taken but not delivered: the count map was full, or their

@@ -3,13 +3,14 @@
 """Checks the file of `unwprof record --stats-json FILE`.
 
   check_stats.py JSON [--summary STDERR] [--min-walked PERCENT] [--max-not-drained N]
+                [--min-cached PERCENT]
 
 Schema 3: every key with its type; shares whose percent is their count over
 the samples with a user stack (not idle, not of kernel threads); every such
 sample not walked to the bottom is accounted for as truncated or by an error
 reason; the outcomes (walked, frame pointers, failed, idle, kernel threads,
 lost, not drained) add up to the samples; bytes_loaded is
-rows_loaded 16-byte rows; the memory (peak RSS, BPF maps) is measured;
+rows_loaded 4-byte rows with their page map and rules; the memory (peak RSS, BPF maps) is measured;
 bpf_ns_per_sample is a number when kernel.bpf_stats_enabled is 1, else null;
 BPF's own histogram timed every sample (bpf_samples_timed), and its median and
 p99 (bpf_ns_sample_p50 <= bpf_ns_sample_p99) are more than 0 ns.
@@ -20,6 +21,9 @@ skipped), which the summary prints only when they are not 0.
 --min-walked: at least PERCENT of the samples walked to the bottom.
 --max-not-drained: how many samples may be taken but never delivered nor
 counted as lost (default 0: after the last drain every sample is somewhere).
+--min-cached: at least PERCENT of the frames looked up were answered by the
+sampler's cache of lookups (frames_cached of frames_looked_up, which it
+always is at most).
 
 Exit status: 0 when every check holds, 1 otherwise (each failure on stderr).
 """
@@ -44,6 +48,7 @@ OUTCOMES = ("walked", "frame_pointer", "failed", "idle", "kernel_threads", "lost
 MEMORY = {"peak_rss_bytes": "peak RSS", "bpf_map_bytes": "BPF map memory"}
 COUNTS = ("samples", "user_samples", "lost", "processes", "rows_loaded", "bytes_loaded",
           "rules_loaded", "pages_loaded", "rows_unplaced", "bpf_samples_timed",
+          "frames_looked_up", "frames_cached",
           "frequency_hz") + tuple(LEFT_OUT) + tuple(MEMORY)
 # The percentiles of BPF's histogram of sample times: ns, null when no sample was timed.
 TIMES = ("bpf_ns_sample_p50", "bpf_ns_sample_p99")
@@ -122,7 +127,7 @@ def check_types(s):
         check(v is None or is_number(v), f"{key} is {v!r}, expected ns or null")
 
 
-def check_sums(s, max_not_drained):
+def check_sums(s, max_not_drained, min_cached):
     n = s["samples"]
     check(n > 0, "no samples")
     o = s["outcomes"]
@@ -149,6 +154,7 @@ def check_sums(s, max_not_drained):
           f"{o['not_drained']} samples neither delivered nor lost, at most {max_not_drained}")
     check(o["lost"] == s["lost"], f"outcomes.lost {o['lost']}, lost {s['lost']}")
     check_times(s)
+    check_lookups(s, min_cached)
     for key in MEMORY:
         check(s[key] > 0, f"{key} is 0: memory not measured")
     check(s["bpf_map_bytes"] >= s["bytes_loaded"],
@@ -159,6 +165,15 @@ def check_sums(s, max_not_drained):
           f"and {index} bytes of pages and rules")
     check(not s["rows_loaded"] or s["bytes_loaded"] <= 4.5 * s["rows_loaded"],
           f"bytes_loaded {s['bytes_loaded']}: more than 4.5 bytes a row of {s['rows_loaded']}")
+
+
+def check_lookups(s, min_cached):
+    """The cached lookups are some of the lookups, at least min_cached percent when given."""
+    looked, cached = s["frames_looked_up"], s["frames_cached"]
+    check(cached <= looked, f"frames_cached {cached}: more than the {looked} frames looked up")
+    if min_cached is not None:
+        check(looked > 0 and 100 * cached >= min_cached * looked,
+              f"frames_cached {cached} of {looked} looked up: less than {min_cached}%")
 
 
 def check_times(s):
@@ -264,6 +279,7 @@ def main():
     ap.add_argument("--summary")
     ap.add_argument("--min-walked", type=float)
     ap.add_argument("--max-not-drained", type=int, default=0)
+    ap.add_argument("--min-cached", type=float)
     args = ap.parse_args()
     try:
         with open(args.json) as f:
@@ -277,7 +293,7 @@ def main():
     if failures:
         print(json.dumps(s, indent=2), file=sys.stderr)
         return 1
-    check_sums(s, args.max_not_drained)
+    check_sums(s, args.max_not_drained, args.min_cached)
     if args.summary:
         check_summary(s, args.summary)
     if args.min_walked is not None:
