@@ -284,11 +284,16 @@ struct pc_cached {
 	__u8 pad;
 };
 
+/* One value per CPU, not one per slot: a per-CPU element is an allocation of its own at load. */
+struct pc_cache {
+	struct pc_cached slots[PC_CACHE_SLOTS];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, PC_CACHE_SLOTS);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct pc_cached);
+	__type(value, struct pc_cache);
 } pc_cache SEC(".maps");
 
 /* Bytes of a Python frame read at once: every field the walk reads lies in them. */
@@ -718,8 +723,10 @@ struct frame_place {
 static __always_inline struct pc_cached *pc_cache_slot(__u32 gen, __u64 pc)
 {
 	__u32 i = ((pc ^ (__u64)gen << 40) * 0x9e3779b97f4a7c15ULL) >> (64 - PC_CACHE_BITS);
+	__u32 zero = 0;
+	struct pc_cache *c = bpf_map_lookup_elem(&pc_cache, &zero);
 
-	return bpf_map_lookup_elem(&pc_cache, &i);
+	return c ? &c->slots[i & (PC_CACHE_SLOTS - 1)] : NULL;
 }
 
 /* Whether the cache knows pc in version gen: pl's unwinder and rule are set from it. */
