@@ -946,6 +946,12 @@ static int session__attach_cpu(struct session *s, int cpu)
 		.config = PERF_COUNT_SW_CPU_CLOCK,
 		.sample_freq = s->opts.freq,
 		.freq = 1,
+		/*
+		 * A CPU's idle task is never a target: its ticks do not run the
+		 * sampler at all, which on a VM costs a cold start of about a
+		 * microsecond each. -a counts them (the summary's idle line).
+		 */
+		.exclude_idle = !s->opts.system_wide,
 	};
 	int fd, err;
 
