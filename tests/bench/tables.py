@@ -7,6 +7,9 @@ Environment:  REPEAT    runs of each configuration, in turn (default 5)
               BASE_REV  the revision built as the baseline when no BASE_BUILD_DIR
                         is given (default 8a53578, the last with 16-byte rows),
                         in a temporary worktree of this repository
+              BASE_PICKS commits applied to it first (default 7601652 38e9e8d:
+                        the sampler's timing of each sample, so that both
+                        builds pay for it and have its histogram)
               ELF_FILES how many of the machine's largest ELF files (default 100)
 
 Both builds are measured in the same run, alternately, on the same workloads
@@ -32,9 +35,15 @@ Both builds are measured in the same run, alternately, on the same workloads
                     all runs (run_time_ns and run_cnt read every 20 ms), which
                     shows how the cost of one sample spreads; then the median
                     and p99 of the target's samples themselves, from the
-                    histogram BPF times them in (--stats-json's
-                    bpf_ns_sample_p50 and _p99, the median of the runs'; "-"
-                    for a build without it)
+                    histogram BPF times them in, read from its map with
+                    bpftool 1.8 s into each 2-second case (both builds alike:
+                    the base has the timing from BASE_PICKS, not the code
+                    that reads it), from --stats-json for clang++ ("-" for a
+                    build without it), the median of the runs'. The
+                    histogram's medians are the figures to compare: the mean
+                    takes in every run of the programs, and a CPU woken from
+                    idle makes a run of a few instructions cost a microsecond
+                    on a VM, however little the sampler does there
   start             `record -v -p` of a process that maps only libc: the
                     "(N ms to start)" it prints, from unwprof's start to the
                     perf events attached, and the instructions the verifier
@@ -61,6 +70,8 @@ BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 BASE = sys.argv[2] if len(sys.argv) > 2 else None
 REPEAT = int(os.environ.get("REPEAT", "5"))
 BASE_REV = os.environ.get("BASE_REV", "8a53578")
+BASE_PICKS = os.environ.get("BASE_PICKS", "7601652 38e9e8d").split()
+HIST_AT = 1.8  # s into a 2-second case: the histogram is read before the run ends
 ELF_FILES = int(os.environ.get("ELF_FILES", "100"))
 LIBS = ["/lib/x86_64-linux-gnu/libc.so.6", "/lib/x86_64-linux-gnu/libstdc++.so.6",
         "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1"]
@@ -76,6 +87,9 @@ def build_base(tmp):
     src = os.path.join(tmp, "base")
     subprocess.run(["git", "-C", SRC, "worktree", "add", "--detach", src, BASE_REV],
                    check=True, capture_output=True)
+    if BASE_PICKS:
+        subprocess.run(["git", "-C", src, "cherry-pick", "--no-commit"] + BASE_PICKS,
+                       check=True, capture_output=True)
     subprocess.run(["meson", "setup", os.path.join(src, "build"), src], check=True,
                    capture_output=True)
     subprocess.run(["ninja", "-C", os.path.join(src, "build"), "cmd/unwprof"], check=True,
@@ -150,15 +164,46 @@ def watch(pid, stop, windows, last):
         time.sleep(WINDOW)
 
 
-def record_ns(build, cmd, tmp):
+def bucket_lo(b):
+    """The lowest ns of bucket b of the histogram (bpf/sample_time.h: 8 a power of two, from 64 ns)."""
+    return (8 + b % 8) << (b // 8 + 3)
+
+
+def hist_pct(counts, q):
+    """The q quantile of a histogram, interpolated in its bucket as unwprof does; None if empty."""
+    want, acc = q * sum(counts), 0
+    for b, c in enumerate(counts):
+        if c and acc + c >= want:
+            return bucket_lo(b) + (bucket_lo(b + 1) - bucket_lo(b)) * (want - acc) / c
+        acc += c
+    return None
+
+
+def hist_read():
+    """The counts of the running sampler's histogram (its map sample_ns), summed over CPUs."""
+    out = subprocess.run(["bpftool", "-j", "map", "dump", "name", "sample_ns"],
+                         capture_output=True, text=True).stdout
+    counts = [0] * 256
+    for e in json.loads(out or "[]"):
+        f = e.get("formatted", e)
+        counts[f["key"]] += sum(int(v["value"]) for v in f["values"])
+    return counts
+
+
+def record_ns(build, cmd, tmp, hist_at=None):
     """BPF ns per summary sample of record -F 999 -- cmd, its windows, and the
-    (p50, p99) of BPF's histogram of sample times (None where the build has none)."""
+    (p50, p99) of BPF's histogram of sample times: read at hist_at s, else
+    from --stats-json (None where the build has none)."""
     stats = os.path.join(tmp, "stats.json")
     p = subprocess.Popen([unwprof(build), "record", "--quiet", "-F", "999", "-o", os.devnull,
                           "--stats-json", stats, "--"] + cmd, stderr=subprocess.PIPE, text=True)
     stop, windows, last = threading.Event(), [], [0]
     t = threading.Thread(target=watch, args=(p.pid, stop, windows, last))
     t.start()
+    counts = None
+    if hist_at:
+        time.sleep(hist_at)
+        counts = hist_read()
     _, err = p.communicate()
     stop.set()
     t.join()
@@ -167,6 +212,8 @@ def record_ns(build, cmd, tmp):
     st = json.load(open(stats))
     samples = st["samples"]["count"] if isinstance(st["samples"], dict) else st["samples"]
     hist = (st.get("bpf_ns_sample_p50"), st.get("bpf_ns_sample_p99"))
+    if counts is not None:
+        hist = (hist_pct(counts, 0.5), hist_pct(counts, 0.99))
     return last[0] / samples if samples else None, windows, hist
 
 
@@ -283,7 +330,8 @@ def main():
                 order = list(builds) if i % 2 == 0 else list(reversed(builds))
                 for c, cmd in cases.items():
                     for b in order:
-                        n, w, h = record_ns(builds[b], cmd, tmp)
+                        n, w, h = record_ns(builds[b], cmd, tmp,
+                                            None if c.startswith("clang") else HIST_AT)
                         ns[(b, c)].append(n)
                         win[(b, c)] += [d / k for d, k in w if k >= 5]
                         hist[(b, c)].append(h)
@@ -297,11 +345,18 @@ def main():
                           f"{pct(win[(b, c)], 0.5):.0f} / {pct(win[(b, c)], 0.99):.0f} ns; "
                           f"histogram {hist_figures(hist[(b, c)])}")
                 m_new, m_base = med(ns[("compact", c)])[0], med(ns[("base", c)])[0]
-                print(f"  {c:20} compact / base: {m_new / m_base:.3f}")
+                h_new = med([h[0] for h in hist[("compact", c)]])[0]
+                h_base = med([h[0] for h in hist[("base", c)]])[0]
+                ratio = f"; histogram medians {h_new / h_base:.3f}" if h_new and h_base else ""
+                print(f"  {c:20} compact / base: mean {m_new / m_base:.3f}{ratio}")
             for b in builds:
                 deep = med(ns[(b, "recurse, depth 101")])[0]
                 shallow = med(ns[(b, "recurse, depth 1")])[0]
-                print(f"  per extra frame, {b:8}: {(deep - shallow) / 100:.1f} ns")
+                h_deep = med([h[0] for h in hist[(b, "recurse, depth 101")]])[0]
+                h_shallow = med([h[0] for h in hist[(b, "recurse, depth 1")]])[0]
+                by_hist = (f"; histogram medians {(h_deep - h_shallow) / 100:.1f} ns"
+                           if h_deep and h_shallow else "")
+                print(f"  per extra frame, {b:8}: mean {(deep - shallow) / 100:.1f} ns{by_hist}")
         finally:
             open("/proc/sys/kernel/bpf_stats_enabled", "w").write(before)
 
