@@ -1356,6 +1356,8 @@ __noinline __u64 proc_add_vma(__u32 pid, __u64 addr, int *code)
 			return vi.end;
 	}
 	proc_insert(p, &m);
+	/* The new gen only once the mappings are written: a walk that sees it sees them. */
+	barrier();
 	p->gen = proc_gen_next();
 	return vi.end;
 }
