@@ -1066,7 +1066,7 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct unw
 	return 0;
 }
 
-/* Sets up the walk of the user stack from regs: process info, stack copy. */
+/* Sets up the walk of the user stack from regs and the process info w->proc: scratch, stack copy. */
 static __always_inline void walk_start(struct walk *w, const struct unw_frame *regs)
 {
 	__u32 zero = 0;
@@ -1086,8 +1086,7 @@ static __always_inline void walk_start(struct walk *w, const struct unw_frame *r
 	w->sc->rb_cfp = 0;
 	w->sc->lookups = 0;
 	w->sc->lookups_cached = 0;
-	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
-	if (!w->proc) {
+	if (!w->proc) { /* looked up by sample_wanted */
 		err_inc(UNW_E_NO_PROC);
 		/* An exiting task's process may be gone already: nothing to read. */
 		if (!cfg.fp_only && !(bpf_get_current_task_btf()->flags & PF_EXITING))
@@ -1145,17 +1144,23 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 }
 
 /*
- * Whether the sample is of a profiled process; counts it, and starts its
- * errors and its time (t0: when its program started), when it is.
+ * Whether the sample of w->pid is of a profiled process; counts it, and
+ * starts its errors and its time (t0: when its program started), when it
+ * is. w->proc is set to its process info (NULL: none yet). Outside -a, the
+ * process map holds targets only (user space writes the entries of
+ * targets, BPF those of their children, and the exit deletes both), so the
+ * lookup the walk needs anyway answers for most samples, before the map of
+ * targets.
  */
-static __always_inline int sample_wanted(__u32 pid, __u32 tid, __u64 t0)
+static __always_inline int sample_wanted(struct walk *w, __u32 tid, __u64 t0)
 {
+	__u32 pid = w->pid, zero = 0;
 	struct scratch *sc;
-	__u32 zero = 0;
 
 	if (pid == 0 && !cfg.system_wide)
 		return 0;
-	if (!cfg.system_wide && !bpf_map_lookup_elem(&targets, &pid))
+	w->proc = pid ? bpf_map_lookup_elem(&procs, &pid) : NULL;
+	if (!cfg.system_wide && !w->proc && !bpf_map_lookup_elem(&targets, &pid))
 		return 0;
 	if (cfg.only_threads && !bpf_map_lookup_elem(&threads, &tid))
 		return 0;
@@ -1188,9 +1193,9 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct walk w = {};
 	struct unw_frame regs = {};
 
-	if (!sample_wanted(key.pid, key.tid, t0))
-		return 0;
 	w.pid = key.pid;
+	if (!sample_wanted(&w, key.tid, t0))
+		return 0;
 	if (sample_user_regs(ctx, &w, &regs) == 0)
 		walk_user(&w, &regs);
 	sample_finish(ctx, &key, &w);
@@ -1267,9 +1272,9 @@ int sample_tc(struct bpf_perf_event_data *ctx)
 	struct walk w = {};
 	struct unw_frame regs = {};
 
-	if (!sample_wanted(key.pid, key.tid, t0))
-		return 0;
 	w.pid = key.pid;
+	if (!sample_wanted(&w, key.tid, t0))
+		return 0;
 	if (sample_user_regs(ctx, &w, &regs) == 0) {
 		walk_start(&w, &regs);
 		if (w.sc) {
