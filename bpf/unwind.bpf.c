@@ -273,8 +273,8 @@ struct walk_saved {
  * lookup that found a rule is kept, so a hit meets no reason a lookup would
  * not have met and counted.
  */
-#define PC_CACHE_BITS 10 /* slots per CPU: 2^bits, 16 KiB */
-#define PC_CACHE_SLOTS (1u << PC_CACHE_BITS)
+#define PC_CACHE_SET_BITS 9 /* sets of two slots per CPU: 2^bits, 16 KiB */
+#define PC_CACHE_SLOTS (2u << PC_CACHE_SET_BITS)
 
 struct pc_cached {
 	__u64 pc;
@@ -719,35 +719,50 @@ struct frame_place {
 	__u32 gen;	/* found in this version of the mappings (0: elsewhere, not to be kept) */
 };
 
-/* This CPU's cache slot of pc in version gen of a process's mappings. */
-static __always_inline struct pc_cached *pc_cache_slot(__u32 gen, __u64 pc)
+/*
+ * This CPU's set of two cache slots (one cache line) for pc in version gen
+ * of a process's mappings: two ways, so that two pcs of a hot loop falling
+ * in one set do not evict each other at every sample.
+ */
+static __always_inline struct pc_cached *pc_cache_set(__u32 gen, __u64 pc)
 {
-	__u32 i = ((pc ^ (__u64)gen << 40) * 0x9e3779b97f4a7c15ULL) >> (64 - PC_CACHE_BITS);
+	__u32 set = ((pc ^ (__u64)gen << 40) * 0x9e3779b97f4a7c15ULL) >> (64 - PC_CACHE_SET_BITS);
 	__u32 zero = 0;
 	struct pc_cache *c = bpf_map_lookup_elem(&pc_cache, &zero);
 
-	return c ? &c->slots[i & (PC_CACHE_SLOTS - 1)] : NULL;
+	return c ? &c->slots[(set * 2) & (PC_CACHE_SLOTS - 2)] : NULL;
+}
+
+static __always_inline int pc_cached_is(const struct pc_cached *c, __u32 gen, __u64 pc)
+{
+	return c->gen == gen && c->pc == pc;
 }
 
 /* Whether the cache knows pc in version gen: pl's unwinder and rule are set from it. */
 static __always_inline int pc_cache_find(__u32 gen, __u64 pc, struct frame_place *pl)
 {
-	const struct pc_cached *c = gen ? pc_cache_slot(gen, pc) : NULL;
+	const struct pc_cached *c = gen ? pc_cache_set(gen, pc) : NULL;
 
-	if (!c || c->gen != gen || c->pc != pc)
+	if (!c)
 		return 0;
+	if (!pc_cached_is(c, gen, pc)) {
+		c++;
+		if (!pc_cached_is(c, gen, pc))
+			return 0;
+	}
 	pl->unwinder = c->unwinder;
 	pl->rule = c->rule;
 	return 1;
 }
 
-/* Keeps what the lookup of pl found: rule. */
+/* Keeps what the lookup of pl found, rule, in the first way of its set, the one there moved to the second. */
 static __always_inline void pc_cache_put(const struct frame_place *pl, __u32 rule)
 {
-	struct pc_cached *c = pl->gen ? pc_cache_slot(pl->gen, pl->pc) : NULL;
+	struct pc_cached *c = pl->gen ? pc_cache_set(pl->gen, pl->pc) : NULL;
 
 	if (!c)
 		return;
+	c[1] = c[0];
 	c->pc = pl->pc;
 	c->gen = pl->gen;
 	c->rule = rule;

@@ -11,8 +11,11 @@ source "$(dirname "$0")/../e2e/lib.sh"
 record chain -F 999 --stats-json "$tmp/stats.json" -o "$tmp/chain.folded" \
 	-- "$WORKLOADS/chain-pie" 1
 expect_rc 0
+# The chain's 13 pcs are looked up again at every sample: all but the first
+# sample's are cached, unless three of them share one of the cache's 512
+# sets of two ways (about one run in a thousand), which costs those three.
 python3 "$CHECK_STATS" "$tmp/stats.json" --summary "$tmp/chain.err" --min-walked 95 \
-	--min-cached 90 ||
+	--min-cached 70 ||
 	fail "--stats-json of chain-pie"
 
 # Over an existing file, with --quiet: replaced, nothing on stderr.
