@@ -10,11 +10,12 @@ caller (suffix _[i], after the caller) are left out by every check, which then
 sees the stacks a frame walk gives (as perf without --inline shows them),
 except by stacks --inlined.
 
-  e2e.py stacks FOLDED --comm NAME [--leaf FRAME] --expect REGEX
+  e2e.py stacks FOLDED --comm NAME [--leaf FRAME] [--through FRAME] --expect REGEX
      [--min-ratio R | --max-ratio R] [--min-samples N] [--tid TID] [--never REGEX]
      [--inlined]
       Among the samples of NAME whose user leaf is FRAME (all of NAME's samples
-      without --leaf), the share whose user frames, joined with ';', fully
+      without --leaf), and with the frame of --through among their user frames
+      when it is given, the share whose user frames, joined with ';', fully
       match REGEX must be at least (at most) R. REGEX may use {START}, the
       frames glibc puts below main, and {THREAD}, the frames below a
       thread's start routine. --tid: every such sample must come from thread
