@@ -720,9 +720,9 @@ struct frame_place {
 };
 
 /*
- * This CPU's set of two cache slots (one cache line) for pc in version gen
- * of a process's mappings: two ways, so that two pcs of a hot loop falling
- * in one set do not evict each other at every sample.
+ * This CPU's set of two cache slots (32 bytes side by side) for pc in
+ * version gen of a process's mappings: two ways, so that two pcs of a hot
+ * loop falling in one set do not evict each other at every sample.
  */
 static __always_inline struct pc_cached *pc_cache_set(__u32 gen, __u64 pc)
 {
