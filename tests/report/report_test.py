@@ -327,6 +327,10 @@ def check_against_pprof(unwprof, go, env, base, new, what):
         m = re.fullmatch(r"\[(.*)\+0x[0-9a-f]+\]", name)
         if m and name not in ref and f"[{m.group(1)}]" in ref:
             name = f"[{m.group(1)}]"
+        # A part GCC split out of a function (libc's malloc.part.0) is the
+        # function to unwprof and "malloc (partial-inline)" to pprof.
+        if name not in ref and f"{name} (partial-inline)" in ref:
+            name = f"{name} (partial-inline)"
         flat, cum = ours.get(name, (0, 0))
         ours[name] = (flat + f["delta_self_time"], cum + f["delta_total_time"])
     check(len(ref) > 3, f"{what}: go tool pprof shows {len(ref)} functions")
