@@ -950,8 +950,9 @@ static long walk_frame(__u32 n, void *ctx)
 /*
  * Stores st under key h in map, whose values hold max frames; returns h, or
  * 0 when the map is full or holds another stack under h. Looked up first:
- * most samples repeat a stack stored since the last drain, and a lookup
- * takes no lock, as an update does.
+ * a new count is often of a stack stored since the last drain (another
+ * thread's, or with another kernel stack), and a lookup takes no lock, as
+ * an update does.
  */
 static __always_inline __u64 ustack_put(void *map, __u64 h, const struct unw_ustack *st, int max)
 {
@@ -985,23 +986,46 @@ static __always_inline __u64 ustack_put(void *map, __u64 h, const struct unw_ust
 	return h;
 }
 
-/* The key of the user stack, stored in ustacks or ustacks_deep; 0 when none. */
-static __always_inline __u64 ustack_store(struct walk *w)
+/* The key the walk's user stack has in ustacks or ustacks_deep; 0 when it has none. */
+static __always_inline __u64 ustack_key(const struct walk *w)
 {
-	const struct unw_ustack *st = &w->sc->stack;
 	__u64 h = w->hash & ~UNW_USTACK_DEEP_KEY;
 
-	if (st->nr > UNW_USTACK_SHORT)
-		return ustack_put(&ustacks_deep, h | UNW_USTACK_DEEP_KEY, st, UNW_DEPTH_MAX);
-	return ustack_put(&ustacks, h ? h : 2, st, UNW_USTACK_SHORT);
+	if (!w->sc || !w->sc->stack.nr)
+		return 0;
+	if (w->sc->stack.nr > UNW_USTACK_SHORT)
+		return h | UNW_USTACK_DEEP_KEY;
+	return h ? h : 2;
 }
 
-static __always_inline void count_add(struct unw_count_key *key)
+/* Stores the walk's user stack under key; returns key, or 0 when it could not. */
+static __always_inline __u64 ustack_store(struct walk *w, __u64 key)
+{
+	if (key & UNW_USTACK_DEEP_KEY)
+		return ustack_put(&ustacks_deep, key, &w->sc->stack, UNW_DEPTH_MAX);
+	return ustack_put(&ustacks, key, &w->sc->stack, UNW_USTACK_SHORT);
+}
+
+/*
+ * Counts the sample under key. The user stack is stored only when its
+ * count is new since the last drain: a count under key->ustack exists only
+ * once that stack was stored under it (a stack that could not be stored is
+ * counted under 0), and user space keeps a copy of every stack it drains,
+ * so most samples, which repeat a counted stack, are one lookup. Such a
+ * sample's stack is not compared with the stored one: they could differ
+ * only if two stacks of the run had one 64-bit hash.
+ */
+static __always_inline void count_add(struct unw_count_key *key, struct walk *w)
 {
 	struct unw_count *c, init = { .count = 1 };
 	long err;
 
 	c = bpf_map_lookup_elem(&counts, key);
+	if (!c && key->ustack) {
+		key->ustack = ustack_store(w, key->ustack);
+		if (!key->ustack)
+			c = bpf_map_lookup_elem(&counts, key);
+	}
 	if (c) {
 		__sync_fetch_and_add(&c->count, 1);
 		return;
@@ -1128,8 +1152,7 @@ static __always_inline void walk_user(struct walk *w, const struct unw_frame *re
 static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 					  struct unw_count_key *key, struct walk *w)
 {
-	if (w->sc && w->sc->stack.nr)
-		key->ustack = ustack_store(w);
+	key->ustack = ustack_key(w);
 	if (cfg.kernel_stacks && (w->flags & UNW_SAMPLE_KERNEL)) {
 		key->kstack = bpf_get_stackid(ctx, &kstacks, 0);
 		if (key->kstack < 0)
@@ -1154,7 +1177,7 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 		stat_add(UNW_ST_LOOKUPS, w->sc->lookups);
 		stat_add(UNW_ST_LOOKUPS_CACHED, w->sc->lookups_cached);
 	}
-	count_add(key);
+	count_add(key, w);
 	sample_time_end(sample_t0(w));
 }
 
