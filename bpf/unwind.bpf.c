@@ -269,19 +269,20 @@ struct walk_saved {
  * the mappings of version gen of a process (struct unw_proc) and in the
  * tables, which do not change once in place. A CPU-bound program's samples
  * walk the same return addresses again and again; a hit replaces the
- * mapping search, the page lookup and the row search with one read. Only a
- * lookup that found a rule is kept, so a hit meets no reason a lookup would
- * not have met and counted.
+ * mapping search, the page lookup, the row search and the read of the rule
+ * with one read of the slot, which holds a copy of the rule: a sample's
+ * cost is mostly memory it touches for the first time since the last. Only
+ * a lookup that found a rule is kept, so a hit meets no reason a lookup
+ * would not have met and counted.
  */
-#define PC_CACHE_SET_BITS 9 /* sets of two slots per CPU: 2^bits, 16 KiB */
+#define PC_CACHE_SET_BITS 8 /* sets of two slots per CPU: 2^bits, 16 KiB */
 #define PC_CACHE_SLOTS (2u << PC_CACHE_SET_BITS)
 
 struct pc_cached {
 	__u64 pc;
 	__u32 gen; /* 0: empty */
-	__u16 rule;
-	__u8 unwinder;
-	__u8 pad;
+	__u32 unwinder;
+	struct unw_rule rule;
 };
 
 /* One value per CPU, not one per slot: a per-CPU element is an allocation of its own at load. */
@@ -715,12 +716,13 @@ struct frame_place {
 	__u64 rel;	/* the table pc */
 	__u32 exec_id;	/* the table; 0: none */
 	__u32 unwinder; /* enum unw_unwinder */
-	__u32 rule;	/* the rule, when the cache knew it; else 0 */
 	__u32 gen;	/* found in this version of the mappings (0: elsewhere, not to be kept) */
+	__u32 cached;	/* rule is the cache's copy of the rule */
+	struct unw_rule rule;
 };
 
 /*
- * This CPU's set of two cache slots (32 bytes side by side) for pc in
+ * This CPU's set of two cache slots (64 bytes side by side) for pc in
  * version gen of a process's mappings: two ways, so that two pcs of a hot
  * loop falling in one set do not evict each other at every sample.
  */
@@ -738,7 +740,7 @@ static __always_inline int pc_cached_is(const struct pc_cached *c, __u32 gen, __
 	return c->gen == gen && c->pc == pc;
 }
 
-/* Whether the cache knows pc in version gen: pl's unwinder and rule are set from it. */
+/* Whether the cache knows pc in version gen: pl's unwinder and rule are copied from it. */
 static __always_inline int pc_cache_find(__u32 gen, __u64 pc, struct frame_place *pl)
 {
 	const struct pc_cached *c = gen ? pc_cache_set(gen, pc) : NULL;
@@ -752,11 +754,12 @@ static __always_inline int pc_cache_find(__u32 gen, __u64 pc, struct frame_place
 	}
 	pl->unwinder = c->unwinder;
 	pl->rule = c->rule;
+	pl->cached = 1;
 	return 1;
 }
 
 /* Keeps what the lookup of pl found, rule, in the first way of its set, the one there moved to the second. */
-static __always_inline void pc_cache_put(const struct frame_place *pl, __u32 rule)
+static __always_inline void pc_cache_put(const struct frame_place *pl, const struct unw_rule *rule)
 {
 	struct pc_cached *c = pl->gen ? pc_cache_set(pl->gen, pl->pc) : NULL;
 
@@ -765,7 +768,7 @@ static __always_inline void pc_cache_put(const struct frame_place *pl, __u32 rul
 	c[1] = c[0];
 	c->pc = pl->pc;
 	c->gen = pl->gen;
-	c->rule = rule;
+	c->rule = *rule;
 	c->unwinder = pl->unwinder;
 }
 
@@ -821,11 +824,12 @@ __noinline int frame_place(const struct unw_proc *proc, struct scratch *sc, __u3
  */
 static __always_inline const struct unw_rule *place_rule(const struct frame_place *pl)
 {
-	__u32 i = pl->rule;
+	const struct unw_rule *r;
 	long rule;
+	__u32 i;
 
-	if (i)
-		return bpf_map_lookup_elem(&rules, &i);
+	if (pl->cached)
+		return &pl->rule;
 	if (!pl->exec_id) {
 		err_inc(UNW_E_NO_TABLE);
 		return NULL;
@@ -838,8 +842,10 @@ static __always_inline const struct unw_rule *place_rule(const struct frame_plac
 	if (rule < 0)
 		return NULL;
 	i = rule;
-	pc_cache_put(pl, i);
-	return bpf_map_lookup_elem(&rules, &i);
+	r = bpf_map_lookup_elem(&rules, &i);
+	if (r)
+		pc_cache_put(pl, r);
+	return r;
 }
 
 /*
