@@ -35,6 +35,14 @@ struct unw_proc empty_proc = {};
 /* The last gen (struct unw_proc) BPF gave a process entry, odd as BPF's are; 64 bits for the atomic add. */
 __u64 proc_gen_last = 1;
 
+/*
+ * Writes and deletions of process entries (procs), by BPF or by user space,
+ * each counted once done: while the count has not changed since a CPU last
+ * looked up the process it samples, the entry is there with the gen it had
+ * (struct scratch: last_pid), and the sample needs no lookup.
+ */
+__u64 procs_written = 0;
+
 /* Keys added to the count map since the last drain; user space resets it. */
 __u64 nr_keys = 0;
 
@@ -246,12 +254,14 @@ struct vma_info {
 /* The walk, kept on the program's stack for the bpf_loop callback. */
 struct walk {
 	struct scratch *sc;
-	struct unw_proc *proc; /* NULL: no tables for this process yet */
+	struct unw_proc *proc; /* the process's entry, once looked up */
 	struct unw_frame f;    /* bpf/unwind_step.h */
 	__u64 hash;
 	__u32 pid;
 	__u32 flags;
 	__u32 done;
+	__u32 has_proc; /* the process has an entry: tables */
+	__u32 gen;	/* the entry's gen */
 };
 
 /* The scalar state of a walk, kept in the scratch map across tail calls. */
@@ -311,8 +321,12 @@ struct scratch {
 	__u32 errs;
 	__u32 fail_reason; /* the last of them, at fail_pc */
 	__u64 fail_pc;
-	__u64 t0;	     /* when the sampling program started, for sample_ns */
-	__u64 cur_pc;	     /* the pc of the frame being walked; 0 before the walk */
+	__u64 t0;     /* when the sampling program started, for sample_ns */
+	__u64 cur_pc; /* the pc of the frame being walked; 0 before the walk */
+	/* The process this CPU last looked up, its entry's gen, and procs_written then. */
+	__u32 last_pid;
+	__u32 last_gen;
+	__u64 last_written;
 	__u64 start_stack;   /* the process's initial sp (mm->start_stack) */
 	struct vma_info vma; /* bpf_find_vma works once per sample: its answer is kept */
 	__u32 vma_tried;
@@ -774,10 +788,9 @@ static __always_inline void pc_cache_put(const struct frame_place *pl, const str
 
 /*
  * The place of pc in process pid (proc: its mappings, NULL when user space
- * has not read them): from the cache of lookups, else from the process's
- * mappings, else from the kernel's mapping of pc when its file has a table;
- * frame pointers when neither is known (the reason counted). A global
- * function, verified once.
+ * has not read them): from the process's mappings, else from the kernel's
+ * mapping of pc when its file has a table; frame pointers when neither is
+ * known (the reason counted). A global function, verified once.
  */
 __noinline int frame_place(const struct unw_proc *proc, struct scratch *sc, __u32 pid, __u64 pc,
 			   struct frame_place *pl)
@@ -790,11 +803,6 @@ __noinline int frame_place(const struct unw_proc *proc, struct scratch *sc, __u3
 	pl->pc = pc;
 	pl->unwinder = UNW_UW_FP;
 	if (proc) {
-		sc->lookups++;
-		if (pc_cache_find(proc->gen, pc, pl)) {
-			sc->lookups_cached++;
-			return 0;
-		}
 		i = find_mapping(proc, pc);
 		if (i < 0)
 			event_send(UNW_EV_NOT_COVERED, pid, pc);
@@ -816,6 +824,26 @@ __noinline int frame_place(const struct unw_proc *proc, struct scratch *sc, __u3
 	if (proc)
 		err_inc(UNW_E_NOT_COVERED);
 	return 0;
+}
+
+/*
+ * The place of pc in the walk's process: from the cache of lookups, else
+ * from frame_place, the process's entry looked up first when the sample
+ * did not need to.
+ */
+static __always_inline void walk_place(struct walk *w, struct scratch *sc, __u64 pc,
+				       struct frame_place *pl)
+{
+	if (w->has_proc) {
+		sc->lookups++;
+		if (pc_cache_find(w->gen, pc, pl)) {
+			sc->lookups_cached++;
+			return;
+		}
+		if (!w->proc)
+			w->proc = bpf_map_lookup_elem(&procs, &w->pid);
+	}
+	frame_place(w->proc, sc, w->pid, pc, pl);
 }
 
 /*
@@ -914,7 +942,7 @@ static long walk_frame(__u32 n, void *ctx)
 	 * The leaf's pc, and a pc a signal interrupted, are the instruction.
 	 */
 	if (!cfg.fp_only)
-		frame_place(w->proc, sc, w->pid, n && !w->f.signal ? pc - 1 : pc, &pl);
+		walk_place(w, sc, n && !w->f.signal ? pc - 1 : pc, &pl);
 	/* The frames an interpreter's activation runs come before it. */
 	if (pl.unwinder == UNW_UW_PYTHON)
 		py_frames(sc, bpf_map_lookup_elem(&py_procs, &w->pid), &w->hash, w->pid);
@@ -1111,7 +1139,7 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct unw
 	return 0;
 }
 
-/* Sets up the walk of the user stack from regs and the process info w->proc: scratch, stack copy. */
+/* Sets up the walk of the user stack from regs, of a process sample_wanted found: scratch, stack copy. */
 static __always_inline void walk_start(struct walk *w, const struct unw_frame *regs)
 {
 	__u32 zero = 0;
@@ -1131,7 +1159,7 @@ static __always_inline void walk_start(struct walk *w, const struct unw_frame *r
 	w->sc->rb_cfp = 0;
 	w->sc->lookups = 0;
 	w->sc->lookups_cached = 0;
-	if (!w->proc) { /* looked up by sample_wanted */
+	if (!w->has_proc) {
 		err_inc(UNW_E_NO_PROC);
 		/* An exiting task's process may be gone already: nothing to read. */
 		if (!cfg.fp_only && !(bpf_get_current_task_btf()->flags & PF_EXITING))
@@ -1188,13 +1216,36 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 }
 
 /*
+ * Whether w->pid has a process entry (w->has_proc), and its gen: known
+ * without a lookup while no entry was written or deleted since this CPU
+ * looked it up (procs_written is read first: a write the lookup may miss
+ * changes it after). w->proc is set when it was looked up.
+ */
+static __always_inline void proc_find(struct scratch *sc, struct walk *w)
+{
+	__u64 written = *(volatile __u64 *)&procs_written;
+
+	if (sc->last_pid == w->pid && sc->last_written == written && w->pid) {
+		w->has_proc = 1;
+		w->gen = sc->last_gen;
+		return;
+	}
+	w->proc = w->pid ? bpf_map_lookup_elem(&procs, &w->pid) : NULL;
+	w->has_proc = w->proc != NULL;
+	w->gen = w->proc ? w->proc->gen : 0;
+	/* gen 0: an entry BPF is still writing. */
+	sc->last_pid = w->gen ? w->pid : 0;
+	sc->last_gen = w->gen;
+	sc->last_written = written;
+}
+
+/*
  * Whether the sample of w->pid is of a profiled process; counts it, and
  * starts its errors and its time (t0: when its program started), when it
- * is. w->proc is set to its process info (NULL: none yet). Outside -a, the
- * process map holds targets only (user space writes the entries of
- * targets, BPF those of their children, and the exit deletes both), so the
- * lookup the walk needs anyway answers for most samples, before the map of
- * targets.
+ * is. Outside -a, the process map holds targets only (user space writes
+ * the entries of targets, BPF those of their children, and the exit
+ * deletes both), so the process's entry, which the walk needs anyway,
+ * answers for most samples, before the map of targets.
  */
 static __always_inline int sample_wanted(struct walk *w, __u32 tid, __u64 t0)
 {
@@ -1203,18 +1254,18 @@ static __always_inline int sample_wanted(struct walk *w, __u32 tid, __u64 t0)
 
 	if (pid == 0 && !cfg.system_wide)
 		return 0;
-	w->proc = pid ? bpf_map_lookup_elem(&procs, &pid) : NULL;
-	if (!cfg.system_wide && !w->proc && !bpf_map_lookup_elem(&targets, &pid))
+	sc = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!sc)
+		return 0;
+	proc_find(sc, w);
+	if (!cfg.system_wide && !w->has_proc && !bpf_map_lookup_elem(&targets, &pid))
 		return 0;
 	if (cfg.only_threads && !bpf_map_lookup_elem(&threads, &tid))
 		return 0;
 	stat_inc(UNW_ST_SAMPLES);
-	sc = bpf_map_lookup_elem(&scratch_map, &zero);
-	if (sc) {
-		sc->errs = 0;
-		sc->cur_pc = 0;
-		sc->t0 = t0;
-	}
+	sc->errs = 0;
+	sc->cur_pc = 0;
+	sc->t0 = t0;
 	return 1;
 }
 
@@ -1270,6 +1321,8 @@ static __always_inline void walk_restore(struct scratch *sc, struct walk *w)
 	w->flags = s->flags;
 	w->done = s->done;
 	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
+	w->has_proc = w->proc != NULL;
+	w->gen = w->proc ? w->proc->gen : 0;
 }
 
 #define FRAMES_PER_PROG 32
@@ -1357,6 +1410,12 @@ static __always_inline void proc_insert(struct unw_proc *p, const struct unw_map
 	p->nr_maps = nr + 1;
 }
 
+/* Counts a write or a deletion of a process entry, once done (procs_written). */
+static __always_inline void procs_changed(void)
+{
+	__sync_fetch_and_add(&procs_written, 1);
+}
+
 /* A gen for a process entry BPF wrote (struct unw_proc): odd, as BPF's are. */
 static __always_inline __u32 proc_gen_next(void)
 {
@@ -1408,6 +1467,7 @@ __noinline __u64 proc_add_vma(__u32 pid, __u64 addr, int *code)
 	/* The new gen only once the mappings are written: a walk that sees it sees them. */
 	barrier();
 	p->gen = proc_gen_next();
+	procs_changed();
 	return vi.end;
 }
 
@@ -1479,7 +1539,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	if (!cfg.system_wide && !bpf_map_lookup_elem(&targets, &pid))
 		return 0;
 	/* The old mappings are gone: start again from the ones exec made. */
-	bpf_map_delete_elem(&procs, &pid);
+	if (bpf_map_delete_elem(&procs, &pid) == 0)
+		procs_changed();
 	bpf_map_delete_elem(&go_procs, &pid);
 	bpf_map_delete_elem(&py_procs, &pid);
 	proc_add_exec(pid, p);
@@ -1513,6 +1574,8 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	bpf_map_delete_elem(&go_procs, &pid);
 	bpf_map_delete_elem(&py_procs, &pid);
 	had = bpf_map_delete_elem(&procs, &pid) == 0;
+	if (had)
+		procs_changed();
 	had |= bpf_map_delete_elem(&targets, &pid) == 0;
 	/* -a: user space may know the process without BPF entries (procs full). */
 	if (had || cfg.system_wide)
@@ -1540,6 +1603,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		proc = bpf_map_lookup_elem(&procs, &pid);
 		if (proc)
 			proc->gen = proc_gen_next();
+		procs_changed();
 	}
 	go = bpf_map_lookup_elem(&go_procs, &ppid);
 	if (go)

@@ -674,6 +674,15 @@ static bool session__exit_pending(const struct session *s, pid_t pid)
 }
 
 /*
+ * Counts a write or a deletion of a process entry, once done: BPF knows an
+ * entry it looked up is unchanged while the count is (procs_written).
+ */
+static void session__procs_changed(struct session *s)
+{
+	__atomic_fetch_add(&s->skel->bss->procs_written, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
  * The process info of pid was written after reading its mappings, and the
  * process may have exited meanwhile: BPF then deleted its entries at the
  * exit, before this write, which would stay forever. The pidfd, opened
@@ -684,8 +693,9 @@ static void session__check_alive(struct session *s, int pidfd, pid_t pid)
 	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
 	uint32_t key = pid;
 
-	if (poll(&pfd, 1, 0) == 1)
-		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.procs), &key);
+	if (poll(&pfd, 1, 0) == 1 &&
+	    bpf_map_delete_elem(bpf_map__fd(s->skel->maps.procs), &key) == 0)
+		session__procs_changed(s);
 }
 
 /* Writes the process info of pm; a full map is warned about once, not an error. */
@@ -702,7 +712,9 @@ static int session__write_proc(struct session *s, const struct procmaps *pm, str
 	}
 	info->gen = s->proc_gen_last += 2;
 	p->in_map = bpf_map_update_elem(bpf_map__fd(s->skel->maps.procs), &key, info, BPF_ANY) == 0;
-	if (!p->in_map) {
+	if (p->in_map) {
+		session__procs_changed(s);
+	} else {
 		if (!s->procs_full_warned)
 			pr_warn("process %d: process map full (%s): frame pointers for new processes",
 				(int)pm->pid, strerror(errno));
