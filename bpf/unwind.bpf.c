@@ -754,12 +754,16 @@ static __always_inline int pc_cached_is(const struct pc_cached *c, __u32 gen, __
 	return c->gen == gen && c->pc == pc;
 }
 
-/* Whether the cache knows pc in version gen: pl's unwinder and rule are copied from it. */
-static __always_inline int pc_cache_find(__u32 gen, __u64 pc, struct frame_place *pl)
+/*
+ * Whether the cache knows pc in version gen: pl's unwinder and rule are
+ * copied from it. A global function, verified once: its caller goes on
+ * from one state, whatever the slot held.
+ */
+__noinline int pc_cache_find(__u32 gen, __u64 pc, struct frame_place *pl)
 {
 	const struct pc_cached *c = gen ? pc_cache_set(gen, pc) : NULL;
 
-	if (!c)
+	if (!c || !pl)
 		return 0;
 	if (!pc_cached_is(c, gen, pc)) {
 		c++;
@@ -826,10 +830,18 @@ __noinline int frame_place(const struct unw_proc *proc, struct scratch *sc, __u3
 	return 0;
 }
 
+/* frame_place in the entry of pid, looked up here. */
+__noinline int frame_place_of_pid(struct scratch *sc, __u32 pid, __u64 pc, struct frame_place *pl)
+{
+	return frame_place(bpf_map_lookup_elem(&procs, &pid), sc, pid, pc, pl);
+}
+
 /*
  * The place of pc in the walk's process: from the cache of lookups, else
- * from frame_place, the process's entry looked up first when the sample
- * did not need to.
+ * from frame_place, in the process's entry, looked up there when the
+ * sample did not look it up. It is not kept in the walk: a pointer the
+ * callback writes makes its verification a third longer, and a second
+ * lookup in one sample finds the entry's lines in the CPU's cache.
  */
 static __always_inline void walk_place(struct walk *w, struct scratch *sc, __u64 pc,
 				       struct frame_place *pl)
@@ -840,8 +852,10 @@ static __always_inline void walk_place(struct walk *w, struct scratch *sc, __u64
 			sc->lookups_cached++;
 			return;
 		}
-		if (!w->proc)
-			w->proc = bpf_map_lookup_elem(&procs, &w->pid);
+		if (!w->proc) {
+			frame_place_of_pid(sc, w->pid, pc, pl);
+			return;
+		}
 	}
 	frame_place(w->proc, sc, w->pid, pc, pl);
 }
