@@ -110,47 +110,39 @@ UNW_INLINE long unw_page__rule(void *shard, __u32 low, __u32 nr, __u32 rule, __u
 }
 #endif
 
-/*
- * The search of the mappings: a few halving steps down
- * to a window of UNW_SCAN entries, then a linear scan of the window. A full
- * binary search would make the verifier follow 2^steps paths, as the index is
- * a precise scalar there; this bounds them to 2^halvings * UNW_SCAN.
- */
-#define UNW_SCAN 16
-_Static_assert(UNW_MAPS_MAX <= UNW_SCAN << 8, "search bounds");
+/* 1 when key > v, as unsigned numbers, without a branch: the borrow of v - key. */
+UNW_INLINE __u32 unw_u64__after(__u64 key, __u64 v)
+{
+	return ((~v & key) | (~(v ^ key) & (v - key))) >> 63;
+}
+
+/* Halving steps of the search of a process's mappings: [lo, hi) is empty after them. */
+#define UNW_MAPS_STEPS 9
+_Static_assert(UNW_MAPS_MAX < 1u << UNW_MAPS_STEPS, "mapping search steps");
 _Static_assert((UNW_MAPS_MAX & (UNW_MAPS_MAX - 1)) == 0, "masked mapping indexes");
 
-/* Index of the last of the nr sorted keys (read by KEY(i)) <= v, or -1. */
-#define UNW_SEARCH(nr, max, KEY, v)                                      \
-	({                                                               \
-		__u32 _lo = 0, _hi = (nr) < (max) ? (nr) : (max);        \
-		long _found = -1;                                        \
-		for (int _i = 0; _i < 8 && _hi - _lo > UNW_SCAN; _i++) { \
-			__u32 _mid = _lo + (_hi - _lo) / 2;              \
-			if (KEY(_mid & ((max)-1)) <= (v))                \
-				_lo = _mid;                              \
-			else                                             \
-				_hi = _mid;                              \
-		}                                                        \
-		for (int _i = 0; _i < UNW_SCAN; _i++) {                  \
-			__u32 _j = _lo + _i;                             \
-			if (_j >= _hi || KEY(_j & ((max)-1)) > (v))      \
-				break;                                   \
-			_found = _j & ((max)-1);                         \
-		}                                                        \
-		_found;                                                  \
-	})
-
-/* The mapping of p holding pc, or -1. */
+/*
+ * The mapping of p holding pc, or -1. A binary search for the first mapping
+ * that starts after pc, without a branch on the mappings, as the row
+ * search (unw_rows__halve): the verifier then follows one path through it,
+ * not one for each way each step can go.
+ */
 UNW_INLINE long unw_proc__find_mapping(const struct unw_proc *p, __u64 pc)
 {
-#define MAP_KEY(i) (p->maps[i].start)
-	long i = UNW_SEARCH(p->nr_maps, UNW_MAPS_MAX, MAP_KEY, pc);
-#undef MAP_KEY
+	__u32 lo = 0, hi = p->nr_maps < UNW_MAPS_MAX ? p->nr_maps : UNW_MAPS_MAX, mid, after;
 
-	if (i < 0 || pc >= p->maps[i & (UNW_MAPS_MAX - 1)].end)
+	for (int k = 0; k < UNW_MAPS_STEPS; k++) {
+		if (lo >= hi)
+			break;
+		mid = lo + (hi - lo) / 2;
+		after = unw_u64__after(p->maps[mid & (UNW_MAPS_MAX - 1)].start, pc);
+		lo += (1 - after) * (mid + 1 - lo);
+		hi -= after * (hi - mid);
+	}
+	/* lo: the mappings that start at or before pc; the last of them may hold it. */
+	if (lo == 0 || pc >= p->maps[(lo - 1) & (UNW_MAPS_MAX - 1)].end)
 		return -1;
-	return i;
+	return (lo - 1) & (UNW_MAPS_MAX - 1);
 }
 
 /*

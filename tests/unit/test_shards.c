@@ -259,13 +259,13 @@ static void test_mapping_search(void)
 		p->maps[i].start = 0x10000 + i * 0x1000;
 		p->maps[i].end = p->maps[i].start + 0x800;
 	}
-	for (uint32_t nr = 0; nr <= UNW_MAPS_MAX; nr += 17) {
-		p->nr_maps = nr;
+	for (uint32_t nr = 0; nr <= UNW_MAPS_MAX + 17; nr += 17) {
+		p->nr_maps = nr > UNW_MAPS_MAX ? UNW_MAPS_MAX : nr; /* 0, 17, ... 255, then all */
 		for (uint64_t pc = 0xf000; pc < 0x10000 + (UNW_MAPS_MAX + 1) * 0x1000;
 		     pc += 0x400) {
 			long want = -1, got = unw_proc__find_mapping(p, pc);
 
-			for (uint32_t i = 0; i < nr; i++)
+			for (uint32_t i = 0; i < p->nr_maps; i++)
 				if (pc >= p->maps[i].start && pc < p->maps[i].end)
 					want = i;
 			if (got != want)
@@ -273,7 +273,42 @@ static void test_mapping_search(void)
 		}
 	}
 	CHECK_EQ_INT(bad, 0);
+	/* A pc read from a stack may be anything: none of these is in a mapping. */
+	CHECK_EQ_INT(unw_proc__find_mapping(p, 0), -1);
+	CHECK_EQ_INT(unw_proc__find_mapping(p, 1ULL << 63), -1);
+	CHECK_EQ_INT(unw_proc__find_mapping(p, UINT64_MAX), -1);
+	/* Mappings high in the address space, as a stack's or the vDSO's. */
+	p->nr_maps = 2;
+	p->maps[0].start = 0x7ffc00000000ULL;
+	p->maps[0].end = 0x7ffc00021000ULL;
+	p->maps[1].start = 0xffffffffff600000ULL;
+	p->maps[1].end = 0xffffffffff601000ULL;
+	CHECK_EQ_INT(unw_proc__find_mapping(p, 0x7ffc00020ff8ULL), 0);
+	CHECK_EQ_INT(unw_proc__find_mapping(p, 0xffffffffff600400ULL), 1);
+	CHECK_EQ_INT(unw_proc__find_mapping(p, 0xffffffffff601000ULL), -1);
+	CHECK_EQ_INT(unw_proc__find_mapping(p, 0x8000000000000000ULL), -1);
 	free(p);
+}
+
+/* The branch-free comparison of the searches, at the edges of 64 bits. */
+static void test_after(void)
+{
+	const uint64_t v[] = { 0,
+			       1,
+			       2,
+			       0x7fffffffffffffffULL,
+			       1ULL << 63,
+			       (1ULL << 63) + 1,
+			       UINT64_MAX - 1,
+			       UINT64_MAX,
+			       0x7ffc00000000ULL };
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++)
+			if (unw_u64__after(v[i], v[j]) != (v[i] > v[j]))
+				bad++;
+	CHECK_EQ_INT(bad, 0);
 }
 
 /* The CFA and frame pointer rules of the x86_64 rows, as the walker applies them. */
@@ -377,6 +412,7 @@ int main(void)
 	RUN(test_placements_stay_valid);
 	RUN(test_split_between_pages);
 	RUN(test_mapping_search);
+	RUN(test_after);
 	RUN(test_row_rules);
 	RUN(test_signal_frame_step);
 	return test_summary();
