@@ -1229,6 +1229,14 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 	sample_time_end(sample_t0(w));
 }
 
+/* The walk's process entry, looked up: proc, NULL when there is none. */
+static __always_inline void walk_set_proc(struct walk *w, struct unw_proc *proc)
+{
+	w->proc = proc;
+	w->has_proc = proc != NULL;
+	w->gen = proc ? proc->gen : 0;
+}
+
 /*
  * Whether w->pid has a process entry (w->has_proc), and its gen: known
  * without a lookup while no entry was written or deleted since this CPU
@@ -1244,9 +1252,7 @@ static __always_inline void proc_find(struct scratch *sc, struct walk *w)
 		w->gen = sc->last_gen;
 		return;
 	}
-	w->proc = w->pid ? bpf_map_lookup_elem(&procs, &w->pid) : NULL;
-	w->has_proc = w->proc != NULL;
-	w->gen = w->proc ? w->proc->gen : 0;
+	walk_set_proc(w, w->pid ? bpf_map_lookup_elem(&procs, &w->pid) : NULL);
 	/* gen 0: an entry BPF is still writing. */
 	sc->last_pid = w->gen ? w->pid : 0;
 	sc->last_gen = w->gen;
@@ -1334,9 +1340,7 @@ static __always_inline void walk_restore(struct scratch *sc, struct walk *w)
 	w->pid = s->pid;
 	w->flags = s->flags;
 	w->done = s->done;
-	w->proc = bpf_map_lookup_elem(&procs, &w->pid);
-	w->has_proc = w->proc != NULL;
-	w->gen = w->proc ? w->proc->gen : 0;
+	walk_set_proc(w, bpf_map_lookup_elem(&procs, &w->pid));
 }
 
 #define FRAMES_PER_PROG 32

@@ -68,18 +68,28 @@ UNW_INLINE __u32 unw_row__of_value(__u64 v, __u32 i)
 }
 
 /*
- * One step of the search for the row governing row key: [*lo, *hi) narrows
- * to the half that holds it, given the row at mid (the middle). Without a
- * branch on the row: the verifier then follows one path through the
- * search, not one for each way each step can go. Returns 1 when the row at
- * mid is at or before key.
+ * One step of a binary search without a branch: [*lo, *hi) narrows to the
+ * half past mid (the middle) when after is 0, to the half before it when
+ * it is 1. The verifier then follows one path through the search, not one
+ * for each way each step can go.
  */
+UNW_INLINE void unw_search__halve(__u32 *lo, __u32 *hi, __u32 mid, __u32 after)
+{
+	*lo += (1 - after) * (mid + 1 - *lo);
+	*hi -= after * (*hi - mid);
+}
+
+/*
+ * One step of the search for the row governing row key, given the row at
+ * mid, without a branch on the row. Returns 1 when the row at mid is at or
+ * before key.
+ */
+
 UNW_INLINE __u32 unw_rows__halve(__u32 *lo, __u32 *hi, __u32 mid, __u32 row, __u32 key)
 {
 	__u32 after = ((__u64)key - row) >> 63; /* 1 when the row starts after key */
 
-	*lo += (1 - after) * (mid + 1 - *lo);
-	*hi -= after * (*hi - mid);
+	unw_search__halve(lo, hi, mid, after);
 	return 1 - after;
 }
 
@@ -123,8 +133,8 @@ _Static_assert((UNW_MAPS_MAX & (UNW_MAPS_MAX - 1)) == 0, "masked mapping indexes
 
 /*
  * The mapping of p holding pc, or -1. A binary search for the first mapping
- * that starts after pc, without a branch on the mappings, as the row
- * search (unw_rows__halve): the verifier then follows one path through it,
+ * that starts after pc, without a branch on the mappings, in the steps of
+ * the row search (unw_search__halve): the verifier then follows one path through it,
  * not one for each way each step can go.
  */
 UNW_INLINE long unw_proc__find_mapping(const struct unw_proc *p, __u64 pc)
@@ -136,8 +146,7 @@ UNW_INLINE long unw_proc__find_mapping(const struct unw_proc *p, __u64 pc)
 			break;
 		mid = lo + (hi - lo) / 2;
 		after = unw_u64__after(p->maps[mid & (UNW_MAPS_MAX - 1)].start, pc);
-		lo += (1 - after) * (mid + 1 - lo);
-		hi -= after * (hi - mid);
+		unw_search__halve(&lo, &hi, mid, after);
 	}
 	/* lo: the mappings that start at or before pc; the last of them may hold it. */
 	if (lo == 0 || pc >= p->maps[(lo - 1) & (UNW_MAPS_MAX - 1)].end)
