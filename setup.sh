@@ -8,7 +8,9 @@
 # Environment: BUILD_DIR (default: build), MESON_ARGS (extra `meson setup` arguments,
 # e.g. "-Dwerror=true" or "-Db_sanitize=address,undefined"), PYENV_VERSIONS (CPython
 # versions to build with pyenv, with a shared libpython and debug info, for the tests
-# of tests/oracle/python_runtime.py; .ci/run sets it).
+# of tests/oracle/python_runtime.py; .ci/run sets it), UNWPROF_SID_ROOT (where the root
+# of Debian sid's newer interpreters is built for the tests, default
+# /var/cache/unwprof-tests/sid).
 # The test run ends with a line "N passed, N failed, N skipped".
 set -euo pipefail
 
@@ -75,6 +77,53 @@ install_pythons() {
 	done
 }
 
+# Newer interpreters than bookworm's (CPython 3.14 and 3.15, Ruby 3.3) need sid's glibc,
+# so they live in a root of their own, as they would in a container: built once with
+# debootstrap from the machine's own Debian mirror and reused while it holds
+# SID_PACKAGES. Tests that need it skip with the reason when it could not be built (or
+# fail in CI), so a failure here is reported, not fatal.
+SID_ROOT=${UNWPROF_SID_ROOT:-/var/cache/unwprof-tests/sid}
+SID_PACKAGES=python3.14,python3.15,ruby3.3
+
+apt_mirror() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -r "$f" ] || continue
+		sed -nE -e 's|^URIs:[[:space:]]*(http[^[:space:]]*debian)/?([[:space:]].*)?$|\1|p' \
+			-e 's|^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?(http[^[:space:]]*/debian)/?[[:space:]].*|\2|p' "$f"
+	done | grep -v -- '-security' | head -n 1
+}
+
+install_sid_root() {
+	local stamp="$SID_ROOT/.unwprof-packages" mirror
+	[ "$(cat "$stamp" 2>/dev/null)" = "$SID_PACKAGES" ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "setup.sh: not building the sid root $SID_ROOT: needs root" >&2
+		return 0
+	fi
+	local -a PACKAGES=(debootstrap) # install_missing reads it
+	install_missing
+	mirror=$(apt_mirror)
+	if [ -z "$mirror" ]; then
+		echo "setup.sh: not building the sid root: no Debian mirror in /etc/apt/sources*" >&2
+		return 0
+	fi
+	echo "setup.sh: building a sid root with $SID_PACKAGES in $SID_ROOT (from $mirror)" >&2
+	rm -rf "$SID_ROOT.tmp"
+	mkdir -p "$(dirname "$SID_ROOT")"
+	if ! debootstrap --variant=minbase --include="$SID_PACKAGES" sid "$SID_ROOT.tmp" "$mirror" \
+		> "$SID_ROOT.log" 2>&1; then
+		echo "setup.sh: debootstrap failed (the sid root's tests will say so); its log:" \
+			"$SID_ROOT.log" >&2
+		tail -n 5 "$SID_ROOT.log" >&2
+		rm -rf "$SID_ROOT.tmp"
+		return 0
+	fi
+	echo "$SID_PACKAGES" > "$SID_ROOT.tmp/.unwprof-packages"
+	rm -rf "$SID_ROOT"
+	mv "$SID_ROOT.tmp" "$SID_ROOT"
+}
+
 build() {
 	if [ ! -f "$BUILD_DIR/build.ninja" ]; then
 		# shellcheck disable=SC2086
@@ -131,6 +180,7 @@ demo)
 test)
 	install_missing
 	install_pythons
+	install_sid_root
 	build
 	run_tests
 	;;
