@@ -502,35 +502,57 @@ enum unw_stat {
 	UNW_ST_NR = UNW_ST_ERR + 32,
 };
 
-/* Why a walk stopped early or fell back: the samples that met each reason. */
+/*
+ * Why a walk stopped early or fell back: the samples that met each reason.
+ * Defined once, here: X(ID, NAME, WHAT) gives the enum (UNW_E_ID), the NAME
+ * the summary, --stats-json and the man page use (tests/docs checks that
+ * unwprof-record(1) names each), and what it means.
+ */
+#define UNW_ERRORS(X)                                                                      \
+	X(NO_USER, "no-user-stack", "a kernel thread: no user stack")                      \
+	X(NO_PROC, "process-without-tables", "process without tables yet: frame pointers") \
+	X(NOT_COVERED, "pc-not-covered", "pc in no known mapping")                         \
+	X(NO_ROW, "no-unwind-row", "no page or row covers the pc: frame pointers")         \
+	X(END_ROW, "pc-without-cfi", "pc in a gap without unwind info: frame pointers")    \
+	X(UNSUPPORTED, "unsupported-row", "unsupported row: frame pointers")               \
+	X(CFA_READ, "cfa-read-failed", "reading a dereferenced CFA failed")                \
+	X(RA_READ, "ra-read-failed", "reading the return address failed")                  \
+	X(FP_READ, "fp-read-failed", "reading the saved frame pointer failed")             \
+	X(NO_PROGRESS, "no-progress", "the next frame is not above this one")              \
+	X(USTACK_FULL, "user-stack-map-full", "user stack map full")                       \
+	X(USTACK_COLLISION, "user-stack-hash-collision", "two stacks with the same hash")  \
+	X(KSTACK, "kernel-stack-failed", "bpf_get_stackid failed")                         \
+	X(SHARD_MISSING, "shard-missing", "a page pointing to a missing shard")            \
+	X(STACK_COPY, "stack-copy-failed", "the stack top could not be copied")            \
+	X(NO_FP, "no-frame-pointer", "frame pointers needed where the frame pointer is 0") \
+	X(NO_TABLE, "mapping-without-table",                                               \
+	  "a mapping without a table (JIT, a file without CFI): frame pointers")           \
+	X(TAIL_CALL, "tail-call-failed",                                                   \
+	  "the tail call to the next walker failed: the walk stops")                       \
+	X(GO_SWITCH, "go-switch-failed",                                                   \
+	  "Go's saved goroutine state could not be read: the walk stops")                  \
+	X(PY_THREAD, "python-thread-not-found",                                            \
+	  "a Python thread whose state was not found: no Python frames")                   \
+	X(PY_FRAME, "python-frame-unreadable",                                             \
+	  "a Python frame could not be read: the activation's others left out")            \
+	X(PY_DEPTH, "python-frames-truncated",                                             \
+	  "more Python frames in one activation than written: the rest left out")          \
+	X(RB_THREAD, "ruby-thread-not-found",                                              \
+	  "a Ruby thread whose execution context was not found: no Ruby frames")           \
+	X(RB_FRAME, "ruby-frame-unreadable",                                               \
+	  "a Ruby frame could not be read: the activation's others left out")              \
+	X(RB_DEPTH, "ruby-frames-truncated",                                               \
+	  "more Ruby frames in one activation than written: the rest left out")
+
+/* The list is no expression, whatever clang-format takes it for. */
+/* clang-format off */
 enum unw_err {
-	UNW_E_NO_USER = 0,	/* a kernel thread: no user stack */
-	UNW_E_NO_PROC,		/* process without tables yet: frame pointers */
-	UNW_E_NOT_COVERED,	/* pc in no known mapping */
-	UNW_E_NO_ROW,		/* no page or row covers the pc: frame pointers */
-	UNW_E_END_ROW,		/* pc in a gap without unwind info: frame pointers */
-	UNW_E_UNSUPPORTED,	/* unsupported row: frame pointers */
-	UNW_E_CFA_READ,		/* reading a dereferenced CFA failed */
-	UNW_E_RA_READ,		/* reading the return address failed */
-	UNW_E_FP_READ,		/* reading the saved frame pointer failed */
-	UNW_E_NO_PROGRESS,	/* the next frame is not above this one */
-	UNW_E_USTACK_FULL,	/* user stack map full */
-	UNW_E_USTACK_COLLISION, /* two stacks with the same hash */
-	UNW_E_KSTACK,		/* bpf_get_stackid failed */
-	UNW_E_SHARD_MISSING,	/* a page pointing to a missing shard */
-	UNW_E_STACK_COPY,	/* the stack top could not be copied */
-	UNW_E_NO_FP,		/* frame pointers needed where rbp is 0: no chain to follow */
-	UNW_E_NO_TABLE,	 /* a mapping without a table (JIT, a file without CFI): frame pointers */
-	UNW_E_TAIL_CALL, /* the tail call to the next walker failed: the walk stops */
-	UNW_E_GO_SWITCH, /* Go's saved goroutine state could not be read: the walk stops */
-	UNW_E_PY_THREAD, /* a Python thread whose state was not found: no Python frames */
-	UNW_E_PY_FRAME,	 /* a Python frame could not be read: the activation's others left out */
-	UNW_E_PY_DEPTH,	 /* more Python frames in one activation than written: the rest left out */
-	UNW_E_RB_THREAD, /* a Ruby thread whose execution context was not found: no Ruby frames */
-	UNW_E_RB_FRAME,	 /* a Ruby frame could not be read: the activation's others left out */
-	UNW_E_RB_DEPTH,	 /* more Ruby frames in one activation than written: the rest left out */
+#define UNW_ERR_ENUM(id, name, what) UNW_E_##id,
+	UNW_ERRORS(UNW_ERR_ENUM)
+#undef UNW_ERR_ENUM
 	UNW_E_NR,
 };
+/* clang-format on */
 
 _Static_assert(UNW_E_NR <= UNW_ST_NR - UNW_ST_ERR, "stats array holds every reason");
 

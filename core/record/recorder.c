@@ -92,12 +92,7 @@ static uint64_t peak_rss(void)
 
 unsigned int recorder__no_user_reason(void)
 {
-	struct session_stats st;
-
-	for (unsigned int i = 0; i < ARRAY_SIZE(st.errors); i++)
-		if (session__error_name(i) && strcmp(session__error_name(i), "no-user-stack") == 0)
-			return i;
-	return UINT_MAX;
+	return UNW_E_NO_USER;
 }
 
 /* Signals */

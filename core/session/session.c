@@ -156,31 +156,9 @@ struct session {
 };
 
 static const char *const error_names[UNW_E_NR] = {
-	[UNW_E_NO_USER] = "no-user-stack",
-	[UNW_E_NO_PROC] = "process-without-tables",
-	[UNW_E_NOT_COVERED] = "pc-not-covered",
-	[UNW_E_NO_ROW] = "no-unwind-row",
-	[UNW_E_END_ROW] = "pc-without-cfi",
-	[UNW_E_UNSUPPORTED] = "unsupported-row",
-	[UNW_E_CFA_READ] = "cfa-read-failed",
-	[UNW_E_RA_READ] = "ra-read-failed",
-	[UNW_E_FP_READ] = "fp-read-failed",
-	[UNW_E_NO_PROGRESS] = "no-progress",
-	[UNW_E_USTACK_FULL] = "user-stack-map-full",
-	[UNW_E_USTACK_COLLISION] = "user-stack-hash-collision",
-	[UNW_E_KSTACK] = "kernel-stack-failed",
-	[UNW_E_SHARD_MISSING] = "shard-missing",
-	[UNW_E_STACK_COPY] = "stack-copy-failed",
-	[UNW_E_NO_FP] = "no-frame-pointer",
-	[UNW_E_NO_TABLE] = "mapping-without-table",
-	[UNW_E_TAIL_CALL] = "tail-call-failed",
-	[UNW_E_GO_SWITCH] = "go-switch-failed",
-	[UNW_E_PY_THREAD] = "python-thread-not-found",
-	[UNW_E_PY_FRAME] = "python-frame-unreadable",
-	[UNW_E_PY_DEPTH] = "python-frames-truncated",
-	[UNW_E_RB_THREAD] = "ruby-thread-not-found",
-	[UNW_E_RB_FRAME] = "ruby-frame-unreadable",
-	[UNW_E_RB_DEPTH] = "ruby-frames-truncated",
+#define ERROR_NAME(id, name, what) [UNW_E_##id] = name,
+	UNW_ERRORS(ERROR_NAME)
+#undef ERROR_NAME
 };
 
 const char *session__error_name(unsigned int reason)

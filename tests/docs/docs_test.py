@@ -5,6 +5,8 @@
     docs_test.py options UNWPROF SRCDIR       option sets: help = man = bash = zsh = fish
     docs_test.py values UNWPROF SRCDIR        completed option values are accepted
     docs_test.py man SRCDIR [SCDOC]           the man pages build with scdoc
+    docs_test.py reasons SRCDIR               unwprof-record(1) names every reason of
+                                              bpf/unwprof.h's UNW_ERRORS
     docs_test.py bash UNWPROF SRCDIR          bash completion, driven for real
     docs_test.py zsh UNWPROF SRCDIR           zsh completion, driven in a pty
     docs_test.py fish UNWPROF SRCDIR          fish completion, driven by complete -C
@@ -300,6 +302,24 @@ def test_man(src, scdoc):
     return finish()
 
 
+def test_reasons(src):
+    """Each reason a walk counts (X(ID, "name", ...) in UNW_ERRORS) is explained in the man page."""
+    with open(os.path.join(src, 'bpf', 'unwprof.h')) as f:
+        header = f.read()
+    block = re.search(r'#define UNW_ERRORS\(X\)(.*?)\n\n', header, re.S)
+    if not block:
+        fail('bpf/unwprof.h: no UNW_ERRORS list')
+        return finish()
+    names = re.findall(r'X\(\w+,\s*"([a-z0-9-]+)"', block.group(1))
+    with open(man_path(src, 'record')) as f:
+        man = f.read()
+    for name in names:
+        if f'*{name}*' not in man:
+            fail(f'{man_path(src, "record")} does not explain the reason {name}')
+    print(f'{len(names)} reasons')
+    return finish() if names else 1
+
+
 def sleeper():
     return subprocess.Popen(['sleep', '60'])
 
@@ -420,6 +440,8 @@ def main(argv):
     test = argv[1]
     if test == 'man':
         return test_man(argv[2], argv[3] if len(argv) > 3 else '')
+    if test == 'reasons' and len(argv) == 3:
+        return test_reasons(argv[2])
     tests = {'options': test_options, 'values': test_values, 'bash': test_bash,
              'zsh': test_zsh, 'fish': test_fish}
     if test not in tests or len(argv) != 4:
