@@ -1,19 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The Go unwinder: Go's stack switch (core/runtimes/goruntime.h).
- * Part of bpf/unwind.bpf.c (one compilation unit, included where the
- * walk's helpers are defined): its map, and the step walk_frame calls for UNW_UW_GO_SWITCH.
+ * The Go unwinder: Go's stack switch (core/runtimes/goruntime.h), the step
+ * bpf/walk.bpf.h takes at a frame of UNW_UW_GO_SWITCH. Its process entries
+ * are go_procs (bpf/maps.bpf.h).
  */
 #ifndef UNWPROF_UNWIND_GO_H
 #define UNWPROF_UNWIND_GO_H
 
-/* Go processes: what the Go unwinder reads (struct unw_go_proc), by pid. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct unw_go_proc);
-} go_procs SEC(".maps");
+#include <bpf/bpf_core_read.h>
+
+#include "walk_state.bpf.h"
 
 /*
  * Go's stack switch (core/runtimes/goruntime.h) at frame f, a frame of
@@ -28,7 +24,8 @@ struct {
  * state could not be read (the reason noted). Memory of the process is
  * untrusted: every read may fail, and a switch happens once per walk.
  */
-__noinline int go_switch(struct unw_frame *f, const struct unw_go_proc *go, struct scratch *sc)
+__weak __noinline int go_switch(struct unw_frame *f, const struct unw_go_proc *go,
+				struct scratch *sc)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 g, m, curg, sp, pc, fp;
@@ -65,7 +62,5 @@ __noinline int go_switch(struct unw_frame *f, const struct unw_go_proc *go, stru
 	f->fp_linked = 0;
 	return 1;
 }
-
-/* The row of a place with a table, NULL for one without (noted). */
 
 #endif

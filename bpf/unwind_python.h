@@ -1,19 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The Python unwinder: CPython's frames (core/runtimes/pyruntime.h, pyframes.h).
- * Part of bpf/unwind.bpf.c (one compilation unit, included where the
- * walk's helpers are defined): its maps, and the frames walk_frame writes for UNW_UW_PYTHON.
+ * The Python unwinder: CPython's frames (core/runtimes/pyruntime.h,
+ * pyframes.h), which bpf/walk.bpf.h writes at a frame of UNW_UW_PYTHON.
+ * Its process entries are py_procs (bpf/maps.bpf.h).
  */
 #ifndef UNWPROF_UNWIND_PYTHON_H
 #define UNWPROF_UNWIND_PYTHON_H
 
-/* Python processes: what the Python unwinder reads (struct unw_py_proc), by pid. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct unw_py_proc);
-} py_procs SEC(".maps");
+#include <bpf/bpf_core_read.h>
+
+#include "walk_state.bpf.h"
 
 /* Where the event of a code object first seen is put together (struct unw_py_code_event). */
 struct {
@@ -21,7 +17,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct unw_py_code_event);
-} py_code_buf SEC(".maps");
+} py_code_buf SEC(".maps") __weak;
 
 #define PY_THREADS_MAX 64      /* threads of an interpreter searched for the sampled one */
 #define PY_FRAMES_PER_EVAL 256 /* Python frames written for one eval activation */
@@ -43,7 +39,7 @@ static __always_inline __u64 py_buf_word(const struct scratch *sc, __u32 off)
  * (glibc: pthread_self() is the TCB), not the one holding the GIL; 0 when
  * none is (a thread that never ran Python, more threads than searched).
  */
-__noinline __u64 py_thread_frame(const struct unw_py_proc *py)
+__weak __noinline __u64 py_thread_frame(const struct unw_py_proc *py)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 self = 0, tstate, frame;
@@ -97,7 +93,7 @@ static __always_inline __u64 py_str_len(const struct unw_py_proc *py, __u64 addr
  * unw_py_code_event), taken now: the process may free it, or be gone,
  * before user space reads it.
  */
-__noinline int py_code_seen(const struct unw_py_proc *py, __u32 pid, __u64 code, __u32 tag)
+__weak __noinline int py_code_seen(const struct unw_py_proc *py, __u32 pid, __u64 code, __u32 tag)
 {
 	struct unw_py_code_event *e;
 	__u64 name, file, table;
@@ -139,7 +135,8 @@ enum { PY_MORE = 0, PY_END, PY_WRITTEN_END };
  * full stack). A global function: the loop over an activation's frames
  * verifies one path per frame, not one per way each frame can go.
  */
-__noinline int py_frame(struct scratch *sc, const struct unw_py_proc *py, __u64 *hash, __u32 pid)
+__weak __noinline int py_frame(struct scratch *sc, const struct unw_py_proc *py, __u64 *hash,
+			       __u32 pid)
 {
 	__u64 frame, code, where;
 	__u32 len, tag;
@@ -194,7 +191,8 @@ __noinline int py_frame(struct scratch *sc, const struct unw_py_proc *py, __u64 
  * code object and where in it the frame is. A global function: its loop
  * is verified once, not once in each walk that calls it.
  */
-__noinline int py_frames(struct scratch *sc, const struct unw_py_proc *py, __u64 *hash, __u32 pid)
+__weak __noinline int py_frames(struct scratch *sc, const struct unw_py_proc *py, __u64 *hash,
+				__u32 pid)
 {
 	__u32 before;
 	int i;

@@ -1,19 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The Ruby unwinder: Ruby's control frames (core/runtimes/rbruntime.h, rbframes.h).
- * Part of bpf/unwind.bpf.c (one compilation unit, included where the
- * walk's helpers are defined): its map, and the frames walk_frame writes for UNW_UW_RUBY.
+ * The Ruby unwinder: Ruby's control frames (core/runtimes/rbruntime.h,
+ * rbframes.h), which bpf/walk.bpf.h writes at a frame of UNW_UW_RUBY. Its
+ * process entries are rb_procs (bpf/maps.bpf.h).
  */
 #ifndef UNWPROF_UNWIND_RUBY_H
 #define UNWPROF_UNWIND_RUBY_H
 
-/* Ruby processes: what the Ruby unwinder reads (struct unw_rb_proc), by pid. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct unw_rb_proc);
-} rb_procs SEC(".maps");
+#include <bpf/bpf_core_read.h>
+
+#include "walk_state.bpf.h"
 
 #define RB_FRAMES_PER_EXEC 128 /* Ruby frames written for one activation of rb_vm_exec */
 #define RB_MODULES_MAX 4096    /* a module id past this is not one */
@@ -30,7 +26,7 @@ struct {
  * DTV at fs:8, its module's block, the variable's offset in it), not the
  * main thread's; sets the end of its VM stack. 0 when there is none.
  */
-__noinline __u64 rb_thread_cfp(struct scratch *sc, const struct unw_rb_proc *rb)
+__weak __noinline __u64 rb_thread_cfp(struct scratch *sc, const struct unw_rb_proc *rb)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 fsbase = 0, module, block, ec, stack, cfp, end;
@@ -77,7 +73,8 @@ enum { RB_MORE = 0, RB_END, RB_WRITTEN_END };
  * a C method's, by its method entry; the frame an activation began with
  * (VM_FRAME_FLAG_FINISH) ends it. A global function, as py_frame.
  */
-__noinline int rb_frame(struct scratch *sc, const struct unw_rb_proc *rb, __u64 *hash, __u32 pid)
+__weak __noinline int rb_frame(struct scratch *sc, const struct unw_rb_proc *rb, __u64 *hash,
+			       __u32 pid)
 {
 	__u64 cfp, ep, flags, what, where;
 
@@ -125,7 +122,8 @@ __noinline int rb_frame(struct scratch *sc, const struct unw_rb_proc *rb, __u64 
  * the next activation's (bpf/unwprof.h, UNW_FRAME_RUBY). Global, as
  * py_frames.
  */
-__noinline int rb_frames(struct scratch *sc, const struct unw_rb_proc *rb, __u64 *hash, __u32 pid)
+__weak __noinline int rb_frames(struct scratch *sc, const struct unw_rb_proc *rb, __u64 *hash,
+				__u32 pid)
 {
 	__u32 before;
 	int i, r = RB_MORE;

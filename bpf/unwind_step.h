@@ -93,33 +93,6 @@ UNW_INLINE __u32 unw_rows__halve(__u32 *lo, __u32 *hi, __u32 mid, __u32 row, __u
 	return 1 - after;
 }
 
-#ifdef UNW_ROW_READ
-/*
- * The rule governing table pc key in a page whose rows are rows [low, low +
- * nr) of a shard and whose first pcs rule governs (UNW_RULE_NONE: none);
- * -1 when no rule does. The last row at or before key is the last middle
- * the search moved past, so its rule is kept as the search goes. The
- * caller defines how a row of the shard is read:
- *
- *	UNW_ROW_READ(shard, i, &row)	0, or non-zero when row i cannot be read
- */
-UNW_INLINE long unw_page__rule(void *shard, __u32 low, __u32 nr, __u32 rule, __u32 key)
-{
-	__u32 lo = low, hi = low + nr, want = unw_row__key(key), mid, row, before;
-
-	for (int k = 0; k < UNW_PAGE_STEPS; k++) {
-		if (lo >= hi)
-			break;
-		mid = lo + (hi - lo) / 2;
-		if (UNW_ROW_READ(shard, mid, &row))
-			return -1;
-		before = unw_rows__halve(&lo, &hi, mid, row, want);
-		rule += before * (unw_row__rule(row) - rule);
-	}
-	return rule == UNW_RULE_NONE ? -1 : (long)rule;
-}
-#endif
-
 /* 1 when key > v, as unsigned numbers, without a branch: the borrow of v - key. */
 UNW_INLINE __u32 unw_u64__after(__u64 key, __u64 v)
 {
@@ -308,6 +281,52 @@ UNW_INLINE __u64 unw_rule__ra_addr(const struct unw_rule *r, __u64 cfa, __u64 sp
 	return UNW_ARCH_RA_AT_CFA(cfa, r->aux_off);
 }
 
+/* A cheap running hash of the pcs of a stack; never 0 (0 means "no stack"). */
+UNW_INLINE __u64 unw_hash__add(__u64 h, __u64 pc)
+{
+	h ^= pc;
+	h *= 0x100000001b3ULL;
+	h ^= h >> 29;
+	return h;
+}
+
+#define UNW_HASH_INIT 0xcbf29ce484222325ULL
+
+#endif /* UNWPROF_UNWIND_STEP_H */
+
+/*
+ * The parts that read through their includer's readers are outside the
+ * guard: each is defined by the first inclusion after its reader is, so a
+ * unit may include this header for the lookups before it defines them.
+ */
+#if defined(UNW_ROW_READ) && !defined(UNWPROF_UNWIND_STEP_ROWS)
+#define UNWPROF_UNWIND_STEP_ROWS
+/*
+ * The rule governing table pc key in a page whose rows are rows [low, low +
+ * nr) of a shard and whose first pcs rule governs (UNW_RULE_NONE: none);
+ * -1 when no rule does. The last row at or before key is the last middle
+ * the search moved past, so its rule is kept as the search goes. The
+ * caller defines how a row of the shard is read:
+ *
+ *	UNW_ROW_READ(shard, i, &row)	0, or non-zero when row i cannot be read
+ */
+UNW_INLINE long unw_page__rule(void *shard, __u32 low, __u32 nr, __u32 rule, __u32 key)
+{
+	__u32 lo = low, hi = low + nr, want = unw_row__key(key), mid, row, before;
+
+	for (int k = 0; k < UNW_PAGE_STEPS; k++) {
+		if (lo >= hi)
+			break;
+		mid = lo + (hi - lo) / 2;
+		if (UNW_ROW_READ(shard, mid, &row))
+			return -1;
+		before = unw_rows__halve(&lo, &hi, mid, row, want);
+		rule += before * (unw_row__rule(row) - rule);
+	}
+	return rule == UNW_RULE_NONE ? -1 : (long)rule;
+}
+#endif /* UNW_ROW_READ */
+
 /*
  * The native step, written once for BPF and the unit tests, which define
  * before including this header how a word of the walked stack is read and
@@ -320,7 +339,8 @@ UNW_INLINE __u64 unw_rule__ra_addr(const struct unw_rule *r, __u64 cfa, __u64 sp
  * goes on, 0 when it ends (UNW_SAMPLE_COMPLETE set in *flags when that is
  * the bottom of the stack, a reason noted when it is not).
  */
-#ifdef UNW_READ
+#if defined(UNW_READ) && !defined(UNWPROF_UNWIND_STEP_WALK)
+#define UNWPROF_UNWIND_STEP_WALK
 
 /* One frame with frame pointers; sets UNW_SAMPLE_FP. */
 UNW_INLINE int unw_step_fp(struct unw_frame *f, void *mem, __u32 *flags)
@@ -470,16 +490,3 @@ UNW_INLINE int unw_step_native(struct unw_frame *f, const struct unw_rule *r, __
 }
 
 #endif /* UNW_READ */
-
-/* A cheap running hash of the pcs of a stack; never 0 (0 means "no stack"). */
-UNW_INLINE __u64 unw_hash__add(__u64 h, __u64 pc)
-{
-	h ^= pc;
-	h *= 0x100000001b3ULL;
-	h ^= h >> 29;
-	return h;
-}
-
-#define UNW_HASH_INIT 0xcbf29ce484222325ULL
-
-#endif

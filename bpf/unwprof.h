@@ -310,7 +310,7 @@ struct unw_rb_proc {
  * Value of the process map, keyed by pid (tgid). gen names this version of
  * the mappings: every write of an entry gives it a gen no entry had before
  * in the run (user space's even, BPF's odd), and 0 is none. The walk's
- * per-CPU cache of lookups (bpf/unwind.bpf.c) is keyed by gen and pc, so
+ * per-CPU cache of lookups (bpf/native.bpf.h) is keyed by gen and pc, so
  * what it holds is valid exactly while the mappings it came from are.
  */
 struct unw_proc {

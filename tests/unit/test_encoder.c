@@ -44,7 +44,7 @@ static int maps_row(const void *shard, uint32_t i, uint32_t *row)
 	return 0;
 }
 
-/* The rule BPF finds for table pc key, or NULL: exec_rule and page_rule of unwind.bpf.c. */
+/* The rule BPF finds for table pc key, or NULL: exec_rule and page_rule of bpf/native.bpf.h. */
 static const struct unw_rule *lookup(const struct maps *m, const struct unw_exec *e, uint32_t key)
 {
 	const struct unw_page *pg;

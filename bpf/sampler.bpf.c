@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The sampler: one perf_event program per CPU walks the user stack of the
+ * sample (bpf/walk.bpf.h) with the DWARF-derived tables (frame pointers
+ * where there is no table), takes the kernel stack and counts the pair in
+ * a hash map.
+ *
+ * The walk runs in bpf_loop (sample, Linux 5.17+), or, on older kernels, in
+ * tail calls of FRAMES_PER_PROG frames (sample_tc, then walk_tc). Either way
+ * it reads the top of the user stack once into a per-CPU copy and walks from
+ * it, with a probe read only beyond it.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "walk.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/*
+ * The registers a walk starts from, read from a sample's context (user
+ * mode) or from the user registers a task saved on entering the kernel. The
+ * context allows only 8-byte loads of them.
+ */
+#ifdef __TARGET_ARCH_x86
+#define CTX_USER_MODE(ctx) ((*(volatile __u64 *)&(ctx)->regs.cs & 3) != 0)
+#define CTX_REGS(f, ctx)                  \
+	do {                              \
+		(f)->pc = (ctx)->regs.ip; \
+		(f)->sp = (ctx)->regs.sp; \
+		(f)->fp = (ctx)->regs.bp; \
+	} while (0)
+#define TASK_REGS(f, uregs)                         \
+	do {                                        \
+		(f)->pc = BPF_CORE_READ(uregs, ip); \
+		(f)->sp = BPF_CORE_READ(uregs, sp); \
+		(f)->fp = BPF_CORE_READ(uregs, bp); \
+	} while (0)
+#else /* arm64: EL0 is mode 0 of pstate; x29 the frame pointer, x30 the link register */
+#define CTX_USER_MODE(ctx) ((*(volatile __u64 *)&(ctx)->regs.pstate & 0xf) == 0)
+#define CTX_REGS(f, ctx)                        \
+	do {                                    \
+		(f)->pc = (ctx)->regs.pc;       \
+		(f)->sp = (ctx)->regs.sp;       \
+		(f)->fp = (ctx)->regs.regs[29]; \
+		(f)->lr = (ctx)->regs.regs[30]; \
+	} while (0)
+#define TASK_REGS(f, uregs)                               \
+	do {                                              \
+		(f)->pc = BPF_CORE_READ(uregs, pc);       \
+		(f)->sp = BPF_CORE_READ(uregs, sp);       \
+		(f)->fp = BPF_CORE_READ(uregs, regs[29]); \
+		(f)->lr = BPF_CORE_READ(uregs, regs[30]); \
+	} while (0)
+#endif
+
+/* The user registers of the sampled task: from the sample, or from the task. */
+static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct unw_frame *f,
+				     __u32 *flags)
+{
+	struct task_struct *task;
+	struct pt_regs *uregs;
+
+	if (CTX_USER_MODE(ctx)) {
+		CTX_REGS(f, ctx);
+		return 0;
+	}
+	*flags |= UNW_SAMPLE_KERNEL;
+	task = bpf_get_current_task_btf();
+	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
+		return -1;
+	if (!BPF_CORE_READ(task, mm))
+		return -1;
+	uregs = (struct pt_regs *)bpf_task_pt_regs(task);
+	TASK_REGS(f, uregs);
+	return 0;
+}
+
+/* The user stack, the kernel stack and the stats of a finished walk, then the count. */
+static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
+					  struct unw_count_key *key, struct walk *w)
+{
+	key->ustack = ustack_key(w);
+	if (cfg.kernel_stacks && (w->flags & UNW_SAMPLE_KERNEL)) {
+		key->kstack = bpf_get_stackid(ctx, &kstacks, 0);
+		if (key->kstack < 0)
+			err_inc(UNW_E_KSTACK);
+	}
+	key->flags = w->flags;
+	errors_flush(key->pid, w->flags);
+	/* Walked with the tables alone: frame-pointer walks are counted apart. */
+	if ((w->flags & UNW_SAMPLE_COMPLETE) && !(w->flags & UNW_SAMPLE_FP))
+		stat_inc(UNW_ST_COMPLETE);
+	if (w->flags & UNW_SAMPLE_FP)
+		stat_inc((w->flags & UNW_SAMPLE_COMPLETE) ? UNW_ST_FP_COMPLETE : UNW_ST_FP);
+	if (w->flags & UNW_SAMPLE_TRUNCATED)
+		stat_inc(UNW_ST_TRUNCATED);
+	if (w->flags & UNW_SAMPLE_KERNEL)
+		stat_inc(UNW_ST_KERNEL);
+	if (w->sc && w->sc->py_written)
+		stat_add(UNW_ST_PY_FRAMES, w->sc->py_written);
+	if (w->sc && w->sc->rb_written)
+		stat_add(UNW_ST_RB_FRAMES, w->sc->rb_written);
+	if (w->sc && w->sc->lookups) {
+		stat_add(UNW_ST_LOOKUPS, w->sc->lookups);
+		stat_add(UNW_ST_LOOKUPS_CACHED, w->sc->lookups_cached);
+	}
+	count_add(key, w);
+	sample_time_end(sample_t0(w));
+}
+
+/* The walk's process entry, looked up: proc, NULL when there is none. */
+static __always_inline void walk_set_proc(struct walk *w, struct unw_proc *proc)
+{
+	w->proc = proc;
+	w->has_proc = proc != NULL;
+	w->gen = proc ? proc->gen : 0;
+}
+
+/*
+ * Whether w->pid has a process entry (w->has_proc), and its gen: known
+ * without a lookup while no entry was written or deleted since this CPU
+ * looked it up (procs_written is read first: a write the lookup may miss
+ * changes it after). w->proc is set when it was looked up.
+ */
+static __always_inline void proc_find(struct scratch *sc, struct walk *w)
+{
+	__u64 written = *(volatile __u64 *)&procs_written;
+
+	if (sc->last_pid == w->pid && sc->last_written == written && w->pid) {
+		w->has_proc = 1;
+		w->gen = sc->last_gen;
+		return;
+	}
+	walk_set_proc(w, w->pid ? bpf_map_lookup_elem(&procs, &w->pid) : NULL);
+	/* gen 0: an entry BPF is still writing. */
+	sc->last_pid = w->gen ? w->pid : 0;
+	sc->last_gen = w->gen;
+	sc->last_written = written;
+}
+
+/*
+ * Whether the sample of w->pid is of a profiled process; counts it, and
+ * starts its errors and its time (t0: when its program started), when it
+ * is. Outside -a, the process map holds targets only (user space writes
+ * the entries of targets, BPF those of their children, and the exit
+ * deletes both), so the process's entry, which the walk needs anyway,
+ * answers for most samples, before the map of targets.
+ */
+static __always_inline int sample_wanted(struct walk *w, __u32 tid, __u64 t0)
+{
+	__u32 pid = w->pid, zero = 0;
+	struct scratch *sc;
+
+	if (pid == 0 && !cfg.system_wide)
+		return 0;
+	sc = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!sc)
+		return 0;
+	proc_find(sc, w);
+	if (!cfg.system_wide && !w->has_proc && !bpf_map_lookup_elem(&targets, &pid))
+		return 0;
+	if (cfg.only_threads && !bpf_map_lookup_elem(&threads, &tid))
+		return 0;
+	stat_inc(UNW_ST_SAMPLES);
+	sc->errs = 0;
+	sc->cur_pc = 0;
+	sc->t0 = t0;
+	return 1;
+}
+
+/* The user registers of the sample into regs: 0, or -1 with the sample marked kernel-only. */
+static __always_inline int sample_user_regs(struct bpf_perf_event_data *ctx, struct walk *w,
+					    struct unw_frame *regs)
+{
+	if (w->pid && user_regs(ctx, regs, &w->flags) == 0)
+		return 0;
+	w->flags |= UNW_SAMPLE_KERNEL;
+	err_inc(UNW_E_NO_USER);
+	return -1;
+}
+
+SEC("perf_event")
+int sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 t0 = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
+	struct unw_count_key key = { .pid = id >> 32, .tid = (__u32)id, .kstack = -1 };
+	struct walk w = {};
+	struct unw_frame regs = {};
+
+	w.pid = key.pid;
+	if (!sample_wanted(&w, key.tid, t0))
+		return 0;
+	if (sample_user_regs(ctx, &w, &regs) == 0)
+		walk_user(&w, &regs);
+	sample_finish(ctx, &key, &w);
+	return 0;
+}
+
+static __always_inline void walk_save(struct scratch *sc, const struct walk *w, __u32 tid, __u32 n)
+{
+	struct walk_saved *s = &sc->saved;
+
+	s->f = w->f;
+	s->hash = w->hash;
+	s->pid = w->pid;
+	s->tid = tid;
+	s->flags = w->flags;
+	s->done = w->done;
+	s->n = n;
+}
+
+static __always_inline void walk_restore(struct scratch *sc, struct walk *w)
+{
+	const struct walk_saved *s = &sc->saved;
+
+	w->sc = sc;
+	w->f = s->f;
+	w->hash = s->hash;
+	w->pid = s->pid;
+	w->flags = s->flags;
+	w->done = s->done;
+	walk_set_proc(w, bpf_map_lookup_elem(&procs, &w->pid));
+}
+
+#define FRAMES_PER_PROG 32
+_Static_assert(UNW_DEPTH_MAX / FRAMES_PER_PROG <= 32, "tail call limit");
+
+/* The walk for kernels without bpf_loop: FRAMES_PER_PROG frames, then itself again. */
+SEC("perf_event")
+int walk_tc(struct bpf_perf_event_data *ctx)
+{
+	struct unw_count_key key = { .kstack = -1 };
+	struct walk w = {};
+	struct scratch *sc;
+	__u32 zero = 0, n;
+
+	sc = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!sc)
+		return 0;
+	walk_restore(sc, &w);
+	n = sc->saved.n;
+	for (int i = 0; i < FRAMES_PER_PROG && n < UNW_DEPTH_MAX; i++) {
+		if (walk_frame(n++, &w))
+			break;
+	}
+	if (!w.done && n < UNW_DEPTH_MAX) {
+		walk_save(sc, &w, sc->saved.tid, n);
+		bpf_tail_call(ctx, &walkers, 0);
+		/* Only when the tail call failed: the walk stops here, not at the depth limit. */
+		err_inc(UNW_E_TAIL_CALL);
+	} else if (!w.done) {
+		w.flags |= UNW_SAMPLE_TRUNCATED;
+	}
+	key.pid = w.pid;
+	key.tid = sc->saved.tid;
+	sample_finish(ctx, &key, &w);
+	return 0;
+}
+
+/* The sampler for kernels without bpf_loop (before 5.17). */
+SEC("perf_event")
+int sample_tc(struct bpf_perf_event_data *ctx)
+{
+	__u64 t0 = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
+	struct unw_count_key key = { .pid = id >> 32, .tid = (__u32)id, .kstack = -1 };
+	struct walk w = {};
+	struct unw_frame regs = {};
+
+	w.pid = key.pid;
+	if (!sample_wanted(&w, key.tid, t0))
+		return 0;
+	if (sample_user_regs(ctx, &w, &regs) == 0) {
+		walk_start(&w, &regs);
+		if (w.sc) {
+			walk_save(w.sc, &w, key.tid, 0);
+			bpf_tail_call(ctx, &walkers, 0);
+			err_inc(UNW_E_TAIL_CALL);
+			w.sc->stack.nr = 0; /* no walk after all */
+		}
+	}
+	sample_finish(ctx, &key, &w);
+	return 0;
+}

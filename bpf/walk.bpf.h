@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The walk of a user stack, frame by frame, each frame's unwinder chosen by
+ * where its pc is (native tables, frame pointers, Go's stack switch, the
+ * Python and Ruby interpreters), then the stack stored and the sample
+ * counted with it. The programs that walk (bpf/sampler.bpf.c) include it.
+ */
+#ifndef UNWPROF_WALK_BPF_H
+#define UNWPROF_WALK_BPF_H
+
+#include "native.bpf.h"
+#include "sample_time.h"
+#include "unwind_go.h"
+#include "unwind_python.h"
+#include "unwind_ruby.h"
+
+/*
+ * One frame of the walk: the frame is recorded, then the unwinder of its pc
+ * steps to the caller. Adding an unwinder is its file here (bpf/unwind_*.h),
+ * its case in this function, its id in bpf/unwprof.h and its entry in
+ * core/runtimes/runtimes.c, which says which mappings it walks: this
+ * function runs in the bpf_loop callback and in the tail-called walk_tc,
+ * where a program array could not be used from the first.
+ */
+static long walk_frame(__u32 n, void *ctx)
+{
+	struct walk *w = ctx;
+	struct scratch *sc = w->sc;
+	struct frame_place pl = { .unwinder = UNW_UW_FP };
+	__u64 pc = w->f.pc;
+	int more;
+
+	if (!sc)
+		return 1;
+	sc->cur_pc = pc;
+	/*
+	 * A return address points after the call: look up the call itself.
+	 * The leaf's pc, and a pc a signal interrupted, are the instruction.
+	 */
+	if (!cfg.fp_only)
+		walk_place(w, sc, n && !w->f.signal ? pc - 1 : pc, &pl);
+	/* The frames an interpreter's activation runs come before it. */
+	if (pl.unwinder == UNW_UW_PYTHON)
+		py_frames(sc, bpf_map_lookup_elem(&py_procs, &w->pid), &w->hash, w->pid);
+	else if (pl.unwinder == UNW_UW_RUBY)
+		rb_frames(sc, bpf_map_lookup_elem(&rb_procs, &w->pid), &w->hash, w->pid);
+	/*
+	 * Callers' frames are return addresses, which readers of the stack
+	 * look up at pc - 1. A pc a signal interrupted is the instruction
+	 * itself: it is recorded one past it, so that pc - 1 finds it too.
+	 */
+	if (stack_push(sc, &w->hash, n && w->f.signal ? pc + 1 : pc))
+		return 1; /* full: the walk is truncated */
+	switch (pl.unwinder) {
+	case UNW_UW_TABLE:
+		more = native_step(&w->f, place_rule(&pl), sc, &w->flags);
+		break;
+	case UNW_UW_GO_SWITCH:
+		more = go_switch(&w->f, bpf_map_lookup_elem(&go_procs, &w->pid), sc);
+		if (more == 0)
+			more = native_step(&w->f, place_rule(&pl), sc, &w->flags);
+		else
+			more = more > 0;
+		break;
+	case UNW_UW_PYTHON:
+	case UNW_UW_RUBY:
+		more = native_step(&w->f, place_rule(&pl), sc, &w->flags);
+		break;
+	default: /* UNW_UW_FP */
+		more = native_step(&w->f, NULL, sc, &w->flags);
+		break;
+	}
+	if (!more) {
+		w->done = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Stores st under key h in map, whose values hold max frames; returns h, or
+ * 0 when the map is full or holds another stack under h. Looked up first:
+ * a new count is often of a stack stored since the last drain (another
+ * thread's, or with another kernel stack), and a lookup takes no lock, as
+ * an update does.
+ */
+static __always_inline __u64 ustack_put(void *map, __u64 h, const struct unw_ustack *st, int max)
+{
+	const struct unw_ustack *old = bpf_map_lookup_elem(map, &h);
+	long err;
+
+	if (!old) {
+		err = bpf_map_update_elem(map, &h, st, BPF_NOEXIST);
+		if (err == 0)
+			return h;
+		if (err != -EEXIST) {
+			err_inc(UNW_E_USTACK_FULL);
+			return 0;
+		}
+		old = bpf_map_lookup_elem(map, &h); /* another CPU stored it */
+		if (!old)
+			return h; /* and it was drained meanwhile: user space kept a copy */
+	}
+	if (old->nr != st->nr) {
+		err_inc(UNW_E_USTACK_COLLISION);
+		return 0;
+	}
+	for (int i = 0; i < max; i++) {
+		if ((__u32)i >= old->nr)
+			break;
+		if (old->pcs[i] != st->pcs[i]) {
+			err_inc(UNW_E_USTACK_COLLISION);
+			return 0;
+		}
+	}
+	return h;
+}
+
+/* The key the walk's user stack has in ustacks or ustacks_deep; 0 when it has none. */
+static __always_inline __u64 ustack_key(const struct walk *w)
+{
+	__u64 h = w->hash & ~UNW_USTACK_DEEP_KEY;
+
+	if (!w->sc || !w->sc->stack.nr)
+		return 0;
+	if (w->sc->stack.nr > UNW_USTACK_SHORT)
+		return h | UNW_USTACK_DEEP_KEY;
+	return h ? h : 2;
+}
+
+/* Stores the walk's user stack under key; returns key, or 0 when it could not. */
+static __always_inline __u64 ustack_store(struct walk *w, __u64 key)
+{
+	if (key & UNW_USTACK_DEEP_KEY)
+		return ustack_put(&ustacks_deep, key, &w->sc->stack, UNW_DEPTH_MAX);
+	return ustack_put(&ustacks, key, &w->sc->stack, UNW_USTACK_SHORT);
+}
+
+/*
+ * Counts the sample under key. The user stack is stored only when its
+ * count is new since the last drain: a count under key->ustack exists only
+ * once that stack was stored under it (a stack that could not be stored is
+ * counted under 0), and user space keeps a copy of every stack it drains,
+ * so most samples, which repeat a counted stack, are one lookup. Such a
+ * sample's stack is not compared with the stored one: they could differ
+ * only if two stacks of the run had one 64-bit hash.
+ */
+static __always_inline void count_add(struct unw_count_key *key, struct walk *w)
+{
+	struct unw_count *c, init = { .count = 1 };
+	long err;
+
+	c = bpf_map_lookup_elem(&counts, key);
+	if (!c && key->ustack) {
+		key->ustack = ustack_store(w, key->ustack);
+		if (!key->ustack)
+			c = bpf_map_lookup_elem(&counts, key);
+	}
+	if (c) {
+		__sync_fetch_and_add(&c->count, 1);
+		return;
+	}
+	bpf_get_current_comm(init.comm, sizeof(init.comm));
+	err = bpf_map_update_elem(&counts, key, &init, BPF_NOEXIST);
+	if (err == -EEXIST) { /* another CPU added it */
+		c = bpf_map_lookup_elem(&counts, key);
+		if (c)
+			__sync_fetch_and_add(&c->count, 1);
+		return;
+	}
+	if (err) {
+		stat_inc(UNW_ST_LOST);
+		return;
+	}
+	if (__sync_fetch_and_add(&nr_keys, 1) + 1 == cfg.drain_at)
+		event_send_now(UNW_EV_DRAIN, 0, 0);
+}
+
+/* Sets up the walk of the user stack from regs, of a process sample_wanted found: scratch, stack copy. */
+static __always_inline void walk_start(struct walk *w, const struct unw_frame *regs)
+{
+	__u32 zero = 0;
+
+	w->sc = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!w->sc)
+		return;
+	w->sc->stack.nr = 0;
+	w->sc->vma.found = 0;
+	w->sc->vma_tried = 0;
+	w->sc->go_switched = 0;
+	w->sc->py_looked = 0;
+	w->sc->py_written = 0;
+	w->sc->py_frame = 0;
+	w->sc->rb_looked = 0;
+	w->sc->rb_written = 0;
+	w->sc->rb_cfp = 0;
+	w->sc->lookups = 0;
+	w->sc->lookups_cached = 0;
+	if (!w->has_proc) {
+		err_inc(UNW_E_NO_PROC);
+		/* An exiting task's process may be gone already: nothing to read. */
+		if (!cfg.fp_only && !(bpf_get_current_task_btf()->flags & PF_EXITING))
+			event_send(UNW_EV_UNKNOWN_PROC, w->pid, 0);
+	}
+	w->f = *regs;
+	w->hash = UNW_HASH_INIT;
+	/* Loads through the task's BTF: no helper call, as BPF_CORE_READ would make. */
+	w->sc->start_stack = bpf_get_current_task_btf()->mm->start_stack;
+	stack_copy(w->sc, w->f.sp);
+}
+
+static __always_inline void walk_user(struct walk *w, const struct unw_frame *regs)
+{
+	walk_start(w, regs);
+	if (!w->sc)
+		return;
+	bpf_loop(UNW_DEPTH_MAX, walk_frame, w, 0);
+	if (!w->done)
+		w->flags |= UNW_SAMPLE_TRUNCATED;
+}
+
+/*
+ * The end of a target's sample, however it ended (counted, lost, walked or
+ * not): its time since t0, when its program started (sample_wanted),
+ * counted in sample_ns. A global function, verified once for the programs
+ * that end samples; t0 comes from the caller's scratch, not looked up again.
+ */
+__weak __noinline int sample_time_end(__u64 t0)
+{
+	__u32 b;
+	__u64 *n;
+
+	if (!t0)
+		return 0; /* no scratch: the start was not kept */
+	b = unw_hist__bucket(bpf_ktime_get_ns() - t0);
+	n = bpf_map_lookup_elem(&sample_ns, &b);
+	if (n)
+		*n += 1;
+	return 0;
+}
+
+/* When the sample's program started: in the walk's scratch, looked up only when no walk began. */
+static __always_inline __u64 sample_t0(const struct walk *w)
+{
+	const struct scratch *sc = w->sc;
+	__u32 zero = 0;
+
+	if (!sc)
+		sc = bpf_map_lookup_elem(&scratch_map, &zero);
+	return sc ? sc->t0 : 0;
+}
+
+#endif

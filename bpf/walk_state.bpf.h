@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The state of a walk of a user stack and the helpers every unwinder uses:
+ * the per-CPU scratch (the stack being built, the copy of the stack top),
+ * the reasons a sample met, reading the stack and the process's memory,
+ * writing a frame, and the interpreters' code seen. Global functions here
+ * are __weak, as the maps (bpf/maps.bpf.h): any unit that walks includes
+ * this header, the linker keeps one copy.
+ */
+#ifndef UNWPROF_WALK_STATE_BPF_H
+#define UNWPROF_WALK_STATE_BPF_H
+
+#include "maps.bpf.h"
+#include "events.bpf.h"
+#include "vma.bpf.h"
+#include "arch.h"
+#include "kernel.h"
+
+/*
+ * Interpreters' code (Python code objects, Ruby iseqs) whose event was
+ * sent: each is read once, while its process lives. One evicted is sent
+ * again, which user space, having read it, ignores.
+ */
+struct code_key {
+	__u32 pid;
+	__u32 tag;
+	__u64 code;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct code_key);
+	__type(value, __u8);
+} codes_seen SEC(".maps") __weak;
+
+/* Whether code (an interpreter's, tag telling it apart) of pid is seen the first time: it is marked. */
+static __always_inline int code_first_seen(__u32 pid, __u32 tag, __u64 code)
+{
+	struct code_key k = { .pid = pid, .tag = tag, .code = code };
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&codes_seen, &k))
+		return 0;
+	bpf_map_update_elem(&codes_seen, &k, &one, BPF_ANY);
+	return 1;
+}
+
+/* The walk, kept on the program's stack for the bpf_loop callback. */
+struct walk {
+	struct scratch *sc;
+	struct unw_proc *proc; /* the process's entry, once looked up */
+	struct unw_frame f;    /* bpf/unwind_step.h */
+	__u64 hash;
+	__u32 pid;
+	__u32 flags;
+	__u32 done;
+	__u32 has_proc; /* the process has an entry: tables */
+	__u32 gen;	/* the entry's gen */
+};
+
+/* The scalar state of a walk, kept in the scratch map across tail calls. */
+struct walk_saved {
+	struct unw_frame f;
+	__u64 hash;
+	__u32 pid, tid;
+	__u32 flags;
+	__u32 done;
+	__u32 n;
+};
+
+/* Bytes of a Python frame read at once: every field the walk reads lies in them. */
+#define PY_FRAME_READ 128
+
+/* Per-CPU scratch: the stack being built and the copy of the stack top. */
+struct scratch {
+	struct unw_ustack stack;
+	__u64 sp0;	/* user address of copy[0] */
+	__u64 copy_len; /* bytes copied */
+	__u64 copy_max; /* bytes the copy may grow to (stack_grow) */
+	struct walk_saved saved;
+	/* The reasons this sample met (bit per enum unw_err), counted once each at its end. */
+	__u32 errs;
+	__u32 fail_reason; /* the last of them, at fail_pc */
+	__u64 fail_pc;
+	__u64 t0;     /* when the sampling program started, for sample_ns */
+	__u64 cur_pc; /* the pc of the frame being walked; 0 before the walk */
+	/* The process this CPU last looked up, its entry's gen, and procs_written then. */
+	__u32 last_pid;
+	__u32 last_gen;
+	__u64 last_written;
+	__u64 start_stack;   /* the process's initial sp (mm->start_stack) */
+	struct vma_info vma; /* bpf_find_vma works once per sample: its answer is kept */
+	__u32 vma_tried;
+	__u32 go_switched; /* the walk left Go's system stack: once per sample */
+	__u32 py_looked;   /* the sampled thread's Python frame was looked for */
+	__u32 py_written;  /* Python frames written for this sample */
+	__u32 rb_looked;   /* the same for Ruby */
+	__u32 lookups;	   /* frames looked up in the process's mappings (UNW_ST_LOOKUPS) */
+	__u32 lookups_cached;
+	__u32 rb_written;
+	__u64 rb_cfp;	/* the next Ruby control frame to write: the Ruby unwinder's cursor */
+	__u64 rb_end;	/* the end of its VM stack */
+	__u64 py_frame; /* the next Python frame to write: the cursor of the Python unwinder */
+	__u8 py_buf[PY_FRAME_READ]; /* the start of the Python frame being read */
+	/* Twice the copy: a read that grows it is bounded by its start and its length. */
+	__u8 copy[2 * UNW_STACK_COPY];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch_map SEC(".maps") __weak;
+
+/*
+ * The sample met reason: counted once per sample at its end (errors_flush),
+ * however many frames meet it; the last one is kept with its pc, which is
+ * where a walk that stops stopped, so the summary can name the file where
+ * samples fail. A global function: verified once, not at each of the many
+ * places of the walk that call it.
+ */
+__weak __noinline int err_inc(__u32 reason)
+{
+	__u32 zero = 0;
+	struct scratch *sc = bpf_map_lookup_elem(&scratch_map, &zero);
+
+	if (!sc)
+		return 0;
+	sc->fail_reason = reason;
+	sc->fail_pc = sc->cur_pc;
+	sc->errs |= 1u << (reason & 31);
+	return 0;
+}
+
+/* Reasons that say nothing about a user stack: no site to name. */
+#define ERRS_NO_SITE (1u << UNW_E_NO_USER | 1u << UNW_E_KSTACK)
+
+/*
+ * At the end of sample pid: each reason it met counted once, and, when the
+ * walk did not reach the bottom, where it stopped.
+ */
+static __always_inline void errors_flush(__u32 pid, __u32 flags)
+{
+	struct unw_fail_key k = { .pid = pid };
+	__u32 zero = 0;
+	struct scratch *sc = bpf_map_lookup_elem(&scratch_map, &zero);
+	__u64 one = 1, *n;
+
+	if (!sc || !sc->errs)
+		return;
+	for (int i = 0; i < UNW_E_NR; i++)
+		if (sc->errs & (1u << i))
+			stat_inc(UNW_ST_ERR + i);
+	if ((flags & UNW_SAMPLE_COMPLETE) || !(sc->errs & ~ERRS_NO_SITE))
+		return;
+	k.reason = sc->fail_reason;
+	k.pc = sc->fail_pc;
+	n = bpf_map_lookup_elem(&fails, &k);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		bpf_map_update_elem(&fails, &k, &one, BPF_NOEXIST);
+}
+
+/*
+ * The copy of the stack top grows as the walk reads deeper: it starts with
+ * the first UNW_STACK_FIRST bytes, and a read past them copies twice as much
+ * again, up to copy_max. Most samples need a few hundred bytes of stack; a
+ * copy of all UNW_STACK_COPY bytes would be most of their cost. 0, or -1
+ * when the stack could not be read (the copy then stops growing).
+ */
+static __always_inline int stack_grow(struct scratch *sc, __u64 need)
+{
+	__u64 have = sc->copy_len, want = have * 2, n;
+
+	if (want < need)
+		want = need;
+	if (want > sc->copy_max)
+		want = sc->copy_max;
+	n = (want - have) & (UNW_STACK_COPY | (UNW_STACK_COPY - 1));
+	have &= UNW_STACK_COPY - 1;
+	if (n == 0 || n > UNW_STACK_COPY ||
+	    bpf_probe_read_user(&sc->copy[have], n, (void *)(sc->sp0 + have))) {
+		sc->copy_max = sc->copy_len;
+		return -1;
+	}
+	sc->copy_len = have + n;
+	return 0;
+}
+
+/* A word of the user stack: from the copy when it holds it (grown when it may), else read. */
+static __always_inline int stack_read(struct scratch *sc, __u64 addr, __u64 *val)
+{
+	__u64 off = addr - sc->sp0;
+
+	if (addr >= sc->sp0 && off + 8 > sc->copy_len && off + 8 <= sc->copy_max)
+		stack_grow(sc, off + 8);
+	if (addr >= sc->sp0 && off + 8 <= sc->copy_len) {
+		*val = *(__u64 *)&sc->copy[off & (UNW_STACK_COPY - 1)];
+		return 0;
+	}
+	return bpf_probe_read_user(val, sizeof(*val), (void *)addr);
+}
+
+/*
+ * Starts the copy of the top of the user stack: it may grow to UNW_STACK_COPY
+ * bytes, ending on a page boundary, and not past the end of the main
+ * thread's stack mapping (the page holding the environment strings) when sp
+ * is in it: a read that runs into unmapped memory fails whole, and costs
+ * more than the copy. When the first bytes cannot be read, the rest of sp's
+ * page is tried.
+ */
+static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
+{
+	const __u64 page = UNW_PAGE_MIN;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 len = ((sp & ~(page - 1)) + UNW_STACK_COPY) - sp;
+	__u64 end = (task->mm->env_end + page - 1) & ~(page - 1);
+
+	sc->sp0 = sp;
+	sc->copy_len = 0;
+	if (sp < end && end - sp < len)
+		len = end - sp;
+	if (len > UNW_STACK_COPY)
+		len = UNW_STACK_COPY;
+	sc->copy_max = len;
+	if (stack_grow(sc, len < UNW_STACK_FIRST ? len : UNW_STACK_FIRST) == 0)
+		return;
+	sc->copy_max = page - (sp & (page - 1));
+	if (sc->copy_max > len)
+		sc->copy_max = len;
+	if (stack_grow(sc, sc->copy_max))
+		err_inc(UNW_E_STACK_COPY);
+}
+
+/* A word of the profiled process at addr + off; 0 when it cannot be read. */
+static __always_inline __u64 user_word(__u64 addr, __s64 off)
+{
+	__u64 v = 0;
+
+	if (addr)
+		bpf_probe_read_user(&v, sizeof(v), (void *)(addr + off));
+	return v;
+}
+
+/* Appends word to the stack being built; -1 when it is full. */
+static __always_inline int stack_push(struct scratch *sc, __u64 *hash, __u64 word)
+{
+	__u32 nr = sc->stack.nr;
+
+	if (nr >= UNW_DEPTH_MAX)
+		return -1;
+	sc->stack.pcs[nr & (UNW_DEPTH_MAX - 1)] = word;
+	sc->stack.nr = nr + 1;
+	*hash = unw_hash__add(*hash, word);
+	return 0;
+}
+
+#endif
