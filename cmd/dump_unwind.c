@@ -57,8 +57,8 @@ struct dump_ctx {
 	const struct encoder *enc; /* the wire format record loads: its row size */
 	struct go_runtime go;	   /* valid when has_go */
 	bool has_go;
-	struct py_runtime py; /* valid when has_py */
-	bool has_py;
+	struct py_runtime py; /* valid when has_py; its version and why when py_refused */
+	bool has_py, py_refused;
 	struct rb_runtime rb; /* valid when has_rb */
 	bool has_rb;
 };
@@ -616,6 +616,10 @@ static void print_python(const struct dump_ctx *c)
 	size_t n = 0;
 	char ver[32];
 
+	if (c->py_refused)
+		printf("Python:      CPython %s%s, frames not read: %s\n",
+		       py_runtime__version_str(p, ver, sizeof(ver)),
+		       p->free_threaded ? " (free-threaded)" : "", p->why);
 	if (!c->has_py)
 		return;
 	printf("Python:      CPython %s (%s), offsets from %s, %s frames\n",
@@ -688,11 +692,34 @@ static void json_ruby(struct json_writer *jw, const struct dump_ctx *c)
 	jw_object_end(jw);
 }
 
+/* A CPython whose frames are not read: its version and why, nothing to read with. */
+static void json_python_refused(struct json_writer *jw, const struct dump_ctx *c)
+{
+	const struct py_runtime *p = &c->py;
+	char ver[32];
+
+	jw_key(jw, "python");
+	jw_object_start(jw);
+	jw_key(jw, "version");
+	jw_string(jw, py_runtime__version_str(p, ver, sizeof(ver)));
+	jw_key(jw, "version_hex");
+	jw_stringf(jw, "%#x", p->version_hex);
+	jw_key(jw, "free_threaded");
+	jw_bool(jw, p->free_threaded);
+	jw_key(jw, "refused");
+	jw_string(jw, p->why);
+	jw_object_end(jw);
+}
+
 static void json_python(struct json_writer *jw, const struct dump_ctx *c)
 {
 	const struct py_runtime *p = &c->py;
 	char ver[32];
 
+	if (c->py_refused) {
+		json_python_refused(jw, c);
+		return;
+	}
 	if (!c->has_py)
 		return;
 	jw_key(jw, "python");
@@ -743,6 +770,15 @@ static void json_python(struct json_writer *jw, const struct dump_ctx *c)
 			continue;
 		jw_key(jw, py_offset_names[i].name);
 		jw_int(jw, v);
+	}
+	jw_object_end(jw);
+	jw_key(jw, "offset_sources");
+	jw_object_start(jw);
+	for (size_t i = 0; i < py_offset_names_count; i++) {
+		if (py_offsets__get(&p->off, i) == PY_OFF_NONE)
+			continue;
+		jw_key(jw, py_offset_names[i].name);
+		jw_string(jw, py_runtime__offset_source(p, i));
 	}
 	jw_object_end(jw);
 	jw_object_end(jw);
@@ -1061,7 +1097,11 @@ static int dump(const struct dump_args *args)
 		.args = args, .elf = elf, .debug = debug, .table = table, .enc = enc
 	};
 	c.has_go = go_runtime__read(elf, &c.go) == 0;
-	c.has_py = py_runtime__read(elf, &c.py) == 0;
+	err = py_runtime__read(elf, &c.py);
+	c.has_py = err == 0;
+	c.py_refused = err == -ENOTSUP && c.py.version_hex;
+	if (err == -EINVAL)
+		pr_warn("%s: a CPython whose frames are not read: %s", args->file, c.py.why);
 	c.has_rb = rb_runtime__read(elf, &c.rb) == 0;
 	err = print_output(&c);
 cleanup:

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,39 +26,42 @@
 #define OFF(f) offsetof(struct py_offsets, f)
 
 const struct py_offset_name py_offset_names[] = {
-	{ "runtime.interpreters_head", OFF(runtime_interpreters_head) },
-	{ "runtime.autoTSSkey", OFF(runtime_tss_key) },
-	{ "interp.next", OFF(interp_next) },
-	{ "interp.threads_head", OFF(interp_threads_head) },
-	{ "tstate.next", OFF(tstate_next) },
-	{ "tstate.thread_id", OFF(tstate_thread_id) },
-	{ "tstate.native_thread_id", OFF(tstate_native_thread_id) },
-	{ "tstate.frame", OFF(tstate_frame) },
-	{ "cframe.current_frame", OFF(cframe_current_frame) },
-	{ "frame.previous", OFF(frame_previous) },
-	{ "frame.code", OFF(frame_code) },
-	{ "frame.instr", OFF(frame_instr) },
-	{ "frame.owner", OFF(frame_owner) },
-	{ "frame.is_entry", OFF(frame_is_entry) },
-	{ "code.co_name", OFF(code_name) },
-	{ "code.co_qualname", OFF(code_qualname) },
-	{ "code.co_filename", OFF(code_filename) },
-	{ "code.co_firstlineno", OFF(code_firstlineno) },
-	{ "code.co_linetable", OFF(code_linetable) },
-	{ "code.co_lnotab", OFF(code_lnotab) },
-	{ "code.co_code", OFF(code_code) },
-	{ "code.co_code_adaptive", OFF(code_adaptive) },
-	{ "bytes.ob_sval", OFF(bytes_sval) },
-	{ "str.length", OFF(str_length) },
-	{ "str.state", OFF(str_state) },
-	{ "str.data", OFF(str_data) },
-	{ "str.ascii_bit", OFF(str_ascii_bit) },
-	{ "str.compact_bit", OFF(str_compact_bit) },
+	[PY_O_RUNTIME_INTERPRETERS_HEAD] = { "runtime.interpreters_head",
+					     OFF(runtime_interpreters_head) },
+	[PY_O_RUNTIME_TSS_KEY] = { "runtime.autoTSSkey", OFF(runtime_tss_key) },
+	[PY_O_INTERP_NEXT] = { "interp.next", OFF(interp_next) },
+	[PY_O_INTERP_THREADS_HEAD] = { "interp.threads_head", OFF(interp_threads_head) },
+	[PY_O_TSTATE_NEXT] = { "tstate.next", OFF(tstate_next) },
+	[PY_O_TSTATE_THREAD_ID] = { "tstate.thread_id", OFF(tstate_thread_id) },
+	[PY_O_TSTATE_NATIVE_THREAD_ID] = { "tstate.native_thread_id",
+					   OFF(tstate_native_thread_id) },
+	[PY_O_TSTATE_FRAME] = { "tstate.frame", OFF(tstate_frame) },
+	[PY_O_CFRAME_CURRENT_FRAME] = { "cframe.current_frame", OFF(cframe_current_frame) },
+	[PY_O_FRAME_PREVIOUS] = { "frame.previous", OFF(frame_previous) },
+	[PY_O_FRAME_CODE] = { "frame.code", OFF(frame_code) },
+	[PY_O_FRAME_INSTR] = { "frame.instr", OFF(frame_instr) },
+	[PY_O_FRAME_OWNER] = { "frame.owner", OFF(frame_owner) },
+	[PY_O_FRAME_IS_ENTRY] = { "frame.is_entry", OFF(frame_is_entry) },
+	[PY_O_CODE_NAME] = { "code.co_name", OFF(code_name) },
+	[PY_O_CODE_QUALNAME] = { "code.co_qualname", OFF(code_qualname) },
+	[PY_O_CODE_FILENAME] = { "code.co_filename", OFF(code_filename) },
+	[PY_O_CODE_FIRSTLINENO] = { "code.co_firstlineno", OFF(code_firstlineno) },
+	[PY_O_CODE_LINETABLE] = { "code.co_linetable", OFF(code_linetable) },
+	[PY_O_CODE_LNOTAB] = { "code.co_lnotab", OFF(code_lnotab) },
+	[PY_O_CODE_CODE] = { "code.co_code", OFF(code_code) },
+	[PY_O_CODE_ADAPTIVE] = { "code.co_code_adaptive", OFF(code_adaptive) },
+	[PY_O_BYTES_SVAL] = { "bytes.ob_sval", OFF(bytes_sval) },
+	[PY_O_STR_LENGTH] = { "str.length", OFF(str_length) },
+	[PY_O_STR_STATE] = { "str.state", OFF(str_state) },
+	[PY_O_STR_DATA] = { "str.data", OFF(str_data) },
+	[PY_O_STR_ASCII_BIT] = { "str.ascii_bit", OFF(str_ascii_bit) },
+	[PY_O_STR_COMPACT_BIT] = { "str.compact_bit", OFF(str_compact_bit) },
 };
 const size_t py_offset_names_count = ARRAY_SIZE(py_offset_names);
 
-_Static_assert(sizeof(struct py_offsets) == ARRAY_SIZE(py_offset_names) * sizeof(int32_t),
-	       "every offset has a name");
+_Static_assert(sizeof(struct py_offsets) == ARRAY_SIZE(py_offset_names) * sizeof(int32_t) &&
+		       ARRAY_SIZE(py_offset_names) == PY_O_NR && PY_O_NR <= 32,
+	       "every offset has a name, and a bit in from_debug_offsets");
 
 int32_t py_offsets__get(const struct py_offsets *off, size_t i)
 {
@@ -67,6 +71,26 @@ int32_t py_offsets__get(const struct py_offsets *off, size_t i)
 		return PY_OFF_NONE;
 	memcpy(&v, (const char *)off + py_offset_names[i].field, sizeof(v));
 	return v;
+}
+
+const char *py_runtime__offset_source(const struct py_runtime *pr, size_t i)
+{
+	if (i < PY_O_NR && (pr->from_debug_offsets & (1u << i)))
+		return "_Py_DebugOffsets";
+	return pr->offsets_source == PY_OFFSETS_TABLE ? "table" : "constant";
+}
+
+/* Says why ef is refused, in pr->why and at debug level; returns err. */
+__attribute__((format(printf, 4, 5))) static int
+py_refuse(const struct elf_file *ef, struct py_runtime *pr, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(pr->why, sizeof(pr->why), fmt, ap);
+	va_end(ap);
+	pr_debug("%s: %s", elf_file__path(ef), pr->why);
+	return err;
 }
 
 /*
@@ -393,48 +417,72 @@ static unsigned int minor_from_name(const char *path)
 	return *p == '\0' || *p == '.' ? minor : 0;
 }
 
-/* ---- 3.13: _Py_DebugOffsets ---- */
+/* ---- 3.13 on: _Py_DebugOffsets ---- */
 
 /*
- * The layout of _Py_DebugOffsets in 3.13 (Include/internal/pycore_runtime.h):
- * u64 words, each group starting with the size of the struct it describes.
+ * Where _Py_DebugOffsets (Include/internal/pycore_debug_offsets.h; in
+ * pycore_runtime.h in 3.13) keeps what the walk needs, by minor version.
+ * It is u64 words in groups, one per struct of CPython's, each starting
+ * with the size of that struct. Its own layout moves with each minor
+ * version (3.14 added fields to the groups of the interpreter and the
+ * thread, 3.15 to the thread's and a group before the frame's), which
+ * moves the groups after them; it stays the same through a minor
+ * version's patch releases, whose moved fields it then tells. A field's
+ * place from its group's start is the same in every version here but the
+ * thread's id. Each layout is checked against the DWARF of struct
+ * _Py_DebugOffsets of its builds (tests/oracle/python_runtime.py). A
+ * minor version not here is refused: reading it with another's layout
+ * would be a guess.
  */
-enum {
-	DO_COOKIE = 0,
-	DO_VERSION = 8,
-	DO_FREE_THREADED = 16,
-	DO_RUNTIME_SIZE = 24,
-	DO_RUNTIME_INTERPRETERS_HEAD = 40,
-	DO_INTERP_SIZE = 48,
-	DO_INTERP_NEXT = 64,
-	DO_INTERP_THREADS_HEAD = 72,
-	DO_TSTATE_SIZE = 152,
-	DO_TSTATE_NEXT = 168,
-	DO_TSTATE_CURRENT_FRAME = 184,
-	DO_TSTATE_THREAD_ID = 192,
-	DO_TSTATE_NATIVE_THREAD_ID = 200,
-	DO_FRAME_SIZE = 224,
-	DO_FRAME_PREVIOUS = 232,
-	DO_FRAME_EXECUTABLE = 240,
-	DO_FRAME_INSTR_PTR = 248,
-	DO_FRAME_OWNER = 264,
-	DO_CODE_SIZE = 272,
-	DO_CODE_FILENAME = 280,
-	DO_CODE_NAME = 288,
-	DO_CODE_QUALNAME = 296,
-	DO_CODE_LINETABLE = 304,
-	DO_CODE_FIRSTLINENO = 312,
-	DO_CODE_ADAPTIVE = 344,
-	DO_STR_SIZE = 536,
-	DO_STR_STATE = 544,
-	DO_STR_LENGTH = 552,
-	DO_STR_ASCII_SIZE = 560,
-	DO_SIZE_3_13 = 584,
+struct do_layout {
+	uint8_t minor;
+	uint16_t size;						   /* of _Py_DebugOffsets */
+	uint16_t runtime, interp, tstate, frame, code, bytes, str; /* where each group starts */
+	uint8_t tstate_thread_id; /* from its group; native_thread_id is the word after */
 };
 
-#define DEBUG_COOKIE "xdebugpy"
-/* No struct of CPython's is this large: a bigger size is not a 3.13 table. */
+static const struct do_layout do_layouts[] = {
+	{ 13, 584, 24, 48, 152, 224, 272, 512, 536, 40 },
+	{ 14, 760, 24, 48, 176, 248, 312, 592, 616, 40 },
+	{ 15, 888, 24, 48, 176, 312, 376, 688, 712, 64 },
+};
+
+/* The words of the groups' fields, from the group's start (its size). */
+enum {
+	DO_RUNTIME_INTERPRETERS_HEAD = 16,
+	DO_INTERP_NEXT = 16,
+	DO_INTERP_THREADS_HEAD = 24,
+	DO_TSTATE_NEXT = 16,
+	DO_TSTATE_CURRENT_FRAME = 32,
+	DO_FRAME_PREVIOUS = 8,
+	DO_FRAME_EXECUTABLE = 16,
+	DO_FRAME_INSTR_PTR = 24,
+	DO_FRAME_OWNER = 40,
+	DO_CODE_FILENAME = 8,
+	DO_CODE_NAME = 16,
+	DO_CODE_QUALNAME = 24,
+	DO_CODE_LINETABLE = 32,
+	DO_CODE_FIRSTLINENO = 40,
+	DO_CODE_ADAPTIVE = 72,
+	DO_BYTES_SVAL = 16,
+	DO_STR_STATE = 8,
+	DO_STR_LENGTH = 16,
+	DO_STR_ASCII_SIZE = 24,
+};
+
+#define DO_COOKIE "xdebugpy"
+#define DO_VERSION 8
+#define DO_FREE_THREADED 16
+/* No struct of CPython's is this large: a bigger size is no size. */
 #define DO_STRUCT_MAX (1 << 20)
+
+static const struct do_layout *do_layout_of(unsigned int minor)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(do_layouts); i++)
+		if (do_layouts[i].minor == minor)
+			return &do_layouts[i];
+	return NULL;
+}
 
 static uint64_t do_word(const uint8_t *t, size_t at)
 {
@@ -444,88 +492,131 @@ static uint64_t do_word(const uint8_t *t, size_t at)
 	return v;
 }
 
-/*
- * Field at of a struct whose size is at size_at, into *out: it must lie
- * inside the struct, with room for width bytes.
- */
-static int do_field(const uint8_t *t, size_t size_at, size_t at, unsigned int width, int32_t *out)
-{
-	uint64_t size = do_word(t, size_at), v = do_word(t, at);
+/* One offset read from _Py_DebugOffsets: the field at at of the group at group. */
+struct do_field {
+	uint16_t group, at;
+	uint8_t width; /* bytes the walk reads there: the offset leaves room for them */
+	uint8_t name;  /* its index in py_offset_names */
+};
 
-	if (size > DO_STRUCT_MAX || v > size || width > size - v)
+/*
+ * The fields the walk and the namer read, placed by layout l. The
+ * instructions and a string's characters start where their field says:
+ * the objects are larger than these structs, so nothing need fit there.
+ */
+static size_t do_fields(const struct do_layout *l, struct do_field *f)
+{
+	const struct do_field all[] = {
+		{ l->runtime, DO_RUNTIME_INTERPRETERS_HEAD, 8, PY_O_RUNTIME_INTERPRETERS_HEAD },
+		{ l->interp, DO_INTERP_NEXT, 8, PY_O_INTERP_NEXT },
+		{ l->interp, DO_INTERP_THREADS_HEAD, 8, PY_O_INTERP_THREADS_HEAD },
+		{ l->tstate, DO_TSTATE_NEXT, 8, PY_O_TSTATE_NEXT },
+		{ l->tstate, DO_TSTATE_CURRENT_FRAME, 8, PY_O_TSTATE_FRAME },
+		{ l->tstate, l->tstate_thread_id, 8, PY_O_TSTATE_THREAD_ID },
+		{ l->tstate, l->tstate_thread_id + 8, 4, PY_O_TSTATE_NATIVE_THREAD_ID },
+		{ l->frame, DO_FRAME_PREVIOUS, 8, PY_O_FRAME_PREVIOUS },
+		{ l->frame, DO_FRAME_EXECUTABLE, 8, PY_O_FRAME_CODE },
+		{ l->frame, DO_FRAME_INSTR_PTR, 8, PY_O_FRAME_INSTR },
+		{ l->frame, DO_FRAME_OWNER, 1, PY_O_FRAME_OWNER },
+		{ l->code, DO_CODE_FILENAME, 8, PY_O_CODE_FILENAME },
+		{ l->code, DO_CODE_NAME, 8, PY_O_CODE_NAME },
+		{ l->code, DO_CODE_QUALNAME, 8, PY_O_CODE_QUALNAME },
+		{ l->code, DO_CODE_LINETABLE, 8, PY_O_CODE_LINETABLE },
+		{ l->code, DO_CODE_FIRSTLINENO, 4, PY_O_CODE_FIRSTLINENO },
+		{ l->code, DO_CODE_ADAPTIVE, 0, PY_O_CODE_ADAPTIVE },
+		{ l->bytes, DO_BYTES_SVAL, 0, PY_O_BYTES_SVAL },
+		{ l->str, DO_STR_STATE, 4, PY_O_STR_STATE },
+		{ l->str, DO_STR_LENGTH, 8, PY_O_STR_LENGTH },
+		{ l->str, DO_STR_ASCII_SIZE, 0, PY_O_STR_DATA },
+	};
+
+	memcpy(f, all, sizeof(all));
+	return ARRAY_SIZE(all);
+}
+
+#define DO_FIELDS_MAX 24
+
+/* Offset f of the table t into *o: it must lie inside its struct, with room for its width. */
+static int do_read_field(const uint8_t *t, const struct do_field *f, struct py_offsets *o)
+{
+	uint64_t size = do_word(t, f->group), v = do_word(t, f->group + f->at);
+	int32_t off = (int32_t)v;
+
+	if (size > DO_STRUCT_MAX || v > size || f->width > size - v)
 		return -EINVAL;
-	*out = (int32_t)v;
+	memcpy((char *)o + py_offset_names[f->name].field, &off, sizeof(off));
+	return 0;
+}
+
+/*
+ * The table at the start of _PyRuntime (the symbol runtime), checked:
+ * its cookie, its version (Py_Version's), its build (not free-threaded),
+ * the size of _PyRuntimeState it declares (the symbol's), and each
+ * offset inside the struct it belongs to.
+ */
+static int do_check(const struct elf_file *ef, const struct elf_symbol_query *runtime,
+		    const struct do_layout *l, const uint8_t **table, struct py_runtime *pr)
+{
+	const uint8_t *t;
+
+	if (runtime->size < l->size || !(t = elf_file__vaddr_bytes(ef, runtime->value, l->size)))
+		return py_refuse(ef, pr, -EINVAL,
+				 "_PyRuntime (%" PRIu64 " bytes) is too small for the %u bytes of "
+				 "_Py_DebugOffsets of 3.%u, or lies past the file",
+				 runtime->size, l->size, l->minor);
+	if (memcmp(t, DO_COOKIE, 8))
+		return py_refuse(ef, pr, -EINVAL,
+				 "_PyRuntime does not start with _Py_DebugOffsets (its cookie)");
+	if (do_word(t, DO_VERSION) != pr->version_hex)
+		return py_refuse(ef, pr, -EINVAL,
+				 "_Py_DebugOffsets is of version %#" PRIx64 ", Py_Version says %#x",
+				 do_word(t, DO_VERSION), pr->version_hex);
+	if (do_word(t, DO_FREE_THREADED)) {
+		pr->free_threaded = true;
+		return py_refuse(ef, pr, -ENOTSUP,
+				 "a free-threaded build, whose objects and frames are laid out "
+				 "otherwise");
+	}
+	if (do_word(t, l->runtime) != runtime->size)
+		return py_refuse(ef, pr, -EINVAL,
+				 "_Py_DebugOffsets says _PyRuntime is %" PRIu64
+				 " bytes, its symbol %" PRIu64,
+				 do_word(t, l->runtime), runtime->size);
+	*table = t;
 	return 0;
 }
 
 static int read_debug_offsets(const struct elf_file *ef, const struct elf_symbol_query *runtime,
 			      struct py_runtime *pr)
 {
+	const struct do_layout *l = do_layout_of(pr->minor);
+	struct do_field fields[DO_FIELDS_MAX];
 	struct py_offsets *o = &pr->off;
-	const struct {
-		size_t size_at, at;
-		unsigned int width;
-		int32_t *out;
-	} fields[] = {
-		{ DO_RUNTIME_SIZE, DO_RUNTIME_INTERPRETERS_HEAD, 8, &o->runtime_interpreters_head },
-		{ DO_INTERP_SIZE, DO_INTERP_NEXT, 8, &o->interp_next },
-		{ DO_INTERP_SIZE, DO_INTERP_THREADS_HEAD, 8, &o->interp_threads_head },
-		{ DO_TSTATE_SIZE, DO_TSTATE_NEXT, 8, &o->tstate_next },
-		{ DO_TSTATE_SIZE, DO_TSTATE_CURRENT_FRAME, 8, &o->tstate_frame },
-		{ DO_TSTATE_SIZE, DO_TSTATE_THREAD_ID, 8, &o->tstate_thread_id },
-		{ DO_TSTATE_SIZE, DO_TSTATE_NATIVE_THREAD_ID, 4, &o->tstate_native_thread_id },
-		{ DO_FRAME_SIZE, DO_FRAME_PREVIOUS, 8, &o->frame_previous },
-		{ DO_FRAME_SIZE, DO_FRAME_EXECUTABLE, 8, &o->frame_code },
-		{ DO_FRAME_SIZE, DO_FRAME_INSTR_PTR, 8, &o->frame_instr },
-		{ DO_FRAME_SIZE, DO_FRAME_OWNER, 1, &o->frame_owner },
-		{ DO_CODE_SIZE, DO_CODE_FILENAME, 8, &o->code_filename },
-		{ DO_CODE_SIZE, DO_CODE_NAME, 8, &o->code_name },
-		{ DO_CODE_SIZE, DO_CODE_QUALNAME, 8, &o->code_qualname },
-		{ DO_CODE_SIZE, DO_CODE_LINETABLE, 8, &o->code_linetable },
-		{ DO_CODE_SIZE, DO_CODE_FIRSTLINENO, 4, &o->code_firstlineno },
-		/* the instructions start there: the code object is larger */
-		{ DO_CODE_SIZE, DO_CODE_ADAPTIVE, 0, &o->code_adaptive },
-		{ DO_STR_SIZE, DO_STR_STATE, 4, &o->str_state },
-		{ DO_STR_SIZE, DO_STR_LENGTH, 8, &o->str_length },
-		{ DO_STR_SIZE, DO_STR_ASCII_SIZE, 0, &o->str_data },
-	};
-	const uint8_t *t;
+	const uint8_t *t = NULL;
+	size_t n;
+	int err;
 
-	if (runtime->size < DO_SIZE_3_13 ||
-	    !(t = elf_file__vaddr_bytes(ef, runtime->value, DO_SIZE_3_13))) {
-		pr_debug("%s: _PyRuntime is too small for _Py_DebugOffsets or lies past the file",
-			 elf_file__path(ef));
-		return -EINVAL;
+	if (!l)
+		return py_refuse(ef, pr, -ENOTSUP,
+				 "no layout of _Py_DebugOffsets is known for 3.%u here", pr->minor);
+	err = do_check(ef, runtime, l, &t, pr);
+	if (err)
+		return err;
+	n = do_fields(l, fields);
+	for (size_t i = 0; i < n; i++) {
+		if (do_read_field(t, &fields[i], o))
+			return py_refuse(ef, pr, -EINVAL,
+					 "_Py_DebugOffsets: %s (word %u) lies outside its struct",
+					 py_offset_names[fields[i].name].name,
+					 fields[i].group + fields[i].at);
+		pr->from_debug_offsets |= 1u << fields[i].name;
 	}
-	if (memcmp(t + DO_COOKIE, DEBUG_COOKIE, 8)) {
-		pr_debug("%s: _PyRuntime does not start with _Py_DebugOffsets", elf_file__path(ef));
-		return -EINVAL;
-	}
-	if (do_word(t, DO_VERSION) != pr->version_hex) {
-		pr_debug("%s: _Py_DebugOffsets is of version %#llx, Py_Version says %#x",
-			 elf_file__path(ef), (unsigned long long)do_word(t, DO_VERSION),
-			 pr->version_hex);
-		return -EINVAL;
-	}
-	if (do_word(t, DO_FREE_THREADED)) {
-		pr_debug("%s: a free-threaded build: its objects are laid out differently",
-			 elf_file__path(ef));
-		return -ENOTSUP;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
-		if (do_field(t, fields[i].size_at, fields[i].at, fields[i].width, fields[i].out)) {
-			pr_debug("%s: _Py_DebugOffsets word %zu lies outside its struct",
-				 elf_file__path(ef), fields[i].at);
-			return -EINVAL;
-		}
-	}
-	/* In the layout of the headers of 3.13, which the table does not describe. */
+	/* Not in the layouts of 3.13 on, or not in _Py_DebugOffsets: their constants. */
 	o->runtime_tss_key = PY_OFF_NONE;
 	o->cframe_current_frame = PY_OFF_NONE;
 	o->frame_is_entry = PY_OFF_NONE;
 	o->code_lnotab = PY_OFF_NONE;
 	o->code_code = PY_OFF_NONE;
-	o->bytes_sval = PY_OFF_NONE;
 	o->str_ascii_bit = 6;
 	o->str_compact_bit = 5;
 	pr->offsets_source = PY_OFFSETS_DEBUG_OFFSETS;
@@ -537,7 +628,8 @@ static int read_debug_offsets(const struct elf_file *ef, const struct elf_symbol
 static int read_offsets(const struct elf_file *ef, const struct elf_symbol_query *syms,
 			struct py_runtime *pr)
 {
-	if (pr->minor == 13)
+	pr->frame_layout = pr->minor >= 11 ? PY_FRAME_INTERPRETER : PY_FRAME_OBJECT;
+	if (pr->minor >= 13)
 		return read_debug_offsets(ef, &syms[SYM_RUNTIME], pr);
 	for (size_t i = 0; i < ARRAY_SIZE(py_table); i++) {
 		if (py_table[i].minor == pr->minor) {
@@ -546,7 +638,7 @@ static int read_offsets(const struct elf_file *ef, const struct elf_symbol_query
 			return 0;
 		}
 	}
-	return -ENOTSUP;
+	return py_refuse(ef, pr, -ENOTSUP, "no offsets of CPython 3.%u are known here", pr->minor);
 }
 
 /* The anchor of the thread list and the TLS key, once the version is known. */
@@ -557,29 +649,22 @@ static int read_anchors(const struct elf_file *ef, const struct elf_symbol_query
 		&syms[pr->minor == 6 ? SYM_INTERP_HEAD : SYM_RUNTIME];
 
 	pr->runtime_symbol = py_sym_names[pr->minor == 6 ? SYM_INTERP_HEAD : SYM_RUNTIME].name;
-	if (!anchor->found) {
-		pr_debug("%s: CPython %u.%u without %s (stripped?)", elf_file__path(ef), pr->major,
-			 pr->minor, pr->runtime_symbol);
-		return -ENOTSUP;
-	}
+	if (!anchor->found)
+		return py_refuse(ef, pr, -ENOTSUP, "no symbol %s (stripped?)", pr->runtime_symbol);
 	/* Nothing lives at 0 (0 is "none" here): the ELF header is there, or nothing. */
 	if (!anchor->value || (uint64_t)pr->off.runtime_interpreters_head + 8 > anchor->size ||
-	    !elf_file__vaddr_mapped(ef, anchor->value, anchor->size)) {
-		pr_debug("%s: %s lies outside the file or is too small", elf_file__path(ef),
-			 pr->runtime_symbol);
-		return -EINVAL;
-	}
+	    !elf_file__vaddr_mapped(ef, anchor->value, anchor->size))
+		return py_refuse(ef, pr, -EINVAL, "%s lies outside the file or is too small",
+				 pr->runtime_symbol);
 	pr->runtime = anchor->value;
 	if (pr->minor == 6 && syms[SYM_TLS_KEY].found && syms[SYM_TLS_KEY].size == 4 &&
 	    syms[SYM_TLS_KEY].value)
 		pr->tls_key = syms[SYM_TLS_KEY].value;
 	if (pr->off.runtime_tss_key != PY_OFF_NONE) {
 		/* Py_tss_t: int _is_initialized; pthread_key_t _key */
-		if ((uint64_t)pr->off.runtime_tss_key + 8 > anchor->size) {
-			pr_debug("%s: autoTSSkey lies past the end of _PyRuntime",
-				 elf_file__path(ef));
-			return -EINVAL;
-		}
+		if ((uint64_t)pr->off.runtime_tss_key + 8 > anchor->size)
+			return py_refuse(ef, pr, -EINVAL,
+					 "autoTSSkey lies past the end of _PyRuntime");
 		pr->tls_key = anchor->value + pr->off.runtime_tss_key + 4;
 	}
 	return 0;
@@ -672,10 +757,8 @@ static int read_eval(const struct elf_file *ef, const struct elf_symbol_query *s
 	const struct elf_symbol_query *e = &syms[SYM_EVAL], *c = &syms[SYM_EVAL_COLD];
 
 	if (!e->value || !e->size || e->value + e->size < e->value ||
-	    !elf_file__vaddr_bytes(ef, e->value, e->size)) {
-		pr_debug("%s: _PyEval_EvalFrameDefault lies outside the file", elf_file__path(ef));
-		return -EINVAL;
-	}
+	    !elf_file__vaddr_bytes(ef, e->value, e->size))
+		return py_refuse(ef, pr, -EINVAL, "_PyEval_EvalFrameDefault lies outside the file");
 	pr->eval_lo = e->value;
 	pr->eval_hi = e->value + e->size;
 	if (c->found && c->value && c->size && c->value + c->size > c->value &&
@@ -688,10 +771,62 @@ static int read_eval(const struct elf_file *ef, const struct elf_symbol_query *s
 	return 0;
 }
 
+/* The version (Py_Version, or Py_GetVersion's string), which the file's name must not contradict. */
+static int read_version(const struct elf_file *ef, const struct elf_symbol_query *syms,
+			struct py_runtime *pr)
+{
+	unsigned int name_minor;
+	int err;
+
+	if (syms[SYM_PY_VERSION].found)
+		err = version_from_symbol(ef, &syms[SYM_PY_VERSION], pr);
+	else if (syms[SYM_GETVERSION].found)
+		err = version_from_getversion(ef, &syms[SYM_GETVERSION], pr);
+	else
+		err = -ENOTSUP;
+	if (err) {
+		pr->version_hex = 0;
+		return py_refuse(ef, pr, err, "the CPython version cannot be read");
+	}
+	if (pr->major != 3 || pr->minor < 6)
+		return py_refuse(ef, pr, -ENOTSUP,
+				 "CPython %u.%u: versions before 3.6 are not read", pr->major,
+				 pr->minor);
+	name_minor = minor_from_name(elf_file__path(ef));
+	if ((name_minor && name_minor != pr->minor) ||
+	    (pr->minor >= 11) != syms[SYM_PY_VERSION].found)
+		return py_refuse(ef, pr, -EINVAL,
+				 "the file says CPython %u.%u, its name or its symbols another",
+				 pr->major, pr->minor);
+	return 0;
+}
+
+/*
+ * What a failed read leaves: the reason; after -ENOTSUP, also the version
+ * and the eval loop, by which the samples of a refused interpreter are
+ * counted.
+ */
+static void py_runtime_clear(struct py_runtime *pr, int err)
+{
+	struct py_runtime keep = {};
+
+	memcpy(keep.why, pr->why, sizeof(keep.why));
+	if (err == -ENOTSUP) {
+		set_version_hex(&keep, pr->version_hex);
+		keep.version_source = pr->version_source;
+		keep.free_threaded = pr->free_threaded;
+		keep.eval_lo = pr->eval_lo;
+		keep.eval_hi = pr->eval_hi;
+		keep.cold_lo = pr->cold_lo;
+		keep.cold_hi = pr->cold_hi;
+		keep.cold_from_fde = pr->cold_from_fde;
+	}
+	*pr = keep;
+}
+
 int py_runtime__read(const struct elf_file *ef, struct py_runtime *pr)
 {
 	struct elf_symbol_query syms[SYM_NR];
-	unsigned int name_minor;
 	int err;
 
 	memset(pr, 0, sizeof(*pr));
@@ -702,43 +837,18 @@ int py_runtime__read(const struct elf_file *ef, struct py_runtime *pr)
 		return err;
 	if (!syms[SYM_EVAL].found || (!syms[SYM_RUNTIME].found && !syms[SYM_INTERP_HEAD].found))
 		return -ENOENT;
-	if (elf_file__machine(ef) != EM_X86_64) {
-		pr_debug("%s: CPython's offsets are known on x86_64 only", elf_file__path(ef));
-		return -ENOTSUP;
-	}
-	if (syms[SYM_PY_VERSION].found)
-		err = version_from_symbol(ef, &syms[SYM_PY_VERSION], pr);
-	else if (syms[SYM_GETVERSION].found)
-		err = version_from_getversion(ef, &syms[SYM_GETVERSION], pr);
-	else
-		err = -ENOTSUP;
-	if (err) {
-		pr_debug("%s: the CPython version cannot be read", elf_file__path(ef));
-		return err;
-	}
-	if (pr->major != 3 || pr->minor < 6 || pr->minor > 13) {
-		pr_debug("%s: CPython %u.%u is not supported", elf_file__path(ef), pr->major,
-			 pr->minor);
-		return -ENOTSUP;
-	}
-	name_minor = minor_from_name(elf_file__path(ef));
-	if ((name_minor && name_minor != pr->minor) ||
-	    (pr->minor >= 11) != syms[SYM_PY_VERSION].found) {
-		pr_debug("%s: the file says CPython %u.%u, its name or its symbols another",
-			 elf_file__path(ef), pr->major, pr->minor);
-		return -EINVAL;
-	}
-	pr->frame_layout = pr->minor >= 11 ? PY_FRAME_INTERPRETER : PY_FRAME_OBJECT;
-	err = read_offsets(ef, syms, pr);
+	if (elf_file__machine(ef) != EM_X86_64)
+		return py_refuse(ef, pr, -ENOTSUP, "CPython's offsets are known on x86_64 only");
+	err = read_version(ef, syms, pr);
+	if (!err)
+		err = read_offsets(ef, syms, pr);
 	if (!err)
 		err = read_anchors(ef, syms, pr);
-	if (!err)
-		err = read_eval(ef, syms, pr);
-	if (err) {
-		struct py_runtime clean = {};
-
-		*pr = clean;
-	}
+	/* A refused interpreter's eval loop too, where its samples are counted. */
+	if ((!err || (err == -ENOTSUP && pr->version_hex)) && read_eval(ef, syms, pr))
+		err = -EINVAL;
+	if (err)
+		py_runtime_clear(pr, err);
 	return err;
 }
 

@@ -21,13 +21,21 @@
  *   names are compact ASCII strings: length, state (ascii and compact bits),
  *   characters at str.data.
  *
- * Where the offsets come from: 3.13 keeps a table of them, _Py_DebugOffsets,
- * at the start of _PyRuntime, read here from the file; older versions from
- * a table in pyruntime.c, checked against the DWARF of each build by
- * tests/oracle/python_runtime.py. A version without either is refused
- * (-ENOTSUP), never guessed: 3.14 and later (another _Py_DebugOffsets),
- * free-threaded builds, versions before 3.6, and architectures other than
- * x86_64, on which the table was not checked.
+ * Where the offsets come from: from 3.13 on, CPython keeps a table of them,
+ * _Py_DebugOffsets, at the start of _PyRuntime, read here from the file
+ * (checked against its version, its build and the size of each struct it
+ * describes), so that a patch release that moves a field is read as it
+ * is; older versions from a table in pyruntime.c, checked against the
+ * DWARF of each build by tests/oracle/python_runtime.py. What is neither
+ * is refused (-ENOTSUP), never guessed: a minor version whose layout of
+ * _Py_DebugOffsets is not known here (3.16 on), free-threaded builds,
+ * versions before 3.6, and architectures other than x86_64, on which the
+ * table was not checked. A refused interpreter keeps its version and its
+ * eval loop, so that its samples are counted (python-version-unsupported).
+ *
+ * 3.14 on: f_executable is a _PyStackRef, whose low bits are tags (the
+ * walk masks them), and an activation's first frame is owned by
+ * FRAME_OWNED_BY_INTERPRETER, 3 as FRAME_OWNED_BY_CSTACK was before.
  *
  * The version: Py_Version (3.11+); before, the string Py_GetVersion()
  * formats (the address it loads, x86_64 code), which must agree with the
@@ -48,6 +56,39 @@ struct elf_file;
 
 /* An offset that the version does not have. */
 #define PY_OFF_NONE (-1)
+
+/* The offsets by their index in py_offset_names, in the order of struct py_offsets. */
+enum py_offset_index {
+	PY_O_RUNTIME_INTERPRETERS_HEAD,
+	PY_O_RUNTIME_TSS_KEY,
+	PY_O_INTERP_NEXT,
+	PY_O_INTERP_THREADS_HEAD,
+	PY_O_TSTATE_NEXT,
+	PY_O_TSTATE_THREAD_ID,
+	PY_O_TSTATE_NATIVE_THREAD_ID,
+	PY_O_TSTATE_FRAME,
+	PY_O_CFRAME_CURRENT_FRAME,
+	PY_O_FRAME_PREVIOUS,
+	PY_O_FRAME_CODE,
+	PY_O_FRAME_INSTR,
+	PY_O_FRAME_OWNER,
+	PY_O_FRAME_IS_ENTRY,
+	PY_O_CODE_NAME,
+	PY_O_CODE_QUALNAME,
+	PY_O_CODE_FILENAME,
+	PY_O_CODE_FIRSTLINENO,
+	PY_O_CODE_LINETABLE,
+	PY_O_CODE_LNOTAB,
+	PY_O_CODE_CODE,
+	PY_O_CODE_ADAPTIVE,
+	PY_O_BYTES_SVAL,
+	PY_O_STR_LENGTH,
+	PY_O_STR_STATE,
+	PY_O_STR_DATA,
+	PY_O_STR_ASCII_BIT,
+	PY_O_STR_COMPACT_BIT,
+	PY_O_NR,
+};
 
 /* Offsets in bytes (bits for the two *_bit fields); PY_OFF_NONE when absent. */
 struct py_offsets {
@@ -73,7 +114,7 @@ struct py_offsets {
 	int32_t code_lnotab;	/* 3.6-3.9 */
 	int32_t code_code;	/* 3.6-3.10: a PyBytesObject */
 	int32_t code_adaptive;	/* 3.11+: the instructions themselves */
-	int32_t bytes_sval;	/* 3.6-3.10 */
+	int32_t bytes_sval;	/* 3.6-3.10, 3.13+ */
 	int32_t str_length;
 	int32_t str_state;
 	int32_t str_data;
@@ -109,7 +150,7 @@ static inline int32_t py_code_table_off(const struct py_offsets *o)
 	return o->code_linetable != PY_OFF_NONE ? o->code_linetable : o->code_lnotab;
 }
 
-/* PyBytesObject.ob_sval, where the table gives none (3.11 on). */
+/* PyBytesObject.ob_sval, where the table gives none (3.11, 3.12). */
 #define PY_BYTES_SVAL_311 32
 
 static inline int32_t py_bytes_data_off(const struct py_offsets *o)
@@ -123,21 +164,26 @@ struct py_runtime {
 	enum py_version_source version_source;
 	enum py_offsets_source offsets_source;
 	enum py_frame_layout frame_layout;
-	const char *runtime_symbol; /* "_PyRuntime", or "interp_head" (3.6) */
-	uint64_t runtime;	    /* ELF virtual addresses */
-	uint64_t tls_key;	    /* of the pthread key of the thread states; 0: none */
-	uint64_t eval_lo, eval_hi;  /* _PyEval_EvalFrameDefault: [lo, hi) */
-	uint64_t cold_lo, cold_hi;  /* its .cold part, 0 when none is known: */
-	bool cold_from_fde;	    /* found in .eh_frame, no symbol naming it */
+	const char *runtime_symbol;  /* "_PyRuntime", or "interp_head" (3.6) */
+	uint64_t runtime;	     /* ELF virtual addresses */
+	uint64_t tls_key;	     /* of the pthread key of the thread states; 0: none */
+	uint64_t eval_lo, eval_hi;   /* _PyEval_EvalFrameDefault: [lo, hi) */
+	uint64_t cold_lo, cold_hi;   /* its .cold part, 0 when none is known: */
+	bool cold_from_fde;	     /* found in .eh_frame, no symbol naming it */
+	bool free_threaded;	     /* _Py_DebugOffsets says so: refused */
+	uint32_t from_debug_offsets; /* bit i: py_offset_names[i] read from _Py_DebugOffsets */
 	struct py_offsets off;
+	char why[160]; /* why the file was refused (-ENOTSUP, -EINVAL), for its one warning */
 };
 
 /*
  * Reads the CPython runtime of ef into *pr. 0; -ENOENT when ef is not a
  * CPython interpreter or libpython (no _PyRuntime or interp_head, no
- * _PyEval_EvalFrameDefault); -ENOTSUP when it is one whose version or
- * layout is not known here (said at debug level); -EINVAL when what it
- * says is inconsistent or lies outside the file.
+ * _PyEval_EvalFrameDefault); -ENOTSUP when it is one whose version, build
+ * or layout is not known here; -EINVAL when what it says is inconsistent
+ * or lies outside the file. Either error says why in pr->why (and at debug
+ * level); after -ENOTSUP, the version and the eval loop's ranges are set
+ * when they could be read (version_hex and eval_lo not 0), the offsets not.
  */
 int py_runtime__read(const struct elf_file *ef, struct py_runtime *pr);
 
@@ -161,5 +207,13 @@ extern const size_t py_offset_names_count;
 
 /* The value of py_offset_names[i] in off. */
 int32_t py_offsets__get(const struct py_offsets *off, size_t i);
+
+/*
+ * Where offset i of pr came from, for dump-unwind: "_Py_DebugOffsets",
+ * "table" (pyruntime.c's, 3.6-3.12) or "constant" (3.13 on, what
+ * _Py_DebugOffsets does not hold: the bits of a string's state, fixed by
+ * CPython's ABI and checked against the DWARF of each build).
+ */
+const char *py_runtime__offset_source(const struct py_runtime *pr, size_t i);
 
 #endif

@@ -6,7 +6,8 @@ usage: make_pyruntime_seeds.py [OUTDIR]   (default: corpus-pyruntime next to thi
 
 One PT_LOAD segment holds _PyRuntime, Py_Version, Py_GetVersion's code
 (lea FORMAT(%rip),%rdx; lea VERSION(%rip),%rcx) with its two strings, and the
-eval loop; a .symtab names them. Seeds: 3.13 with its _Py_DebugOffsets, 3.11
+eval loop; a .symtab names them. Seeds: 3.13, 3.14 and 3.15 with their _Py_DebugOffsets (3.14's free-threaded, 3.16's
+unknown), 3.11
 and 3.12 by Py_Version, 3.10 and 3.9rc2 by Py_GetVersion, 3.6 by interp_head
 and autoTLSkey, and broken ones (the cookie, a table cut short, a
 free-threaded build, an offset past its struct, a version string without an
@@ -58,11 +59,27 @@ def elf(contents, syms, file_end=END):
     return out + b"\0" * (shoff - len(out)) + sh
 
 
-def debug_offsets(version=0x030D00F0, cookie=b"xdebugpy", free_threaded=0, patch=()):
+# 3.14's and 3.15's, made up in the places of their layouts (the thread's
+# group grew in 3.15, moving the groups after it): (byte offset, value)
+def later_offsets(tstate_id, frame, code, bytes_, str_):
+    return [(24, 1024), (40, 808), (48, 9000), (64, 7272), (72, 7344), (176, 900), (192, 8),
+            (208, 72), (tstate_id, 152), (tstate_id + 8, 160), (frame, 88), (frame + 8, 8),
+            (frame + 16, 0), (frame + 24, 56), (frame + 40, 74), (code, 216), (code + 8, 112),
+            (code + 16, 120), (code + 24, 128), (code + 32, 136), (code + 40, 68),
+            (code + 72, 208), (bytes_, 40), (bytes_ + 16, 32), (str_, 64), (str_ + 8, 32),
+            (str_ + 16, 16), (str_ + 24, 40)]
+
+
+DEBUG_OFFSETS_314 = later_offsets(216, 248, 312, 592, 616)
+DEBUG_OFFSETS_315 = later_offsets(240, 312, 376, 688, 712)
+
+
+def debug_offsets(version=0x030D00F0, cookie=b"xdebugpy", free_threaded=0, patch=(),
+                  words=DEBUG_OFFSETS):
     t = bytearray(1024)
     t[0:8] = cookie
     t[8:24] = struct.pack("<QQ", version, free_threaded)
-    for off, v in list(DEBUG_OFFSETS) + list(patch):
+    for off, v in list(words) + list(patch):
         t[off:off + 8] = struct.pack("<Q", v)
     return bytes(t)
 
@@ -90,7 +107,18 @@ def seeds():
     yield "py313-past-struct", elf({**v(0x030D00F0), RUNTIME: debug_offsets(patch=[(72, 8190)])}, new)
     yield "py311", elf(v(0x030B07F0), new)
     yield "py312", elf(v(0x030C01F0), [("_PyRuntime", RUNTIME, 2048, 1)] + new[1:])
-    yield "py314", elf(v(0x030E00F0), new)
+    yield "py314-table-313", elf(v(0x030E00F0), new)
+    d314 = lambda **kw: debug_offsets(0x030E0AF0, words=DEBUG_OFFSETS_314, **kw)
+    d315 = lambda **kw: debug_offsets(0x030F02F0, words=DEBUG_OFFSETS_315, **kw)
+    yield "py314", elf({**v(0x030E0AF0), RUNTIME: d314()}, new)
+    yield "py315", elf({**v(0x030F02F0), RUNTIME: d315()}, new)
+    yield "py314t", elf({**v(0x030E0AF0), RUNTIME: d314(free_threaded=1)}, new)
+    yield "py315-runtime-size", elf({**v(0x030F02F0), RUNTIME: d315(patch=[(24, 1032)])}, new)
+    yield "py315-past-struct", elf({**v(0x030F02F0), RUNTIME: d315(patch=[(240, 896)])}, new)
+    yield "py315-as-314", elf({**v(0x030E0AF0), RUNTIME: d315(patch=[(8, 0x030E0AF0)])}, new)
+    yield "py315-cut", elf({**v(0x030F02F0), RUNTIME: d315()}, new, file_end=RUNTIME + 800)
+    yield "py316", elf({**v(0x031000F0), RUNTIME: debug_offsets(0x031000F0, words=DEBUG_OFFSETS_315)},
+                       new)
     yield "py310", elf(getversion(b"3.10.13"), old)
     yield "py39rc2", elf(getversion(b"3.9.0rc2"), old)
     yield "py39-no-end", elf({**getversion(b"3.9.18"), VERSTR: b"3" * 64}, old)

@@ -284,6 +284,172 @@ static void test_bad_debug_offsets(void)
 	CHECK_EQ_INT(read_image(&img, "libpython3.13.so", &pr), -EINVAL);
 }
 
+/*
+ * _Py_DebugOffsets of 3.14 and 3.15, made up here: the groups where
+ * CPython's headers place them (3.15 with fields of the thread that 3.14
+ * has not), each field a value no other has, so that a field read from
+ * the wrong word shows.
+ */
+struct made_up {
+	unsigned int minor;
+	size_t tstate, frame, code, bytes, str, thread_id;
+};
+
+static const struct made_up made_up_314 = { 14, 176, 248, 312, 592, 616, 216 };
+static const struct made_up made_up_315 = { 15, 176, 312, 376, 688, 712, 240 };
+
+static void put_made_up(struct image *img, const struct made_up *m, uint64_t version)
+{
+	const size_t r = RUNTIME_OFF;
+
+	memcpy(img->buf + r, "xdebugpy", 8);
+	put64(img, r + 8, version);
+	put64(img, r + 24, RUNTIME_SIZE); /* _PyRuntimeState: the symbol's size */
+	put64(img, r + 40, 808);
+	put64(img, r + 48, 9000); /* interp: size, next, threads head */
+	put64(img, r + 64, 7272);
+	put64(img, r + 72, 7344);
+	put64(img, r + m->tstate, 900);
+	put64(img, r + m->tstate + 16, 8);
+	put64(img, r + m->tstate + 32, 72);
+	put64(img, r + m->thread_id, 152 + m->minor);
+	put64(img, r + m->thread_id + 8, 160 + m->minor);
+	put64(img, r + m->frame, 88);
+	put64(img, r + m->frame + 8, 8);
+	put64(img, r + m->frame + 16, 0);
+	put64(img, r + m->frame + 24, 56);
+	put64(img, r + m->frame + 40, 74);
+	put64(img, r + m->code, 216);
+	put64(img, r + m->code + 8, 112);
+	put64(img, r + m->code + 16, 120);
+	put64(img, r + m->code + 24, 128);
+	put64(img, r + m->code + 32, 136);
+	put64(img, r + m->code + 40, 68);
+	put64(img, r + m->code + 72, 208);
+	put64(img, r + m->bytes, 40);
+	put64(img, r + m->bytes + 16, 33);
+	put64(img, r + m->str, 64);
+	put64(img, r + m->str + 8, 32);
+	put64(img, r + m->str + 16, 16);
+	put64(img, r + m->str + 24, 40);
+}
+
+static void image_made_up(struct image *img, const struct made_up *m, uint32_t version)
+{
+	memset(img, 0, sizeof(*img));
+	put_made_up(img, m, version);
+	put_py_version(img, version);
+	finish(img, syms_313, 4, DATA_END);
+}
+
+static void test_debug_offsets_314_315(void)
+{
+	const struct made_up *layouts[] = { &made_up_314, &made_up_315 };
+	static struct image img;
+	struct py_runtime pr;
+	char ver[32];
+
+	for (size_t i = 0; i < 2; i++) {
+		const struct made_up *m = layouts[i];
+		uint32_t version = 0x03000af0 | m->minor << 16;
+
+		image_made_up(&img, m, version);
+		CHECK_EQ_INT(read_image(&img, "python3", &pr), 0);
+		CHECK_EQ_INT(pr.minor, m->minor);
+		CHECK_EQ_INT(pr.micro, 10);
+		CHECK_EQ_INT(pr.offsets_source, PY_OFFSETS_DEBUG_OFFSETS);
+		CHECK_EQ_INT(pr.off.runtime_interpreters_head, 808);
+		CHECK_EQ_INT(pr.off.interp_next, 7272);
+		CHECK_EQ_INT(pr.off.interp_threads_head, 7344);
+		CHECK_EQ_INT(pr.off.tstate_next, 8);
+		CHECK_EQ_INT(pr.off.tstate_frame, 72);
+		CHECK_EQ_INT(pr.off.tstate_thread_id, 152 + m->minor);
+		CHECK_EQ_INT(pr.off.tstate_native_thread_id, 160 + m->minor);
+		CHECK_EQ_INT(pr.off.frame_previous, 8);
+		CHECK_EQ_INT(pr.off.frame_code, 0);
+		CHECK_EQ_INT(pr.off.frame_instr, 56);
+		CHECK_EQ_INT(pr.off.frame_owner, 74);
+		CHECK_EQ_INT(pr.off.code_filename, 112);
+		CHECK_EQ_INT(pr.off.code_name, 120);
+		CHECK_EQ_INT(pr.off.code_qualname, 128);
+		CHECK_EQ_INT(pr.off.code_linetable, 136);
+		CHECK_EQ_INT(pr.off.code_firstlineno, 68);
+		CHECK_EQ_INT(pr.off.code_adaptive, 208);
+		CHECK_EQ_INT(pr.off.bytes_sval, 33);
+		CHECK_EQ_INT(pr.off.str_state, 32);
+		CHECK_EQ_INT(pr.off.str_length, 16);
+		CHECK_EQ_INT(pr.off.str_data, 40);
+		CHECK_EQ_STR(py_runtime__offset_source(&pr, PY_O_TSTATE_THREAD_ID),
+			     "_Py_DebugOffsets");
+		CHECK_EQ_STR(py_runtime__offset_source(&pr, PY_O_STR_ASCII_BIT), "constant");
+	}
+	/* 3.15's table read with 3.14's layout is refused, not misread: the sizes disagree */
+	image_made_up(&img, &made_up_315, 0x030e0af0);
+	CHECK(read_image(&img, "python3", &pr) < 0);
+
+	/* a minor version whose layout is not known: refused, its version and loop kept */
+	image_made_up(&img, &made_up_315, 0x031000f0);
+	CHECK_EQ_INT(read_image(&img, "python3.16", &pr), -ENOTSUP);
+	CHECK_EQ_STR(py_runtime__version_str(&pr, ver, sizeof(ver)), "3.16.0");
+	CHECK_EQ_INT(pr.eval_lo, BASE + EVAL_OFF);
+	CHECK_EQ_INT(pr.cold_lo, BASE + EVAL_OFF + 64);
+	CHECK_EQ_INT(pr.runtime, 0);
+	CHECK_EQ_INT(pr.off.tstate_next, 0);
+	CHECK(strstr(pr.why, "3.16") != NULL);
+}
+
+/* Corrupted tables of 3.14: each refused with a reason, never read. */
+static void test_bad_debug_offsets_314(void)
+{
+	static struct image img;
+	struct py_runtime pr;
+
+	/* free-threaded: refused as a build not supported, the loop kept */
+	image_made_up(&img, &made_up_314, 0x030e0af0);
+	put64(&img, RUNTIME_OFF + 16, 1);
+	finish(&img, syms_313, 4, DATA_END);
+	CHECK_EQ_INT(read_image(&img, "python3.14t", &pr), -ENOTSUP);
+	CHECK(pr.free_threaded);
+	CHECK_EQ_INT(pr.minor, 14);
+	CHECK_EQ_INT(pr.eval_lo, BASE + EVAL_OFF);
+	CHECK(strstr(pr.why, "free-threaded") != NULL);
+
+	/* the size of _PyRuntimeState it declares is not the symbol's */
+	image_made_up(&img, &made_up_314, 0x030e0af0);
+	put64(&img, RUNTIME_OFF + 24, RUNTIME_SIZE + 8);
+	finish(&img, syms_313, 4, DATA_END);
+	CHECK_EQ_INT(read_image(&img, "python3.14", &pr), -EINVAL);
+	CHECK_EQ_INT(pr.eval_lo, 0);
+	CHECK(strstr(pr.why, "bytes") != NULL);
+
+	/* another version than Py_Version's */
+	image_made_up(&img, &made_up_314, 0x030e0af0);
+	put64(&img, RUNTIME_OFF + 8, 0x030e09f0);
+	finish(&img, syms_313, 4, DATA_END);
+	CHECK_EQ_INT(read_image(&img, "python3.14", &pr), -EINVAL);
+	CHECK(strstr(pr.why, "version") != NULL);
+
+	/* the thread's id past the end of the thread state; the code's name at its very end */
+	image_made_up(&img, &made_up_314, 0x030e0af0);
+	put64(&img, RUNTIME_OFF + made_up_314.thread_id, 900);
+	finish(&img, syms_313, 4, DATA_END);
+	CHECK_EQ_INT(read_image(&img, "python3.14", &pr), -EINVAL);
+	CHECK(strstr(pr.why, "tstate.thread_id") != NULL);
+	image_made_up(&img, &made_up_314, 0x030e0af0);
+	put64(&img, RUNTIME_OFF + made_up_314.code + 16, 212);
+	finish(&img, syms_313, 4, DATA_END);
+	CHECK_EQ_INT(read_image(&img, "python3.14", &pr), -EINVAL);
+	/* a struct of absurd size */
+	image_made_up(&img, &made_up_314, 0x030e0af0);
+	put64(&img, RUNTIME_OFF + made_up_314.frame, 1ULL << 40);
+	finish(&img, syms_313, 4, DATA_END);
+	CHECK_EQ_INT(read_image(&img, "python3.14", &pr), -EINVAL);
+	/* _PyRuntime smaller than the table (760 bytes in 3.14) */
+	image_made_up(&img, &made_up_314, 0x030e0af0);
+	finish(&img, syms_313, 4, RUNTIME_OFF + 700);
+	CHECK_EQ_INT(read_image(&img, "python3.14", &pr), -EINVAL);
+}
+
 static void test_versions(void)
 {
 	static struct image img;
@@ -308,9 +474,6 @@ static void test_versions(void)
 	CHECK_EQ_INT(pr.runtime, 0);
 
 	/* versions not known here; one the file name contradicts */
-	put_py_version(&img, 0x030e00f0);
-	finish(&img, syms_313, 4, DATA_END);
-	CHECK_EQ_INT(read_image(&img, "libpython3.14.so", &pr), -ENOTSUP);
 	put_py_version(&img, 0x020712f0);
 	finish(&img, syms_313, 4, DATA_END);
 	CHECK_EQ_INT(read_image(&img, "python", &pr), -ENOTSUP);
@@ -449,6 +612,8 @@ int main(void)
 		log_level = 3;
 	RUN(test_debug_offsets);
 	RUN(test_bad_debug_offsets);
+	RUN(test_debug_offsets_314_315);
+	RUN(test_bad_debug_offsets_314);
 	RUN(test_versions);
 	RUN(test_getversion);
 	RUN(test_not_python);
