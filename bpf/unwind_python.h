@@ -163,7 +163,10 @@ __weak __noinline int py_frame(struct scratch *sc, const struct unw_py_proc *py,
 	owner = py->entry == UNW_PY_ENTRY_EACH ? 0 : (__u8)py_buf_word(sc, py->frame_owner);
 	if (py->entry == UNW_PY_ENTRY_SHIM && owner == py->owner_cstack)
 		return PY_END; /* the shim the activation began with */
-	code = py_buf_word(sc, py->frame_code);
+	if (py->entry == UNW_PY_ENTRY_SHIM && owner > py->owner_cstack)
+		return PY_MORE; /* a frame of the C stack (3.14), which runs no code */
+	/* 3.14 on, a _PyStackRef: its low bits are tags, an object is 8-aligned */
+	code = py_buf_word(sc, py->frame_code) & ~7ULL;
 	where = py_buf_word(sc, py->frame_instr);
 	if (py->instr_is_index)
 		where = (__u32)where;
@@ -199,6 +202,10 @@ __weak __noinline int py_frames(struct scratch *sc, const struct unw_py_proc *py
 
 	if (!sc || !py || !hash)
 		return 0;
+	if (py->refused) {
+		err_inc(UNW_E_PY_VERSION);
+		return 0;
+	}
 	before = sc->py_written;
 	if (!sc->py_looked) {
 		sc->py_looked = 1;

@@ -130,6 +130,10 @@ __weak __noinline int rb_frames(struct scratch *sc, const struct unw_rb_proc *rb
 
 	if (!sc || !rb || !hash)
 		return 0;
+	if (rb->refused) {
+		err_inc(UNW_E_RB_VERSION);
+		return 0;
+	}
 	before = sc->rb_written;
 	if (!sc->rb_looked) {
 		sc->rb_looked = 1;

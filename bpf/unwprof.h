@@ -227,7 +227,13 @@ struct unw_go_proc {
 enum unw_py_entry {
 	UNW_PY_ENTRY_EACH = 0, /* before 3.11: each activation runs one frame */
 	UNW_PY_ENTRY_FLAG,     /* 3.11: the frame's is_entry byte (at frame_owner) is set */
-	UNW_PY_ENTRY_SHIM,     /* 3.12+: a shim frame whose owner is owner_cstack ends it */
+	/*
+	 * 3.12+: a shim frame whose owner is owner_cstack ends it (3.12, 3.13
+	 * FRAME_OWNED_BY_CSTACK, 3.14+ FRAME_OWNED_BY_INTERPRETER, both 3); a
+	 * frame of a higher owner (3.14's FRAME_OWNED_BY_CSTACK) runs no code:
+	 * it is left out.
+	 */
+	UNW_PY_ENTRY_SHIM,
 };
 
 /*
@@ -261,7 +267,13 @@ struct unw_py_proc {
 	__u16 str_length; /* a str object's length (of its compact ASCII data) */
 	__u16 str_data;	  /* its compact ASCII data */
 	__u16 bytes_data; /* a bytes object's data; its size is at UNW_PY_VAR_SIZE */
-	__u16 pad[3];
+	/*
+	 * An interpreter whose frames are not read (a version or build not
+	 * known, core/runtimes/pyruntime.h): its eval loop's samples count
+	 * UNW_E_PY_VERSION and are walked as native code; nothing else is set.
+	 */
+	__u8 refused;
+	__u8 pad[5];
 };
 
 /* PyVarObject.ob_size, in every version. */
@@ -294,7 +306,8 @@ struct unw_rb_proc {
 	__u16 cfp_ep;
 	__u16 iseq_body; /* an iseq's body: its tag */
 	__u16 me_def;	 /* a method entry's definition: its tag */
-	__u16 pad;
+	__u8 refused;	 /* a version not read: UNW_E_RB_VERSION, as unw_py_proc's */
+	__u8 pad;
 };
 
 /*
@@ -542,7 +555,11 @@ enum unw_stat {
 	X(RB_FRAME, "ruby-frame-unreadable",                                               \
 	  "a Ruby frame could not be read: the activation's others left out")              \
 	X(RB_DEPTH, "ruby-frames-truncated",                                               \
-	  "more Ruby frames in one activation than written: the rest left out")
+	  "more Ruby frames in one activation than written: the rest left out")            \
+	X(PY_VERSION, "python-version-unsupported",                                        \
+	  "in the eval loop of a CPython whose frames are not read: native frames only")   \
+	X(RB_VERSION, "ruby-version-unsupported",                                          \
+	  "in the VM loop of a Ruby whose frames are not read: native frames only")
 
 /* The list is no expression, whatever clang-format takes it for. */
 /* clang-format off */

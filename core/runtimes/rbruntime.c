@@ -220,15 +220,16 @@ int rb_runtime__read(const struct elf_file *ef, struct rb_runtime *rr)
 		pr_debug("%s: ruby_version is not a version", elf_file__path(ef));
 		return -EINVAL;
 	}
-	err = read_offsets(ef, rr);
-	if (err)
-		return err;
 	if (!exec->size || !elf_file__vaddr_bytes(ef, exec->value, exec->size)) {
 		pr_debug("%s: rb_vm_exec lies outside the file", elf_file__path(ef));
 		return -EINVAL;
 	}
+	/* Known first, so that the samples of a version refused are counted there. */
 	rr->vm_exec_lo = exec->value;
 	rr->vm_exec_hi = exec->value + exec->size;
+	err = read_offsets(ef, rr);
+	if (err)
+		return err;
 	rr->ec_offset = syms[SYM_EC].value;
 	rr->ec_module_got = ec_module_slot(ef);
 	if (!rr->ec_module_got) {

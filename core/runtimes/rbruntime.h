@@ -104,9 +104,10 @@ struct rb_runtime {
 /*
  * Reads the Ruby runtime of ef into *rr. 0; -ENOENT when ef is not a Ruby
  * interpreter (no ruby_version, rb_vm_exec or ruby_current_ec); -ENOTSUP
- * when it is one whose version is not known here or whose thread-local
- * variable is not reached through the DTV (said at debug level); -EINVAL
- * when what it says lies outside the file.
+ * when it is one whose version is not known here (its version and
+ * rb_vm_exec are then set) or whose thread-local variable is not reached
+ * through the DTV (said at debug level); -EINVAL when what it says lies
+ * outside the file.
  */
 int rb_runtime__read(const struct elf_file *ef, struct rb_runtime *rr);
 

@@ -99,16 +99,19 @@ static struct unw_py_proc py_proc_of(const struct py_runtime *pr, uint64_t bias)
 	return v;
 }
 
-/* CPython (core/runtimes/pyruntime.h): the eval loop and its .cold part. */
+/*
+ * CPython (core/runtimes/pyruntime.h): the eval loop and its .cold part;
+ * of a version refused, only to count its samples there.
+ */
 static bool py_place(const struct tables_entry *e, uint64_t bias, struct runtime_place *rp)
 {
 	const struct py_runtime *pr = &e->py;
 
-	if (!e->has_py)
+	if (!e->has_py && !e->py_refused)
 		return false;
 	*rp = (struct runtime_place){
 		.ranges = { { pr->eval_lo + bias, pr->eval_hi + bias } },
-		.value.py = py_proc_of(pr, bias),
+		.value.py = e->has_py ? py_proc_of(pr, bias) : (struct unw_py_proc){ .refused = 1 },
 	};
 	if (pr->cold_hi) {
 		rp->ranges[1].lo = pr->cold_lo + bias;
@@ -123,6 +126,13 @@ static bool rb_place(const struct tables_entry *e, uint64_t bias, struct runtime
 	const struct rb_runtime *rr = &e->rb;
 	const struct rb_offsets *o = &rr->off;
 
+	if (e->rb_refused) {
+		*rp = (struct runtime_place){
+			.ranges = { { rr->vm_exec_lo + bias, rr->vm_exec_hi + bias } },
+			.value.rb = { .refused = 1 },
+		};
+		return true;
+	}
 	if (!e->has_rb)
 		return false;
 	*rp = (struct runtime_place){

@@ -544,9 +544,9 @@ static int runtime_map_fd(const struct session *s, enum unw_unwinder u)
 static void runtime_found(struct session *s, pid_t pid, const struct tables_entry *e,
 			  const struct runtime_unwinder *ru, uint64_t bias)
 {
-	if (ru->unwinder == UNW_UW_PYTHON && s->opts.on_python)
+	if (ru->unwinder == UNW_UW_PYTHON && s->opts.on_python && e->has_py)
 		s->opts.on_python(s->opts.ctx, pid, &e->py, bias);
-	if (ru->unwinder == UNW_UW_RUBY && s->opts.on_ruby)
+	if (ru->unwinder == UNW_UW_RUBY && s->opts.on_ruby && e->has_rb)
 		s->opts.on_ruby(s->opts.ctx, pid, &e->rb, bias);
 }
 

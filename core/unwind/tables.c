@@ -102,6 +102,47 @@ static struct tables_entry *tables__find_entry(const struct tables *ts, const ui
 }
 
 /*
+ * The CPython runtime of ef, if it is one. One that cannot be read is said
+ * once, with its version and why, by the first path its file has: a
+ * version or build not known keeps its eval loop (e->py_refused), where
+ * its samples are counted.
+ */
+static void tables__read_python(struct tables_entry *e, const struct elf_file *ef, const char *path)
+{
+	int err = py_runtime__read(ef, &e->py);
+	char ver[32];
+
+	e->has_py = err == 0;
+	e->py_refused = err == -ENOTSUP && e->py.version_hex && e->py.eval_lo;
+	if (e->py_refused)
+		pr_warn("%s: CPython %s%s is not supported (%s): its samples show the "
+			"interpreter's native frames only, counted as python-version-unsupported",
+			path, py_runtime__version_str(&e->py, ver, sizeof(ver)),
+			e->py.free_threaded ? " (free-threaded)" : "", e->py.why);
+	else if (err == -ENOTSUP || err == -EINVAL)
+		pr_warn("%s: a CPython whose frames are not read: %s", path, e->py.why);
+}
+
+/* The same for Ruby: a version not known keeps rb_vm_exec (e->rb_refused). */
+static void tables__read_ruby(struct tables_entry *e, const struct elf_file *ef, const char *path)
+{
+	int err = rb_runtime__read(ef, &e->rb);
+	const struct rb_runtime *r = &e->rb;
+
+	e->has_rb = err == 0;
+	e->rb_refused = err == -ENOTSUP && r->major && r->vm_exec_lo &&
+			!rb_offsets__of(r->major, r->minor);
+	if (e->rb_refused)
+		pr_warn("%s: Ruby %u.%u.%u is not supported: its samples show the interpreter's "
+			"native frames only, counted as ruby-version-unsupported",
+			path, r->major, r->minor, r->teeny);
+	else if (err == -ENOTSUP)
+		pr_warn("%s: a Ruby whose frames this unwprof cannot read (core/runtimes/rbruntime.h): "
+			"its samples show the interpreter's native frames",
+			path);
+}
+
+/*
  * The entry of ef under its key, building its table on first use; debug
  * files are looked up inside the root of pid (0: /); path is ef's path
  * there, which names it in messages.
@@ -113,7 +154,6 @@ static struct tables_entry *tables__build(struct tables *ts, const struct elf_fi
 	uint8_t key[TABLES_KEY_MAX];
 	size_t id_len, len = tables__key(ef, key, &id_len);
 	struct tables_entry *e = tables__find_entry(ts, key, len);
-	int py_err, rb_err;
 	struct elf_file *debug = NULL;
 
 	if (e)
@@ -136,18 +176,8 @@ static struct tables_entry *tables__build(struct tables *ts, const struct elf_fi
 		debug = debuginfo__find(ef, &dopts);
 	e->table = unwind_table__build(ef, debug);
 	e->has_go = go_runtime__read(ef, &e->go) == 0;
-	py_err = py_runtime__read(ef, &e->py);
-	e->has_py = py_err == 0;
-	if (py_err == -ENOTSUP)
-		pr_warn("%s: a CPython whose frames this unwprof cannot read (core/runtimes/pyruntime.h): "
-			"its samples show the interpreter's native frames",
-			path);
-	rb_err = rb_runtime__read(ef, &e->rb);
-	e->has_rb = rb_err == 0;
-	if (rb_err == -ENOTSUP)
-		pr_warn("%s: a Ruby whose frames this unwprof cannot read (core/runtimes/rbruntime.h): "
-			"its samples show the interpreter's native frames",
-			path);
+	tables__read_python(e, ef, path);
+	tables__read_ruby(e, ef, path);
 	if (e->table && (elf_file__truncated(ef) || (debug && elf_file__truncated(debug)))) {
 		/* Rows read from the zeros of a truncated file would unwind wrongly. */
 		unwind_table__free(e->table);

@@ -56,6 +56,12 @@ struct tables_entry {
 	struct py_runtime py;	    /* its version, eval loop and offsets, ELF addresses */
 	bool has_rb;		    /* a Ruby interpreter (libruby) the walk reads: */
 	struct rb_runtime rb;	    /* its version, VM loop and offsets, ELF addresses */
+	/*
+	 * An interpreter of a version (or build) whose frames are not read:
+	 * py or rb then holds its version and loop only, where its samples
+	 * are counted (python-version-unsupported, ruby-version-unsupported).
+	 */
+	bool py_refused, rb_refused;
 };
 
 /* One mapped file, by device and inode. */
