@@ -75,6 +75,7 @@ Exit status: 0 when the check holds, 1 when it does not (with the evidence on
 stderr), 2 on bad input.
 """
 import argparse
+import ast
 import bisect
 import collections
 import ctypes
@@ -765,9 +766,37 @@ def cmd_python(args):
     share = native_between / seen["spin_key"] if seen["spin_key"] else 0
     print(f"  native frames between sorter and keyfn: {share:.2%}", file=sys.stderr)
     ok &= share >= args.min_ratio
+    if args.source:
+        ok &= python_leaf_lines(samples, args.source, "burn", args.min_ratio)
     if not ok:
         show(samples, "top stacks:")
         fail("the Python frames are not those of the threads' chains")
+
+
+def function_lines(source, name):
+    """The lines of the body of function name in a Python source, as its own parser says."""
+    fn = next(n for n in ast.walk(ast.parse(open(source).read()))
+              if isinstance(n, ast.FunctionDef) and n.name == name)
+    return fn.body[0].lineno, fn.end_lineno
+
+
+def python_leaf_lines(samples, source, name, min_ratio):
+    """Of the samples whose Python leaf is function name, the share whose line lies in its body
+    (by the file's basename: the file is the interpreter's path, maybe inside another root)."""
+    first, last = function_lines(source, name)
+    leaf = inside = 0
+    for s in samples:
+        m = PYTHON_FRAME.fullmatch(s.python[-1]) if s.python else None
+        if not m or m.group(1) != name:
+            continue
+        leaf += s.count
+        if (os.path.basename(m.group(2)) == os.path.basename(source)
+                and first <= int(m.group(3)) <= last):
+            inside += s.count
+    share = inside / leaf if leaf else 0
+    print(f"  {name}'s line in {first}..{last} of {os.path.basename(source)}: {share:.2%} "
+          f"of {leaf}", file=sys.stderr)
+    return share >= min_ratio
 
 
 def cmd_python_short(args):
@@ -993,6 +1022,7 @@ def main():
     s.add_argument("--min-ratio", type=float, default=0.95)
     s.add_argument("--min-samples", type=int, default=200)
     s.add_argument("--qualname", action="store_true")
+    s.add_argument("--source", help="pythreads.py: burn's lines must lie in its body")
     s.set_defaults(fn=cmd_python)
     s = sub.add_parser("python-short")
     s.add_argument("folded")
