@@ -10,7 +10,8 @@
 # versions to build with pyenv, with a shared libpython and debug info, for the tests
 # of tests/oracle/python_runtime.py; .ci/run sets it), UNWPROF_SID_ROOT (where the root
 # of Debian sid's newer interpreters is built for the tests, default
-# /var/cache/unwprof-tests/sid).
+# /var/cache/unwprof-tests/sid; the DWARF of its CPythons is kept in the same path
+# with -dwarf appended).
 # The test run ends with a line "N passed, N failed, N skipped".
 set -euo pipefail
 
@@ -124,6 +125,50 @@ install_sid_root() {
 	mv "$SID_ROOT.tmp" "$SID_ROOT"
 }
 
+# The DWARF of sid's python3.14 and python3.15, which their -dbg packages hold under the
+# build ID: the reference of tests/oracle/python_runtime.py. Only those two files are
+# kept, next to the root and not in it, so that the interpreters there stay as stripped
+# as their users have them. Fetched with this machine's apt from a list of sid alone.
+SID_DWARF=$SID_ROOT-dwarf
+SID_DWARF_PYTHONS="3.14 3.15"
+
+install_sid_dwarf() {
+	local stamp="$SID_DWARF/.unwprof-pythons" mirror work v id apt
+	[ "$(cat "$stamp" 2>/dev/null)" = "$SID_DWARF_PYTHONS" ] && return 0
+	[ -x "$SID_ROOT/usr/bin/python3.14" ] && [ "$(id -u)" -eq 0 ] || return 0
+	mirror=$(apt_mirror)
+	[ -n "$mirror" ] || return 0
+	echo "setup.sh: fetching the DWARF of sid's python $SID_DWARF_PYTHONS into $SID_DWARF" >&2
+	work=$SID_DWARF.tmp
+	rm -rf "$work"
+	mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/debs"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror sid main" \
+		> "$work/sources.list"
+	apt=(apt-get -q -o "Dir::Etc::sourcelist=$work/sources.list" -o Dir::Etc::sourceparts=-
+		-o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache"
+		-o Acquire::Check-Valid-Until=false -o APT::Architectures::=amd64)
+	if ! "${apt[@]}" update > "$work/apt.log" 2>&1; then
+		echo "setup.sh: apt-get update of sid failed: no DWARF of its CPythons; see" \
+			"$work/apt.log" >&2
+		return 0
+	fi
+	for v in $SID_DWARF_PYTHONS; do
+		id=$(readelf -n "$SID_ROOT/usr/bin/python$v" | sed -n 's/.*Build ID: //p')
+		if ! (cd "$work/debs" && "${apt[@]}" download "python$v-dbg" >> "$work/apt.log" 2>&1) ||
+			! dpkg-deb --fsys-tarfile "$work"/debs/python"$v"-dbg_*.deb |
+			tar -xO "./usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" \
+				> "$work/python$v.debug"; then
+			echo "setup.sh: the DWARF of python$v could not be fetched (the oracle tests" \
+				"will say so); see $work/apt.log" >&2
+			return 0
+		fi
+	done
+	rm -rf "$work/debs" "$work/lists" "$work/cache" "$work/sources.list"
+	echo "$SID_DWARF_PYTHONS" > "$work/.unwprof-pythons"
+	rm -rf "$SID_DWARF"
+	mv "$work" "$SID_DWARF"
+}
+
 build() {
 	if [ ! -f "$BUILD_DIR/build.ninja" ]; then
 		# shellcheck disable=SC2086
@@ -181,6 +226,7 @@ test)
 	install_missing
 	install_pythons
 	install_sid_root
+	install_sid_dwarf
 	build
 	run_tests
 	;;

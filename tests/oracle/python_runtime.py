@@ -12,8 +12,15 @@
    (readelf -sW, or --dyn-syms for a stripped file);
  - the version against what the interpreter prints (sys.version_info).
 
+For the CPythons of the sid root (setup.sh: $UNWPROF_SID_ROOT), stripped
+too, the reference is their own DWARF, which their -dbg packages hold and
+setup.sh keeps in $UNWPROF_SID_ROOT-dwarf: every offset read from
+_Py_DebugOffsets is checked against it, and so is the .cold part of the
+eval loop found in .eh_frame, against the symbol the DWARF file has.
+
 Usage: python_runtime.py UNWPROF --pyenv 3.X
        python_runtime.py UNWPROF --debian /usr/bin/python3.11
+       python_runtime.py UNWPROF --sid 3.14
 Exit 77 (skip) when the build, gdb or readelf is absent; a failure instead
 when UNWPROF_REQUIRE_BPF=1 (CI), since setup.sh installs them there.
 """
@@ -61,7 +68,8 @@ FIELDS = {
     "code.co_lnotab": [(10, None), (6, (CODE, "co_lnotab"))],
     "code.co_code": [(11, None), (6, (CODE, "co_code"))],
     "code.co_code_adaptive": [(11, (CODE, "co_code_adaptive")), (6, None)],
-    "bytes.ob_sval": [(11, None), (6, ("PyBytesObject", "ob_sval"))],
+    "bytes.ob_sval": [(13, ("PyBytesObject", "ob_sval")), (11, None),
+                      (6, ("PyBytesObject", "ob_sval"))],
     "str.length": [(6, ("PyASCIIObject", "length"))],
     "str.state": [(6, ("PyASCIIObject", "state"))],
     "str.data": [(6, ("sizeof", "PyASCIIObject"))],
@@ -138,9 +146,10 @@ def symbols(path, dynamic):
     return syms
 
 
-def interpreter_version(interp):
-    """What the interpreter says: sys.version_info and sys.hexversion."""
-    out = subprocess.run([interp, "-S", "-c", "import sys; print(tuple(sys.version_info)); "
+def interpreter_version(interp, root=None):
+    """What the interpreter says: sys.version_info and sys.hexversion (run inside root)."""
+    run = ["chroot", root, interp[len(root):]] if root else [interp]
+    out = subprocess.run(run + ["-S", "-c", "import sys; print(tuple(sys.version_info)); "
                           "print('%x' % sys.hexversion)"],
                          capture_output=True, text=True, check=True).stdout.splitlines()
     return ast.literal_eval(out[0]), out[1]
@@ -197,10 +206,21 @@ def main():
     g.add_argument("--pyenv", metavar="3.X", help="the pyenv build of this minor version")
     g.add_argument("--debian", metavar="PATH",
                    help="Debian's stripped interpreter, checked against the pyenv build of its version")
+    g.add_argument("--sid", metavar="3.X",
+                   help="the sid root's python3.X, checked against its own DWARF")
     args = p.parse_args()
     for tool in ("gdb", "readelf"):
         if not shutil.which(tool):
             return skip(f"{tool} is not installed")
+    if args.sid:
+        root = os.environ.get("UNWPROF_SID_ROOT", "/var/cache/unwprof-tests/sid")
+        interp = f"{root}/usr/bin/python{args.sid}"
+        dwarf = f"{root}-dwarf/python{args.sid}.debug"
+        if not os.access(interp, os.X_OK):
+            return skip(f"no python{args.sid} in the sid root {root} (./setup.sh test builds it)")
+        if not os.path.exists(dwarf):
+            return skip(f"no DWARF of python{args.sid} in {dwarf} (./setup.sh test fetches it)")
+        return check(args.unwprof, interp, interp, dwarf, root=root, own_dwarf=True)
     if args.pyenv:
         minor = int(args.pyenv.split(".")[1])
         lib, interp = pyenv_build(minor)
@@ -220,7 +240,7 @@ def main():
     return check(args.unwprof, lib, interp, dwarf)
 
 
-def check(unwprof, libpython, interpreter, dwarf_file):
+def check(unwprof, libpython, interpreter, dwarf_file, root=None, own_dwarf=False):
     out = subprocess.run([unwprof, "dump-unwind", "--summary", "--json", libpython],
                          capture_output=True, text=True)
     if out.returncode:
@@ -233,7 +253,7 @@ def check(unwprof, libpython, interpreter, dwarf_file):
         return 1
     print(f"{libpython}: {json.dumps(py)}", file=sys.stderr)
 
-    info, hexv = interpreter_version(interpreter)
+    info, hexv = interpreter_version(interpreter, root)
     ver = version_text(info)
     if py["version"] != ver:
         fail(f"version {py['version']}, {interpreter} says {ver} ({info})")
@@ -256,8 +276,12 @@ def check(unwprof, libpython, interpreter, dwarf_file):
         fail(f"runtime_symbol {py['runtime_symbol']}, expected {anchor}")
     ranges = [[int(lo, 16), int(hi, 16)] for lo, hi in py["eval_frame"]]
     # a .cold part no symbol names, found in .eh_frame, is e2e.py python-cold's to check
-    if py.get("cold_from") == ".eh_frame":
+    # unless the file's own DWARF file has its symbol
+    if py.get("cold_from") == ".eh_frame" and not own_dwarf:
         ranges = ranges[:1]
+    if own_dwarf:
+        syms.update({k: v for k, v in symbols(dwarf_file, False).items()
+                     if k == "_PyEval_EvalFrameDefault.cold"})
     want = []
     for name in ("_PyEval_EvalFrameDefault", "_PyEval_EvalFrameDefault.cold"):
         if name in syms:
@@ -281,6 +305,13 @@ def check(unwprof, libpython, interpreter, dwarf_file):
     expected_offsets = "_Py_DebugOffsets" if minor >= 13 else "table"
     if py["offsets_source"] != expected_offsets:
         fail(f"offsets_source {py['offsets_source']}, expected {expected_offsets}")
+    # each offset's own source: 3.13 on, all from _Py_DebugOffsets but the bits of a
+    # string's state, which it does not hold
+    for key in got:
+        want_src = ("constant" if key.endswith("_bit") else "_Py_DebugOffsets") \
+            if minor >= 13 else "table"
+        if py.get("offset_sources", {}).get(key) != want_src:
+            fail(f"{key}: source {py.get('offset_sources', {}).get(key)}, expected {want_src}")
     if dwarf_file:
         check_tls_code(libpython, py)
     if failures:
