@@ -5,9 +5,11 @@
 Usage (root): tests/bench/interp.py [BUILD_DIR]          (default: build)
 Environment:  REPEAT  runs of each configuration, the median is kept (default 3)
               WORK    iterations of the workload's loop (default 1600)
+              ONLY    run only the interpreters whose name holds it ("3.14")
 
 For each interpreter found (Debian's python3.11, pyenv's newest 3.12 or 3.13,
-pyenv's 3.8, Debian's ruby3.1), a workload of fixed work recurses to a depth D and burns CPU
+pyenv's 3.8, Debian's ruby3.1, and sid's python3.14 and python3.15 in the root
+setup.sh builds, $UNWPROF_SID_ROOT, run there with chroot), a workload of fixed work recurses to a depth D and burns CPU
 there in pure Python or Ruby, in a loop of WORK iterations; it prints its own CPU
 time. Run without profiling, and under `unwprof record` at 99 and 999 Hz, at
 D = 8 and D = 64, all in the same run, each configuration REPEAT times in turn.
@@ -30,6 +32,7 @@ is printed next to each, as this machine is shared and noisy.
 import glob
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -40,6 +43,7 @@ import time
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 UNWPROF = os.path.join(BUILD, "cmd", "unwprof")
 REPEAT = int(os.environ.get("REPEAT", "3"))
+SID_ROOT = os.environ.get("UNWPROF_SID_ROOT", "/var/cache/unwprof-tests/sid")
 WORK = int(os.environ.get("WORK", "1600"))
 
 PYTHON = """
@@ -77,24 +81,29 @@ warn format('cpu %.4f', Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
 
 
 def interpreters():
+    """(name, command, script, kind, root): root is where the command runs, None for /."""
     found = []
     if os.access("/usr/bin/python3.11", os.X_OK):
-        found.append(("python3.11 (Debian)", "/usr/bin/python3.11", PYTHON, "python"))
+        found.append(("python3.11 (Debian)", ["/usr/bin/python3.11"], PYTHON, "python", None))
     root = subprocess.run(["pyenv", "root"], capture_output=True, text=True).stdout.strip() \
         if subprocess.run(["sh", "-c", "command -v pyenv"], capture_output=True).returncode == 0 \
         else os.path.expanduser("~/.pyenv")
     for minor in ("3.13", "3.12"):
         builds = sorted(glob.glob(f"{root}/versions/{minor}.*/bin/python{minor}"))
         if builds:
-            found.append((f"python{minor} (pyenv)", builds[-1], PYTHON, "python"))
+            found.append((f"python{minor} (pyenv)", [builds[-1]], PYTHON, "python", None))
             break
     # The oldest: native frames between its Python frames.
     builds = sorted(glob.glob(f"{root}/versions/3.8.*/bin/python3.8"))
     if builds:
-        found.append(("python3.8 (pyenv)", builds[-1], PYTHON, "python"))
+        found.append(("python3.8 (pyenv)", [builds[-1]], PYTHON, "python", None))
     if os.access("/usr/bin/ruby3.1", os.X_OK):
-        found.append(("ruby3.1 (Debian)", "/usr/bin/ruby3.1", RUBY, "ruby"))
-    return found
+        found.append(("ruby3.1 (Debian)", ["/usr/bin/ruby3.1"], RUBY, "ruby", None))
+    for minor in ("3.14", "3.15"):
+        if os.access(f"{SID_ROOT}/usr/bin/python{minor}", os.X_OK):
+            found.append((f"python{minor} (sid, chroot)", ["chroot", SID_ROOT, f"python{minor}"],
+                          PYTHON, "python", SID_ROOT))
+    return [f for f in found if os.environ.get("ONLY", "") in f[0]]
 
 
 def cpu_of(stderr):
@@ -123,7 +132,7 @@ def bpf_run_time(pid, stop, out):
 
 def run(exe, script_path, depth, freq, tmp):
     """(workload CPU s, ns per sample, frames per sample); the last two None unprofiled."""
-    cmd = [exe, script_path, str(depth), str(WORK)]
+    cmd = exe + [script_path, str(depth), str(WORK)]
     if freq is None:
         p = subprocess.run(cmd, capture_output=True, text=True, check=True)
         return cpu_of(p.stderr), None, None
@@ -164,15 +173,20 @@ def main():
     open("/proc/sys/kernel/bpf_stats_enabled", "w").write("1")
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            for name, exe, script, kind in interpreters():
-                path = os.path.join(tmp, f"work.{'py' if kind == 'python' else 'rb'}")
-                path = path.replace("work.", f"{kind}_work.")
+            for name, exe, script, kind, root in interpreters():
+                # the script where the interpreter finds it: inside its root
+                where = tempfile.mkdtemp(dir=f"{root}/tmp") if root else tmp
+                path = os.path.join(where, f"{kind}_work.{'py' if kind == 'python' else 'rb'}")
                 open(path, "w").write(script)
+                if root:
+                    path = path[len(root):]
                 configs = [(d, f) for d in (8, 64) for f in (None, 99, 999)]
                 results = {c: [] for c in configs}
                 for _ in range(REPEAT):
                     for d, f in configs:
                         results[(d, f)].append(run(exe, path, d, f, tmp))
+                if root:
+                    shutil.rmtree(where)
                 report(name, results)
     finally:
         open("/proc/sys/kernel/bpf_stats_enabled", "w").write(before)
