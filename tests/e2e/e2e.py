@@ -761,7 +761,7 @@ def cmd_python(args):
                 native_between += s.count if any(not PYTHON_FRAME.fullmatch(f)
                                                  for f in s.frames[i + 1:j]) else 0
     print(f"{total} samples, {python} with Python frames", file=sys.stderr)
-    ok = total >= args.min_samples and python >= 0.9 * total
+    ok = total >= args.min_samples and python >= args.min_python * total
     ok &= chains_on_threads(expect, seen, good, tids, args.min_ratio)
     share = native_between / seen["spin_key"] if seen["spin_key"] else 0
     print(f"  native frames between sorter and keyfn: {share:.2%}", file=sys.stderr)
@@ -1023,6 +1023,8 @@ def main():
     s.add_argument("--min-samples", type=int, default=200)
     s.add_argument("--qualname", action="store_true")
     s.add_argument("--source", help="pythreads.py: burn's lines must lie in its body")
+    s.add_argument("--min-python", type=float, default=0.9,
+                   help="the share of the samples with Python frames")
     s.set_defaults(fn=cmd_python)
     s = sub.add_parser("python-short")
     s.add_argument("folded")
