@@ -32,12 +32,6 @@ char LICENSE[] SEC("license") = "GPL";
 		(f)->sp = (ctx)->regs.sp; \
 		(f)->fp = (ctx)->regs.bp; \
 	} while (0)
-#define TASK_REGS(f, uregs)                         \
-	do {                                        \
-		(f)->pc = BPF_CORE_READ(uregs, ip); \
-		(f)->sp = BPF_CORE_READ(uregs, sp); \
-		(f)->fp = BPF_CORE_READ(uregs, bp); \
-	} while (0)
 #else /* arm64: EL0 is mode 0 of pstate; x29 the frame pointer, x30 the link register */
 #define CTX_USER_MODE(ctx) ((*(volatile __u64 *)&(ctx)->regs.pstate & 0xf) == 0)
 #define CTX_REGS(f, ctx)                        \
@@ -47,49 +41,25 @@ char LICENSE[] SEC("license") = "GPL";
 		(f)->fp = (ctx)->regs.regs[29]; \
 		(f)->lr = (ctx)->regs.regs[30]; \
 	} while (0)
-#define TASK_REGS(f, uregs)                               \
-	do {                                              \
-		(f)->pc = BPF_CORE_READ(uregs, pc);       \
-		(f)->sp = BPF_CORE_READ(uregs, sp);       \
-		(f)->fp = BPF_CORE_READ(uregs, regs[29]); \
-		(f)->lr = BPF_CORE_READ(uregs, regs[30]); \
-	} while (0)
 #endif
 
 /* The user registers of the sampled task: from the sample, or from the task. */
 static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct unw_frame *f,
 				     __u32 *flags)
 {
-	struct task_struct *task;
-	struct pt_regs *uregs;
-
 	if (CTX_USER_MODE(ctx)) {
 		CTX_REGS(f, ctx);
 		return 0;
 	}
 	*flags |= UNW_SAMPLE_KERNEL;
-	task = bpf_get_current_task_btf();
-	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
-		return -1;
-	if (!BPF_CORE_READ(task, mm))
-		return -1;
-	uregs = (struct pt_regs *)bpf_task_pt_regs(task);
-	TASK_REGS(f, uregs);
-	return 0;
+	return task_user_regs(bpf_get_current_task_btf(), f);
 }
 
 /* The user stack, the kernel stack and the stats of a finished walk, then the count. */
 static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 					  struct unw_count_key *key, struct walk *w)
 {
-	key->ustack = ustack_key(w);
-	if (cfg.kernel_stacks && (w->flags & UNW_SAMPLE_KERNEL)) {
-		key->kstack = bpf_get_stackid(ctx, &kstacks, 0);
-		if (key->kstack < 0)
-			err_inc(UNW_E_KSTACK);
-	}
-	key->flags = w->flags;
-	errors_flush(key->pid, w->flags);
+	walk_finish(ctx, key, w);
 	/* Walked with the tables alone: frame-pointer walks are counted apart. */
 	if ((w->flags & UNW_SAMPLE_COMPLETE) && !(w->flags & UNW_SAMPLE_FP))
 		stat_inc(UNW_ST_COMPLETE);
@@ -99,46 +69,9 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 		stat_inc(UNW_ST_TRUNCATED);
 	if (w->flags & UNW_SAMPLE_KERNEL)
 		stat_inc(UNW_ST_KERNEL);
-	if (w->sc && w->sc->py_written)
-		stat_add(UNW_ST_PY_FRAMES, w->sc->py_written);
-	if (w->sc && w->sc->rb_written)
-		stat_add(UNW_ST_RB_FRAMES, w->sc->rb_written);
-	if (w->sc && w->sc->lookups) {
-		stat_add(UNW_ST_LOOKUPS, w->sc->lookups);
-		stat_add(UNW_ST_LOOKUPS_CACHED, w->sc->lookups_cached);
-	}
-	count_add(key, w);
+	if (count_add(key, w, 1, 0, NULL))
+		stat_inc(UNW_ST_LOST);
 	sample_time_end(sample_t0(w));
-}
-
-/* The walk's process entry, looked up: proc, NULL when there is none. */
-static __always_inline void walk_set_proc(struct walk *w, struct unw_proc *proc)
-{
-	w->proc = proc;
-	w->has_proc = proc != NULL;
-	w->gen = proc ? proc->gen : 0;
-}
-
-/*
- * Whether w->pid has a process entry (w->has_proc), and its gen: known
- * without a lookup while no entry was written or deleted since this CPU
- * looked it up (procs_written is read first: a write the lookup may miss
- * changes it after). w->proc is set when it was looked up.
- */
-static __always_inline void proc_find(struct scratch *sc, struct walk *w)
-{
-	__u64 written = *(volatile __u64 *)&procs_written;
-
-	if (sc->last_pid == w->pid && sc->last_written == written && w->pid) {
-		w->has_proc = 1;
-		w->gen = sc->last_gen;
-		return;
-	}
-	walk_set_proc(w, w->pid ? bpf_map_lookup_elem(&procs, &w->pid) : NULL);
-	/* gen 0: an entry BPF is still writing. */
-	sc->last_pid = w->gen ? w->pid : 0;
-	sc->last_gen = w->gen;
-	sc->last_written = written;
 }
 
 /*

@@ -375,6 +375,7 @@ struct unw_count_key {
 
 struct unw_count {
 	__u64 count;
+	__u64 ns;		 /* off-CPU: the nanoseconds the blocks counted lasted; 0 on-CPU */
 	__u8 comm[UNW_COMM_LEN]; /* recorded when the key was first seen */
 };
 
@@ -428,6 +429,13 @@ enum unw_sample_flags {
 	UNW_SAMPLE_FP = 1 << 1,	       /* at least one frame from frame pointers */
 	UNW_SAMPLE_TRUNCATED = 1 << 2, /* deeper than UNW_DEPTH_MAX: leaf frames kept */
 	UNW_SAMPLE_KERNEL = 1 << 3,    /* taken in kernel mode */
+	/*
+	 * Off-CPU (bpf/offcpu.bpf.c): the time a thread was blocked, its stack
+	 * walked when it ran again; its count is of blocks, its ns of time.
+	 */
+	UNW_SAMPLE_OFF_CPU = 1 << 4,
+	UNW_SAMPLE_STATE_D = 1 << 5,  /* blocked uninterruptibly (D); else sleeping (S) */
+	UNW_SAMPLE_UNWALKED = 1 << 6, /* blocks not walked (short, or over the cap): no stack */
 };
 
 /* Events from BPF to user space, through the ring buffer. */
@@ -512,7 +520,27 @@ enum unw_stat {
 	UNW_ST_LOOKUPS,	       /* frames looked up in a process's mappings */
 	UNW_ST_LOOKUPS_CACHED, /* of them, answered by the cache of lookups */
 	UNW_ST_ERR = 14,       /* + enum unw_err */
-	UNW_ST_NR = UNW_ST_ERR + 32,
+	/*
+	 * Off-CPU (bpf/offcpu.bpf.c): the blocks of the targets' threads that
+	 * ended, and what became of each: walked, short, outside a system
+	 * call, capped or exited (these four counted [unwalked]), lost (the
+	 * count map was full), or still pending at the end (user space counts
+	 * those). Their ns: walked, unwalked or lost.
+	 */
+	UNW_ST_OFF_BLOCKS = UNW_ST_ERR + 32,
+	UNW_ST_OFF_WALKED,
+	UNW_ST_OFF_COMPLETE, /* of the walked, to the bottom with the tables */
+	UNW_ST_OFF_SHORT,    /* shorter than off_cpu_min_ns */
+	UNW_ST_OFF_OUTSIDE,  /* outside a system call: no exit to walk it at */
+	UNW_ST_OFF_CAPPED,   /* past off_cpu_walks in their second */
+	UNW_ST_OFF_EXITED,   /* pending when the thread exited */
+	UNW_ST_OFF_LOST,
+	UNW_ST_OFF_NS,
+	UNW_ST_OFF_UNWALKED_NS,
+	UNW_ST_OFF_LOST_NS,
+	/* Blocks whose end was not seen (their start replaced, or no room): time unknown. */
+	UNW_ST_OFF_UNTIMED,
+	UNW_ST_NR,
 };
 
 /*
@@ -571,7 +599,23 @@ enum unw_err {
 };
 /* clang-format on */
 
-_Static_assert(UNW_E_NR <= UNW_ST_NR - UNW_ST_ERR, "stats array holds every reason");
+_Static_assert(UNW_E_NR <= UNW_ST_OFF_BLOCKS - UNW_ST_ERR, "stats array holds every reason");
+
+/*
+ * A thread of a target that blocks (bpf/offcpu.bpf.c), by tid: the block
+ * under way, and the blocks of the system call it is in that ended and
+ * wait for the walk at its exit. User space reads what is left at the end.
+ */
+struct unw_off_block {
+	__u64 start;	  /* ns (CLOCK_MONOTONIC) the block under way began; 0: none */
+	__u64 pending_ns; /* the ended blocks' time */
+	__u32 pid;	  /* the thread's process */
+	__u32 flags;  /* of the block under way: UNW_SAMPLE_STATE_D, in a system call (bit 31) */
+	__s32 kstack; /* its kernel stack; < 0: none */
+	__u32 pending_blocks;
+	__s32 pending_kstack; /* of the first ended block */
+	__u32 pending_flags;
+};
 
 /*
  * The per-CPU histogram of sample times (sample_ns): for each sample of a
@@ -622,6 +666,10 @@ struct unw_config {
 	__u8 pad;
 	__u32 page_size;	 /* of the kernel: the unit of a mapping's file offset */
 	__u64 event_interval_ns; /* per pid and event type */
+	/* Off-CPU (bpf/offcpu.bpf.c): shorter blocks are counted, not walked... */
+	__u64 off_cpu_min_ns;
+	__u32 off_cpu_walks; /* ...nor those past this many walks a second on a CPU */
+	__u32 pad2;
 };
 
 _Static_assert(sizeof(struct unw_rule) == 16, "unw_rule layout");
@@ -633,10 +681,11 @@ _Static_assert(sizeof(struct unw_file_key) == 16, "unw_file_key layout");
 _Static_assert(sizeof(struct unw_seg) == 24, "unw_seg layout");
 _Static_assert(sizeof(struct unw_file) == 16 + 24 * UNW_FILE_SEGS, "unw_file layout");
 _Static_assert(sizeof(struct unw_count_key) == 24, "unw_count_key layout");
-_Static_assert(sizeof(struct unw_count) == 24, "unw_count layout");
+_Static_assert(sizeof(struct unw_count) == 32, "unw_count layout");
 _Static_assert(sizeof(struct unw_ustack) == 8 + 8 * UNW_DEPTH_MAX, "unw_ustack layout");
 _Static_assert(sizeof(struct unw_event) == 24, "unw_event layout");
-_Static_assert(sizeof(struct unw_config) == 24, "unw_config layout");
+_Static_assert(sizeof(struct unw_config) == 40, "unw_config layout");
+_Static_assert(sizeof(struct unw_off_block) == 40, "unw_off_block layout");
 _Static_assert(sizeof(struct unw_fail_key) == 16, "unw_fail_key layout");
 _Static_assert(sizeof(struct unw_go_proc) == 48, "unw_go_proc layout");
 _Static_assert(sizeof(struct unw_py_proc) == 72, "unw_py_proc layout");

@@ -143,11 +143,15 @@ static __always_inline __u64 ustack_store(struct walk *w, __u64 key)
  * counted under 0), and user space keeps a copy of every stack it drains,
  * so most samples, which repeat a counted stack, are one lookup. Such a
  * sample's stack is not compared with the stored one: they could differ
- * only if two stacks of the run had one 64-bit hash.
+ * only if two stacks of the run had one 64-bit hash. n is the samples (or
+ * blocks) counted, ns the time they were blocked (off-CPU), the key's comm
+ * that of task, or of the current task when NULL. 0, or -1 when the count
+ * map is full: not counted.
  */
-static __always_inline void count_add(struct unw_count_key *key, struct walk *w)
+static __always_inline int count_add(struct unw_count_key *key, struct walk *w, __u64 n, __u64 ns,
+				     struct task_struct *task)
 {
-	struct unw_count *c, init = { .count = 1 };
+	struct unw_count *c, init = { .count = n, .ns = ns };
 	long err;
 
 	c = bpf_map_lookup_elem(&counts, key);
@@ -156,24 +160,27 @@ static __always_inline void count_add(struct unw_count_key *key, struct walk *w)
 		if (!key->ustack)
 			c = bpf_map_lookup_elem(&counts, key);
 	}
-	if (c) {
-		__sync_fetch_and_add(&c->count, 1);
-		return;
+	if (!c) {
+		if (task)
+			BPF_CORE_READ_STR_INTO(&init.comm, task, comm);
+		else
+			bpf_get_current_comm(init.comm, sizeof(init.comm));
+		err = bpf_map_update_elem(&counts, key, &init, BPF_NOEXIST);
+		if (err == 0) {
+			if (__sync_fetch_and_add(&nr_keys, 1) + 1 == cfg.drain_at)
+				event_send_now(UNW_EV_DRAIN, 0, 0);
+			return 0;
+		}
+		if (err != -EEXIST)
+			return -1;
+		c = bpf_map_lookup_elem(&counts, key); /* another CPU added it */
+		if (!c)
+			return -1;
 	}
-	bpf_get_current_comm(init.comm, sizeof(init.comm));
-	err = bpf_map_update_elem(&counts, key, &init, BPF_NOEXIST);
-	if (err == -EEXIST) { /* another CPU added it */
-		c = bpf_map_lookup_elem(&counts, key);
-		if (c)
-			__sync_fetch_and_add(&c->count, 1);
-		return;
-	}
-	if (err) {
-		stat_inc(UNW_ST_LOST);
-		return;
-	}
-	if (__sync_fetch_and_add(&nr_keys, 1) + 1 == cfg.drain_at)
-		event_send_now(UNW_EV_DRAIN, 0, 0);
+	__sync_fetch_and_add(&c->count, n);
+	if (ns)
+		__sync_fetch_and_add(&c->ns, ns);
+	return 0;
 }
 
 /* Sets up the walk of the user stack from regs, of a process sample_wanted found: scratch, stack copy. */
@@ -248,6 +255,88 @@ static __always_inline __u64 sample_t0(const struct walk *w)
 	if (!sc)
 		sc = bpf_map_lookup_elem(&scratch_map, &zero);
 	return sc ? sc->t0 : 0;
+}
+
+/* The walk's process entry, looked up: proc, NULL when there is none. */
+static __always_inline void walk_set_proc(struct walk *w, struct unw_proc *proc)
+{
+	w->proc = proc;
+	w->has_proc = proc != NULL;
+	w->gen = proc ? proc->gen : 0;
+}
+
+/*
+ * Whether w->pid has a process entry (w->has_proc), and its gen: known
+ * without a lookup while no entry was written or deleted since this CPU
+ * looked it up (procs_written is read first: a write the lookup may miss
+ * changes it after). w->proc is set when it was looked up.
+ */
+static __always_inline void proc_find(struct scratch *sc, struct walk *w)
+{
+	__u64 written = *(volatile __u64 *)&procs_written;
+
+	if (sc->last_pid == w->pid && sc->last_written == written && w->pid) {
+		w->has_proc = 1;
+		w->gen = sc->last_gen;
+		return;
+	}
+	walk_set_proc(w, w->pid ? bpf_map_lookup_elem(&procs, &w->pid) : NULL);
+	/* gen 0: an entry BPF is still writing. */
+	sc->last_pid = w->gen ? w->pid : 0;
+	sc->last_gen = w->gen;
+	sc->last_written = written;
+}
+
+/*
+ * The user registers a task saved on entering the kernel: where the walk of
+ * a task that is in the kernel starts. 0, or -1 for a kernel thread or a
+ * task without user memory.
+ */
+static __always_inline int task_user_regs(struct task_struct *task, struct unw_frame *f)
+{
+	struct pt_regs *uregs;
+
+	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
+		return -1;
+	if (!BPF_CORE_READ(task, mm))
+		return -1;
+	uregs = (struct pt_regs *)bpf_task_pt_regs(task);
+#ifdef __TARGET_ARCH_x86
+	f->pc = BPF_CORE_READ(uregs, ip);
+	f->sp = BPF_CORE_READ(uregs, sp);
+	f->fp = BPF_CORE_READ(uregs, bp);
+#else /* arm64: x29 the frame pointer, x30 the link register */
+	f->pc = BPF_CORE_READ(uregs, pc);
+	f->sp = BPF_CORE_READ(uregs, sp);
+	f->fp = BPF_CORE_READ(uregs, regs[29]);
+	f->lr = BPF_CORE_READ(uregs, regs[30]);
+#endif
+	return 0;
+}
+
+/*
+ * The key of a finished walk: its user stack, the kernel stack of ctx (the
+ * program's context) when the walk is of a task in the kernel, its flags;
+ * the reasons it met and its frames counted.
+ */
+static __always_inline void walk_finish(void *ctx, struct unw_count_key *key, struct walk *w)
+{
+	key->ustack = ustack_key(w);
+	if (cfg.kernel_stacks && (w->flags & UNW_SAMPLE_KERNEL)) {
+		key->kstack = bpf_get_stackid(ctx, &kstacks, 0);
+		if (key->kstack < 0)
+			err_inc(UNW_E_KSTACK);
+	}
+	key->flags = w->flags;
+	errors_flush(key->pid, w->flags);
+	if (w->sc && w->sc->py_written)
+		stat_add(UNW_ST_PY_FRAMES, w->sc->py_written);
+	if (w->sc && w->sc->rb_written)
+		stat_add(UNW_ST_RB_FRAMES, w->sc->rb_written);
+	if (w->sc && w->sc->lookups) {
+		stat_add(UNW_ST_LOOKUPS, w->sc->lookups);
+		stat_add(UNW_ST_LOOKUPS_CACHED, w->sc->lookups_cached);
+	}
 }
 
 #endif

@@ -24,6 +24,11 @@
 
 #define DEFAULT_FREQ 99
 #define MAX_FREQ 10000
+/* Off-CPU: see the man page for how these defaults were measured. */
+#define DEFAULT_OFF_CPU_MIN_US 100
+#define DEFAULT_OFF_CPU_WALKS 1000
+#define MAX_OFF_CPU_MIN_US 3600000000L /* an hour */
+#define MAX_OFF_CPU_WALKS 1000000
 /* 48 bytes an entry in the kernel: 4M entries are about 200 MiB, plenty. */
 #define MAX_COUNT_MAP_ENTRIES (1L << 22)
 
@@ -40,6 +45,9 @@ enum {
 	OPT_AS_ROOT,
 	OPT_CALL_GRAPH,
 	OPT_NO_LINES,
+	OPT_OFF_CPU,
+	OPT_OFF_CPU_MIN,
+	OPT_OFF_CPU_WALKS,
 };
 
 static const char record_doc[] =
@@ -111,6 +119,12 @@ static const struct argp_option record_options[] = {
 	  "Accepted for perf users: stacks are always recorded, walked with DWARF tables (not "
 	  "frame pointers, as perf -g means)",
 	  2 },
+	{ "off-cpu", OPT_OFF_CPU, NULL, 0,
+	  "Also record where threads block (off-CPU time), with their stacks", 2 },
+	{ "off-cpu-min", OPT_OFF_CPU_MIN, "USEC", 0,
+	  "Walk only blocks of USEC or more; count shorter ones (default 100)", 2 },
+	{ "off-cpu-walks", OPT_OFF_CPU_WALKS, "N", 0,
+	  "Walk at most N blocks a second per CPU; count the rest (default 1000)", 2 },
 	{ "max-shards", OPT_MAX_SHARDS, "N", 0, "Cap unwind table memory at N shards", 2 },
 	{ "count-map-entries", OPT_COUNT_MAP_ENTRIES, "N", 0,
 	  "Distinct stacks held in the kernel between drains", 2 },
@@ -213,6 +227,21 @@ static void parse_number(struct argp_state *state, int key, const char *arg,
 		o->freq = (unsigned int)v;
 		return;
 	}
+	if (key == OPT_OFF_CPU_MIN) {
+		if (errno || end == arg || *end || v < 0 || v > MAX_OFF_CPU_MIN_US)
+			argp_error(state,
+				   "--off-cpu-min: '%s' is not a number of microseconds in 0..%ld",
+				   arg, MAX_OFF_CPU_MIN_US);
+		o->off_cpu_min_ns = (uint64_t)v * 1000;
+		return;
+	}
+	if (key == OPT_OFF_CPU_WALKS) {
+		if (errno || end == arg || *end || v < 0 || v > MAX_OFF_CPU_WALKS)
+			argp_error(state, "--off-cpu-walks: '%s' is not a number in 0..%d", arg,
+				   MAX_OFF_CPU_WALKS);
+		o->off_cpu_walks = (unsigned int)v;
+		return;
+	}
 	if (key == OPT_MAX_SHARDS) {
 		if (errno || end == arg || *end || v < 1)
 			argp_error(state, "--max-shards: '%s' is not a positive number", arg);
@@ -265,8 +294,9 @@ static void parse_cpus(struct argp_state *state, struct recorder_opts *o, const 
 	}
 }
 
-static void check_args(struct argp_state *state, struct recorder_opts *o)
+static void check_args(struct argp_state *state, struct record_args *args)
 {
+	struct recorder_opts *o = &args->opts;
 	int targets;
 
 	/* perf record -C: every process on those CPUs, when no other target is given */
@@ -283,6 +313,8 @@ static void check_args(struct argp_state *state, struct recorder_opts *o)
 		argp_error(state, "-p cannot be combined with -a or a COMMAND: give one target");
 	if (o->as_root && !o->command)
 		argp_error(state, "--as-root: only with a COMMAND to launch");
+	if (args->off_cpu_limits && !o->off_cpu)
+		argp_error(state, "--off-cpu-min and --off-cpu-walks go with --off-cpu");
 }
 
 static error_t record_parse(int key, char *arg, struct argp_state *state)
@@ -319,6 +351,14 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case OPT_MAX_SHARDS:
 	case OPT_COUNT_MAP_ENTRIES:
 		parse_number(state, key, arg, o);
+		return 0;
+	case OPT_OFF_CPU_MIN:
+	case OPT_OFF_CPU_WALKS:
+		args->off_cpu_limits = true;
+		parse_number(state, key, arg, o);
+		return 0;
+	case OPT_OFF_CPU:
+		o->off_cpu = true;
 		return 0;
 	case 'o':
 		o->output = arg;
@@ -358,7 +398,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		state->next = state->argc;
 		return 0;
 	case ARGP_KEY_END:
-		check_args(state, o);
+		check_args(state, args);
 		output_format_of(state, args);
 		if (out_format__binary(o->format) && (!o->output || strcmp(o->output, "-") == 0) &&
 		    isatty(STDOUT_FILENO))
@@ -461,7 +501,11 @@ static int record_run(struct record_args *args)
 
 static int cmd_record_main(int argc, char **argv)
 {
-	struct record_args args = { .opts.freq = DEFAULT_FREQ };
+	struct record_args args = {
+		.opts.freq = DEFAULT_FREQ,
+		.opts.off_cpu_min_ns = DEFAULT_OFF_CPU_MIN_US * 1000ULL,
+		.opts.off_cpu_walks = DEFAULT_OFF_CPU_WALKS,
+	};
 	int ret = EXIT_USAGE;
 
 	if (!cmd_parse(&record_argp, argc, argv, &args))

@@ -15,7 +15,8 @@
 struct record_args {
 	struct recorder_opts opts; /* what the run takes: targets, sampling, outputs */
 	bool quiet;
-	bool format_set; /* --format given */
+	bool format_set;     /* --format given */
+	bool off_cpu_limits; /* --off-cpu-min or --off-cpu-walks given */
 };
 
 /* The last path component of path (all of it when it ends with '/'). */

@@ -144,6 +144,57 @@ static void print_left_out(const struct session_stats *st)
 				lines[i].n, lines[i].why);
 }
 
+#define PROCESSES_SHOWN 5 /* in the summary's time by process */
+
+static double seconds(uint64_t ns)
+{
+	return ns / 1e9;
+}
+
+/* --off-cpu: what became of the blocks, and each kind's time; every block in one place. */
+static void print_off_cpu_blocks(const struct session_stats *st)
+{
+	fprintf(stderr,
+		"  %-22s %10" PRIu64 " = walked %" PRIu64 " + short %" PRIu64
+		" + outside a call %" PRIu64 " + over the cap %" PRIu64 " + exited %" PRIu64
+		" + lost %" PRIu64 " + at the end %" PRIu64 "\n",
+		"off-CPU blocks", st->off_blocks, st->off_walked, st->off_short, st->off_outside,
+		st->off_capped, st->off_exited, st->off_lost, st->off_pending_at_end);
+	if (st->off_under_way_at_end)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (blocked when the run ended)\n",
+			"blocks under way", st->off_under_way_at_end);
+	if (st->off_untimed)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (their end was not seen: no time)\n",
+			"blocks untimed", st->off_untimed);
+	fprintf(stderr, "  %-22s %10.3f s = walked %.3f s + unwalked %.3f s + lost %.3f s\n",
+		"off-CPU time",
+		seconds(st->off_ns + st->off_unwalked_ns + st->off_at_end_ns + st->off_lost_ns),
+		seconds(st->off_ns), seconds(st->off_unwalked_ns + st->off_at_end_ns),
+		seconds(st->off_lost_ns));
+}
+
+/* --off-cpu: the processes with the most time, on the CPU and off it. */
+static void print_times_by_process(const struct recorder_result *res)
+{
+	const struct proc_times *pt = res->times_by_process;
+	size_t n = proc_times__count(pt);
+
+	fprintf(stderr, "  %-22s %10s %10s %10s %10s\n", "time by process", "on-CPU", "off walked",
+		"unwalked", "sum");
+	for (size_t i = 0; i < n && i < PROCESSES_SHOWN; i++) {
+		const struct proc_time *t = proc_times__get(pt, i);
+		char who[64];
+
+		snprintf(who, sizeof(who), "%s (%u)", t->comm, t->pid);
+		fprintf(stderr, "    %-20s %9.3fs %9.3fs %9.3fs %9.3fs\n", who,
+			seconds(proc_time__on_cpu_ns(t, res->period_ns)), seconds(t->off_walked_ns),
+			seconds(t->off_unwalked_ns),
+			seconds(proc_time__total_ns(t, res->period_ns)));
+	}
+	if (n > PROCESSES_SHOWN)
+		fprintf(stderr, "    %zu more (--stats-json has them all)\n", n - PROCESSES_SHOWN);
+}
+
 /*
  * The BPF time of a sample: the kernel's mean over every run of the
  * program (the runs that leave at once too: another process's, an idle
@@ -213,6 +264,10 @@ void record_print_summary(const struct recorder_result *res)
 	fprintf(stderr, "  %-22s %10.1f MiB\n", "peak RSS", mib(res->peak_rss));
 	fprintf(stderr, "  %-22s %10.1f MiB\n", "BPF map memory", mib(st.map_bytes));
 	print_bpf_time(res);
+	if (res->off_cpu) {
+		print_off_cpu_blocks(&st);
+		print_times_by_process(res);
+	}
 	if (st.rows_unplaced)
 		fprintf(stderr, "  %-22s %10" PRIu64 "   (raise --max-shards)\n",
 			"unwind rows left out", st.rows_unplaced);
@@ -313,6 +368,57 @@ static void stats_put_outcomes(struct json_writer *jw, const struct recorder_res
 	jw_object_end(jw);
 }
 
+/* "off_cpu": the blocks by what became of them, and their time (null without --off-cpu). */
+static void stats_put_off_cpu(struct json_writer *jw, const struct recorder_result *res,
+			      const struct session_stats *st)
+{
+	jw_key(jw, "off_cpu");
+	if (!res->off_cpu) {
+		jw_null(jw);
+		return;
+	}
+	jw_object_start(jw);
+	stats_put_uint(jw, "blocks", st->off_blocks);
+	stats_put_uint(jw, "walked", st->off_walked);
+	stats_put_uint(jw, "walked_bottom", st->off_complete);
+	stats_put_uint(jw, "short", st->off_short);
+	stats_put_uint(jw, "outside_syscall", st->off_outside);
+	stats_put_uint(jw, "capped", st->off_capped);
+	stats_put_uint(jw, "exited", st->off_exited);
+	stats_put_uint(jw, "lost", st->off_lost);
+	stats_put_uint(jw, "pending_at_end", st->off_pending_at_end);
+	stats_put_uint(jw, "under_way_at_end", st->off_under_way_at_end);
+	stats_put_uint(jw, "untimed", st->off_untimed);
+	stats_put_uint(jw, "walked_ns", st->off_ns);
+	stats_put_uint(jw, "unwalked_ns", st->off_unwalked_ns + st->off_at_end_ns);
+	stats_put_uint(jw, "lost_ns", st->off_lost_ns);
+	jw_object_end(jw);
+}
+
+/* "processes_time": each process's time on and off the CPU, the most first. */
+static void stats_put_times(struct json_writer *jw, const struct recorder_result *res)
+{
+	const struct proc_times *pt = res->times_by_process;
+
+	jw_key(jw, "processes_time");
+	jw_array_start(jw);
+	for (size_t i = 0; i < proc_times__count(pt); i++) {
+		const struct proc_time *t = proc_times__get(pt, i);
+
+		jw_object_start(jw);
+		stats_put_uint(jw, "pid", t->pid);
+		jw_key(jw, "comm");
+		jw_string(jw, t->comm);
+		stats_put_uint(jw, "on_cpu_ns", proc_time__on_cpu_ns(t, res->period_ns));
+		stats_put_uint(jw, "off_cpu_blocks", t->off_blocks);
+		stats_put_uint(jw, "off_cpu_walked_ns", t->off_walked_ns);
+		stats_put_uint(jw, "off_cpu_unwalked_ns", t->off_unwalked_ns);
+		stats_put_uint(jw, "total_ns", proc_time__total_ns(t, res->period_ns));
+		jw_object_end(jw);
+	}
+	jw_array_end(jw);
+}
+
 static void stats_put(struct json_writer *jw, const struct recorder_result *res,
 		      const struct session_stats *st, unsigned int freq)
 {
@@ -356,6 +462,8 @@ static void stats_put(struct json_writer *jw, const struct recorder_result *res,
 	stats_put_uint(jw, "bpf_samples_timed", res->times.count);
 	stats_put_ns(jw, "bpf_ns_sample_p50", res->times.p50);
 	stats_put_ns(jw, "bpf_ns_sample_p99", res->times.p99);
+	stats_put_off_cpu(jw, res, st);
+	stats_put_times(jw, res);
 	jw_object_end(jw);
 }
 

@@ -13,7 +13,7 @@ _unwprof_options()
 	case $1 in
 	record)
 		echo '-p --pids -t --tids -a --all-cpus -C --cpu -d --duration -F --freq --no-kernel --fp-only
-			--call-graph -g
+			--call-graph -g --off-cpu --off-cpu-min --off-cpu-walks
 			--max-shards --count-map-entries --as-root -o --output --format --no-lines --pid --tid
 			--stats-json --quiet'
 		;;
@@ -38,7 +38,7 @@ _unwprof_takes_value()
 	record:-p | record:--pids | record:-d | record:--duration | record:-F | record:--freq | \
 	record:--max-shards | record:--count-map-entries | record:-o | record:--output | \
 	record:--format | record:-C | record:--cpu | record:--call-graph | record:-t | record:--tids | \
-	record:--stats-json | \
+	record:--stats-json | record:--off-cpu-min | record:--off-cpu-walks | \
 	report:-i | report:--input | report:--pid | report:--comm | report:--top | \
 	report:--sort | report:--min-percent | report:--diff | report:--fail-above | \
 	report:-o | report:--output | report:--format | \

@@ -60,6 +60,9 @@ complete -c unwprof -n $c -l call-graph -x -a 'dwarf fp' -d 'As perf takes it: d
 complete -c unwprof -n $c -s g -d 'Accepted for perf users: stacks are always recorded'
 complete -c unwprof -n $c -s C -l cpu -x -d 'Sample only on these CPUs'
 complete -c unwprof -n $c -s t -l tids -x -d 'Profile these threads only'
+complete -c unwprof -n $c -l off-cpu -d 'Also record where threads block, with their stacks'
+complete -c unwprof -n $c -l off-cpu-min -x -d 'Walk only blocks of USEC or more'
+complete -c unwprof -n $c -l off-cpu-walks -x -d 'Walk at most N blocks a second per CPU'
 complete -c unwprof -n $c -l max-shards -x -d 'Cap unwind table memory at N shards'
 complete -c unwprof -n $c -l count-map-entries -x \
     -d 'Distinct stacks held in the kernel between drains'

@@ -621,8 +621,10 @@ int profile__add_sample(struct profile *p, const struct profile_sample *s)
 		if (err)
 			return err;
 		p->samples[*slot - 1].count = 0;
+		p->samples[*slot - 1].off_cpu_ns = 0;
 	}
 	p->samples[*slot - 1].count += s->count;
+	p->samples[*slot - 1].off_cpu_ns += s->off_cpu_ns;
 	p->total += s->count;
 	return 0;
 }
@@ -666,6 +668,7 @@ int profile__add_stack_with(struct profile *p, const struct profile_stack *st, u
 		.nr_user = st->nr_user,
 		.nr_kernel = st->nr_kernel,
 		.count = count,
+		.off_cpu_ns = st->off_cpu_ns,
 	};
 	uint32_t *ids;
 	int err;

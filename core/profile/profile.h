@@ -79,6 +79,11 @@ struct profile_sample {
 	uint32_t *kernel; /* location ids, leaf first */
 	uint32_t nr_kernel;
 	uint64_t count;
+	/*
+	 * An off-CPU sample (flags: SAMPLE_OFF_CPU of core/session/session.h)
+	 * counts blocks of its thread in count and their time here; 0 otherwise.
+	 */
+	uint64_t off_cpu_ns;
 };
 
 /* A stack by its raw addresses, as the BPF side reports it. */
@@ -92,6 +97,7 @@ struct profile_stack {
 	uint32_t nr_user;
 	const uint64_t *kernel_addrs; /* leaf first */
 	uint32_t nr_kernel;
+	uint64_t off_cpu_ns; /* as profile_sample's */
 };
 
 struct profile;

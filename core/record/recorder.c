@@ -18,6 +18,7 @@
 #include "invoker.h"
 #include "output.h"
 #include "pids.h"
+#include "proc_times.h"
 #include "../util/common.h"
 #include "../util/log.h"
 #include "../session/failures.h"
@@ -41,6 +42,7 @@ struct recorder {
 	struct symbolizer *symbolizer;
 	struct proc_names *names;  /* the processes' names (core/targets/procnames.h) */
 	struct failures *failures; /* where samples failed, by file and reason */
+	struct proc_times *times;  /* each process's time on and off the CPU */
 	int err;		   /* first error in a callback */
 	struct launch *launch;	   /* the launched command, NULL when none */
 	pid_t child;		   /* its pid, 0 when none */
@@ -171,6 +173,7 @@ static void on_sample(void *ctx, const struct session_sample *s)
 		.nr_user = s->nr_user,
 		.kernel_addrs = s->kernel_pcs,
 		.nr_kernel = r->opts.no_kernel ? 0 : s->nr_kernel,
+		.off_cpu_ns = s->off_cpu_ns,
 	};
 	int err = symbolizer__add_stack(r->symbolizer, r->profile, &st, s->count);
 
@@ -181,7 +184,10 @@ static void on_sample(void *ctx, const struct session_sample *s)
 	 */
 	if (st.nr_kernel && symbolizer__preload_kernel(r->symbolizer))
 		pr_debug("the kernel's symbols are read at the end");
-	count_outcome(&r->result.outcomes, s);
+	if (!(s->flags & SAMPLE_OFF_CPU))
+		count_outcome(&r->result.outcomes, s);
+	if (!err)
+		err = proc_times__add(r->times, s->pid, st.comm, s->flags, s->count, s->off_cpu_ns);
 	keep_error(r, err);
 }
 
@@ -368,6 +374,9 @@ static struct session *open_session(struct recorder *r)
 		.kernel_stacks = !o->no_kernel,
 		.max_shards = o->max_shards,
 		.count_map_entries = o->count_map_entries,
+		.off_cpu = o->off_cpu,
+		.off_cpu_min_ns = o->off_cpu_min_ns,
+		.off_cpu_walks = o->off_cpu_walks,
 		.on_sample = on_sample,
 		.on_process = on_process,
 		.on_exit = on_process_exit,
@@ -568,6 +577,7 @@ static void take_stats(struct recorder *r)
 {
 	session__stats(r->session, &r->result.stats);
 	failures__sort(r->failures);
+	proc_times__sort(r->times, r->result.period_ns);
 	r->result.bpf_ns_per_sample = bpf_ns_per_sample(r->session);
 	read_sample_times(r->session, &r->result.times);
 }
@@ -626,12 +636,16 @@ static int init(struct recorder *r)
 	r->profile = profile__new();
 	r->symbolizer = symbolizer__new(&(struct symbolizer_opts){ .no_lines = r->opts.no_lines });
 	r->failures = failures__new();
+	r->times = proc_times__new();
 	r->names = proc_names__new();
-	if (!r->profile || !r->symbolizer || !r->failures || !r->names) {
+	if (!r->profile || !r->symbolizer || !r->failures || !r->times || !r->names) {
 		pr_err("out of memory");
 		return -ENOMEM;
 	}
 	r->result.failures = r->failures;
+	r->result.times_by_process = r->times;
+	r->result.period_ns = 1000000000ULL / o->freq;
+	r->result.off_cpu = o->off_cpu;
 	return open_output(r);
 }
 
@@ -717,6 +731,7 @@ void recorder__free(struct recorder *r)
 		return;
 	session__free(r->session);
 	failures__free(r->failures);
+	proc_times__free(r->times);
 	symbolizer__free(r->symbolizer);
 	profile__free(r->profile);
 	outfile__close(r->out, false);

@@ -31,6 +31,7 @@
 #include "../profile/formats.h"
 #include "../session/session.h"
 #include "../session/sample_times.h"
+#include "proc_times.h"
 
 /* What to record and where to write it; the arrays and strings outlive the recorder. */
 struct recorder_opts {
@@ -52,9 +53,12 @@ struct recorder_opts {
 	bool fp_only;
 	const char *stats_json; /* --stats-json FILE, NULL when none */
 	size_t max_shards;
-	size_t count_map_entries; /* 0: the session's default */
-	bool as_root;		  /* under sudo, run command as root, not as the invoking user */
-	char **command;		  /* to launch, NULL-terminated; NULL when none */
+	size_t count_map_entries;   /* 0: the session's default */
+	bool as_root;		    /* under sudo, run command as root, not as the invoking user */
+	bool off_cpu;		    /* --off-cpu: the time threads spend blocked, too */
+	uint64_t off_cpu_min_ns;    /* shorter blocks counted, not walked */
+	unsigned int off_cpu_walks; /* walks of blocks a second per CPU, at most */
+	char **command;		    /* to launch, NULL-terminated; NULL when none */
 };
 
 /* The caller's lines on the terminal while the run goes; each may be NULL. */
@@ -87,6 +91,10 @@ struct recorder_result {
 	uint64_t peak_rss;		 /* bytes, once the output is written */
 	double bpf_ns_per_sample;	 /* < 0: unknown (kernel.bpf_stats_enabled is 0) */
 	struct sample_times times;	 /* BPF's time of each target sample: median, p99 */
+	uint64_t period_ns;		 /* the CPU time of an on-CPU sample */
+	bool off_cpu;			 /* --off-cpu */
+	/* Each process's time on and off the CPU, the most first (core/record/proc_times.h). */
+	const struct proc_times *times_by_process;
 };
 
 /* Writes the content of the --stats-json file to f. 0 or -errno (said). */

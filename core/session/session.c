@@ -55,6 +55,7 @@
 #include "../targets/procfs.h"
 #include "../targets/procmaps.h"
 #include "../runtimes/runtimes.h"
+#include "offcpu.h"
 #include "session.h"
 #include "../unwind/shards.h"
 #include "../unwind/table.h"
@@ -115,7 +116,9 @@ struct session {
 	int *pe_fds;
 	struct bpf_link **pe_links;
 	struct bpf_link *tp_links[4];
-	bool tail_calls; /* sample_tc and walk_tc instead of sample */
+	struct bpf_link *off_links[OFFCPU_NR_LINKS]; /* core/session/offcpu.h */
+	struct offcpu_end off_end;		     /* blocks flushed at the stop */
+	bool tail_calls;			     /* sample_tc and walk_tc instead of sample */
 	struct ring_buffer *rb;
 
 	struct encoder *enc;   /* the wire format of the rows and of their index */
@@ -148,8 +151,9 @@ struct session {
 	struct ustack_cache ustacks;
 	bool drain_requested;
 	uint64_t last_drain_ms;
-	uint64_t lost;	     /* samples whose user stack could not be read back */
-	uint64_t procs_gone; /* exited while their mappings were read */
+	uint64_t lost;			/* samples whose user stack could not be read back */
+	uint64_t off_lost, off_lost_ns; /* the same for off-CPU counts */
+	uint64_t procs_gone;		/* exited while their mappings were read */
 	bool procs_full_warned;
 	bool unplaced_warned;
 	bool maps_limit_warned;
@@ -817,6 +821,7 @@ static void session__size_maps(struct session *s)
 	k->rodata->cfg.page_size = sysconf(_SC_PAGESIZE);
 	/* Short: a process that just exec'd maps its libraries within milliseconds. */
 	k->rodata->cfg.event_interval_ns = 5000000ULL;
+	offcpu__configure(k, &s->opts);
 }
 
 static int session__on_event(void *ctx, void *data, size_t size);
@@ -1023,6 +1028,9 @@ int session__attach(struct session *s)
 			return err;
 		}
 	}
+	err = offcpu__attach(s->skel, s->off_links);
+	if (err)
+		return err;
 	session__inject_faults(s);
 	s->nr_cpus = libbpf_num_possible_cpus();
 	if (s->nr_cpus <= 0)
@@ -1438,6 +1446,7 @@ static void session__deliver(struct session *s, const struct unw_count_key *k,
 		.pid = k->pid,
 		.tid = k->tid,
 		.count = v->count,
+		.off_cpu_ns = v->ns,
 		.flags = k->flags,
 	};
 
@@ -1445,6 +1454,11 @@ static void session__deliver(struct session *s, const struct unw_count_key *k,
 	smp.comm[sizeof(smp.comm) - 1] = '\0';
 	if (k->ustack) {
 		us = session__ustack(s, k->ustack);
+		if (!us && (k->flags & UNW_SAMPLE_OFF_CPU)) {
+			s->off_lost += v->count;
+			s->off_lost_ns += v->ns;
+			return;
+		}
 		if (!us) {
 			s->lost += v->count;
 			return;
@@ -1556,6 +1570,22 @@ int session__drain(struct session *s)
 	return 0;
 }
 
+/* Off-CPU: no more blocks, and the ones under way counted with their time so far. */
+static void session__stop_off_cpu(struct session *s)
+{
+	struct timespec ts;
+
+	for (size_t i = 0; i < ARRAY_SIZE(s->off_links); i++) {
+		bpf_link__destroy(s->off_links[i]);
+		s->off_links[i] = NULL;
+	}
+	if (!s->opts.on_sample)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	offcpu__flush(s->skel, ts.tv_sec * 1000000000ULL + ts.tv_nsec, s->opts.on_sample,
+		      s->opts.ctx, &s->off_end);
+}
+
 /*
  * Disables every perf event: when the ioctl returns, the sampling program
  * runs no more on that CPU, so the counts and the stats it updated agree and
@@ -1576,6 +1606,7 @@ int session__stop(struct session *s)
 		pr_err("cannot stop the perf event of CPU %d: %s", cpu, strerror(errno));
 	}
 	s->stopped = true;
+	session__stop_off_cpu(s);
 	s->skel->bss->hold_new_code = 0;
 	if (s->rb && ring_buffer__consume(s->rb) < 0 && !err)
 		err = -EIO;
@@ -1671,6 +1702,15 @@ void session__stats(const struct session *s, struct session_stats *st)
 	st->files_replaced = ts.files_replaced;
 	st->files_skipped = ts.files_unreadable;
 	st->map_bytes = session__map_bytes(s);
+	offcpu__stats(sum, st);
+	/* Walked in BPF, but their user stack could not be read back. */
+	st->off_walked -= s->off_lost < st->off_walked ? s->off_lost : st->off_walked;
+	st->off_ns -= s->off_lost_ns < st->off_ns ? s->off_lost_ns : st->off_ns;
+	st->off_lost += s->off_lost;
+	st->off_lost_ns += s->off_lost_ns;
+	st->off_pending_at_end = s->off_end.pending;
+	st->off_under_way_at_end = s->off_end.under_way;
+	st->off_at_end_ns = s->off_end.ns;
 }
 
 int session__prog_stats(const struct session *s, uint64_t *run_time_ns, uint64_t *run_cnt)
@@ -1731,6 +1771,8 @@ void session__free(struct session *s)
 			close(s->pe_fds[cpu]);
 	for (size_t i = 0; i < ARRAY_SIZE(s->tp_links); i++)
 		bpf_link__destroy(s->tp_links[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(s->off_links); i++)
+		bpf_link__destroy(s->off_links[i]);
 	/* A hold sent after the last stop is in the ring buffer: no process is left stopped. */
 	if (s->rb)
 		ring_buffer__consume(s->rb);

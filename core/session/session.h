@@ -34,6 +34,9 @@ enum {
 	SAMPLE_FP = UNW_SAMPLE_FP, /* at least one frame was unwound with frame pointers */
 	SAMPLE_TRUNCATED = UNW_SAMPLE_TRUNCATED, /* deeper than the depth limit: leaf frames kept */
 	SAMPLE_KERNEL = UNW_SAMPLE_KERNEL,	 /* the sample hit kernel mode */
+	SAMPLE_OFF_CPU = UNW_SAMPLE_OFF_CPU,	 /* blocks of a thread: count blocks, off_cpu_ns */
+	SAMPLE_STATE_D = UNW_SAMPLE_STATE_D,   /* off-CPU, uninterruptible (D); else sleeping (S) */
+	SAMPLE_UNWALKED = UNW_SAMPLE_UNWALKED, /* off-CPU, not walked: no stack */
 };
 
 /* The reasons a sample's walk met, as session_stats.errors counts them. */
@@ -48,7 +51,8 @@ struct session_sample {
 	const uint64_t *kernel_pcs; /* leaf first */
 	uint32_t nr_kernel;
 	uint64_t count;
-	uint32_t flags; /* SAMPLE_* */
+	uint64_t off_cpu_ns; /* SAMPLE_OFF_CPU: the time the count's blocks lasted */
+	uint32_t flags;	     /* SAMPLE_* */
 };
 
 struct session_opts {
@@ -71,6 +75,14 @@ struct session_opts {
 	bool kernel_stacks;
 	size_t max_shards;	  /* cap on unwind table memory, in shards; 0: default */
 	size_t count_map_entries; /* 0: default */
+	/*
+	 * Off-CPU time (bpf/offcpu.bpf.c): the blocks of the targets' threads,
+	 * each walked when it lasted off_cpu_min_ns or more, at most
+	 * off_cpu_walks walks a second on a CPU; the others counted unwalked.
+	 */
+	bool off_cpu;
+	uint64_t off_cpu_min_ns;
+	unsigned int off_cpu_walks;
 
 	/* Called during poll/drain; ctx is passed back. Any may be NULL. */
 	void (*on_sample)(void *ctx, const struct session_sample *s);
@@ -159,6 +171,22 @@ struct session_stats {
 	uint64_t maps_over_limit;
 	/* Kernel memory of unwprof's BPF maps, as charged to it (memlock in fdinfo). */
 	uint64_t map_bytes;
+	/*
+	 * Off-CPU (bpf/unwprof.h, UNW_ST_OFF_*): the blocks that ended, and
+	 * what became of each: walked, or counted [unwalked] (short, outside a
+	 * system call, capped, exited), or lost; with the ns of each kind.
+	 * Untimed: blocks whose end was not seen, their time unknown.
+	 */
+	uint64_t off_blocks, off_walked, off_complete, off_short, off_outside, off_capped;
+	uint64_t off_exited, off_lost, off_untimed;
+	uint64_t off_ns, off_unwalked_ns, off_lost_ns;
+	/*
+	 * When the run ended: blocks that had ended but were not walked yet,
+	 * and blocks under way (their time up to the end); counted [unwalked].
+	 * The ended blocks add up: off_blocks = off_walked + off_short +
+	 * off_outside + off_capped + off_exited + off_lost + off_pending_at_end.
+	 */
+	uint64_t off_pending_at_end, off_under_way_at_end, off_at_end_ns;
 };
 
 /*

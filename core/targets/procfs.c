@@ -400,15 +400,14 @@ cleanup:
 	return pm;
 }
 
-int procfs__comm(pid_t pid, char *buf, size_t size)
+/* The first line of a small /proc file, NUL-terminated in buf. 0 or -errno. */
+static int read_name(const char *path, char *buf, size_t size)
 {
-	char path[64];
 	ssize_t n;
 	int fd, err = 0;
 
 	if (!size)
 		return -EINVAL;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -422,4 +421,20 @@ int procfs__comm(pid_t pid, char *buf, size_t size)
 		n--;
 	buf[n] = '\0';
 	return n ? 0 : -ENODATA;
+}
+
+int procfs__comm(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	return read_name(path, buf, size);
+}
+
+int procfs__thread_comm(pid_t pid, pid_t tid, char *buf, size_t size)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	return read_name(path, buf, size);
 }

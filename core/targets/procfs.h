@@ -27,6 +27,8 @@ int procfs__open_root(pid_t pid);
  * shows), NUL-terminated in buf, without the newline. 0 or -errno.
  */
 int procfs__comm(pid_t pid, char *buf, size_t size);
+/* The name of thread tid of process pid, the same way. */
+int procfs__thread_comm(pid_t pid, pid_t tid, char *buf, size_t size);
 
 /*
  * Opens path as if root_fd were "/": absolute symlinks start again at root_fd,
