@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The SVG flame graph writer. Every frame name (locations and processes) is
- * interned into a rank in name order, each sample becomes a path of ranks
- * from the process to the leaf, and the sorted paths are merged the way
- * flamegraph.pl does: walking them in order, a frame opens where a path
+ * interned into a rank in name order, each sample is a path of ranks from
+ * the process to the leaf, and the samples sorted by path are merged the
+ * way flamegraph.pl does: walking them in order, a frame opens where a path
  * leaves the previous one and closes where the next one leaves it, so a
  * frame's position and width come out in samples without building a tree.
+ * Paths are read from the profile as they are compared and merged, and
+ * frames written as they close (after a first merge that measures them):
+ * what the writer holds follows the locations and the samples, not the
+ * depth of their stacks.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,15 +20,14 @@
 #include "flamegraph.h"
 #include "profile.h"
 
-#define FG_WIDTH 1200	      /* of the image, in pixels */
-#define FG_PAD 10	      /* left and right margins */
-#define FG_FRAME_H 16	      /* one level of the stack */
-#define FG_TOP 50	      /* title, subtitle and buttons */
-#define FG_BOTTOM 30	      /* the details line */
-#define FG_CHAR_W 7.2	      /* of the 12px monospace font, to elide names */
-#define FG_MIN_W 0.1	      /* frames narrower than this are left out */
-#define FG_ALL UINT32_MAX     /* name of the root frame */
-#define FG_MAX_FRAMES 1000000 /* per sample, a bound against corrupt input */
+#define FG_WIDTH 1200	  /* of the image, in pixels */
+#define FG_PAD 10	  /* left and right margins */
+#define FG_FRAME_H 16	  /* one level of the stack */
+#define FG_TOP 50	  /* title, subtitle and buttons */
+#define FG_BOTTOM 30	  /* the details line */
+#define FG_CHAR_W 7.2	  /* of the 12px monospace font, to elide names */
+#define FG_MIN_W 0.1	  /* frames narrower than this are left out */
+#define FG_ALL UINT32_MAX /* name of the root frame */
 
 enum fg_kind {
 	FG_USER,
@@ -52,11 +55,10 @@ struct fg_name {
 	uint32_t src;
 };
 
-struct fg_path {
-	uint32_t *ids; /* name ranks, the process first */
-	uint32_t len;
-	uint64_t count;
-	uint64_t base; /* diff: the samples of the base */
+/* A sample of the profile (which 0) or of the base (which 1, diff). */
+struct fg_ref {
+	uint32_t which;
+	uint32_t sample;
 };
 
 struct fg_frame {
@@ -81,11 +83,12 @@ struct flamegraph {
 	 * its first process; first[1] numbers the base's after them (diff).
 	 */
 	uint32_t *first[2];
-	uint32_t *rank; /* of each name source */
-	struct fg_path *paths;
+	uint32_t *rank;	      /* of each name source */
+	struct fg_ref *paths; /* the samples, in the order of their paths */
 	size_t nr_paths;
-	struct fg_frame *frames;
-	size_t nr_frames, cap_frames;
+	/* the merge: the frames open at each depth (1: the process), as long as the deepest path */
+	struct fg_frame *open;
+	size_t cap_open;
 	uint64_t total;
 	uint32_t max_depth; /* of the frames drawn */
 };
@@ -351,196 +354,209 @@ cleanup:
 
 /* Paths */
 
-static int path_cmp(const void *a, const void *b)
-{
-	const struct fg_path *pa = a, *pb = b;
-	uint32_t n = pa->len < pb->len ? pa->len : pb->len;
+/*
+ * Walks the path of a sample, the ranks of its frames from the process to
+ * the leaf, without making it: a path is as long as its stack is deep.
+ */
+struct path_iter {
+	const uint32_t *rank;
+	const uint32_t *first; /* the numbering of the sources of the sample's profile */
+	const struct profile_sample *s;
+	uint32_t process; /* its source, UINT32_MAX once given */
+	uint32_t nr_kernel;
+	uint32_t frame; /* the next location: user ones root first, then kernel ones */
+	uint32_t src;	/* the sources of the current location left, last first */
+	uint32_t left;
+};
 
-	for (uint32_t i = 0; i < n; i++)
-		if (pa->ids[i] != pb->ids[i])
-			return pa->ids[i] < pb->ids[i] ? -1 : 1;
-	return pa->len < pb->len ? -1 : pa->len > pb->len;
+/* The profile of ref: the profile's or the base's. */
+static const struct profile *profile_of(const struct flamegraph *fg, struct fg_ref ref)
+{
+	return ref.which ? fg->base : fg->p;
 }
 
-/* The numbering of the sources of p: the profile's or the base's. */
-static const uint32_t *first_of(const struct flamegraph *fg, const struct profile *p)
+static void path_iter__init(struct path_iter *it, const struct flamegraph *fg, struct fg_ref ref)
 {
-	return p == fg->p ? fg->first[0] : fg->first[1];
+	const struct profile *p = profile_of(fg, ref);
+
+	*it = (struct path_iter){ .rank = fg->rank, .first = fg->first[ref.which] };
+	it->s = profile__sample(p, ref.sample);
+	it->process = it->first[profile__nr_locations(p)] + ref.sample;
+	it->nr_kernel = fg->opts->kernel ? it->s->nr_kernel : 0;
 }
 
-static uint32_t frames_of(const uint32_t *first, uint32_t id)
+/*
+ * The rank of the next frame in *rank, false at the end of the path: the
+ * frames of a location root first, the inlined ones after their caller.
+ */
+static bool path_iter__next(struct path_iter *it, uint32_t *rank)
 {
-	return first[id + 1] - first[id];
+	const struct profile_sample *s = it->s;
+	uint32_t id;
+
+	if (it->process != UINT32_MAX) {
+		*rank = it->rank[it->process];
+		it->process = UINT32_MAX;
+		return true;
+	}
+	if (!it->left) {
+		if (it->frame >= s->nr_user + it->nr_kernel)
+			return false;
+		if (it->frame < s->nr_user)
+			id = s->user[s->nr_user - 1 - it->frame];
+		else
+			id = s->kernel[s->nr_kernel - 1 - (it->frame - s->nr_user)];
+		it->frame++;
+		it->src = it->first[id + 1];
+		it->left = it->first[id + 1] - it->first[id];
+	}
+	it->left--;
+	*rank = it->rank[--it->src];
+	return true;
 }
 
-/* Appends the frames of location id root first (the inlined ones after their caller) at ids[n]. */
-static uint32_t add_frames(const struct flamegraph *fg, const uint32_t *first, uint32_t id,
-			   uint32_t *ids, uint32_t n)
+/* By rank, frame by frame; a path before the longer ones it begins. */
+static int path_cmp(const void *pa, const void *pb, void *arg)
 {
-	for (uint32_t j = frames_of(first, id); j > 0; j--)
-		ids[n++] = fg->rank[first[id] + j - 1];
-	return n;
+	const struct flamegraph *fg = arg;
+	struct path_iter a, b;
+	uint32_t ra, rb;
+	bool more_a, more_b;
+
+	path_iter__init(&a, fg, *(const struct fg_ref *)pa);
+	path_iter__init(&b, fg, *(const struct fg_ref *)pb);
+	for (;;) {
+		more_a = path_iter__next(&a, &ra);
+		more_b = path_iter__next(&b, &rb);
+		if (!more_a || !more_b)
+			return more_a - more_b;
+		if (ra != rb)
+			return ra < rb ? -1 : 1;
+	}
 }
 
-/* The path of sample i of p. */
-static int flamegraph__add_path(struct flamegraph *fg, const struct profile *p, size_t i)
+/* The samples with a count, of the profile then of the base, sorted by path. */
+static int flamegraph__sort_paths(struct flamegraph *fg)
 {
-	const struct profile_sample *s = profile__sample(p, i);
-	uint32_t nr_kernel = fg->opts->kernel ? s->nr_kernel : 0;
-	size_t nr_loc = profile__nr_locations(p), len = 1;
-	const uint32_t *first = first_of(fg, p);
-	struct fg_path *path = &fg->paths[fg->nr_paths];
-	uint32_t n = 0;
+	size_t nr[2] = { profile__nr_samples(fg->p), fg->base ? profile__nr_samples(fg->base) : 0 };
 
-	if (s->nr_user > FG_MAX_FRAMES || nr_kernel > FG_MAX_FRAMES)
+	if (nr[0] > UINT32_MAX || nr[1] > UINT32_MAX)
 		return -E2BIG;
-	for (uint32_t j = 0; j < s->nr_user; j++)
-		len += frames_of(first, s->user[j]);
-	for (uint32_t j = 0; j < nr_kernel; j++)
-		len += frames_of(first, s->kernel[j]);
-	if (len > FG_MAX_FRAMES * 2 + 1)
-		return -E2BIG;
-	path->ids = malloc(len * sizeof(*path->ids));
-	if (!path->ids)
-		return -ENOMEM;
-	path->ids[n++] = fg->rank[first[nr_loc] + i];
-	for (uint32_t j = s->nr_user; j > 0; j--)
-		n = add_frames(fg, first, s->user[j - 1], path->ids, n);
-	for (uint32_t j = nr_kernel; j > 0; j--)
-		n = add_frames(fg, first, s->kernel[j - 1], path->ids, n);
-	path->len = n;
-	if (p == fg->p)
-		path->count = s->count;
-	else
-		path->base = s->count;
-	fg->nr_paths++;
-	return 0;
-}
-
-static int flamegraph__build_paths(struct flamegraph *fg)
-{
-	size_t nr = profile__nr_samples(fg->p);
-	size_t nr_base = fg->base ? profile__nr_samples(fg->base) : 0;
-	int err;
-
-	fg->paths = calloc(nr + nr_base + 1, sizeof(*fg->paths));
+	fg->paths = calloc(nr[0] + nr[1] + 1, sizeof(*fg->paths));
 	if (!fg->paths)
 		return -ENOMEM;
-	for (size_t i = 0; i < nr; i++) {
-		if (!profile__sample(fg->p, i)->count)
-			continue;
-		err = flamegraph__add_path(fg, fg->p, i);
-		if (err)
-			return err;
+	for (uint32_t which = 0; which < 2; which++) {
+		for (size_t i = 0; i < nr[which]; i++) {
+			const struct profile_sample *s =
+				profile__sample(which ? fg->base : fg->p, i);
+
+			if (!s->count)
+				continue;
+			if (!which)
+				fg->total += s->count;
+			fg->paths[fg->nr_paths++] = (struct fg_ref){ which, (uint32_t)i };
+		}
 	}
-	for (size_t i = 0; i < nr_base; i++) {
-		if (!profile__sample(fg->base, i)->count)
-			continue;
-		err = flamegraph__add_path(fg, fg->base, i);
-		if (err)
-			return err;
-	}
-	qsort(fg->paths, fg->nr_paths, sizeof(*fg->paths), path_cmp);
+	qsort_r(fg->paths, fg->nr_paths, sizeof(*fg->paths), path_cmp, fg);
 	return 0;
 }
 
 /* Frames */
 
-static int flamegraph__add_frame(struct flamegraph *fg, uint32_t depth, uint32_t name,
-				 uint64_t start, uint64_t end, uint64_t base)
-{
-	struct fg_frame *n;
-	size_t cap;
+/*
+ * What becomes of a frame once the merge knows its width: it is measured
+ * (the first pass: the height of the image, the largest change of a diff),
+ * then written (the second).
+ */
+typedef int (*fg_frame_fn)(struct flamegraph *fg, const struct fg_frame *fr, FILE *f);
 
-	if (fg->nr_frames == fg->cap_frames) {
-		cap = fg->cap_frames ? fg->cap_frames * 2 : 256;
-		n = reallocarray(fg->frames, cap, sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		fg->frames = n;
-		fg->cap_frames = cap;
-	}
-	fg->frames[fg->nr_frames++] = (struct fg_frame){ depth, name, start, end - start, base };
-	return 0;
+/* Room for frame depth d among the open ones. */
+static int flamegraph__open_room(struct flamegraph *fg, uint32_t d)
+{
+	return grow((void **)&fg->open, &fg->cap_open, d, sizeof(*fg->open));
 }
 
 /*
- * Closes the open frames above depth keep (path index keep - 1 stays open);
- * x and xb are where the profile's and the base's samples are.
+ * Closes the open frames deeper than keep, the deepest first; x and xb are
+ * where the profile's and the base's samples are.
  */
-static int flamegraph__close(struct flamegraph *fg, const struct fg_path *open,
-			     const uint64_t *starts, const uint64_t *bstarts, uint32_t nr_open,
-			     uint32_t keep, uint64_t x, uint64_t xb)
+static int flamegraph__close(struct flamegraph *fg, uint32_t nr_open, uint32_t keep, uint64_t x,
+			     uint64_t xb, fg_frame_fn fn, FILE *f)
 {
 	int err;
 
 	for (uint32_t d = nr_open; d > keep; d--) {
-		err = flamegraph__add_frame(fg, d, open->ids[d - 1], starts[d - 1], x,
-					    xb - bstarts[d - 1]);
+		struct fg_frame fr = fg->open[d - 1];
+
+		fr.depth = d;
+		fr.count = x - fr.start;
+		fr.base = xb - fr.base;
+		err = fn(fg, &fr, f);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-/* The longest path, plus one: starts[] holds the profile's, then the base's. */
-static uint32_t open_max(const struct flamegraph *fg)
+/*
+ * Opens the frames of path at and past depth from (it stands there), at x
+ * and xb; *len is then the path's length.
+ */
+static int flamegraph__open_path(struct flamegraph *fg, struct path_iter *it, uint32_t from,
+				 uint32_t rank, uint64_t x, uint64_t xb, uint32_t *len)
 {
-	uint32_t max_len = 0;
+	uint32_t d = from;
+	bool more = true;
+	int err;
 
-	for (size_t i = 0; i < fg->nr_paths; i++)
-		if (fg->paths[i].len > max_len)
-			max_len = fg->paths[i].len;
-	return max_len + 1;
-}
-
-/* Merges the sorted paths into frames (depth 1 is the process). */
-static int flamegraph__flow(struct flamegraph *fg)
-{
-	const struct fg_path *open = NULL;
-	uint32_t nr_open = 0, max_len = open_max(fg);
-	uint64_t *starts, *bstarts, x = 0, xb = 0;
-	int err = 0;
-
-	starts = calloc(2 * (size_t)max_len, sizeof(*starts));
-	if (!starts)
-		return -ENOMEM;
-	bstarts = starts + max_len;
-	for (size_t i = 0; i < fg->nr_paths; i++) {
-		const struct fg_path *path = &fg->paths[i];
-		uint32_t common = 0;
-
-		while (common < nr_open && common < path->len &&
-		       open->ids[common] == path->ids[common])
-			common++;
-		err = flamegraph__close(fg, open, starts, bstarts, nr_open, common, x, xb);
+	for (; more; more = path_iter__next(it, &rank), d++) {
+		err = flamegraph__open_room(fg, d);
 		if (err)
-			goto cleanup;
-		for (uint32_t d = common; d < path->len; d++) {
-			starts[d] = x;
-			bstarts[d] = xb;
-		}
-		open = path;
-		nr_open = path->len;
-		x += path->count;
-		xb += path->base;
+			return err;
+		/* base holds where the base's samples were at the frame's start until it closes */
+		fg->open[d] = (struct fg_frame){ .name = rank, .start = x, .base = xb };
 	}
-	err = flamegraph__close(fg, open, starts, bstarts, nr_open, 0, x, xb);
-	if (!err)
-		err = flamegraph__add_frame(fg, 0, FG_ALL, 0, x, xb);
-	fg->total = x;
-cleanup:
-	free(starts);
-	return err;
+	*len = d;
+	return 0;
 }
 
-static int frame_cmp(const void *a, const void *b)
+/*
+ * Merges the sorted paths into frames (depth 1 is the process), each given
+ * to fn as it closes, the root last: the frames open are the only ones
+ * held, and no more than the deepest path.
+ */
+static int flamegraph__flow(struct flamegraph *fg, fg_frame_fn fn, FILE *f)
 {
-	const struct fg_frame *fa = a, *fb = b;
+	uint32_t nr_open = 0, common, rank = 0;
+	uint64_t x = 0, xb = 0;
+	struct path_iter it;
+	bool more;
+	int err;
 
-	if (fa->depth != fb->depth)
-		return fa->depth < fb->depth ? -1 : 1;
-	return fa->start < fb->start ? -1 : fa->start > fb->start;
+	for (size_t i = 0; i < fg->nr_paths; i++) {
+		const struct fg_ref ref = fg->paths[i];
+
+		path_iter__init(&it, fg, ref);
+		common = 0;
+		while ((more = path_iter__next(&it, &rank)) && common < nr_open &&
+		       fg->open[common].name == rank)
+			common++;
+		err = flamegraph__close(fg, nr_open, common, x, xb, fn, f);
+		if (!err && more)
+			err = flamegraph__open_path(fg, &it, common, rank, x, xb, &nr_open);
+		else
+			nr_open = common;
+		if (err)
+			return err;
+		if (ref.which)
+			xb += profile__sample(fg->base, ref.sample)->count;
+		else
+			x += profile__sample(fg->p, ref.sample)->count;
+	}
+	err = flamegraph__close(fg, nr_open, 0, x, xb, fn, f);
+	if (err)
+		return err;
+	return fn(fg, &(struct fg_frame){ 0, FG_ALL, 0, x, xb }, f);
 }
 
 static double frame_width(const struct flamegraph *fg, const struct fg_frame *fr)
@@ -916,25 +932,42 @@ static void flamegraph__put_header(const struct flamegraph *fg, FILE *f)
 	fprintf(f, "<text id=\"matched\" x=\"%d\" y=\"%d\"></text>\n", FG_WIDTH - FG_PAD, h - 10);
 }
 
+/* The first pass: the height of the image and, for a diff, the largest change drawn. */
+static int flamegraph__measure(struct flamegraph *fg, const struct fg_frame *fr, FILE *f)
+{
+	double d = fg->base ? frame_delta(fg, fr) : 0;
+
+	(void)f;
+	if (!frame_drawn(fg, fr))
+		return 0;
+	if (fr->depth > fg->max_depth)
+		fg->max_depth = fr->depth;
+	/* the root's change is every frame's sum: it would pale them all */
+	if (fr->depth && (d < 0 ? -d : d) > fg->max_delta)
+		fg->max_delta = d < 0 ? -d : d;
+	return 0;
+}
+
+/* The second pass: the frames drawn, as they close, the deepest of a stack first. */
+static int flamegraph__draw(struct flamegraph *fg, const struct fg_frame *fr, FILE *f)
+{
+	if (frame_drawn(fg, fr))
+		flamegraph__put_frame(fg, f, fr);
+	return ferror(f) ? (errno ? -errno : -EIO) : 0;
+}
+
+/* The frames are merged twice rather than kept: they are as many as the stacks are deep. */
 static int flamegraph__put(struct flamegraph *fg, FILE *f)
 {
-	for (size_t i = 0; i < fg->nr_frames; i++) {
-		const struct fg_frame *fr = &fg->frames[i];
-		double d = fg->base ? frame_delta(fg, fr) : 0;
+	int err = flamegraph__flow(fg, flamegraph__measure, f);
 
-		if (!frame_drawn(fg, fr))
-			continue;
-		if (fr->depth > fg->max_depth)
-			fg->max_depth = fr->depth;
-		/* the root's change is every frame's sum: it would pale them all */
-		if (fr->depth && (d < 0 ? -d : d) > fg->max_delta)
-			fg->max_delta = d < 0 ? -d : d;
-	}
+	if (err)
+		return err;
 	flamegraph__put_header(fg, f);
 	fputs("<g id=\"frames\">\n", f);
-	for (size_t i = 0; i < fg->nr_frames; i++)
-		if (frame_drawn(fg, &fg->frames[i]))
-			flamegraph__put_frame(fg, f, &fg->frames[i]);
+	err = flamegraph__flow(fg, flamegraph__draw, f);
+	if (err)
+		return err;
 	fputs("</g>\n</svg>\n", f);
 	if (fflush(f) || ferror(f))
 		return errno ? -errno : -EIO;
@@ -949,10 +982,8 @@ static void flamegraph__free(struct flamegraph *fg)
 	free(fg->rank);
 	free(fg->first[0]);
 	free(fg->first[1]);
-	for (size_t i = 0; i < fg->nr_paths; i++)
-		free(fg->paths[i].ids);
 	free(fg->paths);
-	free(fg->frames);
+	free(fg->open);
 }
 
 int flamegraph__write(FILE *f, const struct profile *p, const struct flamegraph_opts *opts)
@@ -965,14 +996,10 @@ int flamegraph__write(FILE *f, const struct profile *p, const struct flamegraph_
 
 	err = flamegraph__intern(&fg);
 	if (!err)
-		err = flamegraph__build_paths(&fg);
+		err = flamegraph__sort_paths(&fg);
+	errno = 0;
 	if (!err)
-		err = flamegraph__flow(&fg);
-	if (!err) {
-		qsort(fg.frames, fg.nr_frames, sizeof(*fg.frames), frame_cmp);
-		errno = 0;
 		err = flamegraph__put(&fg, f);
-	}
 	flamegraph__free(&fg);
 	return err;
 }

@@ -200,18 +200,24 @@ static int count_str(const char *s, const char *needle)
 	return n;
 }
 
-/* The width and y of the rect of the frame whose title starts with "NAME (". */
+/*
+ * The width and y of the rect of a frame whose title starts with "NAME (":
+ * the first one, or with *y >= 0 the one at that height.
+ */
 static bool frame_geometry(const char *svg, const char *name, double *width, int *y)
 {
+	int want = *y >= 0 ? *y : -1;
 	char key[128];
-	const char *t;
+	const char *t = svg;
 
 	snprintf(key, sizeof(key), "<title>%s (", name);
-	t = svg ? strstr(svg, key) : NULL;
-	if (!t)
-		return false;
-	t = strstr(t, "<rect ");
-	return t && sscanf(t, "<rect x=\"%*f\" y=\"%d\" width=\"%lf\"", y, width) == 2;
+	while (t && (t = strstr(t, key))) {
+		t = strstr(t, "<rect ");
+		if (t && sscanf(t, "<rect x=\"%*f\" y=\"%d\" width=\"%lf\"", y, width) == 2 &&
+		    (want < 0 || *y == want))
+			return true;
+	}
+	return false;
 }
 
 static void test_well_formed(void)
@@ -244,12 +250,13 @@ static void test_widths(void)
 	struct flamegraph_opts opts = { .kernel = true };
 	char *svg = svg_str(p, &opts);
 	double w_all = 0, w_app = 0, w_u01 = 0, w_u03 = 0, w_k10 = 0;
-	int y_all = 0, y_app = 0, y_u01 = 0, y_u03 = 0, y_k10 = 0;
+	int y_all = -1, y_app = -1, y_u01 = -1, y_u03, y_k10 = -1;
 
 	CHECK(frame_geometry(svg, "all", &w_all, &y_all));
 	CHECK(frame_geometry(svg, "app", &w_app, &y_app));
 	CHECK(frame_geometry(svg, "u01", &w_u01, &y_u01));
-	CHECK(frame_geometry(svg, "u03", &w_u03, &y_u03)); /* the one called by u01 */
+	y_u03 = y_u01 - 16; /* the one called by u01 */
+	CHECK(frame_geometry(svg, "u03", &w_u03, &y_u03));
 	CHECK(frame_geometry(svg, "k10_[k]", &w_k10, &y_k10));
 	/* 11 samples in all: 10 in app; u03 twice, 2 called by u01, 6 by u02. */
 	CHECK(w_all > DRAW_W - 0.01 && w_all < DRAW_W + 0.01);
