@@ -47,6 +47,7 @@ enum {
 	OPT_LINES,
 	OPT_FORMAT,
 	OPT_FAIL_TOTAL,
+	OPT_SAMPLE_TYPE,
 };
 
 enum view {
@@ -104,6 +105,9 @@ static const char report_doc[] =
 	"\"(inline)\" in the tree, \"_[i]\" in folded stacks. --lines shows source lines:\n"
 	"top, tree and diff count \"NAME FILE:LINE\" (like pprof -lines), folded\n"
 	"stacks get \":LINE\" on each frame.\n"
+	"A profile of record --off-cpu holds time on the CPU and off it: every view\n"
+	"shows the CPU's (as pprof's default does), or with --sample-type off-cpu the\n"
+	"time blocked, or with wall both added; times off the CPU are in microseconds.\n"
 	"--pid, --comm and --no-kernel filter the samples before any view. --json\n"
 	"prints any view as {\"schema\": 1, \"view\": NAME, ...}. Profiles larger than\n"
 	"1 GiB, compressed or not, are refused.\n\n"
@@ -115,7 +119,8 @@ static const char report_doc[] =
 	"  unwprof report -i app.pb.gz --pid 4242 --folded > app-4242.folded\n"
 	"  unwprof report -i app.folded -o app.pb.gz          # convert to pprof\n"
 	"  unwprof report --diff base.pb.gz -i new.pb.gz --fail-above 10\n"
-	"  unwprof report --diff base.pb.gz -i new.pb.gz -o diff.svg   # red slower, blue faster\n\n"
+	"  unwprof report --diff base.pb.gz -i new.pb.gz -o diff.svg   # red slower, blue faster\n"
+	"  unwprof report -i app.pb.gz --sample-type off-cpu --tree   # where it waits\n\n"
 	"Exit status: 0 on success, 1 on failure (a missing, corrupt, truncated or "
 	"empty profile), 3 when --fail-above is exceeded, 64 on a usage error.\n\n"
 	"See unwprof-report(1).";
@@ -126,6 +131,8 @@ static const struct argp_option report_options[] = {
 	{ "pid", OPT_PID, "PID", 0, "Only the samples of process PID", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "Only the samples of processes or threads named NAME", 1 },
 	{ "no-kernel", OPT_NO_KERNEL, NULL, 0, "Leave out kernel frames", 1 },
+	{ "sample-type", OPT_SAMPLE_TYPE, "cpu|off-cpu|wall", 0,
+	  "With off-CPU samples: the time counted (default cpu)", 1 },
 	{ NULL, 0, NULL, 0, "Views:", 2 },
 	{ "top", OPT_TOP, "N", 0, "Show N functions (default 20; 0 for all)", 2 },
 	{ "sort", OPT_SORT, "self|total", 0, "Order of the top view (default self)", 2 },
@@ -297,6 +304,10 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	case OPT_NO_KERNEL:
 		args->filter.no_kernel = true;
 		return 0;
+	case OPT_SAMPLE_TYPE:
+		if (report_sample_type__parse(arg, &args->filter.type))
+			argp_error(state, "--sample-type: '%s' is not cpu, off-cpu or wall", arg);
+		return 0;
 	case OPT_JSON:
 		args->json = true;
 		return 0;
@@ -339,17 +350,61 @@ static const struct argp report_argp = {
 
 /* Loading */
 
+/*
+ * The filter of l's views, with what a count stands for in them: the type
+ * asked for, or, in a profile with off-CPU samples, CPU time (as pprof's
+ * default sample type) when it has any; times off the CPU are counted in
+ * REPORT_TIME_UNIT_NS, which is then the views' period.
+ */
+static int loaded__sample_type(struct loaded *l, const struct profile *all,
+			       const struct report_filter *filter, struct report_filter *typed)
+{
+	struct pprof_meta *m = &l->in.meta;
+	bool off = profile__has_off_cpu(all), on = false;
+
+	for (size_t i = 0; i < profile__nr_samples(all) && !on; i++)
+		on = !(profile__sample(all, i)->flags & PROFILE_SAMPLE_OFF_CPU);
+	*typed = *filter;
+	/* the values of folded off-CPU lines are microseconds, on the CPU too */
+	if (l->in.format == REPORT_FORMAT_FOLDED && l->in.folded.times)
+		m->period_ns = REPORT_TIME_UNIT_NS;
+	if (typed->type != REPORT_SAMPLES && typed->type != REPORT_CPU && !off) {
+		pr_err("%s: no off-CPU samples (unwprof record --off-cpu makes them)", l->path);
+		return -ENODATA;
+	}
+	if (typed->type == REPORT_SAMPLES && off)
+		typed->type = on ? REPORT_CPU : REPORT_OFF_CPU;
+	if (typed->type == REPORT_WALL && !m->period_ns) {
+		pr_err("%s: wall time needs the sampling period, which the profile does not say",
+		       l->path);
+		return -ENODATA;
+	}
+	typed->period_ns = m->period_ns;
+	if (typed->type == REPORT_OFF_CPU || typed->type == REPORT_WALL) {
+		m->period_ns = REPORT_TIME_UNIT_NS;
+		snprintf(m->value_type, sizeof(m->value_type), "%s",
+			 typed->type == REPORT_WALL ? "wall" : "off-cpu");
+		snprintf(m->value_unit, sizeof(m->value_unit), "microseconds");
+	}
+	return 0;
+}
+
 static int loaded__open(struct loaded *l, const char *path, const struct report_filter *filter,
 			bool need_report)
 {
+	struct report_filter typed;
 	struct profile *all = NULL;
 	int err;
 
 	l->path = path;
 	err = report__load(path, &all, &l->in);
-	if (err)
+	if (!err)
+		err = loaded__sample_type(l, all, filter, &typed);
+	if (err) {
+		profile__free(all);
 		return err;
-	l->profile = report__filter(all, filter);
+	}
+	l->profile = report__filter(all, &typed);
 	profile__free(all);
 	if (!l->profile) {
 		err = -errno;

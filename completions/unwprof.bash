@@ -18,7 +18,7 @@ _unwprof_options()
 			--stats-json --quiet'
 		;;
 	report)
-		echo '-i --input --pid --comm --no-kernel --top --sort --tree --min-percent
+		echo '-i --input --pid --comm --no-kernel --sample-type --top --sort --tree --min-percent
 			--folded --with-pid --with-tid --lines --diff --fail-above --fail-total --json -o --output --format'
 		;;
 	dump-unwind)
@@ -40,6 +40,7 @@ _unwprof_takes_value()
 	record:--format | record:-C | record:--cpu | record:--call-graph | record:-t | record:--tids | \
 	record:--stats-json | record:--off-cpu-min | record:--off-cpu-walks | \
 	report:-i | report:--input | report:--pid | report:--comm | report:--top | \
+	report:--sample-type | \
 	report:--sort | report:--min-percent | report:--diff | report:--fail-above | \
 	report:-o | report:--output | report:--format | \
 	dump-unwind:--pc | dump-unwind:--debug-file | \
@@ -108,6 +109,9 @@ _unwprof_value()
 		;;
 	--sort)
 		_unwprof_reply 'self total'
+		;;
+	--sample-type)
+		_unwprof_reply 'cpu off-cpu wall'
 		;;
 	-F | --freq)
 		_unwprof_reply '99 499 999 4999'

@@ -37,13 +37,18 @@ enum fg_kind {
 	FG_UNKNOWN, /* no symbol */
 	FG_PROCESS,
 	FG_ROOT,
+	FG_OFF_CPU, /* [off-cpu] and [unwalked], the frames of blocks */
 };
 
 static const char *const kind_class[] = {
 	[FG_USER] = "user",	[FG_INLINED] = "inlined", [FG_INTERPRETED] = "interpreted",
 	[FG_KERNEL] = "kernel", [FG_UNKNOWN] = "unknown", [FG_PROCESS] = "process",
-	[FG_ROOT] = "root",
+	[FG_ROOT] = "root",	[FG_OFF_CPU] = "off-cpu",
 };
+
+/* The frames of off-CPU paths that are no location's, after each profile's processes. */
+enum { FG_SRC_UNWALKED, FG_SRC_OFF_CPU, FG_NR_EXTRA };
+static const char *const extra_names[FG_NR_EXTRA] = { "[unwalked]", "[off-cpu]" };
 
 struct fg_name {
 	char *name; /* valid UTF-8 without control characters */
@@ -67,6 +72,7 @@ struct fg_frame {
 	uint64_t start; /* in samples */
 	uint64_t count;
 	uint64_t base; /* diff: the base's samples of the same stack */
+	uint64_t off;  /* times: of count, the time off the CPU */
 };
 
 struct flamegraph {
@@ -259,7 +265,7 @@ static int count_sources(const struct profile *p, uint32_t **first, size_t *nr)
 			return -E2BIG;
 	}
 	(*first)[nr_loc] = (uint32_t)*nr;
-	*nr += profile__nr_samples(p);
+	*nr += profile__nr_samples(p) + FG_NR_EXTRA;
 	return 0;
 }
 
@@ -296,7 +302,12 @@ static int flamegraph__collect(struct flamegraph *fg, const struct profile *p,
 		all[procs + i].kind = FG_PROCESS;
 		all[procs + i].src = procs + (uint32_t)i;
 	}
-	for (size_t i = first[0]; i < procs + nr_samples; i++) {
+	for (size_t i = 0; i < FG_NR_EXTRA; i++) {
+		all[procs + nr_samples + i].name = strdup(extra_names[i]);
+		all[procs + nr_samples + i].kind = FG_OFF_CPU;
+		all[procs + nr_samples + i].src = procs + (uint32_t)(nr_samples + i);
+	}
+	for (size_t i = first[0]; i < procs + nr_samples + FG_NR_EXTRA; i++) {
 		if (!all[i].name)
 			return -ENOMEM;
 		sanitize(all[i].name);
@@ -363,9 +374,12 @@ struct path_iter {
 	const uint32_t *first; /* the numbering of the sources of the sample's profile */
 	const struct profile_sample *s;
 	uint32_t process; /* its source, UINT32_MAX once given */
+	uint32_t extra;	  /* the source of the profile's first extra frame */
+	uint32_t nr_user; /* frames of user code: 1 for [unwalked] */
 	uint32_t nr_kernel;
-	uint32_t frame; /* the next location: user ones root first, then kernel ones */
-	uint32_t src;	/* the sources of the current location left, last first */
+	uint32_t nr_frames; /* and [off-cpu] */
+	uint32_t frame;	    /* the next location: user ones root first, then kernel ones */
+	uint32_t src;	    /* the sources of the current location left, last first */
 	uint32_t left;
 };
 
@@ -382,7 +396,10 @@ static void path_iter__init(struct path_iter *it, const struct flamegraph *fg, s
 	*it = (struct path_iter){ .rank = fg->rank, .first = fg->first[ref.which] };
 	it->s = profile__sample(p, ref.sample);
 	it->process = it->first[profile__nr_locations(p)] + ref.sample;
+	it->extra = it->first[profile__nr_locations(p)] + (uint32_t)profile__nr_samples(p);
+	it->nr_user = it->s->flags & PROFILE_SAMPLE_UNWALKED ? 1 : it->s->nr_user;
 	it->nr_kernel = fg->opts->kernel ? it->s->nr_kernel : 0;
+	it->nr_frames = it->nr_user + it->nr_kernel + !!(it->s->flags & PROFILE_SAMPLE_OFF_CPU);
 }
 
 /*
@@ -400,12 +417,19 @@ static bool path_iter__next(struct path_iter *it, uint32_t *rank)
 		return true;
 	}
 	if (!it->left) {
-		if (it->frame >= s->nr_user + it->nr_kernel)
+		if (it->frame >= it->nr_frames)
 			return false;
-		if (it->frame < s->nr_user)
+		if (it->frame == it->nr_user + it->nr_kernel ||
+		    (it->frame < it->nr_user && (s->flags & PROFILE_SAMPLE_UNWALKED))) {
+			*rank = it->rank[it->extra + (it->frame < it->nr_user ? FG_SRC_UNWALKED :
+										FG_SRC_OFF_CPU)];
+			it->frame++;
+			return true;
+		}
+		if (it->frame < it->nr_user)
 			id = s->user[s->nr_user - 1 - it->frame];
 		else
-			id = s->kernel[s->nr_kernel - 1 - (it->frame - s->nr_user)];
+			id = s->kernel[s->nr_kernel - 1 - (it->frame - it->nr_user)];
 		it->frame++;
 		it->src = it->first[id + 1];
 		it->left = it->first[id + 1] - it->first[id];
@@ -435,6 +459,12 @@ static int path_cmp(const void *pa, const void *pb, void *arg)
 	}
 }
 
+/* The width of a sample of the profile: its count, or with times its time. */
+static uint64_t sample_value(const struct flamegraph *fg, const struct profile_sample *s)
+{
+	return fg->opts->times ? profile_sample__time_ns(s, fg->opts->period_ns) : s->count;
+}
+
 /* The samples with a count, of the profile then of the base, sorted by path. */
 static int flamegraph__sort_paths(struct flamegraph *fg)
 {
@@ -450,10 +480,10 @@ static int flamegraph__sort_paths(struct flamegraph *fg)
 			const struct profile_sample *s =
 				profile__sample(which ? fg->base : fg->p, i);
 
-			if (!s->count)
+			if (!s->count || (!which && !sample_value(fg, s)))
 				continue;
 			if (!which)
-				fg->total += s->count;
+				fg->total += sample_value(fg, s);
 			fg->paths[fg->nr_paths++] = (struct fg_ref){ which, (uint32_t)i };
 		}
 	}
@@ -481,7 +511,7 @@ static int flamegraph__open_room(struct flamegraph *fg, uint32_t d)
  * where the profile's and the base's samples are.
  */
 static int flamegraph__close(struct flamegraph *fg, uint32_t nr_open, uint32_t keep, uint64_t x,
-			     uint64_t xb, fg_frame_fn fn, FILE *f)
+			     uint64_t xb, uint64_t xo, fg_frame_fn fn, FILE *f)
 {
 	int err;
 
@@ -491,6 +521,7 @@ static int flamegraph__close(struct flamegraph *fg, uint32_t nr_open, uint32_t k
 		fr.depth = d;
 		fr.count = x - fr.start;
 		fr.base = xb - fr.base;
+		fr.off = xo - fr.off;
 		err = fn(fg, &fr, f);
 		if (err)
 			return err;
@@ -503,7 +534,7 @@ static int flamegraph__close(struct flamegraph *fg, uint32_t nr_open, uint32_t k
  * and xb; *len is then the path's length.
  */
 static int flamegraph__open_path(struct flamegraph *fg, struct path_iter *it, uint32_t from,
-				 uint32_t rank, uint64_t x, uint64_t xb, uint32_t *len)
+				 uint32_t rank, uint64_t x, uint64_t xb, uint64_t xo, uint32_t *len)
 {
 	uint32_t d = from;
 	bool more = true;
@@ -514,7 +545,7 @@ static int flamegraph__open_path(struct flamegraph *fg, struct path_iter *it, ui
 		if (err)
 			return err;
 		/* base holds where the base's samples were at the frame's start until it closes */
-		fg->open[d] = (struct fg_frame){ .name = rank, .start = x, .base = xb };
+		fg->open[d] = (struct fg_frame){ .name = rank, .start = x, .base = xb, .off = xo };
 	}
 	*len = d;
 	return 0;
@@ -528,7 +559,8 @@ static int flamegraph__open_path(struct flamegraph *fg, struct path_iter *it, ui
 static int flamegraph__flow(struct flamegraph *fg, fg_frame_fn fn, FILE *f)
 {
 	uint32_t nr_open = 0, common, rank = 0;
-	uint64_t x = 0, xb = 0;
+	uint64_t x = 0, xb = 0,
+		 xo = 0; /* where the samples are: the profile's, the base's, off-CPU */
 	struct path_iter it;
 	bool more;
 	int err;
@@ -541,22 +573,27 @@ static int flamegraph__flow(struct flamegraph *fg, fg_frame_fn fn, FILE *f)
 		while ((more = path_iter__next(&it, &rank)) && common < nr_open &&
 		       fg->open[common].name == rank)
 			common++;
-		err = flamegraph__close(fg, nr_open, common, x, xb, fn, f);
+		err = flamegraph__close(fg, nr_open, common, x, xb, xo, fn, f);
 		if (!err && more)
-			err = flamegraph__open_path(fg, &it, common, rank, x, xb, &nr_open);
+			err = flamegraph__open_path(fg, &it, common, rank, x, xb, xo, &nr_open);
 		else
 			nr_open = common;
 		if (err)
 			return err;
-		if (ref.which)
+		if (ref.which) {
 			xb += profile__sample(fg->base, ref.sample)->count;
-		else
-			x += profile__sample(fg->p, ref.sample)->count;
+		} else {
+			const struct profile_sample *s = profile__sample(fg->p, ref.sample);
+
+			x += sample_value(fg, s);
+			if (s->flags & PROFILE_SAMPLE_OFF_CPU)
+				xo += sample_value(fg, s);
+		}
 	}
-	err = flamegraph__close(fg, nr_open, 0, x, xb, fn, f);
+	err = flamegraph__close(fg, nr_open, 0, x, xb, xo, fn, f);
 	if (err)
 		return err;
-	return fn(fg, &(struct fg_frame){ 0, FG_ALL, 0, x, xb }, f);
+	return fn(fg, &(struct fg_frame){ 0, FG_ALL, 0, x, xb, xo }, f);
 }
 
 static double frame_width(const struct flamegraph *fg, const struct fg_frame *fr)
@@ -667,6 +704,9 @@ static void put_color(FILE *f, const char *name, enum fg_kind kind)
 	case FG_UNKNOWN: /* grey */
 		r = g = bl = 170 + a * 40 / 255;
 		break;
+	case FG_OFF_CPU: /* cold: the time of blocks */
+		r = 40 + a * 40 / 255, g = 120 + b * 60 / 255, bl = 180 + c * 50 / 255;
+		break;
 	case FG_PROCESS:
 	case FG_ROOT: /* purple */
 		r = 180 + a * 30 / 255, g = 150 + a * 30 / 255, bl = 215 + b * 30 / 255;
@@ -719,8 +759,13 @@ static void flamegraph__put_frame(const struct flamegraph *fg, FILE *f, const st
 	fprintf(f, "<g class=\"f %s\" data-x=\"%" PRIu64 "\" data-c=\"%" PRIu64 "\"><title>",
 		kind_class[kind], fr->start, fr->count);
 	put_escaped(f, name, strlen(name));
-	fprintf(f, " (%" PRIu64 " sample%s, %.2f%%", fr->count, fr->count == 1 ? "" : "s",
-		fg->total ? 100.0 * fr->count / fg->total : 0.0);
+	if (fg->opts->times)
+		fprintf(f, " (%.3f ms, %.2f%%, %.0f%% off-CPU", fr->count / 1e6,
+			fg->total ? 100.0 * fr->count / fg->total : 0.0,
+			fr->count ? 100.0 * fr->off / fr->count : 0.0);
+	else
+		fprintf(f, " (%" PRIu64 " sample%s, %.2f%%", fr->count, fr->count == 1 ? "" : "s",
+			fg->total ? 100.0 * fr->count / fg->total : 0.0);
 	if (fg->base)
 		fprintf(f, "; base %" PRIu64 ", %+.0f", fr->base, frame_delta(fg, fr));
 	fputs(")</title>", f);
@@ -728,6 +773,9 @@ static void flamegraph__put_frame(const struct flamegraph *fg, FILE *f, const st
 		FG_FRAME_H - 1);
 	if (fg->base)
 		put_diff_color(f, fg, fr);
+	else if (fg->opts->times && fr->count && fr->off == fr->count && kind != FG_ROOT &&
+		 kind != FG_PROCESS)
+		put_color(f, name, FG_OFF_CPU); /* all its time blocked: cold */
 	else
 		put_color(f, name, kind);
 	fprintf(f, "\"/><text x=\"%.2f\" y=\"%d\">", x + 3, y + FG_FRAME_H - 5);

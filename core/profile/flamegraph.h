@@ -27,6 +27,7 @@
 #define UNWPROF_FLAMEGRAPH_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct profile;
@@ -46,6 +47,15 @@ struct flamegraph_opts {
 	 */
 	const struct profile *base;
 	double base_scale;
+	/*
+	 * Widths in time, not samples (record --off-cpu), as folded.h's
+	 * times: an on-CPU sample is its count times period_ns, an off-CPU one
+	 * its time blocked; off-CPU stacks end with the frame [off-cpu], an
+	 * unwalked one's user frames are [unwalked], and a frame whose time is
+	 * all off the CPU is drawn in cold colors (hot/cold flame graph).
+	 */
+	bool times;
+	uint64_t period_ns;
 };
 
 /*

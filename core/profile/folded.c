@@ -296,13 +296,23 @@ static int folded_writer__make_texts(struct folded_writer *w)
 	return folded_writer__share_texts(w);
 }
 
-/* Walks the texts of a line: the process, then each frame root first. */
+/* The frames an off-CPU line has besides its locations' (folded.h). */
+static char unwalked_text[] = ";[unwalked]";
+static char off_cpu_text[] = ";[off-cpu]";
+
+/*
+ * Walks the texts of a line: the process, then each frame root first: the
+ * user frames ([unwalked] in place of an unwalked one's), the kernel's, and
+ * an off-CPU line's last, [off-cpu].
+ */
 struct line_iter {
 	const struct folded_writer *w;
 	const struct profile_sample *s;
+	uint32_t nr_user; /* texts of user frames: 1 for [unwalked] */
 	uint32_t nr_kernel;
-	uint32_t frame; /* the next location: user ones root first, then kernel ones */
-	uint32_t text;	/* the next text of the current location, end its end */
+	uint32_t nr_frames; /* and [off-cpu] */
+	uint32_t frame;	    /* the next location: user ones root first, then kernel ones */
+	uint32_t text;	    /* the next text of the current location, end its end */
 	uint32_t end;
 	char comm[COMM_TEXT_MAX];
 };
@@ -310,7 +320,9 @@ struct line_iter {
 static void line_iter__init(struct line_iter *it, const struct folded_writer *w, size_t sample)
 {
 	*it = (struct line_iter){ .w = w, .s = profile__sample(w->p, sample) };
+	it->nr_user = it->s->flags & PROFILE_SAMPLE_UNWALKED ? 1 : it->s->nr_user;
 	it->nr_kernel = w->opts->kernel ? it->s->nr_kernel : 0;
+	it->nr_frames = it->nr_user + it->nr_kernel + !!(it->s->flags & PROFILE_SAMPLE_OFF_CPU);
 	comm_text(it->s, w->opts, it->comm);
 }
 
@@ -322,12 +334,20 @@ static const char *line_iter__next(struct line_iter *it)
 
 	if (it->text < it->end)
 		return it->w->texts[it->text++];
-	if (it->frame >= s->nr_user + it->nr_kernel)
+	if (it->frame >= it->nr_frames)
 		return NULL;
-	if (it->frame < s->nr_user)
+	if (it->frame == it->nr_user + it->nr_kernel) {
+		it->frame++;
+		return off_cpu_text;
+	}
+	if (it->frame < it->nr_user && (s->flags & PROFILE_SAMPLE_UNWALKED)) {
+		it->frame++;
+		return unwalked_text;
+	}
+	if (it->frame < it->nr_user)
 		id = s->user[s->nr_user - 1 - it->frame];
 	else
-		id = s->kernel[s->nr_kernel - 1 - (it->frame - s->nr_user)];
+		id = s->kernel[s->nr_kernel - 1 - (it->frame - it->nr_user)];
 	it->frame++;
 	it->text = it->w->first[id];
 	it->end = it->w->first[id + 1];
@@ -385,6 +405,14 @@ static int folded_writer__sort(struct folded_writer *w)
 	return 0;
 }
 
+/* The value of sample i on its line: its count, or its time in ns (folded.h). */
+static uint64_t folded_writer__value(const struct folded_writer *w, size_t i)
+{
+	const struct profile_sample *s = profile__sample(w->p, i);
+
+	return w->opts->times ? profile_sample__time_ns(s, w->opts->period_ns) : s->count;
+}
+
 static int folded_writer__put_line(const struct folded_writer *w, FILE *f, size_t sample,
 				   uint64_t count)
 {
@@ -403,15 +431,18 @@ static int folded_writer__put_line(const struct folded_writer *w, FILE *f, size_
 static int folded_writer__put(const struct folded_writer *w, FILE *f)
 {
 	for (size_t i = 0; i < w->nr_order;) {
-		uint64_t count = 0;
+		uint64_t value = 0;
 		size_t j;
 		int err;
 
 		for (j = i; j < w->nr_order &&
 			    (j == i || line_cmp(&w->order[i], &w->order[j], (void *)w) == 0);
 		     j++)
-			count += profile__sample(w->p, w->order[j])->count;
-		err = folded_writer__put_line(w, f, w->order[i], count);
+			value += folded_writer__value(w, w->order[j]);
+		/* times in microseconds, rounded; a stack of less than half of one is left out */
+		if (w->opts->times)
+			value = (value + 500) / 1000;
+		err = value ? folded_writer__put_line(w, f, w->order[i], value) : 0;
 		if (err)
 			return err;
 		i = j;

@@ -29,6 +29,13 @@
  * innermost function, the line of the call in each caller. Off by default,
  * so that stacks stay aggregated by function.
  *
+ * With times (record --off-cpu), values are microseconds of time, on the
+ * CPU and off it, and an off-CPU stack ends with the frame [off-cpu], after
+ * its kernel frames, so that one flame graph shows both:
+ *
+ *	app;main;serve;read;entry_SYSCALL_64_[k];...;schedule_[k];[off-cpu] 20500
+ *	app;[unwalked];[off-cpu] 1200
+ *
  * Lines are sorted bytewise and identical stacks merged, so the same profile
  * always gives the same bytes.
  */
@@ -36,6 +43,7 @@
 #define UNWPROF_FOLDED_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct profile;
@@ -45,6 +53,14 @@ struct folded_opts {
 	bool tid;    /* first frame "comm-PID/TID", " (THREAD)" after it when named (implies pid) */
 	bool kernel; /* append kernel frames */
 	bool lines;  /* append ":LINE" to frames whose source line is known */
+	/*
+	 * Values in microseconds of time, not counts: an on-CPU sample's count
+	 * times period_ns, an off-CPU one's time blocked (--off-cpu); off-CPU
+	 * stacks end with the frame [off-cpu], and the user frames of one not
+	 * walked are [unwalked].
+	 */
+	bool times;
+	uint64_t period_ns;
 };
 
 /*

@@ -293,10 +293,19 @@ static void folded_reader__comm(struct folded_reader *r, const char *s, size_t l
  */
 static int folded_reader__line(struct folded_reader *r, const struct line *l)
 {
+	static const char off_cpu[] = ";[off-cpu]", unwalked[] = "[unwalked]";
 	struct profile_sample ps = { .count = l->count };
 	const char *s = l->stack, *end = l->stack + l->stack_len, *semi;
 	size_t nr = 1, n = 0, nr_kernel = 0;
 	int err;
+
+	if (l->stack_len > sizeof(off_cpu) - 1 &&
+	    !memcmp(end - (sizeof(off_cpu) - 1), off_cpu, sizeof(off_cpu) - 1)) {
+		end -= sizeof(off_cpu) - 1;
+		ps.flags = PROFILE_SAMPLE_OFF_CPU;
+		ps.off_cpu_ns = l->count * 1000;
+		r->info->times = true;
+	}
 
 	for (const char *c = s; c < end; c++)
 		nr += *c == ';';
@@ -312,6 +321,12 @@ static int folded_reader__line(struct folded_reader *r, const struct line *l)
 
 		semi = memchr(f, ';', (size_t)(end - f));
 		flen = semi ? (size_t)(semi - f) : (size_t)(end - f);
+		if ((ps.flags & PROFILE_SAMPLE_OFF_CPU) && !n && flen == sizeof(unwalked) - 1 &&
+		    !memcmp(f, unwalked, flen)) {
+			ps.flags |= PROFILE_SAMPLE_UNWALKED;
+			nr--;
+			continue;
+		}
 		kernel = is_kernel_frame(f, flen);
 		/* a kernel frame followed by a user frame was not a kernel frame */
 		nr_kernel = kernel ? nr_kernel + 1 : 0;

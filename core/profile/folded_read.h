@@ -11,6 +11,11 @@
  * frames ending in "_[k]" are kernel frames (the suffix is dropped); a frame
  * is a function name, "[file+0xOFFSET]" and "[unknown]" included. Blank lines
  * are skipped; anything else that is not "STACK COUNT" is an error.
+ *
+ * The lines of record --off-cpu (values in microseconds): a stack whose leaf
+ * frame is [off-cpu] is an off-CPU sample of that time, its count the
+ * microseconds too, and [unwalked] in place of its user frames marks one
+ * not walked; neither is kept as a frame.
  */
 #ifndef UNWPROF_FOLDED_READ_H
 #define UNWPROF_FOLDED_READ_H
@@ -25,6 +30,7 @@ struct folded_read_info {
 	bool pid;    /* every line began with comm-PID or comm-PID/TID */
 	bool tid;    /* every line began with comm-PID/TID */
 	bool kernel; /* some line had kernel frames */
+	bool times;  /* some line was off-CPU: every value is microseconds */
 };
 
 /*

@@ -106,9 +106,10 @@ struct builder {
 	size_t cap_sample_loc_ids;
 	uint8_t *packed;
 	size_t cap_packed;
-	Pprof__ValueType value_types[2];
-	Pprof__ValueType *value_type_ptrs[2];
+	Pprof__ValueType value_types[3];
+	Pprof__ValueType *value_type_ptrs[3];
 	Pprof__ValueType period_type;
+	bool off_cpu; /* a third sample type, off-cpu/nanoseconds */
 };
 
 static void builder__free(struct builder *b)
@@ -467,8 +468,11 @@ static int builder__locations(struct builder *b)
 }
 
 enum { LABEL_PID, LABEL_TID, LABEL_COMM, LABEL_THREAD, NR_LABELS };
+/* An off-CPU sample's, after those: its thread's state, and whether its stack was walked. */
+enum { LABEL_STATE, LABEL_UNWALKED, NR_OFF_CPU_LABELS };
 
 static const char *const label_keys[NR_LABELS] = { "pid", "tid", "comm", "thread" };
+static const char *const off_cpu_label_keys[NR_OFF_CPU_LABELS] = { "state", "unwalked" };
 
 /* pid and tid always; comm, then thread, when known */
 static int nr_labels(const struct profile_sample *s)
@@ -476,6 +480,17 @@ static int nr_labels(const struct profile_sample *s)
 	if (!s->comm[0])
 		return LABEL_COMM;
 	return s->thread[0] ? NR_LABELS : LABEL_THREAD;
+}
+
+/* Strings of the off-CPU labels, into the table before the first sample. */
+static int builder__off_cpu_strings(struct builder *b)
+{
+	static const char *const strs[] = { "state", "unwalked", "S", "D", "true" };
+
+	for (size_t i = 0; b->off_cpu && i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (builder__str(b, strs[i]) < 0)
+			return -ENOMEM;
+	return 0;
 }
 
 /* The string table must be whole before the first sample is packed: the labels' strings. */
@@ -495,7 +510,7 @@ static int builder__sample_strings(struct builder *b)
 		if (s->count && s->thread[0] && s->comm[0] && builder__str(b, s->thread) < 0)
 			return -ENOMEM;
 	}
-	return 0;
+	return builder__off_cpu_strings(b);
 }
 
 /* The labels of s into l and ptrs; their strings are in the table already. */
@@ -514,6 +529,20 @@ static size_t builder__labels(struct builder *b, const struct profile_sample *s,
 		else
 			l[i].num = i == LABEL_PID ? s->pid : s->tid;
 		ptrs[i] = &l[i];
+	}
+	if (!(s->flags & PROFILE_SAMPLE_OFF_CPU))
+		return n;
+	l[n] = (Pprof__Label)PPROF__LABEL__INIT;
+	l[n].key = builder__str(b, off_cpu_label_keys[LABEL_STATE]);
+	l[n].str = builder__str(b, s->flags & PROFILE_SAMPLE_STATE_D ? "D" : "S");
+	ptrs[n] = &l[n];
+	n++;
+	if (s->flags & PROFILE_SAMPLE_UNWALKED) {
+		l[n] = (Pprof__Label)PPROF__LABEL__INIT;
+		l[n].key = builder__str(b, off_cpu_label_keys[LABEL_UNWALKED]);
+		l[n].str = builder__str(b, "true");
+		ptrs[n] = &l[n];
+		n++;
 	}
 	return n;
 }
@@ -549,8 +578,13 @@ static size_t varint_put(uint8_t *out, uint64_t v)
 static int builder__pack_sample(struct builder *b, const struct profile_sample *s, size_t *len)
 {
 	Pprof__Sample out = PPROF__SAMPLE__INIT;
-	Pprof__Label labels[NR_LABELS], *label_ptrs[NR_LABELS];
-	int64_t values[2] = { (int64_t)s->count, (int64_t)(s->count * b->opts->meta.period_ns) };
+	Pprof__Label labels[NR_LABELS + NR_OFF_CPU_LABELS];
+	Pprof__Label *label_ptrs[NR_LABELS + NR_OFF_CPU_LABELS];
+	bool off = s->flags & PROFILE_SAMPLE_OFF_CPU;
+	/* samples (blocks off the CPU), CPU time, time off the CPU */
+	int64_t values[3] = { (int64_t)s->count,
+			      off ? 0 : (int64_t)(s->count * b->opts->meta.period_ns),
+			      off ? (int64_t)s->off_cpu_ns : 0 };
 	uint32_t nr_kernel = b->opts->no_kernel ? 0 : s->nr_kernel;
 	size_t size, head;
 	int err;
@@ -579,13 +613,22 @@ static int builder__pack_sample(struct builder *b, const struct profile_sample *
 	return 0;
 }
 
-/* Sample types, period and times. */
+/*
+ * Sample types, period and times: samples/count, cpu/nanoseconds when the
+ * period is known, and off-cpu/nanoseconds with off-CPU samples (period
+ * type cpu, the default sample type too).
+ */
 static int builder__header(struct builder *b)
 {
 	const struct pprof_meta *meta = &b->opts->meta;
 	size_t nr = meta->period_ns ? 2 : 1;
-	const char *names[2][2] = { { "samples", "count" }, { "cpu", "nanoseconds" } };
+	const char *names[3][2] = { { "samples", "count" },
+				    { "cpu", "nanoseconds" },
+				    { "off-cpu", "nanoseconds" } };
 
+	b->off_cpu = nr == 2 && profile__has_off_cpu(b->p);
+	if (b->off_cpu)
+		nr = 3;
 	for (size_t i = 0; i < nr; i++) {
 		b->value_types[i] = (Pprof__ValueType)PPROF__VALUE_TYPE__INIT;
 		b->value_types[i].type = builder__str(b, names[i][0]);
@@ -594,9 +637,11 @@ static int builder__header(struct builder *b)
 	}
 	b->msg.sample_type = b->value_type_ptrs;
 	b->msg.n_sample_type = nr;
-	b->period_type = b->value_types[nr - 1];
+	b->period_type = b->value_types[nr > 1 ? 1 : 0];
 	b->msg.period_type = &b->period_type;
 	b->msg.period = nr > 1 ? (int64_t)meta->period_ns : 1;
+	if (b->off_cpu)
+		b->msg.default_sample_type = b->value_types[1].type;
 	b->msg.time_nanos = (int64_t)meta->start_ns;
 	b->msg.duration_nanos = (int64_t)meta->duration_ns;
 	if (b->value_types[0].type < 0 || b->value_types[nr - 1].unit < 0)
@@ -1129,6 +1174,10 @@ static int reader__labels(const struct reader *r, const Pprof__Sample *s, struct
 			snprintf(ps->comm, sizeof(ps->comm), "%s", str);
 		else if (strcmp(key, "thread") == 0)
 			snprintf(ps->thread, sizeof(ps->thread), "%s", str);
+		else if (strcmp(key, "state") == 0 && strcmp(str, "D") == 0)
+			ps->flags |= PROFILE_SAMPLE_STATE_D;
+		else if (strcmp(key, "unwalked") == 0 && strcmp(str, "true") == 0)
+			ps->flags |= PROFILE_SAMPLE_UNWALKED;
 	}
 	return 0;
 }
@@ -1176,6 +1225,24 @@ static const char *str_at(const Pprof__Profile *msg, int64_t idx)
 }
 
 /*
+ * The index of the sample type off-cpu/nanoseconds (record --off-cpu), or
+ * n_sample_type when there is none.
+ */
+static size_t reader__off_cpu_index(const struct reader *r)
+{
+	const Pprof__Profile *msg = r->msg;
+
+	for (size_t i = 0; i < msg->n_sample_type; i++) {
+		const char *type = str_at(msg, msg->sample_type[i]->type);
+		const char *unit = str_at(msg, msg->sample_type[i]->unit);
+
+		if (type && unit && !strcmp(type, "off-cpu") && !strcmp(unit, "nanoseconds"))
+			return i;
+	}
+	return msg->n_sample_type;
+}
+
+/*
  * Profiles of one program (Go's) label no sample with a comm: their samples
  * get the name of the main binary, mapping[0], as the kernel would name it.
  */
@@ -1200,11 +1267,12 @@ static int reader__samples(struct reader *r, struct pprof_meta *meta)
 {
 	const Pprof__Profile *msg = r->msg;
 	char comm[PROFILE_COMM_LEN] = "";
-	size_t vi;
+	size_t vi = 0, off;
 	int err;
 
 	reader__default_comm(r, comm, sizeof(comm));
 	err = reader__value_index(r, meta, &vi);
+	off = reader__off_cpu_index(r);
 	for (size_t i = 0; i < msg->n_sample && !err; i++) {
 		const Pprof__Sample *s = msg->sample[i];
 		struct profile_sample ps = {};
@@ -1221,8 +1289,15 @@ static int reader__samples(struct reader *r, struct pprof_meta *meta)
 			return -EBADMSG;
 		}
 		ps.count = (uint64_t)s->value[vi];
+		/* time off the CPU makes it an off-CPU sample: count blocks, off_cpu_ns */
+		if (off < s->n_value && s->value[off] > 0) {
+			ps.flags = PROFILE_SAMPLE_OFF_CPU;
+			ps.off_cpu_ns = (uint64_t)s->value[off];
+		}
 		memcpy(ps.comm, comm, sizeof(ps.comm));
 		err = reader__labels(r, s, &ps);
+		if (!(ps.flags & PROFILE_SAMPLE_OFF_CPU))
+			ps.flags = 0; /* state and unwalked mean nothing on the CPU */
 		if (!err)
 			err = reader__frames(r, s, &ps);
 		if (!err && ps.count)

@@ -697,6 +697,19 @@ int profile__add_stack_with(struct profile *p, const struct profile_stack *st, u
 
 /* Accessors */
 
+bool profile__has_off_cpu(const struct profile *p)
+{
+	for (size_t i = 0; i < p->nr_samples; i++)
+		if (p->samples[i].flags & PROFILE_SAMPLE_OFF_CPU)
+			return true;
+	return false;
+}
+
+uint64_t profile_sample__time_ns(const struct profile_sample *s, uint64_t period_ns)
+{
+	return s->flags & PROFILE_SAMPLE_OFF_CPU ? s->off_cpu_ns : s->count * period_ns;
+}
+
 size_t profile__nr_samples(const struct profile *p)
 {
 	return p->nr_samples;

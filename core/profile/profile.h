@@ -67,6 +67,16 @@ struct profile_line {
 	uint32_t start_line;	 /* where the function starts, 0 when unknown */
 };
 
+/*
+ * Flags of a sample that the writers read (the values of SAMPLE_* of
+ * core/session/session.h): off-CPU samples count blocks of a thread and
+ * their time (off_cpu_ns), in state D (uninterruptible) or else S, and an
+ * unwalked one has no user stack.
+ */
+#define PROFILE_SAMPLE_OFF_CPU (1u << 4)
+#define PROFILE_SAMPLE_STATE_D (1u << 5)
+#define PROFILE_SAMPLE_UNWALKED (1u << 6)
+
 struct profile_sample {
 	uint32_t pid;
 	uint32_t tid;
@@ -177,5 +187,14 @@ const struct profile_mapping *profile__mapping(const struct profile *p, uint32_t
 
 /* Sum of the counts of every sample. */
 uint64_t profile__total(const struct profile *p);
+
+/* Whether p has off-CPU samples. */
+bool profile__has_off_cpu(const struct profile *p);
+
+/*
+ * The time a sample stands for: an on-CPU one's count times period_ns (the
+ * CPU time of a sample), an off-CPU one's time blocked.
+ */
+uint64_t profile_sample__time_ns(const struct profile_sample *s, uint64_t period_ns);
 
 #endif

@@ -267,8 +267,43 @@ static int filter_location(struct filter_ctx *c, uint32_t id, uint32_t *out)
 	return 0;
 }
 
+int report_sample_type__parse(const char *name, enum report_sample_type *t)
+{
+	static const char *const names[] = {
+		[REPORT_CPU] = "cpu", [REPORT_OFF_CPU] = "off-cpu", [REPORT_WALL] = "wall"
+	};
+
+	for (size_t i = REPORT_CPU; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(name, names[i]) == 0) {
+			*t = (enum report_sample_type)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* The count of s in the views of type t (report.h), rounded to the unit. */
+static uint64_t typed_count(const struct profile_sample *s, const struct report_filter *f)
+{
+	bool off = s->flags & PROFILE_SAMPLE_OFF_CPU;
+
+	switch (f->type) {
+	case REPORT_CPU:
+		return off ? 0 : s->count;
+	case REPORT_OFF_CPU:
+		return off ? (s->off_cpu_ns + REPORT_TIME_UNIT_NS / 2) / REPORT_TIME_UNIT_NS : 0;
+	case REPORT_WALL:
+		return (profile_sample__time_ns(s, f->period_ns) + REPORT_TIME_UNIT_NS / 2) /
+		       REPORT_TIME_UNIT_NS;
+	default:
+		return s->count;
+	}
+}
+
 static bool filter_match(const struct profile_sample *s, const struct report_filter *f)
 {
+	if (!typed_count(s, f))
+		return false;
 	if (f->has_pid && s->pid != f->pid)
 		return false;
 	return !f->comm || strncmp(s->comm, f->comm, sizeof(s->comm) - 1) == 0 ||
@@ -282,6 +317,7 @@ static int filter_sample(struct filter_ctx *c, const struct profile_sample *s,
 	size_t nr = (size_t)s->nr_user + s->nr_kernel;
 	int err = 0;
 
+	ns.count = typed_count(s, f);
 	if (nr > c->cap_ids) {
 		uint32_t *n = reallocarray(c->ids, nr * 2, sizeof(*n));
 

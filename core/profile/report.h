@@ -50,15 +50,38 @@ struct report_input {
  */
 int report__load(const char *path, struct profile **out, struct report_input *in);
 
+/*
+ * What a sample's count stands for in the views (--sample-type), when the
+ * profile has off-CPU samples (record --off-cpu): its on-CPU samples, its
+ * time off the CPU, or both as time (wall). Off-CPU and wall time are
+ * counted in microseconds: the views' period is then REPORT_TIME_UNIT_NS.
+ */
+enum report_sample_type {
+	REPORT_SAMPLES = 0, /* the counts as read (a profile without off-CPU samples) */
+	REPORT_CPU,
+	REPORT_OFF_CPU,
+	REPORT_WALL,
+};
+
+#define REPORT_TIME_UNIT_NS 1000
+
+/* "cpu", "off-cpu", "wall" into *t; -EINVAL for another name. */
+int report_sample_type__parse(const char *name, enum report_sample_type *t);
+
 /* Filters applied before every view. */
 struct report_filter {
 	bool has_pid;
 	uint32_t pid;
 	const char *comm; /* the process's or the thread's name; NULL: any */
 	bool no_kernel;	  /* drop kernel frames */
+	enum report_sample_type type;
+	uint64_t period_ns; /* an on-CPU sample's time, for REPORT_WALL */
 };
 
-/* A new profile with the samples of p that pass f; NULL and errno on failure. */
+/*
+ * A new profile with the samples of p that pass f, their counts what f->type
+ * says; NULL and errno on failure.
+ */
 struct profile *report__filter(const struct profile *p, const struct report_filter *f);
 
 /* Top and tree */

@@ -21,6 +21,8 @@ static int write_folded(FILE *f, const struct profile *p, const struct recorder_
 		.pid = o->pid_prefix,
 		.tid = o->tid_prefix,
 		.kernel = !o->no_kernel,
+		.times = o->off_cpu,
+		.period_ns = 1000000000ULL / o->freq,
 	};
 
 	(void)run;
@@ -68,11 +70,18 @@ static int write_svg(FILE *f, const struct profile *p, const struct recorder_opt
 		.pid = o->pid_prefix,
 		.tid = o->tid_prefix,
 		.kernel = !o->no_kernel,
+		.times = o->off_cpu,
+		.period_ns = 1000000000ULL / o->freq,
 	};
 
 	svg_title(o, title, sizeof(title));
-	snprintf(subtitle, sizeof(subtitle), "%" PRIu64 " samples at %u Hz in %.1f s",
-		 profile__total(p), o->freq, run->elapsed);
+	if (o->off_cpu)
+		snprintf(subtitle, sizeof(subtitle),
+			 "time on the CPU (%u Hz samples) and off it (blocked, in blue) in %.1f s",
+			 o->freq, run->elapsed);
+	else
+		snprintf(subtitle, sizeof(subtitle), "%" PRIu64 " samples at %u Hz in %.1f s",
+			 profile__total(p), o->freq, run->elapsed);
 	return flamegraph__write(f, p, &opts);
 }
 

@@ -160,6 +160,32 @@ static void count_outcome(struct recorder_outcomes *o, const struct session_samp
 		o->failed += s->count;
 }
 
+/*
+ * The frames of BPF's own tracing at the leaf of the kernel stack of an
+ * off-CPU block (the stack is taken in the sched_switch program): the
+ * program and the tracepoint's call of it, whose names say so. How many
+ * there are depends on the kernel, so they are found by name.
+ */
+static uint32_t bpf_frames_on_top(struct symbolizer *sym, const struct session_sample *s)
+{
+	static const char *const prefixes[] = { "bpf_prog_", "bpf_trace_run", "__bpf_trace_",
+						"__traceiter_" };
+	uint32_t n = 0;
+
+	for (; n < s->nr_kernel; n++) {
+		struct symbol_info info;
+		bool ours = false;
+
+		if (symbolizer__lookup_kernel(sym, s->kernel_pcs[n], &info) || !info.name)
+			break;
+		for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+			ours |= strncmp(info.name, prefixes[i], strlen(prefixes[i])) == 0;
+		if (!ours)
+			break;
+	}
+	return n;
+}
+
 static void on_sample(void *ctx, const struct session_sample *s)
 {
 	struct recorder *r = ctx;
@@ -175,7 +201,15 @@ static void on_sample(void *ctx, const struct session_sample *s)
 		.nr_kernel = r->opts.no_kernel ? 0 : s->nr_kernel,
 		.off_cpu_ns = s->off_cpu_ns,
 	};
-	int err = symbolizer__add_stack(r->symbolizer, r->profile, &st, s->count);
+	int err;
+
+	if ((s->flags & SAMPLE_OFF_CPU) && st.nr_kernel) {
+		uint32_t skip = bpf_frames_on_top(r->symbolizer, s);
+
+		st.kernel_addrs += skip;
+		st.nr_kernel -= skip;
+	}
+	err = symbolizer__add_stack(r->symbolizer, r->profile, &st, s->count);
 
 	/*
 	 * Kernel frames are named at the end, from symbols read while the run

@@ -219,7 +219,7 @@ static void *start(void *arg)
 int main(int argc, char **argv)
 {
 	struct waits ws[] = {
-		{ .name = "compute", .fn = compute_main },
+		{ .name = "compute", .fn = compute_main, .what = { "compute_spin" } },
 		{ .name = "sleeper", .fn = sleeper_main, .what = { "sleep_once" } },
 		{ .name = "reader", .fn = reader_main, .what = { "read_once" } },
 		{ .name = "feeder", .fn = feeder_main, .what = { "feed_once" } },

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Checks of record --off-cpu against what the program measured of itself.
+
+  offcpu.py waits FOLDED STDERR [--tolerance PCT] [--min-ms MS] [--min-chain R]
+      [--threads-only]
+      FOLDED: record --off-cpu --tid of tests/workloads/waits (values in
+      microseconds, off-CPU stacks ending with [off-cpu]); STDERR: its lines
+      "waits: NAME tid TID FUNCTION NS ns N calls". For each thread, its
+      off-CPU time in the profile (walked or not) agrees with the time it
+      measured in its waiting functions within PCT percent (default 2) or MS
+      milliseconds (default 2), whichever is larger; so does the time of the
+      stacks through each function with that function's. Of each thread's
+      walked off-CPU time, at least the share R (default 0.99) is in
+      stacks that begin at the thread's root and run NAME_main;FUNCTION
+      for one of its functions, and the thread that computes has no
+      off-CPU time to speak of. --threads-only: the threads' times alone
+      (blocks under --off-cpu-min are not walked, so not in their chains).
+  offcpu.py states TRACES
+      TRACES: `go tool pprof -traces -sample_index=off-cpu` of a run's
+      pprof (labels "state: S", "thread: NAME"). The fsync()s of the syncer are uninterruptible (state D)
+      for at least 90% of their time, the sleeper's nanosleep sleeping (S)
+      for all of it.
+  offcpu.py accounts STATS
+      record's --stats-json: every block that ended is in one place
+      (walked, short, outside a call, capped, exited, lost, pending at the
+      end), and the time off the CPU is positive.
+
+Exit status: 0 when the checks hold, 1 when one does not (the evidence on
+stderr), 2 on bad input.
+"""
+import argparse
+import collections
+import json
+import re
+import sys
+
+THREAD_ROOT = r"(?:clone3;)?start_thread"
+
+
+def fail(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    return 1
+
+
+def read_waits(path):
+    """{thread name: (tid, {function: ns})} from the workload's own lines."""
+    threads = {}
+    pat = re.compile(r"^waits: (\S+) tid (\d+) (\S+) (-?\d+) ns (\d+) calls$")
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = pat.match(line.strip())
+            if m:
+                name, tid, fn, ns = m.group(1), int(m.group(2)), m.group(3), int(m.group(4))
+                threads.setdefault(name, (tid, {}))[1][fn] = ns
+    return threads
+
+
+def read_off_cpu(path):
+    """[(tid, frames, microseconds, walked)] of the off-CPU lines of a --tid profile."""
+    out = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            stack, _, value = line.rstrip("\n").rpartition(" ")
+            frames = stack.split(";")
+            if not frames or frames[-1] != "[off-cpu]":
+                continue
+            m = re.match(r"^.*-\d+/(\d+)(?: \(.*\))?$", frames[0])
+            if not m:
+                raise ValueError(f"{path}: no TID in the first frame of {stack[:80]}")
+            user = [fr for fr in frames[1:-1] if not fr.endswith("_[k]")]
+            out.append((int(m.group(1)), user, int(value), "[unwalked]" not in user))
+    return out
+
+
+def within(got_us, want_ns, pct, min_ms):
+    want_us = want_ns / 1000
+    return abs(got_us - want_us) <= max(want_us * pct / 100, min_ms * 1000)
+
+
+def cmd_waits(args):
+    threads = read_waits(args.stderr)
+    lines = read_off_cpu(args.folded)
+    if len(threads) < 7:
+        return fail(f"the workload reported {len(threads)} threads, not 7: {args.stderr}")
+    fails = 0
+    for name, (tid, fns) in sorted(threads.items()):
+        mine = [ln for ln in lines if ln[0] == tid]
+        total = sum(v for _, _, v, _ in mine)
+        want = sum(fns.values())
+        if name == "compute":
+            if total > 2000 * args.min_ms:
+                fails += fail(f"compute: {total} us off the CPU, it never waits")
+            continue
+        ok = within(total, want, args.tolerance, args.min_ms)
+        print(f"{name}: off-CPU {total / 1000:.1f} ms, measured {want / 1e6:.1f} ms"
+              f"{'' if ok else '  <- differs'}", file=sys.stderr)
+        fails += 0 if ok else 1
+        if args.threads_only:
+            continue
+        for fn, ns in sorted(fns.items()):
+            through = sum(v for _, user, v, _ in mine if fn in user)
+            ok = within(through, ns, args.tolerance, args.min_ms)
+            print(f"  {fn}: {through / 1000:.1f} ms, measured {ns / 1e6:.1f} ms"
+                  f"{'' if ok else '  <- differs'}", file=sys.stderr)
+            fails += 0 if ok else 1
+        chain = re.compile(rf"^{THREAD_ROOT};{name}_main;(?:{'|'.join(map(re.escape, fns))})(;|$)")
+        walked = [(user, v) for _, user, v, w in mine if w]
+        whole = sum(v for user, v in walked if chain.search(";".join(user)))
+        all_walked = sum(v for _, v in walked)
+        if not all_walked or whole < args.min_chain * all_walked:
+            fails += fail(f"{name}: {whole} of {all_walked} us of walked stacks run from the "
+                          f"thread's root through {name}_main to its waiting functions")
+            for user, v in sorted(walked, key=lambda w: -w[1])[:5]:
+                print(f"    {v} us: {';'.join(user)[:200]}", file=sys.stderr)
+    return 1 if fails else 0
+
+
+def cmd_states(args):
+    """go tool pprof -traces: samples separated by dashes, labels, then the value and frames."""
+    with open(args.traces, errors="replace") as f:
+        text = f.read()
+    by = collections.Counter()
+    for block in text.split("-----------+-------------------------------------------------------"):
+        state = re.search(r"state:\s+(\w)$", block, re.M)
+        thread = re.search(r"thread:\s+(\w+)$", block, re.M)
+        value = re.search(r"^\s+(\d+(?:\.\d+)?)(ns|us|µs|ms|s)\s", block, re.M)
+        if not (state and thread and value):
+            continue
+        scale = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1, "s": 1e3}[value.group(2)]
+        by[(thread.group(1), state.group(1))] += float(value.group(1)) * scale
+    fails = 0
+    sync_d, sync_all = by[("syncer", "D")], by[("syncer", "D")] + by[("syncer", "S")]
+    print(f"syncer: {sync_d:.1f} of {sync_all:.1f} ms in D; sleeper: "
+          f"{by[('sleeper', 'S')]:.1f} ms in S, {by[('sleeper', 'D')]:.1f} in D", file=sys.stderr)
+    if not sync_all or sync_d < 0.9 * sync_all:
+        fails += fail("the syncer's fsync()s are not uninterruptible (D)")
+    if not by[("sleeper", "S")] or by[("sleeper", "D")]:
+        fails += fail("the sleeper's nanosleep is not all sleeping (S)")
+    return 1 if fails else 0
+
+
+def cmd_accounts(args):
+    with open(args.stats) as f:
+        o = json.load(f)["off_cpu"]
+    parts = ["walked", "short", "outside_syscall", "capped", "exited", "lost", "pending_at_end"]
+    total = sum(o[k] for k in parts)
+    print(f"off-CPU blocks {o['blocks']} = " + " + ".join(f"{k} {o[k]}" for k in parts),
+          file=sys.stderr)
+    if total != o["blocks"] or not o["blocks"]:
+        return fail("the blocks do not add up")
+    if o["walked_ns"] + o["unwalked_ns"] <= 0:
+        return fail("no time off the CPU")
+    return 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("waits")
+    s.add_argument("folded")
+    s.add_argument("stderr")
+    s.add_argument("--tolerance", type=float, default=2.0)
+    s.add_argument("--min-ms", type=float, default=2.0)
+    s.add_argument("--min-chain", type=float, default=0.99)
+    s.add_argument("--threads-only", action="store_true")
+    s.set_defaults(fn=cmd_waits)
+    s = sub.add_parser("states")
+    s.add_argument("traces")
+    s.set_defaults(fn=cmd_states)
+    s = sub.add_parser("accounts")
+    s.add_argument("stats")
+    s.set_defaults(fn=cmd_accounts)
+    args = p.parse_args()
+    try:
+        return args.fn(args)
+    except (OSError, ValueError, KeyError) as e:
+        print(f"offcpu.py: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

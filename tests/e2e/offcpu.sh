@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# record --off-cpu on tests/workloads/waits, whose threads time their own
+# waits (nanosleep, a pipe, a mutex, fsync) and one of which only computes:
+#  - every block walked (--off-cpu-min 0, no cap on walks): each thread's time off the CPU,
+#    and the time of the stacks through each of its waiting functions,
+#    agree with the thread's own measure within 2% (or 2 ms), its walked
+#    stacks run from its root through its waiting function (99%), and
+#    every block is accounted for in --stats-json (offcpu.py);
+#  - the default threshold, to pprof: `go tool pprof -sample_index=off-cpu`
+#    reads it, the fsync()s are in state D and the sleeps in S, and `report
+#    --sample-type off-cpu` gives the threads' times again;
+#  - without --off-cpu nothing of it is there.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+offcpu="python3 $e2e_dir/offcpu.py"
+command -v go > /dev/null || e2e_skip "go is not installed (golang-go; ./setup.sh installs it)"
+
+record all --off-cpu --off-cpu-min 0 --off-cpu-walks 1000000 --tid -F 99 --stats-json "$tmp/all.json" \
+	-o "$tmp/all.folded" -- "$WORKLOADS/waits" 2 "$tmp"
+expect_rc 0
+$offcpu waits "$tmp/all.folded" "$tmp/all.err" || fails=$((fails + 1))
+$offcpu accounts "$tmp/all.json" || fails=$((fails + 1))
+grep -q "off-CPU blocks" "$tmp/all.err" || fail "the summary has no off-CPU blocks"
+
+record pprof --off-cpu -F 99 -o "$tmp/waits.pb.gz" -- "$WORKLOADS/waits" 2 "$tmp"
+expect_rc 0
+go tool pprof -traces -sample_index=off-cpu "$tmp/waits.pb.gz" > "$tmp/traces" 2>&1 ||
+	fail "go tool pprof -sample_index=off-cpu: $(head -c 300 "$tmp/traces")"
+$offcpu states "$tmp/traces" || fails=$((fails + 1))
+"$UNWPROF" report -i "$tmp/waits.pb.gz" --sample-type off-cpu --folded --with-tid \
+	> "$tmp/report.folded" 2> "$tmp/report.err" || fail "report --sample-type off-cpu failed"
+$offcpu waits "$tmp/report.folded" "$tmp/pprof.err" --threads-only || fails=$((fails + 1))
+
+record none -F 99 -o "$tmp/none.folded" --stats-json "$tmp/none.json" -- "$WORKLOADS/waits" 0.5
+expect_rc 0
+grep -q '\[off-cpu\]' "$tmp/none.folded" && fail "off-CPU stacks without --off-cpu"
+python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["off_cpu"] is not None)' \
+	"$tmp/none.json" || fail "--stats-json has off_cpu without --off-cpu"
+finish
