@@ -10,6 +10,13 @@
  * function's _func record, which starts with the same entry and then the
  * offset of its name. What each offset is relative to depends on the
  * version; the layouts table below says it once.
+ *
+ * A function's SP deltas (pcsp) are a pc-value table: pairs of varints, a
+ * zigzag-encoded change of the value (from -1 at the entry) and how many
+ * pc quanta the new value holds for, until a 0 where a value change is
+ * due. Its offset is the fifth 4-byte field of the _func record, after the
+ * entry, from the pc tables (1.16+) or from the header (before); Go's flags
+ * are a byte further on, from 1.17 on.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -19,10 +26,14 @@
 #include "../util/common.h"
 #include "elf.h"
 #include "gopclntab.h"
+#include "../util/leb128.h"
 #include "../util/log.h"
 
 #define HEADER_SIZE 8 /* magic, two pad bytes, quantum, pointer size */
 #define NAMEOFF_SIZE 4
+#define PCSP_OFF 12  /* of a _func's pcsp field, after its entry: nameoff, args, deferreturn */
+#define VARINT_MAX 5 /* bytes of a 32-bit varint */
+#define GOEXIT "runtime.goexit"
 /* Tables tried inside .data.rel.ro: each costs a pass over the table. */
 #define MAX_CANDIDATES 8
 
@@ -33,13 +44,19 @@ struct layout {
 	int text_word;	/* the text start, -1: entries are addresses */
 	int names_word; /* the name table, -1: names are relative to the header */
 	int pcln_word;	/* functab and _func records, -1: after nfunc, records from the header */
+	int pctab_word; /* the pc tables, -1: pcsp offsets are from the header */
+	int flag_off;	/* a _func's flag byte after its entry, -1: none */
 };
 
+/*
+ * 1.16's byte at 1.17's flag is padding, 0. 1.20 added the start line
+ * before funcID and flag.
+ */
 static const struct layout layouts[] = {
-	{ 0xfffffffb, GOPCLNTAB_12, -1, -1, -1 },
-	{ 0xfffffffa, GOPCLNTAB_116, -1, 2, 6 },
-	{ 0xfffffff0, GOPCLNTAB_118, 2, 3, 7 },
-	{ 0xfffffff1, GOPCLNTAB_120, 2, 3, 7 },
+	{ 0xfffffffb, GOPCLNTAB_12, -1, -1, -1, -1, -1 },
+	{ 0xfffffffa, GOPCLNTAB_116, -1, 2, 6, 5, 33 },
+	{ 0xfffffff0, GOPCLNTAB_118, 2, 3, 7, 6, 33 },
+	{ 0xfffffff1, GOPCLNTAB_120, 2, 3, 7, 6, 37 },
 };
 
 struct gopclntab {
@@ -50,12 +67,20 @@ struct gopclntab {
 	bool big_endian;
 	size_t ptr_size;
 	size_t field_size; /* of a functab field and of a _func's entry */
+	uint8_t quantum;   /* of pcs in the pc-value tables */
 	uint64_t text_start;
 	size_t nfunc;
 	size_t functab;	  /* offset of the (entry, funcoff) pairs */
 	size_t funcdata;  /* what funcoff is relative to */
 	size_t funcnames; /* what a name offset is relative to */
+	size_t pctab;	  /* what a pcsp offset is relative to */
 	size_t last_nul;  /* of the table: a name that starts before it ends in bounds */
+	/*
+	 * Flags are read where runtime.goexit has GOPCLNTAB_TOPFRAME: that
+	 * checks the layout's flag offset on the table itself (and 1.16's
+	 * padding there gives none).
+	 */
+	bool has_flags;
 };
 
 /* A len-byte unsigned integer at off, which the caller has checked is in bounds. */
@@ -132,8 +157,10 @@ static int parse_offsets(struct gopclntab *t, const char **why)
 	t->funcnames = 0;
 	t->funcdata = 0;
 	t->functab = HEADER_SIZE + t->ptr_size;
+	t->pctab = 0;
 	if ((l->names_word >= 0 && header_offset(t, l->names_word, &t->funcnames)) ||
-	    (l->pcln_word >= 0 && header_offset(t, l->pcln_word, &t->funcdata))) {
+	    (l->pcln_word >= 0 && header_offset(t, l->pcln_word, &t->funcdata)) ||
+	    (l->pctab_word >= 0 && header_offset(t, l->pctab_word, &t->pctab))) {
 		*why = "a sub-table offset lies past the end";
 		return -EINVAL;
 	}
@@ -162,6 +189,7 @@ static int parse_header(struct gopclntab *t, const uint64_t *text_start, const c
 	int err;
 
 	t->ptr_size = t->data[7];
+	t->quantum = quantum;
 	if (t->data[4] || t->data[5] || (quantum != 1 && quantum != 2 && quantum != 4) ||
 	    (t->ptr_size != 4 && t->ptr_size != 8)) {
 		*why = "bad header (padding, pc quantum or pointer size)";
@@ -181,6 +209,16 @@ static int parse_header(struct gopclntab *t, const uint64_t *text_start, const c
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* The flag byte of the record at funcoff, 0 when the record ends before it. */
+static uint8_t func_flags(const struct gopclntab *t, uint64_t funcoff)
+{
+	size_t at = t->field_size + (size_t)t->layout->flag_off;
+
+	if (t->layout->flag_off < 0 || t->size - t->funcdata - funcoff <= at)
+		return 0;
+	return t->data[t->funcdata + funcoff + at];
 }
 
 /*
@@ -211,6 +249,7 @@ static int func_at(const struct gopclntab *t, size_t i, struct gopclntab_func *f
 	f->entry = entry_pc(t, i);
 	f->end = entry_pc(t, i + 1);
 	f->name = (const char *)t->data + t->funcnames + nameoff;
+	f->flags = t->has_flags ? func_flags(t, funcoff) : 0;
 	return 0;
 }
 
@@ -225,6 +264,7 @@ static int check_funcs(struct gopclntab *t, const char **why)
 	int err;
 
 	t->last_nul = nul ? (size_t)(nul - t->data) : 0;
+	t->has_flags = false;
 	for (size_t i = 0; i < t->nfunc; i++) {
 		/* Equal entries are let through, as Go's own search does. */
 		if (functab_field(t, 2 * i) > functab_field(t, 2 * i + 2)) {
@@ -234,6 +274,9 @@ static int check_funcs(struct gopclntab *t, const char **why)
 		err = func_at(t, i, &f, why);
 		if (err)
 			return err;
+		if (!strcmp(f.name, GOEXIT))
+			t->has_flags = func_flags(t, functab_field(t, 2 * i + 1)) &
+				       GOPCLNTAB_TOPFRAME;
 	}
 	return 0;
 }
@@ -310,6 +353,154 @@ int gopclntab__lookup(const struct gopclntab *t, uint64_t pc, struct gopclntab_f
 			hi = mid;
 	}
 	return gopclntab__func(t, lo - 1, f);
+}
+
+const char *gopclntab_bad__str(enum gopclntab_bad why)
+{
+	static const char *const names[GOPCLNTAB_BAD_NR] = {
+		[GOPCLNTAB_OK] = "none",
+		[GOPCLNTAB_BAD_RECORD] = "record",
+		[GOPCLNTAB_BAD_OFFSET] = "offset",
+		[GOPCLNTAB_BAD_ENCODING] = "encoding",
+		[GOPCLNTAB_BAD_PAST_END] = "past-end",
+		[GOPCLNTAB_BAD_DELTA] = "delta",
+		[GOPCLNTAB_BAD_ENTRY_DELTA] = "entry-delta",
+	};
+
+	if ((unsigned int)why >= GOPCLNTAB_BAD_NR)
+		return "unknown";
+	return names[why];
+}
+
+/* A Go varint (LEB128, at most 32 bits) at *at, which moves past it. */
+static int read_varint(const struct gopclntab *t, size_t *at, uint32_t *v)
+{
+	const uint8_t *p = t->data + *at, *end = t->data + t->size;
+	uint64_t val;
+
+	if (end - p > VARINT_MAX)
+		end = p + VARINT_MAX;
+	if (read_uleb(&p, end, &val) || val > UINT32_MAX)
+		return -EINVAL;
+	*at = (size_t)(p - t->data);
+	*v = (uint32_t)val;
+	return 0;
+}
+
+/* Where the SP deltas of function i start in the table: 0, -ENOENT (none) or -EINVAL. */
+static int pcsp_start(const struct gopclntab *t, size_t i, size_t *at, enum gopclntab_bad *why)
+{
+	uint64_t funcoff = functab_field(t, 2 * i + 1);
+	size_t field = t->field_size + PCSP_OFF;
+	uint64_t off;
+
+	/* func_at() checked that funcoff leaves room for the entry and the name offset. */
+	if (t->size - t->funcdata - funcoff < field + 4) {
+		*why = GOPCLNTAB_BAD_RECORD;
+		return -EINVAL;
+	}
+	off = read_uint(t, t->funcdata + funcoff + field, 4);
+	if (!off)
+		return -ENOENT;
+	if (off >= t->size - t->pctab) {
+		*why = GOPCLNTAB_BAD_OFFSET;
+		return -EINVAL;
+	}
+	*at = t->pctab + off;
+	return 0;
+}
+
+/*
+ * One value change and pc advance of a pc-value table at *at: *val and
+ * *pc move on, or 1 at the table's end (a 0 where a change is due, but at
+ * the entry). Go's step() of runtime/symtab.go.
+ */
+static int pcvalue_step(const struct gopclntab *t, const struct gopclntab_func *f, size_t *at,
+			uint64_t *pc, int64_t *val, enum gopclntab_bad *why)
+{
+	uint32_t uv, pcd;
+
+	if (*at >= t->size) {
+		*why = GOPCLNTAB_BAD_ENCODING;
+		return -EINVAL;
+	}
+	if (!t->data[*at] && *pc != f->entry)
+		return 1;
+	if (read_varint(t, at, &uv) || read_varint(t, at, &pcd)) {
+		*why = GOPCLNTAB_BAD_ENCODING;
+		return -EINVAL;
+	}
+	*val += (uv & 1) ? -(int64_t)(uv >> 1) - 1 : (int64_t)(uv >> 1);
+	if ((uint64_t)pcd * t->quantum > f->end - *pc) {
+		*why = GOPCLNTAB_BAD_PAST_END;
+		return -EINVAL;
+	}
+	*pc += (uint64_t)pcd * t->quantum;
+	return 0;
+}
+
+/*
+ * What a run [lo, hi) with SP delta val must be: a whole number of words,
+ * as Go's int32, and none pushed at the entry. A delta below 0 is no lie:
+ * syscall.rawVforkSyscall pops its own return address.
+ */
+static int check_run(const struct gopclntab *t, const struct gopclntab_func *f, uint64_t lo,
+		     int64_t val, enum gopclntab_bad *why)
+{
+	if (lo == f->entry && val != 0)
+		*why = GOPCLNTAB_BAD_ENTRY_DELTA;
+	else if (val < INT32_MIN || val > INT32_MAX || val % (int64_t)t->ptr_size)
+		*why = GOPCLNTAB_BAD_DELTA;
+	else
+		return 0;
+	return -EINVAL;
+}
+
+/*
+ * The runs of the table at at, each checked, to fn when it is not NULL.
+ * Every step reads two bytes at least: the table's size bounds the loop.
+ */
+static int pcsp_runs(const struct gopclntab *t, const struct gopclntab_func *f, size_t at,
+		     gopclntab_sp_fn fn, void *ctx, enum gopclntab_bad *why)
+{
+	uint64_t pc = f->entry, lo;
+	int64_t val = -1;
+	int err;
+
+	for (;;) {
+		lo = pc;
+		err = pcvalue_step(t, f, &at, &pc, &val, why);
+		if (err)
+			return err < 0 ? err : 0;
+		if (pc == lo)
+			continue; /* a value that holds for no pc */
+		err = check_run(t, f, lo, val, why);
+		if (!err && fn)
+			err = fn(ctx, lo, pc, val);
+		if (err)
+			return err;
+	}
+}
+
+int gopclntab__sp_deltas(const struct gopclntab *t, size_t i, gopclntab_sp_fn fn, void *ctx,
+			 enum gopclntab_bad *why)
+{
+	struct gopclntab_func f;
+	const char *ignored;
+	size_t at = 0;
+	int err;
+
+	*why = GOPCLNTAB_OK;
+	if (i >= t->nfunc)
+		return -ERANGE;
+	err = func_at(t, i, &f, &ignored);
+	if (!err)
+		err = pcsp_start(t, i, &at, why);
+	if (!err)
+		err = pcsp_runs(t, &f, at, NULL, NULL, why);
+	if (!err)
+		err = pcsp_runs(t, &f, at, fn, ctx, why);
+	return err;
 }
 
 /* ELF files */
