@@ -59,6 +59,7 @@ enum unw_reason {
 	UNW_R_RA_RULE,	      /* return address not where the ABI puts it */
 	UNW_R_RA_OFFSET,      /* aarch64: an LR save offset that does not fit the row */
 	UNW_R_RULES_FULL,     /* BPF's rule map was full (never in a table, only in the map) */
+	UNW_R_GO_SP_WRITE,    /* a Go function that switches stacks: its SP deltas do not hold */
 	UNW_R_NR,
 };
 

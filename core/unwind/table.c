@@ -27,9 +27,11 @@
 
 #include "cfi.h"
 #include "../elf/elf.h"
+#include "../elf/gopclntab.h"
 #include "../util/leb128.h"
 #include "../util/log.h"
 #include "table.h"
+#include "table_go.h"
 
 /* The DWARF expression operations of the shapes the unwinder follows. */
 enum {
@@ -905,6 +907,120 @@ cleanup:
 	return t;
 }
 
+/* ---- Go's rows over the CFI's ---- */
+
+/* The rows of both sources, pcs from base, into an array of room for all of them. */
+struct merge {
+	struct table_row *v;
+	size_t nr;
+	uint64_t base;
+};
+
+/* Row r (NULL: none, a gap) from pc on; a row at the same pc replaces the one before. */
+static void merge_emit(struct merge *m, uint64_t pc, const struct table_row *r)
+{
+	static const struct table_row end = { .cfa = UNW_CFA_END };
+	uint32_t off = (uint32_t)(pc - m->base);
+
+	if (!r)
+		r = &end;
+	if (m->nr && m->v[m->nr - 1].pc == off)
+		m->nr--;
+	if (!m->nr && r->cfa == UNW_CFA_END)
+		return; /* a table starts with a rule, not a gap */
+	if (m->nr && same_rules(&m->v[m->nr - 1], r))
+		return;
+	m->v[m->nr] = *r;
+	m->v[m->nr++].pc = off;
+}
+
+/*
+ * At each pc where either source has a row, the rule of Go's row where it
+ * is not a gap (the pc is in a function whose deltas hold), else the CFI's.
+ */
+static void merge_rows(struct merge *m, const struct unwind_table *t, const struct go_rows *g)
+{
+	const struct table_row *c = NULL, *gr = NULL;
+	size_t i = 0, j = 0;
+
+	while (i < t->nr_rows || j < g->nr) {
+		uint64_t ci = i < t->nr_rows ? t->base + t->rows[i].pc : UINT64_MAX;
+		uint64_t gj = j < g->nr ? g->base + g->rows[j].pc : UINT64_MAX;
+		uint64_t pc = ci < gj ? ci : gj;
+
+		for (; i < t->nr_rows && t->base + t->rows[i].pc == pc; i++)
+			c = &t->rows[i];
+		for (; j < g->nr && g->base + g->rows[j].pc == pc; j++)
+			gr = &g->rows[j];
+		merge_emit(m, pc, gr && gr->cfa != UNW_CFA_END ? gr : c);
+	}
+}
+
+/* The merged table's base; -E2BIG when both together span more than 4 GiB. */
+static int merge_base(const struct unwind_table *t, const struct go_rows *g, uint64_t *base)
+{
+	uint64_t lo = g->base, hi = g->base + g->rows[g->nr - 1].pc;
+
+	if (t->nr_rows) {
+		lo = t->base < lo ? t->base : lo;
+		if (t->base + t->rows[t->nr_rows - 1].pc > hi)
+			hi = t->base + t->rows[t->nr_rows - 1].pc;
+	}
+	if (hi - lo > UINT32_MAX)
+		return -E2BIG;
+	*base = lo;
+	return 0;
+}
+
+/* The merged rows in place of t's, and their counts by reason. */
+static void merge_install(struct unwind_table *t, struct merge *m)
+{
+	rows_free(t->rows, t->rows_mapped);
+	t->rows = m->v;
+	t->rows_mapped = 0;
+	t->nr_rows = m->nr;
+	t->base = m->base;
+	memset(t->unsupported, 0, sizeof(t->unsupported));
+	for (size_t i = 0; i < t->nr_rows; i++)
+		t->unsupported[t->rows[i].reason]++;
+	t->unsupported[UNW_R_NONE] = 0;
+	table_finish(t);
+	rows_trim(t);
+	m->v = NULL;
+}
+
+int unwind_table__add_go(struct unwind_table *t, const struct gopclntab *g)
+{
+	struct go_rows gr;
+	struct merge m = { 0 };
+	int err;
+
+	if (t->machine != EM_X86_64)
+		return 0;
+	err = go_rows__build(g, &gr);
+	if (err || !gr.nr)
+		goto cleanup;
+	err = merge_base(t, &gr, &m.base);
+	if (err)
+		goto cleanup;
+	m.v = malloc((t->nr_rows + gr.nr + 1) * sizeof(*m.v));
+	if (!m.v) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	merge_rows(&m, t, &gr);
+	merge_install(t, &m);
+	t->sources |= TABLE_SRC_GOPCLNTAB;
+cleanup:
+	if (!err) {
+		t->nr_go_funcs = gr.nr_funcs;
+		t->nr_go_sp_write = gr.nr_sp_write;
+		memcpy(t->nr_go_refused, gr.refused, sizeof(t->nr_go_refused));
+	}
+	go_rows__free(&gr);
+	return err;
+}
+
 /* ---- from an ELF file ---- */
 
 /* The sections DW_EH_PE_indirect pointers may point into. */
@@ -968,10 +1084,32 @@ static int add_section(const struct elf_file *ef, const char *name, unsigned int
 	return 0;
 }
 
+/*
+ * The rows of Go's pclntab over t's, when elf is a Go binary for x86_64;
+ * a table that cannot take them keeps the CFI's, with a warning.
+ */
+static void table_add_go(struct unwind_table *t, const struct elf_file *elf)
+{
+	struct gopclntab *g;
+	int err;
+
+	if (elf_file__machine(elf) != EM_X86_64)
+		return;
+	g = gopclntab__open_elf(elf);
+	if (!g)
+		return;
+	err = unwind_table__add_go(t, g);
+	if (err)
+		pr_warn("%s: the SP deltas of Go's pclntab left out: %s", elf_file__path(elf),
+			strerror(-err));
+	gopclntab__free(g);
+}
+
 struct unwind_table *unwind_table__build(const struct elf_file *elf, const struct elf_file *debug)
 {
 	struct cfi_section secs[TABLE_MAX_SECTIONS];
 	struct elf_load_segment segs[32];
+	struct unwind_table *t;
 	size_t nr = 0, nr_segs;
 	int err;
 
@@ -988,8 +1126,11 @@ struct unwind_table *unwind_table__build(const struct elf_file *elf, const struc
 	nr_segs = elf_file__load_segments(elf, segs, ARRAY_SIZE(segs));
 	if (nr_segs == ARRAY_SIZE(segs))
 		nr_segs = 0;
-	return unwind_table__build_sections(elf_file__machine(elf), secs, nr, nr_segs ? segs : NULL,
-					    nr_segs);
+	t = unwind_table__build_sections(elf_file__machine(elf), secs, nr, nr_segs ? segs : NULL,
+					 nr_segs);
+	if (t)
+		table_add_go(t, elf);
+	return t;
 }
 
 int unwind_table__each_fde(const struct elf_file *elf, unwind_fde_fn fn, void *ctx)
@@ -1055,6 +1196,7 @@ const char *unw_reason__str(enum unw_reason reason)
 		[UNW_R_RA_RULE] = "ra-rule",
 		[UNW_R_RA_OFFSET] = "ra-offset",
 		[UNW_R_RULES_FULL] = "rules-full",
+		[UNW_R_GO_SP_WRITE] = "go-sp-write",
 	};
 
 	if ((unsigned int)reason >= UNW_R_NR)
@@ -1121,8 +1263,10 @@ char *table_row__cfa_str(const struct table_row *r, int machine, char *buf, size
 		break;
 	default:
 		snprintf(buf, len, "unsupported:%s",
-			 kept_reason(r->cfa_off, UNW_R_CFA_REGISTER, UNW_R_CFA_OFFSET,
-				     UNW_R_CFA_EXPRESSION));
+			 r->cfa_off == UNW_R_GO_SP_WRITE ?
+				 unw_reason__str(UNW_R_GO_SP_WRITE) :
+				 kept_reason(r->cfa_off, UNW_R_CFA_REGISTER, UNW_R_CFA_OFFSET,
+					     UNW_R_CFA_EXPRESSION));
 		break;
 	}
 	return buf;

@@ -2,8 +2,12 @@
 /*
  * The compact unwind table of one ELF file: the rows the BPF unwinder walks
  * with, built from .eh_frame and .debug_frame (.eh_frame wins where both
- * describe an address). Sorted by pc, redundant rows removed, an END row
- * wherever a gap follows a function, unsupported rules kept with a reason.
+ * describe an address) and, in a Go binary, from the SP deltas of Go's
+ * pclntab (core/unwind/table_go.h), which win over both where they describe
+ * a function: Go's own traceback trusts them, and the .debug_frame Go's
+ * linker writes is made from them anyway. Sorted by pc, redundant rows
+ * removed, an END row wherever a gap follows a function, unsupported rules
+ * kept with a reason.
  *
  * The rows are the builder's own: how they are laid out in the BPF maps,
  * and how many bytes that takes, is the encoder's (core/unwind/encoder.h).
@@ -15,6 +19,7 @@
 #include <stdint.h>
 
 #include "../util/common.h"
+#include "../elf/gopclntab.h"
 
 struct elf_file;
 
@@ -43,6 +48,7 @@ enum {
 	TABLE_SRC_EH_FRAME = 1 << 0,
 	TABLE_SRC_DEBUG_FRAME = 1 << 1, /* in the file itself */
 	TABLE_SRC_DEBUG_FILE = 1 << 2,	/* .debug_frame of the separate debug file */
+	TABLE_SRC_GOPCLNTAB = 1 << 3,	/* the SP deltas of Go's pclntab */
 };
 
 struct unwind_table {
@@ -56,6 +62,9 @@ struct unwind_table {
 	size_t rows_mapped;	      /* bytes of rows in a mapping of their own; 0: malloc'ed */
 	size_t nr_bad_fdes;	      /* malformed FDEs skipped (warned about) */
 	size_t nr_overlaps;	      /* FDEs clipped or dropped: overlapping another one */
+	size_t nr_go_funcs;	      /* Go functions described by their SP deltas */
+	size_t nr_go_sp_write;	      /* of those, the ones that switch stacks (unsupported) */
+	size_t nr_go_refused[GOPCLNTAB_BAD_NR]; /* Go functions whose deltas lie, by reason */
 };
 
 /*
@@ -94,6 +103,13 @@ struct elf_load_segment;
 struct unwind_table *unwind_table__build_sections(int machine, const struct cfi_section *secs,
 						  size_t nr, const struct elf_load_segment *segs,
 						  size_t nr_segs);
+
+/*
+ * Puts the rows of Go's pclntab g (x86_64) in place of t's over the
+ * functions whose SP deltas hold, and counts those that do not. 0, or
+ * -E2BIG (the table would span more than 4 GiB), -ENOMEM: t is then unchanged.
+ */
+int unwind_table__add_go(struct unwind_table *t, const struct gopclntab *g);
 
 /* The row governing vaddr (an END row in a gap), or NULL when before the first row. */
 const struct table_row *unwind_table__lookup(const struct unwind_table *t, uint64_t vaddr);

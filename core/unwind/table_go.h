@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A row source of the unwind table (core/unwind/table.h): Go's pclntab.
+ * Every Go binary keeps, stripped or not, each function's SP deltas (pcsp,
+ * core/elf/gopclntab.h), which Go's own traceback unwinds every function
+ * with, assembly included. On x86_64 a run of pcs with delta D is the row
+ * CFA = rsp + D + 8, RA at CFA - 8 (runtime/traceback.go: frame.fp = sp +
+ * funcspdelta + PtrSize, the return address below it).
+ *
+ *	the rule of a function's run		row
+ *	D >= 0					rsp+D+8, fp unchanged, ra cfa-8
+ *	D < 0 (it popped its return address)	unsupported:ra-rule
+ *	GOPCLNTAB_TOPFRAME (runtime.goexit,	ra undefined: the walk ends there,
+ *	mstart, rt0_go)				as Go's traceback does
+ *	GOPCLNTAB_SPWRITE (a stack switch)	unsupported:go-sp-write
+ *
+ * The frame pointer is "unchanged", as in the .debug_frame Go's linker
+ * writes from the same deltas: where the pcs of a Go function are walked
+ * with these rows, no later Go frame needs it. A function that writes SP
+ * (runtime.mcall, nanotime1, asmcgocall) is not described by its deltas
+ * past that write, so Go's traceback stops there; the BPF walk steps such a
+ * frame with frame pointers (its stack switches: bpf/unwind_go.h). A
+ * function whose deltas lie (gopclntab_bad) gives no row: whatever else
+ * describes it, or frame pointers.
+ */
+#ifndef UNWPROF_TABLE_GO_H
+#define UNWPROF_TABLE_GO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../elf/gopclntab.h"
+#include "table.h"
+
+/* The rows of a pclntab's functions, sorted, an END row after each function. */
+struct go_rows {
+	struct table_row *rows; /* pcs are offsets from base */
+	size_t nr, cap;
+	uint64_t base;
+	size_t nr_funcs;		  /* functions with rows */
+	size_t refused[GOPCLNTAB_BAD_NR]; /* functions without: their deltas lie, by reason */
+	size_t nr_sp_write;		  /* of nr_funcs, those that write SP: unsupported rows */
+};
+
+/*
+ * The rows of t's functions (x86_64) into *out, which go_rows__free()
+ * releases. 0; -E2BIG when its functions span more than 4 GiB; -ENOMEM.
+ */
+int go_rows__build(const struct gopclntab *t, struct go_rows *out);
+void go_rows__free(struct go_rows *g);
+
+#endif
