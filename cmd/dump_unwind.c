@@ -64,6 +64,7 @@ struct dump_ctx {
 };
 
 #define RULE_STR_MAX 64
+#define SRC_MAX 4 /* .eh_frame, .debug_frame, the debug file's, .gopclntab */
 #define CFA_COL 12
 #define FP_COL 11
 
@@ -473,8 +474,8 @@ static void build_id_hex(const struct elf_file *elf, char *hex)
 	hex[2 * len] = '\0';
 }
 
-/* The sources as ".eh_frame", ".debug_frame", ".debug_frame (PATH)"; returns how many. */
-static size_t table_sources(const struct dump_ctx *c, char out[3][PATH_MAX + 32])
+/* The sources as ".eh_frame", ".debug_frame", ".debug_frame (PATH)", ".gopclntab"; returns how many. */
+static size_t table_sources(const struct dump_ctx *c, char out[SRC_MAX][PATH_MAX + 32])
 {
 	unsigned int src = c->table->sources;
 	size_t n = 0;
@@ -486,7 +487,36 @@ static size_t table_sources(const struct dump_ctx *c, char out[3][PATH_MAX + 32]
 	if ((src & TABLE_SRC_DEBUG_FILE) && c->debug)
 		snprintf(out[n++], PATH_MAX + 32, ".debug_frame (%.*s)", PATH_MAX,
 			 elf_file__path(c->debug));
+	if (src & TABLE_SRC_GOPCLNTAB)
+		snprintf(out[n++], PATH_MAX + 32, ".gopclntab");
 	return n;
+}
+
+static size_t go_refused(const struct unwind_table *t)
+{
+	size_t n = 0;
+
+	for (int r = 0; r < GOPCLNTAB_BAD_NR; r++)
+		n += t->nr_go_refused[r];
+	return n;
+}
+
+/* The Go functions the table describes from their SP deltas, and those refused, by reason. */
+static void print_go_funcs(const struct unwind_table *t)
+{
+	size_t refused = go_refused(t);
+
+	if (!t->nr_go_funcs && !refused)
+		return;
+	printf("Go funcs:    %zu from .gopclntab (%zu switch stacks), %zu refused", t->nr_go_funcs,
+	       t->nr_go_sp_write, refused);
+	for (int r = 0, first = 1; r < GOPCLNTAB_BAD_NR; r++) {
+		if (!t->nr_go_refused[r])
+			continue;
+		printf("%s%s %zu", first ? " (" : ", ", gopclntab_bad__str(r), t->nr_go_refused[r]);
+		first = 0;
+	}
+	printf("%s\n", refused ? ")" : "");
 }
 
 static const char *debug_file_text(const struct dump_ctx *c)
@@ -517,7 +547,7 @@ static void print_bpf_bytes(const struct dump_ctx *c)
 static void print_summary(const struct dump_ctx *c)
 {
 	const struct unwind_table *t = c->table;
-	char hex[2 * ELF_BUILD_ID_MAX + 1], src[3][PATH_MAX + 32];
+	char hex[2 * ELF_BUILD_ID_MAX + 1], src[SRC_MAX][PATH_MAX + 32];
 	size_t nsrc, total = 0;
 
 	build_id_hex(c->elf, hex);
@@ -544,6 +574,7 @@ static void print_summary(const struct dump_ctx *c)
 	printf("%s\n", total ? ")" : "");
 	if (t->nr_bad_fdes)
 		printf("malformed:   %zu FDEs skipped\n", t->nr_bad_fdes);
+	print_go_funcs(t);
 	print_bpf_bytes(c);
 }
 
@@ -865,10 +896,32 @@ static void json_head(struct json_writer *jw, const struct dump_ctx *c)
 	jw_string(jw, c->args->file);
 }
 
+static void json_go_funcs(struct json_writer *jw, const struct unwind_table *t)
+{
+	if (!t->nr_go_funcs && !go_refused(t))
+		return;
+	jw_key(jw, "go_funcs");
+	jw_object_start(jw);
+	jw_key(jw, "described");
+	jw_uint(jw, t->nr_go_funcs);
+	jw_key(jw, "switch_stacks");
+	jw_uint(jw, t->nr_go_sp_write);
+	jw_key(jw, "refused");
+	jw_object_start(jw);
+	for (int r = 1; r < GOPCLNTAB_BAD_NR; r++) {
+		if (!t->nr_go_refused[r])
+			continue;
+		jw_key(jw, gopclntab_bad__str(r));
+		jw_uint(jw, t->nr_go_refused[r]);
+	}
+	jw_object_end(jw);
+	jw_object_end(jw);
+}
+
 static void json_summary(struct json_writer *jw, const struct dump_ctx *c)
 {
 	const struct unwind_table *t = c->table;
-	char hex[2 * ELF_BUILD_ID_MAX + 1], src[3][PATH_MAX + 32];
+	char hex[2 * ELF_BUILD_ID_MAX + 1], src[SRC_MAX][PATH_MAX + 32];
 	size_t nsrc;
 
 	build_id_hex(c->elf, hex);
@@ -884,6 +937,7 @@ static void json_summary(struct json_writer *jw, const struct dump_ctx *c)
 	jw_array_end(jw);
 	jw_key(jw, "fdes");
 	jw_uint(jw, t->nr_fdes);
+	json_go_funcs(jw, t);
 }
 
 static void json_unsupported(struct json_writer *jw, const struct unwind_table *t)
