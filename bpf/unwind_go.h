@@ -13,22 +13,32 @@
 
 /*
  * Go's stack switch (core/runtimes/goruntime.h) at frame f, a frame of
- * runtime.systemstack or runtime.morestack: when the thread runs on its
- * system stack (the current g is its m's g0) for a goroutine (m.curg), the
- * walk goes on from the state Go saved in the goroutine's g.sched, as Go's
- * traceback does. systemstack returns to its caller there: its frame has no
- * size, the return address is at the saved sp. morestack never returns: its
- * frame is followed by the function that needed the bigger stack, at the
- * saved pc. Returns 1 when f is now the goroutine's frame, 0 when the
- * switch does not apply (the native step goes on), -1 when the goroutine's
- * state could not be read (the reason noted). Memory of the process is
- * untrusted: every read may fail, and a switch happens once per walk.
+ * runtime.systemstack, runtime.morestack or runtime.mcall. When the thread
+ * runs on its system stack (the current g is its m's g0) for a goroutine
+ * (m.curg), systemstack and morestack go on from the state Go saved in the
+ * goroutine's g.sched, as Go's traceback does. systemstack returns to its
+ * caller there: its frame has no size, the return address is at the saved
+ * sp. morestack never returns: its frame is followed by the function that
+ * needed the bigger stack, at the saved pc.
+ *
+ * mcall, and morestack once no goroutine is left (the scheduler dropped
+ * it), ran their callee from the base of g0's stack, which g0.sched
+ * describes: mstart1 set it once to return into mstart0, whose caller is
+ * runtime.mstart, the bottom (runtime/proc.go), and nothing else writes it.
+ * Go's traceback stops at mcall (it writes SP); the walk goes on to the
+ * root, as the scheduler's other work on g0 does.
+ *
+ * Returns 1 when f is now the caller's frame, 0 when the switch does not
+ * apply (the native step goes on), -1 when the saved state could not be
+ * read (the reason noted). Memory of the process is untrusted: every read
+ * may fail, and a switch happens once per walk.
  */
 __weak __noinline int go_switch(struct unw_frame *f, const struct unw_go_proc *go,
 				struct scratch *sc)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 g, m, curg, sp, pc, fp;
+	__u64 g, m, curg, sp, pc, fp, saved;
+	int morestack, mcall;
 
 	if (!f || !go || !sc || sc->go_switched)
 		return 0;
@@ -41,12 +51,15 @@ __weak __noinline int go_switch(struct unw_frame *f, const struct unw_go_proc *g
 	if (!g || !m || user_word(m, go->m_g0) != g)
 		return 0;
 	curg = user_word(m, go->m_curg);
-	if (!curg)
+	morestack = f->pc >= go->morestack_lo && f->pc < go->morestack_hi;
+	mcall = f->pc >= go->mcall_lo && f->pc < go->mcall_hi;
+	if (!curg && !morestack && !mcall)
 		return 0;
-	sp = user_word(curg, go->sched_sp);
-	fp = user_word(curg, go->sched_bp);
-	if (f->pc >= go->morestack_lo && f->pc < go->morestack_hi)
-		pc = user_word(curg, go->sched_pc);
+	saved = mcall || !curg ? g : curg;
+	sp = user_word(saved, go->sched_sp);
+	fp = user_word(saved, go->sched_bp);
+	if (saved == g || morestack)
+		pc = user_word(saved, go->sched_pc);
 	else
 		pc = user_word(sp, 0), sp += 8;
 	if (!sp || !pc) {

@@ -170,10 +170,11 @@ enum unw_unwinder {
 	UNW_UW_FP = 0, /* frame pointers: no table (JIT code, a file without CFI, [vsyscall]) */
 	UNW_UW_TABLE,  /* the DWARF-derived table of exec_id, at table pc = pc - bias */
 	/*
-	 * Go's runtime.systemstack and runtime.morestack (core/runtimes/goruntime.h): on
-	 * the system stack, the walk goes on from the goroutine's saved state
-	 * (struct unw_go_proc); elsewhere, as UNW_UW_TABLE, or UNW_UW_FP when
-	 * exec_id is 0.
+	 * Go's runtime.systemstack, runtime.morestack and runtime.mcall
+	 * (core/runtimes/goruntime.h): on the system stack, the walk goes on
+	 * from the goroutine's saved state, or from the base of the system
+	 * stack (struct unw_go_proc); elsewhere, as UNW_UW_TABLE, or UNW_UW_FP
+	 * when exec_id is 0.
 	 */
 	UNW_UW_GO_SWITCH,
 	/*
@@ -212,8 +213,10 @@ struct unw_mapping {
  * those of core/runtimes/goruntime.h; addresses are the process's.
  */
 struct unw_go_proc {
-	__u64 morestack_lo; /* [lo, hi): runtime.morestack; the rest of the range, systemstack */
+	__u64 morestack_lo; /* [lo, hi): runtime.morestack, runtime.mcall; the rest, systemstack */
 	__u64 morestack_hi;
+	__u64 mcall_lo;
+	__u64 mcall_hi;
 	__s32 tls_g;
 	__u32 g_m;
 	__u32 m_g0;
@@ -688,7 +691,7 @@ _Static_assert(sizeof(struct unw_event) == 24, "unw_event layout");
 _Static_assert(sizeof(struct unw_config) == 40, "unw_config layout");
 _Static_assert(sizeof(struct unw_off_block) == 40, "unw_off_block layout");
 _Static_assert(sizeof(struct unw_fail_key) == 16, "unw_fail_key layout");
-_Static_assert(sizeof(struct unw_go_proc) == 48, "unw_go_proc layout");
+_Static_assert(sizeof(struct unw_go_proc) == 64, "unw_go_proc layout");
 _Static_assert(sizeof(struct unw_py_proc) == 72, "unw_py_proc layout");
 _Static_assert(sizeof(struct unw_py_copy) == 16, "unw_py_copy layout");
 _Static_assert(sizeof(struct unw_rb_proc) == 32, "unw_rb_proc layout");

@@ -218,6 +218,8 @@ int go_runtime__read(const struct elf_file *ef, struct go_runtime *gr)
 		gr->systemstack_hi = systemstack.end;
 		gr->morestack_lo = morestack.entry;
 		gr->morestack_hi = morestack.end;
+		gr->mcall_lo = mcall.entry;
+		gr->mcall_hi = mcall.end;
 	}
 	if (err == -ENOTSUP)
 		pr_debug(

@@ -7,6 +7,10 @@
  * function that needs a bigger stack there and calls newstack on g0. A walk
  * that reaches either frame on g0 goes on from the goroutine's saved state,
  * as Go's own traceback does, instead of stopping at the top of g0.
+ * runtime.mcall(fn) saves the goroutine's state and calls fn from the base
+ * of g0's stack, as morestack does once the scheduler dropped the
+ * goroutine: a walk that reaches either there goes on from g0's own saved
+ * state, to runtime.mstart, the bottom of g0.
  *
  * What the unwinder needs is read from the binary, not from a table of
  * versions: the two functions' addresses from the pclntab, which every Go
@@ -25,6 +29,7 @@ struct elf_file;
 struct go_runtime {
 	uint64_t systemstack_lo, systemstack_hi; /* ELF virtual addresses: [lo, hi) */
 	uint64_t morestack_lo, morestack_hi;
+	uint64_t mcall_lo, mcall_hi;
 	int32_t tls_g; /* the current g is the word at the thread pointer + tls_g */
 	uint32_t g_m;  /* offsets: of g.m in a g, */
 	uint32_t m_g0; /* of m.g0 and m.curg in an m, */

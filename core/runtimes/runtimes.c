@@ -9,8 +9,8 @@
 #include "../unwind/tables.h"
 
 /*
- * Go's stack switch (core/runtimes/goruntime.h): runtime.systemstack and
- * runtime.morestack of a Go binary, and the offsets that lead from a thread
+ * Go's stack switch (core/runtimes/goruntime.h): runtime.systemstack,
+ * runtime.morestack and runtime.mcall of a Go binary, and the offsets that lead from a thread
  * on its system stack to the goroutine it works for.
  */
 static bool go_place(const struct tables_entry *e, uint64_t bias, struct runtime_place *rp)
@@ -21,9 +21,12 @@ static bool go_place(const struct tables_entry *e, uint64_t bias, struct runtime
 		return false;
 	*rp = (struct runtime_place){
 		.ranges = { { g->systemstack_lo + bias, g->systemstack_hi + bias },
-			    { g->morestack_lo + bias, g->morestack_hi + bias } },
+			    { g->morestack_lo + bias, g->morestack_hi + bias },
+			    { g->mcall_lo + bias, g->mcall_hi + bias } },
 		.value.go = { .morestack_lo = g->morestack_lo + bias,
 			      .morestack_hi = g->morestack_hi + bias,
+			      .mcall_lo = g->mcall_lo + bias,
+			      .mcall_hi = g->mcall_hi + bias,
 			      .tls_g = g->tls_g,
 			      .g_m = g->g_m,
 			      .m_g0 = g->m_g0,
