@@ -3,10 +3,13 @@
  * libFuzzer target for the Go pclntab reader: whatever the bytes, opening
  * them as a table (with the header's text start and with a given one) or,
  * when they are an ELF file, finding the table in it, then listing and
- * looking up its functions must neither crash, hang, leak nor read out of
- * bounds; and a table that opens must give every function it counts and
- * find each by its entry. Built with -Dfuzz=true under clang; replay.c runs
- * the same function over corpus-gopclntab/ in every build.
+ * looking up its functions, decoding their SP deltas and building unwind
+ * rows from them must neither crash, hang, leak nor read out of bounds; a
+ * table that opens must give every function it counts and find each by its
+ * entry; deltas that are given lie inside their function, in order, whole
+ * words, 0 at the entry; and the rows come out sorted. Built with
+ * -Dfuzz=true under clang; replay.c runs the same function over
+ * corpus-gopclntab/ in every build.
  */
 #include <elf.h>
 #include <errno.h>
@@ -16,6 +19,7 @@
 
 #include "core/elf/elf.h"
 #include "core/elf/gopclntab.h"
+#include "core/unwind/table.h"
 #include "core/util/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -39,6 +43,52 @@ static void check_func(const struct gopclntab *t, size_t i)
 	gopclntab__lookup(t, f.end, &g);
 }
 
+/* What the deltas of one function must be: in it, in order, whole words, 0 at the entry. */
+struct runs {
+	struct gopclntab_func f;
+	uint64_t next;
+};
+
+static int check_run(void *ctx, uint64_t lo, uint64_t hi, int64_t delta)
+{
+	struct runs *r = ctx;
+
+	if (lo < r->next || hi <= lo || hi > r->f.end || delta % 4 || (lo == r->f.entry && delta))
+		__builtin_trap();
+	r->next = hi;
+	return 0;
+}
+
+static void check_deltas(const struct gopclntab *t, size_t i)
+{
+	struct runs r = { .next = 0 };
+	enum gopclntab_bad why;
+	int err;
+
+	gopclntab__func(t, i, &r.f);
+	r.next = r.f.entry;
+	err = gopclntab__sp_deltas(t, i, check_run, &r, &why);
+	if (err == -EINVAL && (why == GOPCLNTAB_OK || why >= GOPCLNTAB_BAD_NR))
+		__builtin_trap(); /* a refusal says why */
+	if (err != -EINVAL && why != GOPCLNTAB_OK)
+		__builtin_trap();
+	gopclntab_bad__str(why);
+}
+
+/* The rows of the table's deltas over an empty table: sorted, each reason counted. */
+static void check_rows(const struct gopclntab *t)
+{
+	struct unwind_table table = { .machine = EM_X86_64 };
+
+	if (unwind_table__add_go(&table, t) == 0) {
+		for (size_t i = 1; i < table.nr_rows; i++)
+			if (table.rows[i].pc <= table.rows[i - 1].pc)
+				__builtin_trap();
+		unwind_table__lookup(&table, table.base);
+	}
+	free(table.rows);
+}
+
 static void exercise(const struct gopclntab *t)
 {
 	struct gopclntab_func f;
@@ -46,10 +96,14 @@ static void exercise(const struct gopclntab *t)
 
 	gopclntab__version(t);
 	gopclntab__text_start(t);
-	for (size_t i = 0; i < n && i < MAX_CHECKED; i++)
+	for (size_t i = 0; i < n && i < MAX_CHECKED; i++) {
 		check_func(t, i);
+		check_deltas(t, i);
+	}
 	if (n > MAX_CHECKED)
 		check_func(t, n - 1);
+	if (n <= MAX_CHECKED)
+		check_rows(t);
 	if (gopclntab__func(t, n, &f) != -ERANGE)
 		__builtin_trap();
 	gopclntab__lookup(t, 0, &f);
