@@ -157,10 +157,12 @@ static int parse_offsets(struct gopclntab *t, const char **why)
 	t->funcnames = 0;
 	t->funcdata = 0;
 	t->functab = HEADER_SIZE + t->ptr_size;
+	/* The pc tables are not needed to name functions: their offset is checked when used. */
 	t->pctab = 0;
+	if (l->pctab_word >= 0 && header_offset(t, l->pctab_word, &t->pctab))
+		t->pctab = t->size;
 	if ((l->names_word >= 0 && header_offset(t, l->names_word, &t->funcnames)) ||
-	    (l->pcln_word >= 0 && header_offset(t, l->pcln_word, &t->funcdata)) ||
-	    (l->pctab_word >= 0 && header_offset(t, l->pctab_word, &t->pctab))) {
+	    (l->pcln_word >= 0 && header_offset(t, l->pcln_word, &t->funcdata))) {
 		*why = "a sub-table offset lies past the end";
 		return -EINVAL;
 	}
