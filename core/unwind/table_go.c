@@ -49,8 +49,13 @@ static void run_row(uint8_t flags, int64_t delta, struct table_row *r)
 	int64_t cfa_off = delta + X86_64_RA_SIZE;
 
 	*r = (struct table_row){ .cfa = UNW_CFA_SP, .fp = UNW_FP_UNCHANGED, .ra = UNW_RA_AT_CFA };
+	if (cfa_off > INT32_MAX) {
+		unsupported_cfa(r, UNW_R_CFA_OFFSET);
+		return;
+	}
+	r->cfa_off = (int32_t)cfa_off;
 	if (flags & GOPCLNTAB_TOPFRAME) {
-		/* The bottom of its stack: nothing to recover, whatever its deltas. */
+		/* The bottom of its stack: nothing to recover, whatever it wrote. */
 		r->ra = UNW_RA_UNDEFINED;
 		return;
 	}
@@ -58,11 +63,6 @@ static void run_row(uint8_t flags, int64_t delta, struct table_row *r)
 		unsupported_cfa(r, UNW_R_GO_SP_WRITE);
 		return;
 	}
-	if (cfa_off > INT32_MAX) {
-		unsupported_cfa(r, UNW_R_CFA_OFFSET);
-		return;
-	}
-	r->cfa_off = (int32_t)cfa_off;
 	if (delta < 0) {
 		/* Its return address was popped off the stack (into a register). */
 		r->ra = UNW_RA_UNSUPPORTED;
