@@ -9,6 +9,13 @@
  * inside .data.rel.ro, the text start when the header's is 0); and the
  * symbolizer taking Go's functions where the ELF symbols leave a gap.
  *
+ * Each function also has SP deltas (a pcsp table, encoded here as Go's
+ * linker writes it) and, from 1.16's layout on, Go's flag byte: the deltas
+ * decoded run by run in every format, the flags read only where
+ * runtime.goexit says TOPFRAME, each way the deltas can lie refused for
+ * that function alone with its reason, and the unwind rows made of them,
+ * alone and over rows of CFI.
+ *
  * Each table is copied into a buffer of exactly its size, so that under
  * ASan a read past its end is caught.
  */
@@ -24,12 +31,17 @@
 #include "core/elf/gopclntab.h"
 #include "core/profile/profile.h"
 #include "core/symbols/symbolize.h"
+#include "core/unwind/table.h"
 #include "test.h"
 
 #define TEXT 0x401000ULL
 #define END_OFF 0x180 /* the end of the last function, from TEXT */
 #define MAX_FUNCS 4
-#define RECORD_FIELDS 9 /* nameoff, then the 4-byte fields of a _func we do not read */
+/* nameoff, then the 4-byte fields of a _func: pcsp the fourth, the flag byte in the last two. */
+#define RECORD_FIELDS 10
+#define PCSP_FIELD 3
+#define MAX_RUNS 6
+#define PCTAB_MAX 256
 
 struct func_spec {
 	uint32_t off; /* from TEXT */
@@ -42,6 +54,23 @@ static const struct func_spec three[] = {
 	{ 0x100, "runtime.gamma.func1" },
 };
 
+/* A run of a function's SP deltas: len pcs with SP delta bytes pushed; len 0 ends them. */
+struct run_spec {
+	uint32_t len;
+	int32_t delta;
+};
+
+/*
+ * alpha pushes a frame and pops it (its last 9 bytes are padding), beta
+ * checks its stack before it takes a frame of 16 (the rest is padding),
+ * gamma is a leaf.
+ */
+static const struct run_spec three_runs[MAX_FUNCS][MAX_RUNS] = {
+	{ { 1, 0 }, { 4, 8 }, { 0x30, 40 }, { 1, 8 }, { 1, 0 } },
+	{ { 0x20, 0 }, { 0x10, 16 } },
+	{ { 0x80, 0 } },
+};
+
 struct spec {
 	enum gopclntab_version version;
 	bool big_endian;
@@ -49,6 +78,8 @@ struct spec {
 	uint64_t header_text; /* 1.18+: the header's text start */
 	const struct func_spec *funcs;
 	size_t nfunc;
+	const struct run_spec (*runs)[MAX_RUNS]; /* NULL: three_runs; a run list of none: no pcsp */
+	uint8_t flags[MAX_FUNCS];		 /* Go's flag bytes, from 1.16's layout on */
 };
 
 /* A built table and where its parts landed, for the malformed variants. */
@@ -63,6 +94,11 @@ struct table {
 	size_t name[MAX_FUNCS];
 	size_t names_at; /* where the names are written */
 	size_t names_end;
+	size_t pctab;		    /* the pc tables: a 0, then each function's SP deltas */
+	size_t pcsp[MAX_FUNCS];	    /* where each function's are, 0: none */
+	uint8_t pcs[PCTAB_MAX];	    /* the pc tables, */
+	size_t pcs_len;		    /* encoded by encode_pctab() */
+	size_t pcsp_off[MAX_FUNCS]; /* their offsets in it */
 };
 
 static const uint32_t magics[] = {
@@ -103,6 +139,54 @@ static size_t record_size(const struct table *t)
 	return align8(t->field + 4 * RECORD_FIELDS);
 }
 
+static const struct run_spec (*spec_runs(const struct spec *s))[MAX_RUNS]
+{
+	return s->runs ? s->runs : three_runs;
+}
+
+static size_t put_varint(uint8_t *p, uint32_t v)
+{
+	size_t n = 0;
+
+	do {
+		p[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
+/* One function's runs as Go's pc-value table: zigzag value changes from -1, pc deltas, a 0. */
+static size_t encode_runs(uint8_t *p, const struct run_spec *runs)
+{
+	int64_t val = -1;
+	size_t n = 0;
+
+	for (size_t i = 0; i < MAX_RUNS && runs[i].len; i++) {
+		int64_t d = runs[i].delta - val;
+		uint32_t z = d < 0 ? (uint32_t)(-d - 1) << 1 | 1 : (uint32_t)d << 1;
+
+		n += put_varint(p + n, z);
+		n += put_varint(p + n, runs[i].len);
+		val = runs[i].delta;
+	}
+	p[n++] = 0;
+	return n;
+}
+
+/* The pc tables of s: a 0 (offset 0 means none), then each function's that has runs. */
+static void encode_pctab(struct table *t, const struct spec *s)
+{
+	const struct run_spec(*runs)[MAX_RUNS] = spec_runs(s);
+
+	t->pcs[0] = 0;
+	t->pcs_len = 1;
+	for (size_t i = 0; i < s->nfunc; i++) {
+		t->pcsp_off[i] = runs[i][0].len ? t->pcs_len : 0;
+		if (runs[i][0].len)
+			t->pcs_len += encode_runs(t->pcs + t->pcs_len, runs[i]);
+	}
+}
+
 static size_t names_size(const struct spec *s)
 {
 	size_t n = 0;
@@ -123,21 +207,46 @@ static void layout(struct table *t, const struct spec *s)
 	size_t n = s->nfunc, rec;
 
 	t->field = relative(s->version) ? 4 : s->ptr_size;
+	encode_pctab(t, s);
 	if (s->version == GOPCLNTAB_12) {
+		/* The pc tables before the names, which stay last. */
 		t->functab = 8 + s->ptr_size;
 		t->funcdata = t->names = 0;
 		rec = align8(t->functab + (2 * n + 1) * t->field + 4);
-		t->names_at = rec + n * record_size(t);
+		t->pctab = rec + n * record_size(t);
+		t->names_at = t->pctab + t->pcs_len;
 	} else {
 		t->names = t->names_at = align8(8 + words * s->ptr_size);
 		t->functab = t->funcdata = align8(t->names + names_size(s));
 		rec = align8(t->functab + (2 * n + 1) * t->field);
+		t->pctab = rec + n * record_size(t);
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		t->record[i] = rec + i * record_size(t);
-	t->size = rec + n * record_size(t);
+		t->pcsp[i] = t->pcsp_off[i] ? t->pctab + t->pcsp_off[i] : 0;
+	}
+	t->size = t->pctab + t->pcs_len;
 	if (s->version == GOPCLNTAB_12)
 		t->size += names_size(s);
+}
+
+/* The flag byte's offset in a record, after the entry; 0: none (Go 1.2's layout). */
+static size_t flag_at(const struct spec *s)
+{
+	if (s->version == GOPCLNTAB_12)
+		return 0;
+	return 4 * RECORD_FIELDS - (s->version == GOPCLNTAB_120 ? 3 : 7);
+}
+
+/* A record's SP deltas and flags; 1.2's offsets are from the header, later ones from pctab. */
+static void write_frame(struct table *t, const struct spec *s, size_t i)
+{
+	size_t base = s->version == GOPCLNTAB_12 ? 0 : t->pctab;
+
+	if (t->pcsp[i])
+		put_uint(t, s, t->record[i] + t->field + 4 * PCSP_FIELD, t->pcsp[i] - base, 4);
+	if (flag_at(s))
+		t->d[t->record[i] + t->field + flag_at(s)] = s->flags[i];
 }
 
 static void write_header(struct table *t, const struct spec *s)
@@ -149,12 +258,14 @@ static void write_header(struct table *t, const struct spec *s)
 	if (s->version == GOPCLNTAB_116) {
 		put_word(t, s, 2, t->names);
 		for (size_t w = 3; w <= 6; w++)
-			put_word(t, s, w, t->funcdata); /* cu, file and pc tables: empty */
+			put_word(t, s, w, t->funcdata); /* cu and file tables: empty */
+		put_word(t, s, 5, t->pctab);
 	} else if (relative(s->version)) {
 		put_word(t, s, 2, s->header_text);
 		put_word(t, s, 3, t->names);
 		for (size_t w = 4; w <= 7; w++)
 			put_word(t, s, w, t->funcdata);
+		put_word(t, s, 6, t->pctab);
 	}
 }
 
@@ -178,7 +289,9 @@ static void build(struct table *t, const struct spec *s)
 			 t->field);
 		put_uint(t, s, t->record[i], entry, t->field);
 		put_uint(t, s, t->record[i] + t->field, t->name[i] - t->names, 4);
+		write_frame(t, s, i);
 	}
+	memcpy(t->d + t->pctab, t->pcs, t->pcs_len);
 	put_uint(t, s, t->functab + 2 * s->nfunc * t->field, raw_entry(s, END_OFF), t->field);
 	t->names_end = at;
 }
@@ -246,16 +359,16 @@ static void check_three(const struct gopclntab *t)
 enum { GO12 = 0, GO116 = 3, GO118 = 5 };
 
 static const struct spec formats[] = {
-	{ GOPCLNTAB_12, false, 8, 0, three, 3 },     /* GO12 */
-	{ GOPCLNTAB_12, false, 4, 0, three, 3 },     /* 32-bit */
-	{ GOPCLNTAB_12, true, 8, 0, three, 3 },	     /* big-endian */
-	{ GOPCLNTAB_116, false, 8, 0, three, 3 },    /* GO116 */
-	{ GOPCLNTAB_116, true, 4, 0, three, 3 },     /* big-endian 32-bit */
-	{ GOPCLNTAB_118, false, 8, TEXT, three, 3 }, /* GO118 */
-	{ GOPCLNTAB_118, true, 8, TEXT, three, 3 },  /* big-endian */
-	{ GOPCLNTAB_118, false, 4, TEXT, three, 3 }, /* 32-bit */
-	{ GOPCLNTAB_120, false, 8, TEXT, three, 3 }, /* laid out as 1.18 */
-	{ GOPCLNTAB_120, true, 4, TEXT, three, 3 },  /* big-endian 32-bit */
+	{ GOPCLNTAB_12, false, 8, 0, three, 3, NULL, { 0 } },	  /* GO12 */
+	{ GOPCLNTAB_12, false, 4, 0, three, 3, NULL, { 0 } },	  /* 32-bit */
+	{ GOPCLNTAB_12, true, 8, 0, three, 3, NULL, { 0 } },	  /* big-endian */
+	{ GOPCLNTAB_116, false, 8, 0, three, 3, NULL, { 0 } },	  /* GO116 */
+	{ GOPCLNTAB_116, true, 4, 0, three, 3, NULL, { 0 } },	  /* big-endian 32-bit */
+	{ GOPCLNTAB_118, false, 8, TEXT, three, 3, NULL, { 0 } }, /* GO118 */
+	{ GOPCLNTAB_118, true, 8, TEXT, three, 3, NULL, { 0 } },  /* big-endian */
+	{ GOPCLNTAB_118, false, 4, TEXT, three, 3, NULL, { 0 } }, /* 32-bit */
+	{ GOPCLNTAB_120, false, 8, TEXT, three, 3, NULL, { 0 } }, /* laid out as 1.18 */
+	{ GOPCLNTAB_120, true, 4, TEXT, three, 3, NULL, { 0 } },  /* big-endian 32-bit */
 };
 
 static void test_formats(void)
@@ -480,6 +593,340 @@ static void test_inconsistent(void)
 	build(&t, &formats[GO12]);
 	t.d[t.size - 1] = 'x';
 	expect_fail(&t, NULL, EINVAL, "unterminated name");
+}
+
+/* ---- SP deltas, flags and rows ---- */
+
+/* The runs of one function as gopclntab__sp_deltas() gives them. */
+struct got_runs {
+	uint64_t lo[MAX_RUNS], hi[MAX_RUNS];
+	int64_t delta[MAX_RUNS];
+	size_t n;
+};
+
+static int got_run(void *ctx, uint64_t lo, uint64_t hi, int64_t delta)
+{
+	struct got_runs *g = ctx;
+
+	if (g->n == MAX_RUNS)
+		return -E2BIG;
+	g->lo[g->n] = lo;
+	g->hi[g->n] = hi;
+	g->delta[g->n++] = delta;
+	return 0;
+}
+
+/* Function i's runs are exactly runs, from its entry on. */
+static void check_runs(const struct gopclntab *g, size_t i, const struct run_spec *runs)
+{
+	struct gopclntab_func f;
+	struct got_runs got = { .n = 0 };
+	enum gopclntab_bad why;
+	uint64_t pc;
+	size_t n = 0;
+
+	CHECK_EQ_INT(gopclntab__func(g, i, &f), 0);
+	CHECK_EQ_INT(gopclntab__sp_deltas(g, i, got_run, &got, &why), 0);
+	CHECK_EQ_INT(why, GOPCLNTAB_OK);
+	pc = f.entry;
+	for (; n < MAX_RUNS && runs[n].len; n++) {
+		if (n >= got.n)
+			break;
+		CHECK_EQ_INT(got.lo[n], pc);
+		CHECK_EQ_INT(got.hi[n], pc + runs[n].len);
+		CHECK_EQ_INT(got.delta[n], runs[n].delta);
+		pc += runs[n].len;
+	}
+	CHECK_EQ_INT(got.n, n);
+}
+
+/* Every format: each function's runs, in order; no flags without runtime.goexit's. */
+static void test_sp_deltas(void)
+{
+	static struct table t;
+
+	for (size_t i = 0; i < ARRAY_SIZE(formats); i++) {
+		struct gopclntab *g;
+		uint8_t *copy;
+
+		build(&t, &formats[i]);
+		g = open_table(&t, &copy);
+		CHECK(g != NULL);
+		for (size_t k = 0; g && k < 3; k++)
+			check_runs(g, k, three_runs[k]);
+		gopclntab__free(g);
+		free(copy);
+	}
+}
+
+static const struct func_spec with_goexit[] = {
+	{ 0x000, "main.alpha" },
+	{ 0x040, "runtime.mcall" },
+	{ 0x100, "runtime.goexit" },
+};
+
+/* Opens s built with flags and checks the flags of its three functions against want. */
+static void check_flags(const struct spec *s, const uint8_t *want)
+{
+	static struct table t;
+	struct gopclntab_func f;
+	struct gopclntab *g;
+	uint8_t *copy;
+
+	build(&t, s);
+	g = open_table(&t, &copy);
+	CHECK(g != NULL);
+	for (size_t k = 0; g && k < 3; k++) {
+		CHECK_EQ_INT(gopclntab__func(g, k, &f), 0);
+		CHECK_EQ_INT(f.flags, want[k]);
+	}
+	gopclntab__free(g);
+	free(copy);
+}
+
+/*
+ * Flags are read at 1.17's offset (1.18 laid out alike) or 1.20's, where
+ * runtime.goexit has TOPFRAME there; not in 1.2's layout, which has none,
+ * nor where goexit's byte says otherwise (1.16's padding).
+ */
+static void test_flags(void)
+{
+	static const uint8_t set[] = { 0, GOPCLNTAB_SPWRITE | GOPCLNTAB_ASM,
+				       GOPCLNTAB_TOPFRAME | GOPCLNTAB_ASM };
+	static const uint8_t none[3] = { 0 };
+	const size_t with[] = { 0, GO116, GO118, 8 /* 1.20 */, 9 /* 1.20 big-endian 32-bit */ };
+
+	for (size_t i = 0; i < ARRAY_SIZE(with); i++) {
+		struct spec s = formats[with[i]];
+
+		s.funcs = with_goexit;
+		memcpy(s.flags, set, sizeof(set));
+		check_flags(&s, with[i] == 0 ? none : set);
+		s.flags[2] = GOPCLNTAB_ASM; /* goexit without TOPFRAME: no flag is read */
+		check_flags(&s, none);
+	}
+}
+
+/* Function 1 of s is refused with why, or -ENOENT when why is GOPCLNTAB_OK; 0 and 2 hold. */
+static void expect_refused(const struct spec *s, void (*spoil)(struct table *, const struct spec *),
+			   int err, enum gopclntab_bad why, const char *what)
+{
+	static struct table t;
+	struct got_runs got = { .n = 0 };
+	enum gopclntab_bad got_why;
+	struct gopclntab *g;
+	uint8_t *copy;
+
+	build(&t, s);
+	if (spoil)
+		spoil(&t, s);
+	g = open_table(&t, &copy);
+	CHECK(g != NULL);
+	if (!g)
+		return;
+	CHECK_EQ_INT(gopclntab__sp_deltas(g, 1, got_run, &got, &got_why), err);
+	if (got_why != why)
+		fprintf(stderr, "  %s: %s\n", what, gopclntab_bad__str(got_why));
+	CHECK_EQ_INT(got_why, why);
+	CHECK_EQ_INT(got.n, 0); /* nothing is given before the whole table was checked */
+	check_runs(g, 0, spec_runs(s)[0]);
+	if (s->nfunc > 2)
+		check_runs(g, 2, spec_runs(s)[2]);
+	CHECK_EQ_INT(gopclntab__sp_deltas(g, s->nfunc, got_run, &got, &got_why), -ERANGE);
+	gopclntab__free(g);
+	free(copy);
+}
+
+/* beta's pcsp offset past the table, and its record cut before it. */
+static void spoil_offset(struct table *t, const struct spec *s)
+{
+	put_uint(t, s, t->record[1] + t->field + 4 * PCSP_FIELD, t->size, 4);
+}
+
+static void spoil_record(struct table *t, const struct spec *s)
+{
+	size_t at = t->size;
+
+	/* beta's entry and name offset alone at the end, where its funcoff now points */
+	memcpy(t->d + at, t->d + t->record[1], t->field + 4);
+	put_uint(t, s, t->functab + 3 * t->field, at - t->funcdata, t->field);
+	t->size += t->field + 4;
+}
+
+/* beta's varint never ends: its table's bytes all have the high bit, to the end. */
+static void spoil_varint(struct table *t, const struct spec *s)
+{
+	(void)s;
+	memset(t->d + t->pcsp[1], 0xff, t->size - t->pcsp[1]);
+}
+
+/* A lie in beta's table costs beta alone its rows, with the reason. */
+static void test_sp_lies(void)
+{
+	static const struct run_spec past_end[MAX_FUNCS][MAX_RUNS] = {
+		{ { 8, 0 } }, { { 0x20, 0 }, { 0x200, 16 } }, { { 8, 0 } }
+	};
+	static const struct run_spec half_word[MAX_FUNCS][MAX_RUNS] = {
+		{ { 8, 0 } }, { { 0x20, 0 }, { 0x10, 12 } }, { { 8, 0 } }
+	};
+	static const struct run_spec at_entry[MAX_FUNCS][MAX_RUNS] = { { { 8, 0 } },
+								       { { 1, 8 }, { 0x10, 16 } },
+								       { { 8, 0 } } };
+	static const struct run_spec none[MAX_FUNCS][MAX_RUNS] = { { { 8, 0 } },
+								   { { 0 } },
+								   { { 8, 0 } } };
+	struct spec s = formats[GO118];
+
+	s.runs = past_end;
+	expect_refused(&s, NULL, -EINVAL, GOPCLNTAB_BAD_PAST_END, "past the end");
+	s.runs = half_word;
+	expect_refused(&s, NULL, -EINVAL, GOPCLNTAB_BAD_DELTA, "half a word");
+	s.runs = at_entry;
+	expect_refused(&s, NULL, -EINVAL, GOPCLNTAB_BAD_ENTRY_DELTA, "pushed at the entry");
+	s.runs = none;
+	expect_refused(&s, NULL, -ENOENT, GOPCLNTAB_OK, "no table");
+	s.runs = NULL;
+	expect_refused(&s, spoil_offset, -EINVAL, GOPCLNTAB_BAD_OFFSET, "offset");
+	expect_refused(&s, spoil_record, -EINVAL, GOPCLNTAB_BAD_RECORD, "record");
+	/* beta's is not the last table: end it with gamma's bytes spoiled too */
+	s.runs = (const struct run_spec[MAX_FUNCS][MAX_RUNS]){ { { 8, 0 } }, { { 8, 0 } } };
+	s.nfunc = 2;
+	expect_refused(&s, spoil_varint, -EINVAL, GOPCLNTAB_BAD_ENCODING, "endless varint");
+}
+
+/* Row text as dump-unwind prints it: "pc cfa fp ra". */
+static void row_text(const struct unwind_table *t, size_t i, char *buf, size_t len)
+{
+	const struct table_row *r = &t->rows[i];
+	char cfa[64], fp[64], ra[64];
+
+	if (r->cfa == UNW_CFA_END) {
+		snprintf(buf, len, "%#llx end", (unsigned long long)unwind_table__pc(t, r));
+		return;
+	}
+	snprintf(buf, len, "%#llx %s %s %s", (unsigned long long)unwind_table__pc(t, r),
+		 table_row__cfa_str(r, t->machine, cfa, sizeof(cfa)),
+		 table_row__fp_str(r, t->machine, fp, sizeof(fp)),
+		 table_row__ra_str(r, t->machine, ra, sizeof(ra)));
+}
+
+static void check_rows(const struct unwind_table *t, const char *const *want, size_t n)
+{
+	char got[256];
+
+	CHECK_EQ_INT(t->nr_rows, n);
+	for (size_t i = 0; i < n && i < t->nr_rows; i++) {
+		row_text(t, i, got, sizeof(got));
+		CHECK_EQ_STR(got, want[i]);
+	}
+}
+
+/* Adds the rows of s to t, whose rows are then freed with it. */
+static int add_go(struct unwind_table *t, const struct spec *s)
+{
+	static struct table tab;
+	struct gopclntab *g;
+	uint8_t *copy;
+	int err;
+
+	build(&tab, s);
+	g = open_table(&tab, &copy);
+	CHECK(g != NULL);
+	if (!g)
+		return -EINVAL;
+	err = unwind_table__add_go(t, g);
+	gopclntab__free(g);
+	free(copy);
+	return err;
+}
+
+/*
+ * CFA = rsp + delta + 8, RA at CFA-8, an end after each function's last
+ * run; goexit's rows end the walk, mcall's are unsupported (it switches
+ * stacks), a run whose delta is below 0 (a popped return address) too.
+ */
+static void test_rows(void)
+{
+	static const struct run_spec runs[MAX_FUNCS][MAX_RUNS] = {
+		{ { 1, 0 }, { 4, 8 }, { 0x30, 40 }, { 1, 8 }, { 1, 0 }, { 2, -8 } },
+		{ { 0x20, 0 }, { 0x10, 16 } },
+		{ { 1, 0 } },
+	};
+	static const char *const want[] = {
+		"0x401000 rsp+8 unchanged cfa-8",
+		"0x401001 rsp+16 unchanged cfa-8",
+		"0x401005 rsp+48 unchanged cfa-8",
+		"0x401035 rsp+16 unchanged cfa-8",
+		"0x401036 rsp+8 unchanged cfa-8",
+		"0x401037 rsp+0 unchanged unsupported:ra-rule",
+		"0x401039 end",
+		"0x401040 unsupported:go-sp-write unchanged cfa-8",
+		"0x401070 end",
+		"0x401100 rsp+8 unchanged undefined",
+		"0x401101 end",
+	};
+	struct unwind_table t = { .machine = EM_X86_64 };
+	struct spec s = formats[GO118];
+
+	s.funcs = with_goexit;
+	s.runs = runs;
+	s.flags[1] = GOPCLNTAB_SPWRITE | GOPCLNTAB_ASM;
+	s.flags[2] = GOPCLNTAB_TOPFRAME | GOPCLNTAB_ASM;
+	CHECK_EQ_INT(add_go(&t, &s), 0);
+	check_rows(&t, want, ARRAY_SIZE(want));
+	CHECK_EQ_INT(t.nr_go_funcs, 3);
+	CHECK_EQ_INT(t.nr_go_sp_write, 1);
+	CHECK_EQ_INT(t.unsupported[UNW_R_GO_SP_WRITE], 1);
+	CHECK_EQ_INT(t.unsupported[UNW_R_RA_RULE], 1);
+	CHECK(t.sources & TABLE_SRC_GOPCLNTAB);
+	free(t.rows);
+
+	/* aarch64 is not read: its rows would need the link register's rules */
+	t = (struct unwind_table){ .machine = EM_AARCH64 };
+	CHECK_EQ_INT(add_go(&t, &s), 0);
+	CHECK_EQ_INT(t.nr_rows, 0);
+	CHECK_EQ_INT(t.nr_go_funcs, 0);
+}
+
+/*
+ * Over rows of CFI: Go's where its functions' deltas hold, the CFI's in the
+ * gaps they leave (padding, a refused function) and outside Go's text.
+ */
+static void test_rows_over_cfi(void)
+{
+	static const struct run_spec runs[MAX_FUNCS][MAX_RUNS] = {
+		{ { 1, 0 }, { 0x10, 8 } },
+		{ { 1, 8 } }, /* refused: pushed at the entry */
+		{ { 0x80, 0 } },
+	};
+	static const char *const want[] = {
+		/* the CFI's rule at TEXT is Go's: one row */
+		"0x400f00 rsp+8 unchanged cfa-8", "0x401001 rsp+16 unchanged cfa-8",
+		"0x401011 rbp+16 cfa-16 cfa-8",	  "0x401100 rsp+8 unchanged cfa-8",
+		"0x401180 rbp+16 cfa-16 cfa-8",	  "0x401200 end",
+	};
+	struct unwind_table t = { .machine = EM_X86_64, .base = TEXT - 0x100 };
+	struct spec s = formats[GO118];
+	struct table_row *cfi = calloc(4, sizeof(*cfi));
+
+	if (!cfi)
+		return;
+	/* CFI: rsp+8 from TEXT - 0x100, rbp+16 from TEXT + 0x10 to TEXT + 0x200 */
+	cfi[0] = (struct table_row){ .pc = 0, .cfa = UNW_CFA_SP, .cfa_off = 8 };
+	cfi[1] = (struct table_row){ .pc = 0x110, .cfa = UNW_CFA_FP, .cfa_off = 16 };
+	cfi[1].fp = UNW_FP_AT_CFA;
+	cfi[1].fp_off = -16;
+	cfi[2] = (struct table_row){ .pc = 0x300, .cfa = UNW_CFA_END };
+	t.rows = cfi;
+	t.nr_rows = 3;
+	t.sources = TABLE_SRC_EH_FRAME;
+	s.runs = runs;
+	CHECK_EQ_INT(add_go(&t, &s), 0);
+	check_rows(&t, want, ARRAY_SIZE(want));
+	CHECK_EQ_INT(t.nr_go_funcs, 2);
+	CHECK_EQ_INT(t.nr_go_refused[GOPCLNTAB_BAD_ENTRY_DELTA], 1);
+	CHECK_EQ_INT(t.sources, TABLE_SRC_EH_FRAME | TABLE_SRC_GOPCLNTAB);
+	free(t.rows);
 }
 
 /* ELF files: a minimal ELF64 with the given sections, no program headers. */
@@ -755,6 +1202,11 @@ int main(void)
 	RUN(test_huge_count);
 	RUN(test_offsets_out_of_bounds);
 	RUN(test_inconsistent);
+	RUN(test_sp_deltas);
+	RUN(test_flags);
+	RUN(test_sp_lies);
+	RUN(test_rows);
+	RUN(test_rows_over_cfi);
 	RUN(test_elf_sections);
 	RUN(test_elf_text_start);
 	RUN(test_symbolizer);
