@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# `go build -a` of a small program (goasm/), which rebuilds the standard
+# library it needs: the go command, the compiler, the assembler and the
+# linker of the Go installation, stripped binaries (no symbols, no
+# .eh_frame, no .debug_frame), as a user meets them. Without cgo, every
+# process is Go's. unwprof walks them with the SP deltas of their
+# .gopclntab (core/unwind/table_go.h), and goes on from the system stack
+# where Go switches to it (bpf/unwind_go.h). Checks:
+#  - the build succeeds under record;
+#  - at least 99% of the samples were walked to the bottom (--stats-json);
+#  - at least 99% of the samples with user frames begin at a root of a Go
+#    process: runtime.goexit (a goroutine), runtime.mstart (a thread's
+#    system stack) or runtime.rt0_go (the first thread's).
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+need_tool go "golang-go"
+
+cd "$programs_src/goasm" || exit 1
+export GOCACHE="$tmp/go-cache" GOPATH="$tmp/go-path" GO111MODULE=on GOFLAGS= \
+	GOTOOLCHAIN=local GOPROXY=off CGO_ENABLED=0
+profile go-build go build -a -o "$tmp/goasm" .
+check stats "$tmp/go-build.json" --min-walked 0.99
+check roots "$tmp/go-build.folded" --root 'runtime\.(?:goexit|mstart|rt0_go)(?:\.abi0)?' \
+	--min-ratio 0.99 --min-samples 1000
+finish

@@ -1,0 +1,3 @@
+module goasm
+
+go 1.19
