@@ -71,6 +71,8 @@ struct dump_ctx {
 static const char dump_doc[] =
 	"Print the compact unwind table that unwprof builds for an ELF file from its "
 	".eh_frame and .debug_frame (and the .debug_frame of its separate debug file), "
+	"and in a Go binary from the SP deltas of its .gopclntab, which win where they "
+	"describe a function, "
 	"one row per line: the first address the row governs, how to find the CFA, "
 	"how to recover the frame pointer and the return address; `end` marks a gap "
 	"without unwind info. A summary follows.\n"
@@ -87,7 +89,8 @@ static const char dump_doc[] =
 	"makes the exit status 1, after the output of what could be built.\n\n"
 	"With --summary --json, \"rows\" is left out and \"row_count\" and \"bpf_bytes\" "
 	"are given instead. Sources are \".eh_frame\", \".debug_frame\" (in the file "
-	"itself) and \".debug_frame (PATH)\" (in the separate debug file PATH).\n\n"
+	"itself), \".debug_frame (PATH)\" (in the separate debug file PATH) and "
+	"\".gopclntab\".\n\n"
 	"EXAMPLES:\n"
 	"  unwprof dump-unwind /usr/lib/x86_64-linux-gnu/libc.so.6\n"
 	"  unwprof dump-unwind --summary ./app\n"
