@@ -8,8 +8,9 @@
 # reference. Checks:
 #  - at least 99% of the samples were walked to the bottom (--stats-json);
 #  - at least 99% of the samples with user frames begin at a root of a Go
-#    process: runtime.goexit (a goroutine), runtime.rt0_go or runtime.clone
-#    (the system stack of the first or of another thread);
+#    process: runtime.goexit (a goroutine), runtime.rt0_go or runtime.mstart
+#    (the system stack of the first or of another thread; runtime.clone
+#    below it where frame pointers lead there);
 #  - at least 99% of the samples in main.leaf have exactly the whole chain
 #    on the main goroutine: runtime.goexit;runtime.main;main.main;main.f1...
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -24,7 +25,8 @@ done
 
 profile go "$PROGRAMS/chain-go" 2
 check stats "$tmp/go.json" --min-walked 0.99
-check roots "$tmp/go.folded" --root 'runtime\.(?:goexit|rt0_go|clone)(?:\.abi0)?' --min-ratio 0.99
+check roots "$tmp/go.folded" --root 'runtime\.(?:goexit|rt0_go|mstart|clone)(?:\.abi0)?' \
+	--min-ratio 0.99
 check stacks "$tmp/go.folded" --comm chain-go --leaf main.leaf --expect "$chain" \
 	--min-ratio 0.99 --min-samples 200
 finish
