@@ -428,7 +428,8 @@ static int pcvalue_step(const struct gopclntab *t, const struct gopclntab_func *
 	}
 	if (!t->data[*at] && *pc != f->entry)
 		return 1;
-	if (read_varint(t, at, &uv) || read_varint(t, at, &pcd)) {
+	/* Go's linker never writes a pc delta of 0: each step covers a pc at least. */
+	if (read_varint(t, at, &uv) || read_varint(t, at, &pcd) || !pcd) {
 		*why = GOPCLNTAB_BAD_ENCODING;
 		return -EINVAL;
 	}
@@ -460,7 +461,9 @@ static int check_run(const struct gopclntab *t, const struct gopclntab_func *f, 
 
 /*
  * The runs of the table at at, each checked, to fn when it is not NULL.
- * Every step reads two bytes at least: the table's size bounds the loop.
+ * Every step reads two bytes at least and covers a pc at least: the
+ * table's size and the function's bound the loop, so the deltas of all
+ * functions together take no more steps than their text has pcs.
  */
 static int pcsp_runs(const struct gopclntab *t, const struct gopclntab_func *f, size_t at,
 		     gopclntab_sp_fn fn, void *ctx, enum gopclntab_bad *why)
@@ -474,8 +477,6 @@ static int pcsp_runs(const struct gopclntab *t, const struct gopclntab_func *f, 
 		err = pcvalue_step(t, f, &at, &pc, &val, why);
 		if (err)
 			return err < 0 ? err : 0;
-		if (pc == lo)
-			continue; /* a value that holds for no pc */
 		err = check_run(t, f, lo, val, why);
 		if (!err && fn)
 			err = fn(ctx, lo, pc, val);

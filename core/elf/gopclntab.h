@@ -50,7 +50,7 @@ enum gopclntab_bad {
 	GOPCLNTAB_OK = 0,
 	GOPCLNTAB_BAD_RECORD,	/* its record ends before the offset of its SP deltas */
 	GOPCLNTAB_BAD_OFFSET,	/* its SP deltas lie outside the table */
-	GOPCLNTAB_BAD_ENCODING, /* a number runs past the end or beyond 32 bits */
+	GOPCLNTAB_BAD_ENCODING, /* a number runs past the end or beyond 32 bits, a pc delta of 0 */
 	GOPCLNTAB_BAD_PAST_END, /* they run past the function's end */
 	GOPCLNTAB_BAD_DELTA,	/* a delta beyond 32 bits or not a multiple of the pointer size */
 	GOPCLNTAB_BAD_ENTRY_DELTA, /* a delta other than 0 at the entry, where nothing is pushed */

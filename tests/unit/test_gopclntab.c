@@ -760,6 +760,13 @@ static void spoil_varint(struct table *t, const struct spec *s)
 	memset(t->d + t->pcsp[1], 0xff, t->size - t->pcsp[1]);
 }
 
+/* beta's first pc delta 0, which Go's linker never writes: a step that covers no pc. */
+static void spoil_zero_pc(struct table *t, const struct spec *s)
+{
+	(void)s;
+	t->d[t->pcsp[1] + 1] = 0;
+}
+
 /* A lie in beta's table costs beta alone its rows, with the reason. */
 static void test_sp_lies(void)
 {
@@ -788,6 +795,7 @@ static void test_sp_lies(void)
 	s.runs = NULL;
 	expect_refused(&s, spoil_offset, -EINVAL, GOPCLNTAB_BAD_OFFSET, "offset");
 	expect_refused(&s, spoil_record, -EINVAL, GOPCLNTAB_BAD_RECORD, "record");
+	expect_refused(&s, spoil_zero_pc, -EINVAL, GOPCLNTAB_BAD_ENCODING, "pc delta of 0");
 	/* beta's is not the last table: end it with gamma's bytes spoiled too */
 	s.runs = (const struct run_spec[MAX_FUNCS][MAX_RUNS]){ { { 8, 0 } }, { { 8, 0 } } };
 	s.nfunc = 2;
