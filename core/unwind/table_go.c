@@ -15,6 +15,7 @@
 #include "table_go.h"
 
 #define X86_64_RA_SIZE 8 /* the call pushed the return address: CFA = SP + delta + 8 */
+#define RT0_PREFIX "_rt0_"
 
 /* What go_rows__build() passes along a function's deltas. */
 struct func_ctx {
@@ -96,6 +97,9 @@ static int func_rows(const struct gopclntab *t, size_t i, struct go_rows *g)
 	if (err || f.entry == f.end)
 		return err; /* a function of no bytes has no pc to describe */
 	fc.flags = f.flags;
+	/* Go's entry points (runtime/rt0_*.s), which the kernel starts: nothing called them. */
+	if (!strncmp(f.name, RT0_PREFIX, strlen(RT0_PREFIX)))
+		fc.flags |= GOPCLNTAB_TOPFRAME;
 	err = gopclntab__sp_deltas(t, i, func_run, &fc, &why);
 	if (err == -EINVAL) {
 		g->refused[why]++;

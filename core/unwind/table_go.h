@@ -11,7 +11,8 @@
  *	D >= 0					rsp+D+8, fp unchanged, ra cfa-8
  *	D < 0 (it popped its return address)	unsupported:ra-rule
  *	GOPCLNTAB_TOPFRAME (runtime.goexit,	ra undefined: the walk ends there,
- *	mstart, rt0_go)				as Go's traceback does
+ *	mstart, rt0_go), and the entry points	as Go's traceback does
+ *	_rt0_* the kernel starts
  *	GOPCLNTAB_SPWRITE (a stack switch)	unsupported:go-sp-write
  *
  * The frame pointer is "unchanged", as in the .debug_frame Go's linker

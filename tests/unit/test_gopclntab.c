@@ -889,6 +889,17 @@ static void test_rows(void)
 	CHECK(t.sources & TABLE_SRC_GOPCLNTAB);
 	free(t.rows);
 
+	/* Go's entry point, which the kernel starts, is a top frame whatever its flags */
+	t = (struct unwind_table){ .machine = EM_X86_64 };
+	s.funcs = (const struct func_spec[]){ { 0x000, "_rt0_amd64_linux" },
+					      { 0x040, "_rt0_amd64" },
+					      { 0x100, "runtime.goexit" } };
+	s.flags[1] = 0;
+	CHECK_EQ_INT(add_go(&t, &s), 0);
+	CHECK(t.nr_rows > 8 && t.rows[0].ra == UNW_RA_UNDEFINED &&
+	      t.rows[7].ra == UNW_RA_UNDEFINED);
+	free(t.rows);
+
 	/* aarch64 is not read: its rows would need the link register's rules */
 	t = (struct unwind_table){ .machine = EM_AARCH64 };
 	CHECK_EQ_INT(add_go(&t, &s), 0);
