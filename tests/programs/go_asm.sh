@@ -12,7 +12,8 @@
 #  - at least 99% of the samples were walked to the bottom (--stats-json);
 #  - at least 99% of the samples with user frames begin at a root of a Go
 #    process: runtime.goexit (a goroutine), runtime.mstart (a thread's
-#    system stack) or runtime.rt0_go (the first thread's);
+#    system stack), runtime.rt0_go (the first thread's) or _rt0_amd64*
+#    (the entry point, before it);
 #  - at least 99% of the samples in spin have exactly its chain,
 #    runtime.goexit;runtime.main;main.main;main.work;main.spin, and as many
 #    of those in sha256's block the hasher goroutine's,
@@ -28,7 +29,7 @@ abi='(?:\.abi0)?'
 spin="runtime\\.goexit$abi;runtime\\.main;main\\.main;main\\.work;main\\.spin$abi"
 block="runtime\\.goexit$abi;main\\.main\\.func1;main\\.hasher;crypto/sha256\\.Sum256"
 block+=";crypto/sha256\\.\\(\\*digest\\)\\.Write;crypto/sha256\\.block$abi"
-roots="runtime\\.(?:goexit|mstart|rt0_go)$abi"
+roots="(?:runtime\\.(?:goexit|mstart|rt0_go)|_rt0_amd64(?:_linux)?)$abi"
 
 for variant in plain stripped; do
 	flags=()
