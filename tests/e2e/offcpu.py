@@ -21,6 +21,13 @@
       pprof (labels "state: S", "thread: NAME"). The fsync()s of the syncer are uninterruptible (state D)
       for at least 90% of their time, the sleeper's nanosleep sleeping (S)
       for all of it.
+  offcpu.py python FOLDED STDERR [--tolerance PCT] [--min-ms MS] [--min-chain R]
+      FOLDED: record --off-cpu --tid of tests/e2e/pywaits.py; STDERR: its
+      lines "pywaits: NAME tid TID waited NS ns". For each of its threads,
+      the time off the CPU of the stacks through the Python frame of its
+      waiting function (nap, take, grab) agrees with what it measured, as
+      for waits, and at least the share R of the thread's walked time is in
+      stacks whose Python frames run from its thread function (NAME_main).
   offcpu.py accounts STATS
       record's --stats-json: every block that ended is in one place
       (walked, short, outside a call, capped, exited, lost, pending at the
@@ -116,6 +123,39 @@ def cmd_waits(args):
     return 1 if fails else 0
 
 
+PYTHON_FRAME = re.compile(r"^(\S+) \((.*):(\d+)\)$")
+PY_WAITS = {"sleeper": "nap", "getter": "take", "locker": "grab"}
+
+
+def cmd_python(args):
+    lines = read_off_cpu(args.folded)
+    waited = {}
+    pat = re.compile(r"^pywaits: (\S+) tid (\d+) waited (-?\d+) ns$")
+    with open(args.stderr, errors="replace") as f:
+        for line in f:
+            m = pat.match(line.strip())
+            if m:
+                waited[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+    if set(waited) != set(PY_WAITS):
+        return fail(f"pywaits.py reported {sorted(waited)}, not {sorted(PY_WAITS)}")
+    fails = 0
+    for name, (tid, ns) in sorted(waited.items()):
+        mine = [ln for ln in lines if ln[0] == tid]
+        pynames = [([PYTHON_FRAME.match(fr).group(1) for fr in user if PYTHON_FRAME.match(fr)],
+                    v, w) for _, user, v, w in mine]
+        through = sum(v for names, v, _ in pynames if PY_WAITS[name] in names)
+        ok = within(through, ns, args.tolerance, args.min_ms)
+        print(f"{name}: {PY_WAITS[name]} {through / 1000:.1f} ms off the CPU, measured "
+              f"{ns / 1e6:.1f} ms{'' if ok else '  <- differs'}", file=sys.stderr)
+        fails += 0 if ok else 1
+        walked = sum(v for _, v, w in pynames if w)
+        framed = sum(v for names, v, w in pynames if w and f"{name}_main" in names)
+        if not walked or framed < args.min_chain * walked:
+            fails += fail(f"{name}: {framed} of {walked} us walked have the Python frame "
+                          f"{name}_main")
+    return 1 if fails else 0
+
+
 def cmd_states(args):
     """go tool pprof -traces: samples separated by dashes, labels, then the value and frames."""
     with open(args.traces, errors="replace") as f:
@@ -165,6 +205,13 @@ def main():
     s.add_argument("--min-chain", type=float, default=0.99)
     s.add_argument("--threads-only", action="store_true")
     s.set_defaults(fn=cmd_waits)
+    s = sub.add_parser("python")
+    s.add_argument("folded")
+    s.add_argument("stderr")
+    s.add_argument("--tolerance", type=float, default=2.0)
+    s.add_argument("--min-ms", type=float, default=2.0)
+    s.add_argument("--min-chain", type=float, default=0.99)
+    s.set_defaults(fn=cmd_python)
     s = sub.add_parser("states")
     s.add_argument("traces")
     s.set_defaults(fn=cmd_states)

@@ -11,6 +11,9 @@
 #  - the default threshold, to pprof: `go tool pprof -sample_index=off-cpu`
 #    reads it, the fsync()s are in state D and the sleeps in S, and `report
 #    --sample-type off-cpu` gives the threads' times again;
+#  - pywaits.py on Debian's python3.11: its threads' time under the Python
+#    frames of their waiting functions (time.sleep, queue.get, a Lock)
+#    agrees with their own measure, their thread function's frame in place;
 #  - without --off-cpu nothing of it is there.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -33,6 +36,13 @@ $offcpu states "$tmp/traces" || fails=$((fails + 1))
 "$UNWPROF" report -i "$tmp/waits.pb.gz" --sample-type off-cpu --folded --with-tid \
 	> "$tmp/report.folded" 2> "$tmp/report.err" || fail "report --sample-type off-cpu failed"
 $offcpu waits "$tmp/report.folded" "$tmp/pprof.err" --threads-only || fails=$((fails + 1))
+
+python=/usr/bin/python3.11
+[ -x "$python" ] || e2e_skip "$python is not installed (package python3.11; ./setup.sh installs it)"
+record py --off-cpu --off-cpu-min 0 --off-cpu-walks 1000000 --tid -F 99 -o "$tmp/py.folded" \
+	-- "$python" "$e2e_dir/pywaits.py" 2
+expect_rc 0
+$offcpu python "$tmp/py.folded" "$tmp/py.err" || fails=$((fails + 1))
 
 record none -F 99 -o "$tmp/none.folded" --stats-json "$tmp/none.json" -- "$WORKLOADS/waits" 0.5
 expect_rc 0
