@@ -28,6 +28,12 @@
       waiting function (nap, take, grab) agrees with what it measured, as
       for waits, and at least the share R of the thread's walked time is in
       stacks whose Python frames run from its thread function (NAME_main).
+  offcpu.py bpftrace FOLDED STDERR BPFTRACE_OUT [--tolerance PCT] [--min-ms MS]
+      BPFTRACE_OUT: what tests/e2e/offcpu.bt printed while the same run of
+      waits went (bcc's offcputime's method: sched_switch, frame pointers).
+      Each waiting thread's time off the CPU agrees with its figure, and
+      the stacks it blocked in are deeper than the frame pointers of the
+      workload, which has none, let bpftrace see them.
   offcpu.py accounts STATS
       record's --stats-json: every block that ended is in one place
       (walked, short, outside a call, capped, exited, lost, pending at the
@@ -156,6 +162,40 @@ def cmd_python(args):
     return 1 if fails else 0
 
 
+def read_bpftrace(path):
+    """@off[TID]: NS and the depths of the @stacks[TID, ustack] keys."""
+    off, depths = {}, collections.defaultdict(list)
+    with open(path, errors="replace") as f:
+        text = f.read()
+    for m in re.finditer(r"^@off\[(\d+)\]: (\d+)$", text, re.M):
+        off[int(m.group(1))] = int(m.group(2))
+    for m in re.finditer(r"^@stacks\[(\d+), \n(.*?)\]: \d+$", text, re.M | re.S):
+        depths[int(m.group(1))].append(len([ln for ln in m.group(2).splitlines() if ln.strip()]))
+    return off, depths
+
+
+def cmd_bpftrace(args):
+    threads = read_waits(args.stderr)
+    lines = read_off_cpu(args.folded)
+    off, depths = read_bpftrace(args.bpftrace)
+    fails = 0
+    for name, (tid, _) in sorted(threads.items()):
+        if name == "compute":
+            continue
+        ours = sum(v for t, _, v, _ in lines if t == tid)
+        theirs = off.get(tid, 0)
+        ok = within(ours, theirs, args.tolerance, args.min_ms)
+        deep_ours = max((len(user) for t, user, _, w in lines if t == tid and w), default=0)
+        deep_theirs = max(depths.get(tid, [0]))
+        print(f"{name}: {ours / 1000:.1f} ms off the CPU, bpftrace {theirs / 1e6:.1f} ms"
+              f"{'' if ok else '  <- differs'}; deepest stack {deep_ours} frames, "
+              f"bpftrace's {deep_theirs}", file=sys.stderr)
+        fails += 0 if ok else 1
+        if deep_ours <= deep_theirs:
+            fails += fail(f"{name}: stacks no deeper than frame pointers give")
+    return 1 if fails else 0
+
+
 def cmd_states(args):
     """go tool pprof -traces: samples separated by dashes, labels, then the value and frames."""
     with open(args.traces, errors="replace") as f:
@@ -212,6 +252,13 @@ def main():
     s.add_argument("--min-ms", type=float, default=2.0)
     s.add_argument("--min-chain", type=float, default=0.99)
     s.set_defaults(fn=cmd_python)
+    s = sub.add_parser("bpftrace")
+    s.add_argument("folded")
+    s.add_argument("stderr")
+    s.add_argument("bpftrace")
+    s.add_argument("--tolerance", type=float, default=2.0)
+    s.add_argument("--min-ms", type=float, default=2.0)
+    s.set_defaults(fn=cmd_bpftrace)
     s = sub.add_parser("states")
     s.add_argument("traces")
     s.set_defaults(fn=cmd_states)

@@ -14,18 +14,35 @@
 #  - pywaits.py on Debian's python3.11: its threads' time under the Python
 #    frames of their waiting functions (time.sleep, queue.get, a Lock)
 #    agrees with their own measure, their thread function's frame in place;
+#  - bpftrace (tests/e2e/offcpu.bt, bcc offcputime's method: sched_switch and
+#    frame pointers) runs beside the first run: each thread's time agrees
+#    with its, and unwprof's stacks are deeper than frame pointers give;
 #  - without --off-cpu nothing of it is there.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 offcpu="python3 $e2e_dir/offcpu.py"
 command -v go > /dev/null || e2e_skip "go is not installed (golang-go; ./setup.sh installs it)"
+command -v bpftrace > /dev/null || e2e_skip "bpftrace is not installed (./setup.sh installs it)"
+
+# bpftrace, the reference, from before the run to after it.
+bpftrace "$e2e_dir/offcpu.bt" > "$tmp/bpftrace.out" 2> "$tmp/bpftrace.err" &
+bt=$!
+background+=("$bt")
+for _ in $(seq 100); do
+	grep -q "Attaching" "$tmp/bpftrace.out" && break
+	sleep 0.1
+done
+grep -q "Attaching" "$tmp/bpftrace.out" || fail "bpftrace did not start: $(head -c 300 "$tmp/bpftrace.err")"
 
 record all --off-cpu --off-cpu-min 0 --off-cpu-walks 1000000 --tid -F 99 --stats-json "$tmp/all.json" \
 	-o "$tmp/all.folded" -- "$WORKLOADS/waits" 2 "$tmp"
 expect_rc 0
 $offcpu waits "$tmp/all.folded" "$tmp/all.err" || fails=$((fails + 1))
 $offcpu accounts "$tmp/all.json" || fails=$((fails + 1))
+kill -INT "$bt"
+wait "$bt"
+$offcpu bpftrace "$tmp/all.folded" "$tmp/all.err" "$tmp/bpftrace.out" || fails=$((fails + 1))
 grep -q "off-CPU blocks" "$tmp/all.err" || fail "the summary has no off-CPU blocks"
 
 record pprof --off-cpu -F 99 -o "$tmp/waits.pb.gz" -- "$WORKLOADS/waits" 2 "$tmp"
