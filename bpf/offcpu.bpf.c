@@ -37,8 +37,12 @@
 #define TASK_INTERRUPTIBLE 0x0001   /* include/linux/sched.h: S */
 #define TASK_UNINTERRUPTIBLE 0x0002 /* D */
 
-/* off_block.flags, besides UNW_SAMPLE_STATE_D */
+/* unw_off_block.flags, besides UNW_SAMPLE_STATE_D */
 #define OFF_IN_SYSCALL (1u << 31)
+#define OFF_LAST_SHORT (1u << 30)
+
+/* Short blocks of a thread are counted together once they add up to this, or at its end. */
+#define OFF_SHORT_FLUSH_NS 1000000ULL
 
 /* Blocks of the targets' threads, by tid (bpf/unwprof.h, struct unw_off_block); sized by user space. */
 struct {
@@ -112,6 +116,40 @@ static __always_inline void off_count_unwalked(struct unw_count_key *key, __u64 
 	stat_add(UNW_ST_OFF_UNWALKED_NS, ns);
 }
 
+/* Counts the short blocks b added up, of the thread of key (task: its comm). */
+static __always_inline void off_flush_short(struct unw_off_block *b, struct unw_count_key key,
+					    struct task_struct *task)
+{
+	if (!b->short_blocks)
+		return;
+	key.kstack = -1;
+	key.flags = b->short_flags;
+	off_count_unwalked(&key, b->short_blocks, b->short_ns, task);
+	b->short_blocks = 0;
+	b->short_ns = 0;
+}
+
+/*
+ * A block shorter than cfg.off_cpu_min_ns: added to the thread's short ones,
+ * which are counted together (once they add up to a millisecond, when the
+ * state changes, or at the end), so that a storm of switches costs no count
+ * each.
+ */
+static __always_inline void off_block_short(struct unw_off_block *b, struct unw_count_key *key,
+					    __u64 ns, struct task_struct *next)
+{
+	__u32 state = b->flags & UNW_SAMPLE_STATE_D;
+
+	stat_inc(UNW_ST_OFF_SHORT);
+	if (b->short_blocks && b->short_flags != state)
+		off_flush_short(b, *key, next);
+	b->short_flags = state;
+	b->short_blocks++;
+	b->short_ns += ns;
+	if (b->short_ns >= OFF_SHORT_FLUSH_NS)
+		off_flush_short(b, *key, next);
+}
+
 /* The end of a block of next, the thread switched in: counted, or made pending. */
 static __always_inline void off_block_end(struct task_struct *next, __u64 now)
 {
@@ -124,10 +162,10 @@ static __always_inline void off_block_end(struct task_struct *next, __u64 now)
 	ns = now - b->start;
 	b->start = 0;
 	stat_inc(UNW_ST_OFF_BLOCKS);
+	b->flags &= ~OFF_LAST_SHORT;
 	if (ns < cfg.off_cpu_min_ns) {
-		stat_inc(UNW_ST_OFF_SHORT);
-		key.flags = b->flags & UNW_SAMPLE_STATE_D;
-		off_count_unwalked(&key, 1, ns, next);
+		b->flags |= OFF_LAST_SHORT;
+		off_block_short(b, &key, ns, next);
 		return;
 	}
 	if (!(b->flags & OFF_IN_SYSCALL)) {
@@ -140,13 +178,18 @@ static __always_inline void off_block_end(struct task_struct *next, __u64 now)
 	/* The first pending block of the call gives the call its state and kernel stack. */
 	if (!b->pending_blocks) {
 		b->pending_kstack = b->kstack;
-		b->pending_flags = b->flags;
+		b->pending_flags = b->flags & UNW_SAMPLE_STATE_D;
 	}
 	b->pending_blocks++;
 	b->pending_ns += ns;
 }
 
-/* The start of a block of prev, the thread switched out. */
+/*
+ * The start of a block of prev, the thread switched out. Its kernel stack
+ * is taken now, the only time it can be, unless the thread's last block was
+ * short: in a storm of short blocks, unwinding the kernel at each would be
+ * most of their cost, and a short one needs no stack.
+ */
 static __always_inline void off_block_start(void *ctx, struct task_struct *prev, __u32 state,
 					    __u64 now)
 {
@@ -167,10 +210,13 @@ static __always_inline void off_block_start(void *ctx, struct task_struct *prev,
 	if (b->start)
 		stat_inc(UNW_ST_OFF_UNTIMED);
 	b->start = now;
-	b->flags = state & TASK_UNINTERRUPTIBLE ? UNW_SAMPLE_STATE_D : 0;
+	b->flags = (b->flags & OFF_LAST_SHORT) |
+		   (state & TASK_UNINTERRUPTIBLE ? UNW_SAMPLE_STATE_D : 0);
 	if (task_in_syscall(prev))
 		b->flags |= OFF_IN_SYSCALL;
-	b->kstack = cfg.kernel_stacks ? bpf_get_stackid(ctx, &kstacks, 0) : -1;
+	b->kstack = -1;
+	if (cfg.kernel_stacks && !(b->flags & OFF_LAST_SHORT))
+		b->kstack = bpf_get_stackid(ctx, &kstacks, 0);
 }
 
 SEC("tp_btf/sched_switch")
@@ -270,7 +316,10 @@ int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
 	ns = b->pending_ns;
 	key.kstack = b->pending_kstack;
 	key.flags = UNW_SAMPLE_OFF_CPU | (b->pending_flags & UNW_SAMPLE_STATE_D);
-	bpf_map_delete_elem(&off_blocks, &key.tid);
+	b->pending_blocks = 0;
+	b->pending_ns = 0;
+	if (cfg.kernel_stacks && key.kstack < 0)
+		stat_add(UNW_ST_OFF_NO_KSTACK, n);
 	if (!off_budget_take(bpf_ktime_get_ns())) {
 		stat_add(UNW_ST_OFF_CAPPED, n);
 		off_count_unwalked(&key, n, ns, NULL);
@@ -280,7 +329,7 @@ int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
-/* A thread exits: its pending blocks are counted unwalked, its entry deleted. */
+/* A thread exits: its short and pending blocks are counted unwalked, its entry deleted. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_thread_exit, struct task_struct *p)
 {
@@ -289,6 +338,7 @@ int BPF_PROG(on_thread_exit, struct task_struct *p)
 
 	if (!b)
 		return 0;
+	off_flush_short(b, key, p);
 	if (b->pending_blocks) {
 		key.kstack = b->pending_kstack;
 		key.flags = b->pending_flags & UNW_SAMPLE_STATE_D;

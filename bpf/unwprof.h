@@ -544,6 +544,8 @@ enum unw_stat {
 	UNW_ST_OFF_LOST_NS,
 	/* Blocks whose end was not seen (their start replaced, or no room): time unknown. */
 	UNW_ST_OFF_UNTIMED,
+	/* Walked blocks without their kernel stack: the thread's block before was short. */
+	UNW_ST_OFF_NO_KSTACK,
 	UNW_ST_NR,
 };
 
@@ -613,12 +615,19 @@ _Static_assert(UNW_E_NR <= UNW_ST_OFF_BLOCKS - UNW_ST_ERR, "stats array holds ev
 struct unw_off_block {
 	__u64 start;	  /* ns (CLOCK_MONOTONIC) the block under way began; 0: none */
 	__u64 pending_ns; /* the ended blocks' time */
+	__u64 short_ns;	  /* short blocks added up, not counted yet */
 	__u32 pid;	  /* the thread's process */
-	__u32 flags;  /* of the block under way: UNW_SAMPLE_STATE_D, in a system call (bit 31) */
+	/*
+	 * Of the block under way: UNW_SAMPLE_STATE_D, in a system call (bit 31);
+	 * and the thread's last block was short (bit 30).
+	 */
+	__u32 flags;
 	__s32 kstack; /* its kernel stack; < 0: none */
 	__u32 pending_blocks;
 	__s32 pending_kstack; /* of the first ended block */
 	__u32 pending_flags;
+	__u32 short_blocks;
+	__u32 short_flags; /* UNW_SAMPLE_STATE_D of the short blocks */
 };
 
 /*
@@ -689,7 +698,7 @@ _Static_assert(sizeof(struct unw_count) == 32, "unw_count layout");
 _Static_assert(sizeof(struct unw_ustack) == 8 + 8 * UNW_DEPTH_MAX, "unw_ustack layout");
 _Static_assert(sizeof(struct unw_event) == 24, "unw_event layout");
 _Static_assert(sizeof(struct unw_config) == 40, "unw_config layout");
-_Static_assert(sizeof(struct unw_off_block) == 40, "unw_off_block layout");
+_Static_assert(sizeof(struct unw_off_block) == 56, "unw_off_block layout");
 _Static_assert(sizeof(struct unw_fail_key) == 16, "unw_fail_key layout");
 _Static_assert(sizeof(struct unw_go_proc) == 64, "unw_go_proc layout");
 _Static_assert(sizeof(struct unw_py_proc) == 72, "unw_py_proc layout");

@@ -166,6 +166,9 @@ static void print_off_cpu_blocks(const struct session_stats *st)
 	if (st->off_untimed)
 		fprintf(stderr, "  %-22s %10" PRIu64 "   (their end was not seen: no time)\n",
 			"blocks untimed", st->off_untimed);
+	if (st->off_no_kstack)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (the thread's block before was short)\n",
+			"no kernel stack", st->off_no_kstack);
 	fprintf(stderr, "  %-22s %10.3f s = walked %.3f s + unwalked %.3f s + lost %.3f s\n",
 		"off-CPU time",
 		seconds(st->off_ns + st->off_unwalked_ns + st->off_at_end_ns + st->off_lost_ns),
@@ -389,6 +392,7 @@ static void stats_put_off_cpu(struct json_writer *jw, const struct recorder_resu
 	stats_put_uint(jw, "pending_at_end", st->off_pending_at_end);
 	stats_put_uint(jw, "under_way_at_end", st->off_under_way_at_end);
 	stats_put_uint(jw, "untimed", st->off_untimed);
+	stats_put_uint(jw, "walked_without_kernel_stack", st->off_no_kstack);
 	stats_put_uint(jw, "walked_ns", st->off_ns);
 	stats_put_uint(jw, "unwalked_ns", st->off_unwalked_ns + st->off_at_end_ns);
 	stats_put_uint(jw, "lost_ns", st->off_lost_ns);

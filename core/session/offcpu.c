@@ -51,28 +51,39 @@ int offcpu__attach(struct unwind_bpf *k, struct bpf_link *links[OFFCPU_NR_LINKS]
 	return 0;
 }
 
-/* One thread's blocks left in the map, delivered as an [unwalked] sample. */
+/* A thread's sample of n blocks of ns off the CPU, unwalked, delivered when there are some. */
+static void flush_sample(struct session_sample *smp, uint64_t n, uint64_t ns, uint32_t state,
+			 void (*deliver)(void *ctx, const struct session_sample *s), void *ctx)
+{
+	if (!n)
+		return;
+	smp->count = n;
+	smp->off_cpu_ns = ns;
+	smp->flags = SAMPLE_OFF_CPU | SAMPLE_UNWALKED | (state & SAMPLE_STATE_D);
+	deliver(ctx, smp);
+}
+
+/*
+ * One thread's blocks left in the map: the short ones added up, those that
+ * ended without their walk, and the one under way (its time up to now_ns),
+ * each kind a sample of its state.
+ */
 static void flush_one(uint32_t tid, const struct unw_off_block *b, uint64_t now_ns,
 		      void (*deliver)(void *ctx, const struct session_sample *s), void *ctx,
 		      struct offcpu_end *end)
 {
-	struct session_sample smp = {
-		.pid = b->pid,
-		.tid = tid,
-		.count = b->pending_blocks + (b->start != 0),
-		.off_cpu_ns =
-			b->pending_ns + (b->start && now_ns > b->start ? now_ns - b->start : 0),
-		.flags = SAMPLE_OFF_CPU | SAMPLE_UNWALKED |
-			 ((b->flags | b->pending_flags) & SAMPLE_STATE_D),
-	};
+	uint64_t under_way = b->start && now_ns > b->start ? now_ns - b->start : 0;
+	struct session_sample smp = { .pid = b->pid, .tid = tid };
 
-	if (!smp.count)
+	if (!b->short_blocks && !b->pending_blocks && !b->start)
 		return;
 	procfs__thread_comm(b->pid, tid, smp.comm, sizeof(smp.comm));
+	flush_sample(&smp, b->short_blocks, b->short_ns, b->short_flags, deliver, ctx);
+	flush_sample(&smp, b->pending_blocks, b->pending_ns, b->pending_flags, deliver, ctx);
+	flush_sample(&smp, b->start != 0, under_way, b->flags, deliver, ctx);
 	end->pending += b->pending_blocks;
 	end->under_way += b->start != 0;
-	end->ns += smp.off_cpu_ns;
-	deliver(ctx, &smp);
+	end->ns += b->short_ns + b->pending_ns + under_way;
 }
 
 void offcpu__flush(struct unwind_bpf *k, uint64_t now_ns,
@@ -112,4 +123,5 @@ void offcpu__stats(const uint64_t *sum, struct session_stats *st)
 	st->off_unwalked_ns = sum[UNW_ST_OFF_UNWALKED_NS];
 	st->off_lost_ns = sum[UNW_ST_OFF_LOST_NS];
 	st->off_untimed = sum[UNW_ST_OFF_UNTIMED];
+	st->off_no_kstack = sum[UNW_ST_OFF_NO_KSTACK];
 }

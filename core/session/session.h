@@ -179,6 +179,7 @@ struct session_stats {
 	 */
 	uint64_t off_blocks, off_walked, off_complete, off_short, off_outside, off_capped;
 	uint64_t off_exited, off_lost, off_untimed;
+	uint64_t off_no_kstack; /* walked without their kernel stack: the block before was short */
 	uint64_t off_ns, off_unwalked_ns, off_lost_ns;
 	/*
 	 * When the run ended: blocks that had ended but were not walked yet,
