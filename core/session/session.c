@@ -680,6 +680,53 @@ static void session__check_alive(struct session *s, int pidfd, pid_t pid)
 		session__procs_changed(s);
 }
 
+/* Whether [start, end) overlaps a mapping of info. */
+static bool proc_info__overlaps(const struct unw_proc *info, uint64_t start, uint64_t end)
+{
+	for (uint32_t i = 0; i < info->nr_maps; i++)
+		if (info->maps[i].start < end && start < info->maps[i].end)
+			return true;
+	return false;
+}
+
+/*
+ * Adds to info the mappings BPF put in the process's entry (an mmap, as the
+ * dynamic loader maps a library) that the mappings read from /proc do not
+ * cover: made after the read, which a slow read would otherwise overwrite,
+ * leaving the library's frames without a table until the next read. A
+ * mapping BPF added that was gone by the read overlaps nothing of it, and
+ * no pc of the process falls in it.
+ */
+static void session__keep_bpf_mappings(struct session *s, uint32_t pid, struct unw_proc *info)
+{
+	struct unw_proc *cur = malloc(sizeof(*cur));
+	uint32_t kept = 0;
+
+	if (!cur || bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.procs), &pid, cur) ||
+	    !(cur->gen & 1)) {
+		free(cur);
+		return;
+	}
+	for (uint32_t i = 0; i < cur->nr_maps && i < UNW_MAPS_MAX; i++) {
+		const struct unw_mapping *m = &cur->maps[i];
+		uint32_t at = 0;
+
+		if (info->nr_maps >= UNW_MAPS_MAX || proc_info__overlaps(info, m->start, m->end))
+			continue;
+		while (at < info->nr_maps && info->maps[at].start < m->start)
+			at++;
+		memmove(&info->maps[at + 1], &info->maps[at],
+			(info->nr_maps - at) * sizeof(info->maps[0]));
+		info->maps[at] = *m;
+		info->nr_maps++;
+		kept++;
+	}
+	if (kept)
+		pr_debug("process %u: %u mappings made after its mappings were read, kept", pid,
+			 kept);
+	free(cur);
+}
+
 /* Writes the process info of pm; a full map is warned about once, not an error. */
 static int session__write_proc(struct session *s, const struct procmaps *pm, struct sess_proc *p)
 {
@@ -692,6 +739,8 @@ static int session__write_proc(struct session *s, const struct procmaps *pm, str
 		p->over_limit = true;
 		s->maps_over_limit++;
 	}
+	/* BPF's gens are odd: an entry BPF wrote last may hold mappings newer than the read. */
+	session__keep_bpf_mappings(s, key, info);
 	info->gen = s->proc_gen_last += 2;
 	p->in_map = bpf_map_update_elem(bpf_map__fd(s->skel->maps.procs), &key, info, BPF_ANY) == 0;
 	if (p->in_map) {
