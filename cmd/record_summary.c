@@ -279,12 +279,6 @@ void record_print_summary(const struct recorder_result *res)
 
 /* --stats-json: the summary, schema 1 */
 
-static void stats_put_uint(struct json_writer *jw, const char *key, uint64_t v)
-{
-	jw_key(jw, key);
-	jw_uint(jw, v);
-}
-
 /* v >= 0 rounded to a multiple of 1/scale (without libm, which unwprof does not link). */
 static double round_to(double v, double scale)
 {
@@ -306,9 +300,8 @@ static void stats_put_share(struct json_writer *jw, const char *key, uint64_t n,
 {
 	jw_key(jw, key);
 	jw_object_start(jw);
-	stats_put_uint(jw, "count", n);
-	jw_key(jw, "percent");
-	jw_double(jw, round_to(percent(n, whole), 100));
+	jw_uint_field(jw, "count", n);
+	jw_double_field(jw, "percent", round_to(percent(n, whole), 100));
 	jw_object_end(jw);
 }
 
@@ -323,12 +316,12 @@ static void stats_put_errors(struct json_writer *jw, const struct session_stats 
 		const char *name = session__error_name(i);
 
 		if (name)
-			stats_put_uint(jw, name, st->errors[i]);
+			jw_uint_field(jw, name, st->errors[i]);
 		else
 			other += st->errors[i];
 	}
 	if (other)
-		stats_put_uint(jw, "other", other);
+		jw_uint_field(jw, "other", other);
 	jw_object_end(jw);
 }
 
@@ -343,11 +336,9 @@ static void stats_put_failures(struct json_writer *jw, const struct recorder_res
 		const char *name = session__error_name(f->reason);
 
 		jw_object_start(jw);
-		jw_key(jw, "file");
-		jw_string(jw, f->file);
-		jw_key(jw, "reason");
-		jw_string(jw, name ? name : "other");
-		stats_put_uint(jw, "samples", f->samples);
+		jw_string_field(jw, "file", f->file);
+		jw_string_field(jw, "reason", name ? name : "other");
+		jw_uint_field(jw, "samples", f->samples);
 		jw_object_end(jw);
 	}
 	jw_array_end(jw);
@@ -360,14 +351,13 @@ static void stats_put_outcomes(struct json_writer *jw, const struct recorder_res
 
 	jw_key(jw, "outcomes");
 	jw_object_start(jw);
-	stats_put_uint(jw, "walked", res->outcomes.walked);
-	stats_put_uint(jw, "frame_pointer", res->outcomes.fp);
-	stats_put_uint(jw, "failed", res->outcomes.failed);
-	stats_put_uint(jw, "idle", res->outcomes.idle);
-	stats_put_uint(jw, "kernel_threads", res->outcomes.kernel);
-	stats_put_uint(jw, "lost", st->lost);
-	jw_key(jw, "not_drained");
-	jw_int(jw, late);
+	jw_uint_field(jw, "walked", res->outcomes.walked);
+	jw_uint_field(jw, "frame_pointer", res->outcomes.fp);
+	jw_uint_field(jw, "failed", res->outcomes.failed);
+	jw_uint_field(jw, "idle", res->outcomes.idle);
+	jw_uint_field(jw, "kernel_threads", res->outcomes.kernel);
+	jw_uint_field(jw, "lost", st->lost);
+	jw_int_field(jw, "not_drained", late);
 	jw_object_end(jw);
 }
 
@@ -381,21 +371,21 @@ static void stats_put_off_cpu(struct json_writer *jw, const struct recorder_resu
 		return;
 	}
 	jw_object_start(jw);
-	stats_put_uint(jw, "blocks", st->off_blocks);
-	stats_put_uint(jw, "walked", st->off_walked);
-	stats_put_uint(jw, "walked_bottom", st->off_complete);
-	stats_put_uint(jw, "short", st->off_short);
-	stats_put_uint(jw, "outside_syscall", st->off_outside);
-	stats_put_uint(jw, "capped", st->off_capped);
-	stats_put_uint(jw, "exited", st->off_exited);
-	stats_put_uint(jw, "lost", st->off_lost);
-	stats_put_uint(jw, "pending_at_end", st->off_pending_at_end);
-	stats_put_uint(jw, "under_way_at_end", st->off_under_way_at_end);
-	stats_put_uint(jw, "untimed", st->off_untimed);
-	stats_put_uint(jw, "walked_without_kernel_stack", st->off_no_kstack);
-	stats_put_uint(jw, "walked_ns", st->off_ns);
-	stats_put_uint(jw, "unwalked_ns", st->off_unwalked_ns + st->off_at_end_ns);
-	stats_put_uint(jw, "lost_ns", st->off_lost_ns);
+	jw_uint_field(jw, "blocks", st->off_blocks);
+	jw_uint_field(jw, "walked", st->off_walked);
+	jw_uint_field(jw, "walked_bottom", st->off_complete);
+	jw_uint_field(jw, "short", st->off_short);
+	jw_uint_field(jw, "outside_syscall", st->off_outside);
+	jw_uint_field(jw, "capped", st->off_capped);
+	jw_uint_field(jw, "exited", st->off_exited);
+	jw_uint_field(jw, "lost", st->off_lost);
+	jw_uint_field(jw, "pending_at_end", st->off_pending_at_end);
+	jw_uint_field(jw, "under_way_at_end", st->off_under_way_at_end);
+	jw_uint_field(jw, "untimed", st->off_untimed);
+	jw_uint_field(jw, "walked_without_kernel_stack", st->off_no_kstack);
+	jw_uint_field(jw, "walked_ns", st->off_ns);
+	jw_uint_field(jw, "unwalked_ns", st->off_unwalked_ns + st->off_at_end_ns);
+	jw_uint_field(jw, "lost_ns", st->off_lost_ns);
 	jw_object_end(jw);
 }
 
@@ -410,14 +400,13 @@ static void stats_put_times(struct json_writer *jw, const struct recorder_result
 		const struct proc_time *t = proc_times__get(pt, i);
 
 		jw_object_start(jw);
-		stats_put_uint(jw, "pid", t->pid);
-		jw_key(jw, "comm");
-		jw_string(jw, t->comm);
-		stats_put_uint(jw, "on_cpu_ns", proc_time__on_cpu_ns(t, res->period_ns));
-		stats_put_uint(jw, "off_cpu_blocks", t->off_blocks);
-		stats_put_uint(jw, "off_cpu_walked_ns", t->off_walked_ns);
-		stats_put_uint(jw, "off_cpu_unwalked_ns", t->off_unwalked_ns);
-		stats_put_uint(jw, "total_ns", proc_time__total_ns(t, res->period_ns));
+		jw_uint_field(jw, "pid", t->pid);
+		jw_string_field(jw, "comm", t->comm);
+		jw_uint_field(jw, "on_cpu_ns", proc_time__on_cpu_ns(t, res->period_ns));
+		jw_uint_field(jw, "off_cpu_blocks", t->off_blocks);
+		jw_uint_field(jw, "off_cpu_walked_ns", t->off_walked_ns);
+		jw_uint_field(jw, "off_cpu_unwalked_ns", t->off_unwalked_ns);
+		jw_uint_field(jw, "total_ns", proc_time__total_ns(t, res->period_ns));
 		jw_object_end(jw);
 	}
 	jw_array_end(jw);
@@ -429,41 +418,40 @@ static void stats_put(struct json_writer *jw, const struct recorder_result *res,
 	uint64_t user = user_samples(res, st);
 
 	jw_object_start(jw);
-	stats_put_uint(jw, "schema", 3);
-	jw_key(jw, "duration_s");
-	jw_double(jw, round_to(res->elapsed, 1000));
-	stats_put_uint(jw, "frequency_hz", freq);
-	stats_put_uint(jw, "samples", st->samples);
-	stats_put_uint(jw, "user_samples", user);
+	jw_uint_field(jw, "schema", 3);
+	jw_double_field(jw, "duration_s", round_to(res->elapsed, 1000));
+	jw_uint_field(jw, "frequency_hz", freq);
+	jw_uint_field(jw, "samples", st->samples);
+	jw_uint_field(jw, "user_samples", user);
 	stats_put_share(jw, "walked", st->complete, user);
 	stats_put_share(jw, "frame_pointer", st->fp, user);
 	stats_put_share(jw, "frame_pointer_bottom", st->fp_complete, user);
 	stats_put_share(jw, "truncated", st->truncated, user);
 	stats_put_share(jw, "python", st->py_samples, user);
-	stats_put_uint(jw, "python_frames", st->py_frames);
+	jw_uint_field(jw, "python_frames", st->py_frames);
 	stats_put_share(jw, "ruby", st->rb_samples, user);
-	stats_put_uint(jw, "ruby_frames", st->rb_frames);
-	stats_put_uint(jw, "frames_looked_up", st->lookups);
-	stats_put_uint(jw, "frames_cached", st->lookups_cached);
+	jw_uint_field(jw, "ruby_frames", st->rb_frames);
+	jw_uint_field(jw, "frames_looked_up", st->lookups);
+	jw_uint_field(jw, "frames_cached", st->lookups_cached);
 	stats_put_errors(jw, st);
 	stats_put_failures(jw, res);
-	stats_put_uint(jw, "lost", st->lost);
+	jw_uint_field(jw, "lost", st->lost);
 	stats_put_outcomes(jw, res, st);
-	stats_put_uint(jw, "processes", st->processes);
-	stats_put_uint(jw, "rows_loaded", st->rows_loaded);
-	stats_put_uint(jw, "bytes_loaded", st->bytes_loaded);
-	stats_put_uint(jw, "rules_loaded", st->rules_loaded);
-	stats_put_uint(jw, "pages_loaded", st->pages_loaded);
-	stats_put_uint(jw, "rows_unplaced", st->rows_unplaced);
-	stats_put_uint(jw, "events_lost", st->events_lost);
-	stats_put_uint(jw, "maps_over_limit", st->maps_over_limit);
-	stats_put_uint(jw, "processes_gone", st->processes_gone);
-	stats_put_uint(jw, "files_replaced", st->files_replaced);
-	stats_put_uint(jw, "files_skipped", st->files_skipped);
-	stats_put_uint(jw, "peak_rss_bytes", res->peak_rss);
-	stats_put_uint(jw, "bpf_map_bytes", st->map_bytes);
+	jw_uint_field(jw, "processes", st->processes);
+	jw_uint_field(jw, "rows_loaded", st->rows_loaded);
+	jw_uint_field(jw, "bytes_loaded", st->bytes_loaded);
+	jw_uint_field(jw, "rules_loaded", st->rules_loaded);
+	jw_uint_field(jw, "pages_loaded", st->pages_loaded);
+	jw_uint_field(jw, "rows_unplaced", st->rows_unplaced);
+	jw_uint_field(jw, "events_lost", st->events_lost);
+	jw_uint_field(jw, "maps_over_limit", st->maps_over_limit);
+	jw_uint_field(jw, "processes_gone", st->processes_gone);
+	jw_uint_field(jw, "files_replaced", st->files_replaced);
+	jw_uint_field(jw, "files_skipped", st->files_skipped);
+	jw_uint_field(jw, "peak_rss_bytes", res->peak_rss);
+	jw_uint_field(jw, "bpf_map_bytes", st->map_bytes);
 	stats_put_ns(jw, "bpf_ns_per_sample", res->bpf_ns_per_sample);
-	stats_put_uint(jw, "bpf_samples_timed", res->times.count);
+	jw_uint_field(jw, "bpf_samples_timed", res->times.count);
 	stats_put_ns(jw, "bpf_ns_sample_p50", res->times.p50);
 	stats_put_ns(jw, "bpf_ns_sample_p99", res->times.p99);
 	stats_put_off_cpu(jw, res, st);

@@ -490,35 +490,26 @@ static void json_input(struct json_writer *jw, const struct loaded *l)
 	const struct pprof_meta *m = &l->in.meta;
 
 	jw_object_start(jw);
-	jw_key(jw, "file");
-	jw_string(jw, l->path);
-	jw_key(jw, "format");
-	jw_string(jw, format_name(l->in.format));
-	jw_key(jw, "gzip");
-	jw_bool(jw, l->in.gzip);
-	jw_key(jw, "samples");
-	jw_uint(jw, profile__total(l->profile));
+	jw_string_field(jw, "file", l->path);
+	jw_string_field(jw, "format", format_name(l->in.format));
+	jw_bool_field(jw, "gzip", l->in.gzip);
+	jw_uint_field(jw, "samples", profile__total(l->profile));
 	jw_key(jw, "sample_type"); /* the pprof sample type counted */
 	if (m->value_type[0])
 		jw_stringf(jw, "%s/%s", m->value_type, m->value_unit);
 	else
 		jw_null(jw);
-	jw_key(jw, "period_ns");
-	jw_uint(jw, m->period_ns);
-	jw_key(jw, "duration_ns");
-	jw_uint(jw, m->duration_ns);
-	jw_key(jw, "start_ns");
-	jw_uint(jw, m->start_ns);
+	jw_uint_field(jw, "period_ns", m->period_ns);
+	jw_uint_field(jw, "duration_ns", m->duration_ns);
+	jw_uint_field(jw, "start_ns", m->start_ns);
 	jw_object_end(jw);
 }
 
 static void json_begin(struct json_writer *jw, const char *view)
 {
 	jw_object_start(jw);
-	jw_key(jw, "schema");
-	jw_uint(jw, 1);
-	jw_key(jw, "view");
-	jw_string(jw, view);
+	jw_uint_field(jw, "schema", 1);
+	jw_string_field(jw, "view", view);
 }
 
 static void top_print_json(struct json_writer *jw, const struct loaded *l,
@@ -532,10 +523,8 @@ static void top_print_json(struct json_writer *jw, const struct loaded *l,
 	json_begin(jw, "top");
 	jw_key(jw, "input");
 	json_input(jw, l);
-	jw_key(jw, "sort");
-	jw_string(jw, args->sort == REPORT_SORT_SELF ? "self" : "total");
-	jw_key(jw, "nr_functions");
-	jw_uint(jw, report__nr_funcs(r));
+	jw_string_field(jw, "sort", args->sort == REPORT_SORT_SELF ? "self" : "total");
+	jw_uint_field(jw, "nr_functions", report__nr_funcs(r));
 	jw_key(jw, "functions");
 	jw_array_start(jw);
 	for (size_t i = 0; i < nr; i++) {
@@ -543,18 +532,12 @@ static void top_print_json(struct json_writer *jw, const struct loaded *l,
 
 		sum += pct(f->self, total);
 		jw_object_start(jw);
-		jw_key(jw, "name");
-		jw_string(jw, f->name);
-		jw_key(jw, "self");
-		jw_uint(jw, f->self);
-		jw_key(jw, "self_percent");
-		jw_double(jw, pct(f->self, total));
-		jw_key(jw, "sum_percent");
-		jw_double(jw, sum);
-		jw_key(jw, "total");
-		jw_uint(jw, f->total);
-		jw_key(jw, "total_percent");
-		jw_double(jw, pct(f->total, total));
+		jw_string_field(jw, "name", f->name);
+		jw_uint_field(jw, "self", f->self);
+		jw_double_field(jw, "self_percent", pct(f->self, total));
+		jw_double_field(jw, "sum_percent", sum);
+		jw_uint_field(jw, "total", f->total);
+		jw_double_field(jw, "total_percent", pct(f->total, total));
 		jw_object_end(jw);
 	}
 	jw_array_end(jw);
@@ -692,24 +675,15 @@ static void tree_json_node(struct json_writer *jw, const struct tree_ctx *t,
 			   const struct report_node *n, size_t id, size_t parent, size_t depth)
 {
 	jw_object_start(jw);
-	jw_key(jw, "id");
-	jw_uint(jw, id);
-	jw_key(jw, "parent");
-	jw_uint(jw, parent);
-	jw_key(jw, "depth");
-	jw_uint(jw, depth);
-	jw_key(jw, "name");
-	jw_string(jw, report__func_name(t->r, n->func));
-	jw_key(jw, "inlined");
-	jw_bool(jw, n->inlined);
-	jw_key(jw, "self");
-	jw_uint(jw, n->self);
-	jw_key(jw, "self_percent");
-	jw_double(jw, pct(n->self, t->total));
-	jw_key(jw, "total");
-	jw_uint(jw, n->total);
-	jw_key(jw, "total_percent");
-	jw_double(jw, pct(n->total, t->total));
+	jw_uint_field(jw, "id", id);
+	jw_uint_field(jw, "parent", parent);
+	jw_uint_field(jw, "depth", depth);
+	jw_string_field(jw, "name", report__func_name(t->r, n->func));
+	jw_bool_field(jw, "inlined", n->inlined);
+	jw_uint_field(jw, "self", n->self);
+	jw_double_field(jw, "self_percent", pct(n->self, t->total));
+	jw_uint_field(jw, "total", n->total);
+	jw_double_field(jw, "total_percent", pct(n->total, t->total));
 	jw_object_end(jw);
 }
 
@@ -774,8 +748,7 @@ static int tree_print_json(struct json_writer *jw, const struct loaded *l,
 	json_begin(jw, "tree");
 	jw_key(jw, "input");
 	json_input(jw, l);
-	jw_key(jw, "min_percent");
-	jw_double(jw, args->min_percent);
+	jw_double_field(jw, "min_percent", args->min_percent);
 	jw_key(jw, "nodes");
 	jw_array_start(jw);
 	err = tree_json_nodes(jw, &t);
@@ -830,10 +803,8 @@ static int folded_print_json(struct json_writer *jw, const struct loaded *l,
 
 		*space = '\0';
 		jw_object_start(jw);
-		jw_key(jw, "stack");
-		jw_string(jw, line);
-		jw_key(jw, "count");
-		jw_uint(jw, strtoull(space + 1, NULL, 10));
+		jw_string_field(jw, "stack", line);
+		jw_uint_field(jw, "count", strtoull(space + 1, NULL, 10));
 		jw_object_end(jw);
 	}
 	jw_array_end(jw);
@@ -965,71 +936,45 @@ static void diff_print_text(const struct report_diff *d, const struct loaded *ba
 static void diff_json_row(struct json_writer *jw, const struct report_diff_row *row)
 {
 	jw_object_start(jw);
-	jw_key(jw, "name");
-	jw_string(jw, row->name);
-	jw_key(jw, "base_self");
-	jw_uint(jw, row->base_self);
-	jw_key(jw, "base_total");
-	jw_uint(jw, row->base_total);
-	jw_key(jw, "self");
-	jw_uint(jw, row->self);
-	jw_key(jw, "total");
-	jw_uint(jw, row->total);
-	jw_key(jw, "base_self_time");
-	jw_double(jw, row->base_self_time);
-	jw_key(jw, "base_total_time");
-	jw_double(jw, row->base_total_time);
-	jw_key(jw, "self_time");
-	jw_double(jw, row->self_time);
-	jw_key(jw, "total_time");
-	jw_double(jw, row->total_time);
-	jw_key(jw, "delta_self_time");
-	jw_double(jw, row->delta_self_time);
-	jw_key(jw, "delta_total_time");
-	jw_double(jw, row->delta_total_time);
-	jw_key(jw, "delta_percent_of_base");
-	jw_double(jw, row->delta_of_base);
-	jw_key(jw, "base_self_percent");
-	jw_double(jw, row->base_self_pct);
-	jw_key(jw, "base_total_percent");
-	jw_double(jw, row->base_total_pct);
-	jw_key(jw, "self_percent");
-	jw_double(jw, row->self_pct);
-	jw_key(jw, "total_percent");
-	jw_double(jw, row->total_pct);
-	jw_key(jw, "delta_self_points");
-	jw_double(jw, row->delta_self);
-	jw_key(jw, "delta_total_points");
-	jw_double(jw, row->delta_total);
-	jw_key(jw, "ratio");
-	jw_double(jw, row->ratio); /* null for a function the base did not have */
-	jw_key(jw, "p_increase");
-	jw_double(jw, row->p_increase);
-	jw_key(jw, "p_decrease");
-	jw_double(jw, row->p_decrease);
-	jw_key(jw, "change");
-	jw_string(jw, row->change == REPORT_INCREASE ? "increase" :
-		      row->change == REPORT_DECREASE ? "decrease" :
-						       "none");
+	jw_string_field(jw, "name", row->name);
+	jw_uint_field(jw, "base_self", row->base_self);
+	jw_uint_field(jw, "base_total", row->base_total);
+	jw_uint_field(jw, "self", row->self);
+	jw_uint_field(jw, "total", row->total);
+	jw_double_field(jw, "base_self_time", row->base_self_time);
+	jw_double_field(jw, "base_total_time", row->base_total_time);
+	jw_double_field(jw, "self_time", row->self_time);
+	jw_double_field(jw, "total_time", row->total_time);
+	jw_double_field(jw, "delta_self_time", row->delta_self_time);
+	jw_double_field(jw, "delta_total_time", row->delta_total_time);
+	jw_double_field(jw, "delta_percent_of_base", row->delta_of_base);
+	jw_double_field(jw, "base_self_percent", row->base_self_pct);
+	jw_double_field(jw, "base_total_percent", row->base_total_pct);
+	jw_double_field(jw, "self_percent", row->self_pct);
+	jw_double_field(jw, "total_percent", row->total_pct);
+	jw_double_field(jw, "delta_self_points", row->delta_self);
+	jw_double_field(jw, "delta_total_points", row->delta_total);
+	jw_double_field(jw, "ratio", row->ratio); /* null for a function the base did not have */
+	jw_double_field(jw, "p_increase", row->p_increase);
+	jw_double_field(jw, "p_decrease", row->p_decrease);
+	jw_string_field(jw, "change",
+			row->change == REPORT_INCREASE ? "increase" :
+			row->change == REPORT_DECREASE ? "decrease" :
+							 "none");
 	jw_object_end(jw);
 }
 
 static void diff_json_totals(struct json_writer *jw, const struct report_diff *d)
 {
-	jw_key(jw, "time_unit");
-	jw_string(jw, d->timed ? "nanoseconds" : "samples");
-	jw_key(jw, "confidence");
-	jw_double(jw, d->confidence);
-	jw_key(jw, "base_time");
-	jw_double(jw, d->base_time);
-	jw_key(jw, "time");
-	jw_double(jw, d->time);
-	jw_key(jw, "total_change");
-	jw_string(jw, d->change == REPORT_INCREASE ? "increase" :
-		      d->change == REPORT_DECREASE ? "decrease" :
-						     "none");
-	jw_key(jw, "detectable_percent");
-	jw_double(jw, report_diff__detectable(d));
+	jw_string_field(jw, "time_unit", d->timed ? "nanoseconds" : "samples");
+	jw_double_field(jw, "confidence", d->confidence);
+	jw_double_field(jw, "base_time", d->base_time);
+	jw_double_field(jw, "time", d->time);
+	jw_string_field(jw, "total_change",
+			d->change == REPORT_INCREASE ? "increase" :
+			d->change == REPORT_DECREASE ? "decrease" :
+						       "none");
+	jw_double_field(jw, "detectable_percent", report_diff__detectable(d));
 }
 
 static void diff_print_json(struct json_writer *jw, const struct report_diff *d,
@@ -1049,12 +994,9 @@ static void diff_print_json(struct json_writer *jw, const struct report_diff *d,
 		jw_null(jw);
 	else
 		jw_double(jw, args->fail_above);
-	jw_key(jw, "failed");
-	jw_bool(jw, failed);
-	jw_key(jw, "min_percent");
-	jw_double(jw, args->min_percent);
-	jw_key(jw, "nr_functions");
-	jw_uint(jw, d->nr);
+	jw_bool_field(jw, "failed", failed);
+	jw_double_field(jw, "min_percent", args->min_percent);
+	jw_uint_field(jw, "nr_functions", d->nr);
 	jw_key(jw, "functions");
 	jw_array_start(jw);
 	for (size_t i = 0; i < d->nr && done < nr; i++) {

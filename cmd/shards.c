@@ -778,14 +778,10 @@ static void json_chunks(struct json_writer *jw, const struct sh_exec *x)
 		const struct shards_chunk *ch = &pl->chunks[c];
 
 		jw_object_start(jw);
-		jw_key(jw, "shard");
-		jw_uint(jw, ch->shard);
-		jw_key(jw, "low");
-		jw_uint(jw, ch->low);
-		jw_key(jw, "high");
-		jw_uint(jw, ch->high);
-		jw_key(jw, "first_row");
-		jw_uint(jw, ch->first_row);
+		jw_uint_field(jw, "shard", ch->shard);
+		jw_uint_field(jw, "low", ch->low);
+		jw_uint_field(jw, "high", ch->high);
+		jw_uint_field(jw, "first_row", ch->first_row);
 		jw_key(jw, "pc_lo");
 		jw_stringf(jw, "0x%" PRIx64, t->base + ch->pc_lo);
 		jw_key(jw, "pc_hi");
@@ -806,35 +802,27 @@ static void json_exec(struct json_writer *jw, const struct sh_exec *x)
 
 	exec_key_hex(x->entry, key);
 	jw_object_start(jw);
-	jw_key(jw, "path");
-	jw_string(jw, x->entry->path);
-	jw_key(jw, "build_id");
-	jw_string(jw, x->entry->build_id_len ? key : NULL);
+	jw_string_field(jw, "path", x->entry->path);
+	jw_string_field(jw, "build_id", x->entry->build_id_len ? key : NULL);
 	if (!x->entry->build_id_len) {
-		jw_key(jw, "content_hash");
-		jw_string(jw, key);
+		jw_string_field(jw, "content_hash", key);
 	}
 	jw_key(jw, "id");
 	if (pl)
 		jw_uint(jw, pl->id);
 	else
 		jw_null(jw);
-	jw_key(jw, "status");
-	jw_string(jw, exec_status(x));
-	jw_key(jw, "rows");
-	jw_uint(jw, t ? t->nr_rows : 0);
-	jw_key(jw, "unplaced_rows");
-	jw_uint(jw, exec_unplaced(x));
-	jw_key(jw, "chunks");
-	jw_uint(jw, pl ? pl->nr_chunks : 0);
+	jw_string_field(jw, "status", exec_status(x));
+	jw_uint_field(jw, "rows", t ? t->nr_rows : 0);
+	jw_uint_field(jw, "unplaced_rows", exec_unplaced(x));
+	jw_uint_field(jw, "chunks", pl ? pl->nr_chunks : 0);
 	jw_key(jw, "shards");
 	jw_array_start(jw);
 	for (size_t c = 0; pl && c < pl->nr_chunks; c++)
 		if (!c || pl->chunks[c].shard != pl->chunks[c - 1].shard)
 			jw_uint(jw, pl->chunks[c].shard);
 	jw_array_end(jw);
-	jw_key(jw, "bytes");
-	jw_uint(jw, x->bytes);
+	jw_uint_field(jw, "bytes", x->bytes);
 	jw_key(jw, "pids");
 	jw_array_start(jw);
 	for (size_t i = 0; i < x->nr_pids; i++)
@@ -852,12 +840,9 @@ static void json_shards(struct json_writer *jw, const struct shards_report *rep,
 		const struct sh_shard *sh = &rep->shards[i];
 
 		jw_object_start(jw);
-		jw_key(jw, "index");
-		jw_uint(jw, i);
-		jw_key(jw, "rows");
-		jw_uint(jw, sh->rows);
-		jw_key(jw, "free");
-		jw_uint(jw, shard_rows - sh->rows);
+		jw_uint_field(jw, "index", i);
+		jw_uint_field(jw, "rows", sh->rows);
+		jw_uint_field(jw, "free", shard_rows - sh->rows);
 		jw_key(jw, "executables");
 		jw_array_start(jw);
 		for (size_t k = 0; k < sh->nr_execs; k++)
@@ -873,28 +858,17 @@ static void json_totals(struct json_writer *jw, const struct shards_report *rep,
 {
 	jw_key(jw, "totals");
 	jw_object_start(jw);
-	jw_key(jw, "rows");
-	jw_uint(jw, t->rows);
-	jw_key(jw, "bytes");
-	jw_uint(jw, t->bytes);
-	jw_key(jw, "used_bytes");
-	jw_uint(jw, t->used.bytes);
-	jw_key(jw, "pages");
-	jw_uint(jw, t->used.pages);
-	jw_key(jw, "rules");
-	jw_uint(jw, t->used.rules);
-	jw_key(jw, "shards");
-	jw_uint(jw, t->shards);
-	jw_key(jw, "unplaced_rows");
-	jw_uint(jw, t->unplaced);
-	jw_key(jw, "dedup_saved_rows");
-	jw_uint(jw, t->dedup_saved);
-	jw_key(jw, "executables");
-	jw_uint(jw, rep->nr_execs);
-	jw_key(jw, rep->args->nr_pids ? "processes" : "files");
-	jw_uint(jw, rep->inputs);
-	jw_key(jw, "skipped");
-	jw_uint(jw, rep->skipped);
+	jw_uint_field(jw, "rows", t->rows);
+	jw_uint_field(jw, "bytes", t->bytes);
+	jw_uint_field(jw, "used_bytes", t->used.bytes);
+	jw_uint_field(jw, "pages", t->used.pages);
+	jw_uint_field(jw, "rules", t->used.rules);
+	jw_uint_field(jw, "shards", t->shards);
+	jw_uint_field(jw, "unplaced_rows", t->unplaced);
+	jw_uint_field(jw, "dedup_saved_rows", t->dedup_saved);
+	jw_uint_field(jw, "executables", rep->nr_execs);
+	jw_uint_field(jw, rep->args->nr_pids ? "processes" : "files", rep->inputs);
+	jw_uint_field(jw, "skipped", rep->skipped);
 	jw_object_end(jw);
 }
 
@@ -908,12 +882,9 @@ static int print_json(const struct shards_report *rep)
 		return -errno;
 	shards_report__totals(rep, &t);
 	jw_object_start(jw);
-	jw_key(jw, "schema");
-	jw_uint(jw, 1);
-	jw_key(jw, "shard_rows");
-	jw_uint(jw, t.shard_rows);
-	jw_key(jw, "row_bytes");
-	jw_uint(jw, t.row_bytes);
+	jw_uint_field(jw, "schema", 1);
+	jw_uint_field(jw, "shard_rows", t.shard_rows);
+	jw_uint_field(jw, "row_bytes", t.row_bytes);
 	jw_key(jw, "max_shards");
 	if (rep->args->max_shards)
 		jw_uint(jw, rep->args->max_shards);

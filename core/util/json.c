@@ -341,3 +341,39 @@ void jw_null(struct json_writer *jw)
 	jw_before(jw, false);
 	fputs_unlocked("null", jw->out);
 }
+
+void jw_string_field(struct json_writer *jw, const char *key, const char *s)
+{
+	jw_key(jw, key);
+	jw_string(jw, s);
+}
+
+void jw_uint_field(struct json_writer *jw, const char *key, uint64_t v)
+{
+	jw_key(jw, key);
+	jw_uint(jw, v);
+}
+
+void jw_int_field(struct json_writer *jw, const char *key, int64_t v)
+{
+	jw_key(jw, key);
+	jw_int(jw, v);
+}
+
+void jw_double_field(struct json_writer *jw, const char *key, double v)
+{
+	jw_key(jw, key);
+	jw_double(jw, v);
+}
+
+void jw_bool_field(struct json_writer *jw, const char *key, bool v)
+{
+	jw_key(jw, key);
+	jw_bool(jw, v);
+}
+
+void jw_null_field(struct json_writer *jw, const char *key)
+{
+	jw_key(jw, key);
+	jw_null(jw);
+}

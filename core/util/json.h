@@ -31,4 +31,12 @@ void jw_double(struct json_writer *jw, double v);
 void jw_bool(struct json_writer *jw, bool v);
 void jw_null(struct json_writer *jw);
 
+/* A member of an object: the key, then its value. */
+void jw_string_field(struct json_writer *jw, const char *key, const char *s);
+void jw_uint_field(struct json_writer *jw, const char *key, uint64_t v);
+void jw_int_field(struct json_writer *jw, const char *key, int64_t v);
+void jw_double_field(struct json_writer *jw, const char *key, double v);
+void jw_bool_field(struct json_writer *jw, const char *key, bool v);
+void jw_null_field(struct json_writer *jw, const char *key);
+
 #endif
