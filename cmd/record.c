@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "args.h"
 #include "record.h"
 #include "../core/util/common.h"
 #include "../core/profile/formats.h"
@@ -169,89 +170,35 @@ static void output_format_of(struct argp_state *state, struct record_args *args)
 		   o->output, out_format__extensions);
 }
 
-static int parse_pid(const char *s, pid_t *pid)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v <= 0 || v > INT_MAX)
-		return -EINVAL;
-	*pid = (pid_t)v;
-	return 0;
-}
-
-/* -p PID,... or -t TID,...: appended to *ids. */
-static void parse_pids(struct argp_state *state, int key, pid_t **ids, size_t *nr, const char *arg)
-{
-	const char *what = key == 't' ? "thread" : "process";
-	char *list = strdup(arg), *tok, *save = NULL;
-	pid_t *n;
-
-	if (!list)
-		argp_failure(state, EXIT_FAIL, ENOMEM, "-%c", key);
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		n = reallocarray(*ids, *nr + 1, sizeof(*n));
-		if (!n)
-			argp_failure(state, EXIT_FAIL, ENOMEM, "-%c", key);
-		*ids = n;
-		if (parse_pid(tok, &n[*nr]))
-			argp_error(state, "-%c: '%s' is not a %s id", key, tok, what);
-		(*nr)++;
-	}
-	free(list);
-	if (!*nr)
-		argp_error(state, "-%c: no %s id in '%s'", key, what, arg);
-}
-
+/* The values of -d, -F and the options that take a number. */
 static void parse_number(struct argp_state *state, int key, const char *arg,
 			 struct recorder_opts *o)
 {
-	char *end;
-	double d;
-	long v;
-
-	errno = 0;
-	if (key == 'd') {
-		d = strtod(arg, &end);
-		if (errno || end == arg || *end || !isfinite(d) || d <= 0)
-			argp_error(state, "-d: '%s' is not a positive number of seconds", arg);
-		o->duration = d;
-		return;
+	switch (key) {
+	case 'd':
+		o->duration = args__real(state, "-d", arg, 0, 0, "a positive number of seconds");
+		break;
+	case 'F':
+		o->freq =
+			(unsigned int)args__uint(state, "-F", arg, 1, MAX_FREQ, "a frequency (Hz)");
+		break;
+	case OPT_OFF_CPU_MIN:
+		o->off_cpu_min_ns = args__uint(state, "--off-cpu-min", arg, 0, MAX_OFF_CPU_MIN_US,
+					       "a number of microseconds") *
+				    1000;
+		break;
+	case OPT_OFF_CPU_WALKS:
+		o->off_cpu_walks = (unsigned int)args__uint(state, "--off-cpu-walks", arg, 0,
+							    MAX_OFF_CPU_WALKS, "a number");
+		break;
+	case OPT_MAX_SHARDS:
+		o->max_shards = args__uint(state, "--max-shards", arg, 1, SIZE_MAX / 2, "a number");
+		break;
+	default:
+		o->count_map_entries = args__uint(state, "--count-map-entries", arg, 1,
+						  MAX_COUNT_MAP_ENTRIES, "a number");
+		break;
 	}
-	v = strtol(arg, &end, 10);
-	if (key == 'F') {
-		if (errno || end == arg || *end || v < 1 || v > MAX_FREQ)
-			argp_error(state, "-F: '%s' is not a frequency in 1..%d Hz", arg, MAX_FREQ);
-		o->freq = (unsigned int)v;
-		return;
-	}
-	if (key == OPT_OFF_CPU_MIN) {
-		if (errno || end == arg || *end || v < 0 || v > MAX_OFF_CPU_MIN_US)
-			argp_error(state,
-				   "--off-cpu-min: '%s' is not a number of microseconds in 0..%ld",
-				   arg, MAX_OFF_CPU_MIN_US);
-		o->off_cpu_min_ns = (uint64_t)v * 1000;
-		return;
-	}
-	if (key == OPT_OFF_CPU_WALKS) {
-		if (errno || end == arg || *end || v < 0 || v > MAX_OFF_CPU_WALKS)
-			argp_error(state, "--off-cpu-walks: '%s' is not a number in 0..%d", arg,
-				   MAX_OFF_CPU_WALKS);
-		o->off_cpu_walks = (unsigned int)v;
-		return;
-	}
-	if (key == OPT_MAX_SHARDS) {
-		if (errno || end == arg || *end || v < 1)
-			argp_error(state, "--max-shards: '%s' is not a positive number", arg);
-		o->max_shards = (size_t)v;
-		return;
-	}
-	if (errno || end == arg || *end || v < 1 || v > MAX_COUNT_MAP_ENTRIES)
-		argp_error(state, "--count-map-entries: '%s' is not a number in 1..%ld", arg,
-			   MAX_COUNT_MAP_ENTRIES);
-	o->count_map_entries = (size_t)v;
 }
 
 /* -C 0,2-3: a list of CPUs and ranges, kept sorted and distinct. */
@@ -324,10 +271,10 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'p':
-		parse_pids(state, 'p', &o->pids, &o->nr_pids, arg);
+		args__ids(state, "-p", arg, "process", &o->pids, &o->nr_pids);
 		return 0;
 	case 't':
-		parse_pids(state, 't', &o->tids, &o->nr_tids, arg);
+		args__ids(state, "-t", arg, "thread", &o->tids, &o->nr_tids);
 		return 0;
 	case 'a':
 		o->all = true;

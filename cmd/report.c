@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "cmd.h"
 #include "../core/util/common.h"
 #include "../core/profile/flamegraph.h"
@@ -170,27 +171,7 @@ static const struct argp_option report_options[] = {
 
 static double parse_percent(struct argp_state *state, const char *opt, const char *arg)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v < 0 || v > 100)
-		argp_error(state, "%s: '%s' is not a percentage in 0..100", opt, arg);
-	return v;
-}
-
-static unsigned long parse_ulong(struct argp_state *state, const char *opt, const char *arg,
-				 unsigned long max)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || v > max)
-		argp_error(state, "%s: '%s' is not a number in 0..%lu", opt, arg, max);
-	return v;
+	return args__real(state, opt, arg, 0, 100, "a percentage in 0..100");
 }
 
 static void set_view(struct report_args *args, enum view view)
@@ -268,7 +249,7 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		set_view(args, VIEW_CONVERT);
 		return 0;
 	case OPT_TOP:
-		args->top = parse_ulong(state, "--top", arg, INT_MAX);
+		args->top = args__uint(state, "--top", arg, 0, INT_MAX, "a number");
 		return 0;
 	case OPT_SORT:
 		if (strcmp(arg, "self") && strcmp(arg, "total"))
@@ -295,7 +276,8 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		args->fail_total = true;
 		return 0;
 	case OPT_PID:
-		args->filter.pid = (uint32_t)parse_ulong(state, "--pid", arg, UINT32_MAX);
+		args->filter.pid =
+			(uint32_t)args__uint(state, "--pid", arg, 0, UINT32_MAX, "a number");
 		args->filter.has_pid = true;
 		return 0;
 	case OPT_COMM:

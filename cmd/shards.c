@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cmd.h"
 #include "../core/util/common.h"
 #include "../core/unwind/encoder.h"
@@ -134,57 +135,6 @@ static const struct argp_option shards_options[] = {
 
 /* Options */
 
-/* A decimal number in 1..max, nothing else. */
-static int parse_count(const char *s, unsigned long long max, size_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < 1 || v > max)
-		return -EINVAL;
-	*out = (size_t)v;
-	return 0;
-}
-
-static void add_pid(struct argp_state *state, struct shards_args *args, const char *tok)
-{
-	size_t v;
-	pid_t *pids;
-
-	if (parse_count(tok, INT_MAX, &v))
-		argp_error(state, "-p: '%s' is not a process id", tok);
-	/* A process listed twice is one process: it must not count as sharing. */
-	for (size_t i = 0; i < args->nr_pids; i++)
-		if (args->pids[i] == (pid_t)v)
-			return;
-	pids = reallocarray(args->pids, args->nr_pids + 1, sizeof(*pids));
-	if (!pids)
-		argp_failure(state, EXIT_FAIL, ENOMEM, "-p");
-	args->pids = pids;
-	args->pids[args->nr_pids++] = (pid_t)v;
-}
-
-static void parse_pids(struct argp_state *state, struct shards_args *args, const char *arg)
-{
-	char *list = strdup(arg), *tok, *save = NULL;
-	size_t before = args->nr_pids;
-	bool any = false;
-
-	if (!list)
-		argp_failure(state, EXIT_FAIL, ENOMEM, "-p");
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		add_pid(state, args, tok);
-		any = true;
-	}
-	free(list);
-	if (!any && args->nr_pids == before)
-		argp_error(state, "-p: no process id in '%s'", arg);
-}
-
 static void add_file(struct argp_state *state, struct shards_args *args, char *file)
 {
 	char **files = reallocarray(args->files, args->nr_files + 1, sizeof(*files));
@@ -201,16 +151,16 @@ static error_t shards_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'p':
-		parse_pids(state, args, arg);
+		/* a process listed twice is one process: it must not count as sharing */
+		args__ids(state, "-p", arg, "process", &args->pids, &args->nr_pids);
 		return 0;
 	case OPT_SHARD_ROWS:
-		if (parse_count(arg, encoder__geometry(args->enc)->shard_rows, &args->shard_rows))
-			argp_error(state, "--shard-rows: '%s' is not a number in 1..%zu", arg,
-				   encoder__geometry(args->enc)->shard_rows);
+		args->shard_rows = args__uint(state, "--shard-rows", arg, 1,
+					      encoder__geometry(args->enc)->shard_rows, "a number");
 		return 0;
 	case OPT_MAX_SHARDS:
-		if (parse_count(arg, UINT32_MAX, &args->max_shards))
-			argp_error(state, "--max-shards: '%s' is not a positive number", arg);
+		args->max_shards =
+			args__uint(state, "--max-shards", arg, 1, UINT32_MAX, "a number");
 		return 0;
 	case OPT_JSON:
 		args->json = true;
