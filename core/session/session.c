@@ -47,6 +47,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "config.h"
 #include "../util/common.h"
 #include "bpf/unwind.skel.h"
 #include "../unwind/encoder.h"
@@ -228,6 +229,16 @@ int session__check_environment(void)
 	return err ? err : check_kernel();
 }
 
+/*
+ * A hook of the test suite, read from the environment only in a build made
+ * for it (-Dtest_hooks=true): a binary to install, run as root, takes no
+ * such orders from its environment. NULL when unset or not built in.
+ */
+static const char *test_hook(const char *name)
+{
+	return UNWPROF_TEST_HOOKS ? getenv(name) : NULL;
+}
+
 static bool have_helper(enum bpf_func_id id)
 {
 	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, id, NULL) > 0;
@@ -235,12 +246,12 @@ static bool have_helper(enum bpf_func_id id)
 
 /*
  * Chooses the programs the kernel can run: the walk in one program with
- * bpf_loop (5.17+), else in tail calls of ~16 frames. UNWPROF_BPF_TAIL_CALLS=1
- * forces the latter, to test it on a recent kernel.
+ * bpf_loop (5.17+), else in tail calls of ~16 frames. The test hook
+ * UNWPROF_BPF_TAIL_CALLS=1 forces the latter, to test it on a recent kernel.
  */
 static void session__choose_programs(struct session *s)
 {
-	const char *force = getenv("UNWPROF_BPF_TAIL_CALLS");
+	const char *force = test_hook("UNWPROF_BPF_TAIL_CALLS");
 	struct unwind_bpf *k = s->skel;
 	bool find_vma = have_helper(BPF_FUNC_find_vma);
 
@@ -1028,7 +1039,7 @@ static int session__attach_cpu(struct session *s, int cpu)
  */
 static void session__inject_faults(struct session *s)
 {
-	const char *fault = getenv("UNWPROF_BPF_FAULT");
+	const char *fault = test_hook("UNWPROF_BPF_FAULT");
 	uint32_t key = 0;
 
 	if (!fault)

@@ -48,6 +48,13 @@ e2e_skip() {
 	exit 77
 }
 
+# A test that drives unwprof through the hooks of the test suite (UNWPROF_BPF_*) needs a
+# build that reads them: ./setup.sh test configures one (-Dtest_hooks=true).
+need_test_hooks() {
+	[ "${UNWPROF_TEST_HOOKS:-0}" = 1 ] ||
+		e2e_skip "unwprof was built without -Dtest_hooks=true, so it ignores $*"
+}
+
 e2e_require_bpf() {
 	local why
 
@@ -117,3 +124,5 @@ finish() {
 }
 
 e2e_require_bpf
+# The tests of the walk in tail calls run the usual scripts with the hook set.
+[ -z "${UNWPROF_BPF_TAIL_CALLS:-}" ] || need_test_hooks UNWPROF_BPF_TAIL_CALLS

@@ -11,6 +11,8 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
+need_test_hooks UNWPROF_BPF_FAULT
+
 # Samples counted under reason in summary $1, as a share of all samples: at least $3.
 reason_share() {
 	python3 - "$1" "$2" "$3" << 'PY' || fail "$2: not counted for every sample"
