@@ -1034,7 +1034,7 @@ static bool diff_check(const struct report_diff *d, const struct report_args *ar
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct report_diff_row *row = order ? order[i] : &d->rows[i];
 
-		if (row->change != REPORT_INCREASE || row->delta_of_base <= limit)
+		if (!report_diff_row__exceeds(row, limit))
 			continue;
 		format_time(dt, sizeof(dt), row->delta_total_time, d->timed, true);
 		pr_err("%s: %s%s, %+.2f%% of the base's time (more than --fail-above %.2f; p = %.2g)",

@@ -691,11 +691,6 @@ static int report__build(struct report *r)
 	return 0;
 }
 
-struct report *report__new(const struct profile *p)
-{
-	return report__new_by(p, false);
-}
-
 struct report *report__new_by(const struct profile *p, bool by_line)
 {
 	struct report *r = calloc(1, sizeof(*r));
@@ -989,10 +984,15 @@ void report_diff__free(struct report_diff *d)
 	free(d);
 }
 
+bool report_diff_row__exceeds(const struct report_diff_row *row, double pct)
+{
+	return row->change == REPORT_INCREASE && row->delta_of_base > pct;
+}
+
 bool report_diff__exceeds(const struct report_diff *d, double pct)
 {
 	for (size_t i = 0; i < d->nr; i++)
-		if (d->rows[i].change == REPORT_INCREASE && d->rows[i].delta_of_base > pct)
+		if (report_diff_row__exceeds(&d->rows[i], pct))
 			return true;
 	return false;
 }

@@ -109,10 +109,8 @@ struct report_node {
 
 struct report;
 
-/* NULL and errno on failure. */
-struct report *report__new(const struct profile *p);
 /*
- * The same, by source line when by_line: each function is then "NAME
+ * The views of p, NULL and errno on failure; by source line when by_line: each function is then "NAME
  * FILE:LINE" for the line of the address in the innermost function and the
  * line of the call in its callers (pprof -lines), plain "NAME" where the
  * line is unknown.
@@ -200,9 +198,12 @@ struct report_diff *report_diff__new(const struct report *base, const struct rep
 void report_diff__free(struct report_diff *d);
 
 /*
- * True when some function's total time grew significantly by more than pct
- * percent of the base's whole time.
+ * True when the function of row's total time grew significantly by more
+ * than pct percent of the base's whole time (--fail-above)...
  */
+bool report_diff_row__exceeds(const struct report_diff_row *row, double pct);
+
+/* ...and when some function's did. */
 bool report_diff__exceeds(const struct report_diff *d, double pct);
 
 /* True when the whole profile's time grew significantly by more than pct percent. */

@@ -289,11 +289,6 @@ int procfs__open_mapping(pid_t pid, const struct procmap *m, bool *replaced)
 	return mfd;
 }
 
-void procfs__fd_path(int fd, char *buf, size_t size)
-{
-	snprintf(buf, size, "/proc/self/fd/%d", fd);
-}
-
 /* Whether pid is gone or exiting: no such process, a zombie, or dead. */
 static bool process_gone(pid_t pid)
 {

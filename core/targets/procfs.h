@@ -64,7 +64,4 @@ int procfs__open_mapping(pid_t pid, const struct procmap *m, bool *replaced);
  */
 struct procmaps *procfs__read_maps(pid_t pid);
 
-/* Path, for messages and for reopening, of an fd of ours: "/proc/self/fd/N". */
-void procfs__fd_path(int fd, char *buf, size_t size);
-
 #endif

@@ -114,31 +114,6 @@ cleanup:
 	return pm;
 }
 
-struct procmaps *procmaps__read(pid_t pid)
-{
-	struct procmaps *pm;
-	char path[64];
-	FILE *f;
-	int err;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f) {
-		err = errno == ENOENT ? ESRCH : errno;
-		if (err == ESRCH)
-			pr_debug("process %d does not exist", (int)pid);
-		else
-			pr_err("%s: %s", path, strerror(err));
-		errno = err;
-		return NULL;
-	}
-	pm = procmaps__parse(f, pid, path);
-	err = errno;
-	fclose(f);
-	errno = err;
-	return pm;
-}
-
 void procmaps__free(struct procmaps *pm)
 {
 	if (!pm)
@@ -161,24 +136,4 @@ const struct procmap *procmaps__find(const struct procmaps *pm, uint64_t addr)
 bool procmap__is_vdso(const struct procmap *m)
 {
 	return m->kind == PROCMAP_SPECIAL && m->path && strcmp(m->path, "[vdso]") == 0;
-}
-
-uint64_t procmap__addr_to_vaddr(const struct procmap *m, const struct elf_file *ef, uint64_t addr)
-{
-	struct elf_load_segment segs[16];
-	size_t nr = elf_file__load_segments(ef, segs, ARRAY_SIZE(segs));
-	uint64_t off = m->offset + (addr - m->start);
-
-	/* The segment holding the file offset; executable segments first. */
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < nr; i++) {
-			const struct elf_load_segment *s = &segs[i];
-
-			if (pass == 0 && !(s->flags & 1 /* PF_X */))
-				continue;
-			if (off >= s->offset && off - s->offset < s->filesz)
-				return s->vaddr + (off - s->offset);
-		}
-	}
-	return (uint64_t)-1;
 }

@@ -34,20 +34,12 @@ struct procmaps {
 	size_t nr;
 };
 
-/* NULL and errno (ESRCH when the process does not exist). */
-struct procmaps *procmaps__read(pid_t pid);
-/* The same from the text of a maps file; name is for messages. */
+/* The mappings of a maps file's text (procfs__read_maps reads a process's); name is for messages. */
 struct procmaps *procmaps__parse(FILE *f, pid_t pid, const char *name);
 void procmaps__free(struct procmaps *pm);
 const struct procmap *procmaps__find(const struct procmaps *pm, uint64_t addr);
 
 /* Whether m is the [vdso]: not a file, but an ELF image with tables and symbols. */
 bool procmap__is_vdso(const struct procmap *m);
-
-/*
- * The ELF virtual address of addr in mapping m of file ef (through the
- * PT_LOAD segment that holds the file offset), or -1 when none does.
- */
-uint64_t procmap__addr_to_vaddr(const struct procmap *m, const struct elf_file *ef, uint64_t addr);
 
 #endif

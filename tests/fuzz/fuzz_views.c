@@ -175,8 +175,8 @@ void fuzz_views(const struct profile *p, const uint8_t *data, size_t size)
 	fp = report__filter(p, &filter);
 	if (!fp)
 		return;
-	all = report__new(p);
-	some = report__new(fp);
+	all = report__new_by(p, false);
+	some = report__new_by(fp, false);
 	if (!all || !some)
 		goto cleanup;
 	CHECK(report__total(all) == profile__total(p));

@@ -141,7 +141,7 @@ static void test_top(void)
 				     "app-1;main 1\n"
 				     "app-1;main;read_[k] 1\n",
 				     &info, 0);
-	struct report *r = report__new(p);
+	struct report *r = report__new_by(p, false);
 	const struct report_func *f;
 
 	CHECK_EQ_INT(report__total(r), 10);
@@ -165,7 +165,7 @@ static void test_tree(void)
 {
 	struct folded_read_info info;
 	struct profile *p = read_str("app;main;a 1\napp;main;b;c 5\napp;main 2\n", &info, 0);
-	struct report *r = report__new(p);
+	struct report *r = report__new_by(p, false);
 	const struct report_node *root = report__root(r), *main_node, *b;
 
 	CHECK_EQ_INT(root->total, 8);
@@ -203,7 +203,7 @@ static void test_inlined(void)
 {
 	struct report_filter none = { 0 };
 	struct profile *all = inlined_profile(), *p = report__filter(all, &none);
-	struct report *r = report__new(p), *by_line = report__new_by(p, true);
+	struct report *r = report__new_by(p, false), *by_line = report__new_by(p, true);
 	const struct report_node *main_node, *run, *mix;
 	const struct report_func *f;
 
@@ -266,7 +266,7 @@ static void test_diff(void)
 				       "app;main;idle 20\n"
 				       "app;main;brand_new 1\n",
 				       &info, 0);
-	struct report *rb = report__new(base), *rc = report__new(cur);
+	struct report *rb = report__new_by(base, false), *rc = report__new_by(cur, false);
 	struct report_diff *d = report_diff__new(rb, rc, NULL);
 
 	CHECK(d != NULL);
@@ -310,7 +310,7 @@ static void test_diff_timed(void)
 	/* the same work at 100 Hz and at 1000 Hz: no change of time */
 	struct profile *base = read_str("app;main;work 100\n", &info, 0);
 	struct profile *cur = read_str("app;main;work 1000\n", &info, 0);
-	struct report *rb = report__new(base), *rc = report__new(cur);
+	struct report *rb = report__new_by(base, false), *rc = report__new_by(cur, false);
 	struct report_diff_opts opts = { .base_period_ns = 10000000, .period_ns = 1000000 };
 	struct report_diff *d = report_diff__new(rb, rc, &opts);
 

@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "core/elf/elf.h"
+#include "core/targets/procfs.h"
 #include "core/profile/folded.h"
 #include "core/targets/procmaps.h"
 #include "core/profile/profile.h"
@@ -66,7 +67,7 @@ static struct symbolizer *symbolizer_of(pid_t pid, const char *debug_dir)
 {
 	struct symbolizer_opts opts = { .debug_dir = debug_dir };
 	struct symbolizer *sym = symbolizer__new(&opts);
-	struct procmaps *pm = procmaps__read(pid);
+	struct procmaps *pm = procfs__read_maps(pid);
 
 	CHECK(sym != NULL);
 	CHECK(pm != NULL);
@@ -148,7 +149,7 @@ static void test_shared_objects(void)
 static void test_vdso(void)
 {
 	struct symbolizer *sym = symbolizer_of(getpid(), NULL);
-	struct procmaps *pm = procmaps__read(getpid());
+	struct procmaps *pm = procfs__read_maps(getpid());
 	const struct procmap *vdso = NULL;
 	struct symbol_info info;
 	bool found = false;
@@ -275,7 +276,7 @@ static void test_shared_locations(void)
 {
 	const uint64_t shift = 0x100000000000ULL;
 	struct symbolizer *sym = symbolizer_of(getpid(), NULL);
-	struct procmaps *other = procmaps__read(getpid());
+	struct procmaps *other = procfs__read_maps(getpid());
 	struct profile *p = profile__new();
 	uint64_t user[] = { 0x10, FN_ADDR(sym_test_alpha) + 1 };
 	struct profile_stack st = {
@@ -341,7 +342,7 @@ cleanup:
 static void test_flush_before_mappings_go(void)
 {
 	struct symbolizer *sym = symbolizer_of(getpid(), NULL);
-	struct procmaps *again = procmaps__read(getpid());
+	struct procmaps *again = procfs__read_maps(getpid());
 	struct profile *p = profile__new();
 	uint64_t user[] = { FN_ADDR(sym_test_beta) + 1, FN_ADDR(sym_test_alpha) + 1 };
 	struct profile_stack st = {
