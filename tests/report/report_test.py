@@ -291,6 +291,29 @@ def test_diff_gate(unwprof, fixtures, _writer, _cpuprof, tmp):
         check(got == want, f"--min-percent {pct}: {got} functions, expected {want}")
     r = run([unwprof, "report", "--diff", base, "-i", new, "--fail-total"])
     check(r.returncode == 64, "--fail-total without --fail-above is a usage error")
+    check_gate_fixed(unwprof, tmp)
+
+
+def check_gate_fixed(unwprof, tmp):
+    """The gate at the man page's 10% on a fixed pair of runs of one program: counts that
+    differ as much as sampling makes them (about one standard deviation each) do not fail
+    it, and one function grown by 12% of the base's time does, whatever the machine."""
+    base = {"spin": 1200, "parse": 900, "hash": 700, "copy": 600, "emit": 600}
+    same = {"spin": 1235, "parse": 873, "hash": 712, "copy": 590, "emit": 618}
+    grown = dict(same, spin=1200 + 480)
+    paths = {}
+    for name, counts in (("base", base), ("same", same), ("grown", grown)):
+        paths[name] = os.path.join(tmp, f"gate-{name}.folded")
+        with open(paths[name], "w") as f:
+            for fn, n in counts.items():
+                f.write(f"app;_start;main;{fn} {n}\n")
+    r = run([unwprof, "report", "--diff", paths["base"], "-i", paths["same"], "--fail-above",
+             "10", "--fail-total"])
+    check(r.returncode == 0, f"sampling noise fails --fail-above 10: {r.stderr}")
+    r = run([unwprof, "report", "--diff", paths["base"], "-i", paths["grown"], "--fail-above",
+             "10"])
+    check(r.returncode == 3 and "spin: +480 samples" in r.stderr,
+          f"a function 12% slower passes --fail-above 10: exit {r.returncode}: {r.stderr}")
 
 
 def go_top(go, env, args):

@@ -2,7 +2,8 @@
 /*
  * Minimal unit-test support: CHECK() records a failure with its location and
  * goes on; a test file's main() runs its cases with RUN() and returns
- * test_summary(), which is non-zero when anything failed.
+ * test_summary(), which is non-zero when anything failed or nothing was
+ * checked.
  */
 #ifndef UNWPROF_TEST_H
 #define UNWPROF_TEST_H
@@ -73,10 +74,13 @@ static inline const char *test_write_file(const char *dir, const char *name, con
 	return path;
 }
 
+/* Non-zero when a check failed, or when none ran: a test that checks nothing fails. */
 static inline int test_summary(void)
 {
 	printf("%d checks, %d failed\n", test_checks, test_failures);
-	return test_failures ? 1 : 0;
+	if (!test_checks)
+		fprintf(stderr, "no check ran\n");
+	return test_failures || !test_checks ? 1 : 0;
 }
 
 #endif
