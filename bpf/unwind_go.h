@@ -36,14 +36,13 @@
 __weak __noinline int go_switch(struct unw_frame *f, const struct unw_go_proc *go,
 				struct scratch *sc)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 g, m, curg, sp, pc, fp, saved;
 	int morestack, mcall;
 
 	if (!f || !go || !sc || sc->go_switched)
 		return 0;
 #ifdef __TARGET_ARCH_x86
-	g = user_word(BPF_CORE_READ(task, thread.fsbase), go->tls_g);
+	g = user_word(BPF_CORE_READ(bpf_get_current_task_btf(), thread.fsbase), go->tls_g);
 #else
 	return 0; /* core/runtimes/goruntime.c reads amd64 binaries only */
 #endif

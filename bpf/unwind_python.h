@@ -41,13 +41,12 @@ static __always_inline __u64 py_buf_word(const struct scratch *sc, __u32 off)
  */
 __weak __noinline __u64 py_thread_frame(const struct unw_py_proc *py)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 self = 0, tstate, frame;
 
 	if (!py)
 		return 0;
-#ifdef __TARGET_ARCH_x86
-	self = BPF_CORE_READ(task, thread.fsbase);
+#ifdef __TARGET_ARCH_x86 /* core/runtimes/pyruntime.c reads amd64 binaries only */
+	self = BPF_CORE_READ(bpf_get_current_task_btf(), thread.fsbase);
 #endif
 	tstate = user_word(user_word(py->runtime, py->interp_head), py->threads_head);
 	for (int i = 0; i < PY_THREADS_MAX && tstate; i++) {

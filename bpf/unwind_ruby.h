@@ -28,13 +28,12 @@
  */
 __weak __noinline __u64 rb_thread_cfp(struct scratch *sc, const struct unw_rb_proc *rb)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 fsbase = 0, module, block, ec, stack, cfp, end;
 
 	if (!sc || !rb)
 		return 0;
-#ifdef __TARGET_ARCH_x86
-	fsbase = BPF_CORE_READ(task, thread.fsbase);
+#ifdef __TARGET_ARCH_x86 /* core/runtimes/rbruntime.c reads amd64 binaries only */
+	fsbase = BPF_CORE_READ(bpf_get_current_task_btf(), thread.fsbase);
 #endif
 	module = user_word(rb->ec_module_got, 0);
 	block = module && module < RB_MODULES_MAX ? user_word(user_word(fsbase, 8), module * 16) :
