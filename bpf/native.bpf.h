@@ -147,6 +147,7 @@ __weak __noinline long find_mapping(const struct unw_proc *p, __u64 pc)
 static __always_inline int vma_lookup(struct scratch *sc, __u64 pc, __u32 *exec_id, __u64 *rel)
 {
 	struct vma_info *vi = &sc->vma, found = {};
+	struct unw_file_key key;
 	const struct unw_file *f;
 	__u64 bias;
 
@@ -166,7 +167,9 @@ static __always_inline int vma_lookup(struct scratch *sc, __u64 pc, __u32 *exec_
 			return -1;
 		*vi = found;
 	}
-	f = bpf_map_lookup_elem(&files, &vi->key);
+	/* A key on the stack: the verifier of Linux 6.1 takes no key in other memory. */
+	key = vi->key;
+	f = bpf_map_lookup_elem(&files, &key);
 	if (!f || file_bias(f, vi->start, vi->pgoff * cfg.page_size, &bias))
 		return -1;
 	*exec_id = f->exec_id;

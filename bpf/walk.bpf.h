@@ -131,6 +131,9 @@ static __always_inline __u64 ustack_key(const struct walk *w)
 /* Stores the walk's user stack under key; returns key, or 0 when it could not. */
 static __always_inline __u64 ustack_store(struct walk *w, __u64 key)
 {
+	/* A key implies a stack, but the verifier of Linux 6.1 does not follow that. */
+	if (!w->sc)
+		return 0;
 	if (key & UNW_USTACK_DEEP_KEY)
 		return ustack_put(&ustacks_deep, key, &w->sc->stack, UNW_DEPTH_MAX);
 	return ustack_put(&ustacks, key, &w->sc->stack, UNW_USTACK_SHORT);

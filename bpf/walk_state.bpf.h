@@ -139,7 +139,10 @@ __weak __noinline int err_inc(__u32 reason)
 
 /*
  * At the end of sample pid: each reason it met counted once, and, when the
- * walk did not reach the bottom, where it stopped.
+ * walk did not reach the bottom, where it stopped. The loop over the reasons
+ * is unrolled: the verifier of Linux 6.1 (Debian 12's) takes a loop the
+ * compiler enters in its middle, whose back edge is then an instruction
+ * falling through, for an unbounded one.
  */
 static __always_inline void errors_flush(__u32 pid, __u32 flags)
 {
@@ -150,6 +153,7 @@ static __always_inline void errors_flush(__u32 pid, __u32 flags)
 
 	if (!sc || !sc->errs)
 		return;
+#pragma unroll
 	for (int i = 0; i < UNW_E_NR; i++)
 		if (sc->errs & (1u << i))
 			stat_inc(UNW_ST_ERR + i);
