@@ -4,6 +4,7 @@
 #   ./setup.sh demo    install what is missing, build, profile the bundled demo workload
 #   ./setup.sh test    install what is missing, build, run the whole test suite
 #   ./setup.sh build   install what is missing and build
+#   ./setup.sh arm64   install what the emulated arm64 machine of tests/arm64 needs
 #
 # Environment: BUILD_DIR (default: build), MESON_ARGS (extra `meson setup` arguments,
 # e.g. "-Dwerror=true" or "-Db_sanitize=address,undefined"), PYENV_VERSIONS (CPython
@@ -11,7 +12,8 @@
 # of tests/oracle/python_runtime.py; .ci/run sets it), UNWPROF_SID_ROOT (where the root
 # of Debian sid's newer interpreters is built for the tests, default
 # /var/cache/unwprof-tests/sid; the DWARF of its CPythons is kept in the same path
-# with -dwarf appended).
+# with -dwarf appended), UNWPROF_ARM64_ROOT (where Debian's arm64 kernel and libraries
+# are unpacked for tests/arm64, default /var/cache/unwprof-tests/arm64).
 # The test run ends with a line "N passed, N failed, N skipped".
 set -euo pipefail
 
@@ -169,6 +171,74 @@ install_sid_dwarf() {
 	mv "$work" "$SID_DWARF"
 }
 
+# The emulated arm64 machine of tests/arm64: QEMU and a cross compiler on this machine,
+# and in ARM64_ROOT what Debian builds for arm64, downloaded with apt-get and unpacked,
+# not installed: the cloud kernel (a plain Image with BTF, the BPF JIT and perf events
+# built in; its BTF extracted for the cross build's vmlinux.h), busybox, and the
+# libraries that unwprof and the workloads link (the sysroot of the cross build, and
+# the guest's /usr/lib). Reused while it holds ARM64_PACKAGES; a failure is reported,
+# not fatal: the arm64 tests say why they cannot run (and fail in CI).
+ARM64_ROOT=${UNWPROF_ARM64_ROOT:-/var/cache/unwprof-tests/arm64}
+ARM64_HOST_PACKAGES=(qemu-system-arm gcc-aarch64-linux-gnu cpio)
+ARM64_PACKAGES=(busybox-static libc6 libgcc-s1 libstdc++6 libbpf1 libbpf-dev libelf1 libelf-dev zlib1g
+	zlib1g-dev libprotobuf-c1 libprotobuf-c-dev libdwarf1 libdwarf-dev)
+
+install_arm64_root() {
+	local stamp="$ARM64_ROOT/.unwprof-packages" tmp
+	local -a PACKAGES=("${ARM64_HOST_PACKAGES[@]}") # install_missing reads it
+	if [ "$(id -u)" -ne 0 ]; then
+		[ "$(cat "$stamp" 2>/dev/null)" = "${ARM64_PACKAGES[*]}" ] ||
+			echo "setup.sh: not making the arm64 root $ARM64_ROOT: needs root" >&2
+		return 0
+	fi
+	install_missing
+	[ "$(cat "$stamp" 2>/dev/null)" = "${ARM64_PACKAGES[*]}" ] && return 0
+	echo "setup.sh: downloading Debian's arm64 kernel and libraries into $ARM64_ROOT" >&2
+	tmp="$ARM64_ROOT.tmp"
+	rm -rf "$tmp"
+	mkdir -p "$tmp/debs"
+	if ! arm64_download "$tmp" > "$tmp.log" 2>&1; then
+		echo "setup.sh: the arm64 root could not be made (the arm64 tests will say so);" \
+			"its log: $tmp.log" >&2
+		tail -n 5 "$tmp.log" >&2
+		rm -rf "$tmp"
+		return 0
+	fi
+	echo "${ARM64_PACKAGES[*]}" > "$tmp/.unwprof-packages"
+	rm -rf "$ARM64_ROOT" "$tmp.log"
+	mv "$tmp" "$ARM64_ROOT"
+}
+
+# Into $1: debs/, sysroot/ (the packages unpacked), Image, config and vmlinux.btf.
+arm64_download() {
+	local dir=$1 kernel deb
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		dpkg --add-architecture arm64
+	fi
+	apt-get update -qq
+	# The versioned package the metapackage points at, unsigned: a plain Image.
+	kernel=$(apt-cache depends linux-image-cloud-arm64:arm64 |
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*-cloud-arm64\).*/\1/p' | head -n 1)
+	[ -n "$kernel" ] || { echo "no linux-image-cloud-arm64:arm64 in the mirror"; return 1; }
+	(cd "$dir/debs" && apt-get download "$kernel-unsigned:arm64" \
+		"${ARM64_PACKAGES[@]/%/:arm64}") || return 1
+	for deb in "$dir"/debs/*.deb; do
+		case "$deb" in
+		*/linux-image-*) dpkg-deb -x "$deb" "$dir/kernel" ;;
+		*) dpkg-deb -x "$deb" "$dir/sysroot" ;;
+		esac
+	done
+	# Absolute links (libz.so) point into the root, not at this machine's files.
+	find "$dir/sysroot" -type l -lname '/*' | while read -r link; do
+		ln -sfr "$dir/sysroot$(readlink "$link")" "$link"
+	done
+	# A plain Image, though named vmlinuz (gzip-compressed in some packages).
+	gzip -dcf "$dir"/kernel/boot/vmlinuz-* > "$dir/Image" || return 1
+	cp "$dir"/kernel/boot/config-* "$dir/config"
+	rm -rf "$dir/kernel"
+	python3 tests/arm64/image_btf.py "$dir/Image" "$dir/vmlinux.btf"
+}
+
 # build [MESON_OPTION...]: configures BUILD_DIR once (with MESON_ARGS), sets the
 # options given on it as it is, and builds.
 build() {
@@ -231,6 +301,7 @@ test)
 	install_pythons
 	install_sid_root
 	install_sid_dwarf
+	install_arm64_root
 	# the test suite's build reads its hooks (faults, forced tail calls) from the environment
 	build -Dtest_hooks=true
 	run_tests
@@ -239,8 +310,12 @@ build)
 	install_missing
 	build
 	;;
+arm64)
+	install_missing
+	install_arm64_root
+	;;
 *)
-	sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 64
 	;;
 esac
