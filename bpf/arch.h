@@ -34,15 +34,36 @@
  */
 #define UNW_PAGE_MIN 4096
 
+/*
+ * aarch64's signal frame, as the kernel lays it out at the sp a handler
+ * starts with, where the vDSO's __kernel_rt_sigreturn runs once it returns:
+ * struct rt_sigframe, a siginfo of 128 bytes then the ucontext, whose
+ * uc_mcontext (struct sigcontext: fault_address, regs[31], sp, pc) is at
+ * 176. The interrupted x29, x30, sp and pc are at these offsets from sp.
+ */
+#define UNW_A64_SIGCONTEXT (128 + 176)
+#define UNW_A64_SIG_X29 (UNW_A64_SIGCONTEXT + 8 + 29 * 8)
+#define UNW_A64_SIG_X30 (UNW_A64_SIG_X29 + 8)
+#define UNW_A64_SIG_SP (UNW_A64_SIGCONTEXT + 8 + 31 * 8)
+#define UNW_A64_SIG_PC (UNW_A64_SIG_SP + 8)
+
 #if UNW_ARCH_AARCH64
 /* The return address of a frame whose row says "at the CFA": at CFA + aux_off. */
 #define UNW_ARCH_RA_AT_CFA(cfa, aux_off) ((cfa) + (__s64)(aux_off))
 /* A leaf's return address may still be in the link register (x30). */
 #define UNW_ARCH_HAS_LR 1
+/*
+ * A return address signed with pointer authentication (paciasp) holds its
+ * code in the bits above the user virtual address size, in the link
+ * register and wherever it is saved: as xpaclri does, they are cleared
+ * before the address is looked up (va_mask: struct unw_frame).
+ */
+#define UNW_ARCH_RA_STRIP(ra, va_mask) ((va_mask) ? (ra) & (va_mask) : (ra))
 #else
 /* x86_64: call pushed it just below the CFA. */
 #define UNW_ARCH_RA_AT_CFA(cfa, aux_off) ((cfa)-8)
 #define UNW_ARCH_HAS_LR 0
+#define UNW_ARCH_RA_STRIP(ra, va_mask) (ra)
 #endif
 
 /*
@@ -55,6 +76,11 @@ struct unw_frame {
 	__u64 lr;	 /* aarch64: x30, known in the leaf frame only (0: not known) */
 	__u32 signal;	 /* pc was interrupted by a signal: not a return address */
 	__u32 fp_linked; /* fp was read from a frame-pointer chain, not a register */
+	/*
+	 * aarch64: the bits of a user virtual address (the task's TASK_SIZE - 1):
+	 * the others of a return address are its PAC. 0: none cleared.
+	 */
+	__u64 va_mask;
 };
 
 #endif

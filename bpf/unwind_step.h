@@ -375,7 +375,7 @@ UNW_INLINE int unw_step_fp(struct unw_frame *f, void *mem, __u32 *flags)
 	f->sp = f->fp + UNW_FP_RECORD_SIZE;
 	f->fp = fp;
 	f->fp_linked = 1;
-	f->pc = ra;
+	f->pc = UNW_ARCH_RA_STRIP(ra, f->va_mask);
 	f->lr = 0;
 	return 1;
 }
@@ -439,10 +439,14 @@ UNW_INLINE int unw_step_row(struct unw_frame *f, const struct unw_rule *r, void 
 		UNW_NOTE(mem, UNW_E_FP_READ);
 		return 0;
 	}
+	f->lr = 0;
+	/* aarch64: an interrupted frame's x30 (its return address in a leaf) follows its x29. */
+	if (UNW_ARCH_HAS_LR && unw_rule__signal(r) && fp_addr &&
+	    UNW_READ(mem, fp_addr + (UNW_A64_SIG_X30 - UNW_A64_SIG_X29), &f->lr))
+		f->lr = 0;
 	f->sp = cfa;
 	f->fp = fp;
-	f->pc = ra;
-	f->lr = 0;
+	f->pc = UNW_ARCH_RA_STRIP(ra, f->va_mask);
 	f->signal = unw_rule__signal(r);
 	f->fp_linked = 0;
 	return 1;

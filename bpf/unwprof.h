@@ -14,10 +14,12 @@
 
 /*
  * How to find the canonical frame address (CFA) from the registers of a frame.
- * UNW_CFA_SIGNAL is an x86_64 signal frame (a CIE with the 'S' augmentation:
- * glibc's __restore_rt): the kernel saved the interrupted registers at sp, the
- * CFA is the interrupted sp, fp and ra are UNW_FP_AT_SP and UNW_RA_AT_SP. The
- * caller was interrupted, not calling: its pc is looked up as is, not pc - 1.
+ * UNW_CFA_SIGNAL is a signal frame (x86_64: a CIE with the 'S' augmentation,
+ * glibc's __restore_rt; aarch64: the vDSO's __kernel_rt_sigreturn, whose
+ * rows core/unwind/vdso_a64.c makes): the kernel saved the interrupted
+ * registers at sp, the CFA is the interrupted sp, fp and ra are UNW_FP_AT_SP
+ * and UNW_RA_AT_SP (on aarch64 x30 follows fp). The caller was interrupted,
+ * not calling: its pc is looked up as is, not pc - 1.
  */
 enum unw_cfa_rule {
 	UNW_CFA_END = 0,     /* no unwind info from this pc on: a gap after a function */
@@ -26,7 +28,7 @@ enum unw_cfa_rule {
 	UNW_CFA_PLT,	     /* x86_64 PLT: rsp + cfa_off + ((rip & 15) >= aux_off ? 8 : 0) */
 	UNW_CFA_DEREF_SP,    /* CFA = *(sp + cfa_off) + aux_off */
 	UNW_CFA_DEREF_FP,    /* CFA = *(fp + cfa_off) + aux_off (gcc's stack realignment) */
-	UNW_CFA_SIGNAL,	     /* x86_64 signal frame: CFA = *(sp + cfa_off) */
+	UNW_CFA_SIGNAL,	     /* signal frame: CFA = *(sp + cfa_off) */
 	UNW_CFA_UNSUPPORTED, /* the unwinder cannot follow it; see reason */
 };
 

@@ -16,7 +16,7 @@
 #endif
 
 /* The stack: words from base up; reads elsewhere fail, as unmapped memory does. */
-#define STACK_WORDS 64
+#define STACK_WORDS 96
 #define STACK_BASE 0x7ffd00000000ULL
 
 struct mem {
@@ -398,6 +398,78 @@ static void test_arm64_ra_offset(void)
 	CHECK_EQ_INT(f.sp, at(6));
 }
 
+/* User addresses of 48 bits: a return address signed with PAC has its code above them. */
+#define VA_MASK ((1ULL << 48) - 1)
+#define PAC(addr) ((addr) | 0x002d000000000000ULL)
+
+/*
+ * Return addresses signed with pointer authentication (paciasp), in the
+ * link register, in a frame record and where CFI says they were saved, are
+ * looked up without their PAC, as xpaclri leaves them.
+ */
+static void test_arm64_pac_stripped(void)
+{
+	struct unw_rule leaf = { .cfa = UNW_CFA_SP, .cfa_off = 0, .ra = UNW_RA_LR };
+	struct unw_rule framed = row_sp_fp(16, -16);
+	struct mem m = {};
+	struct unw_frame f = {
+		.pc = 0x401000, .sp = at(0), .lr = PAC(0x402004), .va_mask = VA_MASK
+	};
+	__u32 flags = 0;
+
+	framed.aux_off = -8;
+	put(&m, 0, at(4));	   /* x29 */
+	put(&m, 1, PAC(0x403004)); /* x30, signed */
+	put(&m, 4, 0);		   /* the outermost frame record */
+	put(&m, 5, PAC(0x404004));
+
+	CHECK_EQ_INT(step(&f, &leaf, &m, &flags), 1);
+	CHECK_EQ_INT(f.pc, 0x402004);
+	CHECK_EQ_INT(step(&f, &framed, &m, &flags), 1);
+	CHECK_EQ_INT(f.pc, 0x403004);
+	CHECK_EQ_INT(step(&f, NULL, &m, &flags), 1); /* frame pointers */
+	CHECK_EQ_INT(f.pc, 0x404004);
+	CHECK_EQ_INT(m.notes, 0);
+}
+
+/*
+ * A signal handler returns to the vDSO's __kernel_rt_sigreturn at the
+ * kernel's signal frame (the row core/unwind/vdso_a64.c makes): the
+ * interrupted pc, sp and x29 come from its sigcontext, and so does x30, with
+ * which the interrupted leaf, whose return address is still in it, is
+ * walked.
+ */
+static void test_arm64_signal_frame(void)
+{
+	struct unw_rule sig = { .cfa = UNW_CFA_SIGNAL,
+				.cfa_off = UNW_A64_SIG_SP,
+				.fp = UNW_FP_AT_SP,
+				.fp_off = UNW_A64_SIG_X29,
+				.ra = UNW_RA_AT_SP,
+				.aux_off = UNW_A64_SIG_PC };
+	struct unw_rule leaf = { .cfa = UNW_CFA_SP, .cfa_off = 0, .ra = UNW_RA_LR };
+	struct mem m = {};
+	struct unw_frame f = { .pc = 0x7f00000007bc, .sp = at(0), .va_mask = VA_MASK };
+	__u32 flags = 0;
+
+	CHECK_EQ_INT(UNW_A64_SIG_X29, 544);
+	CHECK_EQ_INT(UNW_A64_SIG_PC, 568);
+	put(&m, UNW_A64_SIG_X29 / 8, at(90));
+	put(&m, UNW_A64_SIG_X30 / 8, PAC(0x402004));
+	put(&m, UNW_A64_SIG_SP / 8, at(80));
+	put(&m, UNW_A64_SIG_PC / 8, 0x401010);
+	CHECK(unw_rule__usable(&sig));
+	CHECK_EQ_INT(step(&f, &sig, &m, &flags), 1);
+	CHECK_EQ_INT(f.pc, 0x401010);
+	CHECK_EQ_INT(f.sp, at(80));
+	CHECK_EQ_INT(f.fp, at(90));
+	CHECK_EQ_INT(f.signal, 1);
+	CHECK_EQ_INT(step(&f, &leaf, &m, &flags), 1);
+	CHECK_EQ_INT(f.pc, 0x402004);
+	CHECK_EQ_INT(f.sp, at(80));
+	CHECK_EQ_INT(m.notes, 0);
+}
+
 #endif
 
 int main(void)
@@ -421,6 +493,8 @@ int main(void)
 	RUN(test_arm64_chain);
 	RUN(test_arm64_lr_outside_leaf);
 	RUN(test_arm64_ra_offset);
+	RUN(test_arm64_pac_stripped);
+	RUN(test_arm64_signal_frame);
 #endif
 	return test_summary();
 }
