@@ -64,7 +64,7 @@ struct dump_ctx {
 };
 
 #define RULE_STR_MAX 64
-#define SRC_MAX 4 /* .eh_frame, .debug_frame, the debug file's, .gopclntab */
+#define SRC_MAX 5 /* .eh_frame, .debug_frame, the debug file's, .gopclntab, the vDSO's code */
 #define CFA_COL 12
 #define FP_COL 11
 
@@ -477,7 +477,7 @@ static void build_id_hex(const struct elf_file *elf, char *hex)
 	hex[2 * len] = '\0';
 }
 
-/* The sources as ".eh_frame", ".debug_frame", ".debug_frame (PATH)", ".gopclntab"; returns how many. */
+/* The sources, ".eh_frame", ".debug_frame (PATH)", ".gopclntab", ...; returns how many. */
 static size_t table_sources(const struct dump_ctx *c, char out[SRC_MAX][PATH_MAX + 32])
 {
 	unsigned int src = c->table->sources;
@@ -492,6 +492,8 @@ static size_t table_sources(const struct dump_ctx *c, char out[SRC_MAX][PATH_MAX
 			 elf_file__path(c->debug));
 	if (src & TABLE_SRC_GOPCLNTAB)
 		snprintf(out[n++], PATH_MAX + 32, ".gopclntab");
+	if (src & TABLE_SRC_VDSO_CODE)
+		snprintf(out[n++], PATH_MAX + 32, "the vDSO's code");
 	return n;
 }
 

@@ -1122,6 +1122,11 @@ struct unwind_table *unwind_table__build(const struct elf_file *elf, const struc
 		errno = -err;
 		return NULL;
 	}
+	if (!nr && elf_file__machine(elf) == EM_AARCH64) {
+		t = unwind_table__a64_vdso(elf);
+		if (t || errno != ENOENT)
+			return t;
+	}
 	/* without the program headers (or with too many), nothing is filtered */
 	nr_segs = elf_file__load_segments(elf, segs, ARRAY_SIZE(segs));
 	if (nr_segs == ARRAY_SIZE(segs))

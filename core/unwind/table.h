@@ -49,6 +49,7 @@ enum {
 	TABLE_SRC_DEBUG_FRAME = 1 << 1, /* in the file itself */
 	TABLE_SRC_DEBUG_FILE = 1 << 2,	/* .debug_frame of the separate debug file */
 	TABLE_SRC_GOPCLNTAB = 1 << 3,	/* the SP deltas of Go's pclntab */
+	TABLE_SRC_VDSO_CODE = 1 << 4,	/* an aarch64 vDSO's code, which has no CFI */
 };
 
 struct unwind_table {
@@ -74,6 +75,13 @@ struct unwind_table {
  */
 struct unwind_table *unwind_table__build(const struct elf_file *elf, const struct elf_file *debug);
 void unwind_table__free(struct unwind_table *t);
+
+/*
+ * The table of an aarch64 vDSO, which has no CFI (core/unwind/vdso_a64.c):
+ * NULL and errno ENOENT when ef is none, or its code is not what the table
+ * would say.
+ */
+struct unwind_table *unwind_table__a64_vdso(const struct elf_file *ef);
 
 /*
  * Calls fn with the range [lo, hi) of each FDE of elf's .eh_frame, in
