@@ -90,6 +90,8 @@ CASES = {
                                                      os.path.join(t, "renamed.debug")),
                                          t)[-1]),
     "chain-aarch64": case(["chain-aarch64"]),
+    # The vDSO of Debian 12's arm64 kernel, which has no CFI: its code's rows.
+    "vdso-aarch64": case(["vdso-aarch64"], kind="text"),
     # --pc on known rows: the PLT expression (lazy-binding stub of qsort, after
     # its push), the 40016-byte frame of f1, the DRAP dereference of drap, the
     # realigned leaf, 0x107c in the padding between main and _start, and
