@@ -85,17 +85,21 @@ enum unw_reason {
 #define UNW_PAGE_BYTES (1u << UNW_PAGE_SHIFT)
 #define UNW_ROW_RULE_BITS 16
 
-/* A rule of the rule map: how a frame's caller is recovered from it. */
+/*
+ * A rule of the rule map: how a frame's caller is recovered from it. Every
+ * offset has 32 bits: an aarch64 frame of more than 32 KiB saves x29 and x30
+ * that far below its CFA. 16 bytes, a multiple of the 8 that array map
+ * values are aligned to.
+ */
 struct unw_rule {
 	__s32 cfa_off;
-	__s16 fp_off;
-	__s16 aux_off; /* x86_64: M in *(REG+N)+M, the PLT threshold, the pc of a signal frame
+	__s32 fp_off;
+	__s32 aux_off; /* x86_64: M in *(REG+N)+M, the PLT threshold, the pc of a signal frame
 			* at sp+aux_off; aarch64: LR at CFA+aux_off */
 	__u8 cfa;      /* enum unw_cfa_rule */
 	__u8 fp;       /* enum unw_fp_rule */
 	__u8 ra;       /* enum unw_ra_rule */
 	__u8 reason;   /* enum unw_reason, set when any rule is unsupported */
-	__u32 pad;     /* array map values are 8-byte aligned */
 };
 
 /*

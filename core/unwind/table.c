@@ -95,11 +95,6 @@ static bool fits_s32(int64_t v)
 	return v >= INT32_MIN && v <= INT32_MAX;
 }
 
-static bool fits_s16(int64_t v)
-{
-	return v >= INT16_MIN && v <= INT16_MAX;
-}
-
 /* DW_OP_bregN / DW_OP_bregx: register and offset. */
 static int expr_breg(const uint8_t **pp, const uint8_t *end, uint64_t *reg, int64_t *off)
 {
@@ -223,7 +218,7 @@ static enum unw_reason cfa_expr(const struct builder *b, const uint8_t *p, uint3
 			return UNW_R_CFA_OFFSET;
 		r->cfa = UNW_CFA_PLT;
 		r->cfa_off = (int32_t)n;
-		r->aux_off = (int16_t)k;
+		r->aux_off = k;
 		return UNW_R_NONE;
 	}
 	if (*p++ != DW_OP_deref || (reg != b->sp_reg && reg != b->fp_reg))
@@ -239,11 +234,11 @@ static enum unw_reason cfa_expr(const struct builder *b, const uint8_t *p, uint3
 	}
 	if (p != end)
 		return UNW_R_CFA_EXPRESSION;
-	if (!fits_s32(n) || !fits_s16(m))
+	if (!fits_s32(n) || !fits_s32(m))
 		return UNW_R_CFA_OFFSET;
 	r->cfa = reg == b->sp_reg ? UNW_CFA_DEREF_SP : UNW_CFA_DEREF_FP;
 	r->cfa_off = (int32_t)n;
-	r->aux_off = (int16_t)m;
+	r->aux_off = (int32_t)m;
 	return UNW_R_NONE;
 }
 
@@ -285,20 +280,20 @@ static enum unw_reason fp_rule(const struct builder *b, const struct cfi_rule *f
 		r->fp = UNW_FP_UNCHANGED;
 		return UNW_R_NONE;
 	case CFI_RULE_OFFSET:
-		if (!fits_s16(fp->off))
+		if (!fits_s32(fp->off))
 			return UNW_R_FP_OFFSET;
 		r->fp = UNW_FP_AT_CFA;
-		r->fp_off = (int16_t)fp->off;
+		r->fp_off = (int32_t)fp->off;
 		return UNW_R_NONE;
 	case CFI_RULE_EXPRESSION:
 		p = fp->expr;
 		if (expr_breg(&p, fp->expr + fp->expr_len, &reg, &n) ||
 		    p != fp->expr + fp->expr_len || reg != b->fp_reg)
 			return UNW_R_FP_RULE;
-		if (!fits_s16(n))
+		if (!fits_s32(n))
 			return UNW_R_FP_OFFSET;
 		r->fp = UNW_FP_AT_FP;
-		r->fp_off = (int16_t)n;
+		r->fp_off = (int32_t)n;
 		return UNW_R_NONE;
 	default:
 		return UNW_R_FP_RULE;
@@ -325,10 +320,10 @@ static enum unw_reason ra_rule(const struct builder *b, const struct cfi_rule *r
 		return UNW_R_NONE;
 	case CFI_RULE_OFFSET:
 		/* aux_off holds the LR offset, unless the CFA rule needs it */
-		if (!fits_s16(ra->off) || r->cfa == UNW_CFA_DEREF_SP || r->cfa == UNW_CFA_DEREF_FP)
+		if (!fits_s32(ra->off) || r->cfa == UNW_CFA_DEREF_SP || r->cfa == UNW_CFA_DEREF_FP)
 			return UNW_R_RA_OFFSET;
 		r->ra = UNW_RA_AT_CFA;
-		r->aux_off = (int16_t)ra->off;
+		r->aux_off = (int32_t)ra->off;
 		return UNW_R_NONE;
 	default:
 		return UNW_R_RA_RULE;
@@ -375,14 +370,14 @@ static bool signal_rule(const struct builder *b, const struct cfi_state *st, str
 	    !expr_rsp(st->ra.expr, st->ra.expr_len, false, &k))
 		return false;
 	/* offsets that do not fit: the unsupported rules of the general case say why */
-	if (!fits_s32(n) || !fits_s16(m) || !fits_s16(k))
+	if (!fits_s32(n) || !fits_s32(m) || !fits_s32(k))
 		return false;
 	r->cfa = UNW_CFA_SIGNAL;
 	r->cfa_off = (int32_t)n;
 	r->fp = UNW_FP_AT_SP;
-	r->fp_off = (int16_t)m;
+	r->fp_off = (int32_t)m;
 	r->ra = UNW_RA_AT_SP;
-	r->aux_off = (int16_t)k;
+	r->aux_off = k;
 	return true;
 }
 
@@ -418,7 +413,7 @@ static void row_from_state(const struct builder *b, const struct cfi_state *st, 
 
 /* ---- the row array ---- */
 
-_Static_assert(sizeof(struct table_row) == 16, "no padding: same_rules() compares bytes");
+_Static_assert(sizeof(struct table_row) == 20, "no padding: same_rules() compares bytes");
 
 static bool same_rules(const struct table_row *a, const struct table_row *b)
 {

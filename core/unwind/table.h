@@ -36,8 +36,8 @@ struct elf_file;
 struct table_row {
 	uint32_t pc;
 	int32_t cfa_off;
-	int16_t fp_off;
-	int16_t aux_off;
+	int32_t fp_off;
+	int32_t aux_off;
 	uint8_t cfa;	/* enum unw_cfa_rule */
 	uint8_t fp;	/* enum unw_fp_rule */
 	uint8_t ra;	/* enum unw_ra_rule */

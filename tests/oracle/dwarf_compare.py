@@ -21,7 +21,7 @@ import json
 import os
 import sys
 
-from readelf_oracle import (S16_MAX, S16_MIN, UNSUPPORTED, Coverage, Oracle, Table, canon_unwprof, check_coverage,
+from readelf_oracle import (S32_MAX, S32_MIN, UNSUPPORTED, Coverage, Oracle, Table, canon_unwprof, check_coverage,
                             merge_spans, run, unsup)
 
 
@@ -50,8 +50,8 @@ def parse(text):
     return fdes
 
 
-def fits_s16(v):
-    return S16_MIN <= v <= S16_MAX
+def fits_s32(v):
+    return S32_MIN <= v <= S32_MAX
 
 
 def expect(kind, text):
@@ -62,9 +62,9 @@ def expect(kind, text):
         # An explicit DW_CFA_undefined rbp: no caller value. unwprof may keep it or refuse.
         return ("either", (("unchanged",), unsup("fp-rule")))
     rule = canon_unwprof(kind, text)
-    if kind == "fp" and rule[0] in ("cfa", "atfp") and not fits_s16(rule[1]):
+    if kind == "fp" and rule[0] in ("cfa", "atfp") and not fits_s32(rule[1]):
         return unsup("fp-offset")
-    if kind == "cfa" and rule[0] == "deref" and not fits_s16(rule[3]):
+    if kind == "cfa" and rule[0] == "deref" and not fits_s32(rule[3]):
         return unsup("cfa-offset", "cfa-expression")
     return rule
 

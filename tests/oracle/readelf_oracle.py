@@ -32,7 +32,6 @@ import sys
 # A rule the unwinder cannot follow is "unsupported" with one of these reasons.
 UNSUPPORTED = "unsupported"
 
-S16_MIN, S16_MAX = -(1 << 15), (1 << 15) - 1
 S32_MIN, S32_MAX = -(1 << 31), (1 << 31) - 1
 
 RE_SECTION = re.compile(r"^Contents of the (\S+) section")
@@ -275,7 +274,7 @@ def expect_cfa_expr(text):
             return unsup("cfa-expression")
         if reg not in REG_NAME:
             return unsup("cfa-expression", "cfa-register")
-        if not (S32_MIN <= off <= S32_MAX and S16_MIN <= add <= S16_MAX):
+        if not (S32_MIN <= off <= S32_MAX and S32_MIN <= add <= S32_MAX):
             return unsup("cfa-expression", "cfa-offset")
         return ("deref", REG_NAME[reg], off, add)
     return unsup("cfa-expression")
@@ -307,12 +306,12 @@ def expect_fp(text, st):
     m = re.match(r"^c([+-]\d+)$", text)
     if m:
         off = int(m.group(1))
-        return ("cfa", off) if S16_MIN <= off <= S16_MAX else unsup("fp-offset")
+        return ("cfa", off) if S32_MIN <= off <= S32_MAX else unsup("fp-offset")
     if text == "exp" and rule and rule[0] == "exp":
         ops = parse_ops(rule[1])
         if len(ops) == 1 and ops[0][:2] == ("breg", REG_RBP):
             off = ops[0][2]
-            return ("atfp", off) if S16_MIN <= off <= S16_MAX else unsup("fp-offset")
+            return ("atfp", off) if S32_MIN <= off <= S32_MAX else unsup("fp-offset")
     return unsup("fp-rule")
 
 
@@ -348,7 +347,7 @@ def expect_signal(st):
     k = rsp_offset(regs[REG_RIP][1], False)
     if n is None or m is None or k is None:
         return None
-    if not (S32_MIN <= n <= S32_MAX and S16_MIN <= m <= S16_MAX and S16_MIN <= k <= S16_MAX):
+    if not (S32_MIN <= n <= S32_MAX and S32_MIN <= m <= S32_MAX and S32_MIN <= k <= S32_MAX):
         return None
     return (("signal", n), ("atsp", m), ("atsp", k))
 

@@ -286,9 +286,11 @@ static void test_cfa_shapes(void)
 	CHECK_ONE(BYTES(0x0f, 5, 0x77, 8, 0x06, 0x06, 0x06), "unsupported:cfa-expression",
 		  "unchanged", "cfa-8");
 	CHECK_ONE(BYTES(0x0f, 0), "unsupported:cfa-expression", "unchanged", "cfa-8");
-	/* plus_uconst beyond s16 */
-	CHECK_ONE(BYTES(0x0f, 7, 0x77, 8, 0x06, 0x23, 0x80, 0x80, 0x04), "unsupported:cfa-offset",
+	/* plus_uconst beyond s16, and beyond s32 */
+	CHECK_ONE(BYTES(0x0f, 7, 0x77, 8, 0x06, 0x23, 0x80, 0x80, 0x04), "*(rsp+8)+65536",
 		  "unchanged", "cfa-8");
+	CHECK_ONE(BYTES(0x0f, 9, 0x77, 8, 0x06, 0x23, 0x80, 0x80, 0x80, 0x80, 0x08),
+		  "unsupported:cfa-offset", "unchanged", "cfa-8");
 }
 
 static void test_fp_rules(void)
@@ -303,8 +305,10 @@ static void test_fp_rules(void)
 	CHECK_ONE(BYTES(0x09, 6, 3), "rsp+8", "unsupported:fp-rule", "cfa-8");
 	CHECK_ONE(BYTES(0x10, 6, 2, 0x77, 0), "rsp+8", "unsupported:fp-rule", "cfa-8");
 	CHECK_ONE(BYTES(0x16, 6, 2, 0x76, 0), "rsp+8", "unsupported:fp-rule", "cfa-8");
-	/* 5000 * -8 does not fit 16 bits */
-	CHECK_ONE(BYTES(0x86, 0x88, 0x27), "rsp+8", "unsupported:fp-offset", "cfa-8");
+	/* 5000 * -8 is beyond 16 bits, (2^28 + 1) * -8 beyond 32 */
+	CHECK_ONE(BYTES(0x86, 0x88, 0x27), "rsp+8", "cfa-40000", "cfa-8");
+	CHECK_ONE(BYTES(0x86, 0x81, 0x80, 0x80, 0x80, 0x01), "rsp+8", "unsupported:fp-offset",
+		  "cfa-8");
 }
 
 static void test_ra_rules(void)
@@ -327,7 +331,8 @@ static void test_ra_rules(void)
 	}
 	unwind_table__free(t);
 	/* fp's reason before ra's; ra's still printed next to a dereferenced CFA */
-	t = one(BYTES(0x0f, 5, 0x77, 8, 0x06, 0x23, 16, 0x86, 0x88, 0x27, 0x90, 2));
+	t = one(BYTES(0x0f, 5, 0x77, 8, 0x06, 0x23, 16, 0x86, 0x81, 0x80, 0x80, 0x80, 0x01, 0x90,
+		      2));
 	CHECK_ROWS(t, { 0x1000, "*(rsp+8)+16", "unsupported:fp-offset", "unsupported:ra-rule" },
 		   { 0x1100, "end", NULL, NULL });
 	if (t && t->nr_rows)
@@ -441,8 +446,9 @@ static void test_signal_frame_shapes(void)
 		     "cfa-8");
 	CHECK_SIGNAL(BYTES(SIGFRAME_CFA, SIGFRAME_RBP, 0x16, 16, 3, 0x77, 0xa8, 0x01), "*(rsp+160)",
 		     "unsupported:fp-rule", "unsupported:ra-rule");
-	/* offsets beyond the row's fields: 40000 for rbp */
-	CHECK_SIGNAL(BYTES(SIGFRAME_CFA, 0x10, 6, 4, 0x77, 0xc0, 0xb8, 0x02, SIGFRAME_RIP),
+	/* offsets beyond the row's fields: 2^31 for rbp */
+	CHECK_SIGNAL(BYTES(SIGFRAME_CFA, 0x10, 6, 6, 0x77, 0x80, 0x80, 0x80, 0x80, 0x08,
+			   SIGFRAME_RIP),
 		     "*(rsp+160)", "unsupported:fp-rule", "unsupported:ra-rule");
 	/* the same CFI on aarch64 is not a signal frame */
 	t = signal_one(BYTES(SIGFRAME_CFA, SIGFRAME_RBP, SIGFRAME_RIP), EM_AARCH64);
@@ -720,12 +726,13 @@ static void test_aarch64(void)
 		/* stp x29, x30, [sp, #-16]!; mov x29, sp; ...; ldp; ret */
 		FDE(0x1000, 0x20, 0x41, 0x0e, 16, 0x9d, 2, 0x9e, 1, 0x41, 0x0c, 29, 16, 0x44, 0x0c,
 		    31, 0, 0xdd, 0xde),
-		FDE(0x1020, 0x10, 0x07, 30),		   /* bottom of the stack */
-		FDE(0x1030, 0x10, 0x0e, 0x80, 0x80, 0x04), /* LR at cfa-N beyond s16 */
-		FDE(0x1040, 0x10, 0x9e, 0x81, 0x20),	   /* 4097 * -8 */
+		FDE(0x1020, 0x10, 0x07, 30),			       /* bottom of the stack */
+		FDE(0x1030, 0x10, 0x0e, 0x80, 0x80, 0x04),	       /* LR at cfa-N beyond s16 */
+		FDE(0x1040, 0x10, 0x9e, 0x81, 0x80, 0x80, 0x80, 0x01), /* (2^28 + 1) * -8 */
 		FDE(0x1050, 0x10, 0x14, 30, 1),
+		FDE(0x1060, 0x10, 0x9e, 0x81, 0x20), /* 4097 * -8: a frame of more than 32 KiB */
 	};
-	struct unwind_table *t = build(f, 5, EM_AARCH64);
+	struct unwind_table *t = build(f, 6, EM_AARCH64);
 
 	CHECK_ROWS(t, { 0x1000, "sp+0", "unchanged", "lr" }, { 0x1004, "sp+16", "cfa-16", "cfa-8" },
 		   { 0x1008, "x29+16", "cfa-16", "cfa-8" }, { 0x1018, "sp+0", "unchanged", "lr" },
@@ -733,7 +740,7 @@ static void test_aarch64(void)
 		   { 0x1030, "sp+65536", "unchanged", "lr" },
 		   { 0x1040, "sp+0", "unchanged", "unsupported:ra-offset" },
 		   { 0x1050, "sp+0", "unchanged", "unsupported:ra-rule" },
-		   { 0x1060, "end", NULL, NULL });
+		   { 0x1060, "sp+0", "unchanged", "cfa-32776" }, { 0x1070, "end", NULL, NULL });
 	if (t && t->nr_rows > 1) {
 		CHECK_EQ_INT(t->rows[1].ra, UNW_RA_AT_CFA);
 		CHECK_EQ_INT(t->rows[1].aux_off, -8);
