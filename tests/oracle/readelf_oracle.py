@@ -6,7 +6,8 @@ usage: readelf_oracle.py [--readelf PATH] [--max-list N] UNWPROF FILE
 
 For every address where `readelf --debug-dump=frames-interp` starts a row, and
 for the last address of every FDE, the unwprof row governing that address must
-give the same CFA rule, the same rbp rule and the same return-address rule.
+give the same CFA rule, the same frame pointer rule (rbp, x29) and the same
+return-address rule (on aarch64 the link register, x30, where CFI keeps it).
 CFA and register expressions (readelf prints `exp`) are decoded from the raw
 `readelf --debug-dump=frames` output and must match the PLT, dereference or
 unsupported rule of unwprof. An FDE whose CIE has the 'S' augmentation (a
@@ -17,7 +18,7 @@ be sorted and not repeat.
 
 Exit status: 0 when every supported rule agrees, 1 on a disagreement or a
 broken table invariant, 2 when a tool fails, 77 (skip) when FILE does not exist or
-is not x86_64.
+is neither x86_64 nor aarch64.
 """
 
 import argparse
@@ -46,8 +47,25 @@ RE_BREG = re.compile(r"^DW_OP_breg(\d+) \(\w+\): (-?\d+)$")
 RE_OP_ARG = re.compile(r"^DW_OP_(\w+): (-?\d+)$")
 RE_VALUE = re.compile(r"^(\S+(?: \([\w.]+\))?)")
 
+# The registers of each architecture (DWARF numbers) and readelf's name of the frame pointer.
+ARCHS = {
+    "x86_64": {"sp": 7, "fp": 6, "ra": 16, "names": ("rsp", "rbp")},
+    "aarch64": {"sp": 31, "fp": 29, "ra": 30, "names": ("sp", "x29")},
+}
 REG_RSP, REG_RBP, REG_RIP = 7, 6, 16
 REG_NAME = {REG_RSP: "rsp", REG_RBP: "rbp"}
+FP_COL = "rbp"
+AARCH64 = False
+
+
+def set_arch(arch):
+    """The registers of arch become those the expected rules are written with."""
+    global REG_RSP, REG_RBP, REG_RIP, REG_NAME, FP_COL, AARCH64
+    a = ARCHS[arch]
+    REG_RSP, REG_RBP, REG_RIP = a["sp"], a["fp"], a["ra"]
+    REG_NAME = {REG_RSP: a["names"][0], REG_RBP: a["names"][1]}
+    FP_COL = a["names"][1]
+    AARCH64 = arch == "aarch64"
 
 
 class Entry:
@@ -250,7 +268,8 @@ def unsup(*reasons):
 
 def expect_cfa_expr(text):
     ops = parse_ops(text)
-    if (len(ops) == 9 and ops[0][:2] == ("breg", REG_RSP) and ops[1] == ("breg", REG_RIP, 0)
+    if (not AARCH64 and len(ops) == 9 and ops[0][:2] == ("breg", REG_RSP)
+            and ops[1] == ("breg", REG_RIP, 0)
             and ops[2] == ("lit", 15) and ops[3] == ("and",) and ops[4][0] == "lit"
             and ops[5] == ("ge",) and ops[6] == ("lit", 3) and ops[7] == ("shl",)
             and ops[8] == ("plus",)):
@@ -286,7 +305,7 @@ def expect_cfa(text, st):
     m = re.match(r"^(\w+)([+-]\d+)$", text)
     if not m:
         return unsup("cfa-expression", "cfa-register")
-    if m.group(1) not in ("rsp", "rbp"):
+    if m.group(1) not in REG_NAME.values():
         return unsup("cfa-register")
     off = int(m.group(2))
     if not S32_MIN <= off <= S32_MAX:
@@ -313,6 +332,24 @@ def expect_fp(text, st):
             off = ops[0][2]
             return ("atfp", off) if S32_MIN <= off <= S32_MAX else unsup("fp-offset")
     return unsup("fp-rule")
+
+
+def expect_ra_aarch64(text, st, cfa):
+    """x30: kept in the register until saved (same value), saved at the CFA plus an offset."""
+    rule = st["regs"].get(REG_RIP)
+    if text is None or text == "s" or (text == "u" and not (rule and rule[0] == "undefined")):
+        # readelf prints "u" for a register that this FDE sets later on, too.
+        return ("lr",)
+    if text == "u":
+        return ("undefined",)
+    m = re.match(r"^c([+-]\d+)$", text)
+    if m:
+        off = int(m.group(1))
+        # The row's aux_off holds either the offset or the CFA's addend.
+        if not S32_MIN <= off <= S32_MAX or cfa[0] == "deref":
+            return unsup("ra-offset")
+        return ("cfa", off)
+    return unsup("ra-rule")
 
 
 def expect_ra(text):
@@ -354,11 +391,14 @@ def expect_signal(st):
 
 def expected_rule(e, loc, cfa_text, cols, signal=False):
     st = state_at(e, loc)
-    if signal and cfa_text == "exp":
+    if signal and cfa_text == "exp" and not AARCH64:
         rules = expect_signal(st)
         if rules:
             return rules
-    return (expect_cfa(cfa_text, st), expect_fp(cols.get("rbp"), st), expect_ra(cols.get("ra")))
+    cfa = expect_cfa(cfa_text, st)
+    if AARCH64:
+        return (cfa, expect_fp(cols.get(FP_COL), st), expect_ra_aarch64(cols.get("ra"), st, cfa))
+    return (cfa, expect_fp(cols.get(FP_COL), st), expect_ra(cols.get("ra")))
 
 
 @functools.lru_cache(maxsize=None)
@@ -367,10 +407,10 @@ def canon_unwprof(kind, text):
     if text.startswith(UNSUPPORTED + ":"):
         return (UNSUPPORTED, text.split(":", 1)[1])
     if kind == "cfa":
-        m = re.match(r"^(rsp|rbp)([+-]\d+)$", text)
+        m = re.match(r"^(rsp|rbp|sp|x29)([+-]\d+)$", text)
         if m:
             return ("reg", m.group(1), int(m.group(2)))
-        m = re.match(r"^\*\((rsp|rbp)([+-]\d+)\)(?:([+-]\d+))?$", text)
+        m = re.match(r"^\*\((rsp|rbp|sp|x29)([+-]\d+)\)(?:([+-]\d+))?$", text)
         if m:
             return ("deref", m.group(1), int(m.group(2)), int(m.group(3) or 0))
         if text.startswith("plt"):
@@ -385,7 +425,7 @@ def canon_unwprof(kind, text):
         m = re.match(r"^cfa([+-]\d+)$", text)
         if m:
             return ("cfa", int(m.group(1)))
-        m = re.match(r"^\*\(rbp([+-]\d+)\)$", text)
+        m = re.match(r"^\*\((?:rbp|x29)([+-]\d+)\)$", text)
         if m:
             return ("atfp", int(m.group(1)))
         m = re.match(r"^\*\(rsp([+-]\d+)\)$", text)
@@ -394,6 +434,8 @@ def canon_unwprof(kind, text):
     else:
         if text == "undefined":
             return ("undefined",)
+        if text == "lr":
+            return ("lr",)
         m = re.match(r"^cfa([+-]\d+)$", text)
         if m:
             return ("cfa", int(m.group(1)))
@@ -548,7 +590,7 @@ def fde_rows(e, entries):
 
 
 def readelf_text(cfa, cols):
-    return f"cfa={cfa} rbp={cols.get('rbp', '-')} ra={cols.get('ra', '-')}"
+    return f"cfa={cfa} {FP_COL}={cols.get(FP_COL, '-')} ra={cols.get('ra', '-')}"
 
 
 class Coverage:
@@ -624,9 +666,11 @@ def main():
 
     doc = json.loads(run([args.unwprof, "dump-unwind", "--json", "--no-debuginfo",
                           args.file]))
-    if doc.get("arch") != "x86_64":
-        print(f"readelf_oracle: {args.file} is {doc.get('arch')}, only x86_64 is compared")
+    if doc.get("arch") not in ARCHS:
+        print(f"readelf_oracle: {args.file} is {doc.get('arch')}, only x86_64 and aarch64 "
+              "are compared")
         return 77
+    set_arch(doc["arch"])
     table = Table(doc)
     entries = parse_interp(run([args.readelf, "-wN", "--debug-dump=frames-interp", args.file],
                                  tolerate=True))
