@@ -16,7 +16,7 @@
  * How to find the canonical frame address (CFA) from the registers of a frame.
  * UNW_CFA_SIGNAL is a signal frame (x86_64: a CIE with the 'S' augmentation,
  * glibc's __restore_rt; aarch64: the vDSO's __kernel_rt_sigreturn, whose
- * rows core/unwind/vdso_a64.c makes): the kernel saved the interrupted
+ * rows core/unwind/code_a64.c makes): the kernel saved the interrupted
  * registers at sp, the CFA is the interrupted sp, fp and ra are UNW_FP_AT_SP
  * and UNW_RA_AT_SP (on aarch64 x30 follows fp). The caller was interrupted,
  * not calling: its pc is looked up as is, not pc - 1.

@@ -64,7 +64,8 @@ struct dump_ctx {
 };
 
 #define RULE_STR_MAX 64
-#define SRC_MAX 5 /* .eh_frame, .debug_frame, the debug file's, .gopclntab, the vDSO's code */
+#define SRC_MAX \
+	6 /* .eh_frame, .debug_frame, the debug file's, .gopclntab, the PLT's or vDSO's code */
 #define CFA_COL 12
 #define FP_COL 11
 
@@ -494,6 +495,8 @@ static size_t table_sources(const struct dump_ctx *c, char out[SRC_MAX][PATH_MAX
 		snprintf(out[n++], PATH_MAX + 32, ".gopclntab");
 	if (src & TABLE_SRC_VDSO_CODE)
 		snprintf(out[n++], PATH_MAX + 32, "the vDSO's code");
+	if (src & TABLE_SRC_PLT_CODE)
+		snprintf(out[n++], PATH_MAX + 32, "the PLT's code");
 	return n;
 }
 

@@ -1016,6 +1016,56 @@ cleanup:
 	return err;
 }
 
+/* ---- rows where no CFI describes the code (core/unwind/code_a64.c) ---- */
+
+int unwind_table__add_rows(struct unwind_table *t, const struct table_row *add, size_t n,
+			   uint64_t lo, uint64_t hi)
+{
+	uint64_t base = t->nr_rows && t->base < lo ? t->base : lo, last;
+	size_t at, k = 0, nr, mapped, i, skip, end, first = 0;
+	struct table_row *rows;
+
+	if (!n || hi <= lo)
+		return -EINVAL;
+	last = t->nr_rows ? t->base + t->rows[t->nr_rows - 1].pc : hi;
+	if ((hi > last ? hi : last) - base > UINT32_MAX)
+		return -ERANGE;
+	for (at = 0; at < t->nr_rows && t->base + t->rows[at].pc <= lo; at++)
+		;
+	if ((at && t->rows[at - 1].cfa != UNW_CFA_END) ||
+	    (at < t->nr_rows && t->base + t->rows[at].pc < hi))
+		return -EEXIST;
+	/* An END row at lo gives way; a function that starts at hi needs none. */
+	skip = at && t->base + t->rows[at - 1].pc == lo;
+	end = !(at < t->nr_rows && t->base + t->rows[at].pc == hi);
+	if (skip && at > 1 && same_rules(&t->rows[at - 2], &add[0]))
+		first = 1;
+	nr = t->nr_rows - skip + n - first + end;
+	rows = rows_alloc(nr, &mapped);
+	if (!rows)
+		return -ENOMEM;
+	for (i = 0; i < at - skip; i++) {
+		rows[k] = t->rows[i];
+		rows[k++].pc += (uint32_t)(t->base - base);
+	}
+	for (i = first; i < n; i++) {
+		rows[k] = add[i];
+		rows[k++].pc += (uint32_t)(lo - base);
+	}
+	if (end)
+		rows[k++] = (struct table_row){ .pc = (uint32_t)(hi - base), .cfa = UNW_CFA_END };
+	for (i = at; i < t->nr_rows; i++) {
+		rows[k] = t->rows[i];
+		rows[k++].pc += (uint32_t)(t->base - base);
+	}
+	rows_free(t->rows, t->rows_mapped);
+	t->rows = rows;
+	t->rows_mapped = mapped;
+	t->nr_rows = nr;
+	t->base = base;
+	return 0;
+}
+
 /* ---- from an ELF file ---- */
 
 /* The sections DW_EH_PE_indirect pointers may point into. */
@@ -1103,8 +1153,8 @@ static void table_add_go(struct unwind_table *t, const struct elf_file *elf)
 struct unwind_table *unwind_table__build(const struct elf_file *elf, const struct elf_file *debug)
 {
 	struct cfi_section secs[TABLE_MAX_SECTIONS];
-	struct elf_load_segment segs[32];
 	struct unwind_table *t;
+	struct elf_load_segment segs[32];
 	size_t nr = 0, nr_segs;
 	int err;
 
@@ -1130,6 +1180,12 @@ struct unwind_table *unwind_table__build(const struct elf_file *elf, const struc
 					 nr_segs);
 	if (t)
 		table_add_go(t, elf);
+	err = t ? unwind_table__a64_plt(t, elf) : 0;
+	if (err) {
+		unwind_table__free(t);
+		errno = -err;
+		return NULL;
+	}
 	return t;
 }
 

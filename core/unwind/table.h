@@ -50,6 +50,7 @@ enum {
 	TABLE_SRC_DEBUG_FILE = 1 << 2,	/* .debug_frame of the separate debug file */
 	TABLE_SRC_GOPCLNTAB = 1 << 3,	/* the SP deltas of Go's pclntab */
 	TABLE_SRC_VDSO_CODE = 1 << 4,	/* an aarch64 vDSO's code, which has no CFI */
+	TABLE_SRC_PLT_CODE = 1 << 5,	/* an aarch64 PLT's code, which has no CFI */
 };
 
 struct unwind_table {
@@ -77,11 +78,24 @@ struct unwind_table *unwind_table__build(const struct elf_file *elf, const struc
 void unwind_table__free(struct unwind_table *t);
 
 /*
- * The table of an aarch64 vDSO, which has no CFI (core/unwind/vdso_a64.c):
- * NULL and errno ENOENT when ef is none, or its code is not what the table
- * would say.
+ * The rows of aarch64 code without CFI (core/unwind/code_a64.c). The table
+ * of an aarch64 vDSO: NULL and errno ENOENT when ef is none, or its code is
+ * not what the table would say. The rows of ef's PLT added to its table t:
+ * 0 (also when the PLT is not what the rows would say, or CFI describes
+ * it), or -ENOMEM.
  */
 struct unwind_table *unwind_table__a64_vdso(const struct elf_file *ef);
+int unwind_table__a64_plt(struct unwind_table *t, const struct elf_file *ef);
+
+/*
+ * Adds rows[0, n) (pcs from lo) over [lo, hi), ELF addresses, and an END
+ * row at hi, where no row of t governs: in a gap between functions, before
+ * the first or after the last. 0, -EEXIST when a row governs part of the
+ * range (nothing is added), -ERANGE when the table would span 4 GiB or more,
+ * -ENOMEM.
+ */
+int unwind_table__add_rows(struct unwind_table *t, const struct table_row *rows, size_t n,
+			   uint64_t lo, uint64_t hi);
 
 /*
  * Calls fn with the range [lo, hi) of each FDE of elf's .eh_frame, in

@@ -249,8 +249,21 @@ def hand_made(outdir):
     data, _ = elf(EM_AARCH64, ET_DYN, [(".eh_frame", SHT_PROGBITS, SHF_ALLOC, eh)])
     write(outdir, "aarch64-eh-frame.elf", data)
 
+    # aarch64's PLT, which has no CFI: the rows of its code (a lazy-binding header, two
+    # stubs), and a PLT whose code moves sp, which gets none.
+    a64 = lambda *words: struct.pack(f"<{len(words)}I", *words)
+    plt0 = a64(0xa9bf7bf0, 0x90000010, 0xf9400211, 0x91000210, 0xd61f0220, 0xd503201f,
+               0xd503201f, 0xd503201f)
+    stub = a64(0x90000010, 0xf9400211, 0x91000210, 0xd61f0220)
+    for name, plt in (("aarch64-plt.elf", plt0 + stub * 2),
+                      ("aarch64-plt-moves-sp.elf", plt0 + a64(0xd10043ff) + stub)):
+        data, _ = elf(EM_AARCH64, ET_DYN, [(".eh_frame", SHT_PROGBITS, SHF_ALLOC, eh),
+                                           (".plt", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, plt)])
+        write(outdir, name, data)
 
-FIXTURES = ["chain-pie", "except", "libdframe.so", "both-stripped.debug", "chain-aarch64"]
+
+FIXTURES = ["chain-pie", "except", "libdframe.so", "both-stripped.debug", "chain-aarch64",
+            "vdso-aarch64"]
 
 
 def fixtures(outdir):

@@ -8,6 +8,7 @@ For every address where `readelf --debug-dump=frames-interp` starts a row, and
 for the last address of every FDE, the unwprof row governing that address must
 give the same CFA rule, the same frame pointer rule (rbp, x29) and the same
 return-address rule (on aarch64 the link register, x30, where CFI keeps it).
+aarch64's PLT has no CFI: its rows must be the rules of its code.
 CFA and register expressions (readelf prints `exp`) are decoded from the raw
 `readelf --debug-dump=frames` output and must match the PLT, dereference or
 unsupported rule of unwprof. An FDE whose CIE has the 'S' augmentation (a
@@ -560,18 +561,52 @@ def merge_spans(fdes):
     return merged
 
 
-def check_coverage(oracle, merged):
-    """Every gap must start with an end row, and no rule may start outside all FDEs."""
+# aarch64's PLT has no CFI: unwprof describes its code, "CFA sp, return address in x30",
+# and CFA sp+16 in the lazy-binding header after it pushed x16 and x30.
+PLT_RULES = ({"cfa": "sp+0", "fp": "unchanged", "ra": "lr"},
+             {"cfa": "sp+16", "fp": "unchanged", "ra": "lr"})
+
+
+def in_ranges(ranges, addr):
+    return any(lo <= addr < hi for lo, hi in ranges)
+
+
+def check_coverage(oracle, merged, plts=()):
+    """Every gap must start with an end row, and no rule may start outside all FDEs (or the PLT)."""
     for i, (s, t) in enumerate(merged):
-        oracle.check_gap(t, s, merged[i + 1][0] if i + 1 < len(merged) else None)
+        if not in_ranges(plts, t):
+            oracle.check_gap(t, s, merged[i + 1][0] if i + 1 < len(merged) else None)
     starts = [m[0] for m in merged]
     for pc, row in zip(oracle.table.pcs, oracle.table.rows):
         if row.get("end"):
+            continue
+        if in_ranges(plts, pc):
+            if {k: row.get(k) for k in ("cfa", "fp", "ra")} not in PLT_RULES:
+                oracle.disagree.append(f"{pc:#x} in the PLT: unwprof {fmt_row(row)}")
             continue
         i = bisect.bisect_right(starts, pc) - 1
         if i < 0 or pc >= merged[i][1]:
             oracle.disagree.append(f"{pc:#x} outside every FDE: {oracle.name} no FDE vs "
                                    f"unwprof {fmt_row(row)}")
+    for lo, hi in plts:
+        first, after = oracle.table.lookup(lo), oracle.table.lookup(hi)
+        if first is None or int(first["pc"], 16) != lo:
+            oracle.disagree.append(f"{lo:#x} the PLT has no row of its own: unwprof {fmt_row(first)}")
+        i = bisect.bisect_right(starts, hi) - 1
+        if not (i >= 0 and hi < merged[i][1]) and (after is None or not after.get("end")):
+            oracle.disagree.append(f"{hi:#x} the end of the PLT: unwprof {fmt_row(after)}")
+
+
+def plt_ranges(readelf, path):
+    """[lo, hi) of the .plt and .iplt sections of an aarch64 file (readelf -SW)."""
+    out = []
+    for line in run([readelf, "-SW", path]).splitlines():
+        m = re.search(r"\] (\.i?plt) +PROGBITS +([0-9a-f]+) [0-9a-f]+ ([0-9a-f]+)", line)
+        if m:
+            lo, size = int(m.group(2), 16), int(m.group(3), 16)
+            if size >= 4:
+                out.append((lo, lo + size))
+    return out
 
 
 def fde_rows(e, entries):
@@ -623,7 +658,7 @@ class Coverage:
         return self._inside(self.twice_starts, self.twice, addr)
 
 
-def compare(entries, table, sources):
+def compare(entries, table, sources, plts=()):
     oracle = Oracle(table)
     by_section = {}
     for e in entries.values():
@@ -648,7 +683,7 @@ def compare(entries, table, sources):
                     continue
                 exp = expected_rule(e, loc, cfa, cols, signal)
                 oracle.check(loc, e, exp, readelf_text(cfa, cols))
-    check_coverage(oracle, merge_spans(eh + dbg))
+    check_coverage(oracle, merge_spans(eh + dbg), plts)
     return oracle, len(eh) + len(dbg), skipped
 
 
@@ -677,7 +712,8 @@ def main():
     parse_raw(run([args.readelf, "-wN", "--debug-dump=frames", args.file], tolerate=True), entries)
     build_states(entries)
 
-    oracle, nfdes, skipped = compare(entries, table, doc.get("sources", []))
+    plts = plt_ranges(args.readelf, args.file) if AARCH64 else []
+    oracle, nfdes, skipped = compare(entries, table, doc.get("sources", []), plts)
     inv = table.invariant_errors()
 
     name = os.path.basename(args.file)

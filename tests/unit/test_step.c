@@ -434,7 +434,7 @@ static void test_arm64_pac_stripped(void)
 
 /*
  * A signal handler returns to the vDSO's __kernel_rt_sigreturn at the
- * kernel's signal frame (the row core/unwind/vdso_a64.c makes): the
+ * kernel's signal frame (the row core/unwind/code_a64.c makes): the
  * interrupted pc, sp and x29 come from its sigcontext, and so does x30, with
  * which the interrupted leaf, whose return address is still in it, is
  * walked.

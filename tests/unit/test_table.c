@@ -720,6 +720,35 @@ static void test_malformed_section(void)
 	unwind_table__free(t);
 }
 
+/*
+ * Rows added where no FDE describes the code (aarch64's PLT): in a gap, with
+ * an END row after them unless a function starts there; before the first
+ * row, rebasing the table; never over a function.
+ */
+static void test_add_rows(void)
+{
+	const struct fde_spec f[] = { FDE(0x1000, 0x10, 0x0e, 16), FDE(0x1040, 0x10, 0x0e, 32) };
+	const struct table_row lr[] = {
+		{ .pc = 0, .cfa = UNW_CFA_SP, .ra = UNW_RA_LR },
+		{ .pc = 4, .cfa = UNW_CFA_SP, .cfa_off = 16, .ra = UNW_RA_LR }
+	};
+	struct unwind_table *t = build(f, 2, EM_AARCH64);
+
+	if (!t)
+		return;
+	CHECK_EQ_INT(unwind_table__add_rows(t, lr, 2, 0x1008, 0x1020), -EEXIST);
+	CHECK_EQ_INT(unwind_table__add_rows(t, lr, 2, 0x1030, 0x1048), -EEXIST);
+	CHECK_EQ_INT(unwind_table__add_rows(t, lr, 2, 0x1010, 0x1020), 0);
+	CHECK_EQ_INT(unwind_table__add_rows(t, lr, 1, 0x1030, 0x1040), 0);
+	CHECK_EQ_INT(unwind_table__add_rows(t, lr, 2, 0x800, 0x900), 0);
+	CHECK_ROWS(t, { 0x800, "sp+0", "unchanged", "lr" }, { 0x804, "sp+16", "unchanged", "lr" },
+		   { 0x900, "end", NULL, NULL }, { 0x1000, "sp+16", "unchanged", "lr" },
+		   { 0x1010, "sp+0", "unchanged", "lr" }, { 0x1014, "sp+16", "unchanged", "lr" },
+		   { 0x1020, "end", NULL, NULL }, { 0x1030, "sp+0", "unchanged", "lr" },
+		   { 0x1040, "sp+32", "unchanged", "lr" }, { 0x1050, "end", NULL, NULL });
+	unwind_table__free(t);
+}
+
 static void test_aarch64(void)
 {
 	const struct fde_spec f[] = {
@@ -824,6 +853,7 @@ int main(void)
 	RUN(test_bad_fde_skipped);
 	RUN(test_malformed_section);
 	RUN(test_aarch64);
+	RUN(test_add_rows);
 	RUN(test_strings);
 	return test_summary();
 }

@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The table of an aarch64 vDSO, which has no CFI: the kernel dropped it in
- * Linux 5.10, and libgcc and gdb recognise its signal trampoline by its
- * code. Its functions are leaves that leave sp and the link register as
- * they found them, which is checked here instruction by instruction: their
- * rule is "CFA sp, return address in x30". __kernel_rt_sigreturn, to which
- * a signal handler returns, gets the rule of the signal frame the kernel
- * laid out at sp (bpf/arch.h), from the nop the kernel puts before it so
- * that a return address minus one finds it.
+ * The rows of aarch64 code that has no CFI, where its code says what they
+ * are: the vDSO and the PLT.
+ *
+ * The vDSO of aarch64 kernels has had no CFI since Linux 5.10: libgcc and
+ * gdb recognise its signal trampoline by its code. Its functions are leaves
+ * that leave sp and the link register as they found them, which is checked
+ * here instruction by instruction: their rule is "CFA sp, return address
+ * in x30". __kernel_rt_sigreturn, to which a signal handler returns, gets
+ * the rule of the signal frame the kernel laid out at sp (bpf/arch.h), from
+ * the nop the kernel puts before it so that a return address minus one
+ * finds it.
+ *
+ * The PLT of aarch64 files has no CFI either (binutils, lld and mold emit
+ * none): its stubs jump on without touching sp or x30, and the header that
+ * lazy binding enters first pushes x16 and x30 before it jumps.
  */
 #include <elf.h>
 #include <errno.h>
@@ -23,6 +30,8 @@
 #define A64_NOP 0xd503201fu
 #define A64_MOV_X8_SIGRETURN 0xd2801168u /* mov x8, #139 (__NR_rt_sigreturn) */
 #define A64_SVC_0 0xd4000001u
+#define A64_STP_X16_X30 0xa9bf7bf0u /* stp x16, x30, [sp, #-16]! */
+#define A64_PLT0_BYTES 32	    /* the lazy-binding header, BTI or not */
 
 /* The instruction at vaddr, or 0 (udf, which no code here runs) when it is not in the file. */
 static uint32_t insn_at(const struct elf_file *ef, uint64_t vaddr)
@@ -130,4 +139,63 @@ struct unwind_table *unwind_table__a64_vdso(const struct elf_file *ef)
 	t->sources = TABLE_SRC_VDSO_CODE;
 	t->nr_rows = vdso_rows(t->rows, text.addr, text.addr + text.size, sig, ef);
 	return t;
+}
+
+/*
+ * The rows of a PLT at [lo, hi) (pcs from lo) into rows: "CFA sp, return
+ * address in x30", and in the header, after its push, CFA sp+16. Returns
+ * how many, 0 when an instruction moves sp or x30 otherwise.
+ */
+static size_t plt_rows(struct table_row rows[3], uint64_t lo, uint64_t hi,
+		       const struct elf_file *ef)
+{
+	uint64_t push = 0, pc;
+	size_t n = 0;
+
+	/* The push is the header's first instruction, or its second after a bti c. */
+	for (pc = lo; pc < lo + 8 && pc + 4 <= hi; pc += 4)
+		if (insn_at(ef, pc) == A64_STP_X16_X30)
+			push = pc;
+	for (pc = lo; pc + 4 <= hi; pc += 4)
+		if (pc != push && moves_sp_or_lr(insn_at(ef, pc)))
+			return 0;
+	row_lr(&rows[n++], 0);
+	if (push) {
+		rows[n] =
+			(struct table_row){ .pc = push + 4 - lo, .cfa = UNW_CFA_SP, .cfa_off = 16 };
+		rows[n++].ra = UNW_RA_LR;
+		if (lo + A64_PLT0_BYTES < hi)
+			row_lr(&rows[n++], A64_PLT0_BYTES);
+	}
+	return n;
+}
+
+int unwind_table__a64_plt(struct unwind_table *t, const struct elf_file *ef)
+{
+	static const char *const names[] = { ".plt", ".iplt" };
+	struct table_row rows[3];
+	struct elf_section sec;
+	size_t n;
+	int err;
+
+	if (t->machine != EM_AARCH64)
+		return 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (elf_file__section(ef, names[i], &sec) || sec.size < 4 ||
+		    sec.size > UINT32_MAX || sec.addr + sec.size < sec.addr)
+			continue;
+		n = plt_rows(rows, sec.addr, sec.addr + sec.size, ef);
+		err = n ? unwind_table__add_rows(t, rows, n, sec.addr, sec.addr + sec.size) :
+			  -EINVAL;
+		if (err == -ENOMEM)
+			return err;
+		if (err) {
+			pr_debug("%s: %s at %#" PRIx64 " has no rows of its code (%s)",
+				 elf_file__path(ef), names[i], sec.addr,
+				 n ? "CFI describes it" : "it moves sp or x30");
+			continue;
+		}
+		t->sources |= TABLE_SRC_PLT_CODE;
+	}
+	return 0;
 }
