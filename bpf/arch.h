@@ -56,7 +56,8 @@
  * A return address signed with pointer authentication (paciasp) holds its
  * code in the bits above the user virtual address size, in the link
  * register and wherever it is saved: as xpaclri does, they are cleared
- * before the address is looked up (va_mask: struct unw_frame).
+ * before the address is looked up. va_mask: the bits of a user virtual
+ * address (the task's TASK_SIZE - 1); 0: none cleared.
  */
 #define UNW_ARCH_RA_STRIP(ra, va_mask) ((va_mask) ? (ra) & (va_mask) : (ra))
 #else
@@ -76,11 +77,6 @@ struct unw_frame {
 	__u64 lr;	 /* aarch64: x30, known in the leaf frame only (0: not known) */
 	__u32 signal;	 /* pc was interrupted by a signal: not a return address */
 	__u32 fp_linked; /* fp was read from a frame-pointer chain, not a register */
-	/*
-	 * aarch64: the bits of a user virtual address (the task's TASK_SIZE - 1):
-	 * the others of a return address are its PAC. 0: none cleared.
-	 */
-	__u64 va_mask;
 };
 
 #endif

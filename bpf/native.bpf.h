@@ -46,6 +46,7 @@ struct {
 /* The native step (bpf/unwind_step.h) reads the stack through the copy. */
 #define UNW_READ(mem, addr, val) stack_read((mem), (addr), (val))
 #define UNW_NOTE(mem, reason) err_inc(reason)
+#define UNW_VA_MASK(mem) (((struct scratch *)(mem))->va_mask)
 
 /* Row i of a shard (an inner map of shards); non-zero when it cannot be read. */
 static __always_inline int shard_row_read(void *shard, __u32 i, __u32 *row);

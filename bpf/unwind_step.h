@@ -334,6 +334,8 @@ UNW_INLINE long unw_page__rule(void *shard, __u32 low, __u32 nr, __u32 rule, __u
  *
  *	UNW_READ(mem, addr, &val)	0, or non-zero when addr is unreadable
  *	UNW_NOTE(mem, reason)
+ *	UNW_VA_MASK(mem)		aarch64: the walked task's user virtual
+ *					address bits (UNW_ARCH_RA_STRIP)
  *
  * Each step updates f to the caller's frame and returns 1 when the walk
  * goes on, 0 when it ends (UNW_SAMPLE_COMPLETE set in *flags when that is
@@ -375,7 +377,7 @@ UNW_INLINE int unw_step_fp(struct unw_frame *f, void *mem, __u32 *flags)
 	f->sp = f->fp + UNW_FP_RECORD_SIZE;
 	f->fp = fp;
 	f->fp_linked = 1;
-	f->pc = UNW_ARCH_RA_STRIP(ra, f->va_mask);
+	f->pc = UNW_ARCH_RA_STRIP(ra, UNW_VA_MASK(mem));
 	f->lr = 0;
 	return 1;
 }
@@ -446,7 +448,7 @@ UNW_INLINE int unw_step_row(struct unw_frame *f, const struct unw_rule *r, void 
 		f->lr = 0;
 	f->sp = cfa;
 	f->fp = fp;
-	f->pc = UNW_ARCH_RA_STRIP(ra, f->va_mask);
+	f->pc = UNW_ARCH_RA_STRIP(ra, UNW_VA_MASK(mem));
 	f->signal = unw_rule__signal(r);
 	f->fp_linked = 0;
 	return 1;

@@ -217,7 +217,7 @@ static __always_inline void walk_start(struct walk *w, const struct unw_frame *r
 	/* Loads through the task's BTF: no helper call, as BPF_CORE_READ would make. */
 	w->sc->start_stack = bpf_get_current_task_btf()->mm->start_stack;
 #ifdef __TARGET_ARCH_arm64
-	w->f.va_mask = bpf_get_current_task_btf()->mm->task_size - 1; /* 1 << vabits_actual */
+	w->sc->va_mask = bpf_get_current_task_btf()->mm->task_size - 1; /* 1 << vabits_actual */
 #endif
 	stack_copy(w->sc, w->f.sp);
 }

@@ -90,6 +90,7 @@ struct scratch {
 	__u32 last_gen;
 	__u64 last_written;
 	__u64 start_stack;   /* the process's initial sp (mm->start_stack) */
+	__u64 va_mask;	     /* arm64: its user virtual address bits (bpf/arch.h) */
 	struct vma_info vma; /* bpf_find_vma works once per sample: its answer is kept */
 	__u32 vma_tried;
 	__u32 go_switched; /* the walk left Go's system stack: once per sample */

@@ -21,8 +21,9 @@
 
 struct mem {
 	__u64 words[STACK_WORDS];
-	__u32 notes; /* bit per enum unw_err noted */
-	__u32 last;  /* the last one */
+	__u64 va_mask; /* aarch64: the bits of a user address */
+	__u32 notes;   /* bit per enum unw_err noted */
+	__u32 last;    /* the last one */
 };
 
 static int mem_read(struct mem *m, __u64 addr, __u64 *val)
@@ -43,6 +44,7 @@ static void mem_note(struct mem *m, __u32 reason)
 
 #define UNW_READ(mem, addr, val) mem_read((mem), (addr), (val))
 #define UNW_NOTE(mem, reason) mem_note((mem), (reason))
+#define UNW_VA_MASK(mem) (((struct mem *)(mem))->va_mask)
 #include "bpf/unwind_step.h"
 
 static __u64 at(int word)
@@ -411,10 +413,8 @@ static void test_arm64_pac_stripped(void)
 {
 	struct unw_rule leaf = { .cfa = UNW_CFA_SP, .cfa_off = 0, .ra = UNW_RA_LR };
 	struct unw_rule framed = row_sp_fp(16, -16);
-	struct mem m = {};
-	struct unw_frame f = {
-		.pc = 0x401000, .sp = at(0), .lr = PAC(0x402004), .va_mask = VA_MASK
-	};
+	struct mem m = { .va_mask = VA_MASK };
+	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .lr = PAC(0x402004) };
 	__u32 flags = 0;
 
 	framed.aux_off = -8;
@@ -448,8 +448,8 @@ static void test_arm64_signal_frame(void)
 				.ra = UNW_RA_AT_SP,
 				.aux_off = UNW_A64_SIG_PC };
 	struct unw_rule leaf = { .cfa = UNW_CFA_SP, .cfa_off = 0, .ra = UNW_RA_LR };
-	struct mem m = {};
-	struct unw_frame f = { .pc = 0x7f00000007bc, .sp = at(0), .va_mask = VA_MASK };
+	struct mem m = { .va_mask = VA_MASK };
+	struct unw_frame f = { .pc = 0x7f00000007bc, .sp = at(0) };
 	__u32 flags = 0;
 
 	CHECK_EQ_INT(UNW_A64_SIG_X29, 544);
