@@ -14,7 +14,8 @@
  *
  * The PLT of aarch64 files has no CFI either (binutils, lld and mold emit
  * none): its stubs jump on without touching sp or x30, and the header that
- * lazy binding enters first pushes x16 and x30 before it jumps.
+ * lazy binding enters first (and a TLS descriptor's entry) push a pair of
+ * registers before they jump.
  */
 #include <elf.h>
 #include <errno.h>
@@ -30,8 +31,8 @@
 #define A64_NOP 0xd503201fu
 #define A64_MOV_X8_SIGRETURN 0xd2801168u /* mov x8, #139 (__NR_rt_sigreturn) */
 #define A64_SVC_0 0xd4000001u
-#define A64_STP_X16_X30 0xa9bf7bf0u /* stp x16, x30, [sp, #-16]! */
-#define A64_PLT0_BYTES 32	    /* the lazy-binding header, BTI or not */
+#define A64_STP_PAIR_SP_16 0xa9bf03e0u /* stp xN, xM, [sp, #-16]! */
+#define A64_BR 0xd61f0000u	       /* br xN */
 
 /* The instruction at vaddr, or 0 (udf, which no code here runs) when it is not in the file. */
 static uint32_t insn_at(const struct elf_file *ef, uint64_t vaddr)
@@ -142,30 +143,38 @@ struct unwind_table *unwind_table__a64_vdso(const struct elf_file *ef)
 }
 
 /*
- * The rows of a PLT at [lo, hi) (pcs from lo) into rows: "CFA sp, return
- * address in x30", and in the header, after its push, CFA sp+16. Returns
- * how many, 0 when an instruction moves sp or x30 otherwise.
+ * The rows of a PLT at [lo, hi) (pcs from lo) into rows[PLT_ROWS_MAX]:
+ * "CFA sp, return address in x30", and CFA sp+16 in the entries that push
+ * a pair of registers before they jump (the lazy-binding header pushes x16
+ * and x30, a TLS descriptor's x2 and x3), from the push to their branch.
+ * Returns how many, 0 when an instruction moves sp or x30 otherwise.
  */
-static size_t plt_rows(struct table_row rows[3], uint64_t lo, uint64_t hi,
-		       const struct elf_file *ef)
-{
-	uint64_t push = 0, pc;
-	size_t n = 0;
+#define PLT_ROWS_MAX 8
 
-	/* The push is the header's first instruction, or its second after a bti c. */
-	for (pc = lo; pc < lo + 8 && pc + 4 <= hi; pc += 4)
-		if (insn_at(ef, pc) == A64_STP_X16_X30)
-			push = pc;
-	for (pc = lo; pc + 4 <= hi; pc += 4)
-		if (pc != push && moves_sp_or_lr(insn_at(ef, pc)))
-			return 0;
+static size_t plt_rows(struct table_row *rows, uint64_t lo, uint64_t hi, const struct elf_file *ef)
+{
+	int32_t cfa_off = 0, next;
+	size_t n = 0;
+	uint32_t insn;
+
 	row_lr(&rows[n++], 0);
-	if (push) {
-		rows[n] =
-			(struct table_row){ .pc = push + 4 - lo, .cfa = UNW_CFA_SP, .cfa_off = 16 };
-		rows[n++].ra = UNW_RA_LR;
-		if (lo + A64_PLT0_BYTES < hi)
-			row_lr(&rows[n++], A64_PLT0_BYTES);
+	for (uint64_t pc = lo; pc + 4 <= hi; pc += 4) {
+		insn = insn_at(ef, pc);
+		if ((insn & 0xffff83e0) == A64_STP_PAIR_SP_16 && cfa_off == 0)
+			next = 16;
+		else if ((insn & 0xfffffc1f) == A64_BR)
+			next = 0;
+		else if (moves_sp_or_lr(insn))
+			return 0;
+		else
+			continue;
+		if (next == cfa_off || pc + 4 >= hi)
+			continue;
+		if (n == PLT_ROWS_MAX)
+			return 0;
+		row_lr(&rows[n], pc + 4 - lo);
+		rows[n++].cfa_off = next;
+		cfa_off = next;
 	}
 	return n;
 }
@@ -173,7 +182,7 @@ static size_t plt_rows(struct table_row rows[3], uint64_t lo, uint64_t hi,
 int unwind_table__a64_plt(struct unwind_table *t, const struct elf_file *ef)
 {
 	static const char *const names[] = { ".plt", ".iplt" };
-	struct table_row rows[3];
+	struct table_row rows[PLT_ROWS_MAX];
 	struct elf_section sec;
 	size_t n;
 	int err;

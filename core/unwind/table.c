@@ -1022,7 +1022,7 @@ int unwind_table__add_rows(struct unwind_table *t, const struct table_row *add, 
 			   uint64_t lo, uint64_t hi)
 {
 	uint64_t base = t->nr_rows && t->base < lo ? t->base : lo, last;
-	size_t at, k = 0, nr, mapped, i, skip, end, first = 0;
+	size_t at, k = 0, nr, mapped, i, skip, end;
 	struct table_row *rows;
 
 	if (!n || hi <= lo)
@@ -1038,9 +1038,7 @@ int unwind_table__add_rows(struct unwind_table *t, const struct table_row *add, 
 	/* An END row at lo gives way; a function that starts at hi needs none. */
 	skip = at && t->base + t->rows[at - 1].pc == lo;
 	end = !(at < t->nr_rows && t->base + t->rows[at].pc == hi);
-	if (skip && at > 1 && same_rules(&t->rows[at - 2], &add[0]))
-		first = 1;
-	nr = t->nr_rows - skip + n - first + end;
+	nr = t->nr_rows - skip + n + end;
 	rows = rows_alloc(nr, &mapped);
 	if (!rows)
 		return -ENOMEM;
@@ -1048,7 +1046,7 @@ int unwind_table__add_rows(struct unwind_table *t, const struct table_row *add, 
 		rows[k] = t->rows[i];
 		rows[k++].pc += (uint32_t)(t->base - base);
 	}
-	for (i = first; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		rows[k] = add[i];
 		rows[k++].pc += (uint32_t)(lo - base);
 	}
@@ -1058,6 +1056,11 @@ int unwind_table__add_rows(struct unwind_table *t, const struct table_row *add, 
 		rows[k] = t->rows[i];
 		rows[k++].pc += (uint32_t)(t->base - base);
 	}
+	/* The rows added may repeat the rule of the function before or after them. */
+	for (i = k = 1; i < nr; i++)
+		if (!same_rules(&rows[i], &rows[k - 1]))
+			rows[k++] = rows[i];
+	nr = k;
 	rows_free(t->rows, t->rows_mapped);
 	t->rows = rows;
 	t->rows_mapped = mapped;
