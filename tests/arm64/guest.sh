@@ -34,7 +34,6 @@ rec sigframe -F 99 -d 4 -- "$WORKLOADS/sigframe" 3
 "$WORKLOADS/chain-nopie" 8 > /dev/null 2>&1 &
 pid=$!
 sleep 1
-ps
 rec attach -F 99 -d 3 -p "$pid"
 rec system -F 99 -d 3 -a
 kill "$pid"
