@@ -5,14 +5,15 @@
 #
 # The arm64 suite: cross-builds unwprof and the workloads for aarch64 into
 # BUILD_DIR/tests/arm64/cross (tests/arm64/aarch64.ini), boots the emulated
-# machine once (run.sh) to record there each workload of the e2e suite built
+# machine (run.sh) to record there, in one boot, each workload of the e2e suite built
 # without frame pointers (tests/arm64/guest.sh), and checks what came back
 # as the e2e tests check it on x86_64: at least 99% of each chain's samples
 # complete, through PIE, static and static-PIE executables, .debug_frame,
 # a libc callback, recursion, threads, dlopen, the vDSO, a signal frame and
 # return addresses signed with pointer authentication; -p and -a; no BPF
-# object left after the runs. Then `dump-unwind` of every arm64 ELF file of
-# the guest is compared with readelf's interpretation of its CFI
+# object left after the runs. A second boot records a program as a user of
+# run.sh would. Then `dump-unwind` of every arm64 ELF file of the guest is
+# compared with readelf's interpretation of its CFI
 # (tests/oracle/readelf_oracle.py), with the unwprof of this machine.
 #
 # Environment: UNWPROF, this machine's unwprof. Without what the machine
@@ -128,6 +129,14 @@ if ! cmp -s "$g/ids.before" "$g/ids.after"; then
 	fail "BPF objects left after the recordings (bpf-ids before and after):"
 	diff "$g/ids.before" "$g/ids.after" | head -n 10 >&2
 fi
+
+# run.sh as a user runs it, on an arm64 program of this machine: the folded profile on
+# stdout, record's summary on stderr.
+"$here/run.sh" -d 2 "$cross" -- "$cross/tests/workloads/chain-static" 2 > "$out/run.folded" \
+	2> "$out/run.err" || { fail "run.sh -- chain-static exited $?"; cat "$out/run.err" >&2; }
+grep -q 'samples accounted' "$out/run.err" || fail "run.sh: no summary of record on stderr"
+check stacks "$out/run.folded" --comm chain-static --leaf leaf --expect "$chain" \
+	--min-ratio 0.99 --min-samples 50
 
 # Every arm64 ELF file of the guest (run.sh puts them there): the cross build's and the
 # arm64 root's.
