@@ -31,7 +31,7 @@ rec vdso -F 99 -d 4 -- "$WORKLOADS/vdso" 3
 rec sigframe -F 99 -d 4 -- "$WORKLOADS/sigframe" 3
 
 # -p: a process already running; -a: the whole machine, with one running.
-"$WORKLOADS/chain-nopie" 8 > /dev/null 2>&1 &
+"$WORKLOADS/chain-nopie" 600 > /dev/null 2>&1 &
 pid=$!
 sleep 1
 rec attach -F 99 -d 3 -p "$pid"

@@ -88,7 +88,7 @@ for name in chain-pie chain-nopie chain-static chain-static-pie chain-debug-fram
 done
 for name in chain-pie chain-nopie chain-static chain-static-pie chain-debug-frame chain-pac; do
 	check stacks "$g/$name.folded" --comm "$name" --leaf leaf --expect "$chain" \
-		--min-ratio 0.99 --min-samples 100
+		--min-ratio 0.99 --min-samples 50
 done
 # The guest has pointer authentication: chain-pac's return addresses were signed.
 grep -qw paca "$g/cpu" || fail "the guest has no pointer authentication (paca in /proc/cpuinfo)"
@@ -101,12 +101,12 @@ check stacks "$g/qsort.folded" --comm qsort --leaf weigh \
 	--min-ratio 0.99 --min-samples 50
 descend=$(printf 'descend;%.0s' $(seq 101))
 check stacks "$g/recurse.folded" --comm recurse --leaf bottom \
-	--expect "{START};main;${descend}bottom" --min-ratio 0.99 --min-samples 100
+	--expect "{START};main;${descend}bottom" --min-ratio 0.99 --min-samples 50
 for t in a b; do
 	tid=$(sed -n "s/^threads: thread $t is tid \([0-9]*\)$/\1/p" "$g/threads.err")
 	[ -n "$tid" ] || { fail "threads: no tid of thread $t"; continue; }
 	check stacks "$g/threads.folded" --comm threads --leaf "leaf_$t" --tid "$tid" \
-		--expect "{THREAD};thread_$t;${t}1;${t}2;leaf_$t" --min-ratio 0.99 --min-samples 50
+		--expect "{THREAD};thread_$t;${t}1;${t}2;leaf_$t" --min-ratio 0.99 --min-samples 40
 done
 check stacks "$g/dlopen.folded" --comm dlopen --leaf spin \
 	--expect '{START};main;before_load;spin' --min-ratio 0.99 --min-samples 50
@@ -115,12 +115,12 @@ check stacks "$g/dlopen.folded" --comm dlopen --leaf dl_leaf \
 libc_clock="(?:__clock_gettime(?:64)?|clock_gettime(?:@@?GLIBC_[0-9.]+)?|$libc_unknown)"
 check stacks "$g/vdso.folded" --comm vdso --leaf __kernel_clock_gettime \
 	--expect "{START};main;outer;inner;$libc_clock;__kernel_clock_gettime" \
-	--min-ratio 0.99 --min-samples 100
+	--min-ratio 0.99 --min-samples 50
 check stacks "$g/sigframe.folded" --comm sigframe --leaf sig_work \
 	--expect '{START};main;busy_loop;__kernel_rt_sigreturn;on_sigprof;sig_work' \
-	--min-ratio 0.99 --min-samples 100
+	--min-ratio 0.99 --min-samples 50
 check stacks "$g/attach.folded" --comm chain-nopie --leaf leaf --expect "$chain" \
-	--min-ratio 0.99 --min-samples 100
+	--min-ratio 0.99 --min-samples 50
 check comms "$g/system.folded" --min 2
 # -a builds the tables of each process as BPF reports it: samples before that use frame pointers.
 check stacks "$g/system.folded" --comm chain-nopie --leaf leaf --expect "$chain" \
