@@ -29,7 +29,7 @@ PACKAGES=(
 	binutils python3 gdb
 	libprotobuf-c-dev protobuf-c-compiler golang-go
 	scdoc bash-completion zsh fish chromium valgrind
-	lld mold linux-perf python3.11 ruby3.1 perl xz-utils bpftrace
+	lld mold linux-perf python3.11 ruby3.1 perl xz-utils bpftrace stress-ng
 )
 # The program tests (tests/programs) build Rust with the rustc on PATH or
 # rustup's; without either, Debian's.
