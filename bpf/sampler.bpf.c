@@ -67,6 +67,10 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 		stat_inc((w->flags & UNW_SAMPLE_COMPLETE) ? UNW_ST_FP_COMPLETE : UNW_ST_FP);
 	if (w->flags & UNW_SAMPLE_TRUNCATED)
 		stat_inc(UNW_ST_TRUNCATED);
+	if (w->flags & UNW_SAMPLE_ELIDED)
+		stat_inc(UNW_ST_ELIDED);
+	if (w->flags & UNW_SAMPLE_EXEC)
+		stat_inc(UNW_ST_EXEC);
 	if (w->flags & UNW_SAMPLE_KERNEL)
 		stat_inc(UNW_ST_KERNEL);
 	if (count_add(key, w, 1, 0, NULL))
@@ -193,6 +197,27 @@ int walk_tc(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
+/*
+ * The walk from regs on kernels without bpf_loop: on in walk_tc, which
+ * finishes the sample; here only when the tail call failed, or for the
+ * stack of a task inside execve.
+ */
+static __always_inline void walk_user_tc(struct bpf_perf_event_data *ctx, struct walk *w,
+					 const struct unw_frame *regs, __u32 tid)
+{
+	if (0) {
+		walk_exec(w);
+		return;
+	}
+	walk_start(w, regs);
+	if (!w->sc)
+		return;
+	walk_save(w->sc, w, tid, 0);
+	bpf_tail_call(ctx, &walkers, 0);
+	err_inc(UNW_E_TAIL_CALL);
+	w->sc->stack.nr = 0; /* no walk after all */
+}
+
 /* The sampler for kernels without bpf_loop (before 5.17). */
 SEC("perf_event")
 int sample_tc(struct bpf_perf_event_data *ctx)
@@ -205,15 +230,8 @@ int sample_tc(struct bpf_perf_event_data *ctx)
 	w.pid = key.pid;
 	if (!sample_wanted(&w, key.tid, t0))
 		return 0;
-	if (sample_user_regs(ctx, &w, &regs) == 0) {
-		walk_start(&w, &regs);
-		if (w.sc) {
-			walk_save(w.sc, &w, key.tid, 0);
-			bpf_tail_call(ctx, &walkers, 0);
-			err_inc(UNW_E_TAIL_CALL);
-			w.sc->stack.nr = 0; /* no walk after all */
-		}
-	}
+	if (sample_user_regs(ctx, &w, &regs) == 0)
+		walk_user_tc(ctx, &w, &regs, key.tid);
 	sample_finish(ctx, &key, &w);
 	return 0;
 }

@@ -150,18 +150,31 @@ struct unw_exec {
 #define UNW_PAGE_STEPS 17	 /* binary search steps over the rows of a page */
 #define UNW_PAGES_MAX (1u << 16) /* pages of the page map: 4 GiB of code */
 #define UNW_MAPS_MAX 256	 /* executable mappings per process */
-#define UNW_DEPTH_MAX 1024	 /* user frames per sample */
+#define UNW_DEPTH_MAX 1024	 /* words of a user stack stored */
 #define UNW_USTACK_SHORT 128	 /* frames of the stacks kept in the map of short stacks */
 #define UNW_KSTACK_DEPTH 127	 /* kernel frames per sample */
 #define UNW_STACK_COPY 8192	 /* bytes of user stack copied, at most */
 #define UNW_STACK_FIRST 1024	 /* bytes of it copied first */
 #define UNW_COMM_LEN 16
 
+/*
+ * A walk goes on past UNW_DEPTH_MAX words, up to UNW_WALK_MAX frames and,
+ * once past UNW_DEPTH_MAX frames, for UNW_WALK_NS more at most: of a deeper
+ * stack the UNW_STACK_LEAF words nearest the leaf are kept, and the last
+ * ones walked in the rest, with a frame of kind UNW_FRAME_ELIDED between
+ * them (struct unw_ustack).
+ */
+#define UNW_WALK_MAX 32768
+#define UNW_WALK_NS 2000000ULL
+#define UNW_STACK_LEAF 512
+
 _Static_assert((UNW_SHARD_ROWS & (UNW_SHARD_ROWS - 1)) == 0, "masked shard indexes");
 _Static_assert((1u << (UNW_PAGE_STEPS - 1)) >= UNW_PAGE_BYTES, "page search bound");
 _Static_assert(UNW_SHARD_ROWS >= UNW_PAGE_BYTES, "a page's rows fit a shard");
 _Static_assert((UNW_DEPTH_MAX & (UNW_DEPTH_MAX - 1)) == 0, "masked frame indexes");
 _Static_assert(UNW_USTACK_SHORT <= UNW_DEPTH_MAX, "short stacks");
+_Static_assert(UNW_STACK_LEAF * 2 == UNW_DEPTH_MAX, "the two ends of a deep stack: masked ring");
+_Static_assert(UNW_WALK_MAX >= 16384 && UNW_WALK_MAX <= (1 << 23), "bpf_loop's bound");
 _Static_assert((UNW_STACK_COPY & (UNW_STACK_COPY - 1)) == 0, "masked stack copy length");
 _Static_assert(UNW_STACK_FIRST <= UNW_STACK_COPY, "first stack copy");
 _Static_assert(UNW_RULES_MAX <= 1u << UNW_ROW_RULE_BITS, "rule indexes fit a row");
@@ -413,6 +426,18 @@ enum unw_frame_kind {
 	 * method entry, then UNW_RB_CFUNC.
 	 */
 	UNW_FRAME_RUBY,
+	/*
+	 * 1 word: the frames a walk deeper than UNW_DEPTH_MAX words left out
+	 * between the two ends it kept (UNW_SAMPLE_ELIDED).
+	 */
+	UNW_FRAME_ELIDED,
+	/*
+	 * 1 word, a stack's only one: a task inside execve past its point of
+	 * no return (UNW_SAMPLE_EXEC), whose old user stack is gone; the value
+	 * is the new program's inode, which tells one program's exec from
+	 * another's.
+	 */
+	UNW_FRAME_EXEC,
 	UNW_FRAME_KIND_NR,
 };
 
@@ -420,25 +445,31 @@ enum unw_frame_kind {
 	((__u64)(kind) << UNW_FRAME_KIND_SHIFT | ((value)&UNW_FRAME_VALUE_MASK))
 
 /*
- * A user stack, keyed by a hash of its words. Most stacks are short: those
+ * A user stack, keyed by a hash of its words (all those walked, elided ones
+ * too: equal hashes are equal stacks). Most stacks are short: those
  * of up to UNW_USTACK_SHORT words are kept in a map of short values (the
  * first bytes of this struct), deeper ones in a smaller map of whole ones.
  * The lowest bit of the key tells which: 0 short, 1 deep.
  */
 struct unw_ustack {
+	/* Words walked: more than UNW_DEPTH_MAX keeps both ends (bpf/ustack_ends.h). */
 	__u32 nr;
-	__u32 pad;
+	__u32 frames;		  /* frames walked, and UNW_USTACK_RING_SPLIT */
 	__u64 pcs[UNW_DEPTH_MAX]; /* the frames' words, leaf first */
 };
+
+/* In unw_ustack.frames: the oldest word of a deep stack's ring is the second of a frame. */
+#define UNW_USTACK_RING_SPLIT (1u << 31)
 
 #define UNW_USTACK_SHORT_SIZE (8 + 8 * UNW_USTACK_SHORT)
 #define UNW_USTACK_DEEP_KEY 1ULL
 
 enum unw_sample_flags {
-	UNW_SAMPLE_COMPLETE = 1 << 0,  /* walked to the bottom of the stack */
-	UNW_SAMPLE_FP = 1 << 1,	       /* at least one frame from frame pointers */
-	UNW_SAMPLE_TRUNCATED = 1 << 2, /* deeper than UNW_DEPTH_MAX: leaf frames kept */
-	UNW_SAMPLE_KERNEL = 1 << 3,    /* taken in kernel mode */
+	UNW_SAMPLE_COMPLETE = 1 << 0, /* walked to the bottom of the stack */
+	UNW_SAMPLE_FP = 1 << 1,	      /* at least one frame from frame pointers */
+	/* Not walked to the bottom within UNW_WALK_MAX frames and UNW_WALK_NS. */
+	UNW_SAMPLE_TRUNCATED = 1 << 2,
+	UNW_SAMPLE_KERNEL = 1 << 3, /* taken in kernel mode */
 	/*
 	 * Off-CPU (bpf/offcpu.bpf.c): the time a thread was blocked, its stack
 	 * walked when it ran again; its count is of blocks, its ns of time.
@@ -446,6 +477,8 @@ enum unw_sample_flags {
 	UNW_SAMPLE_OFF_CPU = 1 << 4,
 	UNW_SAMPLE_STATE_D = 1 << 5,  /* blocked uninterruptibly (D); else sleeping (S) */
 	UNW_SAMPLE_UNWALKED = 1 << 6, /* blocks not walked (short, or over the cap): no stack */
+	UNW_SAMPLE_ELIDED = 1 << 7,   /* deeper than UNW_DEPTH_MAX words: both ends kept */
+	UNW_SAMPLE_EXEC = 1 << 8,     /* inside execve past its point of no return */
 };
 
 /* Events from BPF to user space, through the ring buffer. */
@@ -552,6 +585,8 @@ enum unw_stat {
 	UNW_ST_OFF_UNTIMED,
 	/* Walked blocks without their kernel stack: the thread's block before was short. */
 	UNW_ST_OFF_NO_KSTACK,
+	UNW_ST_ELIDED, /* samples whose stack's middle was left out (UNW_SAMPLE_ELIDED) */
+	UNW_ST_EXEC,   /* samples inside execve past its point of no return (UNW_SAMPLE_EXEC) */
 	UNW_ST_NR,
 };
 

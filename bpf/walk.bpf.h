@@ -15,6 +15,21 @@
 #include "unwind_ruby.h"
 
 /*
+ * Whether a walk that went past UNW_DEPTH_MAX frames has taken UNW_WALK_NS
+ * since: the clock is read there, then every 64 frames. A stack of a few
+ * thousand frames is walked to its root; a deeper one costs no more than
+ * the bound, and is truncated.
+ */
+static __always_inline int walk_overtime(struct scratch *sc, __u32 n)
+{
+	if (n == UNW_DEPTH_MAX) {
+		sc->deep_t0 = bpf_ktime_get_ns();
+		return 0;
+	}
+	return !(n & 63) && bpf_ktime_get_ns() - sc->deep_t0 > UNW_WALK_NS;
+}
+
+/*
  * One frame of the walk: the frame is recorded, then the unwinder of its pc
  * steps to the caller. Adding an unwinder is its file here (bpf/unwind_*.h),
  * its case in this function, its id in bpf/unwprof.h and its entry in
@@ -30,7 +45,7 @@ static long walk_frame(__u32 n, void *ctx)
 	__u64 pc = w->f.pc;
 	int more;
 
-	if (!sc)
+	if (!sc || (n >= UNW_DEPTH_MAX && walk_overtime(sc, n)))
 		return 1;
 	sc->cur_pc = pc;
 	/*
@@ -164,7 +179,9 @@ static __always_inline int count_add(struct unw_count_key *key, struct walk *w, 
 			c = bpf_map_lookup_elem(&counts, key);
 	}
 	if (!c) {
-		if (task)
+		if ((key->flags & UNW_SAMPLE_EXEC) && w->sc && w->sc->exec_comm[0])
+			__builtin_memcpy(init.comm, w->sc->exec_comm, sizeof(init.comm));
+		else if (task)
 			BPF_CORE_READ_STR_INTO(&init.comm, task, comm);
 		else
 			bpf_get_current_comm(init.comm, sizeof(init.comm));
@@ -186,8 +203,8 @@ static __always_inline int count_add(struct unw_count_key *key, struct walk *w, 
 	return 0;
 }
 
-/* Sets up the walk of the user stack from regs, of a process sample_wanted found: scratch, stack copy. */
-static __always_inline void walk_start(struct walk *w, const struct unw_frame *regs)
+/* The walk's scratch, looked up, its stack empty. */
+static __always_inline void walk_scratch(struct walk *w)
 {
 	__u32 zero = 0;
 
@@ -195,6 +212,16 @@ static __always_inline void walk_start(struct walk *w, const struct unw_frame *r
 	if (!w->sc)
 		return;
 	w->sc->stack.nr = 0;
+	w->sc->stack.frames = 0;
+	w->sc->stack_opens = 0;
+}
+
+/* Sets up the walk of the user stack from regs, of a process sample_wanted found: scratch, stack copy. */
+static __always_inline void walk_start(struct walk *w, const struct unw_frame *regs)
+{
+	walk_scratch(w);
+	if (!w->sc)
+		return;
 	w->sc->vma.found = 0;
 	w->sc->vma_tried = 0;
 	w->sc->go_switched = 0;
@@ -222,12 +249,83 @@ static __always_inline void walk_start(struct walk *w, const struct unw_frame *r
 	stack_copy(w->sc, w->f.sp);
 }
 
+#ifdef __TARGET_ARCH_x86
+#define NR_EXECVE 59
+#define NR_EXECVEAT 322
+#define USER_SYSCALL_NR(uregs) BPF_CORE_READ((uregs), orig_ax)
+#else
+#define NR_EXECVE 221
+#define NR_EXECVEAT 281
+#define USER_SYSCALL_NR(uregs) BPF_CORE_READ((uregs), syscallno)
+#endif
+
+/*
+ * Whether the current task, in the kernel with the user registers regs, is
+ * inside execve past its point of no return, where the old program's stack
+ * is gone: its mm is the new program's, which has no environment yet while
+ * the registers are still the old program's (from exec_mmap to
+ * create_elf_tables), or whose stack starts at sp once they are the new
+ * program's (from start_thread to the return to user space). Before the
+ * point of no return the old stack is there, and walked. A sample in the
+ * few instructions from create_elf_tables to start_thread is not told
+ * apart: it is walked, and fails.
+ */
+static __always_inline int walk_in_exec(const struct unw_frame *regs)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs(task);
+	long nr = USER_SYSCALL_NR(uregs);
+	struct mm_struct *mm = task->mm;
+
+	if (nr != NR_EXECVE && nr != NR_EXECVEAT)
+		return 0;
+	return mm && (!mm->env_end || regs->sp == mm->start_stack);
+}
+
+/*
+ * The stack of a sample inside execve past its point of no return into
+ * sc: one frame, UNW_FRAME_EXEC, of the new program's inode, and the name
+ * it is counted under, which the task takes only later in exec. Returns
+ * the sample's flag. A global function: the path of such a sample joins
+ * the others' before the end of the sample, which is verified once.
+ */
+__weak __noinline int exec_stack(struct scratch *sc, __u64 *hash)
+{
+	struct file *exe = bpf_get_current_task_btf()->mm->exe_file;
+
+	if (!sc || !hash)
+		return 0;
+	sc->exec_comm[0] = '\0';
+	if (exe)
+		bpf_probe_read_kernel_str(sc->exec_comm, sizeof(sc->exec_comm),
+					  BPF_CORE_READ(exe, f_path.dentry, d_name.name));
+	stack_push(sc, hash,
+		   UNW_FRAME_WORD(UNW_FRAME_EXEC, exe ? BPF_CORE_READ(exe, f_inode, i_ino) : 0));
+	return UNW_SAMPLE_EXEC;
+}
+
+static __always_inline void walk_exec(struct walk *w)
+{
+	walk_scratch(w);
+	w->hash = UNW_HASH_INIT;
+	w->flags |= exec_stack(w->sc, &w->hash);
+	w->done = 1;
+}
+
+/*
+ * Walks the user stack from regs, or gives the stack of a task inside
+ * execve (a sample in the kernel: on the CPU, or the end of a block).
+ */
 static __always_inline void walk_user(struct walk *w, const struct unw_frame *regs)
 {
+	if ((w->flags & (UNW_SAMPLE_KERNEL | UNW_SAMPLE_OFF_CPU)) && walk_in_exec(regs)) {
+		walk_exec(w);
+		return;
+	}
 	walk_start(w, regs);
 	if (!w->sc)
 		return;
-	bpf_loop(UNW_DEPTH_MAX, walk_frame, w, 0);
+	bpf_loop(UNW_WALK_MAX, walk_frame, w, 0);
 	if (!w->done)
 		w->flags |= UNW_SAMPLE_TRUNCATED;
 }
@@ -328,6 +426,8 @@ static __always_inline int task_user_regs(struct task_struct *task, struct unw_f
 static __always_inline void walk_finish(void *ctx, struct unw_count_key *key, struct walk *w)
 {
 	key->ustack = ustack_key(w);
+	if (w->sc && w->sc->stack.nr > UNW_DEPTH_MAX)
+		w->flags |= UNW_SAMPLE_ELIDED;
 	if (cfg.kernel_stacks && (w->flags & UNW_SAMPLE_KERNEL)) {
 		key->kstack = bpf_get_stackid(ctx, &kstacks, 0);
 		if (key->kstack < 0)

@@ -15,6 +15,7 @@
 #include "vma.bpf.h"
 #include "arch.h"
 #include "kernel.h"
+#include "ustack_ends.h"
 
 /*
  * Interpreters' code (Python code objects, Ruby iseqs) whose event was
@@ -104,6 +105,13 @@ struct scratch {
 	__u64 rb_end;	/* the end of its VM stack */
 	__u64 py_frame; /* the next Python frame to write: the cursor of the Python unwinder */
 	__u8 py_buf[PY_FRAME_READ]; /* the start of the Python frame being read */
+	/* When the walk went past UNW_DEPTH_MAX frames (walk_overtime). */
+	__u64 deep_t0;
+	/* The new program's name, of a sample inside execve (exec_stack). */
+	char exec_comm[UNW_COMM_LEN];
+	/* The last word pushed began a frame of two (unw_ustack__push). */
+	__u8 stack_opens;
+	__u8 pad[7]; /* the copy is read by the word */
 	/* Twice the copy: a read that grows it is bounded by its start and its length. */
 	__u8 copy[2 * UNW_STACK_COPY];
 };
@@ -250,15 +258,24 @@ static __always_inline __u64 user_word(__u64 addr, __s64 off)
 	return v;
 }
 
-/* Appends word to the stack being built; -1 when it is full. */
+/*
+ * Appends word to the stack being built: deeper than a stored stack, its
+ * middle words go (bpf/ustack_ends.h). -1 when it is full. A global
+ * function: its branches, for the ends of a deep stack, are verified once,
+ * not at every frame of every unwinder.
+ */
+__weak __noinline int stack_push_word(struct scratch *sc, __u64 word)
+{
+	if (!sc)
+		return -1;
+	return unw_ustack__push(&sc->stack, &sc->stack_opens, word);
+}
+
+/* Appends word to the stack being built, whose hash is of every word pushed; -1 when it is full. */
 static __always_inline int stack_push(struct scratch *sc, __u64 *hash, __u64 word)
 {
-	__u32 nr = sc->stack.nr;
-
-	if (nr >= UNW_DEPTH_MAX)
+	if (stack_push_word(sc, word))
 		return -1;
-	sc->stack.pcs[nr & (UNW_DEPTH_MAX - 1)] = word;
-	sc->stack.nr = nr + 1;
 	*hash = unw_hash__add(*hash, word);
 	return 0;
 }

@@ -50,6 +50,7 @@
 #include "config.h"
 #include "../util/common.h"
 #include "bpf/unwind.skel.h"
+#include "bpf/ustack_ends.h"
 #include "../unwind/encoder.h"
 #include "../unwind/loader.h"
 #include "../util/log.h"
@@ -1501,7 +1502,9 @@ static void session__deliver(struct session *s, const struct unw_count_key *k,
 			     const struct unw_count *v)
 {
 	uint64_t kpcs[UNW_KSTACK_DEPTH] = {};
+	__u64 upcs[UNW_DEPTH_MAX];
 	const struct unw_ustack *us = NULL;
+	int nr;
 	struct session_sample smp = {
 		.pid = k->pid,
 		.tid = k->tid,
@@ -1523,8 +1526,16 @@ static void session__deliver(struct session *s, const struct unw_count_key *k,
 			s->lost += v->count;
 			return;
 		}
-		smp.user_pcs = (const uint64_t *)us->pcs;
-		smp.nr_user = us->nr < UNW_DEPTH_MAX ? us->nr : UNW_DEPTH_MAX;
+		nr = unw_ustack__unfold(us, upcs);
+		if (nr < 0) {
+			pr_debug("a deep user stack of pid %" PRIu32
+				 " whose counts do not add up: lost",
+				 k->pid);
+			s->lost += v->count;
+			return;
+		}
+		smp.user_pcs = (const uint64_t *)upcs;
+		smp.nr_user = (uint32_t)nr;
 	}
 	if (k->kstack >= 0 &&
 	    bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.kstacks), &k->kstack, kpcs) == 0) {
@@ -1743,6 +1754,8 @@ void session__stats(const struct session *s, struct session_stats *st)
 	st->lookups_cached = sum[UNW_ST_LOOKUPS_CACHED];
 	st->fp = sum[UNW_ST_FP] + st->fp_complete;
 	st->truncated = sum[UNW_ST_TRUNCATED];
+	st->elided = sum[UNW_ST_ELIDED];
+	st->exec = sum[UNW_ST_EXEC];
 	st->lost = sum[UNW_ST_LOST] + s->lost;
 	st->events_lost = sum[UNW_ST_EVENTS_LOST];
 	for (int i = 0; i < SESSION_NR_ERRORS; i++)

@@ -32,11 +32,14 @@ struct rb_runtime;
 enum {
 	SAMPLE_COMPLETE = UNW_SAMPLE_COMPLETE, /* the user stack was walked to its bottom */
 	SAMPLE_FP = UNW_SAMPLE_FP, /* at least one frame was unwound with frame pointers */
-	SAMPLE_TRUNCATED = UNW_SAMPLE_TRUNCATED, /* deeper than the depth limit: leaf frames kept */
-	SAMPLE_KERNEL = UNW_SAMPLE_KERNEL,	 /* the sample hit kernel mode */
-	SAMPLE_OFF_CPU = UNW_SAMPLE_OFF_CPU,	 /* blocks of a thread: count blocks, off_cpu_ns */
-	SAMPLE_STATE_D = UNW_SAMPLE_STATE_D,   /* off-CPU, uninterruptible (D); else sleeping (S) */
+	SAMPLE_TRUNCATED =
+		UNW_SAMPLE_TRUNCATED,	     /* not walked to the bottom within the walk's bounds */
+	SAMPLE_KERNEL = UNW_SAMPLE_KERNEL,   /* the sample hit kernel mode */
+	SAMPLE_OFF_CPU = UNW_SAMPLE_OFF_CPU, /* blocks of a thread: count blocks, off_cpu_ns */
+	SAMPLE_STATE_D = UNW_SAMPLE_STATE_D, /* off-CPU, uninterruptible (D); else sleeping (S) */
 	SAMPLE_UNWALKED = UNW_SAMPLE_UNWALKED, /* off-CPU, not walked: no stack */
+	SAMPLE_ELIDED = UNW_SAMPLE_ELIDED, /* deeper than stored: a frame names those left out */
+	SAMPLE_EXEC = UNW_SAMPLE_EXEC,	   /* inside execve past its point of no return: [exec] */
 };
 
 /* The reasons a sample's walk met, as session_stats.errors counts them. */
@@ -143,7 +146,9 @@ struct session_stats {
 	uint64_t rb_frames;   /* Ruby frames written */
 	uint64_t lookups;     /* frames looked up in a process's mappings */
 	uint64_t lookups_cached; /* of them, answered by BPF's per-CPU cache of lookups */
-	uint64_t truncated;
+	uint64_t truncated;	 /* not walked to the bottom within the walk's bounds */
+	uint64_t elided; /* deeper than a stored stack: both ends kept, the middle counted */
+	uint64_t exec;	 /* inside execve past its point of no return: no user stack */
 	/*
 	 * Samples taken but not delivered: the count map was full, or their
 	 * user stack could not be read back. After session__stop() and the

@@ -1600,6 +1600,45 @@ static int ruby_location(struct symbolizer *sym, struct profile *p, uint32_t pid
 			       id);
 }
 
+/* "[... 3,412 frames ...]": the frames a deep stack left out, as a frame's name. */
+static void elided_name(char *buf, size_t size, uint64_t frames)
+{
+	char digits[24], grouped[32];
+	size_t n, k = 0;
+
+	n = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, frames);
+	for (size_t i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			grouped[k++] = ',';
+		grouped[k++] = digits[i];
+	}
+	grouped[k] = '\0';
+	snprintf(buf, size, "[... %s frame%s ...]", grouped, frames == 1 ? "" : "s");
+}
+
+/*
+ * The location of a frame that stands for others (bpf/unwprof.h): the
+ * frames a deep stack left out, one location per number of them, or
+ * [exec], one for every program. Shared by every process, and named when
+ * first seen, so that the writers name it as any frame.
+ */
+static int marker_location(struct profile *p, uint64_t word, uint32_t *id)
+{
+	unsigned int kind = word >> UNW_FRAME_KIND_SHIFT;
+	char name[64] = "[exec]";
+	bool added;
+	int err;
+
+	if (kind == UNW_FRAME_EXEC)
+		word = UNW_FRAME_WORD(UNW_FRAME_EXEC, 0);
+	err = profile__intern_frame(p, 0, PROFILE_FRAME_NATIVE, word, 0, id, &added);
+	if (err || !added)
+		return err;
+	if (kind == UNW_FRAME_ELIDED)
+		elided_name(name, sizeof(name), word & UNW_FRAME_VALUE_MASK);
+	return profile__set_symbol(p, *id, PROFILE_NONE, name, NULL, 0);
+}
+
 /* The user frames of st: profile_user_locations_fn with the symbolizer as ctx. */
 static int user_locations(struct profile *p, const struct profile_stack *st, uint32_t *ids,
 			  void *ctx)
@@ -1626,6 +1665,8 @@ static int user_locations(struct profile *p, const struct profile_stack *st, uin
 		} else if (kind == UNW_FRAME_RUBY && i + 1 < st->nr_user) {
 			err = ruby_location(sym, p, st->pid, word & UNW_FRAME_VALUE_MASK,
 					    st->user_addrs[++i], &ids[n]);
+		} else if (kind == UNW_FRAME_ELIDED || kind == UNW_FRAME_EXEC) {
+			err = marker_location(p, word, &ids[n]);
 		} else if (gone || kind != UNW_FRAME_NATIVE) {
 			err = profile__intern_location(p, 0, 0, false, n > 0, &ids[n]);
 		} else {
