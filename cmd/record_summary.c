@@ -35,7 +35,7 @@ static struct session_stats shown_stats(const struct recorder_result *res)
 /* The samples that had a user stack to walk: the base of the shares. */
 static uint64_t user_samples(const struct recorder_result *res, const struct session_stats *st)
 {
-	uint64_t none = res->outcomes.idle + res->outcomes.kernel;
+	uint64_t none = res->outcomes.idle + res->outcomes.kernel + res->outcomes.exec;
 
 	return st->samples > none ? st->samples - none : 0;
 }
@@ -101,7 +101,7 @@ static int64_t not_drained(const struct recorder_result *res, const struct sessi
 	const struct recorder_outcomes *o = &res->outcomes;
 
 	return (int64_t)(st->samples - o->walked - o->fp - o->failed - o->idle - o->kernel -
-			 st->lost);
+			 o->exec - st->lost);
 }
 
 /* Every sample in exactly one place, so that the parts add up to the samples. */
@@ -117,6 +117,8 @@ static void print_outcomes(const struct recorder_result *res, const struct sessi
 	if (o->idle || o->kernel)
 		fprintf(stderr, " + idle %" PRIu64 " + kernel threads %" PRIu64, o->idle,
 			o->kernel);
+	if (o->exec)
+		fprintf(stderr, " + exec %" PRIu64, o->exec);
 	fprintf(stderr, " + lost %" PRIu64, st->lost);
 	if (late)
 		fprintf(stderr, " + not drained %" PRId64, late);
@@ -236,9 +238,13 @@ void record_print_summary(const struct recorder_result *res)
 			res->outcomes.idle);
 		fprintf(stderr, "  %-22s %10" PRIu64 "   (no user stack to walk)\n",
 			"kernel threads", res->outcomes.kernel);
+	}
+	if (res->outcomes.exec)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (the old stack gone: [exec])\n",
+			"inside exec", res->outcomes.exec);
+	if (res->outcomes.idle || res->outcomes.kernel || res->outcomes.exec)
 		fprintf(stderr, "  %-22s %10" PRIu64 "   (the shares below are of them)\n",
 			"with a user stack", user);
-	}
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "walked to the bottom", st.complete,
 		percent(st.complete, user));
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%", "with frame pointers", st.fp,
@@ -248,6 +254,11 @@ void record_print_summary(const struct recorder_result *res)
 	fputc('\n', stderr);
 	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "truncated", st.truncated,
 		percent(st.truncated, user));
+	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%", "elided", st.elided,
+		percent(st.elided, user));
+	if (st.elided)
+		fprintf(stderr, "   (deeper than %d words: the middle left out)", UNW_DEPTH_MAX);
+	fputc('\n', stderr);
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "lost", st.lost);
 	if (st.py_samples)
 		fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%   (%" PRIu64 " Python frames)\n",
@@ -356,6 +367,7 @@ static void stats_put_outcomes(struct json_writer *jw, const struct recorder_res
 	jw_uint_field(jw, "failed", res->outcomes.failed);
 	jw_uint_field(jw, "idle", res->outcomes.idle);
 	jw_uint_field(jw, "kernel_threads", res->outcomes.kernel);
+	jw_uint_field(jw, "exec", res->outcomes.exec);
 	jw_uint_field(jw, "lost", st->lost);
 	jw_int_field(jw, "not_drained", late);
 	jw_object_end(jw);
@@ -427,6 +439,7 @@ static void stats_put(struct json_writer *jw, const struct recorder_result *res,
 	stats_put_share(jw, "frame_pointer", st->fp, user);
 	stats_put_share(jw, "frame_pointer_bottom", st->fp_complete, user);
 	stats_put_share(jw, "truncated", st->truncated, user);
+	stats_put_share(jw, "elided", st->elided, user);
 	stats_put_share(jw, "python", st->py_samples, user);
 	jw_uint_field(jw, "python_frames", st->py_frames);
 	stats_put_share(jw, "ruby", st->rb_samples, user);

@@ -148,7 +148,9 @@ static void keep_error(struct recorder *r, int err)
 
 static void count_outcome(struct recorder_outcomes *o, const struct session_sample *s)
 {
-	if (s->flags & SAMPLE_FP)
+	if (s->flags & SAMPLE_EXEC)
+		o->exec += s->count;
+	else if (s->flags & SAMPLE_FP)
 		o->fp += s->count;
 	else if (s->flags & SAMPLE_COMPLETE)
 		o->walked += s->count;

@@ -78,6 +78,7 @@ struct recorder_outcomes {
 	/* no user stack to walk, which is no failure: */
 	uint64_t idle;	 /* no task on the CPU (pid 0) */
 	uint64_t kernel; /* a kernel thread (or a process whose memory is gone: exiting) */
+	uint64_t exec;	 /* inside execve past its point of no return: the old stack is gone */
 };
 
 /* What a run took: filled by recorder__run(), the peak by recorder__write(). */

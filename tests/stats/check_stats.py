@@ -6,10 +6,10 @@
                 [--min-cached PERCENT]
 
 Schema 3: every key with its type; shares whose percent is their count over
-the samples with a user stack (not idle, not of kernel threads); every such
-sample not walked to the bottom is accounted for as truncated or by an error
-reason; the outcomes (walked, frame pointers, failed, idle, kernel threads,
-lost, not drained) add up to the samples; bytes_loaded is
+the samples with a user stack (not idle, not of kernel threads, not inside
+exec); every such sample not walked to the bottom is accounted for as
+truncated or by an error reason; the outcomes (walked, frame pointers,
+failed, idle, kernel threads, exec, lost, not drained) add up to the samples; bytes_loaded is
 rows_loaded 4-byte rows with their page map and rules; the memory (peak RSS, BPF maps) is measured;
 bpf_ns_per_sample is a number when kernel.bpf_stats_enabled is 1, else null;
 BPF's own histogram timed every sample (bpf_samples_timed), and its median and
@@ -34,7 +34,7 @@ import sys
 
 # A row, an entry of the page map, a rule of the dictionary (bpf/unwprof.h).
 ROW_BYTES, PAGE_BYTES, RULE_BYTES = 4, 8, 16
-SHARES = ("walked", "frame_pointer", "frame_pointer_bottom", "truncated")
+SHARES = ("walked", "frame_pointer", "frame_pointer_bottom", "truncated", "elided")
 # What kept processes or files from their tables: JSON key, summary label.
 LEFT_OUT = {
     "events_lost": "events lost",
@@ -43,7 +43,7 @@ LEFT_OUT = {
     "files_replaced": "files replaced",
     "files_skipped": "files skipped",
 }
-OUTCOMES = ("walked", "frame_pointer", "failed", "idle", "kernel_threads", "lost")
+OUTCOMES = ("walked", "frame_pointer", "failed", "idle", "kernel_threads", "exec", "lost")
 # Memory: JSON key (bytes), summary label (MiB).
 MEMORY = {"peak_rss_bytes": "peak RSS", "bpf_map_bytes": "BPF map memory"}
 COUNTS = ("samples", "user_samples", "lost", "processes", "rows_loaded", "bytes_loaded",
@@ -58,6 +58,7 @@ SUMMARY = {
     "walked to the bottom": lambda s: s["walked"]["count"],
     "with frame pointers": lambda s: s["frame_pointer"]["count"],
     "truncated": lambda s: s["truncated"]["count"],
+    "elided": lambda s: s["elided"]["count"],
     "lost": lambda s: s["lost"],
     "errors": lambda s: sum(s["errors"].values()),
     "processes": lambda s: s["processes"],
@@ -131,9 +132,10 @@ def check_sums(s, max_not_drained, min_cached):
     n = s["samples"]
     check(n > 0, "no samples")
     o = s["outcomes"]
-    # the shares are of the samples with a user stack: not idle, not of kernel threads
-    check(s["user_samples"] == n - o["idle"] - o["kernel_threads"],
-          f"user_samples {s['user_samples']}: not {n} samples - idle - kernel threads ({o})")
+    # the shares are of the samples with a user stack: not idle, not of kernel threads, not in exec
+    check(s["user_samples"] == n - o["idle"] - o["kernel_threads"] - o["exec"],
+          f"user_samples {s['user_samples']}: not {n} samples - idle - kernel threads - exec"
+          f" ({o})")
     n = s["user_samples"]
     for key in SHARES:
         c, p = s[key]["count"], s[key]["percent"]
@@ -240,7 +242,7 @@ def check_summary(s, path):
         check(shown[label][0] == get(s),
               f"{label}: {shown[label][0]} in the summary, {get(s)} in the JSON")
     for label, key in (("walked to the bottom", "walked"), ("with frame pointers", "frame_pointer"),
-                       ("truncated", "truncated")):
+                       ("truncated", "truncated"), ("elided", "elided")):
         if label in shown and shown[label][1] is not None:
             check(abs(float(shown[label][1]) - s[key]["percent"]) < 0.051,
                   f"{label}: {shown[label][1]}% in the summary, {s[key]['percent']} in the JSON")
@@ -251,12 +253,12 @@ def check_summary(s, path):
                   f"{s['errors'].get(name)} in the JSON")
     accounted = re.search(r"samples accounted\s+(\d+) = walked (\d+) \+ frame pointers (\d+)"
                           r" \+ failed (\d+)(?: \+ idle (\d+) \+ kernel threads (\d+))?"
-                          r" \+ lost (\d+)(?: \+ not drained (-?\d+))?",
+                          r"(?: \+ exec (\d+))? \+ lost (\d+)(?: \+ not drained (-?\d+))?",
                           open(path).read())
     if check(accounted, f"{path}: no 'samples accounted' line"):
         o = s["outcomes"]
         want = (s["samples"], o["walked"], o["frame_pointer"], o["failed"], o["idle"],
-                o["kernel_threads"], o["lost"], o["not_drained"])
+                o["kernel_threads"], o["exec"], o["lost"], o["not_drained"])
         got = tuple(int(g) if g else 0 for g in accounted.groups())
         check(got == want, f"samples accounted: {got} in the summary, {want} in the JSON")
     for key, label in MEMORY.items():
@@ -267,6 +269,9 @@ def check_summary(s, path):
     for key, label in LEFT_OUT.items():
         n = shown.get(label, (0, None))[0]
         check(n == s[key], f"{label}: {n} in the summary, {s[key]} in the JSON")
+    n = shown.get("inside exec", (0, None))[0]
+    check(n == s["outcomes"]["exec"],
+          f"inside exec: {n} in the summary, {s['outcomes']['exec']} in the JSON")
     check_summary_times(s, open(path).read(), path)
     left_out = shown.get("unwind rows left out", (0, None))[0]
     check(left_out == s["rows_unplaced"],
