@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "bpf/unwprof.h"
 #include "core/elf/elf.h"
 #include "core/targets/procfs.h"
 #include "core/profile/folded.h"
@@ -407,6 +408,52 @@ static void test_gone_processes(void)
 }
 
 /*
+ * Frames that stand for others (bpf/unwprof.h) are named as any frame: the
+ * frames a deep stack left out, by their number, one location per number
+ * whatever the process; [exec], one for every program.
+ */
+static void test_marker_frames(void)
+{
+	struct symbolizer *sym = symbolizer__new(NULL);
+	struct profile *p = profile__new();
+	uint64_t deep[] = { 0x401000, UNW_FRAME_WORD(UNW_FRAME_ELIDED, 3412), 0x405678 };
+	uint64_t one[] = { 0x401000, UNW_FRAME_WORD(UNW_FRAME_ELIDED, 1), 0x405678 };
+	uint64_t exec1[] = { UNW_FRAME_WORD(UNW_FRAME_EXEC, 1234) };
+	uint64_t exec2[] = { UNW_FRAME_WORD(UNW_FRAME_EXEC, 5678) };
+	struct profile_stack st = { .pid = 0x7ffffff0, .tid = 1, .comm = "deep" };
+	const struct profile_sample *s;
+
+	st.user_addrs = deep;
+	st.nr_user = 3;
+	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
+	st.pid++;
+	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
+	st.user_addrs = one;
+	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
+	st.user_addrs = exec1;
+	st.nr_user = 1;
+	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
+	st.pid++;
+	st.user_addrs = exec2;
+	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
+	CHECK_EQ_INT(profile__nr_samples(p), 5);
+	s = profile__sample(p, 0);
+	CHECK_EQ_INT(s->nr_user, 3);
+	CHECK_EQ_STR(profile__location(p, s->user[1])->function, "[... 3,412 frames ...]");
+	CHECK_EQ_INT(profile__sample(p, 1)->user[1], s->user[1]); /* the other process's */
+	s = profile__sample(p, 2);
+	CHECK_EQ_STR(profile__location(p, s->user[1])->function, "[... 1 frame ...]");
+	s = profile__sample(p, 3);
+	CHECK_EQ_INT(s->nr_user, 1);
+	CHECK_EQ_STR(profile__location(p, s->user[0])->function, "[exec]");
+	CHECK_EQ_INT(profile__sample(p, 4)->user[0], s->user[0]); /* another program's exec */
+	CHECK_EQ_INT(symbolizer__symbolize_profile(sym, p), 0);
+	CHECK_EQ_STR(profile__location(p, s->user[0])->function, "[exec]");
+	profile__free(p);
+	symbolizer__free(sym);
+}
+
+/*
  * A caller's frame is looked up at its return address - 1, inside the
  * call; where no symbol covers that byte, at the return address itself.
  */
@@ -653,6 +700,7 @@ int main(void)
 	RUN(test_gone_processes);
 	RUN(test_debug_file);
 	RUN(test_perf_map);
+	RUN(test_marker_frames);
 	RUN(test_kallsyms);
 	RUN(test_kallsyms_hidden);
 	RUN(test_kernel_lookup);
