@@ -22,8 +22,16 @@ except by stacks --inlined.
       TID. --never: no sample of NAME may match REGEX anywhere. --inlined:
       the inlined frames (_[i]) are kept.
   e2e.py deep FOLDED --comm NAME --leaf FRAME --frame FRAME --min-frames N
-      Samples of a recursion deeper than the frame limit: at least 99% of
-      them keep the N frames nearest the leaf (leaf, then FRAME repeated).
+      Samples of a recursion deeper than the walk goes (in tail calls): at
+      least 99% of them keep the N frames nearest the leaf (leaf, then FRAME
+      repeated).
+  e2e.py elided FOLDED --comm NAME --leaf FRAME --frame FRAME --frames N
+     [--root REGEX] [--min-samples N]
+      Samples of a recursion deeper than a stored stack, N frames FRAME
+      between the root's frames and the leaf: at least 99% of those with
+      leaf FRAME are ROOT (default {START};main), FRAME repeated, one frame
+      "[... K frames ...]", FRAME repeated, the leaf, where K and the
+      FRAMEs shown are exactly N: the frames left out are counted exactly.
   e2e.py summary STDERR FIELD [--min N]
       The integer after FIELD in record's summary; at least N (default 1).
   e2e.py comms FOLDED --min N
@@ -221,6 +229,38 @@ def cmd_deep(args):
     if ratio < 0.99:
         show([s for s in samples if s not in good], "stacks that lost leaf frames:", 4)
         fail(f"only {ratio:.2%} of the deep samples keep {args.min_frames} leaf frames")
+
+
+ELIDED = re.compile(r"\[\.\.\. ([0-9,]+) frames? \.\.\.\]")
+
+
+def cmd_elided(args):
+    samples = [s for s in read_folded(args.folded)
+               if comm_matches(s, args.comm) and s.leaf() == args.leaf]
+    total = sum(s.count for s in samples)
+    if total < args.min_samples:
+        fail(f"{total} samples of {args.comm} with leaf {args.leaf}, "
+             f"expected at least {args.min_samples}")
+    want = re.compile(expand(args.root) + ";" + re.escape(args.frame + ";") * args.frames +
+                      re.escape(args.leaf))
+    good, left_out = [], collections.Counter()
+    for s in samples:
+        marks = [i for i, f in enumerate(s.user) if ELIDED.fullmatch(f)]
+        if len(marks) != 1:
+            continue
+        i = marks[0]
+        k = int(ELIDED.fullmatch(s.user[i]).group(1).replace(",", ""))
+        left_out[k] += s.count
+        # The frames left out are FRAMEs: put back, they must give the whole recursion.
+        if want.fullmatch(";".join(s.user[:i] + [args.frame] * k + s.user[i + 1:])):
+            good.append(s)
+    ratio = sum(s.count for s in good) / total
+    print(f"samples with leaf {args.leaf}: {total}, frames left out: {dict(left_out)}, "
+          f"the whole recursion of {args.frames} {args.frame}: {ratio:.2%}", file=sys.stderr)
+    if ratio < 0.99:
+        show([s for s in samples if s not in good], "stacks that are not the whole recursion:", 4)
+        fail(f"only {ratio:.2%} of the deep samples are the recursion with the frames "
+             f"left out counted")
 
 
 def cmd_summary(args):
@@ -966,6 +1006,15 @@ def main():
     s.add_argument("--min-frames", type=int, required=True)
     s.add_argument("--min-samples", type=int, default=100)
     s.set_defaults(fn=cmd_deep)
+    s = sub.add_parser("elided")
+    s.add_argument("folded")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--leaf", required=True)
+    s.add_argument("--frame", required=True)
+    s.add_argument("--frames", type=int, required=True)
+    s.add_argument("--root", default="{START};main")
+    s.add_argument("--min-samples", type=int, default=100)
+    s.set_defaults(fn=cmd_elided)
     s = sub.add_parser("summary")
     s.add_argument("stderr")
     s.add_argument("field")

@@ -2,12 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Recursions of the depth real programs reach (compilers: 200 to 400
-# frames, interpreters more), then deeper than the unwinder's limit of 1024
-# frames.
-#  - 900 deep (main -> descend x901 -> bottom): every sample with the leaf
-#    has the whole chain from the process's start, nothing truncated.
-#  - 1400 deep: the samples keep at least 1023 frames nearest the leaf, and
-#    the summary counts them as truncated.
+# frames, interpreters more), then deeper than a stored stack of 1024
+# words. recurse DEPTH calls descend DEPTH + 1 times: main -> descend x
+# (DEPTH + 1) -> bottom, the program's own count of its frames.
+#  - 900 deep: every sample with the leaf has the whole chain from the
+#    process's start, nothing truncated nor elided.
+#  - 1400 and 5000 deep: the samples keep both ends, the process's start
+#    and the leaf, with one frame between them that counts the frames left
+#    out exactly: put back, they give DEPTH + 1 descend. 99% of all the
+#    samples reach the root; none is truncated, the deep ones are elided.
+#  - In tail calls (kernels before 5.17, forced with UNWPROF_BPF_TAIL_CALLS=1)
+#    the walk ends at 1024 frames: a deeper stack keeps the frames nearest
+#    its leaf and is counted truncated.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -17,10 +23,25 @@ descend=$(printf 'descend;%.0s' $(seq 901))
 check stacks "$tmp/recurse900.folded" --comm recurse --leaf bottom \
 	--expect "{START};main;${descend}bottom" --min-ratio 0.99 --min-samples 200
 grep -q "truncated  *0 " "$tmp/recurse900.err" || fail "900 frames deep: samples counted as truncated"
+grep -q "elided  *0 " "$tmp/recurse900.err" || fail "900 frames deep: samples counted as elided"
 
-record recurse1400 -F 999 -o "$tmp/recurse1400.folded" -- "$WORKLOADS/recurse" 2 1400
-expect_rc 0
-check deep "$tmp/recurse1400.folded" --comm recurse --leaf bottom --frame descend \
-	--min-frames 1023 --min-samples 200
-check summary "$tmp/recurse1400.err" truncated --min 200
+if [ "${UNWPROF_BPF_TAIL_CALLS:-0}" = 1 ]; then
+	record recurse1400 -F 999 -o "$tmp/recurse1400.folded" -- "$WORKLOADS/recurse" 2 1400
+	expect_rc 0
+	check deep "$tmp/recurse1400.folded" --comm recurse --leaf bottom --frame descend \
+		--min-frames 1023 --min-samples 200
+	check summary "$tmp/recurse1400.err" truncated --min 200
+	finish
+fi
+
+for depth in 1400 5000; do
+	record "recurse$depth" -F 999 -o "$tmp/recurse$depth.folded" -- "$WORKLOADS/recurse" 2 "$depth"
+	expect_rc 0
+	check elided "$tmp/recurse$depth.folded" --comm recurse --leaf bottom --frame descend \
+		--frames $((depth + 1)) --min-samples 200
+	check roots "$tmp/recurse$depth.folded" --comm recurse --min-ratio 0.99
+	check summary "$tmp/recurse$depth.err" elided --min 200
+	grep -q "truncated  *0 " "$tmp/recurse$depth.err" ||
+		fail "$depth frames deep: samples counted as truncated"
+done
 finish
