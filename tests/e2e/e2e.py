@@ -32,6 +32,14 @@ except by stacks --inlined.
       leaf FRAME are ROOT (default {START};main), FRAME repeated, one frame
       "[... K frames ...]", FRAME repeated, the leaf, where K and the
       FRAMEs shown are exactly N: the frames left out are counted exactly.
+  e2e.py exec FOLDED --comm NAME --old NAME [--min-samples N]
+      Samples inside execve past its point of no return: those whose kernel
+      stack frees the old program's memory (__mmput or exit_mmap under
+      begin_new_exec), at least N (default 20), are 99% the one user frame
+      [exec], under the new program's name: the exec from --old, which has
+      more memory to free, into NAME gives NAME 3 times as many; and
+      every sample with that frame is in an execve system call, or on its
+      way back to user space.
   e2e.py summary STDERR FIELD [--min N]
       The integer after FIELD in record's summary; at least N (default 1).
   e2e.py comms FOLDED --min N
@@ -261,6 +269,37 @@ def cmd_elided(args):
         show([s for s in samples if s not in good], "stacks that are not the whole recursion:", 4)
         fail(f"only {ratio:.2%} of the deep samples are the recursion with the frames "
              f"left out counted")
+
+
+def cmd_exec(args):
+    samples = read_folded(args.folded)
+    exec_only = [s for s in samples if s.user == ["[exec]"]]
+    # in the system call, or on the way back to user space from it (held there by a signal)
+    inside = re.compile(r"sys_execve|exit_to_user_mode")
+    outside = [s for s in exec_only if not any(inside.search(f) for f in s.kernel)]
+    if outside:
+        show(outside, "[exec] samples outside an execve system call:")
+        fail(f"{sum(s.count for s in outside)} [exec] samples outside execve")
+    freeing = [s for s in samples if "begin_new_exec_[k]" in s.kernel and
+               ("__mmput_[k]" in s.kernel or "exit_mmap_[k]" in s.kernel)]
+    total = sum(s.count for s in freeing)
+    good = [s for s in freeing if s.user == ["[exec]"]]
+    new = sum(s.count for s in good if comm_matches(s, args.comm))
+    old = sum(s.count for s in good if comm_matches(s, args.old))
+    ratio = sum(s.count for s in good) / total if total else 0
+    print(f"samples freeing the old program's memory in exec: {total}, [exec]: {ratio:.2%}, "
+          f"under {args.comm}: {new}, under {args.old}: {old}; all [exec] samples: "
+          f"{sum(s.count for s in exec_only)}", file=sys.stderr)
+    if total < args.min_samples:
+        fail(f"{total} samples inside exec freeing the old memory, expected at least "
+             f"{args.min_samples}")
+    if ratio < 0.99:
+        show([s for s in freeing if s not in good], "samples past exec's point of no return "
+             "that are not [exec]:", 4)
+        fail(f"only {ratio:.2%} of the samples past exec's point of no return are [exec]")
+    if new < 3 * old:
+        fail(f"{new} samples freeing {args.old}'s memory under {args.comm}, the new program, "
+             f"and {old} under {args.old}: not the new program's name")
 
 
 def cmd_summary(args):
@@ -1015,6 +1054,12 @@ def main():
     s.add_argument("--root", default="{START};main")
     s.add_argument("--min-samples", type=int, default=100)
     s.set_defaults(fn=cmd_elided)
+    s = sub.add_parser("exec")
+    s.add_argument("folded")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--old", required=True)
+    s.add_argument("--min-samples", type=int, default=20)
+    s.set_defaults(fn=cmd_exec)
     s = sub.add_parser("summary")
     s.add_argument("stderr")
     s.add_argument("field")
