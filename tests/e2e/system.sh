@@ -9,7 +9,8 @@
 # cc1 has a million rows), hence only half of its samples are required to be
 # complete. 0% would mean its tables never arrived. Idle CPUs and kernel
 # threads are counted as such (the CPU running only the workload, the other
-# one mostly idle), not as failures nor as no-user-stack errors.
+# one mostly idle), and so are samples inside exec, not as failures nor as
+# no-user-stack errors.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -27,7 +28,7 @@ print(f"samples {s['samples']}, idle {o['idle']}, kernel threads {o['kernel_thre
       f"failed {o['failed']}, no-user-stack {s['errors']['no-user-stack']}", file=sys.stderr)
 # the part of the samples failed is no larger than that of user samples not walked
 ok = s["errors"]["no-user-stack"] <= o["failed"] and s["user_samples"] + o["idle"] + \
-    o["kernel_threads"] == s["samples"] and o["failed"] <= 0.2 * s["user_samples"]
+    o["kernel_threads"] + o["exec"] == s["samples"] and o["failed"] <= 0.2 * s["user_samples"]
 sys.exit(0 if ok else 1)
 EOF
 check comms "$tmp/system.out" --min 2
