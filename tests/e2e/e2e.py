@@ -38,8 +38,8 @@ except by stacks --inlined.
       begin_new_exec), at least N (default 20), are 99% the one user frame
       [exec], under the new program's name: the exec from --old, which has
       more memory to free, into NAME gives NAME 3 times as many; and
-      every sample with that frame is in an execve system call, or on its
-      way back to user space.
+      every sample with that frame and a kernel stack is in an execve system
+      call, or on its way back to user space.
   e2e.py summary STDERR FIELD [--min N]
       The integer after FIELD in record's summary; at least N (default 1).
   e2e.py comms FOLDED --min N
@@ -274,9 +274,11 @@ def cmd_elided(args):
 def cmd_exec(args):
     samples = read_folded(args.folded)
     exec_only = [s for s in samples if s.user == ["[exec]"]]
-    # in the system call, or on the way back to user space from it (held there by a signal)
-    inside = re.compile(r"sys_execve|exit_to_user_mode")
-    outside = [s for s in exec_only if not any(inside.search(f) for f in s.kernel)]
+    # in the system call, or on the way back to user space from it (its exit's
+    # tracepoints, held there by a signal); a sample without its kernel stack says nothing
+    inside = re.compile(r"sys_execve|syscall_exit|exit_to_user_mode")
+    outside = [s for s in exec_only
+               if s.kernel and not any(inside.search(f) for f in s.kernel)]
     if outside:
         show(outside, "[exec] samples outside an execve system call:")
         fail(f"{sum(s.count for s in outside)} [exec] samples outside execve")
