@@ -29,6 +29,7 @@
 #include "../profile/profile.h"
 #include "../runtimes/pyframes.h"
 #include "../runtimes/rbframes.h"
+#include "perfmap.h"
 #include "symbolize.h"
 
 #define MAX_SEGMENTS 16
@@ -73,8 +74,9 @@ struct proc {
 	size_t nr;
 	uint32_t *own; /* its locations outside files, symbolized at its end */
 	size_t nr_own, cap_own;
-	struct ksyms *perf_map; /* JIT symbols, read on the first lookup that needs them */
-	bool perf_map_tried;
+	/* JIT symbols (core/symbols/perfmap.h): /tmp/perf-PID.map, made on the first lookup */
+	struct jit_map *perf_map;
+	struct jit_map *jitdump; /* the jit-PID.dump it maps, NULL when none */
 };
 
 /*
@@ -709,6 +711,35 @@ static int fill_maps(struct symbolizer *sym, const struct procmaps *pm, struct p
 	return 0;
 }
 
+/* Whether path names a jitdump: "jit-PID.dump", as perf looks for it. */
+static bool is_jitdump(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t digits;
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, "jit-", 4) != 0)
+		return false;
+	digits = strspn(base + 4, "0123456789");
+	return digits && strcmp(base + 4 + digits, ".dump") == 0;
+}
+
+/*
+ * A runtime that writes a jitdump maps it, executable, so that perf sees
+ * where it is: its path names the file (as the process sees it).
+ */
+static int note_jitdump(struct proc *p, const struct procmaps *pm)
+{
+	for (size_t i = 0; !p->jitdump && i < pm->nr; i++) {
+		if (pm->maps[i].path && is_jitdump(pm->maps[i].path)) {
+			p->jitdump = jit_map__new(pm->maps[i].path, JIT_MAP_JITDUMP);
+			if (!p->jitdump)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int symbolizer__add_process(struct symbolizer *sym, const struct procmaps *pm)
 {
 	struct proc_map *maps;
@@ -742,7 +773,7 @@ int symbolizer__add_process(struct symbolizer *sym, const struct procmaps *pm)
 	free(p->maps);
 	p->maps = maps;
 	p->nr = nr;
-	return 0;
+	return note_jitdump(p, pm);
 }
 
 static void proc_free(struct proc *p)
@@ -751,7 +782,8 @@ static void proc_free(struct proc *p)
 		proc_map_free(&p->maps[i]);
 	free(p->maps);
 	free(p->own);
-	ksyms__free(p->perf_map);
+	jit_map__free(p->perf_map);
+	jit_map__free(p->jitdump);
 }
 
 static void proc_remove(struct symbolizer *sym, struct proc *p)
@@ -823,23 +855,29 @@ static void lookup_in_map(const struct proc_map *m, uint64_t addr, bool lines,
 		lookup_in_file(m->file, vaddr, lines, info);
 }
 
-static struct ksyms *perf_map_load(const char *dir, uint32_t pid);
-
-/* JIT code: anonymous memory, or memory mapped after the process was last seen. */
-static void lookup_perf_map(struct symbolizer *sym, struct proc *p, uint64_t addr,
-			    struct symbol_info *info)
+/*
+ * JIT code: anonymous memory, or memory mapped after the process was last
+ * seen, named by the runtime's perf map, else by its jitdump. Each is read
+ * (again) when an address is not named and the file changed.
+ */
+static void lookup_jit(struct symbolizer *sym, struct proc *p, uint64_t addr,
+		       struct symbol_info *info)
 {
-	const struct ksym *k;
+	char path[PATH_MAX];
 
-	if (!p->perf_map_tried) {
-		p->perf_map_tried = true;
-		p->perf_map = perf_map_load(sym->perf_map_dir, p->pid);
+	if (!p->perf_map) {
+		snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map", sym->perf_map_dir, p->pid);
+		p->perf_map = jit_map__new(path, JIT_MAP_PERF_MAP);
 	}
-	k = ksyms__lookup(p->perf_map, addr);
-	if (k && (!k->size || addr - k->addr < k->size)) {
-		info->name = k->name;
-		info->offset = addr - k->addr;
+	if (p->perf_map && jit_map__lookup(p->perf_map, addr, &info->name, &info->offset) == 0)
+		return;
+	/* not seen mapped: where runtimes write it by default, next to the perf map */
+	if (!p->jitdump) {
+		snprintf(path, sizeof(path), "%s/jit-%" PRIu32 ".dump", sym->perf_map_dir, p->pid);
+		p->jitdump = jit_map__new(path, JIT_MAP_JITDUMP);
 	}
+	if (p->jitdump)
+		jit_map__lookup(p->jitdump, addr, &info->name, &info->offset);
 }
 
 int symbolizer__lookup(struct symbolizer *sym, uint32_t pid, uint64_t addr,
@@ -853,7 +891,7 @@ int symbolizer__lookup(struct symbolizer *sym, uint32_t pid, uint64_t addr,
 		return -ENOENT;
 	m = proc_map_find(p, addr);
 	if (!m || !m->path)
-		lookup_perf_map(sym, p, addr, info);
+		lookup_jit(sym, p, addr, info);
 	if (m)
 		lookup_in_map(m, addr, !sym->no_lines, info);
 	return 0;
@@ -1056,47 +1094,6 @@ struct ksyms *ksyms__parse(FILE *f, const char *name)
 		pr_warn("%s: %s; kernel frames will not be symbolized", name,
 			b.nr ? "addresses hidden (kptr_restrict)" : "no text symbols");
 	}
-	return builder_result(&b, err);
-}
-
-/* "START SIZE NAME", hex without 0x (with it from some writers), as JIT runtimes write. */
-static bool perf_map_line(char *line, uint64_t *addr, uint64_t *size, char **name, char **module)
-{
-	char *end;
-
-	errno = 0;
-	*addr = strtoull(line, &end, 16);
-	if (errno || end == line || *end != ' ')
-		return false;
-	line = end + 1;
-	*size = strtoull(line, &end, 16);
-	if (errno || end == line || *end != ' ')
-		return false;
-	*name = end + 1;
-	(*name)[strcspn(*name, "\n")] = '\0';
-	*module = NULL;
-	return **name != '\0';
-}
-
-/*
- * The symbols a JIT runtime wrote to /tmp/perf-PID.map (node --perf-basic-prof,
- * perf-map-agent, LuaJIT, ...): read after the run, the file outlives the
- * process. NULL when there is none.
- */
-static struct ksyms *perf_map_load(const char *dir, uint32_t pid)
-{
-	struct ksyms_builder b = {};
-	char path[PATH_MAX];
-	FILE *f;
-	int err;
-
-	snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map", dir, pid);
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	err = symbols_read(f, path, perf_map_line, &b);
-	fclose(f);
-	pr_debug("%s: %zu symbols", path, b.nr);
 	return builder_result(&b, err);
 }
 
