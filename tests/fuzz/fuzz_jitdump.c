@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer target for the jitdump reader (jit-PID.dump records) of
+ * core/symbols/perfmap.h: the checks are fuzz_jit_map.h's. Built with
+ * -Dfuzz=true under clang; replay.c runs the same function over
+ * corpus-jitdump/ in every build.
+ */
+#include <stdint.h>
+
+#include "fuzz_jit_map.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_jit_map(data, size, JIT_MAP_JITDUMP);
+	return 0;
+}
