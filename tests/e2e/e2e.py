@@ -63,6 +63,13 @@ except by stacks --inlined.
       named _start (the executable's or ld.so's), any frame below glibc's
       __libc_start_main (a stripped executable's _start) or {THREAD}; --root
       replaces these with REGEX, matched against the first frames.
+  e2e.py jit-named FOLDED MAP --comm NAME --min-ratio R [--min-samples N]
+      [--expect-leaf NAME]
+      JIT code named from MAP, the perf map the runtime wrote: among the
+      samples of NAME whose user leaf is in JIT code (a frame MAP names, or
+      [anon+0x...], anonymous memory without a name), the share named must
+      be at least R, with at least N such samples; with --expect-leaf, NAME
+      (the map's text, whole) is the most frequent leaf among them.
   e2e.py perf FOLDED [--freq HZ] [--timeout S] -- COMMAND...
       Records COMMAND with `perf record -e cpu-clock -F HZ --call-graph dwarf`
       (default 999 Hz, perf's default 8 KiB stack copy; without ASLR, see
@@ -464,6 +471,35 @@ def cmd_roots(args):
         show([s for s in samples if s not in good], "stacks that do not begin at a root:")
         fail(f"{ratio:.2%} of the {what} begin at a root, expected at least "
              f"{args.min_ratio:.0%}")
+
+
+def cmd_jit_named(args):
+    names = set()
+    with open(args.map, errors="replace") as f:
+        for line in f:
+            parts = line.rstrip("\r\n").split(maxsplit=2)
+            if len(parts) == 3:
+                # as the folded writer writes a name
+                names.add(parts[2].strip().replace(";", ":"))
+    anon = re.compile(r"\[anon\+0x[0-9a-f]+\]")
+    leaves = collections.Counter()
+    for s in read_folded(args.folded):
+        if comm_matches(s, args.comm) and s.user and (s.leaf() in names or
+                                                      anon.fullmatch(s.leaf())):
+            leaves[s.leaf()] += s.count
+    total = sum(leaves.values())
+    named = sum(n for leaf, n in leaves.items() if leaf in names)
+    ratio = named / total if total else 0
+    print(f"samples of {args.comm} in JIT code: {total}, named from {args.map}: {named} "
+          f"({ratio:.1%}); leaves: {leaves.most_common(4)}", file=sys.stderr)
+    if total < args.min_samples:
+        fail(f"{total} samples in JIT code, expected at least {args.min_samples}")
+    if ratio < args.min_ratio:
+        fail(f"{ratio:.1%} of the samples in JIT code are named, expected at least "
+             f"{args.min_ratio:.0%}")
+    if args.expect_leaf and leaves.most_common(1)[0][0] != args.expect_leaf:
+        fail(f"the most frequent JIT leaf is {leaves.most_common(1)[0][0]!r}, "
+             f"expected {args.expect_leaf!r}")
 
 
 def perf_frame(ip, sym, dso, leaf):
@@ -1092,6 +1128,14 @@ def main():
     s.add_argument("--min-ratio", type=float, required=True)
     s.add_argument("--min-samples", type=int, default=100)
     s.set_defaults(fn=cmd_roots)
+    s = sub.add_parser("jit-named")
+    s.add_argument("folded")
+    s.add_argument("map")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--min-ratio", type=float, required=True)
+    s.add_argument("--min-samples", type=int, default=100)
+    s.add_argument("--expect-leaf")
+    s.set_defaults(fn=cmd_jit_named)
     s = sub.add_parser("perf")
     s.add_argument("folded")
     s.add_argument("--freq", type=int, default=999)
