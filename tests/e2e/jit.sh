@@ -8,6 +8,9 @@
 #   have the whole stack, main;run_framed;jit_framed, named from the map.
 # - jit_bare clears rbp: nothing can find its caller. Its samples must not
 #   count as walked to the bottom; they count as no-frame-pointer errors.
+# Then the same code named in a jitdump (perf's binary format) instead, in a
+# directory of the test's, which only the mapping of the file tells: the
+# samples of jit_framed have the same stack, named from it.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -32,4 +35,13 @@ print(f"jit_bare samples {bare}, no-frame-pointer errors {no_fp}, "
 # Every sample in jit_bare's loop is one that nothing can walk further.
 sys.exit(not (bare >= 300 and no_fp >= bare * 0.95 and walked <= s["samples"] - no_fp))
 PY
+
+mkdir "$tmp/dumps"
+record jitdump -F 999 -o "$tmp/jitdump.folded" -- "$WORKLOADS/jit" 3 "$tmp/dumps"
+expect_rc 0
+pid=$(sed -n 's/^ready //p' "$tmp/jitdump.out")
+[ -n "$pid" ] && [ ! -e "/tmp/perf-$pid.map" ] || fail "the jit workload wrote a perf map"
+[ -s "$tmp/dumps/jit-$pid.dump" ] || fail "the jit workload wrote no jitdump"
+check stacks "$tmp/jitdump.folded" --comm jit --leaf jit_framed \
+	--expect '{START};main;run_framed;jit_framed' --min-ratio 0.95 --min-samples 300
 finish

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * jit [SECONDS]: code generated at run time, as a JIT compiler makes it,
- * for SECONDS (default 3): two x86_64 functions copied into anonymous
+ * jit [SECONDS [DIR]]: code generated at run time, as a JIT compiler makes
+ * it, for SECONDS (default 3): two x86_64 functions copied into anonymous
  * executable memory and named in /tmp/perf-PID.map, as JIT runtimes do for
- * perf. main -> run_framed -> jit_framed keeps a frame pointer (push rbp;
+ * perf; with DIR, in a jitdump, DIR/jit-PID.dump, which the process maps
+ * executable so that a profiler finds it (perf's jitdump specification). main -> run_framed -> jit_framed keeps a frame pointer (push rbp;
  * mov rbp, rsp), so a frame-pointer walk gets through it; main -> run_bare
  * -> jit_bare clears rbp and keeps none, so nothing can find its caller.
  * Each spins in a countdown loop. Prints "ready PID" when the code is in place.
- * The map file stays (it names the code after the process is gone); the
- * caller removes it.
+ * The map or dump file stays (it names the code after the process is gone);
+ * the caller removes it.
  */
 #include <stdint.h>
 #include <string.h>
@@ -46,8 +47,62 @@ NOINLINE static unsigned long run_bare(unsigned long n)
 	return r;
 }
 
-/* The code in an anonymous executable page, named in /tmp/perf-PID.map. */
-static int jit_setup(void)
+/* perf's jitdump: its header, then a CODE_LOAD record (id 0) per function. */
+struct jitdump_header {
+	uint32_t magic, version, total_size, elf_mach, pad1, pid;
+	uint64_t timestamp, flags;
+};
+
+struct jitdump_load {
+	uint32_t id, total_size;
+	uint64_t timestamp;
+	uint32_t pid, tid;
+	uint64_t vma, code_addr, code_size, code_index;
+};
+
+static void jitdump_load(FILE *f, const void *code, size_t size, const char *name, uint64_t i)
+{
+	struct jitdump_load r = {
+		.total_size = (uint32_t)(sizeof(r) + strlen(name) + 1 + size),
+		.pid = (uint32_t)getpid(),
+		.tid = (uint32_t)getpid(),
+		.vma = (uintptr_t)code,
+		.code_addr = (uintptr_t)code,
+		.code_size = size,
+		.code_index = i,
+	};
+
+	fwrite(&r, sizeof(r), 1, f);
+	fwrite(name, strlen(name) + 1, 1, f);
+	fwrite(code, size, 1, f);
+}
+
+/* The names in DIR/jit-PID.dump, mapped (as perf's agents do) to say where it is. */
+static int jitdump_write(const char *dir, const uint8_t *mem)
+{
+	struct jitdump_header h = { .magic = 0x4a695444,
+				    .version = 1,
+				    .total_size = sizeof(h),
+				    .elf_mach = 62 /* EM_X86_64 */,
+				    .pid = (uint32_t)getpid() };
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)getpid());
+	f = fopen(path, "w+");
+	if (!f)
+		return -1;
+	fwrite(&h, sizeof(h), 1, f);
+	jitdump_load(f, mem, sizeof(framed_code), "jit_framed", 1);
+	jitdump_load(f, mem + BARE_AT, sizeof(bare_code), "jit_bare", 2);
+	fflush(f);
+	if (mmap(NULL, sizeof(h), PROT_READ | PROT_EXEC, MAP_PRIVATE, fileno(f), 0) == MAP_FAILED)
+		return -1;
+	return fclose(f);
+}
+
+/* The code in an anonymous executable page, named in /tmp/perf-PID.map or a jitdump in dir. */
+static int jit_setup(const char *dir)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint8_t *mem;
@@ -63,6 +118,8 @@ static int jit_setup(void)
 		return -1;
 	jit_framed = (jit_fn)(uintptr_t)mem;
 	jit_bare = (jit_fn)(uintptr_t)(mem + BARE_AT);
+	if (dir)
+		return jitdump_write(dir, mem);
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	f = fopen(path, "w");
 	if (!f)
@@ -82,7 +139,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "jit: the generated code is x86_64\n");
 	return 77;
 #endif
-	if (jit_setup()) {
+	if (jit_setup(argc > 2 ? argv[2] : NULL)) {
 		perror("jit: cannot set up the generated code");
 		return 1;
 	}
