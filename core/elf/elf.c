@@ -756,6 +756,11 @@ int elf_file__type(const struct elf_file *ef)
 	return ef->type;
 }
 
+uint64_t elf_file__entry(const struct elf_file *ef)
+{
+	return ef->ehdr.e_entry;
+}
+
 bool elf_file__truncated(const struct elf_file *ef)
 {
 	return ef->mapping.truncated;

@@ -54,6 +54,8 @@ const char *elf_file__path(const struct elf_file *ef);
 int elf_file__machine(const struct elf_file *ef);
 /* ET_EXEC, ET_DYN, ... */
 int elf_file__type(const struct elf_file *ef);
+/* e_entry: the address the program starts at (an executable's _start), 0 when none */
+uint64_t elf_file__entry(const struct elf_file *ef);
 
 /* 0 and *sec filled, -ENOENT when absent (or SHT_NOBITS), -EINVAL when it lies past the file. */
 /*
