@@ -11,7 +11,9 @@
  * thread), "comm-PID" with pid, and "comm-PID/TID" with tid, followed by
  * " (THREAD)" when the thread has a name of its own (pthread_setname_np). User frames come root to leaf, then kernel frames
  * root to leaf with the suffix "_[k]". A frame is its function name (no
- * offset); without a symbol it is "[file+0xOFFSET]": the basename of the
+ * offset): a function without a symbol is named by the symbolizer from its
+ * file's CFI (core/symbols/cfi_names.h), "[file+0xSTART]"; a frame the
+ * symbolizer could not name at all is "[file+0xOFFSET]": the basename of the
  * mapping and the address's offset in that file (addr - start + file offset
  * of the mapping, what /proc/PID/maps gives without opening the file; feed it
  * to `addr2line -e file` after converting with the file's PT_LOAD headers,

@@ -29,6 +29,7 @@
 #include "../profile/profile.h"
 #include "../runtimes/pyframes.h"
 #include "../runtimes/rbframes.h"
+#include "cfi_names.h"
 #include "perfmap.h"
 #include "symbolize.h"
 
@@ -57,6 +58,9 @@ struct symfile {
 	bool loaded;		   /* syms read (or found absent) */
 	struct dwarf_lines *dwarf; /* of debug, else of elf; NULL when neither has DWARF */
 	bool dwarf_tried;
+	/* functions without a symbol, named by their CFI (cfi_names.h), read on the first miss */
+	struct cfi_names *cfi_names;
+	bool cfi_names_tried;
 	struct dwarf_frame frames[DWARF_LINES_MAX_DEPTH]; /* of the last lookup */
 };
 
@@ -453,6 +457,7 @@ static void symfile__free(struct symfile *sf)
 	if (!sf)
 		return;
 	free(sf->syms);
+	cfi_names__free(sf->cfi_names);
 	dwarf_lines__free(sf->dwarf);
 	elf_file__free(sf->debug);
 	elf_file__free(sf->elf);
@@ -825,6 +830,27 @@ static struct dwarf_lines *symfile__dwarf(struct symfile *sf)
 	return sf->dwarf;
 }
 
+/*
+ * No symbol holds vaddr (a stripped file, a static function of a library
+ * with .dynsym alone): the function its CFI says holds it, named by its
+ * start, or _start at the entry point.
+ */
+static void lookup_by_cfi(struct symfile *sf, uint64_t vaddr, struct symbol_info *info)
+{
+	const char *base = strrchr(sf->path, '/');
+	uint64_t start;
+
+	if (!sf->cfi_names_tried) {
+		sf->cfi_names_tried = true;
+		sf->cfi_names = cfi_names__new(sf->elf, base ? base + 1 : sf->path);
+	}
+	if (!sf->cfi_names)
+		return;
+	info->name = cfi_names__lookup(sf->cfi_names, vaddr, &start);
+	if (info->name)
+		info->offset = vaddr - start;
+}
+
 static void lookup_in_file(struct symfile *sf, uint64_t vaddr, bool lines, struct symbol_info *info)
 {
 	const struct sym *s = symfile__find(sf, vaddr);
@@ -833,6 +859,8 @@ static void lookup_in_file(struct symfile *sf, uint64_t vaddr, bool lines, struc
 	if (s) {
 		info->name = s->name;
 		info->offset = vaddr - s->addr;
+	} else {
+		lookup_by_cfi(sf, vaddr, info);
 	}
 	if (lines && symfile__dwarf(sf)) {
 		info->frames = sf->frames;
