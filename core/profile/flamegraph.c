@@ -226,6 +226,18 @@ static int name_cmp(const void *a, const void *b)
 	return (int)na->kind - (int)nb->kind;
 }
 
+/*
+ * A function without a symbol that the symbolizer named by where it starts
+ * in its file (core/symbols/cfi_names.h): "[FILE+0xSTART]", grey as the
+ * frames it could not name at all.
+ */
+static bool by_address(const char *function)
+{
+	size_t len = strlen(function);
+
+	return len > 2 && function[0] == '[' && function[len - 1] == ']' && strstr(function, "+0x");
+}
+
 /* The name of frame j (innermost first) of location id of p, which has n source lines. */
 static void frame_name(const struct profile *p, uint32_t id, const struct profile_line *lines,
 		       size_t n, size_t j, struct fg_name *out)
@@ -236,11 +248,11 @@ static void frame_name(const struct profile *p, uint32_t id, const struct profil
 	const char *function = !n || (!inlined && l->function) ? l->function : lines[j].function;
 
 	out->name = location_name(p, l, function, inlined);
-	out->kind = !function			    ? FG_UNKNOWN :
-		    l->kernel			    ? FG_KERNEL :
-		    l->kind != PROFILE_FRAME_NATIVE ? FG_INTERPRETED :
-		    inlined			    ? FG_INLINED :
-						      FG_USER;
+	out->kind = !function || by_address(function) ? FG_UNKNOWN :
+		    l->kernel			      ? FG_KERNEL :
+		    l->kind != PROFILE_FRAME_NATIVE   ? FG_INTERPRETED :
+		    inlined			      ? FG_INLINED :
+							FG_USER;
 }
 
 /*

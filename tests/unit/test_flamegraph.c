@@ -343,6 +343,29 @@ static void test_elided(void)
 	profile__free(p);
 }
 
+/* A function named by where it starts (a stripped file's) is grey, as a frame without a name. */
+static void test_named_by_address(void)
+{
+	struct profile *p = profile__new();
+	uint64_t a[] = { 0x102, 0x101 };
+	char *svg;
+
+	CHECK_EQ_INT(add_stack(p, 1, 1, "x", a, 2, NULL, 0, 3), 0);
+	for (uint32_t i = 0; i < profile__nr_locations(p); i++) {
+		const char *fn = profile__location(p, i)->addr == 0x102 ? "[sqlite3+0x35f0]" :
+									  "main";
+
+		profile__set_symbol(p, i, PROFILE_NONE, fn, fn, 0);
+	}
+	svg = svg_str(p, NULL);
+	CHECK(svg &&
+	      strstr(svg,
+		     "<g class=\"f unknown\" data-x=\"0\" data-c=\"3\"><title>[sqlite3+0x35f0] ("));
+	CHECK(svg && strstr(svg, "<g class=\"f user\" data-x=\"0\" data-c=\"3\"><title>main ("));
+	free(svg);
+	profile__free(p);
+}
+
 static void test_write_error(void)
 {
 	struct profile *p = sample_profile(false);
@@ -363,6 +386,7 @@ int main(void)
 	RUN(test_deterministic);
 	RUN(test_no_kernel_and_empty);
 	RUN(test_elided);
+	RUN(test_named_by_address);
 	RUN(test_write_error);
 	return test_summary();
 }
