@@ -70,12 +70,23 @@ except by stacks --inlined.
       [anon+0x...], anonymous memory without a name), the share named must
       be at least R, with at least N such samples; with --expect-leaf, NAME
       (the map's text, whole) is the most frequent leaf among them.
+  e2e.py fde-starts FOLDED ELF --comm NAME [--min-ratio R] [--min-frames N]
+      Frames of a file without symbols named by the function that holds
+      them: among the user frames of NAME's samples that are
+      [BASENAME+0xOFFSET] with ELF's base name, the share (by samples) whose
+      OFFSET is the file offset of the start of an FDE of ELF's .eh_frame, as
+      `readelf --debug-dump=frames` lists them, must be at least R (default
+      0.99), with at least N such frames (default 100); and _start, where a
+      stack has it, is at ELF's entry point (`readelf -h`), which no symbol
+      of ELF names.
   e2e.py perf FOLDED [--freq HZ] [--timeout S] -- COMMAND...
       Records COMMAND with `perf record -e cpu-clock -F HZ --call-graph dwarf`
       (default 999 Hz, perf's default 8 KiB stack copy; without ASLR, see
       cmd_perf) and writes its stacks to FOLDED in record's folded format; a
-      frame without a symbol is [FILE+0xOFFSET] as record names it (a
-      caller's offset is its return address). COMMAND's output and perf's
+      frame without a symbol is named as record names it: by the function
+      that holds it, from readelf's list of FDEs of its file ([FILE+0xSTART],
+      the file offset of its start, or _start at the entry point), else
+      [FILE+0xOFFSET] (a caller's offset is its return address). COMMAND's output and perf's
       messages go to FOLDED.log; the other names (aliases, from the files'
       symbol tables) of the functions perf named go to FOLDED.aliases.
   e2e.py compare FOLDED REFERENCE [--comm NAME] [--depth K] [--min-share S]
@@ -83,8 +94,9 @@ except by stacks --inlined.
       (perf's): every frame found among the K user frames nearest the leaf
       (default 1: self time) of at least the share S (default 0.02) of one
       profile's samples is found there in at least S/2 of the other's. A frame
-      is its process name and function, or, without a symbol, the call site
-      [FILE+0xRETURN] (the leaf: [FILE]); symbol versions (@GLIBC_2.2.5),
+      is its process name and function, or, without a symbol, the function's
+      start [FILE+0xSTART] (the call site [FILE+0xRETURN] where no FDE holds
+      it; the leaf: [FILE]); symbol versions (@GLIBC_2.2.5),
       Rust hashes and C++ parameter lists are left out, and the names of one
       function (memcpy, memmove) are one, from REFERENCE.aliases (written by
       e2e.py perf).
@@ -502,14 +514,116 @@ def cmd_jit_named(args):
              f"expected {args.expect_leaf!r}")
 
 
+def readelf(*args):
+    return subprocess.run(["readelf", *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def cmd_fde_starts(args):
+    loads = [(int(m.group(1), 16), int(m.group(2), 16), int(m.group(3), 16))
+             for m in re.finditer(r"LOAD\s+0x([0-9a-f]+) 0x([0-9a-f]+) 0x[0-9a-f]+ 0x([0-9a-f]+)",
+                                  readelf("-lW", args.elf))]
+
+    def offset(vaddr):
+        for off, va, filesz in loads:
+            if va <= vaddr < va + filesz:
+                return vaddr - va + off
+        return None
+
+    fdes = [int(m.group(1), 16) for m in re.finditer(r" FDE .*pc=([0-9a-f]+)\.\.",
+                                                      readelf("--debug-dump=frames", args.elf))]
+    starts = {offset(pc) for pc in fdes}
+    entry = int(re.search(r"Entry point address:\s+0x([0-9a-f]+)",
+                          readelf("-hW", args.elf)).group(1), 16)
+    symbols = readelf("-sW", "--dyn-syms", args.elf)
+    if re.search(r"\s_start$", symbols, re.M):
+        fail(f"{args.elf} has a symbol _start: the check needs a file without one")
+    if not any(lo == entry for lo in fdes):
+        fail(f"no FDE of {args.elf} starts at its entry point 0x{entry:x}")
+    frame = re.compile(r"\[" + re.escape(os.path.basename(args.elf)) + r"\+0x([0-9a-f]+)\]")
+    at_start = other = 0
+    wrong = collections.Counter()
+    for s in read_folded(args.folded):
+        if not comm_matches(s, args.comm):
+            continue
+        for f in s.user:
+            m = frame.fullmatch(f)
+            if m and int(m.group(1), 16) in starts:
+                at_start += s.count
+            elif m:
+                other += s.count
+                wrong[f] += s.count
+    total = at_start + other
+    ratio = at_start / total if total else 0
+    print(f"{args.comm}: {total} frames in {os.path.basename(args.elf)} without a symbol, "
+          f"{ratio:.2%} named by the start of an FDE ({len(fdes)} FDEs, entry point "
+          f"0x{entry:x})", file=sys.stderr)
+    if wrong:
+        print(f"  not at an FDE's start: {wrong.most_common(6)}", file=sys.stderr)
+    if total < args.min_frames:
+        fail(f"{total} frames without a symbol, expected at least {args.min_frames}")
+    if ratio < args.min_ratio:
+        fail(f"{ratio:.2%} of them are at the start of an FDE, expected at least "
+             f"{args.min_ratio:.0%}")
+
+
+class FdeFunctions:
+    """The functions of an ELF file by its .eh_frame's FDEs, as readelf lists
+    them, for code without symbols: record names such code by the function
+    that holds it, [FILE+0xSTART] with the file offset of its start, or
+    _start at the entry point."""
+
+    cache = {}
+
+    def __init__(self, path):
+        try:
+            self.loads = [(int(m.group(1), 16), int(m.group(2), 16), int(m.group(3), 16))
+                          for m in re.finditer(r"LOAD\s+0x([0-9a-f]+) 0x([0-9a-f]+) 0x[0-9a-f]+ "
+                                               r"0x([0-9a-f]+)", readelf("-lW", path))]
+            self.entry = int(re.search(r"Entry point address:\s+0x([0-9a-f]+)",
+                                       readelf("-hW", path)).group(1), 16)
+            fdes = sorted((int(m.group(1), 16), int(m.group(2), 16)) for m in
+                          re.finditer(r" FDE .*pc=([0-9a-f]+)\.\.([0-9a-f]+)",
+                                      readelf("--debug-dump=frames", path)))
+        except (subprocess.CalledProcessError, OSError, AttributeError):
+            self.loads, self.entry, fdes = [], None, []
+        self.los = [lo for lo, _ in fdes]
+        self.his = [hi for _, hi in fdes]
+
+    @classmethod
+    def of(cls, path):
+        if path not in cls.cache:
+            cls.cache[path] = cls(path)
+        return cls.cache[path]
+
+    def convert(self, value, to_vaddr):
+        for off, vaddr, filesz in self.loads:
+            src, dst = (off, vaddr) if to_vaddr else (vaddr, off)
+            if src <= value < src + filesz:
+                return value - src + dst
+        return None
+
+    def name(self, offset, base):
+        """The name of the function at file offset offset, None when no FDE holds it."""
+        vaddr = self.convert(offset, True)
+        i = bisect.bisect_right(self.los, vaddr) - 1 if vaddr is not None else -1
+        if i < 0 or vaddr >= self.his[i]:
+            return None
+        if self.los[i] == self.entry:
+            return "_start"
+        start = self.convert(self.los[i], False)
+        return f"[{base}+0x{start:x}]" if start is not None else None
+
+
 def perf_frame(ip, sym, dso, leaf):
     """A frame of `perf script` named as record names it (see cmd_perf)."""
     if sym != "[unknown]":
         return sym
     if dso == "[unknown]":
         return "[unknown]"
-    # perf prints a caller's return address minus one, record the return address
-    return f"[{os.path.basename(dso)}+0x{ip + (0 if leaf else 1):x}]"
+    # perf prints offsets in the file, a caller's inside its call (return address - 1)
+    name = FdeFunctions.of(dso).name(ip, os.path.basename(dso)) if dso.startswith("/") else None
+    return name or f"[{os.path.basename(dso)}+0x{ip + (0 if leaf else 1):x}]"
 
 
 def perf_folded(text):
@@ -1136,6 +1250,13 @@ def main():
     s.add_argument("--min-samples", type=int, default=100)
     s.add_argument("--expect-leaf")
     s.set_defaults(fn=cmd_jit_named)
+    s = sub.add_parser("fde-starts")
+    s.add_argument("folded")
+    s.add_argument("elf")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--min-ratio", type=float, default=0.99)
+    s.add_argument("--min-frames", type=int, default=100)
+    s.set_defaults(fn=cmd_fde_starts)
     s = sub.add_parser("perf")
     s.add_argument("folded")
     s.add_argument("--freq", type=int, default=999)
