@@ -247,6 +247,8 @@ static void builder_resolve(struct jit_map_builder *b)
 {
 	size_t out = 0;
 
+	if (!b->nr)
+		return; /* and b->v may not be allocated */
 	qsort(b->v, b->nr, sizeof(*b->v), entry_cmp);
 	for (size_t i = 0; i < b->nr; i++) {
 		struct jit_entry *e = &b->v[i];
