@@ -80,7 +80,8 @@ struct proc {
 	size_t nr_own, cap_own;
 	/* JIT symbols (core/symbols/perfmap.h): /tmp/perf-PID.map, made on the first lookup */
 	struct jit_map *perf_map;
-	struct jit_map *jitdump; /* the jit-PID.dump it maps, NULL when none */
+	struct jit_map *jitdump; /* the jit-PID.dump it maps, else the one next to the perf map */
+	bool jitdump_mapped;	 /* jitdump is the one it maps */
 };
 
 /*
@@ -735,11 +736,14 @@ static bool is_jitdump(const char *path)
  */
 static int note_jitdump(struct proc *p, const struct procmaps *pm)
 {
-	for (size_t i = 0; !p->jitdump && i < pm->nr; i++) {
+	for (size_t i = 0; !p->jitdump_mapped && i < pm->nr; i++) {
 		if (pm->maps[i].path && is_jitdump(pm->maps[i].path)) {
+			/* it replaces the one a lookup before looked for by default */
+			jit_map__free(p->jitdump);
 			p->jitdump = jit_map__new(pm->maps[i].path, JIT_MAP_JITDUMP);
 			if (!p->jitdump)
 				return -ENOMEM;
+			p->jitdump_mapped = true;
 		}
 	}
 	return 0;

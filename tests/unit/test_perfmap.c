@@ -400,6 +400,58 @@ static void test_symbolizer(void)
 	rmdir(dir);
 }
 
+/*
+ * A lookup before the process's mappings were read looks for the jitdump
+ * next to the perf map; the one the process maps, seen later, replaces it.
+ */
+static void test_jitdump_seen_late(void)
+{
+	char dir[] = "/tmp/unwprof-test-jitdump.XXXXXX", sub[256], dump_path[PATH_MAX];
+	uint32_t pid = (uint32_t)getpid(); /* alive: its frames wait for its mappings */
+	struct procmap maps[] = {
+		{ .start = 0x10000, .end = 0x20000, .kind = PROCMAP_ANON },
+		{ .start = 0x40000, .end = 0x41000, .kind = PROCMAP_FILE, .path = dump_path },
+	};
+	struct procmaps pm = { .pid = (pid_t)pid, .maps = maps, .nr = 2 };
+	struct symbolizer_opts opts = { .perf_map_dir = dir };
+	uint64_t addrs[] = { 0x10110 };
+	struct profile_stack st = {
+		.pid = pid, .tid = pid, .comm = "late", .user_addrs = addrs, .nr_user = 1
+	};
+	struct profile *p = profile__new();
+	struct symbolizer *sym;
+	struct symbol_info info;
+	struct dump d = {};
+	char name[64];
+
+	if (!mkdtemp(dir)) {
+		CHECK(!"mkdtemp");
+		return;
+	}
+	snprintf(sub, sizeof(sub), "%s/agent", dir);
+	mkdir(sub, 0755);
+	snprintf(name, sizeof(name), "jit-%u.dump", pid);
+	snprintf(dump_path, sizeof(dump_path), "%s/%s", sub, name);
+	dump_header(&d, 0x4a695444, 1, 40);
+	dump_load(&d, 0x10100, 0x40, "found by its mapping", true);
+	test_write_file(sub, name, d.buf, d.len);
+	sym = symbolizer__new(&opts);
+	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
+	CHECK_EQ_INT(symbolizer__lookup(sym, pid, 0x10110, &info), 0);
+	CHECK(info.name == NULL);
+	CHECK_EQ_INT(symbolizer__add_process(sym, &pm), 0);
+	CHECK_EQ_INT(symbolizer__lookup(sym, pid, 0x10110, &info), 0);
+	CHECK_EQ_STR(info.name, "found by its mapping");
+	CHECK_EQ_INT(symbolizer__symbolize_profile(sym, p), 0);
+	CHECK_EQ_STR(profile__location(p, profile__sample(p, 0)->user[0])->function,
+		     "found by its mapping");
+	symbolizer__free(sym);
+	profile__free(p);
+	unlink(dump_path);
+	rmdir(sub);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	RUN(test_node_and_jvm_lines);
@@ -409,5 +461,6 @@ int main(void)
 	RUN(test_jitdump);
 	RUN(test_jitdump_bad);
 	RUN(test_symbolizer);
+	RUN(test_jitdump_seen_late);
 	return test_summary();
 }
