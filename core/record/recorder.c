@@ -234,6 +234,13 @@ static void on_drained(void *ctx)
 	keep_error(r, symbolizer__flush(r->symbolizer));
 }
 
+static void on_fork(void *ctx, uint32_t pid, uint32_t ppid)
+{
+	struct recorder *r = ctx;
+
+	keep_error(r, symbolizer__fork(r->symbolizer, ppid, pid));
+}
+
 static void on_process(void *ctx, const struct procmaps *maps)
 {
 	struct recorder *r = ctx;
@@ -415,6 +422,7 @@ static struct session *open_session(struct recorder *r)
 		.off_cpu_walks = o->off_cpu_walks,
 		.on_sample = on_sample,
 		.on_process = on_process,
+		.on_fork = on_fork,
 		.on_exit = on_process_exit,
 		.on_drained = on_drained,
 		.on_python = on_python,

@@ -1265,8 +1265,12 @@ static int session__on_event(void *ctx, void *data, size_t size)
 			 ev->pid, (uint64_t)ev->addr);
 		session__mark_dirty(s, ev->pid);
 		break;
-	case UNW_EV_EXEC:
 	case UNW_EV_FORK:
+		if (s->opts.on_fork)
+			s->opts.on_fork(s->opts.ctx, ev->pid, (uint32_t)ev->addr);
+		session__mark_dirty(s, ev->pid);
+		break;
+	case UNW_EV_EXEC:
 	case UNW_EV_MAPPED:
 		session__mark_dirty(s, ev->pid);
 		break;

@@ -92,6 +92,11 @@ struct session_opts {
 	/* A process was seen with these mappings: open its files while it lives. */
 	void (*on_process)(void *ctx, const struct procmaps *maps);
 	/*
+	 * Process pid was forked by ppid, told as BPF saw it, before the samples
+	 * it took: it runs its parent's mappings until it execs.
+	 */
+	void (*on_fork)(void *ctx, uint32_t pid, uint32_t ppid);
+	/*
 	 * The process pid exited. Called at the end of a drain, after every
 	 * sample of it that the count map held has gone through on_sample:
 	 * what the process left to symbolize can be dropped here. A sample

@@ -785,6 +785,41 @@ int symbolizer__add_process(struct symbolizer *sym, const struct procmaps *pm)
 	return note_jitdump(p, pm);
 }
 
+int symbolizer__fork(struct symbolizer *sym, uint32_t ppid, uint32_t pid)
+{
+	struct proc *parent, *child;
+	struct proc_map *maps;
+	size_t nr;
+
+	parent = proc_find(sym, ppid);
+	if (!parent || !parent->nr || proc_find(sym, pid))
+		return 0;
+	nr = parent->nr;
+	maps = calloc(nr, sizeof(*maps));
+	if (!maps)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		maps[i] = parent->maps[i];
+		maps[i].path = parent->maps[i].path ? strdup(parent->maps[i].path) : NULL;
+		if (parent->maps[i].path && !maps[i].path) {
+			while (i--)
+				free(maps[i].path);
+			free(maps);
+			return -ENOMEM;
+		}
+	}
+	child = proc_get(sym, pid); /* after: the parent's slot may move */
+	if (!child) {
+		for (size_t i = 0; i < nr; i++)
+			free(maps[i].path);
+		free(maps);
+		return -ENOMEM;
+	}
+	child->maps = maps;
+	child->nr = nr;
+	return 0;
+}
+
 static void proc_free(struct proc *p)
 {
 	for (size_t i = 0; i < p->nr; i++)

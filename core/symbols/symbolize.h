@@ -68,6 +68,14 @@ void symbolizer__free(struct symbolizer *sym);
 int symbolizer__add_process(struct symbolizer *sym, const struct procmaps *pm);
 
 /*
+ * Process pid was forked by ppid: until its own mappings are added (its
+ * exec), it runs its parent's, which it gets a copy of, so that the samples
+ * it takes between its fork and its exec are named. Nothing when pid is
+ * known already or ppid is not. 0 or -ENOMEM.
+ */
+int symbolizer__fork(struct symbolizer *sym, uint32_t ppid, uint32_t pid);
+
+/*
  * Process pid runs CPython interpreter pr, loaded at bias: the Python frames
  * of its stacks are named from its memory (core/runtimes/pyframes.h).
  */

@@ -102,6 +102,26 @@ static void test_self(void)
 	symbolizer__free(sym);
 }
 
+/* A forked child runs its parent's mappings until it execs: its addresses are named alike. */
+static void test_fork(void)
+{
+	struct symbolizer *sym = symbolizer_of(getpid(), NULL);
+	const uint32_t child = 0x7ffffff1;
+	struct symbol_info info;
+
+	CHECK_EQ_INT(symbolizer__lookup(sym, child, FN_ADDR(sym_test_alpha), &info), -ENOENT);
+	CHECK_EQ_INT(symbolizer__fork(sym, getpid(), child), 0);
+	CHECK_EQ_INT(symbolizer__lookup(sym, child, FN_ADDR(sym_test_alpha), &info), 0);
+	CHECK_EQ_STR(info.name, "sym_test_alpha");
+	CHECK(info.file && strstr(info.file, "test_symbolize"));
+	/* the parent is untouched; an unknown parent gives nothing */
+	CHECK_EQ_INT(symbolizer__lookup(sym, getpid(), FN_ADDR(sym_test_beta), &info), 0);
+	CHECK_EQ_STR(info.name, "sym_test_beta");
+	CHECK_EQ_INT(symbolizer__fork(sym, 0x7ffffff2, 0x7ffffff3), 0);
+	CHECK_EQ_INT(symbolizer__lookup(sym, 0x7ffffff3, FN_ADDR(sym_test_alpha), &info), -ENOENT);
+	symbolizer__free(sym);
+}
+
 static const char *base_name(const char *path)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;
@@ -689,6 +709,7 @@ static void test_kernel_lookup(void)
 int main(void)
 {
 	RUN(test_self);
+	RUN(test_fork);
 	RUN(test_shared_objects);
 	RUN(test_vdso);
 	RUN(test_cxx_profile);
