@@ -183,10 +183,12 @@ static char *string_chars(const struct rb_proc *p, uint64_t v, uint64_t flags)
 	if ((flags & RB_T_MASK) != RB_T_STRING)
 		return NULL;
 	if (flags & RB_STRING_NOEMBED) {
-		len = mem_word(p, v, o->string_heap_len);
+		len = mem_word(p, v, o->string_len);
 		chars = mem_word(p, v, o->string_heap_ptr);
 	} else {
-		len = flags >> RB_STRING_EMBED_LEN_SHIFT & RB_STRING_EMBED_LEN_MASK;
+		len = o->string_embed_len_mask ?
+			      flags >> RB_STRING_EMBED_LEN_SHIFT & o->string_embed_len_mask :
+			      mem_word(p, v, o->string_len);
 		chars = v + o->string_embed;
 	}
 	/* a negative len too */
@@ -217,11 +219,10 @@ static uint64_t array_entry(const struct rb_proc *p, uint64_t v, uint64_t flags,
 	if ((flags & RB_T_MASK) != RB_T_ARRAY)
 		return 0;
 	if (flags & RB_ARRAY_EMBED) {
-		len = flags >> RB_ARRAY_EMBED_LEN_SHIFT & RB_ARRAY_EMBED_LEN_MASK;
+		len = flags >> RB_ARRAY_EMBED_LEN_SHIFT & o->array_embed_len_mask;
 		elems = v + o->array_embed;
 	} else {
-		/* RArray's heap len is where RString's is */
-		len = mem_word(p, v, o->string_heap_len);
+		len = mem_word(p, v, o->array_heap_len);
 		elems = mem_word(p, v, o->array_heap_ptr);
 	}
 	return i < len ? mem_word(p, elems, (int32_t)(i * VALUE_SIZE)) : 0;
@@ -429,11 +430,29 @@ static void read_line_table(const struct rb_proc *p, uint64_t body, struct rb_is
 	s->nr_lines = s->lines ? n : 0;
 }
 
+/* The first_lineno of the iseq location at loc; 0 when it is not a line. */
+static uint32_t first_lineno(const struct rb_proc *p, uint64_t loc)
+{
+	const struct rb_offsets *o = &p->rt.off;
+	uint64_t first = mem_word(p, loc, o->location_first_lineno);
+	int64_t line;
+
+	if (o->first_lineno_int) {
+		line = (int32_t)(uint32_t)first;
+	} else {
+		/* a Fixnum: the value shifted left by one, its low bit set */
+		if (!(first & 1))
+			return 0;
+		line = (int64_t)first >> 1;
+	}
+	return line > 0 && line <= UINT32_MAX ? (uint32_t)line : 0;
+}
+
 /* Reads the iseq at addr into *s; false when its body cannot be read (not one, or gone). */
 static bool iseq_read(const struct rb_proc *p, uint64_t addr, struct rb_iseq *s)
 {
 	const struct rb_offsets *o = &p->rt.off;
-	uint64_t body = mem_word(p, addr, o->iseq_body), loc, first;
+	uint64_t body = mem_word(p, addr, o->iseq_body), loc;
 
 	*s = (struct rb_iseq){ .addr = addr, .tag = UNW_RB_TAG(body) };
 	if (!body || mem_read(p, body + o->body_iseq_encoded, &s->encoded, sizeof(s->encoded)))
@@ -441,10 +460,7 @@ static bool iseq_read(const struct rb_proc *p, uint64_t addr, struct rb_iseq *s)
 	loc = body + o->body_location;
 	s->label = read_string(p, mem_word(p, loc, o->location_label));
 	s->file = read_path(p, mem_word(p, loc, o->location_pathobj));
-	/* a Fixnum: the value shifted left by one, its low bit set */
-	first = mem_word(p, loc, o->location_first_lineno);
-	if (first & 1 && (int64_t)first >> 1 > 0 && (int64_t)first >> 1 <= UINT32_MAX)
-		s->first_line = (uint32_t)((int64_t)first >> 1);
+	s->first_line = first_lineno(p, loc);
 	read_line_table(p, body, s);
 	return true;
 }

@@ -6,6 +6,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,8 +15,17 @@
 #include "../elf/elf.h"
 #include "../util/log.h"
 #include "rbruntime.h"
+#include "../unwind/table.h"
 
-/* The offsets of each version known, checked against its installed build. */
+/*
+ * The offsets of each version known, from its sources (vm_core.h, method.h,
+ * include/ruby/internal/core/rstring.h, rarray.h, symbol.c, id.h) and
+ * checked against its build: 3.1 against Debian 12's libruby-3.1.so.3.1.2
+ * (DWARF-less, by the walk), 3.3 against Debian's libruby-3.3.so.3.3.8 by
+ * the code of the functions it exports that read the fields (rb_iseq_label,
+ * rb_iseq_first_lineno, rb_iseq_path, rb_iseq_line_no, rb_string_value_ptr,
+ * rb_id2str) and by the walk.
+ */
 static const struct {
 	uint8_t major, minor;
 	struct rb_offsets off;
@@ -41,29 +51,86 @@ static const struct {
 	    .body_insns_succ = 144,
 	    .insn_entry_size = 12,
 	    .insn_entry_line = 0,
-	    .string_heap_len = 16,
+	    .string_len = 16,
 	    .string_heap_ptr = 24,
 	    .string_embed = 16,
+	    .string_embed_len_mask = 0x1f,
 	    .array_embed = 16,
+	    .array_embed_len_mask = 0x3,
+	    .array_heap_len = 16,
+	    .array_heap_ptr = 32,
+	    .me_def = 16,
+	    .me_called_id = 24,
+	    .last_op_id = 0xa9 } },
+	/*
+	 * The control frame lost its seventh word (__bp__), the iseq location's
+	 * first_lineno became an int, and variable width allocation gave every
+	 * String its len field and embedded ones their characters after it.
+	 */
+	{ 3,
+	  3,
+	  { .ec_vm_stack = 0,
+	    .ec_vm_stack_size = 8,
+	    .ec_cfp = 16,
+	    .cfp_size = 56,
+	    .cfp_pc = 0,
+	    .cfp_iseq = 16,
+	    .cfp_ep = 32,
+	    .iseq_body = 16,
+	    .body_iseq_encoded = 8,
+	    .body_location = 64,
+	    .location_pathobj = 0,
+	    .location_label = 16,
+	    .location_first_lineno = 24,
+	    .first_lineno_int = true,
+	    .body_insns_body = 112,
+	    .body_insns_positions = 120,
+	    .body_insns_size = 128,
+	    .body_insns_succ = 136,
+	    .insn_entry_size = 12,
+	    .insn_entry_line = 0,
+	    .string_len = 16,
+	    .string_heap_ptr = 24,
+	    .string_embed = 24,
+	    .string_embed_len_mask = 0,
+	    .array_embed = 16,
+	    .array_embed_len_mask = 0x7f,
+	    .array_heap_len = 16,
 	    .array_heap_ptr = 32,
 	    .me_def = 16,
 	    .me_called_id = 24,
 	    .last_op_id = 0xa9 } },
 };
 
-enum { SYM_VERSION, SYM_VM_EXEC, SYM_EC, SYM_ID2STR, SYM_NR };
+enum {
+	SYM_VERSION,
+	SYM_VM_EXEC,
+	SYM_EC,
+	SYM_ID2STR,
+	SYM_THREAD_CURRENT,
+	SYM_ISEQ_EVAL,
+	SYM_ISEQ_EVAL_MAIN,
+	SYM_NR
+};
 
 static const struct elf_symbol_query rb_sym_names[SYM_NR] = {
 	[SYM_VERSION] = { "ruby_version", STT_OBJECT },
 	[SYM_VM_EXEC] = { "rb_vm_exec", STT_FUNC },
 	[SYM_EC] = { "ruby_current_ec", STT_TLS },
 	[SYM_ID2STR] = { "rb_id2str", STT_FUNC },
+	/* what uses the two above, when they are not exported */
+	[SYM_THREAD_CURRENT] = { "rb_thread_current", STT_FUNC },
+	[SYM_ISEQ_EVAL] = { "rb_iseq_eval", STT_FUNC },
+	[SYM_ISEQ_EVAL_MAIN] = { "rb_iseq_eval_main", STT_FUNC },
 };
 
 #define X86_JMP_REL32 0xe9
 #define ID2STR_CODE_MAX 64     /* bytes of rb_id2str looked at */
 #define ID_LOOKUP_CODE_MAX 160 /* bytes of the function it jumps to */
 #define SYMBOLS_IDS_OFF 16     /* rb_symbols_t: last_id, str_sym, ids */
+#define TLS_CODE_MAX 64	       /* bytes of rb_thread_current looked at */
+#define EVAL_CODE_MAX 1024     /* bytes of rb_iseq_eval(_main) looked at */
+#define TLS_OFFSET_MAX 65536   /* an offset in a TLS block past this is not one */
 
 static int32_t rel32(const uint8_t *p)
 {
@@ -178,6 +245,181 @@ static uint64_t ec_module_slot(const struct elf_file *ef)
 	return 0;
 }
 
+/* The relocation of type type at vaddr in .rela.dyn into *r; false when there is none. */
+static bool reloc_at(const struct elf_file *ef, uint64_t vaddr, uint32_t type, Elf64_Rela *r)
+{
+	struct elf_section rela;
+
+	if (elf_file__section(ef, ".rela.dyn", &rela) || rela.size % sizeof(*r))
+		return false;
+	for (size_t i = 0; i < rela.size / sizeof(*r); i++) {
+		memcpy(r, rela.data + i * sizeof(*r), sizeof(*r));
+		if (r->r_offset == vaddr && ELF64_R_TYPE(r->r_info) == type)
+			return true;
+	}
+	return false;
+}
+
+/* The rm = %rax load after the call: mov disp(%rax), %reg64 (REX.W 8b, mod 0, 1 or 2). */
+static int tls_load_disp(const uint8_t *code, size_t len, int32_t *disp)
+{
+	uint8_t mod;
+
+	if (len < 3 || (code[0] & 0xfb) != 0x48 || code[1] != 0x8b || (code[2] & 7) != 0)
+		return -ENOENT;
+	mod = code[2] >> 6;
+	if (mod == 0) {
+		*disp = 0;
+	} else if (mod == 1 && len >= 4) {
+		*disp = (int8_t)code[3];
+	} else if (mod == 2 && len >= 7) {
+		*disp = rel32(code + 3);
+	} else {
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int rb_tls_load(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *slot, int32_t *disp)
+{
+	/* data16 lea disp32(%rip),%rdi; data16 data16 rex.W call rel32, or its -fno-plt form */
+	static const uint8_t lea[] = { 0x66, 0x48, 0x8d, 0x3d };
+	static const uint8_t call[] = { 0x66, 0x66, 0x48, 0xe8 };
+	static const uint8_t call_got[] = { 0x66, 0x48, 0xff, 0x15 };
+
+	for (size_t i = 0; code && i + 16 <= len; i++) {
+		if (memcmp(code + i, lea, sizeof(lea)))
+			continue;
+		if (memcmp(code + i + 8, call, sizeof(call)) &&
+		    memcmp(code + i + 8, call_got, sizeof(call_got)))
+			return -ENOENT;
+		*slot = vaddr + i + 8 + rel32(code + i + 4);
+		return tls_load_disp(code + i + 16, len - i - 16, disp);
+	}
+	return -ENOENT;
+}
+
+/*
+ * ruby_current_ec from rb_thread_current's code, when it is not exported:
+ * GET_THREAD()->self loads it first. The GOT pair it passes holds the
+ * module id (a DTPMOD64 relocation) and the variable's offset in the
+ * module's block, which the link wrote there for a hidden variable (or a
+ * DTPOFF64 relocation without a symbol adds).
+ */
+static int ec_from_code(const struct elf_file *ef, const struct elf_symbol_query *fn,
+			struct rb_runtime *rr)
+{
+	size_t n = fn->size < TLS_CODE_MAX ? fn->size : TLS_CODE_MAX;
+	const uint8_t *code = fn->found ? elf_file__vaddr_bytes(ef, fn->value, n) : NULL, *word;
+	uint64_t slot, off;
+	int32_t disp;
+	Elf64_Rela r;
+
+	if (rb_tls_load(code, n, fn->value, &slot, &disp)) {
+		pr_debug("%s: rb_thread_current does not load ruby_current_ec as known",
+			 elf_file__path(ef));
+		return -ENOTSUP;
+	}
+	word = elf_file__vaddr_bytes(ef, slot + 8, 8);
+	if (!reloc_at(ef, slot, R_X86_64_DTPMOD64, &r) || !word) {
+		pr_debug("%s: rb_thread_current's TLS slot %#" PRIx64 " is not a module's",
+			 elf_file__path(ef), slot);
+		return -EINVAL;
+	}
+	memcpy(&off, word, sizeof(off));
+	if (reloc_at(ef, slot + 8, R_X86_64_DTPOFF64, &r))
+		off = ELF64_R_SYM(r.r_info) ? UINT64_MAX : (uint64_t)r.r_addend;
+	off += (uint64_t)(int64_t)disp;
+	if (off % 8 || off >= TLS_OFFSET_MAX) {
+		pr_debug("%s: ruby_current_ec at %#" PRIx64 " of its TLS block is not a variable",
+			 elf_file__path(ef), off);
+		return -EINVAL;
+	}
+	rr->ec_module_got = slot;
+	rr->ec_offset = off;
+	rr->ec_from_code = true;
+	return 0;
+}
+
+/* Whether code (len bytes at vaddr) has a jmp rel32 to target. */
+static bool jumps_to(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t target)
+{
+	for (size_t i = 0; i + 5 <= len; i++)
+		if (code[i] == X86_JMP_REL32 && vaddr + i + 5 + rel32(code + i + 1) == target)
+			return true;
+	return false;
+}
+
+uint64_t rb_common_jump(const uint8_t *a, size_t alen, uint64_t avaddr, const uint8_t *b,
+			size_t blen, uint64_t bvaddr)
+{
+	uint64_t found = 0;
+
+	for (size_t i = 0; a && b && i + 5 <= alen; i++) {
+		uint64_t t = avaddr + i + 5 + rel32(a + i + 1);
+
+		if (a[i] != X86_JMP_REL32 || t == found || (t >= avaddr && t < avaddr + alen) ||
+		    (t >= bvaddr && t < bvaddr + blen) || !jumps_to(b, blen, bvaddr, t))
+			continue;
+		if (found)
+			return 0;
+		found = t;
+	}
+	return found;
+}
+
+struct fde_search {
+	uint64_t lo, hi;
+};
+
+static int fde_at(void *ctx, uint64_t lo, uint64_t hi)
+{
+	struct fde_search *fs = ctx;
+
+	if (lo != fs->lo)
+		return 0;
+	fs->hi = hi;
+	return 1;
+}
+
+/* The code of fn, at most EVAL_CODE_MAX bytes of it, and their number in *len. */
+static const uint8_t *fn_code(const struct elf_file *ef, const struct elf_symbol_query *fn,
+			      size_t *len)
+{
+	*len = fn->size < EVAL_CODE_MAX ? fn->size : EVAL_CODE_MAX;
+	return fn->found ? elf_file__vaddr_bytes(ef, fn->value, *len) : NULL;
+}
+
+/*
+ * rb_vm_exec, when it is not exported: rb_iseq_eval and rb_iseq_eval_main
+ * both end in vm_exec(ec), a tail call, and jump nowhere else in common.
+ * The target is the start of an FDE, whose range is the function's.
+ */
+static int vm_exec_from_code(const struct elf_file *ef, const struct elf_symbol_query *syms,
+			     struct rb_runtime *rr)
+{
+	const struct elf_symbol_query *a = &syms[SYM_ISEQ_EVAL], *b = &syms[SYM_ISEQ_EVAL_MAIN];
+	size_t alen, blen;
+	const uint8_t *acode = fn_code(ef, a, &alen), *bcode = fn_code(ef, b, &blen);
+	struct fde_search fs = { .lo = rb_common_jump(acode, alen, a->value, bcode, blen,
+						      b->value) };
+
+	if (!fs.lo) {
+		pr_debug("%s: rb_iseq_eval and rb_iseq_eval_main do not end in one function",
+			 elf_file__path(ef));
+		return -ENOTSUP;
+	}
+	if (unwind_table__each_fde(ef, fde_at, &fs) != 1 || fs.hi <= fs.lo ||
+	    !elf_file__vaddr_bytes(ef, fs.lo, fs.hi - fs.lo)) {
+		pr_debug("%s: rb_vm_exec at %#" PRIx64 " has no FDE", elf_file__path(ef), fs.lo);
+		return -ENOTSUP;
+	}
+	rr->vm_exec_lo = fs.lo;
+	rr->vm_exec_hi = fs.hi;
+	rr->vm_exec_from_code = true;
+	return 0;
+}
+
 const struct rb_offsets *rb_offsets__of(unsigned int major, unsigned int minor)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(rb_table); i++)
@@ -198,10 +440,41 @@ static int read_offsets(const struct elf_file *ef, struct rb_runtime *rr)
 	return -ENOTSUP;
 }
 
+/* rb_vm_exec's range, by its symbol or from the code that calls it. */
+static int read_vm_exec(const struct elf_file *ef, const struct elf_symbol_query *syms,
+			struct rb_runtime *rr)
+{
+	const struct elf_symbol_query *exec = &syms[SYM_VM_EXEC];
+
+	if (!exec->found)
+		return vm_exec_from_code(ef, syms, rr);
+	if (!exec->size || !elf_file__vaddr_bytes(ef, exec->value, exec->size)) {
+		pr_debug("%s: rb_vm_exec lies outside the file", elf_file__path(ef));
+		return -EINVAL;
+	}
+	rr->vm_exec_lo = exec->value;
+	rr->vm_exec_hi = exec->value + exec->size;
+	return 0;
+}
+
+/* Where ruby_current_ec is, by its symbol or from the code that reads it. */
+static int read_ec(const struct elf_file *ef, const struct elf_symbol_query *syms,
+		   struct rb_runtime *rr)
+{
+	if (!syms[SYM_EC].found)
+		return ec_from_code(ef, &syms[SYM_THREAD_CURRENT], rr);
+	rr->ec_offset = syms[SYM_EC].value;
+	rr->ec_module_got = ec_module_slot(ef);
+	if (!rr->ec_module_got) {
+		pr_debug("%s: ruby_current_ec is not reached through the DTV", elf_file__path(ef));
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
 int rb_runtime__read(const struct elf_file *ef, struct rb_runtime *rr)
 {
 	struct elf_symbol_query syms[SYM_NR];
-	const struct elf_symbol_query *exec = &syms[SYM_VM_EXEC];
 	int err;
 
 	memset(rr, 0, sizeof(*rr));
@@ -209,9 +482,9 @@ int rb_runtime__read(const struct elf_file *ef, struct rb_runtime *rr)
 	err = elf_file__find_symbols(ef, syms, SYM_NR);
 	if (err)
 		return err;
-	for (int i = 0; i < SYM_ID2STR; i++)
-		if (!syms[i].found)
-			return -ENOENT;
+	/* libruby, or a ruby with it linked in: it has its version and runs Ruby's threads */
+	if (!syms[SYM_VERSION].found || !(syms[SYM_EC].found || syms[SYM_THREAD_CURRENT].found))
+		return -ENOENT;
 	if (elf_file__machine(ef) != EM_X86_64) {
 		pr_debug("%s: Ruby's offsets are known on x86_64 only", elf_file__path(ef));
 		return -ENOTSUP;
@@ -220,22 +493,14 @@ int rb_runtime__read(const struct elf_file *ef, struct rb_runtime *rr)
 		pr_debug("%s: ruby_version is not a version", elf_file__path(ef));
 		return -EINVAL;
 	}
-	if (!exec->size || !elf_file__vaddr_bytes(ef, exec->value, exec->size)) {
-		pr_debug("%s: rb_vm_exec lies outside the file", elf_file__path(ef));
-		return -EINVAL;
-	}
 	/* Known first, so that the samples of a version refused are counted there. */
-	rr->vm_exec_lo = exec->value;
-	rr->vm_exec_hi = exec->value + exec->size;
-	err = read_offsets(ef, rr);
+	err = read_vm_exec(ef, syms, rr);
+	if (!err)
+		err = read_offsets(ef, rr);
+	if (!err)
+		err = read_ec(ef, syms, rr);
 	if (err)
 		return err;
-	rr->ec_offset = syms[SYM_EC].value;
-	rr->ec_module_got = ec_module_slot(ef);
-	if (!rr->ec_module_got) {
-		pr_debug("%s: ruby_current_ec is not reached through the DTV", elf_file__path(ef));
-		return -ENOTSUP;
-	}
 	if (syms[SYM_ID2STR].found)
 		read_symbols(ef, &syms[SYM_ID2STR], rr);
 	if (!rr->symbols_ids)
