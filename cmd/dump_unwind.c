@@ -693,10 +693,11 @@ static void print_ruby(const struct dump_ctx *c)
 	if (!c->has_rb)
 		return;
 	printf("Ruby:        %u.%u.%u, rb_vm_exec %#" PRIx64 "-%#" PRIx64
-	       ", ruby_current_ec at %#" PRIx64 " of its TLS block"
-	       " (module id in the GOT at %#" PRIx64 ")\n",
-	       r->major, r->minor, r->teeny, r->vm_exec_lo, r->vm_exec_hi, r->ec_offset,
-	       r->ec_module_got);
+	       "%s, ruby_current_ec at %#" PRIx64 " of its TLS block"
+	       " (module id in the GOT at %#" PRIx64 "%s)\n",
+	       r->major, r->minor, r->teeny, r->vm_exec_lo, r->vm_exec_hi,
+	       r->vm_exec_from_code ? " (where rb_iseq_eval jumps)" : "", r->ec_offset,
+	       r->ec_module_got, r->ec_from_code ? "; from rb_thread_current's code" : "");
 	if (r->symbols_ids)
 		printf("             symbol table at %#" PRIx64 " (C methods named)\n",
 		       r->symbols_last_id);
@@ -719,10 +720,14 @@ static void json_ruby(struct json_writer *jw, const struct dump_ctx *c)
 	jw_stringf(jw, "%#" PRIx64, r->vm_exec_lo);
 	jw_stringf(jw, "%#" PRIx64, r->vm_exec_hi);
 	jw_array_end(jw);
+	jw_key(jw, "vm_exec_from");
+	jw_string(jw, r->vm_exec_from_code ? "rb_iseq_eval" : "symbol");
 	jw_key(jw, "ec_offset");
 	jw_stringf(jw, "%#" PRIx64, r->ec_offset);
 	jw_key(jw, "ec_module_got");
 	jw_stringf(jw, "%#" PRIx64, r->ec_module_got);
+	jw_key(jw, "ec_from");
+	jw_string(jw, r->ec_from_code ? "rb_thread_current" : "symbol");
 	jw_key(jw, "symbols");
 	if (r->symbols_ids)
 		jw_stringf(jw, "%#" PRIx64, r->symbols_last_id);
