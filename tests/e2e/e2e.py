@@ -1089,7 +1089,7 @@ def cmd_ruby(args):
         if names and names[-1] == "burn":
             m = PYTHON_FRAME.fullmatch(ruby[-1])
             burned += s.count
-            if m.group(2) == args.source and first <= int(m.group(3)) <= last:
+            if m.group(2) == (args.path or args.source) and first <= int(m.group(3)) <= last:
                 in_loop += s.count
         for key in chains_seen(expect, names, s, seen, tids):
             if names == expect[key]:
@@ -1102,26 +1102,100 @@ def cmd_ruby(args):
     ruby_samples = sum(s.count for s in samples if any(PYTHON_FRAME.fullmatch(f)
                                                        for f in s.frames))
     print(f"{total} samples, {ruby_samples} with Ruby frames", file=sys.stderr)
-    ok = total >= args.min_samples and ruby_samples >= 0.9 * total
+    ok = total >= args.min_samples and ruby_samples >= args.min_with_frames * total
     ok &= chains_on_threads(expect, seen, good, tids, args.min_ratio)
     share = native_between / seen["spin_key"] if seen["spin_key"] else 0
     print(f"  native frames between each and its block: {share:.2%}", file=sys.stderr)
     ok &= share >= args.min_ratio
     share = in_loop / burned if burned else 0
-    print(f"  burn's line in {first}..{last} of {args.source}: {share:.2%}", file=sys.stderr)
+    print(f"  burn's line in {first}..{last} of {args.path or args.source}: {share:.2%}",
+          file=sys.stderr)
     ok &= share >= args.min_ratio
     if not ok:
         show(samples, "top stacks:")
         fail("the Ruby frames are not those of the threads' chains")
 
 
+def elf_dynsym(elf, name):
+    """(value, size) of the exported symbol name of elf (readelf), or None."""
+    syms = subprocess.run(["readelf", "-Ws", "--dyn-syms", elf], capture_output=True,
+                          text=True, check=True).stdout
+    for ln in syms.splitlines():
+        f = ln.split()
+        if len(f) >= 8 and f[7] == name and f[6] != "UND":
+            return int(f[1], 16), int(f[2], 0)
+    return None
+
+
+def objdump_fn(elf, name):
+    """The instructions of the exported function name of elf, as objdump prints them:
+    [(address, "mnemonic operands # comment")]."""
+    value, size = elf_dynsym(elf, name)
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", f"--start-address={value:#x}",
+                          f"--stop-address={value + size:#x}", elf], capture_output=True,
+                         text=True, check=True).stdout
+    return [(int(m.group(1), 16), m.group(2).strip())
+            for m in re.finditer(r"^ *([0-9a-f]+):\t(.*)$", out, re.M)]
+
+
+def elf_word(elf, vaddr):
+    """The 8 bytes at vaddr in the file of elf (a PT_LOAD segment's, readelf -l)."""
+    segs = subprocess.run(["readelf", "-lW", elf], capture_output=True, text=True,
+                          check=True).stdout
+    for ln in segs.splitlines():
+        f = ln.split()
+        if f and f[0] == "LOAD" and int(f[2], 16) <= vaddr < int(f[2], 16) + int(f[4], 16):
+            with open(elf, "rb") as fd:
+                fd.seek(int(f[1], 16) + vaddr - int(f[2], 16))
+                return struct.unpack("<Q", fd.read(8))[0]
+    fail(f"{vaddr:#x} is in no PT_LOAD segment of {elf}")
+
+
+def ruby_ec_by_objdump(elf, relocs):
+    """ruby_current_ec as rb_thread_current loads it, by objdump: the GOT pair its lea
+    passes to __tls_get_addr (a DTPMOD64 slot, then the offset the link wrote), plus the
+    displacement of the load from the address that returns."""
+    insns = objdump_fn(elf, "rb_thread_current")
+    i = next(i for i, (_, t) in enumerate(insns) if re.match(r"(data16 )?lea .*\(%rip\),%rdi", t))
+    slot = int(re.search(r"# ([0-9a-f]+)", insns[i][1]).group(1), 16)
+    load = next(t for _, t in insns[i + 2:] if "(%rax)," in t)
+    disp = re.match(r"mov +(-?0x[0-9a-f]+)?\(%rax\),", load)
+    if not disp or f"{slot:x} " not in relocs.get("R_X86_64_DTPMOD64", ""):
+        fail(f"rb_thread_current: {insns[i][1]} then {load}: not a load of a TLS variable")
+    return {"ec_module_got": hex(slot),
+            "ec_offset": hex(elf_word(elf, slot + 8) + int(disp.group(1) or "0", 16))}
+
+
+def ruby_vm_exec_by_objdump(elf):
+    """rb_vm_exec as the jump rb_iseq_eval and rb_iseq_eval_main both end in, by objdump,
+    its range its FDE's (readelf -wf)."""
+    targets = []
+    for fn in ("rb_iseq_eval", "rb_iseq_eval_main"):
+        lo, size = elf_dynsym(elf, fn)
+        targets.append({int(m.group(1), 16) for _, t in objdump_fn(elf, fn)
+                        if (m := re.match(r"jmp +([0-9a-f]+) ", t))
+                        and not lo <= int(m.group(1), 16) < lo + size})
+    common = targets[0] & targets[1]
+    if len(common) != 1:
+        fail(f"rb_iseq_eval and rb_iseq_eval_main jump out to {targets}, not one function")
+        return {}
+    lo = common.pop()
+    frames = subprocess.run(["readelf", "-wf", elf], capture_output=True, text=True,
+                            check=True).stdout
+    his = [int(b, 16) for a, b in re.findall(r"FDE cie=\w+ pc=([0-9a-f]+)\.\.([0-9a-f]+)", frames)
+           if int(a, 16) == lo]
+    return {"vm_exec": [hex(lo), hex(his[0])]} if his else {}
+
+
 def cmd_ruby_runtime(args):
-    """What dump-unwind reads of libruby equals what readelf says of it."""
+    """What dump-unwind reads of libruby equals what readelf says of it, or, where libruby
+    does not export them (3.3), what objdump shows of the code that uses them."""
     got = json.load(open(args.json))["ruby"]
     syms = subprocess.run(["readelf", "-Ws", "--dyn-syms", args.elf], capture_output=True,
                           text=True, check=True).stdout
     relocs = subprocess.run(["readelf", "-rW", args.elf], capture_output=True, text=True,
                             check=True).stdout
+    by_type = collections.defaultdict(str)
     want = {}
     for ln in syms.splitlines():
         f = ln.split()
@@ -1132,14 +1206,72 @@ def cmd_ruby_runtime(args):
             want["ec_offset"] = hex(int(f[1], 16))
     for ln in relocs.splitlines():
         f = ln.split()
+        if len(f) >= 3:
+            by_type[f[2]] += f[0].lstrip("0") + " "
         if len(f) >= 5 and f[2] == "R_X86_64_DTPMOD64" and f[4] == "ruby_current_ec":
             want["ec_module_got"] = hex(int(f[0], 16))
-    print(f"dump-unwind: {got}; readelf: {want}", file=sys.stderr)
+    if "ec_offset" not in want:
+        want.update(ruby_ec_by_objdump(args.elf, by_type))
+        want["ec_from"] = "rb_thread_current"
+    if "vm_exec" not in want:
+        want.update(ruby_vm_exec_by_objdump(args.elf))
+        want["vm_exec_from"] = "rb_iseq_eval"
+    print(f"dump-unwind: {got}; readelf and objdump: {want}", file=sys.stderr)
     for key, value in want.items():
         if got.get(key) != value:
-            fail(f"{key} is {got.get(key)}, readelf says {value}")
-    if len(want) != 3:
-        fail(f"readelf did not show all of rb_vm_exec, ruby_current_ec and its DTPMOD64: {want}")
+            fail(f"{key} is {got.get(key)}, readelf and objdump say {value}")
+    if not {"vm_exec", "ec_offset", "ec_module_got"} <= want.keys():
+        fail(f"readelf and objdump did not show rb_vm_exec, ruby_current_ec and its module: {want}")
+
+
+def cmd_ruby_tls(args):
+    """Each Ruby thread's execution context, reached as the walk reaches it (the thread's
+    DTV at fs:8, its module's block, ruby_current_ec at its offset; dump-unwind's JSON),
+    read by gdb attached to the process, leads to the Thread object (ec->thread_ptr->self)
+    the thread itself printed (Thread#inspect): the ADDRESSes of lines "#<Thread:ADDRESS".
+    """
+    rb = json.load(open(args.json))["ruby"]
+    printed = {int(a, 16) for a in re.findall(r"#<Thread:(0x[0-9a-f]+)", open(args.printed).read())}
+    bias = next(int(ln.split("-")[0], 16) for ln in open(f"/proc/{args.pid}/maps")
+                if ln.rstrip().endswith(os.path.basename(args.elf)) and " 00000000 " in ln)
+    module = f"*(long *){bias + int(rb['ec_module_got'], 16):#x}"
+    ec = f"*(long *)(*(long *)(*(long *)($fs_base + 8) + {module} * 16) + {rb['ec_offset']})"
+    expr = f"*(long *)(*(long *)({ec} + {args.thread_ptr}) + {args.self_off})"
+    out = subprocess.run(["gdb", "-p", str(args.pid), "-batch", "-nx", "-ex",
+                          f"thread apply all -c p/x {expr}"], capture_output=True, text=True,
+                         timeout=60).stdout
+    found = {int(a, 16) for a in re.findall(r"^\$\d+ = (0x[0-9a-f]+)$", out, re.M)}
+    print(f"threads printed {sorted(map(hex, printed))}, gdb read {sorted(map(hex, found))}",
+          file=sys.stderr)
+    if not printed or printed != found:
+        fail("the execution contexts read through the TLS are not the threads'")
+
+
+def cmd_ruby_pprof(args):
+    """In pprof (go tool pprof -raw), the Ruby functions of the chains are functions with
+    the file and first line of their def in the source, each location's line inside them."""
+    src = open(args.source).read().splitlines()
+    defs = {}
+    for i, ln in enumerate(src, 1):
+        m = re.match(r"( *)def (\w+)", ln)
+        if m:
+            end = next(j for j in range(i + 1, len(src) + 1) if src[j - 1] == m.group(1) + "end")
+            defs[m.group(2)] = (i, end)
+    raw = subprocess.run(["go", "tool", "pprof", "-raw", args.pprof], capture_output=True,
+                         text=True, check=True).stdout
+    seen, bad = collections.Counter(), []
+    for m in re.finditer(r"^ +\d+: 0x[0-9a-f]+ M=\d+ (\w+) (.*):(\d+) s=(\d+)$", raw, re.M):
+        name, path, line, start = m.group(1), m.group(2), int(m.group(3)), int(m.group(4))
+        if name not in defs:
+            continue
+        seen[name] += 1
+        first, last = defs[name]
+        if path != args.path or start != first or not first <= line <= last:
+            bad.append(m.group(0).strip())
+    print(f"pprof locations of the chains' functions: {dict(seen)}", file=sys.stderr)
+    if bad or len(seen) < args.min_functions:
+        fail(f"{len(seen)} functions of the source named, expected {args.min_functions}; "
+             f"not in their def: {bad[:5]}")
 
 
 def cmd_python_cold(args):
@@ -1301,6 +1433,8 @@ def main():
     s.add_argument("folded")
     s.add_argument("--comm", required=True)
     s.add_argument("--source", required=True)
+    s.add_argument("--path", help="the source's path in the frames (another root's)")
+    s.add_argument("--min-with-frames", type=float, default=0.9)
     s.add_argument("--min-ratio", type=float, default=0.95)
     s.add_argument("--min-samples", type=int, default=200)
     s.set_defaults(fn=cmd_ruby)
@@ -1308,6 +1442,20 @@ def main():
     s.add_argument("json")
     s.add_argument("elf")
     s.set_defaults(fn=cmd_ruby_runtime)
+    s = sub.add_parser("ruby-tls")
+    s.add_argument("json")
+    s.add_argument("elf")
+    s.add_argument("--pid", type=int, required=True)
+    s.add_argument("--printed", required=True)
+    s.add_argument("--thread-ptr", type=int, default=48)  # rb_execution_context_t.thread_ptr
+    s.add_argument("--self-off", type=int, default=16)  # rb_thread_t.self
+    s.set_defaults(fn=cmd_ruby_tls)
+    s = sub.add_parser("ruby-pprof")
+    s.add_argument("pprof")
+    s.add_argument("--source", required=True)
+    s.add_argument("--path", required=True)
+    s.add_argument("--min-functions", type=int, default=8)
+    s.set_defaults(fn=cmd_ruby_pprof)
     s = sub.add_parser("python-cold")
     s.add_argument("json")
     s.add_argument("elf")

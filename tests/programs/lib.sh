@@ -8,6 +8,10 @@
 #   need_program NAME WHAT   skips unless $PROGRAMS/NAME was built (WHAT, the
 #                            compiler or linker it needs, was found)
 #   need_tool CMD WHAT       skips unless CMD is installed
+#   need_sid_root FILE       skips unless the root of Debian sid that setup.sh
+#                            builds ($UNWPROF_SID_ROOT, by default
+#                            /var/cache/unwprof-tests/sid) holds FILE, a path
+#                            inside it; the root's path in $sid_root
 #   profile NAME CMD ARGS... `unwprof record -F 999` of CMD: folded stacks in
 #                            $tmp/NAME.folded, the summary as JSON in
 #                            $tmp/NAME.json; fails the test unless CMD exits 0
@@ -87,4 +91,11 @@ against_perf() {
 	python3 "$e2e" roots "$tmp/$name.perf" --min-ratio 0 || true
 	check compare "$tmp/$name.folded" "$tmp/$name.perf" --depth 1 --min-share 0.02
 	check compare "$tmp/$name.folded" "$tmp/$name.perf" --depth 8 --min-share 0.05
+}
+
+need_sid_root() {
+	sid_root=${UNWPROF_SID_ROOT:-/var/cache/unwprof-tests/sid}
+	need_tool chroot "coreutils"
+	[ -e "$sid_root/$1" ] || e2e_skip "$sid_root/$1 is not there: the root of Debian sid" \
+		"was not built (./setup.sh test builds it, or says why it could not)"
 }

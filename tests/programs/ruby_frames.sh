@@ -1,10 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
+# Usage: ruby_frames.sh 3.1 | 3.3
+#
 # Ruby frames in place: rbthreads.rb run by Debian's ruby3.1 (a stripped
-# libruby-3.1.so), recorded with --tid. Its three threads run known chains
-# in pure Ruby (alpha_main;a1;a2;spin_alpha;burn, beta_main;b1;spin_beta;burn
-# and through a 7-deep recursion), and the main thread calls a block from C
+# libruby-3.1.so), or by Debian sid's ruby3.3 (a stripped libruby-3.3.so
+# that exports neither rb_vm_exec nor ruby_current_ec) in the root of sid
+# setup.sh builds, started there with chroot as in a container; recorded
+# with --tid. Its three threads run known chains in pure Ruby
+# (alpha_main;a1;a2;spin_alpha;burn, beta_main;b1;spin_beta;burn and
+# through a 7-deep recursion), and the main thread calls a block from C
 # (Array#sort_by). Checks (e2e.py ruby):
 #  - at least 90% of the samples have Ruby frames;
 #  - at least 95% of each chain's samples have the whole chain, exactly, each
@@ -19,23 +24,68 @@
 #  - the native walk is as complete as without them (lib.sh's roots);
 #  - what the walk reads of libruby (dump-unwind: rb_vm_exec, where
 #    ruby_current_ec is in its TLS block, the GOT slot of its module id)
-#    equals what readelf says;
+#    equals what readelf says, or for 3.3 what objdump shows of the code
+#    of rb_iseq_eval, rb_iseq_eval_main and rb_thread_current;
+#  - each thread's execution context, reached as the walk reaches it, read
+#    by gdb, leads to the Thread the thread itself prints (e2e.py ruby-tls):
+#    glibc's TLS (sid's too) is laid out as the walk expects;
 #  - a forked child's Ruby frames are read as the parent's are.
+# 3.3 also, as a process in a container is met (e2e.py ruby on each):
+#  - a process already running in the root, recorded with -p;
+#  - the same while `record -a` profiles every process (half of the
+#    samples with Ruby frames: those before the process's tables are built
+#    have none);
+#  - its pprof has the chains' Ruby functions with the file and the line of
+#    their def, each location's line inside its function (go tool pprof -raw).
+# In the root the program runs from -e, so that nothing is written there:
+# its frames' file is "-e", their lines the file's.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
-ruby=/usr/bin/ruby3.1
-[ -x "$ruby" ] || e2e_skip "$ruby is not installed (package ruby3.1; ./setup.sh installs it)"
-libruby=$(ldd "$ruby" | awk '/libruby/ { print $3 }')
+which=$1
+src="$programs_src/rbthreads.rb"
+if [ "$which" = 3.1 ]; then
+	ruby=/usr/bin/ruby3.1
+	[ -x "$ruby" ] || e2e_skip "$ruby is not installed (package ruby3.1; ./setup.sh installs it)"
+	run=("$ruby")
+	libruby=$(ldd "$ruby" | awk '/libruby/ { print $3 }')
+	prog=("$src")
+	path=$src
+else
+	need_sid_root usr/bin/ruby3.3
+	run=(chroot "$sid_root" ruby3.3)
+	libruby=$sid_root$(chroot "$sid_root" ldd /usr/bin/ruby3.3 | awk '/libruby/ { print $3 }')
+	prog=(-e "$(cat "$src")")
+	path=-e
+fi
+libruby=$(readlink -f "$libruby")
+comm=ruby$which
 "$UNWPROF" dump-unwind --summary --json "$libruby" > "$tmp/libruby.json" || fails=$((fails + 1))
 check ruby-runtime "$tmp/libruby.json" "$libruby"
+
+# Each thread prints its Thread, then spins.
+# shellcheck disable=SC2016 # Ruby's $stdout
+"${run[@]}" -e 'def spin = loop { }
+	puts Thread.current.inspect
+	2.times { Thread.new { puts Thread.current.inspect; $stdout.flush; spin } }
+	$stdout.flush
+	spin' > "$tmp/threads.out" 2>&1 &
+pid=$!
+background+=("$pid")
+for _ in $(seq 50); do
+	[ "$(grep -c '#<Thread:' "$tmp/threads.out")" -ge 3 ] && break
+	sleep 0.1
+done
+check ruby-tls "$tmp/libruby.json" "$libruby" --pid "$pid" --printed "$tmp/threads.out"
+kill "$pid"
+
 record rb -F 999 --tid -o "$tmp/rb.folded" --stats-json "$tmp/rb.json" -- \
-	"$ruby" "$programs_src/rbthreads.rb" 3
+	"${run[@]}" "${prog[@]}" 3
 expect_rc 0
-check ruby "$tmp/rb.folded" --comm "$(basename "$ruby")" --source "$programs_src/rbthreads.rb"
+check ruby "$tmp/rb.folded" --comm "$comm" --source "$src" --path="$path"
 check roots "$tmp/rb.folded" --min-ratio 0.99
 # A forked child is a Ruby process of its own: its frames are read too.
-record fork -F 999 --pid -o "$tmp/fork.folded" -- "$ruby" -e \
+record fork -F 999 --pid -o "$tmp/fork.folded" -- "${run[@]}" -e \
 	'def spin_parent = 6_000_000.times { }
 	def spin_child = 6_000_000.times { }
 	pid = fork { spin_child }
@@ -47,4 +97,24 @@ for fn in spin_parent spin_child; do
 	echo "$fn: $n samples" >&2
 	[ "$n" -ge 20 ] || fail "$fn: $n samples with its Ruby frame, expected 20 or more"
 done
+[ "$which" = 3.1 ] && finish
+
+# A process already running in the root: by -p, by -a, and its pprof.
+"${run[@]}" "${prog[@]}" 30 > /dev/null 2>&1 &
+pid=$!
+background+=("$pid")
+sleep 1
+record attach -p "$pid" -d 3 -F 999 --tid -o "$tmp/attach.folded"
+expect_rc 0
+check ruby "$tmp/attach.folded" --comm "$comm" --source "$src" --path="$path"
+# With -a, a process's samples before its tables are built are walked by frame
+# pointers, without Ruby frames: half of them need frames (see tests/e2e/system.sh).
+record all -a -d 3 -F 999 --tid -o "$tmp/all.folded"
+expect_rc 0
+check ruby "$tmp/all.folded" --comm "$comm" --source "$src" --path="$path" \
+	--min-with-frames 0.5
+need_tool go "golang-go, whose go tool pprof reads the profile"
+record pprof -p "$pid" -d 2 -F 999 -o "$tmp/rb.pb.gz"
+expect_rc 0
+check ruby-pprof "$tmp/rb.pb.gz" --source "$src" --path="$path"
 finish
