@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of core/runtimes/rbframes.c: the namer reads this process's own memory
- * (/proc/self/mem), where the tests lay out Ruby 3.1's objects as the
- * interpreter would: Strings embedded and on the heap, a pathobj String or
+ * (/proc/self/mem), where the tests lay out Ruby 3.1's objects (and 3.3's,
+ * whose Strings and iseqs moved fields) as the interpreter would: Strings embedded and on the heap, a pathobj String or
  * Array, iseqs with a line table of positions or a succinct index table
  * built as iseq.c's succ_index_table_create builds it. The lookup in such
  * a table is checked against the ranks counted one by one; the tables the
@@ -342,6 +342,64 @@ static void test_heap_names(void)
 	rb_namer__free(n);
 }
 
+/*
+ * Ruby 3.3's layout: a String's length in its len field, embedded or not,
+ * the embedded characters after it; an embedded Array's length in 7 bits
+ * of its flags; first_lineno an int; the line table 8 bytes nearer.
+ */
+static uint64_t embed_string_33(uint64_t *obj, const char *s, uint64_t len)
+{
+	memset(obj, 0, 5 * sizeof(*obj));
+	obj[0] = RB_T_STRING;
+	obj[2] = len;
+	memcpy(obj + 3, s, strlen(s) < 16 ? strlen(s) : 16);
+	return addr(obj);
+}
+
+static void test_layout_33(void)
+{
+	static uint64_t label[5], path[5], big[5], pathobj[8];
+	static struct fake f;
+	static const int32_t lines[] = { 10, 12 };
+	static const uint32_t positions[] = { 0, 4 };
+	struct rb_runtime rr = { .major = 3, .minor = 3, .teeny = 8, .off = *rb_offsets__of(3, 3) };
+	struct rb_namer *n = rb_namer__new();
+	uint64_t p = embed_string_33(path, "/srv/app.rb", 11), iseq;
+	uint32_t first = 9, node_id = 77, size = 2;
+	struct rb_frame_name r;
+
+	CHECK_EQ_INT(rb_namer__add_process(n, (uint32_t)getpid(), &rr, 0), 0);
+	/* an embedded Array of 4, a length 3.1's two bits of flags would read as 0 */
+	memset(pathobj, 0, sizeof(pathobj));
+	pathobj[0] = RB_T_ARRAY | RB_ARRAY_EMBED | 4ULL << RB_ARRAY_EMBED_LEN_SHIFT;
+	pathobj[2] = p;
+	iseq = fake_iseq(&f, embed_string_33(label, "handler", 7), addr(pathobj), 0);
+	memcpy(f.body + 64 + 24, &first, sizeof(first));
+	memcpy(f.body + 64 + 28, &node_id, sizeof(node_id));
+	fake_lines(&f, lines, 2, positions, 0);
+	/* 3.3's insns_info: body, positions, size, succ_index_table from 112 on */
+	memmove(f.body + 112, f.body + 120, 32);
+	memcpy(f.body + 128, &size, sizeof(size));
+	put64(f.body, 136, 0);
+	r = name_at(n, iseq, pc_of(5));
+	CHECK_EQ_STR(r.label, "handler");
+	CHECK_EQ_STR(r.file, "/srv/app.rb");
+	CHECK_EQ_INT(r.first_line, 9);
+	CHECK_EQ_INT(r.line, 12);
+	rb_namer__free(n);
+
+	/* a length past the bound in the len field; a first_lineno not positive */
+	n = rb_namer__new();
+	CHECK_EQ_INT(rb_namer__add_process(n, (uint32_t)getpid(), &rr, 0), 0);
+	iseq = fake_iseq(&f, embed_string_33(big, "x", 1u << 20), p, 0);
+	memcpy(f.body + 64 + 24, &(int32_t){ -3 }, 4);
+	r = name_at(n, iseq, pc_of(0));
+	CHECK_EQ_STR(r.label, "<unknown>");
+	CHECK_EQ_STR(r.file, "/srv/app.rb");
+	CHECK_EQ_INT(r.first_line, 0);
+	rb_namer__free(n);
+}
+
 static void test_succ_lookup(void)
 {
 	static const uint32_t max_pos[] = { 1, 9, 20, 53, 54, 55, 565, 566, 567, 1000, 3000, 5000 };
@@ -619,6 +677,7 @@ int main(void)
 {
 	RUN(test_embedded_names);
 	RUN(test_heap_names);
+	RUN(test_layout_33);
 	RUN(test_succ_lookup);
 	RUN(test_succ_lines);
 	RUN(test_cfunc);
