@@ -8,8 +8,8 @@ Environment:  REPEAT  runs of each configuration, the median is kept (default 3)
               ONLY    run only the interpreters whose name holds it ("3.14")
 
 For each interpreter found (Debian's python3.11, pyenv's newest 3.12 or 3.13,
-pyenv's 3.8, Debian's ruby3.1, and sid's python3.14 and python3.15 in the root
-setup.sh builds, $UNWPROF_SID_ROOT, run there with chroot), a workload of fixed work recurses to a depth D and burns CPU
+pyenv's 3.8, Debian's ruby3.1, and sid's python3.14, python3.15 and ruby3.3 in the
+root setup.sh builds, $UNWPROF_SID_ROOT, run there with chroot), a workload of fixed work recurses to a depth D and burns CPU
 there in pure Python or Ruby, in a loop of WORK iterations; it prints its own CPU
 time. Run without profiling, and under `unwprof record` at 99 and 999 Hz, at
 D = 8 and D = 64, all in the same run, each configuration REPEAT times in turn.
@@ -103,6 +103,9 @@ def interpreters():
         if os.access(f"{SID_ROOT}/usr/bin/python{minor}", os.X_OK):
             found.append((f"python{minor} (sid, chroot)", ["chroot", SID_ROOT, f"python{minor}"],
                           PYTHON, "python", SID_ROOT))
+    if os.access(f"{SID_ROOT}/usr/bin/ruby3.3", os.X_OK):
+        found.append(("ruby3.3 (sid, chroot)", ["chroot", SID_ROOT, "ruby3.3"], RUBY, "ruby",
+                      SID_ROOT))
     return [f for f in found if os.environ.get("ONLY", "") in f[0]]
 
 
