@@ -99,12 +99,13 @@ for fn in spin_parent spin_child; do
 done
 [ "$which" = 3.1 ] && finish
 
-# A process already running in the root: by -p, by -a, and its pprof.
-"${run[@]}" "${prog[@]}" 30 > /dev/null 2>&1 &
+# A process already running in the root (until the test ends): by -p, by -a,
+# and its pprof.
+"${run[@]}" "${prog[@]}" 120 > /dev/null 2>&1 &
 pid=$!
 background+=("$pid")
 sleep 1
-record attach -p "$pid" -d 3 -F 999 --tid -o "$tmp/attach.folded"
+record attach -p "$pid" -d 2 -F 999 --tid -o "$tmp/attach.folded"
 expect_rc 0
 check ruby "$tmp/attach.folded" --comm "$comm" --source "$src" --path="$path"
 # With -a, a process's samples before its tables are built are walked by frame
@@ -114,7 +115,7 @@ expect_rc 0
 check ruby "$tmp/all.folded" --comm "$comm" --source "$src" --path="$path" \
 	--min-with-frames 0.5
 need_tool go "golang-go, whose go tool pprof reads the profile"
-record pprof -p "$pid" -d 2 -F 999 -o "$tmp/rb.pb.gz"
+record pprof -p "$pid" -d 1 -F 999 -o "$tmp/rb.pb.gz"
 expect_rc 0
 check ruby-pprof "$tmp/rb.pb.gz" --source "$src" --path="$path"
 finish
