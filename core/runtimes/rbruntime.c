@@ -110,6 +110,7 @@ enum {
 	SYM_THREAD_CURRENT,
 	SYM_ISEQ_EVAL,
 	SYM_ISEQ_EVAL_MAIN,
+	SYM_GLOBAL_SYMBOLS,
 	SYM_NR
 };
 
@@ -122,6 +123,8 @@ static const struct elf_symbol_query rb_sym_names[SYM_NR] = {
 	[SYM_THREAD_CURRENT] = { "rb_thread_current", STT_FUNC },
 	[SYM_ISEQ_EVAL] = { "rb_iseq_eval", STT_FUNC },
 	[SYM_ISEQ_EVAL_MAIN] = { "rb_iseq_eval_main", STT_FUNC },
+	/* a local symbol, in a libruby not stripped */
+	[SYM_GLOBAL_SYMBOLS] = { "ruby_global_symbols", STT_OBJECT },
 };
 
 #define X86_JMP_REL32 0xe9
@@ -457,19 +460,30 @@ static int read_vm_exec(const struct elf_file *ef, const struct elf_symbol_query
 	return 0;
 }
 
-/* Where ruby_current_ec is, by its symbol or from the code that reads it. */
+/*
+ * Where ruby_current_ec is, by its exported symbol and its relocation, or
+ * from the code that reads it. A hidden variable may still have a local
+ * symbol (a libruby not stripped): it must then agree with the code.
+ */
 static int read_ec(const struct elf_file *ef, const struct elf_symbol_query *syms,
 		   struct rb_runtime *rr)
 {
-	if (!syms[SYM_EC].found)
-		return ec_from_code(ef, &syms[SYM_THREAD_CURRENT], rr);
-	rr->ec_offset = syms[SYM_EC].value;
-	rr->ec_module_got = ec_module_slot(ef);
-	if (!rr->ec_module_got) {
-		pr_debug("%s: ruby_current_ec is not reached through the DTV", elf_file__path(ef));
-		return -ENOTSUP;
+	const struct elf_symbol_query *ec = &syms[SYM_EC];
+	int err;
+
+	rr->ec_module_got = ec->found ? ec_module_slot(ef) : 0;
+	if (rr->ec_module_got) {
+		rr->ec_offset = ec->value;
+		return 0;
 	}
-	return 0;
+	err = ec_from_code(ef, &syms[SYM_THREAD_CURRENT], rr);
+	if (!err && ec->found && ec->value != rr->ec_offset) {
+		pr_debug("%s: rb_thread_current loads ruby_current_ec at %#" PRIx64
+			 " of its TLS block, its symbol says %#" PRIx64,
+			 elf_file__path(ef), rr->ec_offset, ec->value);
+		return -EINVAL;
+	}
+	return err;
 }
 
 int rb_runtime__read(const struct elf_file *ef, struct rb_runtime *rr)
@@ -501,8 +515,13 @@ int rb_runtime__read(const struct elf_file *ef, struct rb_runtime *rr)
 		err = read_ec(ef, syms, rr);
 	if (err)
 		return err;
-	if (syms[SYM_ID2STR].found)
+	if (syms[SYM_GLOBAL_SYMBOLS].found &&
+	    elf_file__vaddr_mapped(ef, syms[SYM_GLOBAL_SYMBOLS].value, 24)) {
+		rr->symbols_last_id = syms[SYM_GLOBAL_SYMBOLS].value;
+		rr->symbols_ids = rr->symbols_last_id + SYMBOLS_IDS_OFF;
+	} else if (syms[SYM_ID2STR].found) {
 		read_symbols(ef, &syms[SYM_ID2STR], rr);
+	}
 	if (!rr->symbols_ids)
 		pr_debug("%s: Ruby's symbol table was not found: C methods are <cfunc>",
 			 elf_file__path(ef));
