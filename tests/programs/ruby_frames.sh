@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Usage: ruby_frames.sh 3.1 | 3.3
+# Usage: ruby_frames.sh 3.1 | 3.3 | yjit
 #
 # Ruby frames in place: rbthreads.rb run by Debian's ruby3.1 (a stripped
-# libruby-3.1.so), or by Debian sid's ruby3.3 (a stripped libruby-3.3.so
+# libruby-3.1.so), by Debian sid's ruby3.3 (a stripped libruby-3.3.so
 # that exports neither rb_vm_exec nor ruby_current_ec) in the root of sid
-# setup.sh builds, started there with chroot as in a container; recorded
-# with --tid. Its three threads run known chains in pure Ruby
+# setup.sh builds, started there with chroot as in a container, or by the
+# same Ruby 3.3 built with YJIT (setup.sh builds it; Debian's has none), run
+# with --yjit --yjit-perf=fp; recorded with --tid. Its three threads run known chains in pure Ruby
 # (alpha_main;a1;a2;spin_alpha;burn, beta_main;b1;spin_beta;burn and
 # through a 7-deep recursion), and the main thread calls a block from C
 # (Array#sort_by). Checks (e2e.py ruby):
@@ -30,6 +31,12 @@
 #    by gdb, leads to the Thread the thread itself prints (e2e.py ruby-tls):
 #    glibc's TLS (sid's too) is laid out as the walk expects;
 #  - a forked child's Ruby frames are read as the parent's are.
+# YJIT: 3.3's JIT code keeps a frame pointer only with --yjit-perf=fp (plain
+# --yjit leaves rbp to the code: nothing finds the JIT code's caller). The
+# walk goes through the JIT code by it, at least half of burn's samples
+# have JIT code between the VM and burn's C callees, and the Ruby frames are
+# the control frames' as without YJIT. Their lines are not checked: JIT code
+# saves a frame's pc only before what may need it (a call, a side exit).
 # 3.3 also, as a process in a container is met (e2e.py ruby on each):
 #  - a process already running in the root, recorded with -p;
 #  - the same while `record -a` profiles every process (half of the
@@ -44,22 +51,40 @@ source "$(dirname "$0")/lib.sh"
 
 which=$1
 src="$programs_src/rbthreads.rb"
-if [ "$which" = 3.1 ]; then
+prog=("$src")
+path=$src
+comm=ruby$which
+extra=()
+case "$which" in
+3.1)
 	ruby=/usr/bin/ruby3.1
 	[ -x "$ruby" ] || e2e_skip "$ruby is not installed (package ruby3.1; ./setup.sh installs it)"
 	run=("$ruby")
 	libruby=$(ldd "$ruby" | awk '/libruby/ { print $3 }')
-	prog=("$src")
-	path=$src
-else
+	;;
+3.3)
 	need_sid_root usr/bin/ruby3.3
 	run=(chroot "$sid_root" ruby3.3)
 	libruby=$sid_root$(chroot "$sid_root" ldd /usr/bin/ruby3.3 | awk '/libruby/ { print $3 }')
 	prog=(-e "$(cat "$src")")
 	path=-e
-fi
+	;;
+yjit)
+	ruby=${UNWPROF_RUBY_YJIT:-/var/cache/unwprof-tests/ruby-3.3-yjit}/bin/ruby
+	[ -x "$ruby" ] || e2e_skip "$ruby is not there: Ruby 3.3 with YJIT was not built" \
+		"(./setup.sh test builds it, or says why it could not)"
+	"$ruby" --yjit -e 'exit RubyVM::YJIT.enabled?' || fail "$ruby --yjit runs without YJIT"
+	run=("$ruby" --yjit --yjit-perf=fp)
+	libruby=$(ldd "$ruby" | awk '/libruby/ { print $3 }')
+	comm=ruby
+	extra=(--min-line-ratio 0 --min-jit 0.5)
+	;;
+*)
+	echo "usage: ruby_frames.sh 3.1 | 3.3 | yjit" >&2
+	exit 1
+	;;
+esac
 libruby=$(readlink -f "$libruby")
-comm=ruby$which
 "$UNWPROF" dump-unwind --summary --json "$libruby" > "$tmp/libruby.json" || fails=$((fails + 1))
 check ruby-runtime "$tmp/libruby.json" "$libruby"
 
@@ -82,7 +107,7 @@ kill "$pid"
 record rb -F 999 --tid -o "$tmp/rb.folded" --stats-json "$tmp/rb.json" -- \
 	"${run[@]}" "${prog[@]}" 3
 expect_rc 0
-check ruby "$tmp/rb.folded" --comm "$comm" --source "$src" --path="$path"
+check ruby "$tmp/rb.folded" --comm "$comm" --source "$src" --path="$path" "${extra[@]}"
 check roots "$tmp/rb.folded" --min-ratio 0.99
 # A forked child is a Ruby process of its own: its frames are read too.
 record fork -F 999 --pid -o "$tmp/fork.folded" -- "${run[@]}" -e \
@@ -97,7 +122,7 @@ for fn in spin_parent spin_child; do
 	echo "$fn: $n samples" >&2
 	[ "$n" -ge 20 ] || fail "$fn: $n samples with its Ruby frame, expected 20 or more"
 done
-[ "$which" = 3.1 ] && finish
+[ "$which" != 3.3 ] && finish
 
 # A process already running in the root (until the test ends): by -p, by -a,
 # and its pprof.
