@@ -13,7 +13,9 @@
 # of Debian sid's newer interpreters is built for the tests, default
 # /var/cache/unwprof-tests/sid; the DWARF of its CPythons is kept in the same path
 # with -dwarf appended), UNWPROF_ARM64_ROOT (where Debian's arm64 kernel and libraries
-# are unpacked for tests/arm64, default /var/cache/unwprof-tests/arm64).
+# are unpacked for tests/arm64, default /var/cache/unwprof-tests/arm64),
+# UNWPROF_RUBY_YJIT (where Ruby 3.3 with YJIT is built for the tests, default
+# /var/cache/unwprof-tests/ruby-3.3-yjit).
 # The test run ends with a line "N passed, N failed, N skipped".
 set -euo pipefail
 
@@ -240,6 +242,53 @@ arm64_download() {
 	python3 tests/arm64/image_btf.py "$dir/Image" "$dir/vmlinux.btf"
 }
 
+# Ruby 3.3 with YJIT, which Debian builds without (--disable-yjit), for the tests of
+# YJIT's frames: built once (minutes) from Debian sid's source of ruby3.3, the same
+# as the root's, fetched from the machine's own mirror, with the rustc setup.sh
+# provides; reused while it is there. Tests that need it skip with the reason when
+# it could not be built (or fail in CI), so a failure here is reported, not fatal.
+RUBY_YJIT=${UNWPROF_RUBY_YJIT:-/var/cache/unwprof-tests/ruby-3.3-yjit}
+RUBY_YJIT_PACKAGES=(dpkg-dev xz-utils libssl-dev libyaml-dev libffi-dev zlib1g-dev)
+
+install_ruby_yjit() {
+	local src mirror
+	[ -x "$RUBY_YJIT/bin/ruby" ] && return 0
+	if [ "$(id -u)" -ne 0 ] || ! mirror=$(apt_mirror) || [ -z "$mirror" ]; then
+		echo "setup.sh: not building Ruby 3.3 with YJIT: needs root and a Debian mirror" >&2
+		return 0
+	fi
+	local -a PACKAGES=("${RUBY_YJIT_PACKAGES[@]}") # install_missing reads it
+	install_missing
+	src=$(mktemp -d)
+	echo "setup.sh: building Ruby 3.3 with YJIT in $RUBY_YJIT (log: $src/build.log)" >&2
+	if ! (build_ruby_yjit "$src" "$mirror" > "$src/build.log" 2>&1); then
+		echo "setup.sh: the build of Ruby 3.3 with YJIT failed (its tests will say so)" >&2
+		tail -n 5 "$src/build.log" >&2
+		rm -rf "$RUBY_YJIT"
+		return 0
+	fi
+	rm -rf "$src"
+}
+
+# sid's sources by a list of their own, configure, make, install: 0 or 1 (set -e does
+# not hold in a function whose status is tested).
+build_ruby_yjit() {
+	local src=$1 mirror=$2
+	local -a apt=(-o "Dir::Etc::SourceList=$src/sources.list" -o "Dir::Etc::SourceParts=$src/none"
+		-o "Dir::State::Lists=$src/lists")
+	mkdir -p "$src/lists/partial" || return 1
+	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror sid main" \
+		> "$src/sources.list"
+	apt-get "${apt[@]}" update || return 1
+	# A mirror may lack the .dsc (apt-get then fails): the upstream tarball is what is built.
+	cd "$src" && apt-get "${apt[@]}" source --download-only ruby3.3
+	tar xf ruby3.3_*.orig.tar.xz && cd ruby-3.3*/ || return 1
+	PATH=$PATH:${HOME:-/root}/.cargo/bin ./configure --prefix="$RUBY_YJIT" --enable-yjit \
+		--enable-shared --disable-install-doc || return 1
+	grep -q '^YJIT_SUPPORT=yes' Makefile && make -j"$(nproc)" &&
+		make install HAVE_BASERUBY=no # no download of the bundled gems: the tarball has them
+}
+
 # build [MESON_OPTION...]: configures BUILD_DIR once (with MESON_ARGS), sets the
 # options given on it as it is, and builds.
 build() {
@@ -303,6 +352,7 @@ test)
 	install_sid_root
 	install_sid_dwarf
 	install_arm64_root
+	install_ruby_yjit
 	# the test suite's build reads its hooks (faults, forced tail calls) from the environment
 	build -Dtest_hooks=true
 	run_tests
