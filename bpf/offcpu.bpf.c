@@ -5,11 +5,11 @@
  * A thread that leaves the CPU because it blocks (sched_switch with its
  * state sleeping, S, or uninterruptible, D; not a preemption, which leaves
  * it runnable: that is on-CPU demand) gets the time, its state and its
- * kernel stack in off_blocks. When it is switched in again (the same
- * tracepoint, the thread as next) the block's ns are known: a block shorter
- * than cfg.off_cpu_min_ns is counted at once, without a walk, under its
- * thread's [unwalked] key; a longer one waits, pending, for the walk of
- * its user stack.
+ * kernel stack in its task's storage (off_tasks). When it is switched in
+ * again (the same tracepoint, the thread as next) the block's ns are known:
+ * a block shorter than cfg.off_cpu_min_ns is added to the thread's short
+ * ones, counted without a walk under its [unwalked] key; a longer one
+ * waits, pending, for the walk of its user stack.
  *
  * The walk needs the thread's own context (the stack is read through the
  * current task's memory), which the tracepoints reach first at the exit of
@@ -21,9 +21,15 @@
  * fault waiting for the disk) has no such exit: it is counted with its
  * kernel stack, unwalked, and so is a pending block of a thread that
  * exits, or whose walk is past cfg.off_cpu_walks walks in this second on
- * this CPU. User space counts the blocks still under way when the run
- * ends, so that every block of a target between the start and the end of
- * the run is counted once, with its time.
+ * this CPU. When the run ends, user space runs off_at_end over every task:
+ * what each still holds (short blocks, pending ones, the block under way up
+ * to now) is counted, so that every block of a target between the start
+ * and the end of the run is counted once, with its time.
+ *
+ * Every context switch and every system call of the machine runs these
+ * programs, so their common path is a task storage lookup (a pointer in
+ * the task) and a few tests: whether a thread is wanted is kept there too,
+ * valid while no process entry changed (procs_written).
  *
  * Loaded only with --off-cpu. The walk needs bpf_loop (Linux 5.17+).
  */
@@ -37,20 +43,34 @@
 #define TASK_INTERRUPTIBLE 0x0001   /* include/linux/sched.h: S */
 #define TASK_UNINTERRUPTIBLE 0x0002 /* D */
 
-/* unw_off_block.flags, besides UNW_SAMPLE_STATE_D */
-#define OFF_IN_SYSCALL (1u << 31)
-#define OFF_LAST_SHORT (1u << 30)
-
 /* Short blocks of a thread are counted together once they add up to this, or at its end. */
 #define OFF_SHORT_FLUSH_NS 1000000ULL
 
-/* Blocks of the targets' threads, by tid (bpf/unwprof.h, struct unw_off_block); sized by user space. */
+/* What a thread's task keeps of its blocks. */
+struct off_task {
+	__u64 start;	  /* ns (CLOCK_MONOTONIC) the block under way began; 0: none */
+	__u64 pending_ns; /* the ended blocks of the system call it is in, waiting for the walk */
+	__u64 short_ns;	  /* short blocks added up, not counted yet */
+	__u64 wanted_written; /* procs_written when wanted was found; wanted valid while equal */
+	__s32 kstack;	      /* of the block under way; < 0: none */
+	__s32 pending_kstack; /* of the first pending block */
+	__u32 pending_blocks;
+	__u32 short_blocks;
+	__u8 state_d;	      /* the block under way is uninterruptible (D) */
+	__u8 in_syscall;      /* it began in a system call */
+	__u8 last_short;      /* the thread's last block was short */
+	__u8 pending_state_d; /* of the first pending block */
+	__u8 short_state_d;   /* of the short ones added up */
+	__u8 wanted;	      /* 1: a target's thread, 2: not one */
+	__u8 pad[2];
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct unw_off_block);
-} off_blocks SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct off_task);
+} off_tasks SEC(".maps");
 
 /* The walks of this CPU in the current second, against cfg.off_cpu_walks. */
 struct off_budget {
@@ -89,7 +109,7 @@ static __always_inline int task_in_syscall(struct task_struct *t)
 #endif
 }
 
-/* Whether the blocks of thread tid of process pid are wanted (as its samples would be). */
+/* Whether thread tid of process pid is one whose blocks are wanted (as its samples would be). */
 static __always_inline int off_wanted(__u32 pid, __u32 tid)
 {
 	if (pid == 0)
@@ -98,6 +118,27 @@ static __always_inline int off_wanted(__u32 pid, __u32 tid)
 	    !bpf_map_lookup_elem(&targets, &pid))
 		return 0;
 	return !cfg.only_threads || bpf_map_lookup_elem(&threads, &tid);
+}
+
+/*
+ * The storage of t when its blocks are wanted, made when new; NULL for a
+ * thread that is not a target's. Whether it is, is found once per change of
+ * the process entries, not at each switch.
+ */
+static __always_inline struct off_task *off_task_wanted(struct task_struct *t)
+{
+	__u64 written = *(volatile __u64 *)&procs_written;
+	struct off_task *o = bpf_task_storage_get(&off_tasks, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!o) {
+		stat_inc(UNW_ST_OFF_UNTIMED);
+		return NULL;
+	}
+	if (!o->wanted || o->wanted_written != written) {
+		o->wanted = off_wanted(t->tgid, t->pid) ? 1 : 2;
+		o->wanted_written = written;
+	}
+	return o->wanted == 1 ? o : NULL;
 }
 
 /* Counts n blocks of ns under key (of a thread, task: its comm), unwalked: no user stack. */
@@ -116,17 +157,42 @@ static __always_inline void off_count_unwalked(struct unw_count_key *key, __u64 
 	stat_add(UNW_ST_OFF_UNWALKED_NS, ns);
 }
 
-/* Counts the short blocks b added up, of the thread of key (task: its comm). */
-static __always_inline void off_flush_short(struct unw_off_block *b, struct unw_count_key key,
-					    struct task_struct *task)
+/* The count key of the blocks of thread t: its process and itself. */
+static __always_inline struct unw_count_key off_key(struct task_struct *t, int state_d)
 {
-	if (!b->short_blocks)
+	return (struct unw_count_key){
+		.pid = t->tgid,
+		.tid = t->pid,
+		.kstack = -1,
+		.flags = state_d ? UNW_SAMPLE_STATE_D : 0,
+	};
+}
+
+/* Counts the short blocks o added up, of thread t. */
+static __always_inline void off_flush_short(struct off_task *o, struct task_struct *t)
+{
+	struct unw_count_key key;
+
+	if (!o->short_blocks)
 		return;
-	key.kstack = -1;
-	key.flags = b->short_flags;
-	off_count_unwalked(&key, b->short_blocks, b->short_ns, task);
-	b->short_blocks = 0;
-	b->short_ns = 0;
+	key = off_key(t, o->short_state_d);
+	off_count_unwalked(&key, o->short_blocks, o->short_ns, t);
+	o->short_blocks = 0;
+	o->short_ns = 0;
+}
+
+/* Counts the pending blocks of o, of thread t, unwalked (with their kernel stack). */
+static __always_inline void off_flush_pending(struct off_task *o, struct task_struct *t)
+{
+	struct unw_count_key key;
+
+	if (!o->pending_blocks)
+		return;
+	key = off_key(t, o->pending_state_d);
+	key.kstack = o->pending_kstack;
+	off_count_unwalked(&key, o->pending_blocks, o->pending_ns, t);
+	o->pending_blocks = 0;
+	o->pending_ns = 0;
 }
 
 /*
@@ -135,53 +201,49 @@ static __always_inline void off_flush_short(struct unw_off_block *b, struct unw_
  * state changes, or at the end), so that a storm of switches costs no count
  * each.
  */
-static __always_inline void off_block_short(struct unw_off_block *b, struct unw_count_key *key,
-					    __u64 ns, struct task_struct *next)
+static __always_inline void off_block_short(struct off_task *o, __u64 ns, struct task_struct *t)
 {
-	__u32 state = b->flags & UNW_SAMPLE_STATE_D;
-
 	stat_inc(UNW_ST_OFF_SHORT);
-	if (b->short_blocks && b->short_flags != state)
-		off_flush_short(b, *key, next);
-	b->short_flags = state;
-	b->short_blocks++;
-	b->short_ns += ns;
-	if (b->short_ns >= OFF_SHORT_FLUSH_NS)
-		off_flush_short(b, *key, next);
+	if (o->short_blocks && o->short_state_d != o->state_d)
+		off_flush_short(o, t);
+	o->short_state_d = o->state_d;
+	o->short_blocks++;
+	o->short_ns += ns;
+	if (o->short_ns >= OFF_SHORT_FLUSH_NS)
+		off_flush_short(o, t);
 }
 
 /* The end of a block of next, the thread switched in: counted, or made pending. */
 static __always_inline void off_block_end(struct task_struct *next, __u64 now)
 {
-	struct unw_count_key key = { .pid = next->tgid, .tid = next->pid, .kstack = -1 };
-	struct unw_off_block *b = bpf_map_lookup_elem(&off_blocks, &key.tid);
+	struct off_task *o = bpf_task_storage_get(&off_tasks, next, 0, 0);
+	struct unw_count_key key;
 	__u64 ns;
 
-	if (!b || !b->start)
+	if (!o || !o->start)
 		return;
-	ns = now - b->start;
-	b->start = 0;
+	ns = now - o->start;
+	o->start = 0;
 	stat_inc(UNW_ST_OFF_BLOCKS);
-	b->flags &= ~OFF_LAST_SHORT;
-	if (ns < cfg.off_cpu_min_ns) {
-		b->flags |= OFF_LAST_SHORT;
-		off_block_short(b, &key, ns, next);
+	o->last_short = ns < cfg.off_cpu_min_ns;
+	if (o->last_short) {
+		off_block_short(o, ns, next);
 		return;
 	}
-	if (!(b->flags & OFF_IN_SYSCALL)) {
+	if (!o->in_syscall) {
 		stat_inc(UNW_ST_OFF_OUTSIDE);
-		key.kstack = b->kstack;
-		key.flags = b->flags & UNW_SAMPLE_STATE_D;
+		key = off_key(next, o->state_d);
+		key.kstack = o->kstack;
 		off_count_unwalked(&key, 1, ns, next);
 		return;
 	}
 	/* The first pending block of the call gives the call its state and kernel stack. */
-	if (!b->pending_blocks) {
-		b->pending_kstack = b->kstack;
-		b->pending_flags = b->flags & UNW_SAMPLE_STATE_D;
+	if (!o->pending_blocks) {
+		o->pending_kstack = o->kstack;
+		o->pending_state_d = o->state_d;
 	}
-	b->pending_blocks++;
-	b->pending_ns += ns;
+	o->pending_blocks++;
+	o->pending_ns += ns;
 }
 
 /*
@@ -193,30 +255,19 @@ static __always_inline void off_block_end(struct task_struct *next, __u64 now)
 static __always_inline void off_block_start(void *ctx, struct task_struct *prev, __u32 state,
 					    __u64 now)
 {
-	struct unw_off_block init = { .pid = prev->tgid };
-	__u32 tid = prev->pid;
-	struct unw_off_block *b;
+	struct off_task *o = off_task_wanted(prev);
 
-	b = bpf_map_lookup_elem(&off_blocks, &tid);
-	if (!b) {
-		bpf_map_update_elem(&off_blocks, &tid, &init, BPF_NOEXIST);
-		b = bpf_map_lookup_elem(&off_blocks, &tid);
-		if (!b) {
-			stat_inc(UNW_ST_OFF_UNTIMED);
-			return;
-		}
-	}
+	if (!o)
+		return;
 	/* A start still there is a block whose end was not seen. */
-	if (b->start)
+	if (o->start)
 		stat_inc(UNW_ST_OFF_UNTIMED);
-	b->start = now;
-	b->flags = (b->flags & OFF_LAST_SHORT) |
-		   (state & TASK_UNINTERRUPTIBLE ? UNW_SAMPLE_STATE_D : 0);
-	if (task_in_syscall(prev))
-		b->flags |= OFF_IN_SYSCALL;
-	b->kstack = -1;
-	if (cfg.kernel_stacks && !(b->flags & OFF_LAST_SHORT))
-		b->kstack = bpf_get_stackid(ctx, &kstacks, 0);
+	o->start = now;
+	o->state_d = !!(state & TASK_UNINTERRUPTIBLE);
+	o->in_syscall = task_in_syscall(prev);
+	o->kstack = -1;
+	if (cfg.kernel_stacks && !o->last_short)
+		o->kstack = bpf_get_stackid(ctx, &kstacks, 0);
 }
 
 SEC("tp_btf/sched_switch")
@@ -231,7 +282,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	state = task_state(prev);
 	if (!(state & (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)))
 		return 0; /* runnable (a yield), stopped, traced or dead */
-	if ((prev->flags & PF_KTHREAD) || !off_wanted(prev->tgid, prev->pid))
+	if (prev->flags & PF_KTHREAD)
 		return 0;
 	off_block_start(ctx, prev, state, now);
 	return 0;
@@ -295,29 +346,30 @@ static __always_inline void off_count_walked(void *ctx, struct unw_count_key *ke
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct unw_count_key key = { .pid = id >> 32, .tid = (__u32)id };
-	struct unw_off_block *b = bpf_map_lookup_elem(&off_blocks, &key.tid);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct off_task *o = bpf_task_storage_get(&off_tasks, task, 0, 0);
+	struct unw_count_key key;
 	__u64 n, ns;
 
-	if (!b)
+	if (!o)
 		return 0;
 	/*
 	 * A block under way in a thread that runs: its end was not seen (the
 	 * program did not run at that switch), so its time is not known.
 	 */
-	if (b->start) {
-		b->start = 0;
+	if (o->start) {
+		o->start = 0;
 		stat_inc(UNW_ST_OFF_UNTIMED);
 	}
-	if (!b->pending_blocks)
+	if (!o->pending_blocks)
 		return 0;
-	n = b->pending_blocks;
-	ns = b->pending_ns;
-	key.kstack = b->pending_kstack;
-	key.flags = UNW_SAMPLE_OFF_CPU | (b->pending_flags & UNW_SAMPLE_STATE_D);
-	b->pending_blocks = 0;
-	b->pending_ns = 0;
+	n = o->pending_blocks;
+	ns = o->pending_ns;
+	key = off_key(task, o->pending_state_d);
+	key.kstack = o->pending_kstack;
+	key.flags |= UNW_SAMPLE_OFF_CPU;
+	o->pending_blocks = 0;
+	o->pending_ns = 0;
 	if (cfg.kernel_stacks && key.kstack < 0)
 		stat_add(UNW_ST_OFF_NO_KSTACK, n);
 	if (!off_budget_take(bpf_ktime_get_ns())) {
@@ -329,22 +381,47 @@ int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
-/* A thread exits: its short and pending blocks are counted unwalked, its entry deleted. */
+/* A thread exits: its short and pending blocks are counted unwalked (its storage goes with it). */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_thread_exit, struct task_struct *p)
 {
-	struct unw_count_key key = { .pid = p->tgid, .tid = p->pid };
-	struct unw_off_block *b = bpf_map_lookup_elem(&off_blocks, &key.tid);
+	struct off_task *o = bpf_task_storage_get(&off_tasks, p, 0, 0);
 
-	if (!b)
+	if (!o)
 		return 0;
-	off_flush_short(b, key, p);
-	if (b->pending_blocks) {
-		key.kstack = b->pending_kstack;
-		key.flags = b->pending_flags & UNW_SAMPLE_STATE_D;
-		stat_add(UNW_ST_OFF_EXITED, b->pending_blocks);
-		off_count_unwalked(&key, b->pending_blocks, b->pending_ns, p);
+	off_flush_short(o, p);
+	if (o->pending_blocks) {
+		stat_add(UNW_ST_OFF_EXITED, o->pending_blocks);
+		off_flush_pending(o, p);
 	}
-	bpf_map_delete_elem(&off_blocks, &key.tid);
+	return 0;
+}
+
+/*
+ * The end of the run, once the programs above are detached: every task's
+ * blocks not counted yet, the short ones, those that ended without their
+ * walk, and the one under way, its time up to now, each counted unwalked.
+ */
+SEC("iter/task")
+int off_at_end(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	struct off_task *o;
+	struct unw_count_key key;
+
+	if (!t)
+		return 0;
+	o = bpf_task_storage_get(&off_tasks, t, 0, 0);
+	if (!o || o->wanted != 1)
+		return 0;
+	off_flush_short(o, t);
+	stat_add(UNW_ST_OFF_PENDING_AT_END, o->pending_blocks);
+	off_flush_pending(o, t);
+	if (o->start) {
+		key = off_key(t, o->state_d);
+		stat_inc(UNW_ST_OFF_UNDER_WAY_AT_END);
+		off_count_unwalked(&key, 1, bpf_ktime_get_ns() - o->start, t);
+		o->start = 0;
+	}
 	return 0;
 }

@@ -585,6 +585,9 @@ enum unw_stat {
 	UNW_ST_OFF_UNTIMED,
 	/* Walked blocks without their kernel stack: the thread's block before was short. */
 	UNW_ST_OFF_NO_KSTACK,
+	/* When the run ended: blocks that had ended, not walked yet; blocks under way. */
+	UNW_ST_OFF_PENDING_AT_END,
+	UNW_ST_OFF_UNDER_WAY_AT_END,
 	UNW_ST_ELIDED, /* samples whose stack's middle was left out (UNW_SAMPLE_ELIDED) */
 	UNW_ST_EXEC,   /* samples inside execve past its point of no return (UNW_SAMPLE_EXEC) */
 	UNW_ST_NR,
@@ -647,29 +650,6 @@ enum unw_err {
 /* clang-format on */
 
 _Static_assert(UNW_E_NR <= UNW_ST_OFF_BLOCKS - UNW_ST_ERR, "stats array holds every reason");
-
-/*
- * A thread of a target that blocks (bpf/offcpu.bpf.c), by tid: the block
- * under way, and the blocks of the system call it is in that ended and
- * wait for the walk at its exit. User space reads what is left at the end.
- */
-struct unw_off_block {
-	__u64 start;	  /* ns (CLOCK_MONOTONIC) the block under way began; 0: none */
-	__u64 pending_ns; /* the ended blocks' time */
-	__u64 short_ns;	  /* short blocks added up, not counted yet */
-	__u32 pid;	  /* the thread's process */
-	/*
-	 * Of the block under way: UNW_SAMPLE_STATE_D, in a system call (bit 31);
-	 * and the thread's last block was short (bit 30).
-	 */
-	__u32 flags;
-	__s32 kstack; /* its kernel stack; < 0: none */
-	__u32 pending_blocks;
-	__s32 pending_kstack; /* of the first ended block */
-	__u32 pending_flags;
-	__u32 short_blocks;
-	__u32 short_flags; /* UNW_SAMPLE_STATE_D of the short blocks */
-};
 
 /*
  * The per-CPU histogram of sample times (sample_ns): for each sample of a
@@ -739,7 +719,6 @@ _Static_assert(sizeof(struct unw_count) == 32, "unw_count layout");
 _Static_assert(sizeof(struct unw_ustack) == 8 + 8 * UNW_DEPTH_MAX, "unw_ustack layout");
 _Static_assert(sizeof(struct unw_event) == 24, "unw_event layout");
 _Static_assert(sizeof(struct unw_config) == 40, "unw_config layout");
-_Static_assert(sizeof(struct unw_off_block) == 56, "unw_off_block layout");
 _Static_assert(sizeof(struct unw_fail_key) == 16, "unw_fail_key layout");
 _Static_assert(sizeof(struct unw_go_proc) == 64, "unw_go_proc layout");
 _Static_assert(sizeof(struct unw_py_proc) == 72, "unw_py_proc layout");

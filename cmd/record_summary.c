@@ -172,10 +172,8 @@ static void print_off_cpu_blocks(const struct session_stats *st)
 		fprintf(stderr, "  %-22s %10" PRIu64 "   (the thread's block before was short)\n",
 			"no kernel stack", st->off_no_kstack);
 	fprintf(stderr, "  %-22s %10.3f s = walked %.3f s + unwalked %.3f s + lost %.3f s\n",
-		"off-CPU time",
-		seconds(st->off_ns + st->off_unwalked_ns + st->off_at_end_ns + st->off_lost_ns),
-		seconds(st->off_ns), seconds(st->off_unwalked_ns + st->off_at_end_ns),
-		seconds(st->off_lost_ns));
+		"off-CPU time", seconds(st->off_ns + st->off_unwalked_ns + st->off_lost_ns),
+		seconds(st->off_ns), seconds(st->off_unwalked_ns), seconds(st->off_lost_ns));
 }
 
 /* --off-cpu: the processes with the most time, on the CPU and off it. */
@@ -396,7 +394,7 @@ static void stats_put_off_cpu(struct json_writer *jw, const struct recorder_resu
 	jw_uint_field(jw, "untimed", st->off_untimed);
 	jw_uint_field(jw, "walked_without_kernel_stack", st->off_no_kstack);
 	jw_uint_field(jw, "walked_ns", st->off_ns);
-	jw_uint_field(jw, "unwalked_ns", st->off_unwalked_ns + st->off_at_end_ns);
+	jw_uint_field(jw, "unwalked_ns", st->off_unwalked_ns);
 	jw_uint_field(jw, "lost_ns", st->off_lost_ns);
 	jw_object_end(jw);
 }

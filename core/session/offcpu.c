@@ -3,18 +3,15 @@
  * The off-CPU side of a session: see offcpu.h and bpf/offcpu.bpf.c.
  */
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "session.h" /* before the skeleton: bpf/unwprof.h's types */
 #include "bpf/unwind.skel.h"
-#include "../util/common.h"
 #include "../util/log.h"
-#include "../targets/procfs.h"
 #include "offcpu.h"
 
 void offcpu__configure(struct unwind_bpf *k, const struct session_opts *opts)
@@ -24,7 +21,7 @@ void offcpu__configure(struct unwind_bpf *k, const struct session_opts *opts)
 	bpf_program__set_autoload(k->progs.on_switch, on);
 	bpf_program__set_autoload(k->progs.on_syscall_exit, on);
 	bpf_program__set_autoload(k->progs.on_thread_exit, on);
-	bpf_map__set_max_entries(k->maps.off_blocks, on ? OFFCPU_BLOCKS_MAX : 1);
+	bpf_program__set_autoload(k->progs.off_at_end, on);
 	k->rodata->cfg.off_cpu_min_ns = opts->off_cpu_min_ns;
 	k->rodata->cfg.off_cpu_walks = opts->off_cpu_walks;
 }
@@ -51,62 +48,29 @@ int offcpu__attach(struct unwind_bpf *k, struct bpf_link *links[OFFCPU_NR_LINKS]
 	return 0;
 }
 
-/* A thread's sample of n blocks of ns off the CPU, unwalked, delivered when there are some. */
-static void flush_sample(struct session_sample *smp, uint64_t n, uint64_t ns, uint32_t state,
-			 void (*deliver)(void *ctx, const struct session_sample *s), void *ctx)
+int offcpu__end(struct unwind_bpf *k)
 {
-	if (!n)
-		return;
-	smp->count = n;
-	smp->off_cpu_ns = ns;
-	smp->flags = SAMPLE_OFF_CPU | SAMPLE_UNWALKED | (state & SAMPLE_STATE_D);
-	deliver(ctx, smp);
-}
+	struct bpf_link *link;
+	char buf[256];
+	int fd, err = 0;
 
-/*
- * One thread's blocks left in the map: the short ones added up, those that
- * ended without their walk, and the one under way (its time up to now_ns),
- * each kind a sample of its state.
- */
-static void flush_one(uint32_t tid, const struct unw_off_block *b, uint64_t now_ns,
-		      void (*deliver)(void *ctx, const struct session_sample *s), void *ctx,
-		      struct offcpu_end *end)
-{
-	uint64_t under_way = b->start && now_ns > b->start ? now_ns - b->start : 0;
-	struct session_sample smp = { .pid = b->pid, .tid = tid };
-
-	if (!b->short_blocks && !b->pending_blocks && !b->start)
-		return;
-	procfs__thread_comm(b->pid, tid, smp.comm, sizeof(smp.comm));
-	flush_sample(&smp, b->short_blocks, b->short_ns, b->short_flags, deliver, ctx);
-	flush_sample(&smp, b->pending_blocks, b->pending_ns, b->pending_flags, deliver, ctx);
-	flush_sample(&smp, b->start != 0, under_way, b->flags, deliver, ctx);
-	end->pending += b->pending_blocks;
-	end->under_way += b->start != 0;
-	end->ns += b->short_ns + b->pending_ns + under_way;
-}
-
-void offcpu__flush(struct unwind_bpf *k, uint64_t now_ns,
-		   void (*deliver)(void *ctx, const struct session_sample *s), void *ctx,
-		   struct offcpu_end *end)
-{
-	int fd = bpf_map__fd(k->maps.off_blocks);
-	struct unw_off_block b;
-	uint32_t key, next;
-	bool first = true;
-
-	if (!bpf_program__autoload(k->progs.on_switch))
-		return;
-	/* Deleting while iterating would restart the walk of the hash: read all, then delete. */
-	while (bpf_map_get_next_key(fd, first ? NULL : &key, &next) == 0) {
-		first = false;
-		key = next;
-		if (bpf_map_lookup_elem(fd, &key, &b) == 0)
-			flush_one(key, &b, now_ns, deliver, ctx, end);
+	if (!bpf_program__autoload(k->progs.off_at_end))
+		return 0;
+	link = bpf_program__attach_iter(k->progs.off_at_end, NULL);
+	fd = link ? bpf_iter_create(bpf_link__fd(link)) : -1;
+	if (fd < 0) {
+		err = -errno;
+		pr_err("--off-cpu: cannot count the blocks under way at the end: %s",
+		       strerror(-err));
+		bpf_link__destroy(link);
+		return err;
 	}
-	while (bpf_map_get_next_key(fd, NULL, &next) == 0)
-		if (bpf_map_delete_elem(fd, &next))
-			break;
+	/* The program runs over the tasks as the iterator is read; it writes nothing. */
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
+	bpf_link__destroy(link);
+	return 0;
 }
 
 void offcpu__stats(const uint64_t *sum, struct session_stats *st)
@@ -124,4 +88,6 @@ void offcpu__stats(const uint64_t *sum, struct session_stats *st)
 	st->off_lost_ns = sum[UNW_ST_OFF_LOST_NS];
 	st->off_untimed = sum[UNW_ST_OFF_UNTIMED];
 	st->off_no_kstack = sum[UNW_ST_OFF_NO_KSTACK];
+	st->off_pending_at_end = sum[UNW_ST_OFF_PENDING_AT_END];
+	st->off_under_way_at_end = sum[UNW_ST_OFF_UNDER_WAY_AT_END];
 }

@@ -119,7 +119,6 @@ struct session {
 	struct bpf_link **pe_links;
 	struct bpf_link *tp_links[4];
 	struct bpf_link *off_links[OFFCPU_NR_LINKS]; /* core/session/offcpu.h */
-	struct offcpu_end off_end;		     /* blocks flushed at the stop */
 	bool tail_calls;			     /* sample_tc and walk_tc instead of sample */
 	struct ring_buffer *rb;
 
@@ -1645,20 +1644,14 @@ int session__drain(struct session *s)
 	return 0;
 }
 
-/* Off-CPU: no more blocks, and the ones under way counted with their time so far. */
-static void session__stop_off_cpu(struct session *s)
+/* Off-CPU: no more blocks, and the ones the tasks hold counted, their time up to now. */
+static int session__stop_off_cpu(struct session *s)
 {
-	struct timespec ts;
-
 	for (size_t i = 0; i < ARRAY_SIZE(s->off_links); i++) {
 		bpf_link__destroy(s->off_links[i]);
 		s->off_links[i] = NULL;
 	}
-	if (!s->opts.on_sample)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	offcpu__flush(s->skel, ts.tv_sec * 1000000000ULL + ts.tv_nsec, s->opts.on_sample,
-		      s->opts.ctx, &s->off_end);
+	return offcpu__end(s->skel);
 }
 
 /*
@@ -1681,7 +1674,8 @@ int session__stop(struct session *s)
 		pr_err("cannot stop the perf event of CPU %d: %s", cpu, strerror(errno));
 	}
 	s->stopped = true;
-	session__stop_off_cpu(s);
+	if (session__stop_off_cpu(s) && !err)
+		err = -EIO;
 	s->skel->bss->hold_new_code = 0;
 	if (s->rb && ring_buffer__consume(s->rb) < 0 && !err)
 		err = -EIO;
@@ -1785,9 +1779,6 @@ void session__stats(const struct session *s, struct session_stats *st)
 	st->off_ns -= s->off_lost_ns < st->off_ns ? s->off_lost_ns : st->off_ns;
 	st->off_lost += s->off_lost;
 	st->off_lost_ns += s->off_lost_ns;
-	st->off_pending_at_end = s->off_end.pending;
-	st->off_under_way_at_end = s->off_end.under_way;
-	st->off_at_end_ns = s->off_end.ns;
 }
 
 int session__prog_stats(const struct session *s, uint64_t *run_time_ns, uint64_t *run_cnt)

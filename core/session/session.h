@@ -193,11 +193,12 @@ struct session_stats {
 	uint64_t off_ns, off_unwalked_ns, off_lost_ns;
 	/*
 	 * When the run ended: blocks that had ended but were not walked yet,
-	 * and blocks under way (their time up to the end); counted [unwalked].
-	 * The ended blocks add up: off_blocks = off_walked + off_short +
-	 * off_outside + off_capped + off_exited + off_lost + off_pending_at_end.
+	 * and blocks under way (their time up to the end); counted [unwalked],
+	 * their time in off_unwalked_ns. The ended blocks add up: off_blocks =
+	 * off_walked + off_short + off_outside + off_capped + off_exited +
+	 * off_lost + off_pending_at_end.
 	 */
-	uint64_t off_pending_at_end, off_under_way_at_end, off_at_end_ns;
+	uint64_t off_pending_at_end, off_under_way_at_end;
 };
 
 /*
