@@ -90,11 +90,12 @@ struct task_struct___pre514 {
 	long state;
 } __attribute__((preserve_access_index));
 
+/* Loads through the task's BTF pointer, which sched_switch gives: no helper call. */
 static __always_inline __u32 task_state(struct task_struct *t)
 {
 	if (bpf_core_field_exists(t->__state))
-		return BPF_CORE_READ(t, __state);
-	return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+		return t->__state;
+	return ((struct task_struct___pre514 *)t)->state;
 }
 
 /* Whether a task in the kernel entered it by a system call (not a fault or an interrupt). */
@@ -103,9 +104,9 @@ static __always_inline int task_in_syscall(struct task_struct *t)
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
 
 #ifdef __TARGET_ARCH_x86
-	return (long)BPF_CORE_READ(regs, orig_ax) >= 0;
+	return (long)regs->orig_ax >= 0;
 #else
-	return (int)BPF_CORE_READ(regs, syscallno) >= 0;
+	return (int)regs->syscallno >= 0;
 #endif
 }
 
