@@ -125,6 +125,24 @@ static void print_outcomes(const struct recorder_result *res, const struct sessi
 	fputc('\n', stderr);
 }
 
+/* What debuginfod fetched: only when DEBUGINFOD_URLS named servers. */
+static void print_debuginfod(const struct recorder_result *res)
+{
+	const struct debuginfod_stats *st = &res->debuginfod_stats;
+
+	if (!res->debuginfod)
+		return;
+	fprintf(stderr, "  %-22s %10" PRIu64 "   of %" PRIu64 " asked for", "debug files fetched",
+		st->found, st->requested);
+	if (st->absent)
+		fprintf(stderr, ", %" PRIu64 " not on the servers", st->absent);
+	if (st->failed)
+		fprintf(stderr, ", %" PRIu64 " failed", st->failed);
+	if (st->abandoned)
+		fprintf(stderr, ", %" PRIu64 " without an answer", st->abandoned);
+	fputc('\n', stderr);
+}
+
 /* What kept processes or files from their tables; silent when nothing did. */
 static void print_left_out(const struct session_stats *st)
 {
@@ -276,6 +294,7 @@ void record_print_summary(const struct recorder_result *res)
 	fprintf(stderr, "  %-22s %10.1f MiB\n", "peak RSS", mib(res->peak_rss));
 	fprintf(stderr, "  %-22s %10.1f MiB\n", "BPF map memory", mib(st.map_bytes));
 	print_bpf_time(res);
+	print_debuginfod(res);
 	if (res->off_cpu) {
 		print_off_cpu_blocks(&st);
 		print_times_by_process(res);
@@ -399,6 +418,25 @@ static void stats_put_off_cpu(struct json_writer *jw, const struct recorder_resu
 	jw_object_end(jw);
 }
 
+/* "debuginfod": what the fetches came to (null without DEBUGINFOD_URLS). */
+static void stats_put_debuginfod(struct json_writer *jw, const struct recorder_result *res)
+{
+	const struct debuginfod_stats *st = &res->debuginfod_stats;
+
+	jw_key(jw, "debuginfod");
+	if (!res->debuginfod) {
+		jw_null(jw);
+		return;
+	}
+	jw_object_start(jw);
+	jw_uint_field(jw, "requested", st->requested);
+	jw_uint_field(jw, "fetched", st->found);
+	jw_uint_field(jw, "not_found", st->absent);
+	jw_uint_field(jw, "failed", st->failed);
+	jw_uint_field(jw, "no_answer", st->abandoned);
+	jw_object_end(jw);
+}
+
 /* "processes_time": each process's time on and off the CPU, the most first. */
 static void stats_put_times(struct json_writer *jw, const struct recorder_result *res)
 {
@@ -467,6 +505,7 @@ static void stats_put(struct json_writer *jw, const struct recorder_result *res,
 	stats_put_ns(jw, "bpf_ns_sample_p99", res->times.p99);
 	stats_put_off_cpu(jw, res, st);
 	stats_put_times(jw, res);
+	stats_put_debuginfod(jw, res);
 	jw_object_end(jw);
 }
 

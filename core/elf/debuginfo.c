@@ -205,3 +205,15 @@ cleanup:
 		errno = ENOENT;
 	return debug;
 }
+
+struct elf_file *debuginfo__open_matching(const struct elf_file *elf, const char *path)
+{
+	const struct debuginfo_search s = {
+		.elf = elf,
+		.root = "",
+		.root_fd = -1,
+		.path = elf_file__path(elf),
+	};
+
+	return try_candidate(&s, path);
+}

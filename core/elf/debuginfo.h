@@ -37,4 +37,11 @@ struct debuginfo_opts {
  */
 struct elf_file *debuginfo__find(const struct elf_file *elf, const struct debuginfo_opts *opts);
 
+/*
+ * The debug file of elf at path, a host path outside any root (one
+ * debuginfod fetched, core/elf/debuginfod.h), when it is a regular ELF file
+ * that matches elf's build ID; NULL otherwise.
+ */
+struct elf_file *debuginfo__open_matching(const struct elf_file *elf, const char *path);
+
 #endif

@@ -21,6 +21,7 @@
 #include "proc_times.h"
 #include "../util/common.h"
 #include "../util/log.h"
+#include "../elf/debuginfod.h"
 #include "../session/failures.h"
 #include "../profile/outfile.h"
 #include "../profile/profile.h"
@@ -43,6 +44,8 @@ struct recorder {
 	struct proc_names *names;  /* the processes' names (core/targets/procnames.h) */
 	struct failures *failures; /* where samples failed, by file and reason */
 	struct proc_times *times;  /* each process's time on and off the CPU */
+	/* fetches the debug files missing here; NULL unless DEBUGINFOD_URLS names servers */
+	struct debuginfod *debuginfod;
 	int err;		   /* first error in a callback */
 	struct launch *launch;	   /* the launched command, NULL when none */
 	pid_t child;		   /* its pid, 0 when none */
@@ -350,6 +353,42 @@ static void step_done(double *t, const char *what)
 	*t = n;
 }
 
+/*
+ * How long the end of the run waits for the debug files still on their way
+ * from debuginfod, at most: a slow or dead server delays the output by no
+ * more, and the frames of their files are then named without them.
+ */
+#define DEBUGINFOD_WAIT_NS (2 * 1000000000ULL)
+
+/* The fetches under way waited for, until DEBUGINFOD_WAIT_NS; what they came to said once. */
+static void finish_fetches(struct recorder *r)
+{
+	struct debuginfod_stats *st = &r->result.debuginfod_stats;
+	char failed[128] = "", abandoned[64] = "";
+	struct timespec ts;
+	double t = now();
+	uint64_t missed;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	debuginfod__finish(r->debuginfod, (uint64_t)ts.tv_sec * 1000000000ULL +
+						  (uint64_t)ts.tv_nsec + DEBUGINFOD_WAIT_NS);
+	debuginfod__stats(r->debuginfod, st);
+	r->result.debuginfod = true;
+	step_done(&t, "the debug files fetched");
+	missed = st->failed + st->abandoned;
+	if (!missed)
+		return;
+	if (st->failed)
+		snprintf(failed, sizeof(failed), "%" PRIu64 " failed (%s)%s", st->failed,
+			 strerror(-st->first_error), st->abandoned ? ", " : "");
+	if (st->abandoned)
+		snprintf(abandoned, sizeof(abandoned), "%" PRIu64 " without an answer in %llu s",
+			 st->abandoned, DEBUGINFOD_WAIT_NS / 1000000000ULL);
+	pr_warn("debuginfod (%s): %" PRIu64 " of %" PRIu64
+		" debug files not fetched: %s%s; their files' frames are named without them",
+		debuginfod__urls(r->debuginfod), missed, st->requested, failed, abandoned);
+}
+
 static int write_profile(struct recorder *r)
 {
 	const struct record_output_run run = {
@@ -357,9 +396,12 @@ static int write_profile(struct recorder *r)
 		.elapsed = r->result.elapsed,
 		.main_file = r->main_file,
 	};
-	double t = now();
+	double t;
 	int err;
 
+	if (r->debuginfod)
+		finish_fetches(r);
+	t = now();
 	err = symbolizer__symbolize_profile(r->symbolizer, r->profile);
 	if (err) {
 		pr_err("symbolizing the profile: %s", strerror(-err));
@@ -389,6 +431,7 @@ static int launch_command(struct recorder *r)
 		.nr_groups = inv->nr_groups,
 		/* the profile goes to stdout: the command's output must not mix with it */
 		.stdout_to_stderr = !r->opts.output || strcmp(r->opts.output, "-") == 0,
+		.spare = r->debuginfod ? debuginfod__pid(r->debuginfod) : 0,
 	};
 
 	r->launch = launch__new(&opts);
@@ -661,6 +704,23 @@ static void end_command(struct recorder *r)
 
 /* The recorder */
 
+/*
+ * The debuginfod fetcher, a process of its own: forked now, before the run
+ * has threads, BPF objects or a command. Without it, debug files are looked
+ * for here only, as without DEBUGINFOD_URLS.
+ */
+static void start_fetches(struct recorder *r)
+{
+	r->debuginfod = debuginfod__start();
+	if (r->debuginfod || errno == ENOENT)
+		return;
+	if (errno == EOPNOTSUPP)
+		pr_warn("DEBUGINFOD_URLS is set, but this unwprof was built without libdebuginfod: "
+			"debug files are looked for on this machine only");
+	else
+		pr_warn("debuginfod: cannot start fetching debug files: %s", strerror(errno));
+}
+
 static int init(struct recorder *r)
 {
 	const struct recorder_opts *o = &r->opts;
@@ -677,8 +737,12 @@ static int init(struct recorder *r)
 		err = pid_targets__watch(&r->targets);
 	if (err)
 		return err;
+	start_fetches(r);
 	r->profile = profile__new();
-	r->symbolizer = symbolizer__new(&(struct symbolizer_opts){ .no_lines = r->opts.no_lines });
+	r->symbolizer = symbolizer__new(&(struct symbolizer_opts){
+		.no_lines = r->opts.no_lines,
+		.debuginfod = r->debuginfod,
+	});
 	r->failures = failures__new();
 	r->times = proc_times__new();
 	r->names = proc_names__new();
@@ -777,6 +841,7 @@ void recorder__free(struct recorder *r)
 	failures__free(r->failures);
 	proc_times__free(r->times);
 	symbolizer__free(r->symbolizer);
+	debuginfod__free(r->debuginfod);
 	profile__free(r->profile);
 	outfile__close(r->out, false);
 	outfile__close(r->stats_out, false);

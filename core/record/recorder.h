@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "../elf/debuginfod.h"
 #include "../profile/formats.h"
 #include "../session/session.h"
 #include "../session/sample_times.h"
@@ -96,6 +97,9 @@ struct recorder_result {
 	bool off_cpu;			 /* --off-cpu */
 	/* Each process's time on and off the CPU, the most first (core/record/proc_times.h). */
 	const struct proc_times *times_by_process;
+	/* What debuginfod fetched (core/elf/debuginfod.h), when DEBUGINFOD_URLS named servers. */
+	bool debuginfod;
+	struct debuginfod_stats debuginfod_stats;
 };
 
 /* Writes the content of the --stats-json file to f. 0 or -errno (said). */

@@ -18,6 +18,7 @@
 #include "../util/common.h"
 #include "bpf/unwprof.h"
 #include "../elf/debuginfo.h"
+#include "../elf/debuginfod.h"
 #include "demangle.h"
 #include "dwarf_lines.h"
 #include "../elf/elf.h"
@@ -51,6 +52,8 @@ struct symfile {
 	uint64_t ino;
 	struct elf_file *elf;
 	struct elf_file *debug; /* its separate debug file, may be NULL */
+	/* its debug file is on its way from debuginfod (core/elf/debuginfod.h): lookups wait */
+	struct debuginfod *fetching;
 	struct elf_load_segment segs[MAX_SEGMENTS];
 	size_t nr_segs;
 	struct sym *syms; /* sorted by addr, one per address */
@@ -110,9 +113,10 @@ struct shared_index {
  * megabytes at each (a fifth of the time of 20,000 lookups in libpython).
  */
 struct pending_location {
-	struct proc_map map; /* its path and file are not owned */
+	struct proc_map map; /* its file is not owned, nor its path unless path_owned */
 	uint64_t file_offset;
 	uint32_t id;
+	bool path_owned; /* held back past a flush (its file's debug file on its way) */
 };
 
 struct pending_locations {
@@ -140,8 +144,10 @@ struct symbolizer {
 	struct shared_index shared;
 	struct pending_locations pending;
 	bool no_lines;
-	struct py_namer *python; /* names Python frames (core/runtimes/pyframes.h) */
-	struct rb_namer *ruby;	 /* names Ruby frames (core/runtimes/rbframes.h) */
+	struct py_namer *python;       /* names Python frames (core/runtimes/pyframes.h) */
+	struct rb_namer *ruby;	       /* names Ruby frames (core/runtimes/rbframes.h) */
+	struct debuginfod *debuginfod; /* not owned; NULL: no fetches */
+	size_t nr_fetching;	       /* files whose debug file is on its way */
 };
 
 struct ksyms {
@@ -542,6 +548,64 @@ static int cache_add(struct symbolizer *sym, struct symfile *sf)
 }
 
 /*
+ * Without a local debug file, a file that lacks symbols or source lines asks
+ * debuginfod for one: its lookups wait for the answer (symbolizer__flush()
+ * holds its locations back), which comes during the run or by the deadline
+ * of its end (debuginfod__finish()).
+ */
+static void symfile__fetch_debug(struct symbolizer *sym, struct symfile *sf)
+{
+	struct elf_section sec;
+
+	if (!sym->debuginfod || !sf->build_id ||
+	    (!elf_file__section(sf->elf, ".symtab", &sec) &&
+	     !elf_file__section(sf->elf, ".debug_line", &sec)))
+		return;
+	if (debuginfod__request(sym->debuginfod, sf->build_id))
+		return;
+	sf->fetching = sym->debuginfod;
+	sym->nr_fetching++;
+}
+
+/*
+ * Whether sf's debug file is what it will be: once debuginfod answered, the
+ * file it fetched is opened, and what was read of the file without it (a
+ * lookup outside symbolizer__flush()) is read again.
+ */
+static bool symfile__settled(struct symfile *sf)
+{
+	const char *path = NULL;
+
+	if (!sf->fetching)
+		return true;
+	switch (debuginfod__poll(sf->fetching, sf->build_id, &path)) {
+	case DEBUGINFOD_PENDING:
+		return false;
+	case DEBUGINFOD_FOUND:
+		sf->debug = debuginfo__open_matching(sf->elf, path);
+		if (!sf->debug)
+			pr_warn("%s: the debug file debuginfod gave, %s, does not match it",
+				sf->path, path);
+		break;
+	default:
+		break;
+	}
+	sf->fetching = NULL;
+	if (sf->debug && sf->loaded) {
+		free(sf->syms);
+		sf->syms = NULL;
+		sf->nr_syms = 0;
+		sf->loaded = false;
+	}
+	if (sf->debug && sf->dwarf_tried) {
+		dwarf_lines__free(sf->dwarf);
+		sf->dwarf = NULL;
+		sf->dwarf_tried = false;
+	}
+	return true;
+}
+
+/*
  * The cached file for an opened ELF (freed when the cache has its build ID
  * already), or a new entry with its debug file found inside the root of
  * pid (0: /), where the file is at path.
@@ -563,6 +627,8 @@ static struct symfile *cache_insert(struct symbolizer *sym, struct elf_file *elf
 	if (pid > 0)
 		dopts.path = path;
 	sf->debug = debuginfo__find(sf->elf, &dopts);
+	if (!sf->debug)
+		symfile__fetch_debug(sym, sf);
 	if (cache_add(sym, sf)) {
 		symfile__free(sf);
 		errno = ENOMEM;
@@ -892,7 +958,10 @@ static void lookup_by_cfi(struct symfile *sf, uint64_t vaddr, struct symbol_info
 
 static void lookup_in_file(struct symfile *sf, uint64_t vaddr, bool lines, struct symbol_info *info)
 {
-	const struct sym *s = symfile__find(sf, vaddr);
+	const struct sym *s;
+
+	symfile__settled(sf);
+	s = symfile__find(sf, vaddr);
 
 	info->build_id = sf->build_id;
 	if (s) {
@@ -1482,7 +1551,7 @@ static int shared_location(struct symbolizer *sym, struct profile *p, const stru
 	if (err)
 		return err;
 	pl->profile = p;
-	pl->v[pl->nr++] = (struct pending_location){ *m, file_offset, *id };
+	pl->v[pl->nr++] = (struct pending_location){ *m, file_offset, *id, false };
 	*slot = (struct shared_slot){ m->file, file_offset, *id, return_addr };
 	sym->shared.nr++;
 	return 0;
@@ -1505,25 +1574,63 @@ static int pending_cmp(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
+/* Settles the files whose debug file was on its way (symfile__settled()): whether any still is. */
+static bool settle_fetches(struct symbolizer *sym)
+{
+	size_t left = 0;
+
+	if (!sym->nr_fetching)
+		return false;
+	for (size_t i = 0; i < sym->nr_files; i++)
+		if (sym->files[i]->fetching && !symfile__settled(sym->files[i]))
+			left++;
+	sym->nr_fetching = left;
+	return left;
+}
+
+/* Keeps e for a later flush, with its own copy of its path: its mapping may go before. */
+static bool hold_back(struct pending_location *e)
+{
+	char *path;
+
+	if (!e->path_owned && e->map.path) {
+		path = strdup(e->map.path);
+		if (!path)
+			return false; /* then named now, without the debug file */
+		e->map.path = path;
+	}
+	e->path_owned = true;
+	return true;
+}
+
 int symbolizer__flush(struct symbolizer *sym)
 {
 	struct pending_locations *pl = &sym->pending;
+	bool waiting = settle_fetches(sym);
+	size_t kept = 0;
 	int err = 0;
 
 	if (!pl->nr)
 		return 0; /* and the list may not be allocated */
 	qsort(pl->v, pl->nr, sizeof(*pl->v), pending_cmp);
-	for (size_t i = 0; !err && i < pl->nr; i++) {
-		const struct pending_location *e = &pl->v[i];
+	for (size_t i = 0; i < pl->nr; i++) {
+		struct pending_location *e = &pl->v[i];
 		const struct frame_source src = { .sym = sym, .map = &e->map };
 		struct symbol_info info;
 		uint64_t at;
 
-		err = frame_lookup(&src, profile__location(pl->profile, e->id), &info, &at);
+		if (!err && waiting && e->map.file->fetching && hold_back(e)) {
+			pl->v[kept++] = *e;
+			continue;
+		}
+		if (!err)
+			err = frame_lookup(&src, profile__location(pl->profile, e->id), &info, &at);
 		if (!err)
 			err = set_symbol(pl->profile, e->id, &info, at);
+		if (e->path_owned)
+			free(e->map.path);
 	}
-	pl->nr = 0;
+	pl->nr = kept;
 	return err;
 }
 
@@ -1797,6 +1904,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 	if (!sym)
 		return NULL;
 	sym->no_lines = opts && opts->no_lines;
+	sym->debuginfod = opts ? opts->debuginfod : NULL;
 	sym->kallsyms = strdup(kallsyms);
 	sym->perf_map_dir = strdup(perf_map_dir);
 	if (opts && opts->debug_dir)
@@ -1821,6 +1929,9 @@ void symbolizer__free(struct symbolizer *sym)
 	free(sym->files);
 	symfile__free(sym->vdso);
 	free(sym->shared.slots);
+	for (size_t i = 0; i < sym->pending.nr; i++)
+		if (sym->pending.v[i].path_owned)
+			free(sym->pending.v[i].map.path);
 	free(sym->pending.v);
 	py_namer__free(sym->python);
 	rb_namer__free(sym->ruby);

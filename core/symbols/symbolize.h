@@ -7,7 +7,8 @@
  * /proc/PID/map_files/START-END), so a process that exits before the end of
  * the run is still symbolized. Files are shared by build ID (or device and
  * inode); their symbols come from .symtab and .dynsym of the file and of its
- * separate debug file (core/elf/debuginfo.h), and for Go binaries from the
+ * separate debug file (core/elf/debuginfo.h, else fetched by debuginfod:
+ * core/elf/debuginfod.h), and for Go binaries from the
  * function table in .gopclntab (core/elf/gopclntab.h), which stripped ones keep;
  * read on the first lookup, sorted, and searched by address. Source lines
  * and inlined frames come from the DWARF of the debug file, else of the file
@@ -28,12 +29,20 @@
 struct dwarf_frame;
 struct procmaps;
 struct profile;
+struct debuginfod;
 
 struct symbolizer_opts {
 	const char *debug_dir;	  /* separate debug files; NULL for /usr/lib/debug */
 	const char *kallsyms;	  /* NULL for /proc/kallsyms */
 	const char *perf_map_dir; /* where JIT runtimes write perf-PID.map; NULL for /tmp */
 	bool no_lines;		  /* functions only: no source lines, no inlined frames */
+	/*
+	 * Fetches the debug files missing locally (core/elf/debuginfod.h); not
+	 * owned, and to be finished before symbolizer__symbolize_profile(),
+	 * since symbolizer__flush() holds back the locations of a file whose
+	 * debug file is on its way. NULL: none.
+	 */
+	struct debuginfod *debuginfod;
 };
 
 struct symbol_info {

@@ -43,6 +43,7 @@ struct launch {
 	bool subreaper;	   /* set by launch__new, was_subreaper restored by free */
 	int was_subreaper; /* PR_GET_CHILD_SUBREAPER before */
 	int last_signal;   /* the last signal launch__finish sent to the tree */
+	pid_t spare;	   /* a child of the caller outside the tree */
 };
 
 /* The descendants of the caller at the last scan, and those sent the signal of the round. */
@@ -154,6 +155,7 @@ struct launch *launch__new(const struct launch_opts *opts)
 		return NULL;
 	l->go[0] = l->go[1] = l->err_fd = -1;
 	l->name = strdup(opts->argv[0]);
+	l->spare = opts->spare;
 	err = l->name ? launch_fork(l, opts) : -ENOMEM;
 	if (err) {
 		pr_err("cannot start '%s': %s", opts->argv[0], strerror(-err));
@@ -329,7 +331,7 @@ static int tree_scan(struct launch *l, struct tree *t)
 	while (!err && grew) {
 		grew = false;
 		for (size_t i = 0; !err && i < nr_all; i++) {
-			if (!all[i].pid ||
+			if (!all[i].pid || all[i].pid == l->spare ||
 			    (all[i].ppid != t->self && !has(t->pids, t->nr, all[i].ppid)))
 				continue;
 			err = push(&t->pids, &t->nr, all[i].pid);

@@ -39,6 +39,11 @@ struct launch_opts {
 	 * caller that writes its own data to standard output.
 	 */
 	bool stdout_to_stderr;
+	/*
+	 * A child of the caller that is not the command's and stays out of its
+	 * tree (the debuginfod fetcher, core/elf/debuginfod.h); 0: none.
+	 */
+	pid_t spare;
 };
 
 struct launch;

@@ -100,6 +100,12 @@ except by stacks --inlined.
       Rust hashes and C++ parameter lists are left out, and the names of one
       function (memcpy, memmove) are one, from REFERENCE.aliases (written by
       e2e.py perf).
+  e2e.py addr2line PPROF FILE ELF [--min-leaves N]
+      The leaves of PPROF's samples in the mapping of FILE (a path) are named
+      as `addr2line -f -i -e ELF` names their address: the same functions,
+      inlined ones innermost first, at the same lines, for every such leaf
+      location, at least N of them (default 3). ELF is the file unstripped,
+      whose DWARF is the reference. Reads PPROF through `go tool pprof -raw`.
   e2e.py go-symbols FOLDED ELF FUNCS OUT
       Names the [FILE+0xOFFSET] frames of a Go executable ELF (FILE is its
       basename) from FUNCS, lines "START END NAME" (hex addresses, as
@@ -841,6 +847,87 @@ def elf_loads(path):
     return loads
 
 
+def pprof_raw(path):
+    """go tool pprof -raw PATH: (leaf location ids, {id: (addr, mapping, [(func, line)])},
+    {mapping id: (start, limit, offset, file)})."""
+    out = subprocess.run(["go", "tool", "pprof", "-raw", path], capture_output=True,
+                         text=True, check=False)
+    if out.returncode:
+        print(f"go tool pprof -raw {path}: {out.stderr.strip()}", file=sys.stderr)
+        sys.exit(2)
+    leaves, locations, mappings, section, last = set(), {}, {}, None, None
+    for line in out.stdout.splitlines():
+        if line in ("Samples:", "Locations", "Mappings"):
+            section = line
+            continue
+        if section == "Samples:":
+            m = re.match(r"\s+\d+\s+\d+: ([\d ]+)$", line)
+            if m:
+                leaves.add(int(m.group(1).split()[0]))
+        elif section == "Locations":
+            m = re.match(r"\s*(\d+): (0x[0-9a-f]+) M=(\d+) (\S+) (\S*):(\d+) s=", line)
+            if m:
+                last = int(m.group(1))
+                locations[last] = (int(m.group(2), 16), int(m.group(3)),
+                                   [(m.group(4), os.path.basename(m.group(5)), int(m.group(6)))])
+                continue
+            m = re.match(r"\s+(\S+) (\S*):(\d+) s=", line)
+            if m and last is not None:
+                locations[last][2].append((m.group(1), os.path.basename(m.group(2)),
+                                           int(m.group(3))))
+        elif section == "Mappings":
+            m = re.match(r"(\d+): (0x[0-9a-f]+)/(0x[0-9a-f]+)/(0x[0-9a-f]+) (\S+)", line)
+            if m:
+                mappings[int(m.group(1))] = (int(m.group(2), 16), int(m.group(3), 16),
+                                             int(m.group(4), 16), m.group(5))
+    return leaves, locations, mappings
+
+
+def file_offset_to_vaddr(elf, off):
+    out = subprocess.run(["readelf", "-lW", elf], capture_output=True, text=True, check=True)
+    for line in out.stdout.splitlines():
+        f = line.split()
+        if f and f[0] == "LOAD":
+            offset, vaddr, filesz = int(f[1], 16), int(f[2], 16), int(f[4], 16)
+            if offset <= off < offset + filesz:
+                return vaddr + off - offset
+    return None
+
+
+def addr2line(elf, vaddr):
+    """[(function, file basename, line)], innermost first, as addr2line -f -i gives them."""
+    out = subprocess.run(["addr2line", "-f", "-i", "-e", elf, hex(vaddr)], capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    frames = []
+    for func, where in zip(out[0::2], out[1::2]):
+        where = where.split(" (discriminator")[0]
+        path, _, line = where.rpartition(":")
+        frames.append((func, os.path.basename(path), int(line) if line.isdigit() else 0))
+    return frames
+
+
+def cmd_addr2line(args):
+    leaves, locations, mappings = pprof_raw(args.pprof)
+    checked, wrong = 0, []
+    for lid in sorted(leaves):
+        addr, mid, lines = locations.get(lid, (0, 0, []))
+        start, _, offset, path = mappings.get(mid, (0, 0, 0, ""))
+        if path != args.file:
+            continue
+        vaddr = file_offset_to_vaddr(args.elf, addr - start + offset)
+        want = addr2line(args.elf, vaddr) if vaddr is not None else []
+        checked += 1
+        if lines != want:
+            wrong.append(f"  {hex(addr)}: {lines} where addr2line says {want}")
+    if wrong:
+        fail(f"{len(wrong)} of {checked} leaves of {args.file} named otherwise than by "
+             f"addr2line:\n" + "\n".join(wrong[:10]))
+    if checked < args.min_leaves:
+        fail(f"{checked} leaf locations in {args.file}, fewer than {args.min_leaves}")
+    print(f"{checked} leaf locations of {args.file} named as addr2line names them",
+          file=sys.stderr)
+
+
 def cmd_go_symbols(args):
     funcs = []
     with open(args.funcs) as f:
@@ -1413,6 +1500,12 @@ def main():
     s.add_argument("--min-share", type=float, default=0.02)
     s.add_argument("--min-samples", type=int, default=100)
     s.set_defaults(fn=cmd_compare)
+    s = sub.add_parser("addr2line")
+    s.add_argument("pprof")
+    s.add_argument("file")
+    s.add_argument("elf")
+    s.add_argument("--min-leaves", type=int, default=3)
+    s.set_defaults(fn=cmd_addr2line)
     s = sub.add_parser("go-symbols")
     s.add_argument("folded")
     s.add_argument("elf")
