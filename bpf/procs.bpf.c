@@ -209,7 +209,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	 * lives a few milliseconds (a compiler's cc1, as) is named too, not
 	 * only walked.
 	 */
-	event_send_hold(UNW_EV_EXEC, pid, 0, 1);
+	event_send_hold(UNW_EV_EXEC, pid, bpf_ktime_get_ns(), 1);
 	return 0;
 }
 

@@ -485,7 +485,7 @@ enum unw_sample_flags {
 enum unw_event_type {
 	UNW_EV_UNKNOWN_PROC = 1, /* a sampled pid without process info */
 	UNW_EV_NOT_COVERED,	 /* pc in no known mapping: re-read the mappings */
-	UNW_EV_EXEC,
+	UNW_EV_EXEC,		 /* addr: the exec's time (bpf_ktime_get_ns, CLOCK_MONOTONIC) */
 	UNW_EV_EXIT,
 	UNW_EV_FORK,   /* a child of a target (follow_children) */
 	UNW_EV_DRAIN,  /* the count map passed its drain threshold */

@@ -238,6 +238,17 @@ static void print_bpf_time(const struct recorder_result *res)
 	fputc('\n', stderr);
 }
 
+/* How long an exec waited for its tables, its process held: only when one did. */
+static void print_exec_time(const struct session_stats *st)
+{
+	const struct sample_times *t = &st->exec_to_tables;
+
+	if (!t->count)
+		return;
+	fprintf(stderr, "  %-22s %10" PRIu64 "   (median %.1f ms, p99 %.1f ms)\n",
+		"execs to tables", t->count, t->p50 / 1e6, t->p99 / 1e6);
+}
+
 void record_print_summary(const struct recorder_result *res)
 {
 	const struct session_stats st = shown_stats(res);
@@ -294,6 +305,7 @@ void record_print_summary(const struct recorder_result *res)
 	fprintf(stderr, "  %-22s %10.1f MiB\n", "peak RSS", mib(res->peak_rss));
 	fprintf(stderr, "  %-22s %10.1f MiB\n", "BPF map memory", mib(st.map_bytes));
 	print_bpf_time(res);
+	print_exec_time(&st);
 	print_debuginfod(res);
 	if (res->off_cpu) {
 		print_off_cpu_blocks(&st);
@@ -503,6 +515,11 @@ static void stats_put(struct json_writer *jw, const struct recorder_result *res,
 	jw_uint_field(jw, "bpf_samples_timed", res->times.count);
 	stats_put_ns(jw, "bpf_ns_sample_p50", res->times.p50);
 	stats_put_ns(jw, "bpf_ns_sample_p99", res->times.p99);
+	jw_uint_field(jw, "execs_timed", st->exec_to_tables.count);
+	stats_put_ns(jw, "exec_to_tables_ns_p50",
+		     st->exec_to_tables.count ? st->exec_to_tables.p50 : -1);
+	stats_put_ns(jw, "exec_to_tables_ns_p99",
+		     st->exec_to_tables.count ? st->exec_to_tables.p99 : -1);
 	stats_put_off_cpu(jw, res, st);
 	stats_put_times(jw, res);
 	stats_put_debuginfod(jw, res);

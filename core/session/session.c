@@ -50,6 +50,7 @@
 #include "config.h"
 #include "../util/common.h"
 #include "bpf/unwind.skel.h"
+#include "bpf/sample_time.h"
 #include "bpf/ustack_ends.h"
 #include "../unwind/encoder.h"
 #include "../unwind/loader.h"
@@ -148,6 +149,13 @@ struct session {
 	pid_t *held; /* stopped by BPF until their tables are loaded (hold_new_code) */
 	size_t nr_held, cap_held;
 	uint64_t holds;
+	/* execs whose tables are being loaded, and the histogram of their times (sample_time.h) */
+	struct exec_start {
+		pid_t pid;
+		uint64_t ns; /* CLOCK_MONOTONIC */
+	} * execs;
+	size_t nr_execs, cap_execs;
+	uint64_t exec_hist[UNW_HIST_BUCKETS];
 
 	struct ustack_cache ustacks;
 	bool drain_requested;
@@ -1189,6 +1197,29 @@ static void session__release_all(struct session *s)
 		session__release(s, s->held[0], false);
 }
 
+static void session__exec_started(struct session *s, pid_t pid, uint64_t ns)
+{
+	if (ns && grow((void **)&s->execs, &s->cap_execs, s->nr_execs, sizeof(*s->execs)) == 0)
+		s->execs[s->nr_execs++] = (struct exec_start){ pid, ns };
+}
+
+/* pid's tables are loaded: the time since its exec, if it is one, counted. */
+static void session__exec_loaded(struct session *s, pid_t pid)
+{
+	struct timespec now;
+	uint64_t ns;
+
+	for (size_t i = 0; i < s->nr_execs; i++) {
+		if (s->execs[i].pid != pid)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+		if (ns > s->execs[i].ns)
+			s->exec_hist[unw_hist__bucket(ns - s->execs[i].ns)]++;
+		s->execs[i--] = s->execs[--s->nr_execs];
+	}
+}
+
 static void session__reload_dirty(struct session *s)
 {
 	/* A target that exited since has no entry left: its pid is not read again. */
@@ -1196,8 +1227,10 @@ static void session__reload_dirty(struct session *s)
 		if (session__is_target(s, s->dirty[i]))
 			session__load_process(s, s->dirty[i], true);
 		session__release(s, s->dirty[i], false);
+		session__exec_loaded(s, s->dirty[i]);
 	}
 	s->nr_dirty = 0;
+	s->nr_execs = 0; /* of processes that exited before: not timed */
 }
 
 /*
@@ -1270,6 +1303,9 @@ static int session__on_event(void *ctx, void *data, size_t size)
 		session__mark_dirty(s, ev->pid);
 		break;
 	case UNW_EV_EXEC:
+		session__exec_started(s, ev->pid, ev->addr);
+		session__mark_dirty(s, ev->pid);
+		break;
 	case UNW_EV_MAPPED:
 		session__mark_dirty(s, ev->pid);
 		break;
@@ -1760,6 +1796,7 @@ void session__stats(const struct session *s, struct session_stats *st)
 		st->errors[i] = sum[UNW_ST_ERR + i];
 	st->processes = s->procs_seen;
 	st->holds = s->holds;
+	sample_times__of(s->exec_hist, &st->exec_to_tables);
 	st->maps_over_limit = s->maps_over_limit;
 	loader__stats(s->loader, &ls);
 	st->rows_loaded = ls.rows_placed;
@@ -1871,6 +1908,7 @@ void session__free(struct session *s)
 	free(s->procs);
 	free(s->exits);
 	free(s->dirty);
+	free(s->execs);
 	ustack_cache__free(&s->ustacks);
 	free(s);
 }

@@ -23,6 +23,7 @@
 
 #include "../util/common.h"
 #include "bpf/unwprof.h"
+#include "sample_times.h"
 
 struct procmaps;
 struct py_runtime;
@@ -164,6 +165,11 @@ struct session_stats {
 	uint64_t errors[SESSION_NR_ERRORS]; /* samples per reason, see session__error_name() */
 	uint64_t processes; /* whose mappings were read; a reused pid counts again */
 	uint64_t holds;	    /* times a process was stopped until its new code had tables */
+	/*
+	 * The time from an exec to its tables in BPF (its process held
+	 * meanwhile): how many were timed, the median and p99 in ns (< 0: none).
+	 */
+	struct sample_times exec_to_tables;
 	uint64_t rows_loaded;
 	uint64_t bytes_loaded; /* of the rows, the page map entries and the rules they use */
 	uint64_t rules_loaded; /* distinct rules of every row loaded */

@@ -12,12 +12,17 @@
 #   RSS mid-run  VmRSS of unwprof halfway through the run
 #   peak RSS     VmHWM of unwprof at its exit (after writing the profile)
 #   BPF maps     sum of the memlock of the maps unwprof holds
+#   lost         samples lost, and process events lost (ring buffer full)
+#   exec->tables the time from an exec to its tables in BPF: median, p99 (ms)
 #
 # and, last, how the peak RSS and the processes of the longest run compare
 # with those of the shortest. Memory that follows the processes seen grows
-# like the processes; bounded memory stays about flat.
+# like the processes; bounded memory stays about flat; unwprof keeps pace
+# when nothing is lost and exec->tables stays short.
 #
 # Usage (root): tests/bench/storm.sh [BUILD_DIR [SECONDS...]]   (default: build 20 60)
+#   STRESS=1   stress-ng beside the storm: a CPU hog on every core
+#   NICE=N     unwprof at nice N (e.g. -5: ahead of the hogs and the storm)
 # Not run by `meson test`: it takes the sum of the durations, and it loads
 # both CPUs.
 set -euo pipefail
@@ -67,7 +72,11 @@ run() {
 	storms+=($!)
 	storm "$tmp/run-b" "$forker" &
 	storms+=($!)
-	"$unwprof" record -a -F 999 -d "$secs" -o "$tmp/storm.pb.gz" \
+	if [ "${STRESS:-0}" = 1 ]; then
+		stress-ng --cpu 0 --timeout "$((secs + 5))s" > /dev/null 2>&1 &
+		storms+=($!)
+	fi
+	nice -n "${NICE:-0}" "$unwprof" record -a -F 999 -d "$secs" -o "$tmp/storm.pb.gz" \
 		--stats-json "$tmp/stats.json" 2> "$tmp/err" &
 	pid=$!
 	sleep $((secs / 2))
@@ -89,17 +98,21 @@ run() {
 		"$mid" "$peak" "$maps" << 'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-print(sys.argv[2], s["samples"], s["processes"], *sys.argv[3:])
+ms = lambda v: f"{v / 1e6:.1f}" if v is not None else "-"
+print(sys.argv[2], s["samples"], s["processes"], *sys.argv[3:], s["lost"], s["events_lost"],
+      ms(s["exec_to_tables_ns_p50"]), ms(s["exec_to_tables_ns_p99"]))
 PY
 }
 
-printf '%8s %10s %9s %9s %12s %12s %10s\n' seconds processes samples seen \
-	"RSS mid-run" "peak RSS" "BPF maps"
+[ "${STRESS:-0}" != 1 ] || command -v stress-ng > /dev/null || die "stress-ng is not installed"
+echo "storm.sh: ${STRESS:+stress-ng --cpu 0 beside, }unwprof at nice ${NICE:-0}" >&2
+printf '%8s %10s %9s %9s %12s %12s %10s %12s %15s\n' seconds processes samples seen \
+	"RSS mid-run" "peak RSS" "BPF maps" "lost (ev.)" "exec->tables"
 results=()
 for secs in "${durations[@]}"; do
-	read -r procs samples seen mid peak maps < <(run "$secs")
-	printf '%8s %10s %9s %9s %9s KiB %8s KiB %6s KiB\n' "$secs" "$procs" "$samples" "$seen" \
-		"$mid" "$peak" $((maps / 1024))
+	read -r procs samples seen mid peak maps lost events p50 p99 < <(run "$secs")
+	printf '%8s %10s %9s %9s %9s KiB %8s KiB %6s KiB %7s (%s) %6s / %s ms\n' "$secs" "$procs" \
+		"$samples" "$seen" "$mid" "$peak" $((maps / 1024)) "$lost" "$events" "$p50" "$p99"
 	results+=("$procs $peak")
 done
 if [ ${#results[@]} -gt 1 ]; then
