@@ -894,37 +894,42 @@ def file_offset_to_vaddr(elf, off):
     return None
 
 
-def addr2line(elf, vaddr):
-    """[(function, file basename, line)], innermost first, as addr2line -f -i gives them."""
-    out = subprocess.run(["addr2line", "-f", "-i", "-e", elf, hex(vaddr)], capture_output=True,
-                         text=True, check=True).stdout.splitlines()
-    frames = []
-    for func, where in zip(out[0::2], out[1::2]):
+def addr2line(elf, vaddrs):
+    """{vaddr: [(function, file basename, line)]}, innermost first, as addr2line -f -i gives them."""
+    out = subprocess.run(["addr2line", "-a", "-f", "-i", "-e", elf] + [hex(v) for v in vaddrs],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    frames, current = {}, None
+    i = 0
+    while i < len(out):
+        if re.fullmatch(r"0x[0-9a-f]+", out[i]):
+            current = frames.setdefault(int(out[i], 16), [])
+            i += 1
+            continue
+        func, where = out[i], out[i + 1] if i + 1 < len(out) else "??:0"
         where = where.split(" (discriminator")[0]
         path, _, line = where.rpartition(":")
-        frames.append((func, os.path.basename(path), int(line) if line.isdigit() else 0))
+        current.append((func, os.path.basename(path), int(line) if line.isdigit() else 0))
+        i += 2
     return frames
 
 
 def cmd_addr2line(args):
     leaves, locations, mappings = pprof_raw(args.pprof)
-    checked, wrong = 0, []
+    named = {}  # leaf location id: (addr, vaddr, lines)
     for lid in sorted(leaves):
         addr, mid, lines = locations.get(lid, (0, 0, []))
         start, _, offset, path = mappings.get(mid, (0, 0, 0, ""))
-        if path != args.file:
-            continue
-        vaddr = file_offset_to_vaddr(args.elf, addr - start + offset)
-        want = addr2line(args.elf, vaddr) if vaddr is not None else []
-        checked += 1
-        if lines != want:
-            wrong.append(f"  {hex(addr)}: {lines} where addr2line says {want}")
+        if path == args.file:
+            named[lid] = (addr, file_offset_to_vaddr(args.elf, addr - start + offset), lines)
+    want = addr2line(args.elf, sorted({v for _, v, _ in named.values() if v is not None}))
+    wrong = [f"  {hex(addr)}: {lines} where addr2line says {want.get(vaddr)}"
+             for addr, vaddr, lines in named.values() if lines != want.get(vaddr)]
     if wrong:
-        fail(f"{len(wrong)} of {checked} leaves of {args.file} named otherwise than by "
+        fail(f"{len(wrong)} of {len(named)} leaves of {args.file} named otherwise than by "
              f"addr2line:\n" + "\n".join(wrong[:10]))
-    if checked < args.min_leaves:
-        fail(f"{checked} leaf locations in {args.file}, fewer than {args.min_leaves}")
-    print(f"{checked} leaf locations of {args.file} named as addr2line names them",
+    if len(named) < args.min_leaves:
+        fail(f"{len(named)} leaf locations in {args.file}, fewer than {args.min_leaves}")
+    print(f"{len(named)} leaf locations of {args.file} named as addr2line names them",
           file=sys.stderr)
 
 
