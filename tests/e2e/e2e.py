@@ -53,8 +53,8 @@ except by stacks --inlined.
       Exit 0 if a BPF program loads and a cpu-clock perf event opens here,
       else prints why and exits 1.
   e2e.py stats JSON [--min-walked R] [--min-bottom R] [--min-samples N]
-      Record's --stats-json summary: at least N samples (default 100), of
-      which at least the share R (default 0) were walked to the bottom with
+      Record's --stats-json summary: at least N samples with a user stack
+      (default 100), of which at least the share R (default 0) were walked to the bottom with
       the tables alone (--min-walked), or reached it with the tables or
       frame pointers (--min-bottom).
   e2e.py roots FOLDED [--comm NAME] [--root REGEX]... --min-ratio R
@@ -444,14 +444,16 @@ def cmd_bpf_probe(args):
 def cmd_stats(args):
     with open(args.json) as f:
         st = json.load(f)
-    n = st["samples"]
+    # shares of the samples with a user stack, as record's summary gives them: a
+    # kernel thread's or one inside exec has none to walk
+    n = st["user_samples"]
     walked = st["walked"]["count"]
     bottom = walked + st["frame_pointer_bottom"]["count"]
     errors = ", ".join(f"{k} {v}" for k, v in sorted(st["errors"].items(), key=lambda e: -e[1])
                        if v)
     ratio = walked / n if n else 0
     bottom_ratio = bottom / n if n else 0
-    print(f"samples {n}: walked to the bottom {walked} ({ratio:.2%}), "
+    print(f"samples {st['samples']}, {n} with a user stack: walked to the bottom {walked} ({ratio:.2%}), "
           f"frame pointers {st['frame_pointer']['count']} "
           f"({st['frame_pointer_bottom']['count']} to the bottom), "
           f"truncated {st['truncated']['count']}, "
