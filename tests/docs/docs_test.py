@@ -179,16 +179,25 @@ def bash_options(src, cmd):
     return set(bash_complete(src, words))
 
 
+# zsh echoes the line once compinit is done, then lists what Tab completes:
+# the transcript ends when nothing more came for 1 s after the echo, however
+# long a loaded machine takes to get there (45 s at most).
 ZSH_DRIVER = r'''
 zmodload zsh/zpty
 zpty z zsh -f -i
 zpty -w z "PS1='> '; fpath=($COMPDIR \$fpath); autoload -U compinit; compinit -u -D; \
 zstyle ':completion:*' menu no; LISTMAX=10000; unsetopt zle_bracketed_paste"
 zpty -w -n z "$1"$'\t'
-local out= chunk i
-for i in {1..30}; do
+local out= chunk i quiet=0
+for i in {1..450}; do
+	if zpty -rt z chunk 2>/dev/null; then
+		out+=$chunk
+		quiet=0
+	else
+		(( quiet++ ))
+	fi
+	[[ $out == *"$1"* ]] && (( quiet >= 10 )) && break
 	sleep 0.1
-	while zpty -rt z chunk 2>/dev/null; do out+=$chunk; done
 done
 print -r -- "$out"
 zpty -d z

@@ -40,8 +40,9 @@ except by stacks --inlined.
       more memory to free, into NAME gives NAME 3 times as many; and
       every sample with that frame and a kernel stack is in an execve system
       call, or on its way back to user space.
-  e2e.py summary STDERR FIELD [--min N]
-      The integer after FIELD in record's summary; at least N (default 1).
+  e2e.py summary STDERR FIELD [--min N] [--max M]
+      The integer after FIELD in record's summary; at least N (default 1)
+      and at most M.
   e2e.py comms FOLDED --min N
       At least N distinct process names in the profile.
   e2e.py run --out FILE --err FILE --rc FILE [--timeout S] -- COMMAND...
@@ -341,6 +342,9 @@ def cmd_summary(args):
     if value < args.min:
         print(text, file=sys.stderr)
         fail(f"summary {args.field} is {value}, expected at least {args.min}")
+    if args.max is not None and value > args.max:
+        print(text, file=sys.stderr)
+        fail(f"summary {args.field} is {value}, expected at most {args.max}")
 
 
 def cmd_comms(args):
@@ -1452,6 +1456,7 @@ def main():
     s.add_argument("stderr")
     s.add_argument("field")
     s.add_argument("--min", type=int, default=1)
+    s.add_argument("--max", type=int)
     s.set_defaults(fn=cmd_summary)
     s = sub.add_parser("comms")
     s.add_argument("folded")

@@ -10,7 +10,10 @@
 #  - 1400 and 5000 deep: the samples keep both ends, the process's start
 #    and the leaf, with one frame between them that counts the frames left
 #    out exactly: put back, they give DEPTH + 1 descend. 99% of all the
-#    samples reach the root; none is truncated, the deep ones are elided.
+#    samples reach the root; the deep ones are elided. A walk past 1024
+#    frames is bounded in time (2 ms, UNW_WALK_NS): 5000 frames take about
+#    0.3 ms, but on a virtual machine the time the hypervisor steals
+#    counts too, so that 1 sample in 200 at most may end there, truncated.
 #  - In tail calls (kernels before 5.17, forced with UNWPROF_BPF_TAIL_CALLS=1)
 #    the walk ends at 1024 frames: a deeper stack keeps the frames nearest
 #    its leaf and is counted truncated.
@@ -41,7 +44,6 @@ for depth in 1400 5000; do
 		--frames $((depth + 1)) --min-samples 200
 	check roots "$tmp/recurse$depth.folded" --comm recurse --min-ratio 0.99
 	check summary "$tmp/recurse$depth.err" elided --min 200
-	grep -q "truncated  *0 " "$tmp/recurse$depth.err" ||
-		fail "$depth frames deep: samples counted as truncated"
+	check summary "$tmp/recurse$depth.err" truncated --min 0 --max 10
 done
 finish
