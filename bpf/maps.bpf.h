@@ -198,6 +198,14 @@ struct {
 	__type(value, __u64);
 } sample_ns SEC(".maps") __weak;
 
+/* The samples of the targets that paid each cost, and their time (enum unw_cost). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UNW_COST_NR);
+	__type(key, __u32);
+	__type(value, struct unw_cost_sum);
+} sample_costs SEC(".maps") __weak;
+
 /* Go processes: what the Go unwinder reads (struct unw_go_proc), by pid. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -262,8 +262,10 @@ __weak __noinline int frame_place(const struct unw_proc *proc, struct scratch *s
 	pl->unwinder = UNW_UW_FP;
 	if (proc) {
 		i = find_mapping(proc, pc);
-		if (i < 0)
+		if (i < 0) {
+			sc->costs |= 1u << UNW_COST_EVENT;
 			event_send(UNW_EV_NOT_COVERED, pid, pc);
+		}
 	}
 	if (proc && i >= 0) {
 		m = &proc->maps[i & (UNW_MAPS_MAX - 1)];
@@ -307,10 +309,11 @@ static __always_inline void walk_place(struct walk *w, struct scratch *sc, __u64
 			sc->lookups_cached++;
 			return;
 		}
-		if (!w->proc) {
-			frame_place_of_pid(sc, w->pid, pc, pl);
-			return;
-		}
+	}
+	sc->costs |= 1u << UNW_COST_LOOKUP;
+	if (w->has_proc && !w->proc) {
+		frame_place_of_pid(sc, w->pid, pc, pl);
+		return;
 	}
 	frame_place(w->proc, sc, w->pid, pc, pl);
 }

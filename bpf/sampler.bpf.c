@@ -75,7 +75,23 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 		stat_inc(UNW_ST_KERNEL);
 	if (count_add(key, w, 1, 0, NULL))
 		stat_inc(UNW_ST_LOST);
-	sample_time_end(sample_t0(w));
+	sample_time_end(sample_scratch(w));
+}
+
+/*
+ * Whether this is the first sample of thread tid on this CPU since the
+ * thread was switched out or another thread was sampled here: the memory
+ * the last sample touched is likely cold (UNW_COST_SWITCHED).
+ */
+static __always_inline void sample_switched(struct scratch *sc, __u32 tid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 switches = task->nvcsw + task->nivcsw;
+
+	if (sc->last_tid != tid || sc->last_switches != switches)
+		sc->costs |= 1u << UNW_COST_SWITCHED;
+	sc->last_tid = tid;
+	sc->last_switches = switches;
 }
 
 /*
@@ -96,12 +112,14 @@ static __always_inline int sample_wanted(struct walk *w, __u32 tid, __u64 t0)
 	sc = bpf_map_lookup_elem(&scratch_map, &zero);
 	if (!sc)
 		return 0;
+	sc->costs = 0;
 	proc_find(sc, w);
 	if (!cfg.system_wide && !w->has_proc && !bpf_map_lookup_elem(&targets, &pid))
 		return 0;
 	if (cfg.only_threads && !bpf_map_lookup_elem(&threads, &tid))
 		return 0;
 	stat_inc(UNW_ST_SAMPLES);
+	sample_switched(sc, tid);
 	sc->errs = 0;
 	sc->cur_pc = 0;
 	sc->t0 = t0;

@@ -672,6 +672,33 @@ _Static_assert(UNW_E_NR <= UNW_ST_OFF_BLOCKS - UNW_ST_ERR, "stats array holds ev
 #define UNW_HIST_MAX_SHIFT 30
 #define UNW_HIST_BUCKETS ((UNW_HIST_MAX_SHIFT - UNW_HIST_MIN_SHIFT) * UNW_HIST_SUB)
 
+/*
+ * What a target's sample did beyond walking frames the cache of lookups
+ * knew, a bit each (struct scratch: costs): the time of a sample is added,
+ * with a count, to the entry (sample_costs) of every bit it has, or to
+ * UNW_COST_NONE's when it has none, and to UNW_COST_ANY's when it has
+ * some. So user space tells what the samples that pay for each cost on
+ * average, against those that pay for none.
+ */
+enum unw_cost {
+	UNW_COST_SWITCHED = 0, /* the first of its thread on the CPU since another ran there */
+	UNW_COST_PROC,	       /* the process entry was looked up */
+	UNW_COST_LOOKUP,       /* a frame missed the cache of lookups: the tables were searched */
+	UNW_COST_STACK_GROW,   /* the copy of the stack grew past its first read */
+	UNW_COST_KSTACK,       /* the kernel stack was taken */
+	UNW_COST_NEW_COUNT,    /* a count was added to the count map */
+	UNW_COST_NEW_STACK,    /* a user stack was stored */
+	UNW_COST_EVENT,	       /* an event was sent, or its rate limit looked up */
+	UNW_COST_NONE,
+	UNW_COST_ANY,
+	UNW_COST_NR,
+};
+
+struct unw_cost_sum {
+	__u64 samples;
+	__u64 ns;
+};
+
 _Static_assert(UNW_HIST_MIN_SHIFT >= UNW_HIST_SUB_BITS, "a bucket is at least 1 ns wide");
 _Static_assert(UNW_HIST_MAX_SHIFT <= 32, "times fit the bucket search's 32 bits");
 
@@ -719,6 +746,7 @@ _Static_assert(sizeof(struct unw_count) == 32, "unw_count layout");
 _Static_assert(sizeof(struct unw_ustack) == 8 + 8 * UNW_DEPTH_MAX, "unw_ustack layout");
 _Static_assert(sizeof(struct unw_event) == 24, "unw_event layout");
 _Static_assert(sizeof(struct unw_config) == 40, "unw_config layout");
+_Static_assert(sizeof(struct unw_cost_sum) == 16, "unw_cost_sum layout");
 _Static_assert(sizeof(struct unw_fail_key) == 16, "unw_fail_key layout");
 _Static_assert(sizeof(struct unw_go_proc) == 64, "unw_go_proc layout");
 _Static_assert(sizeof(struct unw_py_proc) == 72, "unw_py_proc layout");

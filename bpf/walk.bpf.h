@@ -99,12 +99,13 @@ static long walk_frame(__u32 n, void *ctx)
  * thread's, or with another kernel stack), and a lookup takes no lock, as
  * an update does.
  */
-static __always_inline __u64 ustack_put(void *map, __u64 h, const struct unw_ustack *st, int max)
+static __always_inline __u64 ustack_put(void *map, __u64 h, struct scratch *sc, int max)
 {
-	const struct unw_ustack *old = bpf_map_lookup_elem(map, &h);
+	const struct unw_ustack *st = &sc->stack, *old = bpf_map_lookup_elem(map, &h);
 	long err;
 
 	if (!old) {
+		sc->costs |= 1u << UNW_COST_NEW_STACK;
 		err = bpf_map_update_elem(map, &h, st, BPF_NOEXIST);
 		if (err == 0)
 			return h;
@@ -150,8 +151,8 @@ static __always_inline __u64 ustack_store(struct walk *w, __u64 key)
 	if (!w->sc)
 		return 0;
 	if (key & UNW_USTACK_DEEP_KEY)
-		return ustack_put(&ustacks_deep, key, &w->sc->stack, UNW_DEPTH_MAX);
-	return ustack_put(&ustacks, key, &w->sc->stack, UNW_USTACK_SHORT);
+		return ustack_put(&ustacks_deep, key, w->sc, UNW_DEPTH_MAX);
+	return ustack_put(&ustacks, key, w->sc, UNW_USTACK_SHORT);
 }
 
 /*
@@ -179,6 +180,8 @@ static __always_inline int count_add(struct unw_count_key *key, struct walk *w, 
 			c = bpf_map_lookup_elem(&counts, key);
 	}
 	if (!c) {
+		if (w->sc)
+			w->sc->costs |= 1u << UNW_COST_NEW_COUNT;
 		if ((key->flags & UNW_SAMPLE_EXEC) && w->sc && w->sc->exec_comm[0])
 			__builtin_memcpy(init.comm, w->sc->exec_comm, sizeof(init.comm));
 		else if (task)
@@ -187,8 +190,11 @@ static __always_inline int count_add(struct unw_count_key *key, struct walk *w, 
 			bpf_get_current_comm(init.comm, sizeof(init.comm));
 		err = bpf_map_update_elem(&counts, key, &init, BPF_NOEXIST);
 		if (err == 0) {
-			if (__sync_fetch_and_add(&nr_keys, 1) + 1 == cfg.drain_at)
+			if (__sync_fetch_and_add(&nr_keys, 1) + 1 == cfg.drain_at) {
+				if (w->sc)
+					w->sc->costs |= 1u << UNW_COST_EVENT;
 				event_send_now(UNW_EV_DRAIN, 0, 0);
+			}
 			return 0;
 		}
 		if (err != -EEXIST)
@@ -236,8 +242,10 @@ static __always_inline void walk_start(struct walk *w, const struct unw_frame *r
 	if (!w->has_proc) {
 		err_inc(UNW_E_NO_PROC);
 		/* An exiting task's process may be gone already: nothing to read. */
-		if (!cfg.fp_only && !(bpf_get_current_task_btf()->flags & PF_EXITING))
+		if (!cfg.fp_only && !(bpf_get_current_task_btf()->flags & PF_EXITING)) {
+			w->sc->costs |= 1u << UNW_COST_EVENT;
 			event_send(UNW_EV_UNKNOWN_PROC, w->pid, 0);
+		}
 	}
 	w->f = *regs;
 	w->hash = UNW_HASH_INIT;
@@ -330,35 +338,51 @@ static __always_inline void walk_user(struct walk *w, const struct unw_frame *re
 		w->flags |= UNW_SAMPLE_TRUNCATED;
 }
 
+/* A sample of ns that paid for cost (enum unw_cost), counted in sample_costs. */
+static __always_inline void sample_cost_add(__u32 cost, __u64 ns)
+{
+	struct unw_cost_sum *c = bpf_map_lookup_elem(&sample_costs, &cost);
+
+	if (c) {
+		c->samples++;
+		c->ns += ns;
+	}
+}
+
 /*
  * The end of a target's sample, however it ended (counted, lost, walked or
- * not): its time since t0, when its program started (sample_wanted),
- * counted in sample_ns. A global function, verified once for the programs
- * that end samples; t0 comes from the caller's scratch, not looked up again.
+ * not): its time since sc->t0, when its program started (sample_wanted),
+ * counted in sample_ns, and under each cost it paid in sample_costs. A
+ * global function, verified once for the programs that end samples; sc is
+ * the caller's scratch, not looked up again.
  */
-__weak __noinline int sample_time_end(__u64 t0)
+__weak __noinline int sample_time_end(const struct scratch *sc)
 {
-	__u32 b;
-	__u64 *n;
+	__u64 ns, *n;
+	__u32 b, costs;
 
-	if (!t0)
-		return 0; /* no scratch: the start was not kept */
-	b = unw_hist__bucket(bpf_ktime_get_ns() - t0);
+	if (!sc || !sc->t0)
+		return 0; /* the start was not kept */
+	ns = bpf_ktime_get_ns() - sc->t0;
+	b = unw_hist__bucket(ns);
 	n = bpf_map_lookup_elem(&sample_ns, &b);
 	if (n)
 		*n += 1;
+	costs = sc->costs;
+	sample_cost_add(costs ? UNW_COST_ANY : UNW_COST_NONE, ns);
+#pragma unroll
+	for (int i = 0; i < UNW_COST_NONE; i++)
+		if (costs & (1u << i))
+			sample_cost_add(i, ns);
 	return 0;
 }
 
-/* When the sample's program started: in the walk's scratch, looked up only when no walk began. */
-static __always_inline __u64 sample_t0(const struct walk *w)
+/* The scratch of the sample: the walk's, looked up only when no walk began. */
+static __always_inline const struct scratch *sample_scratch(const struct walk *w)
 {
-	const struct scratch *sc = w->sc;
 	__u32 zero = 0;
 
-	if (!sc)
-		sc = bpf_map_lookup_elem(&scratch_map, &zero);
-	return sc ? sc->t0 : 0;
+	return w->sc ? w->sc : bpf_map_lookup_elem(&scratch_map, &zero);
 }
 
 /* The walk's process entry, looked up: proc, NULL when there is none. */
@@ -384,6 +408,7 @@ static __always_inline void proc_find(struct scratch *sc, struct walk *w)
 		w->gen = sc->last_gen;
 		return;
 	}
+	sc->costs |= 1u << UNW_COST_PROC;
 	walk_set_proc(w, w->pid ? bpf_map_lookup_elem(&procs, &w->pid) : NULL);
 	/* gen 0: an entry BPF is still writing. */
 	sc->last_pid = w->gen ? w->pid : 0;
@@ -429,6 +454,8 @@ static __always_inline void walk_finish(void *ctx, struct unw_count_key *key, st
 	if (w->sc && w->sc->stack.nr > UNW_DEPTH_MAX)
 		w->flags |= UNW_SAMPLE_ELIDED;
 	if (cfg.kernel_stacks && (w->flags & UNW_SAMPLE_KERNEL)) {
+		if (w->sc)
+			w->sc->costs |= 1u << UNW_COST_KSTACK;
 		key->kstack = bpf_get_stackid(ctx, &kstacks, 0);
 		if (key->kstack < 0)
 			err_inc(UNW_E_KSTACK);

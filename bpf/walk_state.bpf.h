@@ -90,6 +90,9 @@ struct scratch {
 	__u32 last_pid;
 	__u32 last_gen;
 	__u64 last_written;
+	__u32 costs;	/* what this sample paid for: a bit per enum unw_cost */
+	__u32 last_tid; /* the thread this CPU last sampled, and its context switches then */
+	__u64 last_switches;
 	__u64 start_stack;   /* the process's initial sp (mm->start_stack) */
 	__u64 va_mask;	     /* arm64: its user virtual address bits (bpf/arch.h) */
 	struct vma_info vma; /* bpf_find_vma works once per sample: its answer is kept */
@@ -199,6 +202,8 @@ static __always_inline int stack_grow(struct scratch *sc, __u64 need)
 		sc->copy_max = sc->copy_len;
 		return -1;
 	}
+	if (have)
+		sc->costs |= 1u << UNW_COST_STACK_GROW;
 	sc->copy_len = have + n;
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include "record.h"
 #include "../core/util/common.h"
 #include "../core/session/failures.h"
+#include "../core/session/sample_times.h"
 #include "../core/util/json.h"
 #include "../core/util/log.h"
 
@@ -335,6 +336,23 @@ static void stats_put_ns(struct json_writer *jw, const char *key, double ns)
 		jw_null(jw);
 }
 
+/* "bpf_sample_costs": for each cost, {"samples": N, "mean_ns": NS or null}. */
+static void stats_put_costs(struct json_writer *jw, const struct recorder_result *res)
+{
+	jw_key(jw, "bpf_sample_costs");
+	jw_object_start(jw);
+	for (uint32_t i = 0; i < UNW_COST_NR; i++) {
+		const struct unw_cost_sum *c = &res->costs[i];
+
+		jw_key(jw, sample_times__cost_name(i));
+		jw_object_start(jw);
+		jw_uint_field(jw, "samples", c->samples);
+		stats_put_ns(jw, "mean_ns", c->samples ? (double)c->ns / (double)c->samples : -1);
+		jw_object_end(jw);
+	}
+	jw_object_end(jw);
+}
+
 /* {"count": N, "percent": P}, P rounded to 0.01 */
 static void stats_put_share(struct json_writer *jw, const char *key, uint64_t n, uint64_t whole)
 {
@@ -520,6 +538,7 @@ static void stats_put(struct json_writer *jw, const struct recorder_result *res,
 		     st->exec_to_tables.count ? st->exec_to_tables.p50 : -1);
 	stats_put_ns(jw, "exec_to_tables_ns_p99",
 		     st->exec_to_tables.count ? st->exec_to_tables.p99 : -1);
+	stats_put_costs(jw, res);
 	stats_put_off_cpu(jw, res, st);
 	stats_put_times(jw, res);
 	stats_put_debuginfod(jw, res);

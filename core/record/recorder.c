@@ -612,6 +612,15 @@ static void read_sample_times(const struct session *s, struct sample_times *t)
 	sample_times__of(buckets, t);
 }
 
+/* The targets' sample times by what they paid for; none when they cannot be read. */
+static void read_sample_costs(const struct session *s, struct unw_cost_sum *costs)
+{
+	int err = session__sample_costs(s, costs);
+
+	if (err)
+		pr_debug("the sample times by cost: %s", strerror(-err));
+}
+
 /* The samples so far, to the hooks' progress line, if they have one: reading them costs. */
 static void show_progress(struct recorder *r, const struct recorder_hooks *hooks, double elapsed)
 {
@@ -667,6 +676,7 @@ static void take_stats(struct recorder *r)
 	proc_times__sort(r->times, r->result.period_ns);
 	r->result.bpf_ns_per_sample = bpf_ns_per_sample(r->session);
 	read_sample_times(r->session, &r->result.times);
+	read_sample_costs(r->session, r->result.costs);
 }
 
 static int sample(struct recorder *r, const struct recorder_hooks *hooks)

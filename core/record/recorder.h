@@ -93,8 +93,9 @@ struct recorder_result {
 	uint64_t peak_rss;		 /* bytes, once the output is written */
 	double bpf_ns_per_sample;	 /* < 0: unknown (kernel.bpf_stats_enabled is 0) */
 	struct sample_times times;	 /* BPF's time of each target sample: median, p99 */
-	uint64_t period_ns;		 /* the CPU time of an on-CPU sample */
-	bool off_cpu;			 /* --off-cpu */
+	struct unw_cost_sum costs[UNW_COST_NR]; /* the same samples by what they paid for */
+	uint64_t period_ns;			/* the CPU time of an on-CPU sample */
+	bool off_cpu;				/* --off-cpu */
 	/* Each process's time on and off the CPU, the most first (core/record/proc_times.h). */
 	const struct proc_times *times_by_process;
 	/* What debuginfod fetched (core/elf/debuginfod.h), when DEBUGINFOD_URLS named servers. */

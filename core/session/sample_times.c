@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The count and percentiles of the sample times BPF counted. See sample_times.h. */
+#include <stddef.h>
+
 #include "sample_times.h"
 #include "bpf/sample_time.h"
 
@@ -38,4 +40,17 @@ void sample_times__of(const uint64_t buckets[UNW_HIST_BUCKETS], struct sample_ti
 	t->count = total_of(buckets);
 	t->p50 = sample_times__percentile(buckets, 0.5);
 	t->p99 = sample_times__percentile(buckets, 0.99);
+}
+
+/* By enum unw_cost, in its order. */
+static const char *const cost_names[] = {
+	"switched",  "process_lookup", "table_lookup", "stack_grown", "kernel_stack",
+	"new_count", "new_stack",      "event",	       "none",	      "any",
+};
+
+_Static_assert(sizeof(cost_names) / sizeof(cost_names[0]) == UNW_COST_NR, "a name per cost");
+
+const char *sample_times__cost_name(uint32_t cost)
+{
+	return cost < UNW_COST_NR ? cost_names[cost] : NULL;
 }

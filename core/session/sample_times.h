@@ -7,6 +7,7 @@
  *
  *	sample_times__of(buckets, &t);		the buckets summed over the CPUs
  *	ns = sample_times__percentile(buckets, 0.99);
+ *	name = sample_times__cost_name(UNW_COST_SWITCHED);	what a sample paid for
  */
 #ifndef UNWPROF_SAMPLE_TIMES_H
 #define UNWPROF_SAMPLE_TIMES_H
@@ -31,5 +32,8 @@ double sample_times__percentile(const uint64_t buckets[UNW_HIST_BUCKETS], double
 
 /* The count, median and p99 of buckets. */
 void sample_times__of(const uint64_t buckets[UNW_HIST_BUCKETS], struct sample_times *t);
+
+/* The name of cost (enum unw_cost) in --stats-json; NULL past the last. */
+const char *sample_times__cost_name(uint32_t cost);
 
 #endif

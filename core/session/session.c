@@ -1865,6 +1865,35 @@ int session__sample_ns(const struct session *s, uint64_t buckets[UNW_HIST_BUCKET
 	return err;
 }
 
+int session__sample_costs(const struct session *s, struct unw_cost_sum sums[UNW_COST_NR])
+{
+	int ncpu = libbpf_num_possible_cpus(), fd, err = 0;
+	struct unw_cost_sum *vals;
+
+	memset(sums, 0, UNW_COST_NR * sizeof(*sums));
+	if (!s || !s->loaded)
+		return -EINVAL;
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	fd = bpf_map__fd(s->skel->maps.sample_costs);
+	for (uint32_t k = 0; k < UNW_COST_NR; k++) {
+		if (bpf_map_lookup_elem(fd, &k, vals)) {
+			err = -errno;
+			memset(sums, 0, UNW_COST_NR * sizeof(*sums));
+			break;
+		}
+		for (int c = 0; c < ncpu; c++) {
+			sums[k].samples += vals[c].samples;
+			sums[k].ns += vals[c].ns;
+		}
+	}
+	free(vals);
+	return err;
+}
+
 void session__free(struct session *s)
 {
 	if (!s)

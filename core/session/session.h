@@ -241,6 +241,12 @@ int session__prog_stats(const struct session *s, uint64_t *run_time_ns, uint64_t
  * kernel.bpf_stats_enabled says. 0 or -errno (buckets then all 0).
  */
 int session__sample_ns(const struct session *s, uint64_t buckets[UNW_HIST_BUCKETS]);
+
+/*
+ * The targets' samples that paid each cost and their time (bpf/unwprof.h,
+ * enum unw_cost), summed over the CPUs into sums. 0 or -errno.
+ */
+int session__sample_costs(const struct session *s, struct unw_cost_sum sums[UNW_COST_NR]);
 /* Name of an error reason index of session_stats.errors, NULL past the last. */
 const char *session__error_name(unsigned int reason);
 void session__free(struct session *s);

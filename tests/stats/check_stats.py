@@ -13,7 +13,8 @@ failed, idle, kernel threads, exec, lost, not drained) add up to the samples; by
 rows_loaded 4-byte rows with their page map and rules; the memory (peak RSS, BPF maps) is measured;
 bpf_ns_per_sample is a number when kernel.bpf_stats_enabled is 1, else null;
 BPF's own histogram timed every sample (bpf_samples_timed), and its median and
-p99 (bpf_ns_sample_p50 <= bpf_ns_sample_p99) are more than 0 ns.
+p99 (bpf_ns_sample_p50 <= bpf_ns_sample_p99) are more than 0 ns; the same
+samples by what they paid for (bpf_sample_costs) add up to them.
 --summary: the numbers equal those of the summary record printed on stderr,
 including the "samples accounted" line and the lines of what was left out
 (events lost, processes over limit, processes gone, files replaced, files
@@ -52,6 +53,9 @@ COUNTS = ("samples", "user_samples", "lost", "processes", "rows_loaded", "bytes_
           "frequency_hz") + tuple(LEFT_OUT) + tuple(MEMORY)
 # The percentiles of BPF's histogram of sample times: ns, null when no sample was timed.
 TIMES = ("bpf_ns_sample_p50", "bpf_ns_sample_p99")
+# What a sample paid for (bpf_sample_costs), then the samples that paid for none, or some.
+COSTS = ("switched", "process_lookup", "table_lookup", "stack_grown", "kernel_stack",
+         "new_count", "new_stack", "event")
 # Summary lines: label, then the JSON value it shows.
 SUMMARY = {
     "samples": lambda s: s["samples"],
@@ -126,6 +130,13 @@ def check_types(s):
     for key in TIMES:
         v = s.get(key, "missing")
         check(v is None or is_number(v), f"{key} is {v!r}, expected ns or null")
+    costs = s.get("bpf_sample_costs")
+    if check(isinstance(costs, dict) and set(costs) == set(COSTS) | {"none", "any"},
+             f"bpf_sample_costs is {costs!r}, expected {', '.join(COSTS)}, none, any"):
+        for k, v in costs.items():
+            check(isinstance(v, dict) and set(v) == {"samples", "mean_ns"} and
+                  is_count(v["samples"]) and (v["mean_ns"] is None or is_number(v["mean_ns"])),
+                  f"bpf_sample_costs.{k} is {v!r}, expected samples and mean_ns")
 
 
 def check_sums(s, max_not_drained, min_cached):
@@ -156,6 +167,7 @@ def check_sums(s, max_not_drained, min_cached):
           f"{o['not_drained']} samples neither delivered nor lost, at most {max_not_drained}")
     check(o["lost"] == s["lost"], f"outcomes.lost {o['lost']}, lost {s['lost']}")
     check_times(s)
+    check_costs(s)
     check_lookups(s, min_cached)
     for key in MEMORY:
         check(s[key] > 0, f"{key} is 0: memory not measured")
@@ -189,6 +201,31 @@ def check_times(s):
         return
     if check(p50 is not None and p99 is not None, f"{timed} samples timed, p50 {p50!r}, p99 {p99!r}"):
         check(0 < p50 <= p99, f"bpf_ns_sample_p50 {p50}, bpf_ns_sample_p99 {p99}: not 0 < p50 <= p99")
+
+
+def check_costs(s):
+    """The samples timed are those that paid for no cost and those that paid for some; each
+    that paid for some paid for one at least; a mean where there are samples, none where
+    not; a walked stack was stored, its count added and its process looked up once at least,
+    and a frame not cached was looked up in the tables."""
+    c = s["bpf_sample_costs"]
+    none, some = c["none"]["samples"], c["any"]["samples"]
+    check(none + some == s["bpf_samples_timed"],
+          f"bpf_sample_costs: none {none} + any {some}, not the {s['bpf_samples_timed']} timed")
+    check(sum(c[k]["samples"] for k in COSTS) >= some,
+          f"bpf_sample_costs: {some} samples paid for some cost, fewer for each")
+    for k, v in c.items():
+        check(v["samples"] <= (some if k in COSTS else s["bpf_samples_timed"]),
+              f"bpf_sample_costs.{k}: {v['samples']} samples, more than paid for any")
+        check((v["mean_ns"] is None) == (v["samples"] == 0) and (v["mean_ns"] or 1) > 0,
+              f"bpf_sample_costs.{k}: mean_ns {v['mean_ns']!r} of {v['samples']} samples")
+    if s["walked"]["count"]:
+        for k in ("new_count", "new_stack", "process_lookup", "switched"):
+            check(c[k]["samples"] > 0, f"bpf_sample_costs.{k}: no sample, yet stacks walked")
+    if s["frames_looked_up"] > s["frames_cached"]:
+        check(c["table_lookup"]["samples"] > 0,
+              f"bpf_sample_costs.table_lookup: no sample, yet "
+              f"{s['frames_looked_up'] - s['frames_cached']} frames not cached")
 
 
 def check_summary_times(s, text, path):
