@@ -410,8 +410,14 @@ static __always_inline void proc_find(struct scratch *sc, struct walk *w)
 	}
 	sc->costs |= 1u << UNW_COST_PROC;
 	walk_set_proc(w, w->pid ? bpf_map_lookup_elem(&procs, &w->pid) : NULL);
-	/* gen 0: an entry BPF is still writing. */
-	sc->last_pid = w->gen ? w->pid : 0;
+	/*
+	 * gen 0: no entry, or one BPF is still writing. The process the CPU
+	 * knew is kept then: a sample of another process between two of a
+	 * target's (outside -a) costs the target no lookup.
+	 */
+	if (!w->gen)
+		return;
+	sc->last_pid = w->pid;
 	sc->last_gen = w->gen;
 	sc->last_written = written;
 }
