@@ -19,6 +19,26 @@
 #include "kernel.h"
 
 /*
+ * Moves mapping j - 1 of p to j when it starts after start: 1 when it did,
+ * 0 when j is the place of a mapping at start. A global function: the
+ * verifier goes through each iteration of the loop that calls it in a few
+ * instructions, not through the copy of a mapping.
+ */
+__weak __noinline int proc_shift(struct unw_proc *p, __u32 j, __u64 start)
+{
+	struct unw_mapping *prev;
+
+	/* j is below UNW_MAPS_MAX (the caller's nr): masked, not compared, for the verifier. */
+	if (!p || j == 0)
+		return 0;
+	prev = &p->maps[(j - 1) & (UNW_MAPS_MAX - 1)];
+	if (prev->start <= start)
+		return 0;
+	p->maps[j & (UNW_MAPS_MAX - 1)] = *prev;
+	return 1;
+}
+
+/*
  * Inserts m into p, keeping it sorted by start. One loop, shifting from the
  * end, so the verifier follows one path per iteration.
  */
@@ -29,15 +49,9 @@ static __always_inline void proc_insert(struct unw_proc *p, const struct unw_map
 	if (nr >= UNW_MAPS_MAX)
 		return;
 	for (int k = 0; k < UNW_MAPS_MAX; k++) {
-		struct unw_mapping *prev;
-
 		j = nr - k;
-		if (j == 0 || j > nr)
+		if (j == 0 || j > nr || !proc_shift(p, j, m->start))
 			break;
-		prev = &p->maps[(j - 1) & (UNW_MAPS_MAX - 1)];
-		if (prev->start <= m->start)
-			break;
-		p->maps[j & (UNW_MAPS_MAX - 1)] = *prev;
 	}
 	p->maps[j & (UNW_MAPS_MAX - 1)] = *m;
 	p->nr_maps = nr + 1;
