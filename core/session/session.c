@@ -856,8 +856,13 @@ static void session__size_maps(struct session *s)
 	size_t procs, counts = s->opts.count_map_entries, stacks = session__stacks_needed(s);
 
 	/* Built now, before the first sample; uploaded after load, smallest first. */
-	if (!s->opts.fp_only)
-		pr_info("unwind rows of the targets: %zu", session__target_rows(s));
+	if (!s->opts.fp_only) {
+		uint64_t t = now_ms();
+		size_t rows = session__target_rows(s);
+
+		pr_info("unwind tables of the targets built: %zu rows, %" PRIu64 " ms", rows,
+			now_ms() - t);
+	}
 	procs = s->opts.system_wide	? PROCS_SYSTEM :
 		s->opts.follow_children ? session__tree_procs() :
 					  64;
@@ -926,12 +931,33 @@ static int session__map_dictionary(struct session *s)
 	return 0;
 }
 
+/* -v: how long the maps' creation and the programs' verification took, and each program's size. */
+static void session__say_loaded(const struct session *s, uint64_t ms)
+{
+	struct bpf_program *prog;
+
+	pr_info("BPF maps created, programs verified: %" PRIu64 " ms", ms);
+	bpf_object__for_each_program(prog, s->skel->obj)
+	{
+		struct bpf_prog_info info = {};
+		uint32_t len = sizeof(info);
+
+		if (bpf_program__fd(prog) < 0 ||
+		    bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+			continue;
+		pr_debug("  %s: %u instructions verified", bpf_program__name(prog),
+			 info.verified_insns);
+	}
+}
+
 int session__load(struct session *s)
 {
+	uint64_t t;
 	int err;
 
 	session__size_maps(s);
 	session__choose_programs(s);
+	t = now_ms();
 	err = unwind_bpf__load(s->skel);
 	if (err) {
 		pr_err("cannot load the BPF programs: %s%s", strerror(-err),
@@ -939,6 +965,7 @@ int session__load(struct session *s)
 		return err;
 	}
 	s->loaded = true;
+	session__say_loaded(s, now_ms() - t);
 	if (s->tail_calls) {
 		uint32_t key = 0;
 		int fd = bpf_program__fd(s->skel->progs.walk_tc);
@@ -959,9 +986,11 @@ int session__load(struct session *s)
 	if (!s->shard_mem || !s->shard_fds)
 		return -ENOMEM;
 	/* The tables of the targets, read before load. */
+	t = now_ms();
 	err = loader__pack(s->loader, session__upload_placed, s);
 	if (err)
 		return err;
+	pr_info("unwind tables of the targets uploaded: %" PRIu64 " ms", now_ms() - t);
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), session__on_event, s, NULL);
 	if (!s->rb) {
 		err = -errno;
