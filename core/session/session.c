@@ -160,6 +160,8 @@ struct session {
 	struct ustack_cache ustacks;
 	bool drain_requested;
 	uint64_t last_drain_ms;
+	/* The most the maps held, read at each drain, before it empties the count map. */
+	uint64_t map_bytes_peak;
 	uint64_t lost;			/* samples whose user stack could not be read back */
 	uint64_t off_lost, off_lost_ns; /* the same for off-CPU counts */
 	uint64_t procs_gone;		/* exited while their mappings were read */
@@ -250,6 +252,53 @@ static const char *test_hook(const char *name)
 static bool have_helper(enum bpf_func_id id)
 {
 	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, id, NULL) > 0;
+}
+
+/* Loads a program of type that looks key 0 up in map_fd: its fd, or -errno. */
+static int load_lookup_prog(enum bpf_prog_type type, int map_fd)
+{
+	/* r1 = map; *(u32 *)(r10 - 4) = 0; r2 = r10 - 4; call lookup; r0 = 0; exit */
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_LD | BPF_DW | BPF_IMM,
+		  .dst_reg = BPF_REG_1,
+		  .src_reg = BPF_PSEUDO_MAP_FD,
+		  .imm = map_fd },
+		{ 0 },
+		{ .code = BPF_ST | BPF_MEM | BPF_W, .dst_reg = BPF_REG_10, .off = -4 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_2, .src_reg = BPF_REG_10 },
+		{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_2, .imm = -4 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_map_lookup_elem },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+
+	return bpf_prog_load(type, NULL, "GPL", insns, ARRAY_SIZE(insns), NULL);
+}
+
+/*
+ * Whether a perf_event program may use hash maps that allocate their
+ * elements as they are added (BPF_F_NO_PREALLOC: Linux 6.1 and later; before,
+ * only preallocated ones): a map of one such element is created and a
+ * program that looks it up loaded. The test hook UNWPROF_BPF_PREALLOC=1
+ * answers no, to test the maps of older kernels on a recent one.
+ */
+static bool have_growing_maps(void)
+{
+	const char *force = test_hook("UNWPROF_BPF_PREALLOC");
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_NO_PREALLOC);
+	int map_fd, prog_fd;
+
+	if (force && *force == '1')
+		return false;
+	map_fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, 4, 8, 1, &mo);
+	if (map_fd < 0)
+		return false;
+	prog_fd = load_lookup_prog(BPF_PROG_TYPE_PERF_EVENT, map_fd);
+	close(map_fd);
+	if (prog_fd < 0)
+		return false;
+	close(prog_fd);
+	return true;
 }
 
 /*
@@ -850,6 +899,26 @@ static size_t session__target_rows(struct session *s)
 	return rows;
 }
 
+/*
+ * The hash maps sized for the worst case (the stacks of a second at 999 Hz
+ * on every CPU, every process of -a) take memory as they fill where the
+ * kernel allows it, else their whole size at load.
+ */
+static void session__maps_grow(struct unwind_bpf *k)
+{
+	struct bpf_map *maps[] = { k->maps.counts,  k->maps.ustacks,  k->maps.ustacks_deep,
+				   k->maps.procs,   k->maps.files,    k->maps.targets,
+				   k->maps.threads, k->maps.go_procs, k->maps.py_procs,
+				   k->maps.rb_procs };
+
+	if (!have_growing_maps()) {
+		pr_info("BPF hash maps preallocated: the kernel has no others for perf events");
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(maps); i++)
+		bpf_map__set_map_flags(maps[i], bpf_map__map_flags(maps[i]) | BPF_F_NO_PREALLOC);
+}
+
 static void session__size_maps(struct session *s)
 {
 	struct unwind_bpf *k = s->skel;
@@ -885,6 +954,7 @@ static void session__size_maps(struct session *s)
 	bpf_map__set_max_entries(k->maps.ustacks, stacks);
 	bpf_map__set_max_entries(k->maps.ustacks_deep, stacks / STACKS_DEEP_SHARE);
 	bpf_map__set_max_entries(k->maps.kstacks, stacks);
+	session__maps_grow(k);
 
 	k->rodata->cfg.drain_at = counts / 2;
 	k->rodata->cfg.system_wide = s->opts.system_wide;
@@ -1681,6 +1751,17 @@ static int session__drain_fails(struct session *s)
 	return err;
 }
 
+static uint64_t session__map_bytes(const struct session *s);
+
+/* Hash maps that grow as they fill (session__maps_grow) are measured at their fullest. */
+static void session__map_bytes_peak(struct session *s)
+{
+	uint64_t now = session__map_bytes(s);
+
+	if (now > s->map_bytes_peak)
+		s->map_bytes_peak = now;
+}
+
 int session__drain(struct session *s)
 {
 	int err;
@@ -1692,6 +1773,7 @@ int session__drain(struct session *s)
 	err = session__sync_ustacks(s);
 	if (err)
 		return err;
+	session__map_bytes_peak(s);
 	/* Reset before draining: keys BPF adds from now on count towards the next drain. */
 	s->skel->bss->nr_keys = 0;
 	err = session__drain_counts(s);
@@ -1839,6 +1921,8 @@ void session__stats(const struct session *s, struct session_stats *st)
 	st->files_replaced = ts.files_replaced;
 	st->files_skipped = ts.files_unreadable;
 	st->map_bytes = session__map_bytes(s);
+	if (st->map_bytes < s->map_bytes_peak)
+		st->map_bytes = s->map_bytes_peak;
 	offcpu__stats(sum, st);
 	/* Walked in BPF, but their user stack could not be read back. */
 	st->off_walked -= s->off_lost < st->off_walked ? s->off_lost : st->off_walked;

@@ -185,7 +185,10 @@ struct session_stats {
 	uint64_t files_skipped; /* not opened as the mapped inode, or not ELF: frame pointers */
 	/* Processes with more than UNW_MAPS_MAX executable mappings: the rest use frame pointers. */
 	uint64_t maps_over_limit;
-	/* Kernel memory of unwprof's BPF maps, as charged to it (memlock in fdinfo). */
+	/*
+	 * Kernel memory of unwprof's BPF maps, as charged to it (memlock in fdinfo): the
+	 * most it was at a drain, or now; hash maps that grow as they fill shrink at a drain.
+	 */
 	uint64_t map_bytes;
 	/*
 	 * Off-CPU (bpf/unwprof.h, UNW_ST_OFF_*): the blocks that ended, and
