@@ -57,9 +57,10 @@ s = json.load(open(sys.argv[1]))
 rss, maps = int(sys.argv[2]) * 1024, int(sys.argv[3])
 print(f"record's own report: peak RSS {s['peak_rss_bytes']} B, BPF maps {s['bpf_map_bytes']} B",
       file=sys.stderr)
-# Measured halfway: shards added later (a new table) only add to what record reports.
+# Measured halfway: shards added later (a new table) only add to what record reports; the
+# hash maps that grow as they fill (Linux 6.1+) it reads at its drains, not at that moment.
 sys.exit(not (abs(s["peak_rss_bytes"] - rss) <= rss // 20 and
-              maps <= s["bpf_map_bytes"] <= maps + 16 * 2**20))
+              maps * 0.9 <= s["bpf_map_bytes"] <= maps + 16 * 2**20))
 PY
 		fail "$name: the memory record reports differs from what was measured"
 done
