@@ -89,6 +89,8 @@
 #define PROCS_SYSTEM 2048
 #define PROCS_TREE_MIN 256
 #define PROCS_PER_CPU 64
+/* Threads of the -p targets sampled with perf events of their own, at most (two fds each). */
+#define TASK_EVENTS_MAX 128
 
 /* A live process whose mappings were read; freed when BPF reports its exit. */
 struct sess_proc {
@@ -116,6 +118,8 @@ struct session {
 	struct unwind_bpf *skel;
 	bool loaded;
 	int nr_cpus;
+	/* The perf events that run the sampler: one a CPU, or one a thread of the -p targets. */
+	size_t nr_pe;
 	int *pe_fds;
 	struct bpf_link **pe_links;
 	struct bpf_link *tp_links[4];
@@ -1100,7 +1104,12 @@ int session__add_process(struct session *s, pid_t pid)
 
 /* ---- attaching ---- */
 
-static int session__attach_cpu(struct session *s, int cpu)
+/*
+ * The perf event of task pid (-1: every task) on cpu (-1: wherever pid runs)
+ * as event i, the sampler attached. 0, 1 when there is nothing to sample there
+ * (an offline CPU, a thread that exited), or -errno (said, for a CPU's).
+ */
+static int session__open_event(struct session *s, pid_t pid, int cpu, size_t i)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -1114,26 +1123,152 @@ static int session__attach_cpu(struct session *s, int cpu)
 		 * microsecond each. -a counts them (the summary's idle line).
 		 */
 		.exclude_idle = !s->opts.system_wide,
+		/* A thread's event goes on in the threads (and processes) it starts. */
+		.inherit = pid >= 0,
 	};
 	int fd, err;
 
-	fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = syscall(__NR_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		if (err == -ENODEV)
-			return 0; /* offline CPU */
-		pr_err("perf_event_open on CPU %d: %s", cpu, strerror(-err));
+		if ((pid < 0 && err == -ENODEV) || (pid >= 0 && err == -ESRCH))
+			return 1;
+		if (pid < 0)
+			pr_err("perf_event_open on CPU %d: %s", cpu, strerror(-err));
 		return err;
 	}
-	s->pe_fds[cpu] = fd;
-	s->pe_links[cpu] = bpf_program__attach_perf_event(
+	s->pe_fds[i] = fd;
+	s->pe_links[i] = bpf_program__attach_perf_event(
 		s->tail_calls ? s->skel->progs.sample_tc : s->skel->progs.sample, fd);
-	if (!s->pe_links[cpu]) {
+	if (!s->pe_links[i]) {
 		err = -errno;
-		pr_err("cannot attach the sampler on CPU %d: %s", cpu, strerror(-err));
+		if (pid < 0)
+			pr_err("cannot attach the sampler on CPU %d: %s", cpu, strerror(-err));
 		return err;
 	}
 	return 0;
+}
+
+/* Room for n perf events, none open. */
+static int session__events_alloc(struct session *s, size_t n)
+{
+	s->pe_fds = malloc(n * sizeof(*s->pe_fds));
+	s->pe_links = calloc(n, sizeof(*s->pe_links));
+	if (!s->pe_fds || !s->pe_links)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		s->pe_fds[i] = -1;
+	s->nr_pe = n;
+	return 0;
+}
+
+static void session__events_free(struct session *s)
+{
+	for (size_t i = 0; s->pe_links && i < s->nr_pe; i++)
+		bpf_link__destroy(s->pe_links[i]);
+	for (size_t i = 0; s->pe_fds && i < s->nr_pe; i++)
+		if (s->pe_fds[i] >= 0)
+			close(s->pe_fds[i]);
+	free(s->pe_links);
+	free(s->pe_fds);
+	s->pe_links = NULL;
+	s->pe_fds = NULL;
+	s->nr_pe = 0;
+}
+
+/*
+ * The threads of the -p targets, at most TASK_EVENTS_MAX, into tids: how
+ * many, or 0 when there are more, or when -a, -C or -t asks for other events.
+ */
+static size_t session__target_threads(const struct session *s, pid_t *tids)
+{
+	size_t n = 0;
+
+	if (s->opts.system_wide || s->opts.cpus || s->opts.nr_tids)
+		return 0;
+	for (size_t i = 0; i < s->opts.nr_pids; i++) {
+		ssize_t got = procfs__threads(s->opts.pids[i], tids + n, TASK_EVENTS_MAX - n);
+
+		if (got < 0 || (size_t)got > TASK_EVENTS_MAX - n)
+			return 0;
+		n += got;
+	}
+	return n;
+}
+
+/* Whether every thread of the -p targets is one of tids[0..n). */
+static bool session__threads_same(const struct session *s, const pid_t *tids, size_t n)
+{
+	pid_t now[TASK_EVENTS_MAX];
+	size_t nr = session__target_threads(s, now);
+
+	for (size_t i = 0; i < nr; i++) {
+		size_t k = 0;
+
+		while (k < n && tids[k] != now[i])
+			k++;
+		if (k == n)
+			return false;
+	}
+	return nr > 0;
+}
+
+/*
+ * For -p, one perf event a thread of the targets, inherited by the threads
+ * they start: the sampler runs for the targets' samples only, where an
+ * event a CPU runs it for every process there, each run leaving at once but
+ * paying a cold start. 0 when they are attached; 1 when the events of the
+ * CPUs are to be used: -a, -C, -t, more than TASK_EVENTS_MAX threads, or a
+ * thread started while the events were opened by one not yet followed,
+ * which no event would cover (they are closed again then); or -errno.
+ */
+static int session__attach_threads(struct session *s)
+{
+	pid_t tids[TASK_EVENTS_MAX];
+	size_t n = session__target_threads(s, tids);
+	int err;
+
+	if (!n)
+		return 1;
+	err = session__events_alloc(s, n);
+	for (size_t i = 0; i < n && err >= 0; i++)
+		err = session__open_event(s, tids[i], -1, i);
+	if (err >= 0 && session__threads_same(s, tids, n)) {
+		pr_info("perf events attached to the targets' threads, one each: %zu", n);
+		return 0;
+	}
+	if (err < 0 && err != -ENOMEM)
+		pr_info("perf events of the targets' threads: %s; one a CPU instead",
+			strerror(-err));
+	session__events_free(s);
+	return err == -ENOMEM ? err : 1;
+}
+
+/* One perf event a CPU, or one a CPU of -C. */
+static int session__attach_cpus(struct session *s)
+{
+	int err;
+
+	s->nr_cpus = libbpf_num_possible_cpus();
+	if (s->nr_cpus <= 0)
+		return s->nr_cpus ? s->nr_cpus : -EINVAL;
+	err = session__events_alloc(s, s->nr_cpus);
+	for (int cpu = 0; cpu < s->nr_cpus && !s->opts.cpus && err >= 0; cpu++)
+		err = session__open_event(s, -1, cpu, cpu);
+	for (size_t i = 0; i < s->opts.nr_cpus && s->opts.cpus && err >= 0; i++) {
+		int cpu = s->opts.cpus[i];
+
+		if (cpu < 0 || cpu >= s->nr_cpus) {
+			pr_err("CPU %d: no such CPU (0..%d)", cpu, s->nr_cpus - 1);
+			return -EINVAL;
+		}
+		err = session__open_event(s, -1, cpu, cpu);
+		if (err == 1) {
+			pr_err("CPU %d is offline", cpu);
+			err = -ENODEV;
+		}
+	}
+	return err < 0 ? err : 0;
 }
 
 /*
@@ -1199,35 +1334,11 @@ int session__attach(struct session *s)
 	if (err)
 		return err;
 	session__inject_faults(s);
-	s->nr_cpus = libbpf_num_possible_cpus();
-	if (s->nr_cpus <= 0)
-		return s->nr_cpus ? s->nr_cpus : -EINVAL;
-	s->pe_fds = malloc(s->nr_cpus * sizeof(*s->pe_fds));
-	s->pe_links = calloc(s->nr_cpus, sizeof(*s->pe_links));
-	if (!s->pe_fds || !s->pe_links)
-		return -ENOMEM;
-	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
-		s->pe_fds[cpu] = -1;
-	for (int cpu = 0; cpu < s->nr_cpus && !s->opts.cpus; cpu++) {
-		err = session__attach_cpu(s, cpu);
-		if (err)
-			return err;
-	}
-	for (size_t i = 0; i < s->opts.nr_cpus && s->opts.cpus; i++) {
-		int cpu = s->opts.cpus[i];
-
-		if (cpu < 0 || cpu >= s->nr_cpus) {
-			pr_err("CPU %d: no such CPU (0..%d)", cpu, s->nr_cpus - 1);
-			return -EINVAL;
-		}
-		err = session__attach_cpu(s, cpu);
-		if (!err && s->pe_fds[cpu] < 0) {
-			pr_err("CPU %d is offline", cpu);
-			err = -ENODEV;
-		}
-		if (err)
-			return err;
-	}
+	err = session__attach_threads(s);
+	if (err == 1)
+		err = session__attach_cpus(s);
+	if (err)
+		return err;
 	s->last_drain_ms = now_ms() - (DRAIN_INTERVAL_MS - FIRST_DRAIN_MS);
 	s->skel->bss->hold_new_code = s->opts.hold_new_code && !s->opts.fp_only;
 	return 0;
@@ -1813,12 +1924,12 @@ int session__stop(struct session *s)
 
 	if (!s->loaded)
 		return -EINVAL;
-	for (int cpu = 0; s->pe_fds && cpu < s->nr_cpus; cpu++) {
-		if (s->pe_fds[cpu] < 0 || ioctl(s->pe_fds[cpu], PERF_EVENT_IOC_DISABLE, 0) == 0)
+	for (size_t i = 0; s->pe_fds && i < s->nr_pe; i++) {
+		if (s->pe_fds[i] < 0 || ioctl(s->pe_fds[i], PERF_EVENT_IOC_DISABLE, 0) == 0)
 			continue;
 		if (!err)
 			err = -errno;
-		pr_err("cannot stop the perf event of CPU %d: %s", cpu, strerror(errno));
+		pr_err("cannot stop perf event %zu: %s", i, strerror(errno));
 	}
 	s->stopped = true;
 	if (session__stop_off_cpu(s) && !err)
@@ -2011,11 +2122,7 @@ void session__free(struct session *s)
 {
 	if (!s)
 		return;
-	for (int cpu = 0; s->pe_links && cpu < s->nr_cpus; cpu++)
-		bpf_link__destroy(s->pe_links[cpu]);
-	for (int cpu = 0; s->pe_fds && cpu < s->nr_cpus; cpu++)
-		if (s->pe_fds[cpu] >= 0)
-			close(s->pe_fds[cpu]);
+	session__events_free(s);
 	for (size_t i = 0; i < ARRAY_SIZE(s->tp_links); i++)
 		bpf_link__destroy(s->tp_links[i]);
 	for (size_t i = 0; i < ARRAY_SIZE(s->off_links); i++)
@@ -2025,8 +2132,6 @@ void session__free(struct session *s)
 		ring_buffer__consume(s->rb);
 	session__release_all(s);
 	free(s->held);
-	free(s->pe_links);
-	free(s->pe_fds);
 	ring_buffer__free(s->rb);
 	/* walk_tc and the program array hold each other: break the cycle. */
 	if (s->tail_calls && s->loaded) {

@@ -7,6 +7,7 @@
  * RESOLVE_IN_ROOT keeps the whole walk under the root; before Linux 5.6 the
  * same is done here one component at a time.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -432,4 +433,29 @@ int procfs__thread_comm(pid_t pid, pid_t tid, char *buf, size_t size)
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
 	return read_name(path, buf, size);
+}
+
+ssize_t procfs__threads(pid_t pid, pid_t *tids, size_t max)
+{
+	char path[64];
+	struct dirent *de;
+	ssize_t n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+
+		if (*end || tid <= 0)
+			continue; /* "." and ".." */
+		if ((size_t)n < max)
+			tids[n] = (pid_t)tid;
+		n++;
+	}
+	closedir(d);
+	return n;
 }

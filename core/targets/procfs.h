@@ -9,6 +9,7 @@
  *	fd = procfs__open_in_root(root, "/usr/lib/debug/x.debug", O_RDONLY);
  *	fd = procfs__open_mapping(pid, &pm->maps[i], &replaced);
  *	pm = procfs__read_maps(pid);
+ *	n = procfs__threads(pid, tids, max);
  */
 #ifndef UNWPROF_PROCFS_H
 #define UNWPROF_PROCFS_H
@@ -29,6 +30,13 @@ int procfs__open_root(pid_t pid);
 int procfs__comm(pid_t pid, char *buf, size_t size);
 /* The name of thread tid of process pid, the same way. */
 int procfs__thread_comm(pid_t pid, pid_t tid, char *buf, size_t size);
+
+/*
+ * The threads of process pid (/proc/PID/task): up to max of them into tids,
+ * in the order listed. Returns how many there are, which may be more than
+ * max, or -errno (-ENOENT when the process is gone).
+ */
+ssize_t procfs__threads(pid_t pid, pid_t *tids, size_t max);
 
 /*
  * Opens path as if root_fd were "/": absolute symlinks start again at root_fd,

@@ -3,10 +3,12 @@
  * Opening files inside a process's root: in a fake root made here, a
  * symlink planted inside (absolute, "../../..", a loop, a /proc magic link)
  * never opens the file outside it, with openat2 and with the fallback walk.
- * Also: the mapped-file check and reading the maps of a process.
+ * Also: the mapped-file check, reading the maps of a process and listing
+ * its threads.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -210,6 +212,61 @@ static void test_read_maps_gone(void)
 	procmaps__free(pm);
 }
 
+#define NR_THREADS 3
+
+static int hold[2];
+static pid_t started[NR_THREADS];
+
+/* A thread that says its id and waits until the pipe is closed. */
+static void *thread_main(void *arg)
+{
+	char c;
+
+	*(pid_t *)arg = gettid();
+	while (read(hold[0], &c, 1) > 0)
+		;
+	return NULL;
+}
+
+static bool listed(const pid_t *tids, size_t n, pid_t tid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tids[i] == tid)
+			return true;
+	return false;
+}
+
+/* The threads, as each knows its own id; less room than threads; a process gone. */
+static void test_threads(void)
+{
+	pthread_t th[NR_THREADS];
+	pid_t tids[16], few[3] = { 0, 0, -7 }, child;
+
+	CHECK(pipe(hold) == 0);
+	for (int i = 0; i < NR_THREADS; i++)
+		CHECK(pthread_create(&th[i], NULL, thread_main, &started[i]) == 0);
+	for (int i = 0; i < NR_THREADS; i++)
+		while (!__atomic_load_n(&started[i], __ATOMIC_SEQ_CST))
+			usleep(1000);
+	CHECK_EQ_INT(procfs__threads(getpid(), tids, 16), NR_THREADS + 1);
+	CHECK(listed(tids, NR_THREADS + 1, getpid()));
+	for (int i = 0; i < NR_THREADS; i++)
+		CHECK(listed(tids, NR_THREADS + 1, started[i]));
+	CHECK_EQ_INT(procfs__threads(getpid(), few, 2), NR_THREADS + 1);
+	CHECK_EQ_INT(few[2], -7);
+	close(hold[1]);
+	for (int i = 0; i < NR_THREADS; i++)
+		pthread_join(th[i], NULL);
+	close(hold[0]);
+
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	CHECK(child > 0);
+	waitpid(child, NULL, 0);
+	CHECK_EQ_INT(procfs__threads(child, tids, 16), -ENOENT);
+}
+
 static void remove_root(void)
 {
 	char cmd[600];
@@ -226,6 +283,7 @@ int main(void)
 	RUN(test_resolve_fallback);
 	RUN(test_open_mapping);
 	RUN(test_read_maps_gone);
+	RUN(test_threads);
 	CHECK(chdir("/") == 0);
 	remove_root();
 	return test_summary();
