@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A small hash table of pointers by a 64-bit hash the caller computes: open
+ * addressing with linear probing, at most three quarters full, and removal
+ * by shifting the slots after back, so that no tombstone slows a lookup.
+ * Each value holds its own key, which the caller's function compares.
+ *
+ *	struct hashmap h = {};
+ *	v = hashmap__find(&h, hash, eq, key);	 NULL: none
+ *	err = hashmap__add(&h, hash, v);	 0 or -ENOMEM
+ *	hashmap__remove(&h, hash, v);
+ *	for (size_t i = 0; i < h.cap; i++)	 every value: h.slots[i].value when not NULL
+ *	hashmap__exit(&h);			 the table; the values are the caller's
+ */
+#ifndef UNWPROF_HASHMAP_H
+#define UNWPROF_HASHMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct hashmap_slot {
+	uint64_t hash;
+	void *value; /* NULL: empty */
+};
+
+struct hashmap {
+	struct hashmap_slot *slots;
+	size_t cap; /* a power of two, or 0 */
+	size_t nr;
+};
+
+/* Whether value has key. */
+typedef bool hashmap_eq_fn(const void *value, const void *key);
+
+/* The value under hash that eq says has key, or NULL. */
+void *hashmap__find(const struct hashmap *h, uint64_t hash, hashmap_eq_fn *eq, const void *key);
+
+/* Adds value (not NULL) under hash; a value with the same key is the caller's to avoid. */
+int hashmap__add(struct hashmap *h, uint64_t hash, void *value);
+
+/* Removes value, added under hash; false when it is not there. */
+bool hashmap__remove(struct hashmap *h, uint64_t hash, const void *value);
+
+/* Frees the table, not the values; h is then empty and can be used again. */
+void hashmap__exit(struct hashmap *h);
+
+/* Hashes to spread over the table: of a number, of bytes, of a string. */
+uint64_t hash_u64(uint64_t x);
+uint64_t hash_bytes(const void *data, size_t len);
+uint64_t hash_str(const char *s);
+
+#endif

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The hash table of core/util/hashmap.h against a plain array of what was
+ * added: random adds and removes, with hashes that collide on purpose, so
+ * that runs wrap around the table's end and removals shift values back.
+ */
+#include <stdlib.h>
+
+#include "test.h"
+#include "core/util/hashmap.h"
+
+#define KEYS 2000
+
+struct item {
+	uint64_t key;
+	bool in; /* what the table should hold */
+};
+
+static bool item_is(const void *value, const void *key)
+{
+	return ((const struct item *)value)->key == *(const uint64_t *)key;
+}
+
+/* Few distinct hashes: long runs of collisions. */
+static uint64_t weak_hash(uint64_t key)
+{
+	return hash_u64(key % 97);
+}
+
+static void check_all(const struct hashmap *h, struct item *items, size_t n, size_t *bad)
+{
+	size_t in = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		void *v = hashmap__find(h, weak_hash(items[i].key), item_is, &items[i].key);
+
+		*bad += items[i].in ? v != &items[i] : v != NULL;
+		in += items[i].in;
+	}
+	*bad += h->nr != in;
+}
+
+static void test_against_array(void)
+{
+	struct item *items = calloc(KEYS, sizeof(*items));
+	struct hashmap h = { 0 };
+	size_t bad = 0;
+
+	CHECK(items != NULL);
+	if (!items)
+		return;
+	srand(7);
+	for (size_t i = 0; i < KEYS; i++)
+		items[i].key = (uint64_t)i * 0x9e3779b97f4a7c15ULL;
+	for (size_t round = 0; round < 20000; round++) {
+		struct item *it = &items[(size_t)rand() % KEYS];
+
+		if (it->in) {
+			bad += !hashmap__remove(&h, weak_hash(it->key), it);
+			it->in = false;
+		} else {
+			bad += hashmap__add(&h, weak_hash(it->key), it) != 0;
+			it->in = true;
+		}
+		if (round % 1000 == 0)
+			check_all(&h, items, KEYS, &bad);
+	}
+	check_all(&h, items, KEYS, &bad);
+	CHECK_EQ_INT(bad, 0);
+	CHECK(h.nr * 4 <= h.cap * 3);
+	/* Not there: not removed. */
+	for (size_t i = 0; i < KEYS; i++)
+		if (!items[i].in)
+			CHECK(!hashmap__remove(&h, weak_hash(items[i].key), &items[i]));
+	hashmap__exit(&h);
+	CHECK(h.nr == 0 && h.cap == 0 && !hashmap__find(&h, 1, item_is, &items[0].key));
+	free(items);
+}
+
+static void test_hashes(void)
+{
+	CHECK(hash_str("libc.so.6") == hash_bytes("libc.so.6", 9));
+	CHECK(hash_str("a") != hash_str("b"));
+	CHECK(hash_bytes("", 0) != hash_bytes("\0", 1));
+	CHECK(hash_u64(1) != hash_u64(2));
+}
+
+int main(void)
+{
+	RUN(test_against_array);
+	RUN(test_hashes);
+	return test_summary();
+}
