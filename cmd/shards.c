@@ -27,11 +27,10 @@
 #include "../core/util/json.h"
 #include "../core/unwind/loader.h"
 #include "../core/util/log.h"
-#include "../core/targets/procfs.h"
 #include "../core/targets/procmaps.h"
 #include "../core/unwind/shards.h"
 #include "../core/unwind/table.h"
-#include "../core/unwind/tables.h"
+#include "../core/model/model.h"
 
 enum {
 	OPT_JSON = 256,
@@ -52,7 +51,7 @@ struct shards_args {
 
 /* One distinct table (by build ID or content hash), as reported. */
 struct sh_exec {
-	struct tables_entry *entry;
+	struct model_image *entry;
 	const struct shards_placement *pl; /* once every table is packed; NULL: none */
 	pid_t *pids;			   /* processes that map it (-p) */
 	size_t nr_pids;
@@ -70,7 +69,7 @@ struct sh_shard {
 struct shards_report {
 	const struct shards_args *args;
 	struct loader *loader; /* record's */
-	struct tables *tables; /* the loader's */
+	struct model *model;   /* the processes and files read */
 	struct sh_exec *execs;
 	size_t nr_execs, cap_execs;
 	struct sh_shard *shards;
@@ -194,7 +193,7 @@ static const struct argp shards_argp = {
 
 /* Building and packing */
 
-static struct sh_exec *shards_report__exec(struct shards_report *rep, struct tables_entry *e,
+static struct sh_exec *shards_report__exec(struct shards_report *rep, struct model_image *e,
 					   size_t *index)
 {
 	struct sh_exec *n;
@@ -243,7 +242,7 @@ static int shards_report__seen(struct shards_report *rep, size_t i, bool *seen)
 }
 
 /* Table e, met in process pid (0 for a FILE), once per process or file. */
-static int shards_report__add(struct shards_report *rep, struct tables_entry *e, pid_t pid)
+static int shards_report__add(struct shards_report *rep, struct model_image *e, pid_t pid)
 {
 	const struct unwind_table *t = e->table;
 	struct sh_exec *x;
@@ -273,12 +272,12 @@ static int shards_report__add(struct shards_report *rep, struct tables_entry *e,
 static int shards_report__add_pid(struct shards_report *rep, pid_t pid)
 {
 	/* What record reads too: the same mappings, the same tables. */
-	struct procmaps *pm = procfs__read_maps(pid);
+	struct model_proc *mp = model__read_process(rep->model, pid);
 	struct loader_proc *lp = NULL;
-	int err = pm ? 0 : errno;
+	int err = mp ? 0 : errno;
 
-	if (!pm) {
-		/* procfs__read_maps() reported every other error, naming the file. */
+	if (!mp) {
+		/* model__read_process() reported every other error, naming the file. */
 		rep->skipped++;
 		if (err == ESRCH)
 			pr_err("process %d does not exist", (int)pid);
@@ -290,20 +289,19 @@ static int shards_report__add_pid(struct shards_report *rep, pid_t pid)
 	lp = malloc(sizeof(*lp));
 	if (!lp)
 		goto cleanup;
-	err = loader__add_process(rep->loader, pm, lp);
+	err = loader__add_process(rep->loader, mp, lp);
 	if (!err && lp->nr_left_out)
 		pr_warn("process %d: %zu executable mappings, tables for %d of them (the lowest "
 			"and highest addresses)",
-			(int)pid, pm->nr, UNW_MAPS_MAX);
+			(int)pid, mp->nr_current, UNW_MAPS_MAX);
 	for (size_t i = 0; i < lp->nr_maps && !err; i++) {
-		struct tables_file *f = lp->maps[i].file;
+		struct model_file *f = lp->maps[i].file;
 
-		if (f && f->table)
-			err = shards_report__add(rep, f->table, pid);
+		if (f && f->image)
+			err = shards_report__add(rep, f->image, pid);
 	}
 cleanup:
 	free(lp);
-	procmaps__free(pm);
 	return err;
 }
 
@@ -312,7 +310,7 @@ cleanup:
  * of scratch: the dictionary of rules and the page map then hold what
  * record's would, and the totals say what they take.
  */
-static int shards_report__encode(void *ctx, struct tables_entry *e,
+static int shards_report__encode(void *ctx, struct model_image *e,
 				 const struct shards_placement *pl)
 {
 	struct shards_report *rep = ctx;
@@ -341,13 +339,13 @@ static int shards_report__encode(void *ctx, struct tables_entry *e,
 
 static int shards_report__add_file(struct shards_report *rep, const char *path)
 {
-	struct tables_entry *e = tables__get_path(rep->tables, path);
+	struct model_image *e = model__image_of_path(rep->model, path);
 	int err;
 
-	if (!e) {
+	if (!e && errno == ENOMEM)
+		return -ENOMEM;
+	if (!e || !e->table) {
 		/* elf_file__open() or the table builder said what is wrong. */
-		if (errno == ENOMEM)
-			return -ENOMEM;
 		rep->skipped++;
 		return 0;
 	}
@@ -443,12 +441,12 @@ static int shards_report__build(struct shards_report *rep)
 	};
 	int err = 0;
 
-	rep->loader = loader__new(&lo);
+	rep->model = model__new(NULL);
+	rep->loader = rep->model ? loader__new(&lo) : NULL;
 	if (!rep->loader) {
 		pr_err("out of memory");
 		return -ENOMEM;
 	}
-	rep->tables = loader__tables(rep->loader);
 	for (size_t i = 0; i < args->nr_pids && !err; i++)
 		err = shards_report__add_pid(rep, args->pids[i]);
 	/* The processes' tables in one batch, as record loads its targets. */
@@ -474,6 +472,7 @@ static void shards_report__free(struct shards_report *rep)
 	free(rep->unit_seen);
 	free(rep->scratch);
 	loader__free(rep->loader);
+	model__free(rep->model);
 }
 
 /* What the report computes */
@@ -520,7 +519,7 @@ static const char *base_name(const char *path)
 }
 
 /* Lowercase hex of the build ID, or of the content hash ('H' dropped); buf: 2 * 64 + 1. */
-static void exec_key_hex(const struct tables_entry *e, char *buf)
+static void exec_key_hex(const struct model_image *e, char *buf)
 {
 	const uint8_t *p = e->build_id_len ? e->key : e->key + 1;
 	size_t len = e->build_id_len ? e->build_id_len : e->key_len - 1;

@@ -22,12 +22,12 @@
 #include "../util/common.h"
 #include "../util/log.h"
 #include "../elf/debuginfod.h"
+#include "../model/model.h"
 #include "../session/failures.h"
 #include "../profile/outfile.h"
 #include "../profile/profile.h"
 #include "../symbols/symbolize.h"
 #include "../targets/launch.h"
-#include "../targets/procmaps.h"
 #include "../targets/procnames.h"
 
 #define POLL_MS 100
@@ -38,6 +38,7 @@ struct recorder {
 	struct recorder_opts opts;
 	struct pid_targets targets; /* -p's processes, or -t's: watched until they exit */
 	struct invoker invoker;
+	struct model *model; /* the processes and files, the session's and the symbolizer's */
 	struct session *session;
 	struct profile *profile;
 	struct symbolizer *symbolizer;
@@ -237,20 +238,12 @@ static void on_drained(void *ctx)
 	keep_error(r, symbolizer__flush(r->symbolizer));
 }
 
-static void on_fork(void *ctx, uint32_t pid, uint32_t ppid)
+/* The mappings of pid were read again: it may have exec'd, and its name changed. */
+static void on_process(void *ctx, uint32_t pid)
 {
 	struct recorder *r = ctx;
 
-	keep_error(r, symbolizer__fork(r->symbolizer, ppid, pid));
-}
-
-static void on_process(void *ctx, const struct procmaps *maps)
-{
-	struct recorder *r = ctx;
-	int err = symbolizer__add_process(r->symbolizer, maps);
-
-	proc_names__forget(r->names, (uint32_t)maps->pid);
-	keep_error(r, err);
+	proc_names__forget(r->names, pid);
 }
 
 static void on_python(void *ctx, uint32_t pid, const struct py_runtime *pr, uint64_t bias)
@@ -389,6 +382,17 @@ static void finish_fetches(struct recorder *r)
 		debuginfod__urls(r->debuginfod), missed, st->requested, failed, abandoned);
 }
 
+/* -v: what the run opened and parsed, each mapped file and each image once. */
+static void say_files(const struct recorder *r)
+{
+	struct model_stats st;
+
+	model__stats(r->model, &st);
+	pr_info("files: %zu mapped files opened, each once; %zu images parsed, each once; the "
+		"mappings of processes read %zu times",
+		st.files_opened, st.images_parsed, st.maps_read);
+}
+
 static int write_profile(struct recorder *r)
 {
 	const struct record_output_run run = {
@@ -408,6 +412,7 @@ static int write_profile(struct recorder *r)
 		return err;
 	}
 	step_done(&t, "the profile symbolized");
+	say_files(r);
 	err = record_output__write(outfile__stream(r->out), r->profile, &r->opts, &run);
 	if (err)
 		pr_err("%s: cannot write: %s", outfile__name(r->out), strerror(-err));
@@ -445,6 +450,7 @@ static struct session *open_session(struct recorder *r)
 {
 	const struct recorder_opts *o = &r->opts;
 	struct session_opts opts = {
+		.model = r->model,
 		.pids = r->child ? &r->child : r->targets.pids,
 		.nr_pids = r->child ? 1 : r->targets.nr,
 		.system_wide = o->all,
@@ -465,7 +471,6 @@ static struct session *open_session(struct recorder *r)
 		.off_cpu_walks = o->off_cpu_walks,
 		.on_sample = on_sample,
 		.on_process = on_process,
-		.on_fork = on_fork,
 		.on_exit = on_process_exit,
 		.on_drained = on_drained,
 		.on_python = on_python,
@@ -749,14 +754,16 @@ static int init(struct recorder *r)
 		return err;
 	start_fetches(r);
 	r->profile = profile__new();
-	r->symbolizer = symbolizer__new(&(struct symbolizer_opts){
-		.no_lines = r->opts.no_lines,
+	r->model = model__new(&(struct model_opts){
+		.no_tables = o->fp_only,
 		.debuginfod = r->debuginfod,
 	});
+	r->symbolizer = symbolizer__new(
+		&(struct symbolizer_opts){ .model = r->model, .no_lines = r->opts.no_lines });
 	r->failures = failures__new();
 	r->times = proc_times__new();
 	r->names = proc_names__new();
-	if (!r->profile || !r->symbolizer || !r->failures || !r->times || !r->names) {
+	if (!r->profile || !r->model || !r->symbolizer || !r->failures || !r->times || !r->names) {
 		pr_err("out of memory");
 		return -ENOMEM;
 	}
@@ -851,6 +858,7 @@ void recorder__free(struct recorder *r)
 	failures__free(r->failures);
 	proc_times__free(r->times);
 	symbolizer__free(r->symbolizer);
+	model__free(r->model);
 	debuginfod__free(r->debuginfod);
 	profile__free(r->profile);
 	outfile__close(r->out, false);

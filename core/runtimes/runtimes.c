@@ -6,14 +6,14 @@
 #include "pyruntime.h"
 #include "rbruntime.h"
 #include "runtimes.h"
-#include "../unwind/tables.h"
+#include "../model/model.h"
 
 /*
  * Go's stack switch (core/runtimes/goruntime.h): runtime.systemstack,
  * runtime.morestack and runtime.mcall of a Go binary, and the offsets that lead from a thread
  * on its system stack to the goroutine it works for.
  */
-static bool go_place(const struct tables_entry *e, uint64_t bias, struct runtime_place *rp)
+static bool go_place(const struct model_image *e, uint64_t bias, struct runtime_place *rp)
 {
 	const struct go_runtime *g = &e->go;
 
@@ -106,7 +106,7 @@ static struct unw_py_proc py_proc_of(const struct py_runtime *pr, uint64_t bias)
  * CPython (core/runtimes/pyruntime.h): the eval loop and its .cold part;
  * of a version refused, only to count its samples there.
  */
-static bool py_place(const struct tables_entry *e, uint64_t bias, struct runtime_place *rp)
+static bool py_place(const struct model_image *e, uint64_t bias, struct runtime_place *rp)
 {
 	const struct py_runtime *pr = &e->py;
 
@@ -124,7 +124,7 @@ static bool py_place(const struct tables_entry *e, uint64_t bias, struct runtime
 }
 
 /* Ruby (core/runtimes/rbruntime.h): rb_vm_exec, and the way to each thread's control frames. */
-static bool rb_place(const struct tables_entry *e, uint64_t bias, struct runtime_place *rp)
+static bool rb_place(const struct model_image *e, uint64_t bias, struct runtime_place *rp)
 {
 	const struct rb_runtime *rr = &e->rb;
 	const struct rb_offsets *o = &rr->off;

@@ -2,7 +2,7 @@
 /*
  * The unwinders of runtimes' pc ranges (bpf/unwprof.h, enum unw_unwinder):
  * Go's stack switch, CPython's eval loop, Ruby's VM loop. Each knows which
- * files hold its runtime (what core/unwind/tables.h read of them) and, for a file
+ * files hold its runtime (what core/model/model.h read of them) and, for a file
  * loaded at a bias, the pc ranges it walks and the value of its BPF map
  * (by pid) that tells it how. core/session/session.c cuts the ranges out of their
  * mappings and writes the values; adding a runtime is adding an entry here,
@@ -17,7 +17,7 @@
 
 #include "bpf/unwprof.h"
 
-struct tables_entry;
+struct model_image;
 
 /* Where a runtime's unwinder applies in one process, and what it reads there. */
 struct runtime_place {
@@ -35,7 +35,7 @@ struct runtime_unwinder {
 	enum unw_unwinder unwinder;
 	const char *name; /* "Go's stack switch", "Python", "Ruby" */
 	/* false when e holds no such runtime */
-	bool (*place)(const struct tables_entry *e, uint64_t bias, struct runtime_place *rp);
+	bool (*place)(const struct model_image *e, uint64_t bias, struct runtime_place *rp);
 };
 
 extern const struct runtime_unwinder runtime_unwinders[];

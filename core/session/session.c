@@ -40,7 +40,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,14 +57,13 @@
 #include "../unwind/encoder.h"
 #include "../unwind/loader.h"
 #include "../util/log.h"
-#include "../targets/procfs.h"
+#include "../model/model.h"
 #include "../targets/procmaps.h"
 #include "../runtimes/runtimes.h"
 #include "offcpu.h"
 #include "session.h"
 #include "../unwind/shards.h"
 #include "../unwind/table.h"
-#include "../unwind/tables.h"
 
 #define DEFAULT_MAX_SHARDS 256
 #define MIN_DEFAULT_MAX_SHARDS 32
@@ -129,7 +130,8 @@ struct session {
 
 	struct encoder *enc;   /* the wire format of the rows and of their index */
 	struct loader *loader; /* files, tables and where they go: as `unwprof shards` shows */
-	struct tables *tables; /* the loader's */
+	struct model *model;   /* the caller's: processes, files and their images */
+	bool own_model;	       /* none given: made by session__new(), freed with it */
 	void *rules_mem;       /* the rule dictionary, mmapped */
 	void *pages_mem;       /* the page map, mmapped */
 	size_t rules_bytes, pages_bytes;
@@ -398,13 +400,20 @@ struct session *session__new(const struct session_opts *opts)
 		.enc = s->enc,
 		.max_shards = s->opts.max_shards,
 		.max_execs = s->max_execs,
-		.no_tables = opts->fp_only,
 	});
 	if (!s->loader) {
 		err = -errno;
 		goto cleanup;
 	}
-	s->tables = loader__tables(s->loader);
+	s->model = opts->model;
+	if (!s->model) {
+		s->model = model__new(&(struct model_opts){ .no_tables = opts->fp_only });
+		s->own_model = true;
+	}
+	if (!s->model) {
+		err = -errno;
+		goto cleanup;
+	}
 	s->skel = unwind_bpf__open();
 	if (!s->skel) {
 		err = -errno;
@@ -459,7 +468,7 @@ static int session__shard_create(struct session *s, size_t shard)
 }
 
 /* A table the loader placed: rows first, then the index that points to them. */
-static int session__upload_placed(void *ctx, struct tables_entry *e,
+static int session__upload_placed(void *ctx, struct model_image *e,
 				  const struct shards_placement *pl)
 {
 	struct session *s = ctx;
@@ -510,18 +519,19 @@ cleanup:
 }
 
 /* Lets BPF walk this file in processes whose mappings user space has not read yet. */
-static void session__publish_file(struct session *s, struct tables_file *f, uint32_t exec_id)
+static void session__publish_file(struct session *s, struct model_file *f, uint32_t exec_id)
 {
+	const struct model_image *img = f->image;
 	struct unw_file_key key = { .ino = f->inode, .dev = f->dev_major << 20 | f->dev_minor };
 	struct unw_file val = {
 		.exec_id = exec_id,
-		.nr_segs = f->nr_exec_segs,
-		.base = f->table->table->base,
+		.nr_segs = img->nr_exec_segs,
+		.base = img->table->base,
 	};
 
-	if (f->published || !f->inode || !f->nr_exec_segs)
+	if (f->published || !f->inode || !img->nr_exec_segs)
 		return;
-	memcpy(val.segs, f->exec_segs, sizeof(val.segs));
+	memcpy(val.segs, img->exec_segs, sizeof(val.segs));
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.files), &key, &val, BPF_ANY) == 0)
 		f->published = true;
 }
@@ -531,7 +541,7 @@ static void session__fill_mapping(struct session *s, const struct loader_map *lm
 {
 	const struct procmap *m = lm->map;
 	bool vdso = procmap__is_vdso(m);
-	struct tables_file *f = lm->file;
+	struct model_file *f = lm->file;
 	uint32_t exec_id;
 	uint64_t bias;
 
@@ -541,9 +551,9 @@ static void session__fill_mapping(struct session *s, const struct loader_map *lm
 	um->unwinder = UNW_UW_FP;
 	if (m->kind != PROCMAP_FILE && !vdso)
 		return;
-	if (!f || !f->table || !f->table->table)
+	if (!f || !f->image || !f->image->table)
 		return;
-	exec_id = loader__exec_id(s->loader, f->table);
+	exec_id = loader__exec_id(s->loader, f->image);
 	if (!exec_id)
 		return;
 	/*
@@ -553,7 +563,7 @@ static void session__fill_mapping(struct session *s, const struct loader_map *lm
 	 */
 	if (!vdso)
 		session__publish_file(s, f, exec_id);
-	if (!tables_file__bias(f, m, f->table->table->base, &bias)) {
+	if (!model_image__bias(f->image, m->start, m->offset, f->image->table->base, &bias)) {
 		pr_info("%s (pid %d): no table for the mapping at %#" PRIx64 " (offset %#" PRIx64
 			"): in no executable segment, frame pointers there",
 			m->path, (int)pid, m->start, m->offset);
@@ -617,7 +627,7 @@ static int runtime_map_fd(const struct session *s, enum unw_unwinder u)
 }
 
 /* An interpreter's frames are named by user space: it is told where the interpreter is. */
-static void runtime_found(struct session *s, pid_t pid, const struct tables_entry *e,
+static void runtime_found(struct session *s, pid_t pid, const struct model_image *e,
 			  const struct runtime_unwinder *ru, uint64_t bias)
 {
 	if (ru->unwinder == UNW_UW_PYTHON && s->opts.on_python && e->has_py)
@@ -639,12 +649,13 @@ static void session__add_runtime(struct session *s, pid_t pid, const struct load
 
 	for (size_t i = 0; i < lp->nr_maps; i++) {
 		const struct procmap *m = lp->maps[i].map;
-		struct tables_file *f = lp->maps[i].file;
+		struct model_file *f = lp->maps[i].file;
 		struct runtime_place rp;
 		uint64_t bias;
 
-		if (m->kind != PROCMAP_FILE || !f || !f->table ||
-		    !tables_file__bias(f, m, 0, &bias) || !ru->place(f->table, bias, &rp))
+		if (m->kind != PROCMAP_FILE || !f || !f->image || !f->image->table ||
+		    !model_image__bias(f->image, m->start, m->offset, 0, &bias) ||
+		    !ru->place(f->image, bias, &rp))
 			continue;
 		if (!proc_info__cut(info, rp.ranges[0].lo, rp.ranges[0].hi, ru->unwinder))
 			continue;
@@ -657,18 +668,18 @@ static void session__add_runtime(struct session *s, pid_t pid, const struct load
 		else
 			pr_warn("process %d: %s in %s, which the walk cannot follow: %s", (int)pid,
 				ru->name, m->path, strerror(errno));
-		runtime_found(s, pid, f->table, ru, bias);
+		runtime_found(s, pid, f->image, ru, bias);
 		return;
 	}
 	bpf_map_delete_elem(fd, &key);
 }
 
 /*
- * The process info of pm, after the tables it needs: the mappings the loader
+ * The process info of p, after the tables it needs: the mappings the loader
  * keeps (the lowest and highest past UNW_MAPS_MAX), their new tables packed
  * and uploaded in one batch. Returns whether mappings were left out.
  */
-static bool session__fill_mappings(struct session *s, const struct procmaps *pm,
+static bool session__fill_mappings(struct session *s, const struct model_proc *p,
 				   struct unw_proc *info)
 {
 	struct loader_proc *lp = malloc(sizeof(*lp));
@@ -680,19 +691,19 @@ static bool session__fill_mappings(struct session *s, const struct procmaps *pm,
 	 * Short of memory, or an upload that failed: the tables not in place
 	 * have no id, and their mappings are walked with frame pointers.
 	 */
-	loader__add_process(s->loader, pm, lp);
+	loader__add_process(s->loader, p, lp);
 	loader__pack(s->loader, session__upload_placed, s);
 	over = lp->nr_left_out > 0;
 	/* Once: the process is read again at every new mapping. */
 	if (over && !s->maps_limit_warned)
-		pr_warn("process %d: %zu executable mappings, tables for %d of them", (int)pm->pid,
-			pm->nr, UNW_MAPS_MAX);
+		pr_warn("process %d: %zu executable mappings, tables for %d of them", (int)p->pid,
+			p->nr_current, UNW_MAPS_MAX);
 	s->maps_limit_warned |= over;
 	for (size_t i = 0; i < lp->nr_maps; i++)
-		session__fill_mapping(s, &lp->maps[i], pm->pid, &info->maps[info->nr_maps++]);
+		session__fill_mapping(s, &lp->maps[i], p->pid, &info->maps[info->nr_maps++]);
 	/* Runtimes whose pc ranges have unwinders of their own. */
 	for (size_t i = 0; i < nr_runtime_unwinders; i++)
-		session__add_runtime(s, pm->pid, lp, info, &runtime_unwinders[i]);
+		session__add_runtime(s, p->pid, lp, info, &runtime_unwinders[i]);
 	free(lp);
 	return over;
 }
@@ -799,15 +810,15 @@ static void session__keep_bpf_mappings(struct session *s, uint32_t pid, struct u
 	free(cur);
 }
 
-/* Writes the process info of pm; a full map is warned about once, not an error. */
-static int session__write_proc(struct session *s, const struct procmaps *pm, struct sess_proc *p)
+/* Writes the process info of mp; a full map is warned about once, not an error. */
+static int session__write_proc(struct session *s, const struct model_proc *mp, struct sess_proc *p)
 {
 	struct unw_proc *info = calloc(1, sizeof(*info));
-	uint32_t key = pm->pid;
+	uint32_t key = mp->pid;
 
 	if (!info)
 		return -ENOMEM;
-	if (session__fill_mappings(s, pm, info) && !p->over_limit) {
+	if (session__fill_mappings(s, mp, info) && !p->over_limit) {
 		p->over_limit = true;
 		s->maps_over_limit++;
 	}
@@ -820,65 +831,81 @@ static int session__write_proc(struct session *s, const struct procmaps *pm, str
 	} else {
 		if (!s->procs_full_warned)
 			pr_warn("process %d: process map full (%s): frame pointers for new processes",
-				(int)pm->pid, strerror(errno));
+				(int)mp->pid, strerror(errno));
 		s->procs_full_warned = true;
 	}
 	free(info);
 	return 0;
 }
 
+/* The mappings of pid read into the model; NULL when they cannot be (said unless quiet). */
+static struct model_proc *session__read_process(struct session *s, pid_t pid, bool quiet)
+{
+	struct model_proc *mp = model__read_process(s->model, pid);
+
+	if (mp)
+		return mp;
+	/* Exited meanwhile: normal under -a and with forking targets. */
+	if (errno == ESRCH && quiet)
+		s->procs_gone++;
+	else if (!quiet)
+		pr_err(errno == ESRCH ? "process %d does not exist" :
+					"process %d: cannot read its mappings",
+		       (int)pid);
+	return NULL;
+}
+
 /*
- * Reads the mappings of pid, uploads the tables they need and then the
- * process info. quiet: the process may be gone (events), not an error.
- * Once stopped, only the callback is told (symbols of the last samples).
+ * Uploads the tables the mappings of mp need and then the process info:
+ * mp is read now when NULL. quiet: the process may be gone (events), not an
+ * error. Once stopped, only the model is read (symbols of the last samples).
  */
-static int session__load_process(struct session *s, pid_t pid, bool quiet)
+static int session__load_process(struct session *s, pid_t pid, struct model_proc *mp, bool quiet)
 {
 	int pidfd = syscall(SYS_pidfd_open, pid, 0);
-	struct procmaps *pm = procfs__read_maps(pid);
 	struct sess_proc *p;
 	int err = 0;
 
-	if (!pm) {
-		err = -errno;
-		/* Exited meanwhile: normal under -a and with forking targets. */
-		if (err == -ESRCH && quiet)
-			s->procs_gone++;
-		else if (!quiet)
-			pr_err(err == -ESRCH ? "process %d does not exist" :
-					       "process %d: cannot read its mappings",
-			       (int)pid);
-		goto cleanup;
-	}
-	/* The exit of an earlier process under this pid is told first. */
+	/* The exit of an earlier process under this pid is told first, and forgotten. */
 	if (session__exit_pending(s, pid)) {
 		err = session__drain(s);
+		mp = NULL;
 		if (err)
 			goto cleanup;
+	}
+	if (mp && pidfd < 0) {
+		/* Read before, and gone since: as if read now. */
+		mp = NULL;
+	}
+	if (!mp)
+		mp = session__read_process(s, pid, quiet);
+	if (!mp) {
+		err = -errno;
+		goto cleanup;
 	}
 	err = -ENOMEM;
 	p = session__proc_add(s, pid);
 	if (!p)
 		goto cleanup;
-	err = s->stopped ? 0 : session__write_proc(s, pm, p);
+	err = s->stopped ? 0 : session__write_proc(s, mp, p);
 	if (err)
 		goto cleanup;
 	if (s->opts.on_process)
-		s->opts.on_process(s->opts.ctx, pm);
+		s->opts.on_process(s->opts.ctx, pid);
 	if (pidfd >= 0 && !s->stopped)
 		session__check_alive(s, pidfd, pid);
 cleanup:
 	if (pidfd >= 0)
 		close(pidfd);
-	procmaps__free(pm);
 	return err;
 }
 
 /* ---- sizing and loading ---- */
 
 /*
- * Rows the tables of the targets need, building them on the way (cached)
- * and queueing them in the loader: one batch, packed after load.
+ * Rows the tables of the targets need, reading their mappings into the
+ * model and building the tables on the way, queued in the loader: one
+ * batch, packed after load.
  */
 static size_t session__target_rows(struct session *s)
 {
@@ -886,16 +913,14 @@ static size_t session__target_rows(struct session *s)
 	size_t rows = 0;
 
 	for (size_t i = 0; lp && i < s->opts.nr_pids; i++) {
-		struct procmaps *pm = procfs__read_maps(s->opts.pids[i]);
+		struct model_proc *mp = model__read_process(s->model, s->opts.pids[i]);
 
-		if (!pm)
-			continue; /* reported by session__add_process */
-		loader__add_process(s->loader, pm, lp);
-		procmaps__free(pm);
+		if (mp) /* else reported by session__add_process */
+			loader__add_process(s->loader, mp, lp);
 	}
 	free(lp);
-	for (size_t i = 0; i < tables__count(s->tables); i++) {
-		const struct tables_entry *e = tables__get(s->tables, i);
+	for (size_t i = 0; i < model__nr_images(s->model); i++) {
+		const struct model_image *e = model__image(s->model, i);
 
 		if (e->table)
 			rows += e->table->nr_rows;
@@ -1086,6 +1111,31 @@ static int session__add_target(struct session *s, pid_t pid)
 	return 0;
 }
 
+/*
+ * The mappings of target pid as session__load() read them, when they still
+ * hold its program: /proc/PID/exe is one of the files they map. NULL when
+ * it was not read, or has exec'd since (a launched command read before its
+ * exec): it is read again.
+ */
+static struct model_proc *session__read_at_load(struct session *s, pid_t pid)
+{
+	struct model_proc *mp = model__process(s->model, pid);
+	char exe[64];
+	struct stat st;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	if (!mp || !mp->nr_current || stat(exe, &st))
+		return NULL;
+	for (size_t i = 0; i < mp->nr; i++) {
+		const struct procmap *m = &mp->maps[i].map;
+
+		if (mp->maps[i].current && m->inode == st.st_ino &&
+		    makedev(m->dev_major, m->dev_minor) == st.st_dev)
+			return mp;
+	}
+	return NULL;
+}
+
 int session__add_process(struct session *s, pid_t pid)
 {
 	int err;
@@ -1099,7 +1149,7 @@ int session__add_process(struct session *s, pid_t pid)
 	err = session__add_target(s, pid);
 	if (err)
 		return err;
-	return session__load_process(s, pid, false);
+	return session__load_process(s, pid, session__read_at_load(s, pid), false);
 }
 
 /* ---- attaching ---- */
@@ -1435,7 +1485,7 @@ static void session__reload_dirty(struct session *s)
 	/* A target that exited since has no entry left: its pid is not read again. */
 	for (size_t i = 0; i < s->nr_dirty; i++) {
 		if (session__is_target(s, s->dirty[i]))
-			session__load_process(s, s->dirty[i], true);
+			session__load_process(s, s->dirty[i], NULL, true);
 		session__release(s, s->dirty[i], false);
 		session__exec_loaded(s, s->dirty[i]);
 	}
@@ -1455,9 +1505,11 @@ static void session__proc_exit(struct session *s, pid_t pid)
 
 	session__unmark_dirty(s, pid);
 	session__release(s, pid, true);
-	if (!p)
+	if (p)
+		*p = s->procs[--s->nr_procs];
+	/* A child that exited before it was read has its parent's mappings in the model. */
+	else if (!model__process(s->model, pid))
 		return;
-	*p = s->procs[--s->nr_procs];
 	if (grow((void **)&s->exits, &s->cap_exits, s->nr_exits, sizeof(*s->exits)) == 0)
 		s->exits[s->nr_exits++] = pid;
 }
@@ -1508,8 +1560,10 @@ static int session__on_event(void *ctx, void *data, size_t size)
 		session__mark_dirty(s, ev->pid);
 		break;
 	case UNW_EV_FORK:
-		if (s->opts.on_fork)
-			s->opts.on_fork(s->opts.ctx, ev->pid, (uint32_t)ev->addr);
+		/* Its samples until its mappings are read are named with its parent's. */
+		if (model__fork(s->model, (pid_t)ev->addr, ev->pid))
+			pr_debug("process %u: forked, out of memory for its parent's mappings",
+				 ev->pid);
 		session__mark_dirty(s, ev->pid);
 		break;
 	case UNW_EV_EXEC:
@@ -1895,9 +1949,11 @@ int session__drain(struct session *s)
 	if (s->opts.on_drained)
 		s->opts.on_drained(s->opts.ctx);
 	ustack_cache__age(&s->ustacks);
-	for (size_t i = 0; i < s->nr_exits; i++)
+	for (size_t i = 0; i < s->nr_exits; i++) {
 		if (s->opts.on_exit)
 			s->opts.on_exit(s->opts.ctx, s->exits[i]);
+		model__remove_process(s->model, s->exits[i]);
+	}
 	s->nr_exits = 0;
 	return 0;
 }
@@ -1983,7 +2039,7 @@ void session__stats(const struct session *s, struct session_stats *st)
 {
 	uint64_t sum[UNW_ST_NR] = {};
 	int ncpu = libbpf_num_possible_cpus();
-	struct tables_stats ts;
+	struct model_stats ms;
 	struct loader_stats ls;
 	struct encoder_cost cost;
 	uint64_t *vals;
@@ -2028,9 +2084,9 @@ void session__stats(const struct session *s, struct session_stats *st)
 	st->pages_loaded = cost.pages;
 	st->rows_unplaced = ls.rows_unplaced + ls.rows_dropped + s->rows_unindexed;
 	st->processes_gone = s->procs_gone;
-	tables__stats(s->tables, &ts);
-	st->files_replaced = ts.files_replaced;
-	st->files_skipped = ts.files_unreadable;
+	model__stats(s->model, &ms);
+	st->files_replaced = ms.files_replaced;
+	st->files_skipped = ms.files_unreadable;
 	st->map_bytes = session__map_bytes(s);
 	if (st->map_bytes < s->map_bytes_peak)
 		st->map_bytes = s->map_bytes_peak;
@@ -2151,6 +2207,8 @@ void session__free(struct session *s)
 		munmap(s->pages_mem, s->pages_bytes);
 	unwind_bpf__destroy(s->skel);
 	loader__free(s->loader);
+	if (s->own_model)
+		model__free(s->model);
 	encoder__free(s->enc);
 	free(s->procs);
 	free(s->exits);

@@ -25,7 +25,7 @@
 #include "bpf/unwprof.h"
 #include "sample_times.h"
 
-struct procmaps;
+struct model;
 struct py_runtime;
 struct rb_runtime;
 
@@ -60,6 +60,13 @@ struct session_sample {
 };
 
 struct session_opts {
+	/*
+	 * The processes and files (core/model/model.h), which the session reads
+	 * the processes it follows into, and removes them from once they exited
+	 * and on_exit was called: the caller's, shared with its symbolizer.
+	 * NULL: one of its own.
+	 */
+	struct model *model;
 	const pid_t *pids; /* -p targets (and their threads); may be NULL */
 	size_t nr_pids;
 	bool system_wide;     /* -a */
@@ -90,20 +97,18 @@ struct session_opts {
 
 	/* Called during poll/drain; ctx is passed back. Any may be NULL. */
 	void (*on_sample)(void *ctx, const struct session_sample *s);
-	/* A process was seen with these mappings: open its files while it lives. */
-	void (*on_process)(void *ctx, const struct procmaps *maps);
 	/*
-	 * Process pid was forked by ppid, told as BPF saw it, before the samples
-	 * it took: it runs its parent's mappings until it execs.
+	 * The mappings of pid were read into the model (again: it may have
+	 * exec'd, and be named otherwise now).
 	 */
-	void (*on_fork)(void *ctx, uint32_t pid, uint32_t ppid);
+	void (*on_process)(void *ctx, uint32_t pid);
 	/*
 	 * The process pid exited. Called at the end of a drain, after every
 	 * sample of it that the count map held has gone through on_sample:
 	 * what the process left to symbolize can be dropped here. A sample
 	 * taken later still (in the kernel, while the exit completes) has no
-	 * user frames. A new process under the same pid is reported by
-	 * on_process only after this call.
+	 * user frames. The model forgets the process after this call; a new
+	 * process under the same pid is read only after it.
 	 */
 	void (*on_exit)(void *ctx, uint32_t pid);
 	/*

@@ -2,19 +2,17 @@
 /*
  * Turning addresses into function names.
  *
- * User space: the files of a process's executable mappings are opened when
- * the process is seen (through /proc/PID/root/<path>, else
- * /proc/PID/map_files/START-END), so a process that exits before the end of
- * the run is still symbolized. Files are shared by build ID (or device and
- * inode); their symbols come from .symtab and .dynsym of the file and of its
- * separate debug file (core/elf/debuginfo.h, else fetched by debuginfod:
- * core/elf/debuginfod.h), and for Go binaries from the
- * function table in .gopclntab (core/elf/gopclntab.h), which stripped ones keep;
- * read on the first lookup, sorted, and searched by address. Source lines
- * and inlined frames come from the DWARF of the debug file, else of the file
- * (core/symbols/dwarf_lines.h), opened on the first lookup in that file. The [vdso] is read from unwprof's own, which is
- * the same kernel image in every process. Anonymous executable memory (JIT
- * code) is named from the runtime's /tmp/perf-PID.map when it wrote one.
+ * User space: the processes and the files they map are the model's
+ * (core/model/model.h), which the BPF session reads them into, so a process
+ * that exits before the end of the run is still symbolized. A mapping's
+ * address becomes an ELF address of its file's image by the model's one
+ * translation, the walk's; the image's symbols (core/symbols/symtab.h),
+ * and its source lines and inlined frames from the DWARF of its debug file
+ * (found here, else fetched by debuginfod: core/elf/debuginfod.h),
+ * else of the file (core/symbols/dwarf_lines.h), are read on the first
+ * lookup in it. The [vdso] is unwprof's own, which is the same kernel image
+ * in every process. Anonymous executable memory (JIT code) is named from
+ * the runtime's /tmp/perf-PID.map, or the jitdump it maps.
  *
  * Kernel: /proc/kallsyms, read once on the first kernel lookup.
  */
@@ -27,22 +25,15 @@
 #include <stdio.h>
 
 struct dwarf_frame;
-struct procmaps;
+struct model;
 struct profile;
-struct debuginfod;
 
 struct symbolizer_opts {
-	const char *debug_dir;	  /* separate debug files; NULL for /usr/lib/debug */
-	const char *kallsyms;	  /* NULL for /proc/kallsyms */
+	struct model *model;   /* the processes and files; NULL: one of its own, without tables */
+	const char *debug_dir; /* of the model of its own: NULL for /usr/lib/debug */
+	const char *kallsyms;  /* NULL for /proc/kallsyms */
 	const char *perf_map_dir; /* where JIT runtimes write perf-PID.map; NULL for /tmp */
 	bool no_lines;		  /* functions only: no source lines, no inlined frames */
-	/*
-	 * Fetches the debug files missing locally (core/elf/debuginfod.h); not
-	 * owned, and to be finished before symbolizer__symbolize_profile(),
-	 * since symbolizer__flush() holds back the locations of a file whose
-	 * debug file is on its way. NULL: none.
-	 */
-	struct debuginfod *debuginfod;
 };
 
 struct symbol_info {
@@ -67,22 +58,8 @@ struct symbolizer;
 struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts);
 void symbolizer__free(struct symbolizer *sym);
 
-/*
- * Remembers the executable mappings of a process (kept until
- * symbolizer__remove_process(), even after it exits) and
- * opens their files now. Called again for the same pid, the new mappings
- * replace the ones they overlap. A file that cannot be opened is not an
- * error: its addresses get the mapping but no symbol.
- */
-int symbolizer__add_process(struct symbolizer *sym, const struct procmaps *pm);
-
-/*
- * Process pid was forked by ppid: until its own mappings are added (its
- * exec), it runs its parent's, which it gets a copy of, so that the samples
- * it takes between its fork and its exec are named. Nothing when pid is
- * known already or ppid is not. 0 or -ENOMEM.
- */
-int symbolizer__fork(struct symbolizer *sym, uint32_t ppid, uint32_t pid);
+/* The model it names the addresses of processes from: opts.model, or its own. */
+struct model *symbolizer__model(const struct symbolizer *sym);
 
 /*
  * Process pid runs CPython interpreter pr, loaded at bias: the Python frames
@@ -103,8 +80,9 @@ void symbolizer__ruby_iseq(struct symbolizer *sym, uint32_t pid, uint64_t iseq, 
 
 /*
  * What addr of process pid is. Returns 0 with *info filled (name NULL when no
- * symbol covers it, file NULL when no mapping does), -ENOENT when pid was
- * never added. Strings stay valid as long as the symbolizer.
+ * symbol covers it, file NULL when no mapping does), -ENOENT when the model
+ * has no such process. Strings stay valid as long as the symbolizer and its
+ * model.
  */
 int symbolizer__lookup(struct symbolizer *sym, uint32_t pid, uint64_t addr,
 		       struct symbol_info *info);
@@ -121,7 +99,7 @@ int symbolizer__lookup_kernel(struct symbolizer *sym, uint64_t addr, struct symb
  */
 int symbolizer__preload_kernel(struct symbolizer *sym);
 
-/* The symbol at ELF virtual address vaddr of the file at path (opened once and kept). */
+/* The symbol at ELF virtual address vaddr of the file at path (opened once, by the model). */
 int symbolizer__lookup_file(struct symbolizer *sym, const char *path, uint64_t vaddr,
 			    struct symbol_info *info);
 
@@ -151,16 +129,19 @@ int symbolizer__add_stack(struct symbolizer *sym, struct profile *p, const struc
  * Symbolizes the shared locations added since the last flush, by file and
  * address: in that order a file's DWARF is read forward, and lookups cost
  * a fraction of what they cost in the order the stacks came. The recorder
- * flushes at the end of each drain; adding a process, ending one and
- * symbolizing the profile flush first. 0 or -ENOMEM.
+ * flushes at the end of each drain; ending a process and symbolizing the
+ * profile flush first. The locations of an image whose debug file is on its
+ * way from debuginfod (core/model/model.h) are held back for a later flush.
+ * 0 or -ENOMEM.
  */
 int symbolizer__flush(struct symbolizer *sym);
 
 /*
  * Process pid exited: symbolizes the locations of its own (JIT code, say)
  * and retires them, so that a new process with the same pid gets its own,
- * then forgets its mappings; the files stay cached for other processes.
- * Memory then depends on the live processes, not on every one seen.
+ * then forgets what it kept of it. Called while the model still has the
+ * process, which is removed then (core/session/session.c does): memory
+ * depends on the live processes, not on every one seen.
  */
 int symbolizer__end_process(struct symbolizer *sym, struct profile *p, uint32_t pid);
 

@@ -7,12 +7,11 @@
 #include "encoder.h"
 #include "loader.h"
 #include "../util/log.h"
-#include "../targets/procmaps.h"
+#include "../model/model.h"
 #include "shards.h"
 #include "table.h"
-#include "tables.h"
 
-/* What became of one table, by its tables_entry.index. */
+/* What became of one table, by its model_image.index. */
 enum loader_state {
 	LOADER_NEW = 0,
 	LOADER_QUEUED,
@@ -27,11 +26,10 @@ struct loader_exec {
 
 struct loader {
 	struct loader_opts opts;
-	struct tables *tables;
 	struct shards *packer;
-	struct loader_exec *execs; /* by tables_entry.index */
+	struct loader_exec *execs; /* by model_image.index */
 	size_t cap_execs;
-	struct tables_entry **queue;
+	struct model_image **queue;
 	size_t nr_queue, cap_queue;
 	size_t rows_dropped, tables_dropped;
 	bool execs_full_warned;
@@ -54,9 +52,6 @@ struct loader *loader__new(const struct loader_opts *opts)
 	l->opts = *opts;
 	if (!l->opts.max_execs)
 		l->opts.max_execs = LOADER_EXECS_TARGETS;
-	l->tables = tables__new(&(struct tables_opts){ .no_tables = opts->no_tables });
-	if (!l->tables)
-		goto cleanup;
 	l->packer = shards__new(&so);
 	if (!l->packer) {
 		err = -errno;
@@ -74,19 +69,18 @@ void loader__free(struct loader *l)
 	if (!l)
 		return;
 	shards__free(l->packer);
-	tables__free(l->tables);
 	free(l->execs);
 	free(l->queue);
 	free(l);
 }
 
-static struct loader_exec *loader__exec(const struct loader *l, const struct tables_entry *e)
+static struct loader_exec *loader__exec(const struct loader *l, const struct model_image *e)
 {
 	return e->index < l->cap_execs ? &l->execs[e->index] : NULL;
 }
 
 /* Queues e when its table has rows and was never queued. */
-int loader__add_entry(struct loader *l, struct tables_entry *e)
+int loader__add_entry(struct loader *l, struct model_image *e)
 {
 	struct loader_exec *x;
 
@@ -115,42 +109,43 @@ int loader__add_entry(struct loader *l, struct tables_entry *e)
 	return 0;
 }
 
-/* The mappings of pm kept: all, or past UNW_MAPS_MAX the lowest and the highest. */
-static void loader__select(const struct procmaps *pm, size_t *low, size_t *high_from)
+/* The n current mappings kept: all, or past UNW_MAPS_MAX the lowest and the highest. */
+static void loader__select(size_t n, size_t *low, size_t *high_from)
 {
-	*low = pm->nr;
-	*high_from = pm->nr;
-	if (pm->nr <= UNW_MAPS_MAX)
+	*low = n;
+	*high_from = n;
+	if (n <= UNW_MAPS_MAX)
 		return;
 	*low = UNW_MAPS_MAX / 2;
-	*high_from = pm->nr - (UNW_MAPS_MAX - *low);
+	*high_from = n - (UNW_MAPS_MAX - *low);
 }
 
-int loader__add_process(struct loader *l, const struct procmaps *pm, struct loader_proc *lp)
+int loader__add_process(struct loader *l, const struct model_proc *p, struct loader_proc *lp)
 {
-	size_t low, high_from;
+	size_t low, high_from, nth = 0;
 	int err = 0, e = 0;
 
-	loader__select(pm, &low, &high_from);
+	loader__select(p->nr_current, &low, &high_from);
 	lp->nr_maps = 0;
 	lp->nr_left_out = high_from - low;
 	/* Short of memory, a mapping has no table; the others are still kept. */
-	for (size_t i = 0; i < pm->nr; i++) {
-		const struct procmap *m = &pm->maps[i];
+	for (size_t i = 0; i < p->nr; i++) {
+		const struct model_map *mm = &p->maps[i];
 		struct loader_map *lm;
 
-		if (i >= low && i < high_from)
-			continue;
+		if (!mm->current)
+			continue; /* kept for the samples taken before, not mapped now */
+		if (++nth > low && nth <= high_from)
+			continue; /* the nth current mapping is in the middle left out */
 		lm = &lp->maps[lp->nr_maps++];
-		lm->map = m;
-		lm->file = NULL;
-		if (m->kind != PROCMAP_FILE && !procmap__is_vdso(m))
+		lm->map = &mm->map;
+		lm->file = mm->file;
+		if (mm->map.kind != PROCMAP_FILE && !procmap__is_vdso(&mm->map))
 			continue;
-		lm->file = tables__get_mapping(l->tables, m, pm->pid);
 		if (!lm->file)
 			e = -ENOMEM;
-		else if (lm->file->table)
-			e = loader__add_entry(l, lm->file->table);
+		else if (lm->file->image && lm->file->image->table)
+			e = loader__add_entry(l, lm->file->image);
 		if (e && !err)
 			err = e;
 	}
@@ -159,8 +154,8 @@ int loader__add_process(struct loader *l, const struct procmaps *pm, struct load
 
 static int entry_cmp_rows(const void *a, const void *b)
 {
-	const struct tables_entry *x = *(const struct tables_entry *const *)a;
-	const struct tables_entry *y = *(const struct tables_entry *const *)b;
+	const struct model_image *x = *(const struct model_image *const *)a;
+	const struct model_image *y = *(const struct model_image *const *)b;
 
 	if (x->table->nr_rows != y->table->nr_rows)
 		return x->table->nr_rows < y->table->nr_rows ? -1 : 1;
@@ -171,7 +166,7 @@ static int entry_cmp_rows(const void *a, const void *b)
 }
 
 /* Places e, or drops it past max_execs. */
-static int loader__place(struct loader *l, struct tables_entry *e, loader_placed_fn *placed,
+static int loader__place(struct loader *l, struct model_image *e, loader_placed_fn *placed,
 			 void *ctx)
 {
 	struct loader_exec *x = loader__exec(l, e);
@@ -215,23 +210,18 @@ int loader__pack(struct loader *l, loader_placed_fn *placed, void *ctx)
 }
 
 const struct shards_placement *loader__placement(const struct loader *l,
-						 const struct tables_entry *e)
+						 const struct model_image *e)
 {
 	const struct loader_exec *x = loader__exec(l, e);
 
 	return x && x->state == LOADER_PLACED ? x->pl : NULL;
 }
 
-uint32_t loader__exec_id(const struct loader *l, const struct tables_entry *e)
+uint32_t loader__exec_id(const struct loader *l, const struct model_image *e)
 {
 	const struct shards_placement *pl = loader__placement(l, e);
 
 	return pl ? pl->id : 0;
-}
-
-struct tables *loader__tables(const struct loader *l)
-{
-	return l->tables;
 }
 
 const struct shards *loader__packer(const struct loader *l)

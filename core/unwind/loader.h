@@ -8,9 +8,9 @@
  * `record -p PID` loads.
  *
  *	l = loader__new(&opts);
- *	loader__add_process(l, pm, &lp);   files opened, tables built and queued
+ *	loader__add_process(l, p, &lp);	   the tables of a process (core/model/) queued
  *	loader__pack(l, on_placed, ctx);   the queued tables packed, smallest first
- *	loader__exec_id(l, lp.maps[i].file->table)	its id in the BPF maps, 0: none
+ *	loader__exec_id(l, lp.maps[i].file->image)	its id in the BPF maps, 0: none
  *	loader__free(l);
  *
  * The rules, in one place:
@@ -38,13 +38,13 @@
 
 struct encoder;
 struct loader;
+struct model;
+struct model_file;
+struct model_image;
+struct model_proc;
 struct procmap;
-struct procmaps;
 struct shards;
 struct shards_placement;
-struct tables;
-struct tables_entry;
-struct tables_file;
 
 /* Executables record gives ids to: for its targets, and system-wide. */
 #define LOADER_EXECS_TARGETS 1024
@@ -55,14 +55,13 @@ struct loader_opts {
 	size_t shard_rows;   /* 0: the encoder's */
 	size_t max_shards;   /* 0: no cap */
 	size_t max_execs;    /* ids stay below it; 0: LOADER_EXECS_TARGETS */
-	bool no_tables;	     /* files opened, no table built: frame pointers only */
 };
 
 /* One mapping of a process that has its place in BPF's process info. */
 struct loader_map {
 	const struct procmap *map;
 	/* Its file (file-backed or the [vdso]); NULL for anonymous and special mappings. */
-	struct tables_file *file;
+	struct model_file *file;
 };
 
 /* The mappings of a process the loader keeps, sorted by start. */
@@ -83,22 +82,22 @@ struct loader_stats {
  * A table was just placed: its rows and index can be uploaded. A negative
  * errno stops loader__pack(), and the table is never given an id.
  */
-typedef int loader_placed_fn(void *ctx, struct tables_entry *e, const struct shards_placement *pl);
+typedef int loader_placed_fn(void *ctx, struct model_image *e, const struct shards_placement *pl);
 
 /* NULL and errno on failure. */
 struct loader *loader__new(const struct loader_opts *opts);
 void loader__free(struct loader *l);
 
 /*
- * The mappings of pm that get tables, into lp (which points into pm): their
- * files opened and tables built, the new tables queued for loader__pack().
- * 0, or -ENOMEM when a file or a table could not be kept (lp still lists
- * every mapping kept; those have no table).
+ * The current mappings of p (core/model/model.h) that get tables, into lp
+ * (which points into p until it is read again), their new tables queued for
+ * loader__pack(). 0, or -ENOMEM when a file could not be kept (lp still
+ * lists every mapping kept; those have no table).
  */
-int loader__add_process(struct loader *l, const struct procmaps *pm, struct loader_proc *lp);
+int loader__add_process(struct loader *l, const struct model_proc *p, struct loader_proc *lp);
 
 /* Queues the table of e (a FILE of `unwprof shards`). */
-int loader__add_entry(struct loader *l, struct tables_entry *e);
+int loader__add_entry(struct loader *l, struct model_image *e);
 
 /*
  * Packs the queued tables, smallest first, calling placed (may be NULL) for
@@ -107,12 +106,11 @@ int loader__add_entry(struct loader *l, struct tables_entry *e);
 int loader__pack(struct loader *l, loader_placed_fn *placed, void *ctx);
 
 /* The id of e's table in the BPF maps; 0 when it has none (yet). */
-uint32_t loader__exec_id(const struct loader *l, const struct tables_entry *e);
+uint32_t loader__exec_id(const struct loader *l, const struct model_image *e);
 /* Its placement, NULL when it has none (yet). */
 const struct shards_placement *loader__placement(const struct loader *l,
-						 const struct tables_entry *e);
+						 const struct model_image *e);
 
-struct tables *loader__tables(const struct loader *l);
 const struct shards *loader__packer(const struct loader *l);
 void loader__stats(const struct loader *l, struct loader_stats *st);
 

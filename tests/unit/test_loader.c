@@ -15,7 +15,7 @@
 #include "core/targets/procmaps.h"
 #include "core/unwind/shards.h"
 #include "core/unwind/table.h"
-#include "core/unwind/tables.h"
+#include "core/model/model.h"
 
 static struct loader *loader_new(struct encoder *enc, size_t max_execs)
 {
@@ -46,30 +46,38 @@ static void test_select_lowest_and_highest(void)
 	struct loader *l = loader_new(enc, 0);
 	struct loader_proc *lp = calloc(1, sizeof(*lp));
 	struct procmaps *pm = anon_maps(300), *few = anon_maps(UNW_MAPS_MAX);
+	struct model *md = model__new(NULL);
+	const struct model_proc *p = model__add_maps(md, pm);
 
-	CHECK_EQ_INT(loader__add_process(l, pm, lp), 0);
+	CHECK(p != NULL);
+	CHECK_EQ_INT(loader__add_process(l, p, lp), 0);
 	CHECK_EQ_INT(lp->nr_maps, UNW_MAPS_MAX);
 	CHECK_EQ_INT(lp->nr_left_out, 300 - UNW_MAPS_MAX);
 	for (size_t i = 0; i < UNW_MAPS_MAX / 2; i++) {
-		CHECK(lp->maps[i].map == &pm->maps[i]);
-		CHECK(lp->maps[UNW_MAPS_MAX / 2 + i].map == &pm->maps[300 - UNW_MAPS_MAX / 2 + i]);
+		CHECK(lp->maps[i].map->start == pm->maps[i].start);
+		CHECK(lp->maps[UNW_MAPS_MAX / 2 + i].map->start ==
+		      pm->maps[300 - UNW_MAPS_MAX / 2 + i].start);
 	}
 	CHECK(lp->maps[0].file == NULL);
-	CHECK_EQ_INT(loader__add_process(l, few, lp), 0);
+	/* Read again, fewer: those past them stay for earlier samples, not for the loader. */
+	p = model__add_maps(md, few);
+	CHECK(p && p->nr_current == UNW_MAPS_MAX && p->nr == 300);
+	CHECK_EQ_INT(loader__add_process(l, p, lp), 0);
 	CHECK_EQ_INT(lp->nr_maps, UNW_MAPS_MAX);
 	CHECK_EQ_INT(lp->nr_left_out, 0);
-	CHECK(lp->maps[UNW_MAPS_MAX - 1].map == &few->maps[UNW_MAPS_MAX - 1]);
+	CHECK(lp->maps[UNW_MAPS_MAX - 1].map->start == few->maps[UNW_MAPS_MAX - 1].start);
 	procmaps__free(pm);
 	procmaps__free(few);
 	free(lp);
 	loader__free(l);
+	model__free(md);
 	encoder__free(enc);
 }
 
-/* Entries of tables of the given sizes, as core/unwind/tables.c would number them. */
-static struct tables_entry *entries_new(const size_t *rows, size_t n)
+/* Images with tables of the given sizes, as core/model/ would number them. */
+static struct model_image *entries_new(const size_t *rows, size_t n)
 {
-	struct tables_entry *e = calloc(n, sizeof(*e));
+	struct model_image *e = calloc(n, sizeof(*e));
 
 	for (size_t i = 0; i < n; i++) {
 		struct unwind_table *t = calloc(1, sizeof(*t));
@@ -87,7 +95,7 @@ static struct tables_entry *entries_new(const size_t *rows, size_t n)
 	return e;
 }
 
-static void entries_free(struct tables_entry *e, size_t n)
+static void entries_free(struct model_image *e, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(e[i].table->rows);
@@ -102,7 +110,7 @@ struct placed_log {
 	size_t fail_at; /* the call that fails (1-based); 0: none */
 };
 
-static int log_placed(void *ctx, struct tables_entry *e, const struct shards_placement *pl)
+static int log_placed(void *ctx, struct model_image *e, const struct shards_placement *pl)
 {
 	struct placed_log *log = ctx;
 
@@ -116,7 +124,7 @@ static void test_pack_smallest_first(void)
 	static const size_t rows[] = { 50, 10, 30, 0, 10 };
 	struct encoder *enc = encoder__new(ENCODER_COMPACT);
 	struct loader *l = loader_new(enc, 0);
-	struct tables_entry *e = entries_new(rows, ARRAY_SIZE(rows));
+	struct model_image *e = entries_new(rows, ARRAY_SIZE(rows));
 	struct placed_log log = { 0 };
 
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
@@ -149,7 +157,7 @@ static void test_execs_limit_and_failed_upload(void)
 	static const size_t rows[] = { 1, 2, 3, 4 };
 	struct encoder *enc = encoder__new(ENCODER_COMPACT);
 	struct loader *l = loader_new(enc, 3); /* ids 1 and 2 */
-	struct tables_entry *e = entries_new(rows, ARRAY_SIZE(rows));
+	struct model_image *e = entries_new(rows, ARRAY_SIZE(rows));
 	struct placed_log log = { 0 };
 	struct loader_stats st;
 
@@ -189,20 +197,21 @@ static void test_own_process(void)
 	struct encoder *enc = encoder__new(ENCODER_COMPACT);
 	struct loader *l = loader_new(enc, 0);
 	struct loader_proc *lp = calloc(1, sizeof(*lp));
-	struct procmaps *pm = procfs__read_maps(getpid());
+	struct model *md = model__new(NULL);
+	const struct model_proc *p = model__read_process(md, getpid());
 	size_t tables = 0, prev_rows = 0, with_id = 0;
 
-	CHECK(pm != NULL);
-	if (!pm)
+	CHECK(p != NULL);
+	if (!p)
 		goto cleanup;
-	CHECK_EQ_INT(loader__add_process(l, pm, lp), 0);
-	CHECK_EQ_INT(lp->nr_maps, pm->nr);
+	CHECK_EQ_INT(loader__add_process(l, p, lp), 0);
+	CHECK_EQ_INT(lp->nr_maps, p->nr_current);
 	CHECK_EQ_INT(loader__pack(l, NULL, NULL), 0);
 	for (size_t i = 0; i < lp->nr_maps; i++) {
-		const struct tables_file *f = lp->maps[i].file;
+		const struct model_file *f = lp->maps[i].file;
 
-		if (f && f->table && f->table->table && f->table->table->nr_rows)
-			with_id += loader__exec_id(l, f->table) != 0;
+		if (f && f->image && f->image->table && f->image->table->nr_rows)
+			with_id += loader__exec_id(l, f->image) != 0;
 	}
 	for (size_t id = 1; id <= shards__count(loader__packer(l)); id++) {
 		const struct shards_placement *pl = shards__get(loader__packer(l), id - 1);
@@ -214,9 +223,9 @@ static void test_own_process(void)
 	CHECK(tables >= 2); /* this test and libc at least */
 	CHECK(with_id >= tables);
 cleanup:
-	procmaps__free(pm);
 	free(lp);
 	loader__free(l);
+	model__free(md);
 	encoder__free(enc);
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/profile/profile.h"
 #include "core/symbols/perfmap.h"
+#include "core/model/model.h"
 #include "core/symbols/symbolize.h"
 #include "core/targets/procmaps.h"
 #include "core/util/common.h"
@@ -385,7 +386,7 @@ static void test_symbolizer(void)
 	dump_load(&d, 0x10100, 0x40, "py::work:/app/w.py", true);
 	test_write_file(dir, "jit-4242.dump", d.buf, d.len);
 	sym = symbolizer__new(&opts);
-	CHECK_EQ_INT(symbolizer__add_process(sym, &pm), 0);
+	CHECK(model__add_maps(symbolizer__model(sym), &pm) != NULL);
 	CHECK_EQ_INT(symbolizer__lookup(sym, 4242, 0x10110, &info), 0);
 	CHECK_EQ_STR(info.name, "py::work:/app/w.py");
 	CHECK_EQ_INT(info.offset, 0x10);
@@ -439,7 +440,7 @@ static void test_jitdump_seen_late(void)
 	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
 	CHECK_EQ_INT(symbolizer__lookup(sym, pid, 0x10110, &info), 0);
 	CHECK(info.name == NULL);
-	CHECK_EQ_INT(symbolizer__add_process(sym, &pm), 0);
+	CHECK(model__add_maps(symbolizer__model(sym), &pm) != NULL);
 	CHECK_EQ_INT(symbolizer__lookup(sym, pid, 0x10110, &info), 0);
 	CHECK_EQ_STR(info.name, "found by its mapping");
 	CHECK_EQ_INT(symbolizer__symbolize_profile(sym, p), 0);

@@ -22,6 +22,7 @@
 #include "core/profile/folded.h"
 #include "core/targets/procmaps.h"
 #include "core/profile/profile.h"
+#include "core/model/model.h"
 #include "core/symbols/symbolize.h"
 #include "test.h"
 
@@ -73,7 +74,7 @@ static struct symbolizer *symbolizer_of(pid_t pid, const char *debug_dir)
 	CHECK(sym != NULL);
 	CHECK(pm != NULL);
 	if (sym && pm)
-		CHECK_EQ_INT(symbolizer__add_process(sym, pm), 0);
+		CHECK(model__add_maps(symbolizer__model(sym), pm) != NULL);
 	procmaps__free(pm);
 	return sym;
 }
@@ -110,14 +111,14 @@ static void test_fork(void)
 	struct symbol_info info;
 
 	CHECK_EQ_INT(symbolizer__lookup(sym, child, FN_ADDR(sym_test_alpha), &info), -ENOENT);
-	CHECK_EQ_INT(symbolizer__fork(sym, getpid(), child), 0);
+	CHECK_EQ_INT(model__fork(symbolizer__model(sym), getpid(), child), 0);
 	CHECK_EQ_INT(symbolizer__lookup(sym, child, FN_ADDR(sym_test_alpha), &info), 0);
 	CHECK_EQ_STR(info.name, "sym_test_alpha");
 	CHECK(info.file && strstr(info.file, "test_symbolize"));
 	/* the parent is untouched; an unknown parent gives nothing */
 	CHECK_EQ_INT(symbolizer__lookup(sym, getpid(), FN_ADDR(sym_test_beta), &info), 0);
 	CHECK_EQ_STR(info.name, "sym_test_beta");
-	CHECK_EQ_INT(symbolizer__fork(sym, 0x7ffffff2, 0x7ffffff3), 0);
+	CHECK_EQ_INT(model__fork(symbolizer__model(sym), 0x7ffffff2, 0x7ffffff3), 0);
 	CHECK_EQ_INT(symbolizer__lookup(sym, 0x7ffffff3, FN_ADDR(sym_test_alpha), &info), -ENOENT);
 	symbolizer__free(sym);
 }
@@ -319,7 +320,7 @@ static void test_shared_locations(void)
 		other->maps[i].start += shift;
 		other->maps[i].end += shift;
 	}
-	CHECK_EQ_INT(symbolizer__add_process(sym, other), 0);
+	CHECK(model__add_maps(symbolizer__model(sym), other) != NULL);
 	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
 	l = profile__location(p, 1);
 	CHECK(l->function == NULL); /* named at the flush */
@@ -341,6 +342,7 @@ static void test_shared_locations(void)
 	CHECK(m && m->start <= l->addr && l->addr < m->limit);
 
 	CHECK_EQ_INT(symbolizer__end_process(sym, p, 4242), 0);
+	model__remove_process(symbolizer__model(sym), 4242); /* as the session does then */
 	CHECK(profile__location(p, 2)->retired);
 	CHECK_EQ_INT(symbolizer__lookup(sym, 4242, user[1], &info), -ENOENT);
 	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0); /* a new process 4242, not added */
@@ -357,8 +359,9 @@ cleanup:
 
 /*
  * Locations waiting for the flush are named from the mappings they were
- * seen in: adding the process again (its mappings replaced) and ending it
- * flush first. Named by address, each gets its own function.
+ * seen in, even once the process's mappings were read again (the paths and
+ * files are the model's, which keeps them); ending it flushes first. Named
+ * by address, each gets its own function.
  */
 static void test_flush_before_mappings_go(void)
 {
@@ -379,11 +382,16 @@ static void test_flush_before_mappings_go(void)
 		goto cleanup;
 	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
 	CHECK(profile__location(p, 0)->function == NULL);
-	CHECK_EQ_INT(symbolizer__add_process(sym, again), 0); /* replaces every mapping */
+	for (size_t i = 0; i < again->nr; i++)
+		again->maps[i].offset += 0x10000000; /* were they looked up in these: no name */
+	CHECK(model__add_maps(symbolizer__model(sym), again) != NULL); /* replaces every mapping */
+	CHECK(profile__location(p, 0)->function == NULL);
+	CHECK_EQ_INT(symbolizer__flush(sym), 0);
 	CHECK_EQ_STR(profile__location(p, 0)->function, "sym_test_beta");
 	CHECK_EQ_STR(profile__location(p, 1)->function, "sym_test_alpha");
 	CHECK(profile__mapping(p, profile__location(p, 1)->mapping) != NULL);
 
+	CHECK(model__read_process(symbolizer__model(sym), getpid()) != NULL);
 	user[0] = FN_ADDR(sym_test_after_pad);
 	CHECK_EQ_INT(symbolizer__add_stack(sym, p, &st, 1), 0);
 	CHECK_EQ_INT(profile__nr_locations(p), 3);
@@ -612,7 +620,7 @@ static void test_perf_map(void)
 	      f);
 	fclose(f);
 	sym = symbolizer__new(&opts);
-	CHECK_EQ_INT(symbolizer__add_process(sym, &pm), 0);
+	CHECK(model__add_maps(symbolizer__model(sym), &pm) != NULL);
 	CHECK_EQ_INT(symbolizer__lookup(sym, 4242, 0x10110, &info), 0);
 	CHECK_EQ_STR(info.name, "LazyCompile:*fib /app.js:1");
 	CHECK_EQ_INT(info.offset, 0x10);

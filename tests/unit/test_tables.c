@@ -20,7 +20,8 @@
 #include "core/targets/procfs.h"
 #include "core/targets/procmaps.h"
 #include "core/unwind/table.h"
-#include "core/unwind/tables.h"
+#include "core/model/model.h"
+#include "core/symbols/symtab.h"
 
 /* Somewhere in this executable's code. */
 static int __attribute__((noinline)) marker(int x)
@@ -35,61 +36,61 @@ static const struct procmap *own_text(const struct procmaps *pm)
 
 static void test_mapping_built_once(void)
 {
-	struct tables *ts = tables__new(NULL);
+	struct model *ts = model__new(NULL);
 	struct procmaps *pm = procfs__read_maps(getpid());
 	const struct procmap *m = pm ? own_text(pm) : NULL;
-	struct tables_file *f, *again;
-	struct tables_entry *e;
-	struct tables_stats st;
+	struct model_file *f, *again;
+	struct model_image *e;
+	struct model_stats st;
 	char exe[PATH_MAX];
 	ssize_t n;
 
 	CHECK(ts != NULL && m != NULL);
 	if (!ts || !m)
 		goto cleanup;
-	f = tables__get_mapping(ts, m, getpid());
-	again = tables__get_mapping(ts, m, getpid());
+	f = model__file_of(ts, m, getpid());
+	again = model__file_of(ts, m, getpid());
 	CHECK(f != NULL);
 	CHECK(f == again);
-	CHECK(f && f->table && f->table->table && f->table->table->nr_rows > 0);
-	CHECK(f && f->nr_segs > 0);
-	CHECK_EQ_INT(tables__count(ts), 1);
-	CHECK(f && f->table && f->table->build_id_len > 0); /* meson links with a build ID */
+	CHECK(f && f->image && f->image->table && f->image->table->nr_rows > 0);
+	CHECK(f && f->image && f->image->nr_segs > 0);
+	CHECK_EQ_INT(model__nr_images(ts), 1);
+	CHECK(f && f->image && f->image->build_id_len > 0); /* meson links with a build ID */
 
 	/* The same file by its path: the same key, so the same table. */
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	CHECK(n > 0);
 	exe[n > 0 ? n : 0] = '\0';
-	e = tables__get_path(ts, exe);
+	e = model__image_of_path(ts, exe);
 	CHECK(e != NULL);
-	CHECK(f && e == f->table);
-	CHECK_EQ_INT(tables__count(ts), 1);
-	tables__stats(ts, &st);
+	CHECK(f && e == f->image);
+	CHECK_EQ_INT(model__nr_images(ts), 1);
+	model__stats(ts, &st);
 	CHECK_EQ_INT(st.files_replaced, 0);
 	CHECK_EQ_INT(st.files_unreadable, 0);
 cleanup:
 	procmaps__free(pm);
-	tables__free(ts);
+	model__free(ts);
 }
 
 /* The table pc of marker is covered by a row of the table. */
 static void test_bias(void)
 {
-	struct tables *ts = tables__new(NULL);
+	struct model *ts = model__new(NULL);
 	struct procmaps *pm = procfs__read_maps(getpid());
 	const struct procmap *m = pm ? own_text(pm) : NULL;
 	uint64_t pc = (uint64_t)(uintptr_t)&marker, bias = 0, tpc;
 	const struct unwind_table *t;
-	struct tables_file *f;
+	struct model_file *f;
 	bool covered = false;
 
 	CHECK(marker(1) == 4);
-	f = m ? tables__get_mapping(ts, m, getpid()) : NULL;
-	CHECK(f && f->table && f->table->table);
-	if (!f || !f->table || !f->table->table)
+	f = m ? model__file_of(ts, m, getpid()) : NULL;
+	CHECK(f && f->image && f->image->table);
+	if (!f || !f->image || !f->image->table)
 		goto cleanup;
-	t = f->table->table;
-	CHECK(tables_file__bias(f, m, t->base, &bias));
+	t = f->image->table;
+	CHECK(model_image__bias(f->image, m->start, m->offset, t->base, &bias));
 	tpc = pc - bias;
 	for (size_t i = 0; i + 1 < t->nr_rows && !covered; i++)
 		covered = t->rows[i].pc <= tpc && tpc < t->rows[i + 1].pc &&
@@ -97,17 +98,17 @@ static void test_bias(void)
 	CHECK(covered);
 cleanup:
 	procmaps__free(pm);
-	tables__free(ts);
+	model__free(ts);
 }
 
 /* A maps line naming another inode than the file at its path: no table, counted. */
 static void test_replaced_file_skipped(void)
 {
-	struct tables *ts = tables__new(NULL);
+	struct model *ts = model__new(NULL);
 	struct procmaps *pm = procfs__read_maps(getpid());
 	const struct procmap *m = pm ? own_text(pm) : NULL;
-	struct tables_file *f;
-	struct tables_stats st;
+	struct model_file *f;
+	struct model_stats st;
 	struct procmap other;
 
 	CHECK(m != NULL);
@@ -115,54 +116,53 @@ static void test_replaced_file_skipped(void)
 		goto cleanup;
 	other = *m;
 	other.inode = m->inode + 1;
-	f = tables__get_mapping(ts, &other, getpid());
+	f = model__file_of(ts, &other, getpid());
 	CHECK(f != NULL);
-	CHECK(f && f->table == NULL);
-	CHECK(f && f->nr_segs == 0);
-	CHECK_EQ_INT(tables__count(ts), 0);
-	tables__stats(ts, &st);
+	CHECK(f && f->image == NULL);
+	CHECK_EQ_INT(model__nr_images(ts), 0);
+	model__stats(ts, &st);
 	CHECK_EQ_INT(st.files_replaced, 1);
 	CHECK_EQ_INT(st.files_unreadable, 1);
 cleanup:
 	procmaps__free(pm);
-	tables__free(ts);
+	model__free(ts);
 }
 
 /* no_tables: segments for frame pointers, no table built. */
 static void test_no_tables(void)
 {
-	struct tables *ts = tables__new(&(struct tables_opts){ .no_tables = true });
+	struct model *ts = model__new(&(struct model_opts){ .no_tables = true });
 	struct procmaps *pm = procfs__read_maps(getpid());
 	const struct procmap *m = pm ? own_text(pm) : NULL;
-	struct tables_file *f = m ? tables__get_mapping(ts, m, getpid()) : NULL;
+	struct model_file *f = m ? model__file_of(ts, m, getpid()) : NULL;
 
 	CHECK(f != NULL);
-	CHECK(f && f->table == NULL && f->nr_segs > 0);
-	CHECK_EQ_INT(tables__count(ts), 0);
+	CHECK(f && f->image && f->image->table == NULL && f->image->nr_segs > 0);
+	CHECK_EQ_INT(model__nr_images(ts), 1);
 	procmaps__free(pm);
-	tables__free(ts);
+	model__free(ts);
 }
 
 static void test_gone_process(void)
 {
-	struct tables *ts = tables__new(NULL);
+	struct model *ts = model__new(NULL);
 	struct procmaps *pm = procfs__read_maps(getpid());
 	const struct procmap *m = pm ? own_text(pm) : NULL;
-	struct tables_file *f;
+	struct model_file *f;
 	pid_t child = fork();
 
 	if (child == 0)
 		_exit(0);
 	waitpid(child, NULL, 0);
-	f = m ? tables__get_mapping(ts, m, child) : NULL;
+	f = m ? model__file_of(ts, m, child) : NULL;
 	CHECK(f != NULL);
-	CHECK(f && f->table == NULL);
+	CHECK(f && f->image == NULL);
 	/* Not the file's fault: the next process that maps it gets its table. */
 	CHECK(f && f->unopened);
-	CHECK(m && tables__get_mapping(ts, m, getpid()) == f);
-	CHECK(f && f->table && f->table->table && !f->unopened);
+	CHECK(m && model__file_of(ts, m, getpid()) == f);
+	CHECK(f && f->image && f->image->table && !f->unopened);
 	procmaps__free(pm);
-	tables__free(ts);
+	model__free(ts);
 }
 
 /* The [vdso] of this process, NULL when it has none. */
@@ -216,12 +216,12 @@ cleanup:
  */
 static void test_vdso(void)
 {
-	struct tables *ts = tables__new(NULL);
+	struct model *ts = model__new(NULL);
 	struct procmaps *pm = procfs__read_maps(getpid());
 	const struct procmap *m = own_vdso(pm);
 	uint64_t fn, fn_size = 0, bias = 0, lo, hi;
 	const struct unwind_table *t;
-	struct tables_file *f;
+	struct model_file *f;
 	struct procmap other;
 	struct timespec tv;
 	size_t usable = 0;
@@ -231,23 +231,23 @@ static void test_vdso(void)
 	if (!ts || !m)
 		goto cleanup;
 	CHECK_EQ_INT(m->start, getauxval(AT_SYSINFO_EHDR));
-	f = tables__get_mapping(ts, m, getpid());
-	CHECK(f && f->table && f->table->table && f->table->table->nr_rows > 0);
-	if (!f || !f->table || !f->table->table)
+	f = model__file_of(ts, m, getpid());
+	CHECK(f && f->image && f->image->table && f->image->table->nr_rows > 0);
+	if (!f || !f->image || !f->image->table)
 		goto cleanup;
 	/* One file and one table for every process's [vdso], keyed by its build ID. */
-	CHECK(tables__get_mapping(ts, m, getppid()) == f);
-	CHECK_EQ_INT(tables__count(ts), 1);
-	CHECK_EQ_STR(f->table->path, "[vdso]");
-	CHECK(f->table->build_id_len > 0);
-	CHECK(f->inode == 0 && f->nr_segs > 0);
+	CHECK(model__file_of(ts, m, getppid()) == f);
+	CHECK_EQ_INT(model__nr_images(ts), 1);
+	CHECK_EQ_STR(f->image->path, "[vdso]");
+	CHECK(f->image->build_id_len > 0);
+	CHECK(f->inode == 0 && f->image->nr_segs > 0);
 
-	t = f->table->table;
-	CHECK(tables_file__bias(f, m, t->base, &bias));
+	t = f->image->table;
+	CHECK(model_image__bias(f->image, m->start, m->offset, t->base, &bias));
 	fn = vdso_clock_gettime(&fn_size);
 	CHECK(fn != 0 && fn_size > 0);
 	/* Table pcs of the function: the mapping starts at file offset 0, as its image. */
-	lo = m->start + fn - f->segs[0].vaddr - bias;
+	lo = m->start + fn - f->image->segs[0].vaddr - bias;
 	hi = lo + fn_size;
 	for (size_t i = 0; fn && i < t->nr_rows; i++) {
 		const struct table_row *r = &t->rows[i];
@@ -265,13 +265,13 @@ static void test_vdso(void)
 	/* A [vdso] of another length is another image: no table for it. */
 	other = *m;
 	other.end += 16 * 4096;
-	f = tables__get_mapping(ts, &other, getpid());
-	CHECK(f && f->table == NULL);
-	CHECK(tables__get_mapping(ts, &other, getpid()) == f);
-	CHECK_EQ_INT(tables__count(ts), 1);
+	f = model__file_of(ts, &other, getpid());
+	CHECK(f && f->image == NULL);
+	CHECK(model__file_of(ts, &other, getpid()) == f);
+	CHECK_EQ_INT(model__nr_images(ts), 1);
 cleanup:
 	procmaps__free(pm);
-	tables__free(ts);
+	model__free(ts);
 }
 
 int main(void)

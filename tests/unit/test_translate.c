@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Address translation (bpf/unwind_step.h, which BPF and core/unwind/tables.c both
+ * Address translation (bpf/unwind_step.h, which BPF and core/model/files.c both
  * run): from a mapping's start and file offset to the bias that turns its
  * pcs into ELF addresses. First on the segment layouts linkers produce, then
  * against the kernel itself: a file mapped the way ld.so maps segments,

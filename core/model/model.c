@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The model's processes and their mappings, and its lifecycle. See model.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../targets/procfs.h"
+#include "../util/log.h"
+#include "internal.h"
+
+struct model *model__new(const struct model_opts *opts)
+{
+	struct model *md = calloc(1, sizeof(*md));
+
+	if (!md)
+		return NULL;
+	if (opts)
+		md->opts = *opts;
+	if (md->opts.debug_dir) {
+		md->debug_dir = strdup(md->opts.debug_dir);
+		if (!md->debug_dir) {
+			free(md);
+			errno = ENOMEM;
+			return NULL;
+		}
+		md->opts.debug_dir = md->debug_dir;
+	}
+	return md;
+}
+
+static void model_proc__free(struct model_proc *p)
+{
+	if (!p)
+		return;
+	free(p->maps);
+	free(p);
+}
+
+void model__free(struct model *md)
+{
+	if (!md)
+		return;
+	for (size_t i = 0; i < md->procs.cap; i++)
+		model_proc__free(md->procs.slots[i].value);
+	hashmap__exit(&md->procs);
+	for (size_t i = 0; i < md->paths.cap; i++)
+		free(md->paths.slots[i].value);
+	hashmap__exit(&md->paths);
+	model__free_files(md);
+	free(md->debug_dir);
+	free(md);
+}
+
+void model__stats(const struct model *md, struct model_stats *st)
+{
+	*st = md->stats;
+}
+
+static bool str_is(const void *value, const void *key)
+{
+	return strcmp(value, key) == 0;
+}
+
+const char *model__intern(struct model *md, const char *s)
+{
+	uint64_t h = hash_str(s);
+	char *kept = hashmap__find(&md->paths, h, str_is, s);
+
+	if (kept)
+		return kept;
+	kept = strdup(s);
+	if (kept && hashmap__add(&md->paths, h, kept)) {
+		free(kept);
+		kept = NULL;
+	}
+	return kept;
+}
+
+/* ---- processes ---- */
+
+static bool proc_is(const void *value, const void *key)
+{
+	return ((const struct model_proc *)value)->pid == *(const pid_t *)key;
+}
+
+struct model_proc *model__process(const struct model *md, pid_t pid)
+{
+	return hashmap__find(&md->procs, hash_u64((uint64_t)pid), proc_is, &pid);
+}
+
+/* Process pid, added without mappings when new; NULL on allocation failure. */
+static struct model_proc *model__proc_get(struct model *md, pid_t pid)
+{
+	struct model_proc *p = model__process(md, pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	if (hashmap__add(&md->procs, hash_u64((uint64_t)pid), p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void model__remove_process(struct model *md, pid_t pid)
+{
+	struct model_proc *p = model__process(md, pid);
+
+	if (p && hashmap__remove(&md->procs, hash_u64((uint64_t)pid), p))
+		model_proc__free(p);
+}
+
+const struct model_map *model_proc__find(const struct model_proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < p->maps[mid].map.start)
+			hi = mid;
+		else if (addr >= p->maps[mid].map.end)
+			lo = mid + 1;
+		else
+			return &p->maps[mid];
+	}
+	return NULL;
+}
+
+static int model_map__cmp(const void *pa, const void *pb)
+{
+	const struct model_map *a = pa, *b = pb;
+
+	return a->map.start < b->map.start ? -1 : a->map.start > b->map.start;
+}
+
+static bool overlaps_any(const struct procmaps *pm, const struct procmap *m)
+{
+	for (size_t i = 0; i < pm->nr; i++)
+		if (pm->maps[i].start < m->end && m->start < pm->maps[i].end)
+			return true;
+	return false;
+}
+
+/*
+ * The mappings of pm into out (at least pm->nr entries), their paths kept
+ * by the model and their files opened. 0 or -ENOMEM.
+ */
+static int model__fill_maps(struct model *md, const struct procmaps *pm, struct model_map *out)
+{
+	for (size_t i = 0; i < pm->nr; i++) {
+		const struct procmap *m = &pm->maps[i];
+		bool has_file = (m->kind == PROCMAP_FILE && m->path) || procmap__is_vdso(m);
+
+		out[i] = (struct model_map){ .map = *m, .current = true };
+		if (m->path && !(out[i].map.path = (char *)model__intern(md, m->path)))
+			return -ENOMEM;
+		if (has_file && !(out[i].file = model__file_of(md, m, pm->pid)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct model_proc *model__add_maps(struct model *md, const struct procmaps *pm)
+{
+	struct model_proc *p = model__proc_get(md, pm->pid);
+	struct model_map *maps;
+	size_t nr = pm->nr;
+
+	if (!p)
+		goto nomem;
+	maps = calloc(pm->nr + p->nr + 1, sizeof(*maps));
+	if (!maps)
+		goto nomem;
+	if (model__fill_maps(md, pm, maps)) {
+		free(maps);
+		goto nomem;
+	}
+	/* Earlier mappings stay unless replaced: samples taken before still refer to them. */
+	for (size_t i = 0; i < p->nr; i++) {
+		if (overlaps_any(pm, &p->maps[i].map))
+			continue;
+		maps[nr] = p->maps[i];
+		maps[nr++].current = false;
+	}
+	qsort(maps, nr, sizeof(*maps), model_map__cmp);
+	free(p->maps);
+	p->maps = maps;
+	p->nr = nr;
+	p->nr_current = pm->nr;
+	p->changes++;
+	return p;
+nomem:
+	errno = ENOMEM;
+	return NULL;
+}
+
+struct model_proc *model__read_process(struct model *md, pid_t pid)
+{
+	struct procmaps *pm = procfs__read_maps(pid);
+	struct model_proc *p;
+	int err;
+
+	if (!pm)
+		return NULL;
+	md->stats.maps_read++;
+	p = model__add_maps(md, pm);
+	err = errno;
+	procmaps__free(pm);
+	errno = err;
+	return p;
+}
+
+int model__fork(struct model *md, pid_t ppid, pid_t pid)
+{
+	struct model_proc *parent = model__process(md, ppid), *child;
+
+	if (!parent || !parent->nr || model__process(md, pid))
+		return 0;
+	child = model__proc_get(md, pid);
+	if (!child)
+		return -ENOMEM;
+	/* The paths and files are the model's: a copy of the array is a copy of them. */
+	child->maps = malloc(parent->nr * sizeof(*child->maps));
+	if (!child->maps) {
+		model__remove_process(md, pid);
+		return -ENOMEM;
+	}
+	memcpy(child->maps, parent->maps, parent->nr * sizeof(*child->maps));
+	for (size_t i = 0; i < parent->nr; i++)
+		child->maps[i].current = false;
+	child->nr = parent->nr;
+	child->changes++;
+	return 0;
+}
