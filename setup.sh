@@ -32,7 +32,7 @@ PACKAGES=(
 	libprotobuf-c-dev protobuf-c-compiler golang-go
 	scdoc bash-completion zsh fish chromium valgrind
 	lld mold linux-perf python3.11 ruby3.1 perl xz-utils bpftrace stress-ng
-	openjdk-17-jdk-headless sqlite3 libdebuginfod-dev debuginfod
+	openjdk-17-jdk-headless sqlite3 libdebuginfod-dev debuginfod strace
 )
 # The program tests (tests/programs) build Rust with the rustc on PATH or
 # rustup's; without either, Debian's.
