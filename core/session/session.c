@@ -58,6 +58,7 @@
 #include "../unwind/loader.h"
 #include "../util/log.h"
 #include "../model/model.h"
+#include "../targets/procfs.h"
 #include "../targets/procmaps.h"
 #include "../runtimes/runtimes.h"
 #include "offcpu.h"
