@@ -178,11 +178,16 @@ static void *holder_main(void *arg)
 	return arg;
 }
 
+static void write_and_sync(int fd, const char *buf, size_t len)
+{
+	if (pwrite(fd, buf, len, 0) != (ssize_t)len || fsync(fd))
+		exit(1);
+}
+
+/* The write waits too, on the pages the last fsync is still writing back. */
 NOINLINE static void sync_once(struct waits *w, int fd, const char *buf, size_t len)
 {
-	if (pwrite(fd, buf, len, 0) != (ssize_t)len)
-		exit(1);
-	TIMED(w, 0, fsync(fd));
+	TIMED(w, 0, write_and_sync(fd, buf, len));
 }
 
 static void *syncer_main(void *arg)
