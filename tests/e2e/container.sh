@@ -45,7 +45,7 @@ check stacks "$tmp/container.folded" --comm work --leaf leaf --expect "$chain" \
 
 # What it opens, by a second run under strace (LeakSanitizer cannot run under ptrace).
 echo "\$ strace unwprof record -p $pid -d 1" >&2
-ASAN_OPTIONS=detect_leaks=0 timeout 60 strace -f -qq -y -e trace=open,openat,openat2 \
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout 60 strace -f -qq -y -e trace=open,openat,openat2 \
 	-o "$tmp/strace.log" "$UNWPROF" record -p "$pid" -d 1 -o "$tmp/traced.folded" \
 	2> "$tmp/traced.err"
 rc=$?
