@@ -4,8 +4,8 @@
  * process get tables, which tables that makes, in which order they are
  * packed into shards, and where each of their rows lands. record uploads
  * what it decides (core/session/session.c) and `unwprof shards` prints it
- * (cmd/shards.c), so that `shards -p PID` shows, shard by shard, what
- * `record -p PID` loads.
+ * (core/unwind/shards_report.c), so that `shards -p PID` shows, shard by
+ * shard, what `record -p PID` loads.
  *
  *	l = loader__new(&opts);
  *	loader__add_process(l, p, &lp);	   the tables of a process (core/model/) queued
