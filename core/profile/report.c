@@ -369,6 +369,89 @@ cleanup:
 	return c.dst;
 }
 
+/* A profile file as the views take it */
+
+/*
+ * The filter of l's views, with what a count stands for in them: the type
+ * asked for, or, in a profile with off-CPU samples, CPU time (as pprof's
+ * default sample type) when it has any; times off the CPU are counted in
+ * REPORT_TIME_UNIT_NS, which is then the views' period.
+ */
+static int report_file__sample_type(struct report_file *l, const struct profile *all,
+				    const struct report_filter *filter, struct report_filter *typed)
+{
+	struct pprof_meta *m = &l->in.meta;
+	bool off = profile__has_off_cpu(all), on = false;
+
+	for (size_t i = 0; i < profile__nr_samples(all) && !on; i++)
+		on = !(profile__sample(all, i)->flags & PROFILE_SAMPLE_OFF_CPU);
+	*typed = *filter;
+	/* the values of folded off-CPU lines are microseconds, on the CPU too */
+	if (l->in.format == REPORT_FORMAT_FOLDED && l->in.folded.times)
+		m->period_ns = REPORT_TIME_UNIT_NS;
+	if (typed->type != REPORT_SAMPLES && typed->type != REPORT_CPU && !off) {
+		pr_err("%s: no off-CPU samples (unwprof record --off-cpu makes them)", l->path);
+		return -ENODATA;
+	}
+	if (typed->type == REPORT_SAMPLES && off)
+		typed->type = on ? REPORT_CPU : REPORT_OFF_CPU;
+	if (typed->type == REPORT_WALL && !m->period_ns) {
+		pr_err("%s: wall time needs the sampling period, which the profile does not say",
+		       l->path);
+		return -ENODATA;
+	}
+	typed->period_ns = m->period_ns;
+	if (typed->type == REPORT_OFF_CPU || typed->type == REPORT_WALL) {
+		m->period_ns = REPORT_TIME_UNIT_NS;
+		snprintf(m->value_type, sizeof(m->value_type), "%s",
+			 typed->type == REPORT_WALL ? "wall" : "off-cpu");
+		snprintf(m->value_unit, sizeof(m->value_unit), "microseconds");
+	}
+	return 0;
+}
+
+int report_file__open(struct report_file *l, const char *path, const struct report_filter *filter,
+		      bool need_report)
+{
+	struct report_filter typed;
+	struct profile *all = NULL;
+	int err;
+
+	l->path = path;
+	err = report__load(path, &all, &l->in);
+	if (!err)
+		err = report_file__sample_type(l, all, filter, &typed);
+	if (err) {
+		profile__free(all);
+		return err;
+	}
+	l->profile = report__filter(all, &typed);
+	profile__free(all);
+	if (!l->profile) {
+		err = -errno;
+		pr_err("%s: %s", path, strerror(errno));
+		return err;
+	}
+	if (!profile__total(l->profile)) {
+		pr_err("%s: no sample matches --pid/--comm", path);
+		return -ENODATA;
+	}
+	if (!need_report)
+		return 0;
+	l->report = report__new_by(l->profile, l->by_line);
+	if (!l->report) {
+		err = -errno;
+		pr_err("%s: %s", path, strerror(errno));
+	}
+	return err;
+}
+
+void report_file__close(struct report_file *l)
+{
+	report__free(l->report);
+	profile__free(l->profile);
+}
+
 /* Functions and the tree */
 
 struct name_entry {

@@ -84,6 +84,29 @@ struct report_filter {
  */
 struct profile *report__filter(const struct profile *p, const struct report_filter *f);
 
+/*
+ * A profile file as the views take it: loaded, with what it said about
+ * itself, and filtered; its report built unless only the profile is wanted.
+ */
+struct report_file {
+	const char *path;
+	struct profile *profile;
+	struct report_input in;
+	struct report *report;
+	bool by_line; /* set before report_file__open: functions are "NAME FILE:LINE" */
+};
+
+/*
+ * Loads path and keeps the samples that pass filter, counted as its type
+ * says (in a profile with off-CPU samples, CPU time when none is asked
+ * for); the report too when need_report. 0 or -errno, said naming the
+ * file: the errors of report__load, no off-CPU samples, no sample left.
+ */
+int report_file__open(struct report_file *l, const char *path, const struct report_filter *filter,
+		      bool need_report);
+/* What report_file__open() made, even when it failed. */
+void report_file__close(struct report_file *l);
+
 /* Top and tree */
 
 enum report_sort {
