@@ -2,7 +2,8 @@
 /*
  * The summary of a record run: on stderr, and as JSON (--stats-json). Every
  * sample is accounted for once: walked, frame pointers, failed, lost, not
- * drained, or without a user stack (idle CPUs, kernel threads). See
+ * drained, or without a user stack (idle CPUs, kernel threads); the
+ * counting is core/record/recorder.c's (recorder_result__*). See
  * unwprof-record(1), SUMMARY.
  */
 #include <errno.h>
@@ -17,29 +18,6 @@
 #include "../core/session/sample_times.h"
 #include "../core/util/json.h"
 #include "../core/util/log.h"
-
-/*
- * The stats as the summary shows them: the samples without a user stack
- * (idle, kernel threads) are not "no-user-stack" errors.
- */
-static struct session_stats shown_stats(const struct recorder_result *res)
-{
-	struct session_stats st = res->stats;
-	unsigned int r = recorder__no_user_reason();
-	uint64_t none = res->outcomes.idle + res->outcomes.kernel;
-
-	if (r < ARRAY_SIZE(st.errors))
-		st.errors[r] = st.errors[r] > none ? st.errors[r] - none : 0;
-	return st;
-}
-
-/* The samples that had a user stack to walk: the base of the shares. */
-static uint64_t user_samples(const struct recorder_result *res, const struct session_stats *st)
-{
-	uint64_t none = res->outcomes.idle + res->outcomes.kernel + res->outcomes.exec;
-
-	return st->samples > none ? st->samples - none : 0;
-}
 
 static double percent(uint64_t part, uint64_t whole)
 {
@@ -92,24 +70,11 @@ static void print_failures(const struct recorder_result *res)
 	fputc('\n', stderr);
 }
 
-/*
- * Samples BPF took but user space never received: neither drained nor
- * counted as lost. 0 when sampling stopped before the last drain, as it
- * does; shown when not, so that the parts still add up to the samples.
- */
-static int64_t not_drained(const struct recorder_result *res, const struct session_stats *st)
-{
-	const struct recorder_outcomes *o = &res->outcomes;
-
-	return (int64_t)(st->samples - o->walked - o->fp - o->failed - o->idle - o->kernel -
-			 o->exec - st->lost);
-}
-
 /* Every sample in exactly one place, so that the parts add up to the samples. */
 static void print_outcomes(const struct recorder_result *res, const struct session_stats *st)
 {
 	const struct recorder_outcomes *o = &res->outcomes;
-	int64_t late = not_drained(res, st);
+	int64_t late = recorder_result__not_drained(res, st);
 
 	fprintf(stderr,
 		"  %-22s %10" PRIu64 " = walked %" PRIu64 " + frame pointers %" PRIu64
@@ -252,13 +217,13 @@ static void print_exec_time(const struct session_stats *st)
 
 void record_print_summary(const struct recorder_result *res)
 {
-	const struct session_stats st = shown_stats(res);
+	const struct session_stats st = recorder_result__shown_stats(res);
 
 	fprintf(stderr, "unwprof: recorded %.1f s%s\n", res->elapsed,
 		res->targets_gone      ? " (every target exited)" :
 		res->ended_at_duration ? " (the command was still running: ended at -d)" :
 					 "");
-	uint64_t user = user_samples(res, &st);
+	uint64_t user = recorder_result__user_samples(res, &st);
 
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "samples", st.samples);
 	if (res->outcomes.idle || res->outcomes.kernel) {
@@ -405,7 +370,7 @@ static void stats_put_failures(struct json_writer *jw, const struct recorder_res
 static void stats_put_outcomes(struct json_writer *jw, const struct recorder_result *res,
 			       const struct session_stats *st)
 {
-	int64_t late = not_drained(res, st);
+	int64_t late = recorder_result__not_drained(res, st);
 
 	jw_key(jw, "outcomes");
 	jw_object_start(jw);
@@ -493,7 +458,7 @@ static void stats_put_times(struct json_writer *jw, const struct recorder_result
 static void stats_put(struct json_writer *jw, const struct recorder_result *res,
 		      const struct session_stats *st, unsigned int freq)
 {
-	uint64_t user = user_samples(res, st);
+	uint64_t user = recorder_result__user_samples(res, st);
 
 	jw_object_start(jw);
 	jw_uint_field(jw, "schema", 3);
@@ -548,7 +513,7 @@ static void stats_put(struct json_writer *jw, const struct recorder_result *res,
 int record_write_stats(FILE *f, const struct recorder_result *res, void *args)
 {
 	const struct recorder_opts *o = &((const struct record_args *)args)->opts;
-	const struct session_stats shown = shown_stats(res), *st = &shown;
+	const struct session_stats shown = recorder_result__shown_stats(res), *st = &shown;
 	struct json_writer *jw = json_writer__new(f, true);
 	int err;
 

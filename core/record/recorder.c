@@ -101,6 +101,46 @@ unsigned int recorder__no_user_reason(void)
 	return UNW_E_NO_USER;
 }
 
+/* What a summary counts */
+
+/*
+ * The stats as the summary shows them: the samples without a user stack
+ * (idle, kernel threads) are not "no-user-stack" errors.
+ */
+struct session_stats recorder_result__shown_stats(const struct recorder_result *res)
+{
+	struct session_stats st = res->stats;
+	unsigned int r = recorder__no_user_reason();
+	uint64_t none = res->outcomes.idle + res->outcomes.kernel;
+
+	if (r < ARRAY_SIZE(st.errors))
+		st.errors[r] = st.errors[r] > none ? st.errors[r] - none : 0;
+	return st;
+}
+
+/* The samples that had a user stack to walk: the base of the shares. */
+uint64_t recorder_result__user_samples(const struct recorder_result *res,
+				       const struct session_stats *st)
+{
+	uint64_t none = res->outcomes.idle + res->outcomes.kernel + res->outcomes.exec;
+
+	return st->samples > none ? st->samples - none : 0;
+}
+
+/*
+ * Samples BPF took but user space never received: neither drained nor
+ * counted as lost. 0 when sampling stopped before the last drain, as it
+ * does; shown when not, so that the parts still add up to the samples.
+ */
+int64_t recorder_result__not_drained(const struct recorder_result *res,
+				     const struct session_stats *st)
+{
+	const struct recorder_outcomes *o = &res->outcomes;
+
+	return (int64_t)(st->samples - o->walked - o->fp - o->failed - o->idle - o->kernel -
+			 o->exec - st->lost);
+}
+
 /* Signals */
 
 /*

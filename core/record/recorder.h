@@ -146,4 +146,16 @@ void recorder__free(struct recorder *r);
 /* The index of the reason "no-user-stack" in session_stats.errors. */
 unsigned int recorder__no_user_reason(void);
 
+/*
+ * What a summary of the run counts: the stats with the samples without a
+ * user stack (idle, kernel threads) taken out of the "no-user-stack"
+ * errors; of them, the samples that had a user stack to walk (the base of
+ * the shares), and those BPF took but user space never received.
+ */
+struct session_stats recorder_result__shown_stats(const struct recorder_result *res);
+uint64_t recorder_result__user_samples(const struct recorder_result *res,
+				       const struct session_stats *st);
+int64_t recorder_result__not_drained(const struct recorder_result *res,
+				     const struct session_stats *st);
+
 #endif
