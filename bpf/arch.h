@@ -47,6 +47,18 @@
 #define UNW_A64_SIG_SP (UNW_A64_SIGCONTEXT + 8 + 31 * 8)
 #define UNW_A64_SIG_PC (UNW_A64_SIG_SP + 8)
 
+/*
+ * x86_64's signal frame, where a handler returns to its restorer (glibc's
+ * __restore_rt, Go's runtime.sigreturn): the return popped rt_sigframe's
+ * pretcode, and sp is at its ucontext, whose uc_mcontext (struct
+ * sigcontext: r8-r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip) is at
+ * 40. The interrupted rbp, rsp and rip are at these offsets from sp.
+ */
+#define UNW_X86_SIGCONTEXT 40
+#define UNW_X86_SIG_RBP (UNW_X86_SIGCONTEXT + 10 * 8)
+#define UNW_X86_SIG_RSP (UNW_X86_SIGCONTEXT + 15 * 8)
+#define UNW_X86_SIG_RIP (UNW_X86_SIGCONTEXT + 16 * 8)
+
 #if UNW_ARCH_AARCH64
 /* The return address of a frame whose row says "at the CFA": at CFA + aux_off. */
 #define UNW_ARCH_RA_AT_CFA(cfa, aux_off) ((cfa) + (__s64)(aux_off))

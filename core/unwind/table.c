@@ -984,7 +984,8 @@ static void merge_install(struct unwind_table *t, struct merge *m)
 	m->v = NULL;
 }
 
-int unwind_table__add_go(struct unwind_table *t, const struct gopclntab *g)
+int unwind_table__add_go(struct unwind_table *t, const struct gopclntab *g,
+			 const struct go_code *code)
 {
 	struct go_rows gr;
 	struct merge m = { 0 };
@@ -992,7 +993,7 @@ int unwind_table__add_go(struct unwind_table *t, const struct gopclntab *g)
 
 	if (t->machine != EM_X86_64)
 		return 0;
-	err = go_rows__build(g, &gr);
+	err = go_rows__build(g, code, &gr);
 	if (err || !gr.nr)
 		goto cleanup;
 	err = merge_base(t, &gr, &m.base);
@@ -1132,12 +1133,18 @@ static int add_section(const struct elf_file *ef, const char *name, unsigned int
 	return 0;
 }
 
+static const uint8_t *elf_code(const void *elf, uint64_t vaddr, size_t len)
+{
+	return elf_file__vaddr_bytes(elf, vaddr, len);
+}
+
 /*
  * The rows of Go's pclntab over t's, when elf is a Go binary for x86_64;
  * a table that cannot take them keeps the CFI's, with a warning.
  */
 static void table_add_go(struct unwind_table *t, const struct elf_file *elf)
 {
+	const struct go_code code = { .bytes = elf_code, .ctx = elf };
 	struct gopclntab *g;
 	int err;
 
@@ -1146,7 +1153,7 @@ static void table_add_go(struct unwind_table *t, const struct elf_file *elf)
 	g = gopclntab__open_elf(elf);
 	if (!g)
 		return;
-	err = unwind_table__add_go(t, g);
+	err = unwind_table__add_go(t, g, &code);
 	if (err)
 		pr_warn("%s: the SP deltas of Go's pclntab left out: %s", elf_file__path(elf),
 			strerror(-err));

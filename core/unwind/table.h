@@ -128,10 +128,13 @@ struct unwind_table *unwind_table__build_sections(int machine, const struct cfi_
 
 /*
  * Puts the rows of Go's pclntab g (x86_64) in place of t's over the
- * functions whose SP deltas hold, and counts those that do not. 0, or
- * -E2BIG (the table would span more than 4 GiB), -ENOMEM: t is then unchanged.
+ * functions whose SP deltas hold, and counts those that do not; code, when
+ * not NULL, the file's code (core/unwind/table_go.h). 0, or -E2BIG (the
+ * table would span more than 4 GiB), -ENOMEM: t is then unchanged.
  */
-int unwind_table__add_go(struct unwind_table *t, const struct gopclntab *g);
+struct go_code;
+int unwind_table__add_go(struct unwind_table *t, const struct gopclntab *g,
+			 const struct go_code *code);
 
 /* The row governing vaddr (an END row in a gap), or NULL when before the first row. */
 const struct table_row *unwind_table__lookup(const struct unwind_table *t, uint64_t vaddr);

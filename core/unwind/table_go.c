@@ -7,15 +7,22 @@
  * by the next function's first row where that one starts right after it.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../util/common.h"
 #include "../util/log.h"
 #include "table_go.h"
+#include "../../bpf/arch.h"
 
 #define X86_64_RA_SIZE 8 /* the call pushed the return address: CFA = SP + delta + 8 */
 #define RT0_PREFIX "_rt0_"
+#define SIGTRAMP "runtime.sigtramp"
+#define X86_64_INT3 0xcc
+
+/* mov $15 (__NR_rt_sigreturn), %rax; syscall: the whole of Go's signal restorer */
+static const uint8_t rt_sigreturn_code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
 
 /* What go_rows__build() passes along a function's deltas. */
 struct func_ctx {
@@ -42,6 +49,72 @@ static void unsupported_cfa(struct table_row *r, enum unw_reason why)
 	r->cfa = UNW_CFA_UNSUPPORTED;
 	r->cfa_off = why;
 	r->reason = why;
+}
+
+/* Whether a function's name is Go's name, with or without its ABI0 suffix. */
+static bool go_name_is(const char *name, const char *go_name)
+{
+	size_t n = strlen(go_name);
+
+	return !strncmp(name, go_name, n) && (!name[n] || !strcmp(name + n, ".abi0"));
+}
+
+/*
+ * Whether f is Go's signal restorer (runtime.sigreturn before Go 1.21,
+ * runtime.sigreturn__sigaction after): by its name, its code, and the
+ * padding byte before it, which no call returns past. base: the first
+ * function's entry, before which no row can start.
+ */
+static bool is_restorer(const struct gopclntab_func *f, const struct go_code *code, uint64_t base)
+{
+	const uint8_t *p;
+
+	if (!code || f->entry <= base || f->end - f->entry < sizeof(rt_sigreturn_code))
+		return false;
+	if (!go_name_is(f->name, "runtime.sigreturn") &&
+	    !go_name_is(f->name, "runtime.sigreturn__sigaction"))
+		return false;
+	p = code->bytes(code->ctx, f->entry - 1, 1 + sizeof(rt_sigreturn_code));
+	return p && p[0] == X86_64_INT3 &&
+	       !memcmp(p + 1, rt_sigreturn_code, sizeof(rt_sigreturn_code));
+}
+
+/* Whether t has Go's signal restorer: then its signal handler is not a top frame. */
+static bool has_restorer(const struct gopclntab *t, const struct go_code *code, uint64_t base)
+{
+	struct gopclntab_func f;
+
+	for (size_t i = 0; code && i < gopclntab__count(t); i++)
+		if (!gopclntab__func(t, i, &f) && is_restorer(&f, code, base))
+			return true;
+	return false;
+}
+
+/*
+ * The restorer's row, the kernel's signal frame at rsp, from the padding
+ * byte before its entry, where a return address minus one looks, to its end.
+ */
+static int restorer_rows(struct go_rows *g, const struct gopclntab_func *f)
+{
+	struct table_row r = {
+		.cfa = UNW_CFA_SIGNAL,
+		.cfa_off = UNW_X86_SIG_RSP,
+		.fp = UNW_FP_AT_SP,
+		.fp_off = UNW_X86_SIG_RBP,
+		.ra = UNW_RA_AT_SP,
+		.aux_off = UNW_X86_SIG_RIP,
+	};
+	uint64_t from = f->entry - 1;
+	int err;
+
+	/* the padding byte was the function before's: its rows end there */
+	while (g->nr && g->base + g->rows[g->nr - 1].pc >= from)
+		g->nr--;
+	err = go_rows__push(g, from, &r);
+	if (err)
+		return err;
+	r = (struct table_row){ .cfa = UNW_CFA_END };
+	return go_rows__push(g, f->end, &r);
 }
 
 /* The row of a run with SP delta delta in a function with Go's flags flags. */
@@ -87,7 +160,8 @@ static int func_run(void *ctx, uint64_t lo, uint64_t hi, int64_t delta)
 }
 
 /* The rows of function i, or its reason counted when its deltas lie. */
-static int func_rows(const struct gopclntab *t, size_t i, struct go_rows *g)
+static int func_rows(const struct gopclntab *t, size_t i, const struct go_code *code, bool restorer,
+		     struct go_rows *g)
 {
 	struct gopclntab_func f;
 	struct func_ctx fc = { .g = g };
@@ -96,10 +170,17 @@ static int func_rows(const struct gopclntab *t, size_t i, struct go_rows *g)
 
 	if (err || f.entry == f.end)
 		return err; /* a function of no bytes has no pc to describe */
+	if (restorer && is_restorer(&f, code, g->base)) {
+		g->nr_funcs++;
+		return restorer_rows(g, &f);
+	}
 	fc.flags = f.flags;
 	/* Go's entry points (runtime/rt0_*.s), which the kernel starts: nothing called them. */
 	if (!strncmp(f.name, RT0_PREFIX, strlen(RT0_PREFIX)))
 		fc.flags |= GOPCLNTAB_TOPFRAME;
+	/* Go's traceback ends at its signal handler; the walk goes on through the restorer. */
+	if (restorer && go_name_is(f.name, SIGTRAMP))
+		fc.flags &= (uint8_t)~GOPCLNTAB_TOPFRAME;
 	err = gopclntab__sp_deltas(t, i, func_run, &fc, &why);
 	if (err == -EINVAL) {
 		g->refused[why]++;
@@ -116,10 +197,11 @@ static int func_rows(const struct gopclntab *t, size_t i, struct go_rows *g)
 	return 0;
 }
 
-int go_rows__build(const struct gopclntab *t, struct go_rows *out)
+int go_rows__build(const struct gopclntab *t, const struct go_code *code, struct go_rows *out)
 {
 	size_t n = gopclntab__count(t);
 	struct gopclntab_func first, last;
+	bool restorer;
 	int err = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -130,8 +212,9 @@ int go_rows__build(const struct gopclntab *t, struct go_rows *out)
 	if (last.end - first.entry > UINT32_MAX)
 		return -E2BIG;
 	out->base = first.entry;
+	restorer = has_restorer(t, code, out->base);
 	for (size_t i = 0; i < n && !err; i++)
-		err = func_rows(t, i, out);
+		err = func_rows(t, i, code, restorer, out);
 	if (err)
 		go_rows__free(out);
 	return err;

@@ -14,6 +14,20 @@
  *	mstart, rt0_go), and the entry points	as Go's traceback does
  *	_rt0_* the kernel starts
  *	GOPCLNTAB_SPWRITE (a stack switch)	unsupported:go-sp-write
+ *	the signal restorer (runtime.sigreturn,	the kernel's signal frame at rsp,
+ *	sigreturn__sigaction), from the		as glibc's __restore_rt has it
+ *	padding byte before it
+ *	the signal handler runtime.sigtramp	its deltas' rows, not a top frame
+ *	where the restorer is found
+ *
+ * Go's signal handler (runtime.sigtramp), a top frame for Go's traceback,
+ * returns to Go's own restorer, the sa_restorer Go gives the kernel, where
+ * the kernel's rt_sigframe holds the interrupted registers: the restorer's
+ * row is the signal frame's, found from a return address minus one as
+ * glibc's nop before __restore_rt lets it be, and the walk goes on into the
+ * code the signal interrupted. The restorer is taken only where its code
+ * is the rt_sigreturn system call and an INT3 of padding precedes it, so
+ * that no call returns to its entry.
  *
  * The frame pointer is "unchanged", as in the .debug_frame Go's linker
  * writes from the same deltas: where the pcs of a Go function are walked
@@ -43,11 +57,19 @@ struct go_rows {
 	size_t nr_sp_write;		  /* of nr_funcs, those that write SP: unsupported rows */
 };
 
+/* The file's code, where a function's code says what its row is. */
+struct go_code {
+	/* the len bytes at ELF address vaddr, or NULL when the file has not them all */
+	const uint8_t *(*bytes)(const void *ctx, uint64_t vaddr, size_t len);
+	const void *ctx;
+};
+
 /*
  * The rows of t's functions (x86_64) into *out, which go_rows__free()
- * releases. 0; -E2BIG when its functions span more than 4 GiB; -ENOMEM.
+ * releases; code, when not NULL, the file's code. 0; -E2BIG when its
+ * functions span more than 4 GiB; -ENOMEM.
  */
-int go_rows__build(const struct gopclntab *t, struct go_rows *out);
+int go_rows__build(const struct gopclntab *t, const struct go_code *code, struct go_rows *out);
 void go_rows__free(struct go_rows *g);
 
 #endif

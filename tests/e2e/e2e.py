@@ -220,7 +220,8 @@ def cmd_stacks(args):
     if args.leaf:
         samples = [s for s in samples if s.leaf() == args.leaf]
     if args.through:
-        samples = [s for s in samples if args.through in s.user]
+        through = re.compile(expand(args.through))
+        samples = [s for s in samples if any(through.fullmatch(f) for f in s.user)]
     total = sum(s.count for s in samples)
     what = f"samples of {args.comm}" + (f" with leaf {args.leaf}" if args.leaf else "") + \
         (f" through {args.through}" if args.through else "")
@@ -1425,7 +1426,7 @@ def main():
     s.add_argument("--max-ratio", type=float)
     s.add_argument("--min-samples", type=int, default=100)
     s.add_argument("--tid", type=int)
-    s.add_argument("--through", help="only the samples with this frame")
+    s.add_argument("--through", help="only the samples with a frame this regex matches whole")
     s.add_argument("--never")
     s.add_argument("--inlined", action="store_true")
     s.set_defaults(fn=cmd_stacks)

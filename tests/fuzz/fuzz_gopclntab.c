@@ -4,10 +4,11 @@
  * them as a table (with the header's text start and with a given one) or,
  * when they are an ELF file, finding the table in it, then listing and
  * looking up its functions, decoding their SP deltas and building unwind
- * rows from them must neither crash, hang, leak nor read out of bounds; a
- * table that opens must give every function it counts and find each by its
- * entry; deltas that are given lie inside their function, in order, whole
- * words, 0 at the entry; and the rows come out sorted. Built with
+ * rows from them (the input as the code where a row depends on it) must
+ * neither crash, hang, leak nor read out of bounds; a table that opens must
+ * give every function it counts and find each by its entry; deltas that
+ * are given lie inside their function, in order, whole words, 0 at the
+ * entry; and the rows come out sorted. Built with
  * -Dfuzz=true under clang; replay.c runs the same function over
  * corpus-gopclntab/ in every build.
  */
@@ -20,6 +21,7 @@
 #include "core/elf/elf.h"
 #include "core/elf/gopclntab.h"
 #include "core/unwind/table.h"
+#include "core/unwind/table_go.h"
 #include "core/util/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -75,12 +77,33 @@ static void check_deltas(const struct gopclntab *t, size_t i)
 	gopclntab_bad__str(why);
 }
 
+/* The input itself as the code at the table's text start, where a function's code is read. */
+struct input_code {
+	const uint8_t *data;
+	size_t size;
+	uint64_t text;
+};
+
+static const uint8_t *input_bytes(const void *ctx, uint64_t vaddr, size_t len)
+{
+	const struct input_code *in = ctx;
+
+	if (vaddr < in->text || vaddr - in->text > in->size || len > in->size - (vaddr - in->text))
+		return NULL;
+	return in->data + (vaddr - in->text);
+}
+
+static const uint8_t *elf_bytes(const void *ef, uint64_t vaddr, size_t len)
+{
+	return elf_file__vaddr_bytes(ef, vaddr, len);
+}
+
 /* The rows of the table's deltas over an empty table: sorted, each reason counted. */
-static void check_rows(const struct gopclntab *t)
+static void check_rows(const struct gopclntab *t, const struct go_code *code)
 {
 	struct unwind_table table = { .machine = EM_X86_64 };
 
-	if (unwind_table__add_go(&table, t) == 0) {
+	if (unwind_table__add_go(&table, t, code) == 0) {
 		for (size_t i = 1; i < table.nr_rows; i++)
 			if (table.rows[i].pc <= table.rows[i - 1].pc)
 				__builtin_trap();
@@ -89,7 +112,7 @@ static void check_rows(const struct gopclntab *t)
 	free(table.rows);
 }
 
-static void exercise(const struct gopclntab *t)
+static void exercise(const struct gopclntab *t, const struct go_code *code)
 {
 	struct gopclntab_func f;
 	size_t n = gopclntab__count(t);
@@ -103,11 +126,20 @@ static void exercise(const struct gopclntab *t)
 	if (n > MAX_CHECKED)
 		check_func(t, n - 1);
 	if (n <= MAX_CHECKED)
-		check_rows(t);
+		check_rows(t, code);
 	if (gopclntab__func(t, n, &f) != -ERANGE)
 		__builtin_trap();
 	gopclntab__lookup(t, 0, &f);
 	gopclntab__lookup(t, UINT64_MAX, &f);
+}
+
+/* The table's functions, with the input as their code at its text start. */
+static void exercise_raw(const struct gopclntab *t, const uint8_t *data, size_t size)
+{
+	struct input_code in = { data, size, gopclntab__text_start(t) };
+	const struct go_code code = { .bytes = input_bytes, .ctx = &in };
+
+	exercise(t, &code);
 }
 
 static void open_raw(const uint8_t *data, size_t size)
@@ -117,11 +149,11 @@ static void open_raw(const uint8_t *data, size_t size)
 
 	t = gopclntab__new(data, size, NULL, "fuzz-input");
 	if (t)
-		exercise(t);
+		exercise_raw(t, data, size);
 	gopclntab__free(t);
 	t = gopclntab__new(data, size, &text_start, "fuzz-input");
 	if (t)
-		exercise(t);
+		exercise_raw(t, data, size);
 	gopclntab__free(t);
 }
 
@@ -134,7 +166,7 @@ static void open_elf(const uint8_t *data, size_t size)
 		return;
 	t = gopclntab__open_elf(ef);
 	if (t)
-		exercise(t);
+		exercise(t, &(const struct go_code){ .bytes = elf_bytes, .ctx = ef });
 	gopclntab__free(t);
 	elf_file__free(ef);
 }

@@ -20,6 +20,11 @@ pclntab alone. Then:
   sources flag: runtime.goexit, runtime.mstart and runtime.rt0_go (TOPFRAME)
   among the top frames (with the entry points _rt0_*, which the kernel starts); runtime.mcall, runtime.systemstack, runtime.morestack
   and gogo (runtime.gogo's body; SPWRITE) among the switches.
+- Go's signal restorer (runtime.sigreturn, runtime.sigreturn__sigaction
+  from Go 1.21), alone of all functions, has the kernel's signal frame for
+  its row, from the padding byte before it, as glibc's __restore_rt has it
+  (tests/unit/test_table.c); Go's CFI describes it as a function that was
+  called. Its handler, runtime.sigtramp, is not a top frame: it returns there.
 - The stripped build has the same rows as the plain one, .gopclntab its only
   source, and no Go function refused.
 
@@ -39,6 +44,9 @@ import tempfile
 TOP = {"runtime.goexit", "runtime.mstart", "runtime.rt0_go"}
 # gogo<> is the body of runtime.gogo, which jumps to it: `go tool nm` names it "gogo".
 SWITCH = {"runtime.mcall", "runtime.systemstack", "runtime.morestack", "gogo"}
+RESTORER = {"runtime.sigreturn", "runtime.sigreturn__sigaction"}
+# the x86_64 kernel's signal frame at rsp: the interrupted rsp, rbp and rip in its ucontext
+SIGNAL_ROW = {"cfa": "signal:*(rsp+160)", "fp": "*(rsp+120)", "ra": "*(rsp+168)"}
 RE_FDE = re.compile(r"FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\.([0-9a-f]+)")
 RE_ROW = re.compile(r"^([0-9a-f]{8,}) +(\S+) +(\S+)")
 
@@ -102,21 +110,39 @@ def func_at(funcs, pc):
 
 
 def compare(table, elf_rows, funcs):
-    """Disagreements of table with readelf's rows; the top and switching functions."""
-    bad, tops, switches = [], set(), set()
+    """Disagreements of table with readelf's rows; the top, switching and signal functions."""
+    bad, tops, switches, signals = [], set(), set(), set()
     for loc, cfa, ra in elf_rows:
         row, name = table.at(loc), func_at(funcs, loc)
         if row is None or row["cfa"] == "end":
             bad.append(f"{loc:#x} ({name}): readelf {cfa}, unwprof none")
         elif row["cfa"] == "unsupported:go-sp-write":
             switches.add(name)
+        elif row["cfa"].startswith("signal:"):
+            signals.add(name)
+            if {k: row[k] for k in SIGNAL_ROW} != SIGNAL_ROW:
+                bad.append(f"{loc:#x} ({name}): the signal frame's row is {row}")
         elif row["cfa"] != cfa:
             bad.append(f"{loc:#x} ({name}): readelf CFA {cfa}, unwprof {row['cfa']}")
         elif row["ra"] == "undefined":
             tops.add(name)
         elif ra != "c-8" or row["ra"] != "cfa-8":
             bad.append(f"{loc:#x} ({name}): readelf ra {ra}, unwprof {row['ra']}")
-    return bad, tops, switches
+    return bad, tops, switches, signals
+
+
+def check_restorer(table, funcs, signals, tops):
+    """The restorer's row starts at the padding byte before it; nothing else has one."""
+    if len(signals) != 1 or not signals <= RESTORER:
+        return [f"functions with a signal frame's row: {sorted(signals)}, expected one of "
+                f"{sorted(RESTORER)}"]
+    entry = next(a for a, n in funcs if n in signals)
+    row = table.at(entry - 1)
+    if row is None or row["cfa"] != SIGNAL_ROW["cfa"] or int(row["pc"], 16) != entry - 1:
+        return [f"{entry - 1:#x}, the byte before {sorted(signals)[0]}: row {row}"]
+    if "runtime.sigtramp" in tops:
+        return ["runtime.sigtramp is a top frame: its restorer's signal frame is not reached"]
+    return []
 
 
 def check_kinds(tops, switches):
@@ -161,10 +187,12 @@ def main():
         build(src, stripped, cache, ["-ldflags=-s -w"])
         elf_rows, funcs = readelf_rows(plain), go_funcs(plain)
         t_plain, t_stripped = Table(unwprof, plain), Table(unwprof, stripped)
-    bad, tops, switches = compare(t_plain, elf_rows, funcs)
+    bad, tops, switches, signals = compare(t_plain, elf_rows, funcs)
     print(f"{len(elf_rows)} rows of readelf against unwprof's {len(t_plain.rows)}; "
-          f"top frames {sorted(tops)}; {len(switches)} stack switches", file=sys.stderr)
+          f"top frames {sorted(tops)}; {len(switches)} stack switches; signal frames "
+          f"{sorted(signals)}", file=sys.stderr)
     bad += check_kinds(tops, switches) + check_stripped(t_plain, t_stripped)
+    bad += check_restorer(t_plain, funcs, signals, tops)
     for b in bad[:40]:
         print(f"  {b}", file=sys.stderr)
     if bad:

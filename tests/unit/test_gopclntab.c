@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/util/common.h"
@@ -32,6 +33,7 @@
 #include "core/profile/profile.h"
 #include "core/symbols/symbolize.h"
 #include "core/unwind/table.h"
+#include "core/unwind/table_go.h"
 #include "test.h"
 
 #define TEXT 0x401000ULL
@@ -829,8 +831,8 @@ static void check_rows(const struct unwind_table *t, const char *const *want, si
 	}
 }
 
-/* Adds the rows of s to t, whose rows are then freed with it. */
-static int add_go(struct unwind_table *t, const struct spec *s)
+/* Adds the rows of s to t, whose rows are then freed with it; code: the text's bytes or NULL. */
+static int add_go_code(struct unwind_table *t, const struct spec *s, const struct go_code *code)
 {
 	static struct table tab;
 	struct gopclntab *g;
@@ -842,10 +844,95 @@ static int add_go(struct unwind_table *t, const struct spec *s)
 	CHECK(g != NULL);
 	if (!g)
 		return -EINVAL;
-	err = unwind_table__add_go(t, g);
+	err = unwind_table__add_go(t, g, code);
 	gopclntab__free(g);
 	free(copy);
 	return err;
+}
+
+static int add_go(struct unwind_table *t, const struct spec *s)
+{
+	return add_go_code(t, s, NULL);
+}
+
+/* A made-up text of END_OFF bytes at TEXT, for what a function's code says. */
+static uint8_t text[END_OFF];
+
+static const uint8_t *text_bytes(const void *ctx, uint64_t vaddr, size_t len)
+{
+	(void)ctx;
+	if (vaddr < TEXT || vaddr - TEXT > sizeof(text) || len > sizeof(text) - (vaddr - TEXT))
+		return NULL;
+	return text + (vaddr - TEXT);
+}
+
+/* The text with Go's signal restorer's code at off, after an INT3 when padded. */
+static void restorer_text(uint32_t off, bool padded)
+{
+	static const uint8_t code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05, 0xcd, 0x03 };
+
+	memset(text, 0x90, sizeof(text));
+	text[off - 1] = padded ? 0xcc : 0xc3;
+	memcpy(text + off, code, sizeof(code));
+}
+
+/*
+ * Go's signal restorer, where its handler returns: the kernel's signal
+ * frame from the padding byte before it (as glibc's __restore_rt has it,
+ * tests/unit/test_table.c), whatever its SP deltas say, and its signal
+ * handler, a top frame for Go, returns there; not where the byte before it
+ * ends a call, its code is another's, or its name another's.
+ */
+static void test_restorer(void)
+{
+	static const char *const want[] = {
+		"0x401000 rsp+8 unchanged cfa-8",
+		"0x401001 rsp+16 unchanged cfa-8",
+		"0x401005 rsp+48 unchanged cfa-8",
+		"0x401035 rsp+16 unchanged cfa-8",
+		"0x401036 rsp+8 unchanged cfa-8",
+		"0x401037 end",
+		"0x40103f signal:*(rsp+160) *(rsp+120) *(rsp+168)",
+		"0x401100 rsp+8 unchanged undefined",
+		"0x401180 end",
+	};
+	const struct go_code code = { .bytes = text_bytes };
+	const char *const names[] = { "runtime.sigreturn__sigaction", "runtime.sigreturn.abi0",
+				      "runtime.sigreturn" };
+	struct unwind_table t;
+	struct spec s = formats[GO118];
+	struct func_spec funcs[3] = { { 0x000, "runtime.sigtramp.abi0" },
+				      { 0x040, NULL },
+				      { 0x100, "runtime.goexit" } };
+
+	/* Go's flags are read where runtime.goexit has TOPFRAME */
+	s.funcs = funcs;
+	s.flags[0] = s.flags[2] = GOPCLNTAB_TOPFRAME | GOPCLNTAB_ASM;
+	restorer_text(0x40, true);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		t = (struct unwind_table){ .machine = EM_X86_64 };
+		funcs[1].name = names[i];
+		CHECK_EQ_INT(add_go_code(&t, &s, &code), 0);
+		check_rows(&t, want, ARRAY_SIZE(want));
+		CHECK_EQ_INT(t.nr_go_funcs, 3);
+		free(t.rows);
+	}
+
+	/* its SP deltas where the byte before it may end a call, or its code or name differ */
+	for (int k = 0; k < 4; k++) {
+		restorer_text(0x40, k != 0);
+		if (k == 1)
+			text[0x40 + 8] = 0x06; /* syscall's second byte: another instruction */
+		funcs[1].name = k == 2 ? "runtime.sigreturnx" : "runtime.sigreturn__sigaction";
+		t = (struct unwind_table){ .machine = EM_X86_64 };
+		CHECK_EQ_INT(add_go_code(&t, &s, k == 3 ? NULL : &code), 0);
+		CHECK(t.nr_rows > 6);
+		for (size_t j = 0; j < t.nr_rows; j++)
+			CHECK(t.rows[j].cfa != UNW_CFA_SIGNAL);
+		/* the handler stays a top frame: nothing to return to */
+		CHECK(t.nr_rows && t.rows[0].ra == UNW_RA_UNDEFINED);
+		free(t.rows);
+	}
 }
 
 /*
@@ -1226,6 +1313,7 @@ int main(void)
 	RUN(test_sp_lies);
 	RUN(test_rows);
 	RUN(test_rows_over_cfi);
+	RUN(test_restorer);
 	RUN(test_elf_sections);
 	RUN(test_elf_text_start);
 	RUN(test_symbolizer);
