@@ -289,6 +289,17 @@ build_ruby_yjit() {
 		make install HAVE_BASERUBY=no # no download of the bundled gems: the tarball has them
 }
 
+# bpftrace, the off-CPU test's reference, reads the tracepoints' formats in
+# tracefs, which a container or a minimal machine may not have mounted.
+mount_tracefs() {
+	if [ -d /sys/kernel/tracing/events ] || [ -d /sys/kernel/debug/tracing/events ] ||
+		[ "$(id -u)" -ne 0 ]; then
+		return 0
+	fi
+	mount -t tracefs nodev /sys/kernel/tracing ||
+		echo "setup.sh: tracefs could not be mounted on /sys/kernel/tracing" >&2
+}
+
 # build [MESON_OPTION...]: configures BUILD_DIR once (with MESON_ARGS), sets the
 # options given on it as it is, and builds.
 build() {
@@ -353,6 +364,7 @@ test)
 	install_sid_dwarf
 	install_arm64_root
 	install_ruby_yjit
+	mount_tracefs
 	# the test suite's build reads its hooks (faults, forced tail calls) from the environment
 	build -Dtest_hooks=true
 	run_tests

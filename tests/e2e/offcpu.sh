@@ -25,6 +25,8 @@ source "$(dirname "$0")/lib.sh"
 offcpu="python3 $e2e_dir/offcpu.py"
 command -v go > /dev/null || e2e_skip "go is not installed (golang-go; ./setup.sh installs it)"
 command -v bpftrace > /dev/null || e2e_skip "bpftrace is not installed (./setup.sh installs it)"
+[ -d /sys/kernel/tracing/events ] || [ -d /sys/kernel/debug/tracing/events ] ||
+	e2e_skip "tracefs is not mounted, where bpftrace reads the tracepoints (./setup.sh mounts it)"
 
 # bpftrace, the reference, from before the run to after it.
 bpftrace "$e2e_dir/offcpu.bt" > "$tmp/bpftrace.out" 2> "$tmp/bpftrace.err" &
