@@ -483,13 +483,15 @@ def cmd_roots(args):
               THREAD])
     root = re.compile("(?:" + "|".join(roots) + ")(?:;|$)")
     empty = sum(s.count for s in samples if not s.user)
-    samples = [s for s in samples if s.user]
+    # inside execve past its point of no return the old stack is gone: nothing to walk
+    in_exec = sum(s.count for s in samples if s.user == ["[exec]"])
+    samples = [s for s in samples if s.user and s.user != ["[exec]"]]
     total = sum(s.count for s in samples)
     good = [s for s in samples if root.match(";".join(s.user))]
     ratio = sum(s.count for s in good) / total if total else 0
     what = "samples" + (f" of {args.comm}" if args.comm else "")
-    print(f"{what} with user frames: {total} ({empty} without), beginning at a root: "
-          f"{ratio:.2%}", file=sys.stderr)
+    print(f"{what} with user frames: {total} ({empty} without, {in_exec} inside exec), "
+          f"beginning at a root: {ratio:.2%}", file=sys.stderr)
     if total < args.min_samples:
         fail(f"{total} {what} with user frames, expected at least {args.min_samples}")
     if ratio < args.min_ratio:
