@@ -182,7 +182,9 @@ install_sid_dwarf() {
 # the guest's /usr/lib). Reused while it holds ARM64_PACKAGES; a failure is reported,
 # not fatal: the arm64 tests say why they cannot run (and fail in CI).
 ARM64_ROOT=${UNWPROF_ARM64_ROOT:-/var/cache/unwprof-tests/arm64}
-ARM64_HOST_PACKAGES=(qemu-system-arm gcc-aarch64-linux-gnu cpio)
+# The cross compilers' C library and C++ headers and libraries are only recommended.
+ARM64_HOST_PACKAGES=(qemu-system-arm gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
+	libc6-dev-arm64-cross cpio)
 ARM64_PACKAGES=(busybox-static libc6 libgcc-s1 libstdc++6 libbpf1 libbpf-dev libelf1 libelf-dev zlib1g
 	zlib1g-dev libprotobuf-c1 libprotobuf-c-dev libdwarf1 libdwarf-dev)
 
