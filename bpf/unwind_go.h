@@ -28,11 +28,53 @@
  * Go's traceback stops at mcall (it writes SP); the walk goes on to the
  * root, as the scheduler's other work on g0 does.
  *
+ * On a goroutine's stack the only switch is a vDSO call: time.now and
+ * runtime.nanotime1 move sp to g0's stack for it, and keep their caller's
+ * pc and sp in m.vdsoPC and m.vdsoSP meanwhile (go_vdso_caller).
+ *
  * Returns 1 when f is now the caller's frame, 0 when the switch does not
  * apply (the native step goes on), -1 when the saved state could not be
  * read (the reason noted). Memory of the process is untrusted: every read
  * may fail, and a switch happens once per walk.
  */
+static __always_inline int in_range(__u64 pc, __u64 lo, __u64 hi)
+{
+	return pc >= lo && pc < hi;
+}
+
+/*
+ * The frame of time.now or runtime.nanotime1 at f, on a goroutine's
+ * thread m: while m.vdsoSP is set (from just before the switch to just
+ * after the way back) the caller is at m.vdsoPC and m.vdsoSP, and its
+ * frame pointer where Go's frame record keeps it, below the return
+ * address that sp was pushed past.
+ */
+static __always_inline int go_vdso_caller(struct unw_frame *f, const struct unw_go_proc *go,
+					  __u64 m, struct scratch *sc)
+{
+	__u64 sp, pc;
+
+	if (!go->m_vdso_sp || (!in_range(f->pc, go->now_lo, go->now_hi) &&
+			       !in_range(f->pc, go->nanotime_lo, go->nanotime_hi)))
+		return 0;
+	sp = user_word(m, go->m_vdso_sp);
+	if (!sp)
+		return 0; /* not in the call: its own rows hold */
+	pc = user_word(m, go->m_vdso_pc);
+	if (!pc) {
+		err_inc(UNW_E_GO_SWITCH);
+		return -1;
+	}
+	sc->go_switched = 1;
+	f->pc = pc;
+	f->fp = user_word(sp - 16, 0);
+	f->sp = sp;
+	f->lr = 0;
+	f->signal = 0;
+	f->fp_linked = 0;
+	return 1;
+}
+
 __weak __noinline int go_switch(struct unw_frame *f, const struct unw_go_proc *go,
 				struct scratch *sc)
 {
@@ -47,8 +89,10 @@ __weak __noinline int go_switch(struct unw_frame *f, const struct unw_go_proc *g
 	return 0; /* core/runtimes/goruntime.c reads amd64 binaries only */
 #endif
 	m = user_word(g, go->g_m);
-	if (!g || !m || user_word(m, go->m_g0) != g)
+	if (!g || !m)
 		return 0;
+	if (user_word(m, go->m_g0) != g)
+		return go_vdso_caller(f, go, m, sc);
 	curg = user_word(m, go->m_curg);
 	morestack = f->pc >= go->morestack_lo && f->pc < go->morestack_hi;
 	mcall = f->pc >= go->mcall_lo && f->pc < go->mcall_hi;

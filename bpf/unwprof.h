@@ -193,7 +193,8 @@ enum unw_unwinder {
 	 * (core/runtimes/goruntime.h): on the system stack, the walk goes on
 	 * from the goroutine's saved state, or from the base of the system
 	 * stack (struct unw_go_proc); elsewhere, as UNW_UW_TABLE, or UNW_UW_FP
-	 * when exec_id is 0.
+	 * when exec_id is 0. The vDSO's callers time.now and
+	 * runtime.nanotime1: while in the vDSO, from their caller's state in m.
 	 */
 	UNW_UW_GO_SWITCH,
 	/*
@@ -236,6 +237,10 @@ struct unw_go_proc {
 	__u64 morestack_hi;
 	__u64 mcall_lo;
 	__u64 mcall_hi;
+	__u64 now_lo; /* the vDSO's callers, time.now and runtime.nanotime1; hi 0: none */
+	__u64 now_hi;
+	__u64 nanotime_lo;
+	__u64 nanotime_hi;
 	__s32 tls_g;
 	__u32 g_m;
 	__u32 m_g0;
@@ -243,6 +248,8 @@ struct unw_go_proc {
 	__u32 sched_sp;
 	__u32 sched_pc;
 	__u32 sched_bp;
+	__u32 m_vdso_pc; /* m.vdsoPC and m.vdsoSP; 0: no vDSO switch */
+	__u32 m_vdso_sp;
 	__u32 pad;
 };
 
@@ -748,7 +755,7 @@ _Static_assert(sizeof(struct unw_event) == 24, "unw_event layout");
 _Static_assert(sizeof(struct unw_config) == 40, "unw_config layout");
 _Static_assert(sizeof(struct unw_cost_sum) == 16, "unw_cost_sum layout");
 _Static_assert(sizeof(struct unw_fail_key) == 16, "unw_fail_key layout");
-_Static_assert(sizeof(struct unw_go_proc) == 64, "unw_go_proc layout");
+_Static_assert(sizeof(struct unw_go_proc) == 104, "unw_go_proc layout");
 _Static_assert(sizeof(struct unw_py_proc) == 72, "unw_py_proc layout");
 _Static_assert(sizeof(struct unw_py_copy) == 16, "unw_py_copy layout");
 _Static_assert(sizeof(struct unw_rb_proc) == 32, "unw_rb_proc layout");

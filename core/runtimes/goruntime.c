@@ -24,6 +24,12 @@
  * its encoding with the registers of the one before it; the offsets they
  * hold must then agree (the same sched.sp in both functions, sched.pc just
  * above it), or the binary is taken for one of another shape.
+ *
+ * time.now and runtime.nanotime1 load m through r14 into rbx, save the old
+ * vdsoPC and vdsoSP (into rcx, rdx), and store the new ones from the same
+ * registers: mov G_M(%r14), %rbx; mov VDSO_PC(%rbx), %rcx;
+ * mov VDSO_SP(%rbx), %rdx; ...; mov %rcx, VDSO_PC(%rbx);
+ * mov %rdx, VDSO_SP(%rbx). Both, where both are there, must agree.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -42,8 +48,18 @@
 #define OP_CMP_LOAD 0x3b
 #define PREFIX_FS 0x64
 #define REG_R14_LOW 6 /* r14 with REX.B */
+#define REG_RCX 1
+#define REG_RDX 2
 #define REG_RBX 3
 #define REG_RBP 5
+
+/* The functions read here, by name: the first three are needed, the vDSO's callers not. */
+enum go_func { GO_SYSTEMSTACK, GO_MORESTACK, GO_MCALL, GO_NOW, GO_NANOTIME, GO_NR_FUNCS };
+
+static const char *const go_func_names[GO_NR_FUNCS] = {
+	"runtime.systemstack", "runtime.morestack", "runtime.mcall", "time.now",
+	"runtime.nanotime1",
+};
 
 /* The bytes of one function, and a cursor over them. */
 struct code {
@@ -155,6 +171,23 @@ static int read_mcall(struct code c, struct go_runtime *gr)
 	return 0;
 }
 
+/* The offsets of m.vdsoPC and m.vdsoSP a caller of the vDSO loads and stores. */
+static int read_vdso_caller(struct code c, const struct go_runtime *gr, int32_t *pc, int32_t *sp)
+{
+	int32_t g_m, pc_store, sp_store;
+
+	if (!find_mem_op(&c, REX_WB, OP_MOV_LOAD, REG_RBX, REG_R14_LOW, &g_m, NULL) ||
+	    !find_mem_op(&c, REX_W, OP_MOV_LOAD, REG_RCX, REG_RBX, pc, NULL) ||
+	    !find_mem_op(&c, REX_W, OP_MOV_LOAD, REG_RDX, REG_RBX, sp, NULL) ||
+	    !find_mem_op(&c, REX_W, OP_MOV_STORE, REG_RCX, REG_RBX, &pc_store, NULL) ||
+	    !find_mem_op(&c, REX_W, OP_MOV_STORE, REG_RDX, REG_RBX, &sp_store, NULL))
+		return -ENOTSUP;
+	if ((uint32_t)g_m != gr->g_m || !offset_ok(*pc) || !offset_ok(*sp) || *pc == *sp ||
+	    pc_store != *pc || sp_store != *sp)
+		return -ENOTSUP;
+	return 0;
+}
+
 /* The bytes of function f, from .text. */
 static int function_code(const struct elf_section *text, const struct gopclntab_func *f,
 			 struct code *c)
@@ -167,30 +200,68 @@ static int function_code(const struct elf_section *text, const struct gopclntab_
 	return 0;
 }
 
-/* Finds the functions the switch needs by name; 0 when all of them are there. */
-static int find_functions(const struct gopclntab *t, struct gopclntab_func *systemstack,
-			  struct gopclntab_func *morestack, struct gopclntab_func *mcall)
+/* Finds the functions of go_func_names by name (end 0: not there); 0 when the needed are. */
+static int find_functions(const struct gopclntab *t, struct gopclntab_func *fs)
 {
 	size_t n = gopclntab__count(t), found = 0;
 
-	for (size_t i = 0; i < n && found < 3; i++) {
+	for (size_t i = 0; i < n && found < GO_NR_FUNCS; i++) {
 		struct gopclntab_func f;
 
 		if (gopclntab__func(t, i, &f))
 			break;
-		if (strcmp(f.name, "runtime.systemstack") == 0)
-			*systemstack = f, found++;
-		else if (strcmp(f.name, "runtime.morestack") == 0)
-			*morestack = f, found++;
-		else if (strcmp(f.name, "runtime.mcall") == 0)
-			*mcall = f, found++;
+		for (int k = 0; k < GO_NR_FUNCS; k++) {
+			if (!fs[k].end && strcmp(f.name, go_func_names[k]) == 0) {
+				fs[k] = f;
+				found++;
+				break;
+			}
+		}
 	}
-	return found == 3 ? 0 : -ENOENT;
+	return fs[GO_SYSTEMSTACK].end && fs[GO_MORESTACK].end && fs[GO_MCALL].end ? 0 : -ENOENT;
+}
+
+/*
+ * The vDSO's callers of fs into gr, where each one there has the shape
+ * read and all agree; otherwise none, and the walk stops at them as before.
+ */
+static void read_vdso_callers(const struct elf_section *text, const struct gopclntab_func *fs,
+			      struct go_runtime *gr)
+{
+	int32_t pc = 0, sp = 0;
+
+	for (int k = GO_NOW; k <= GO_NANOTIME; k++) {
+		int32_t pc_k, sp_k;
+		struct code c;
+
+		if (!fs[k].end)
+			continue;
+		if (function_code(text, &fs[k], &c) || read_vdso_caller(c, gr, &pc_k, &sp_k) ||
+		    (pc && (pc_k != pc || sp_k != sp))) {
+			pr_debug("%s: an unknown shape: walks stop at Go's vDSO calls",
+				 go_func_names[k]);
+			return;
+		}
+		pc = pc_k;
+		sp = sp_k;
+	}
+	if (!pc)
+		return;
+	gr->m_vdso_pc = pc;
+	gr->m_vdso_sp = sp;
+	if (fs[GO_NOW].end) {
+		gr->now_lo = fs[GO_NOW].entry;
+		gr->now_hi = fs[GO_NOW].end;
+	}
+	if (fs[GO_NANOTIME].end) {
+		gr->nanotime_lo = fs[GO_NANOTIME].entry;
+		gr->nanotime_hi = fs[GO_NANOTIME].end;
+	}
 }
 
 int go_runtime__read(const struct elf_file *ef, struct go_runtime *gr)
 {
-	struct gopclntab_func systemstack = {}, morestack = {}, mcall = {};
+	struct gopclntab_func fs[GO_NR_FUNCS] = {};
 	struct elf_section text, note;
 	struct gopclntab *t;
 	struct code ss, mc;
@@ -204,22 +275,24 @@ int go_runtime__read(const struct elf_file *ef, struct go_runtime *gr)
 	t = gopclntab__open_elf(ef);
 	if (!t)
 		return -ENOENT;
-	err = find_functions(t, &systemstack, &morestack, &mcall);
+	err = find_functions(t, fs);
 	if (!err && (elf_file__machine(ef) != EM_X86_64 || elf_file__section(ef, ".text", &text)))
 		err = -ENOTSUP;
-	if (!err && (function_code(&text, &systemstack, &ss) || function_code(&text, &mcall, &mc)))
+	if (!err && (function_code(&text, &fs[GO_SYSTEMSTACK], &ss) ||
+		     function_code(&text, &fs[GO_MCALL], &mc)))
 		err = -ENOTSUP;
 	if (!err)
 		err = read_systemstack(ss, gr);
 	if (!err)
 		err = read_mcall(mc, gr);
 	if (!err) {
-		gr->systemstack_lo = systemstack.entry;
-		gr->systemstack_hi = systemstack.end;
-		gr->morestack_lo = morestack.entry;
-		gr->morestack_hi = morestack.end;
-		gr->mcall_lo = mcall.entry;
-		gr->mcall_hi = mcall.end;
+		gr->systemstack_lo = fs[GO_SYSTEMSTACK].entry;
+		gr->systemstack_hi = fs[GO_SYSTEMSTACK].end;
+		gr->morestack_lo = fs[GO_MORESTACK].entry;
+		gr->morestack_hi = fs[GO_MORESTACK].end;
+		gr->mcall_lo = fs[GO_MCALL].entry;
+		gr->mcall_hi = fs[GO_MCALL].end;
+		read_vdso_callers(&text, fs, gr);
 	}
 	if (err == -ENOTSUP)
 		pr_debug(

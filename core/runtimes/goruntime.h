@@ -12,12 +12,21 @@
  * goroutine: a walk that reaches either there goes on from g0's own saved
  * state, to runtime.mstart, the bottom of g0.
  *
+ * Go calls the vDSO's clock_gettime on the system stack too: time.now and
+ * runtime.nanotime1 switch to g0's stack for the call when they run on a
+ * goroutine's, and say where they came from, for Go's own profiler, in
+ * m.vdsoPC and m.vdsoSP (the caller's pc and sp). A walk that reaches
+ * either frame while m.vdsoSP is set goes on from there, as Go's traceback
+ * does from a signal in the vDSO.
+ *
  * What the unwinder needs is read from the binary, not from a table of
  * versions: the two functions' addresses from the pclntab, which every Go
  * binary keeps, stripped or not, and the offsets of g.m, m.g0, m.curg and
  * g.sched from the instructions of runtime.systemstack and runtime.mcall,
- * which use them (amd64, Go 1.17 and later: the register ABI). A binary whose
- * code has another shape has no switch: its walk stops there, as before.
+ * which use them (amd64, Go 1.17 and later: the register ABI), and of
+ * m.vdsoPC and m.vdsoSP from those of time.now and runtime.nanotime1. A
+ * binary whose code has another shape has no switch: its walk stops there,
+ * as before (a vDSO call only: no vDSO switch, the others stay).
  */
 #ifndef UNWPROF_GORUNTIME_H
 #define UNWPROF_GORUNTIME_H
@@ -37,6 +46,11 @@ struct go_runtime {
 	uint32_t sched_sp; /* of g.sched.sp, .pc and .bp in a g */
 	uint32_t sched_pc;
 	uint32_t sched_bp;
+	/* the vDSO's callers, time.now and runtime.nanotime1; hi 0: none */
+	uint64_t now_lo, now_hi;
+	uint64_t nanotime_lo, nanotime_hi;
+	uint32_t m_vdso_pc; /* of m.vdsoPC and m.vdsoSP in an m; 0: no vDSO switch */
+	uint32_t m_vdso_sp;
 };
 
 /*

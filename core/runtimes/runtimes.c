@@ -10,8 +10,9 @@
 
 /*
  * Go's stack switch (core/runtimes/goruntime.h): runtime.systemstack,
- * runtime.morestack and runtime.mcall of a Go binary, and the offsets that lead from a thread
- * on its system stack to the goroutine it works for.
+ * runtime.morestack and runtime.mcall of a Go binary, the vDSO's callers
+ * time.now and runtime.nanotime1 where they are read, and the offsets that
+ * lead from a thread on its system stack to the goroutine it works for.
  */
 static bool go_place(const struct model_image *e, uint64_t bias, struct runtime_place *rp)
 {
@@ -22,11 +23,19 @@ static bool go_place(const struct model_image *e, uint64_t bias, struct runtime_
 	*rp = (struct runtime_place){
 		.ranges = { { g->systemstack_lo + bias, g->systemstack_hi + bias },
 			    { g->morestack_lo + bias, g->morestack_hi + bias },
-			    { g->mcall_lo + bias, g->mcall_hi + bias } },
+			    { g->mcall_lo + bias, g->mcall_hi + bias },
+			    { g->now_lo + bias, g->now_hi ? g->now_hi + bias : 0 },
+			    { g->nanotime_lo + bias, g->nanotime_hi ? g->nanotime_hi + bias : 0 } },
 		.value.go = { .morestack_lo = g->morestack_lo + bias,
 			      .morestack_hi = g->morestack_hi + bias,
 			      .mcall_lo = g->mcall_lo + bias,
 			      .mcall_hi = g->mcall_hi + bias,
+			      .now_lo = g->now_lo + bias,
+			      .now_hi = g->now_hi ? g->now_hi + bias : 0,
+			      .nanotime_lo = g->nanotime_lo + bias,
+			      .nanotime_hi = g->nanotime_hi ? g->nanotime_hi + bias : 0,
+			      .m_vdso_pc = g->m_vdso_pc,
+			      .m_vdso_sp = g->m_vdso_sp,
 			      .tls_g = g->tls_g,
 			      .g_m = g->g_m,
 			      .m_g0 = g->m_g0,

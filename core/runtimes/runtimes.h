@@ -23,7 +23,7 @@ struct model_image;
 struct runtime_place {
 	struct {
 		uint64_t lo, hi; /* process addresses; the first is needed, hi 0: none */
-	} ranges[3];
+	} ranges[5];
 	union {
 		struct unw_go_proc go;
 		struct unw_py_proc py;

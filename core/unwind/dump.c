@@ -461,6 +461,44 @@ static void print_go_switch(FILE *f, const struct unwind_dump *c)
 	fprintf(f,
 		"             g at fs%+d; g.m %u, m.g0 %u, m.curg %u, g.sched sp %u pc %u bp %u\n",
 		g->tls_g, g->g_m, g->m_g0, g->m_curg, g->sched_sp, g->sched_pc, g->sched_bp);
+	if (g->m_vdso_sp)
+		fprintf(f,
+			"             vDSO calls: time.now %#" PRIx64 "-%#" PRIx64
+			", runtime.nanotime1 %#" PRIx64 "-%#" PRIx64 "; m.vdsoPC %u, m.vdsoSP %u\n",
+			g->now_lo, g->now_hi, g->nanotime_lo, g->nanotime_hi, g->m_vdso_pc,
+			g->m_vdso_sp);
+}
+
+/* A range [lo, hi) as a JSON array of two hexadecimal strings. */
+static void json_range(struct json_writer *jw, const char *key, uint64_t lo, uint64_t hi)
+{
+	char hex[24];
+
+	jw_key(jw, key);
+	jw_array_start(jw);
+	snprintf(hex, sizeof(hex), "%#" PRIx64, lo);
+	jw_string(jw, hex);
+	snprintf(hex, sizeof(hex), "%#" PRIx64, hi);
+	jw_string(jw, hex);
+	jw_array_end(jw);
+}
+
+/* The vDSO's callers the walk goes back from (core/runtimes/goruntime.h), when read. */
+static void json_go_vdso(struct json_writer *jw, const struct go_runtime *g)
+{
+	if (!g->m_vdso_sp)
+		return;
+	jw_key(jw, "vdso");
+	jw_object_start(jw);
+	if (g->now_hi)
+		json_range(jw, "time.now", g->now_lo, g->now_hi);
+	if (g->nanotime_hi)
+		json_range(jw, "runtime.nanotime1", g->nanotime_lo, g->nanotime_hi);
+	jw_key(jw, "m_vdso_pc");
+	jw_uint(jw, g->m_vdso_pc);
+	jw_key(jw, "m_vdso_sp");
+	jw_uint(jw, g->m_vdso_sp);
+	jw_object_end(jw);
 }
 
 static void json_go_switch(struct json_writer *jw, const struct unwind_dump *c)
@@ -498,6 +536,7 @@ static void json_go_switch(struct json_writer *jw, const struct unwind_dump *c)
 		jw_key(jw, offs[i].name);
 		jw_uint(jw, offs[i].off);
 	}
+	json_go_vdso(jw, g);
 	jw_object_end(jw);
 }
 

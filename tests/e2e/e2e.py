@@ -1031,6 +1031,31 @@ def cmd_go_switch(args):
         fail(f"g at fs{sw['tls_g']:+d}, expected fs-8 on amd64")
 
 
+def cmd_go_vdso(args):
+    """dump-unwind's vDSO callers of a Go binary against `go tool nm -sort address` and its DWARF."""
+    sw = json.load(open(args.json)).get("go_switch") or {}
+    vdso = sw.get("vdso")
+    if not vdso:
+        fail(f"{args.json}: no vDSO callers read")
+        return
+    # a function runs to the next one, as Go's function table has it
+    text = []
+    with open(args.nm) as f:
+        for line in f:  # ADDR TYPE NAME
+            addr, kind, name = line.split(None, 2)
+            if kind in "Tt":
+                text.append((int(addr, 16), re.sub(r"\.abi0$", "", name.strip())))
+    funcs = {name: [hex(lo), hex(text[i + 1][0])] for i, (lo, name) in enumerate(text[:-1])}
+    for fn in ("time.now", "runtime.nanotime1"):
+        if vdso.get(fn) != funcs.get(fn):
+            fail(f"{fn}: {vdso.get(fn)}, go tool nm says {funcs.get(fn)}")
+    d = dwarf_offsets(args.dwarf, {"runtime.m": ["vdsoPC", "vdsoSP"]})
+    print(f"vDSO callers {vdso}; DWARF of {os.path.basename(args.dwarf)}: {d}", file=sys.stderr)
+    for key, field in (("m_vdso_pc", "runtime.m.vdsoPC"), ("m_vdso_sp", "runtime.m.vdsoSP")):
+        if field not in d or vdso[key] != d[field]:
+            fail(f"{key} is {vdso[key]}, DWARF says {d.get(field)}")
+
+
 def chains_seen(expect, names, sample, seen, tids):
     """The keys of expect whose chain sample (its frames' names, names) runs: its leaf
     function, then burn, a "/rec" key only through rec. Each is counted in seen, and under
@@ -1585,6 +1610,11 @@ def main():
     s.add_argument("funcs")
     s.add_argument("dwarf")
     s.set_defaults(fn=cmd_go_switch)
+    s = sub.add_parser("go-vdso")
+    s.add_argument("json")
+    s.add_argument("nm")
+    s.add_argument("dwarf")
+    s.set_defaults(fn=cmd_go_vdso)
     args = p.parse_args()
     args.fn(args)
 
