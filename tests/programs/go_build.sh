@@ -15,9 +15,8 @@
 #    system stack), runtime.rt0_go (the first thread's) or _rt0_amd64*
 #    (the entry point, before it), or of the git that go runs to stamp
 #    its version (_start, a thread's clone3). Samples inside execve, whose
-#    old stack is gone, are left out. 99.7% do: the rest are mostly Go's
-#    vDSO calls on the system stack (time.now, 0.1%), whose way back to the
-#    goroutine is not followed, and threads being created (runtime.clone).
+#    old stack is gone, are left out. 99.85% do: the rest are mostly
+#    threads being created (runtime.clone) and a few unnamed frames.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
