@@ -60,9 +60,9 @@ def skip(why):
     sys.exit(77)
 
 
-def stacks(path, comm):
+def stacks(path, comm, unrooted=None):
     """(samples of comm with user frames, those whose user stack begins at a root);
-    comm None: of every process."""
+    comm None: of every process. unrooted, a dict, gets the others' stacks and counts."""
     total = rooted = 0
     with open(path, errors="replace") as f:
         for line in f:
@@ -75,7 +75,10 @@ def stacks(path, comm):
             if not user or user == ["[exec]"]:
                 continue
             total += int(n)
-            rooted += int(n) if ROOT.match(";".join(user)) else 0
+            if ROOT.match(";".join(user)):
+                rooted += int(n)
+            elif unrooted is not None:
+                unrooted[stack] = unrooted.get(stack, 0) + int(n)
     return total, rooted
 
 
@@ -92,10 +95,12 @@ def record(build, name, tmp):
         return None
     with open(stats) as f:
         s = json.load(f)
-    total, rooted = stacks(folded, comm)
+    unrooted = {}
+    total, rooted = stacks(folded, comm, unrooted)
     o = s["outcomes"]
     return {
         "complete": 100.0 * rooted / total if total else 0.0,
+        "unrooted": sorted(unrooted.items(), key=lambda e: -e[1])[:5],
         "samples": total,
         # the summary counts the samples of the whole tree that record launched
         "rooted": stacks(folded, None)[1],
@@ -115,6 +120,8 @@ def check_run(name, got, quiet):
     if got["complete"] < quiet["complete"] - 1:
         fail(f"{name}: {got['complete']:.1f}% complete under load, "
              f"{quiet['complete']:.1f}% quiet")
+        for stack, n in got["unrooted"]:
+            print(f"    {n:5d} {stack[:300]}", file=sys.stderr)
     # -a counts every process's walks; the folded output is filtered to the workload's
     if not got["all"] and got["walked"] > got["rooted"]:
         fail(f"{name}: {got['walked']} samples counted as walked, {got['rooted']} reach a root")
