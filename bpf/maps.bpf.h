@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The maps and global variables the BPF units share: the contract with user
- * space (bpf/unwprof.h gives their keys and values) and the state the units
+ * space (bpf/abi.h gives their keys and values) and the state the units
  * hand each other. Each is defined here once, __weak, so that every unit
  * that includes this header has it and the linker (bpftool gen object)
  * keeps one. Every map is sized by user space before load; 1 is a
@@ -13,7 +13,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
-#include "unwprof.h"
+#include "abi.h"
 
 const volatile struct unw_config cfg __weak = {};
 
@@ -41,7 +41,7 @@ __u64 nr_keys __weak = 0;
 __u32 hold_new_code __weak = 0;
 
 /*
- * The unwind tables (bpf/unwprof.h). The rows: one shard per inner map, of
+ * The unwind tables (bpf/abi.h). The rows: one shard per inner map, of
  * 8-byte values holding two rows each, created by user space when the
  * packer first fills it (mmapable: filled through mmap), so the memory
  * follows the tables loaded, up to --max-shards. Rows are looked up one at
@@ -190,7 +190,7 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps") __weak;
 
-/* The histogram of the times of the targets' samples (bpf/unwprof.h). */
+/* The histogram of the times of the targets' samples (bpf/abi.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, UNW_HIST_BUCKETS);

@@ -189,7 +189,7 @@ __weak __noinline int py_frame(struct scratch *sc, const struct unw_py_proc *py,
  * The Python unwinder: writes the Python frames of one activation of the
  * eval loop, innermost first, from the cursor on (the thread's current
  * frame for the innermost activation), and leaves the cursor at the next
- * activation's. A frame is two words (bpf/unwprof.h, UNW_FRAME_PYTHON): its
+ * activation's. A frame is two words (bpf/abi.h, UNW_FRAME_PYTHON): its
  * code object and where in it the frame is. A global function: its loop
  * is verified once, not once in each walk that calls it.
  */

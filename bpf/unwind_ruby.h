@@ -118,7 +118,7 @@ __weak __noinline int rb_frame(struct scratch *sc, const struct unw_rb_proc *rb,
  * The Ruby unwinder: writes the Ruby frames of one activation of
  * rb_vm_exec, innermost first, from the cursor on (the thread's current
  * control frame for the innermost activation), and leaves the cursor at
- * the next activation's (bpf/unwprof.h, UNW_FRAME_RUBY). Global, as
+ * the next activation's (bpf/abi.h, UNW_FRAME_RUBY). Global, as
  * py_frames.
  */
 __weak __noinline int rb_frames(struct scratch *sc, const struct unw_rb_proc *rb, __u64 *hash,

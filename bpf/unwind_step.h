@@ -2,13 +2,13 @@
 /*
  * The lookups and the frame step of the unwinder, written once for both
  * sides: the BPF program walks with them, and user space compiles the same
- * code to test it against tables packed by core/unwind/shards.c. Every loop has a
+ * code to test it against tables packed by core/unwind/shard_packer.c. Every loop has a
  * fixed bound and every array index is masked, as the verifier wants.
  */
 #ifndef UNWPROF_UNWIND_STEP_H
 #define UNWPROF_UNWIND_STEP_H
 
-#include "unwprof.h"
+#include "abi.h"
 #include "arch.h"
 
 #ifdef __bpf__
@@ -18,7 +18,7 @@
 #endif
 
 /*
- * The lookup of a table's rule (the layout is in bpf/unwprof.h). A pc's
+ * The lookup of a table's rule (the layout is in bpf/abi.h). A pc's
  * page is found by arithmetic: unw_exec__page gives the page map index of
  * the page holding table pc key, or says the table has no page there.
  */

@@ -24,7 +24,7 @@
 #include <errno.h>
 #endif
 
-#include "unwprof.h"
+#include "abi.h"
 
 #ifndef UNW_INLINE
 #ifdef __bpf__

@@ -9,7 +9,7 @@
 #define UNWPROF_WALK_BPF_H
 
 #include "native.bpf.h"
-#include "sample_time.h"
+#include "sample_time_hist.h"
 #include "unwind_go.h"
 #include "unwind_python.h"
 #include "unwind_ruby.h"
@@ -32,7 +32,7 @@ static __always_inline int walk_overtime(struct scratch *sc, __u32 n)
 /*
  * One frame of the walk: the frame is recorded, then the unwinder of its pc
  * steps to the caller. Adding an unwinder is its file here (bpf/unwind_*.h),
- * its case in this function, its id in bpf/unwprof.h and its entry in
+ * its case in this function, its id in bpf/abi.h and its entry in
  * core/runtimes/runtimes.c, which says which mappings it walks: this
  * function runs in the bpf_loop callback and in the tail-called walk_tc,
  * where a program array could not be used from the first.

@@ -19,7 +19,7 @@
 #include "args.h"
 #include "record.h"
 #include "../core/util/common.h"
-#include "../core/profile/formats.h"
+#include "../core/profile/format_names.h"
 #include "../core/util/log.h"
 #include "../core/record/recorder.h"
 

@@ -15,7 +15,7 @@
 #include "record.h"
 #include "../core/util/common.h"
 #include "../core/session/failures.h"
-#include "../core/session/sample_times.h"
+#include "../core/session/sample_time_stats.h"
 #include "../core/util/json.h"
 #include "../core/util/log.h"
 

@@ -18,13 +18,13 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "../core/profile/atomic_file.h"
 #include "cmd.h"
 #include "../core/util/common.h"
 #include "../core/profile/folded.h"
-#include "../core/profile/formats.h"
+#include "../core/profile/format_names.h"
 #include "../core/util/json.h"
 #include "../core/util/log.h"
-#include "../core/profile/outfile.h"
 #include "../core/profile/report.h"
 #include "../core/profile/report_view.h"
 

@@ -7,7 +7,7 @@
  * saved.
  *
  * Here its options; the report is core/unwind/shards_report.c's, whose
- * loading and packing are record's (core/unwind/loader.c).
+ * loading and packing are record's (core/unwind/table_loader.c).
  */
 #include <argp.h>
 #include <errno.h>
@@ -21,10 +21,10 @@
 #include "args.h"
 #include "cmd.h"
 #include "../core/util/common.h"
-#include "../core/unwind/encoder.h"
 #include "../core/util/json.h"
 #include "../core/util/log.h"
 #include "../core/unwind/shards_report.h"
+#include "../core/unwind/table_encoding.h"
 
 enum {
 	OPT_JSON = 256,

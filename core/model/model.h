@@ -41,7 +41,7 @@
 #include "../runtimes/goruntime.h"
 #include "../runtimes/pyruntime.h"
 #include "../runtimes/rbruntime.h"
-#include "../targets/procmaps.h"
+#include "../targets/proc_maps.h"
 
 struct cfi_names;
 struct debuginfod;

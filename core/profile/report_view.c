@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "flamegraph.h"
 #include "folded.h"
-#include "formats.h"
+#include "format_names.h"
 #include "../util/json.h"
 #include "../util/log.h"
-#include "outfile.h"
 #include "pprof.h"
 #include "profile.h"
 #include "report.h"

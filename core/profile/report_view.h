@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "folded.h"
-#include "formats.h"
+#include "format_names.h"
 #include "report.h"
 
 struct json_writer;

@@ -15,20 +15,20 @@
 #include <unistd.h>
 
 #include "recorder.h"
-#include "invoker.h"
-#include "output.h"
 #include "pids.h"
 #include "proc_times.h"
+#include "profile_writer.h"
+#include "sudo_user.h"
 #include "../util/common.h"
 #include "../util/log.h"
 #include "../elf/debuginfod.h"
 #include "../model/model.h"
 #include "../session/failures.h"
-#include "../profile/outfile.h"
+#include "../profile/atomic_file.h"
 #include "../profile/profile.h"
 #include "../symbols/symbolize.h"
+#include "../targets/comm_names.h"
 #include "../targets/launch.h"
-#include "../targets/procnames.h"
 
 #define POLL_MS 100
 /* How often the hooks' progress line is given the samples so far. */
@@ -42,7 +42,7 @@ struct recorder {
 	struct session *session;
 	struct profile *profile;
 	struct symbolizer *symbolizer;
-	struct proc_names *names;  /* the processes' names (core/targets/procnames.h) */
+	struct proc_names *names;  /* the processes' names (core/targets/comm_names.h) */
 	struct failures *failures; /* where samples failed, by file and reason */
 	struct proc_times *times;  /* each process's time on and off the CPU */
 	/* fetches the debug files missing here; NULL unless DEBUGINFOD_URLS names servers */

@@ -29,9 +29,9 @@
 #include <sys/types.h>
 
 #include "../elf/debuginfod.h"
-#include "../profile/formats.h"
+#include "../profile/format_names.h"
 #include "../session/session.h"
-#include "../session/sample_times.h"
+#include "../session/sample_time_stats.h"
 #include "proc_times.h"
 
 /* What to record and where to write it; the arrays and strings outlive the recorder. */

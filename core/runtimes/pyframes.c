@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "../util/common.h"
-#include "bpf/unwprof.h"
+#include "bpf/abi.h"
 #include "pyframes.h"
-#include "procmem.h"
 #include "pyruntime.h"
+#include "target_memory.h"
 
 #define NAME_MAX_LEN 1024	   /* longest name or path read */
 #define TABLE_MAX_LEN (256 * 1024) /* longest line table read */
@@ -154,7 +154,7 @@ uint32_t py_line_of(const uint8_t *table, size_t size, int minor, uint32_t first
 
 /*
  * Where a code object is read from: the copies BPF took when it was first
- * seen (bpf/unwprof.h, struct unw_py_code_event), then the process's memory
+ * seen (bpf/abi.h, struct unw_py_code_event), then the process's memory
  * for what they do not hold.
  */
 struct py_view {

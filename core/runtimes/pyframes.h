@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Naming the Python frames the BPF walk records (bpf/unwprof.h,
+ * Naming the Python frames the BPF walk records (bpf/abi.h,
  * UNW_FRAME_PYTHON: a code object's address and where in it the frame
  * was): the code object's qualified name, file and first line, and the line
  * being run, read from the process's memory (/proc/PID/mem) while it lives,

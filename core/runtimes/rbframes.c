@@ -12,9 +12,9 @@
 
 #include "../util/common.h"
 #include "../util/log.h"
-#include "procmem.h"
 #include "rbframes.h"
 #include "rbruntime.h"
+#include "target_memory.h"
 
 #define NAME_MAX_LEN 1024	   /* longest label or path read */
 #define INSNS_MAX (1u << 20)	   /* most insns_info entries read */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Naming the Ruby frames the BPF walk records (bpf/unwprof.h,
+ * Naming the Ruby frames the BPF walk records (bpf/abi.h,
  * UNW_FRAME_RUBY: an iseq's address and the frame's pc, or a C method's
  * method entry and UNW_RB_CFUNC): the iseq's label, path and first line,
  * and the line being run, read from the process's memory (/proc/PID/mem)

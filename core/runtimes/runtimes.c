@@ -72,7 +72,7 @@ static uint16_t py_code_len(const struct py_offsets *o)
 	return end <= UNW_PY_CODE_MAX ? end : 0;
 }
 
-/* What the Python unwinder reads of an interpreter pr loaded with bias (bpf/unwprof.h). */
+/* What the Python unwinder reads of an interpreter pr loaded with bias (bpf/abi.h). */
 static struct unw_py_proc py_proc_of(const struct py_runtime *pr, uint64_t bias)
 {
 	const struct py_offsets *o = &pr->off;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The unwinders of runtimes' pc ranges (bpf/unwprof.h, enum unw_unwinder):
+ * The unwinders of runtimes' pc ranges (bpf/abi.h, enum unw_unwinder):
  * Go's stack switch, CPython's eval loop, Ruby's VM loop. Each knows which
  * files hold its runtime (what core/model/model.h read of them) and, for a file
  * loaded at a bias, the pc ranges it walks and the value of its BPF map
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bpf/unwprof.h"
+#include "bpf/abi.h"
 
 struct model_image;
 

@@ -9,7 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "session.h" /* before the skeleton: bpf/unwprof.h's types */
+#include "session.h" /* before the skeleton: bpf/abi.h's types */
 #include "bpf/unwind.skel.h"
 #include "../util/log.h"
 #include "offcpu.h"

@@ -4,8 +4,8 @@
  * tables and process info, attaches the sampling perf events and the process
  * tracepoints, follows the events BPF sends, and drains the in-kernel counts.
  * Which mappings get tables, in which order they are packed and where each
- * row goes is core/unwind/loader.c's, the same code `unwprof shards` prints, so
- * the two cannot disagree; the bytes uploaded are core/unwind/encoder.c's.
+ * row goes is core/unwind/table_loader.c's, the same code `unwprof shards` prints, so
+ * the two cannot disagree; the bytes uploaded are core/unwind/table_encoding.c's.
  *
  * The rows. Map sizes cannot change after load, so the rows live in an
  * array of maps: one inner map per shard of 65536 rows (1 MiB, mmapable,
@@ -52,19 +52,19 @@
 #include "config.h"
 #include "../util/common.h"
 #include "bpf/unwind.skel.h"
-#include "bpf/sample_time.h"
+#include "bpf/sample_time_hist.h"
 #include "bpf/ustack_ends.h"
-#include "../unwind/encoder.h"
-#include "../unwind/loader.h"
 #include "../util/log.h"
 #include "../model/model.h"
+#include "../targets/proc_maps.h"
 #include "../targets/procfs.h"
-#include "../targets/procmaps.h"
 #include "../runtimes/runtimes.h"
 #include "offcpu.h"
 #include "session.h"
-#include "../unwind/shards.h"
+#include "../unwind/shard_packer.h"
 #include "../unwind/table.h"
+#include "../unwind/table_encoding.h"
+#include "../unwind/table_loader.h"
 
 #define DEFAULT_MAX_SHARDS 256
 #define MIN_DEFAULT_MAX_SHARDS 32
@@ -156,7 +156,10 @@ struct session {
 	pid_t *held; /* stopped by BPF until their tables are loaded (hold_new_code) */
 	size_t nr_held, cap_held;
 	uint64_t holds;
-	/* execs whose tables are being loaded, and the histogram of their times (sample_time.h) */
+	/*
+	 * execs whose tables are being loaded, and the histogram of their times
+	 * (bpf/sample_time_hist.h)
+	 */
 	struct exec_start {
 		pid_t pid;
 		uint64_t ns; /* CLOCK_MONOTONIC */
@@ -577,7 +580,7 @@ static void session__fill_mapping(struct session *s, const struct loader_map *lm
 
 /*
  * Cuts [lo, hi) out of the mapping of info that holds it whole, as a
- * mapping of its own walked by unwinder (bpf/unwprof.h: a pc range with an
+ * mapping of its own walked by unwinder (bpf/abi.h: a pc range with an
  * unwinder of its own); the rest keeps the mapping's. False when no mapping
  * holds it or there is no room for the pieces.
  */

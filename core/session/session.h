@@ -22,14 +22,14 @@
 #include <sys/types.h>
 
 #include "../util/common.h"
-#include "bpf/unwprof.h"
-#include "sample_times.h"
+#include "bpf/abi.h"
+#include "sample_time_stats.h"
 
 struct model;
 struct py_runtime;
 struct rb_runtime;
 
-/* Sample walk status, as counted by BPF (bpf/unwprof.h). */
+/* Sample walk status, as counted by BPF (bpf/abi.h). */
 enum {
 	SAMPLE_COMPLETE = UNW_SAMPLE_COMPLETE, /* the user stack was walked to its bottom */
 	SAMPLE_FP = UNW_SAMPLE_FP, /* at least one frame was unwound with frame pointers */
@@ -119,7 +119,7 @@ struct session_opts {
 	void (*on_drained)(void *ctx);
 	/*
 	 * Process pid runs CPython interpreter pr, loaded at bias: its Python
-	 * frames (bpf/unwprof.h, UNW_FRAME_PYTHON) are to be named from its
+	 * frames (bpf/abi.h, UNW_FRAME_PYTHON) are to be named from its
 	 * memory. Called when its mappings are read, before its samples.
 	 */
 	void (*on_python)(void *ctx, uint32_t pid, const struct py_runtime *pr, uint64_t bias);
@@ -132,7 +132,7 @@ struct session_opts {
 	void (*on_ruby_iseq)(void *ctx, uint32_t pid, uint64_t iseq, uint64_t where);
 	/*
 	 * A Python code object first seen in a sample, with the copies BPF
-	 * took of it (bpf/unwprof.h, struct unw_py_code_event, size bytes
+	 * took of it (bpf/abi.h, struct unw_py_code_event, size bytes
 	 * checked to hold its header only): to be read now.
 	 */
 	void (*on_python_code)(void *ctx, const struct unw_py_code_event *e, size_t size);
@@ -196,7 +196,7 @@ struct session_stats {
 	 */
 	uint64_t map_bytes;
 	/*
-	 * Off-CPU (bpf/unwprof.h, UNW_ST_OFF_*): the blocks that ended, and
+	 * Off-CPU (bpf/abi.h, UNW_ST_OFF_*): the blocks that ended, and
 	 * what became of each: walked, or counted [unwalked] (short, outside a
 	 * system call, capped, exited), or lost; with the ns of each kind.
 	 * Untimed: blocks whose end was not seen, their time unknown.
@@ -244,14 +244,14 @@ void session__stats(const struct session *s, struct session_stats *st);
 int session__prog_stats(const struct session *s, uint64_t *run_time_ns, uint64_t *run_cnt);
 /*
  * The histogram of the time of each sample of the targets, from the start
- * of the sampling program to the end of the sample (bpf/unwprof.h,
+ * of the sampling program to the end of the sample (bpf/abi.h,
  * sample_ns), summed over the CPUs into buckets; counted whatever
  * kernel.bpf_stats_enabled says. 0 or -errno (buckets then all 0).
  */
 int session__sample_ns(const struct session *s, uint64_t buckets[UNW_HIST_BUCKETS]);
 
 /*
- * The targets' samples that paid each cost and their time (bpf/unwprof.h,
+ * The targets' samples that paid each cost and their time (bpf/abi.h,
  * enum unw_cost), summed over the CPUs into sums. 0 or -errno.
  */
 int session__sample_costs(const struct session *s, struct unw_cost_sum sums[UNW_COST_NR]);

@@ -17,9 +17,8 @@
 #include <unistd.h>
 
 #include "../util/common.h"
-#include "bpf/unwprof.h"
+#include "bpf/abi.h"
 #include "demangle.h"
-#include "dwarf_lines.h"
 #include "../elf/elf.h"
 #include "../model/model.h"
 #include "../util/log.h"
@@ -28,6 +27,7 @@
 #include "../runtimes/rbframes.h"
 #include "cfi_names.h"
 #include "perfmap.h"
+#include "source_lines.h"
 #include "symbolize.h"
 #include "symtab.h"
 
@@ -1029,7 +1029,7 @@ static void elided_name(char *buf, size_t size, uint64_t frames)
 }
 
 /*
- * The location of a frame that stands for others (bpf/unwprof.h): the
+ * The location of a frame that stands for others (bpf/abi.h): the
  * frames a deep stack left out, one location per number of them, or
  * [exec], one for every program. Shared by every process, and named when
  * first seen, so that the writers name it as any frame.
@@ -1067,7 +1067,7 @@ static int user_locations(struct profile *p, const struct profile_stack *st, uin
 	uint32_t n = 0;
 	int err = 0;
 
-	/* The words of the frames BPF recorded (bpf/unwprof.h), leaf first. */
+	/* The words of the frames BPF recorded (bpf/abi.h), leaf first. */
 	for (uint32_t i = 0; !err && i < st->nr_user; i++, n++) {
 		uint64_t word = st->user_addrs[i];
 		unsigned int kind = word >> UNW_FRAME_KIND_SHIFT;

@@ -23,8 +23,8 @@
 
 #include "../util/common.h"
 #include "../util/log.h"
+#include "proc_maps.h"
 #include "procfs.h"
-#include "procmaps.h"
 
 #define PROCFS_MAX_LINKS 40 /* as the kernel's own walk */
 #define PROCFS_RETRIES 8    /* openat2 says EAGAIN when a rename races the walk */

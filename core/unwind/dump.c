@@ -24,13 +24,13 @@
 #include "../elf/debuginfo.h"
 #include "dump.h"
 #include "../elf/elf.h"
-#include "encoder.h"
 #include "../runtimes/goruntime.h"
 #include "../util/json.h"
 #include "../util/log.h"
 #include "../runtimes/pyruntime.h"
 #include "../runtimes/rbruntime.h"
 #include "table.h"
+#include "table_encoding.h"
 
 /* What is printed, besides the table itself. */
 struct unwind_dump {

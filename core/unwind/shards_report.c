@@ -14,15 +14,15 @@
 #include <string.h>
 
 #include "../util/common.h"
-#include "encoder.h"
 #include "../util/json.h"
-#include "loader.h"
 #include "../util/log.h"
 #include "../model/model.h"
-#include "../targets/procmaps.h"
-#include "shards.h"
+#include "../targets/proc_maps.h"
+#include "shard_packer.h"
 #include "shards_report.h"
 #include "table.h"
+#include "table_encoding.h"
+#include "table_loader.h"
 
 /* One distinct table (by build ID or content hash), as reported. */
 struct sh_exec {

@@ -10,7 +10,7 @@
  * kept with a reason.
  *
  * The rows are the builder's own: how they are laid out in the BPF maps,
- * and how many bytes that takes, is the encoder's (core/unwind/encoder.h).
+ * and how many bytes that takes, is the encoder's (core/unwind/table_encoding.h).
  */
 #ifndef UNWPROF_TABLE_H
 #define UNWPROF_TABLE_H
@@ -27,7 +27,7 @@ struct elf_file;
  * One row: the rule that governs every pc from pc up to the next row's pc.
  * pc is an offset from the table's base ELF virtual address, so a table may
  * span at most 4 GiB. The rules and their offsets are those the BPF unwinder
- * follows (enum unw_cfa_rule, unw_fp_rule, unw_ra_rule of bpf/unwprof.h):
+ * follows (enum unw_cfa_rule, unw_fp_rule, unw_ra_rule of bpf/abi.h):
  * aux_off is, on x86_64, M in *(REG+N)+M, the PLT threshold, or where a
  * signal frame saved the pc (sp+aux_off); on aarch64 the LR save offset
  * (CFA+aux_off). An unsupported rule keeps its reason in an offset it does

@@ -165,7 +165,7 @@ def watch(pid, stop, windows, last):
 
 
 def bucket_lo(b):
-    """The lowest ns of bucket b of the histogram (bpf/sample_time.h: 8 a power of two, from 64 ns)."""
+    """The lowest ns of bucket b of the histogram (bpf/sample_time_hist.h: 8 a power of two, from 64 ns)."""
     return (8 + b % 8) << (b // 8 + 3)
 
 

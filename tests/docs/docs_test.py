@@ -6,7 +6,7 @@
     docs_test.py values UNWPROF SRCDIR        completed option values are accepted
     docs_test.py man SRCDIR [SCDOC]           the man pages build with scdoc
     docs_test.py reasons SRCDIR               unwprof-record(1) names every reason of
-                                              bpf/unwprof.h's UNW_ERRORS
+                                              bpf/abi.h's UNW_ERRORS
     docs_test.py bash UNWPROF SRCDIR          bash completion, driven for real
     docs_test.py zsh UNWPROF SRCDIR           zsh completion, driven in a pty
     docs_test.py fish UNWPROF SRCDIR          fish completion, driven by complete -C
@@ -313,11 +313,11 @@ def test_man(src, scdoc):
 
 def test_reasons(src):
     """Each reason a walk counts (X(ID, "name", ...) in UNW_ERRORS) is explained in the man page."""
-    with open(os.path.join(src, 'bpf', 'unwprof.h')) as f:
+    with open(os.path.join(src, 'bpf', 'abi.h')) as f:
         header = f.read()
     block = re.search(r'#define UNW_ERRORS\(X\)(.*?)\n\n', header, re.S)
     if not block:
-        fail('bpf/unwprof.h: no UNW_ERRORS list')
+        fail('bpf/abi.h: no UNW_ERRORS list')
         return finish()
     names = re.findall(r'X\(\w+,\s*"([a-z0-9-]+)"', block.group(1))
     with open(man_path(src, 'record')) as f:

@@ -4,15 +4,15 @@
  * bytes, opening them as an ELF file and its DWARF, then looking up
  * addresses across its code and the units' ranges, must neither crash,
  * hang, leak nor read out of bounds; every frame a lookup gives must hold
- * what dwarf_lines.h promises. Built with -Dfuzz=true under clang; replay.c
+ * what source_lines.h promises. Built with -Dfuzz=true under clang; replay.c
  * runs the same function over corpus-dwarf/ in every build.
  */
 #include <stdint.h>
 #include <string.h>
 
-#include "core/symbols/dwarf_lines.h"
 #include "core/elf/elf.h"
 #include "core/util/log.h"
+#include "core/symbols/source_lines.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -19,10 +19,10 @@
 
 #include "core/util/common.h"
 #include "core/symbols/demangle.h"
-#include "core/symbols/dwarf_lines.h"
 #include "core/util/log.h"
 #include "core/util/radix.h"
 #include "core/profile/profile.h"
+#include "core/symbols/source_lines.h"
 #include "core/symbols/symbolize.h"
 
 /*

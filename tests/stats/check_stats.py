@@ -33,7 +33,7 @@ import json
 import re
 import sys
 
-# A row, an entry of the page map, a rule of the dictionary (bpf/unwprof.h).
+# A row, an entry of the page map, a rule of the dictionary (bpf/abi.h).
 ROW_BYTES, PAGE_BYTES, RULE_BYTES = 4, 8, 16
 SHARES = ("walked", "frame_pointer", "frame_pointer_bottom", "truncated", "elided")
 # What kept processes or files from their tables: JSON key, summary label.

@@ -16,8 +16,8 @@
 #include "test.h"
 #include "core/model/model.h"
 #include "core/symbols/symtab.h"
+#include "core/targets/proc_maps.h"
 #include "core/targets/procfs.h"
-#include "core/targets/procmaps.h"
 
 static int __attribute__((noinline)) model_test_marker(int x)
 {

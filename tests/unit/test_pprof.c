@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/profile/atomic_file.h"
 #include "core/util/common.h"
 #include "core/profile/folded.h"
 #include "core/util/log.h"
-#include "core/profile/outfile.h"
 #include "core/profile/pprof.h"
 #include "core/pprof.pb-c.h"
 #include "core/profile/profile.h"

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "../../bpf/unwprof.h"
+#include "../../bpf/abi.h"
 #include "../../core/runtimes/pyframes.h"
 #include "../../core/runtimes/pyruntime.h"
 

@@ -16,11 +16,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "bpf/unwprof.h"
+#include "bpf/abi.h"
 #include "core/elf/elf.h"
 #include "core/targets/procfs.h"
 #include "core/profile/folded.h"
-#include "core/targets/procmaps.h"
+#include "core/targets/proc_maps.h"
 #include "core/profile/profile.h"
 #include "core/model/model.h"
 #include "core/symbols/symbolize.h"
@@ -436,7 +436,7 @@ static void test_gone_processes(void)
 }
 
 /*
- * Frames that stand for others (bpf/unwprof.h) are named as any frame: the
+ * Frames that stand for others (bpf/abi.h) are named as any frame: the
  * frames a deep stack left out, by their number, one location per number
  * whatever the process; [exec], one for every program.
  */

@@ -17,8 +17,8 @@
 
 #include "test.h"
 #include "core/elf/elf.h"
+#include "core/targets/proc_maps.h"
 #include "core/targets/procfs.h"
-#include "core/targets/procmaps.h"
 #include "core/unwind/table.h"
 #include "core/model/model.h"
 #include "core/symbols/symtab.h"

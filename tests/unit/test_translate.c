@@ -14,8 +14,8 @@
 
 #include "test.h"
 #include "bpf/unwind_step.h"
+#include "core/targets/proc_maps.h"
 #include "core/targets/procfs.h"
-#include "core/targets/procmaps.h"
 
 #define PAGE 0x1000ULL
 

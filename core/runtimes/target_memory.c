@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The processes an interpreter's namer reads. See target_memory.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../util/common.h"
+#include "target_memory.h"
+
+int proc_mem__read(const struct proc_mem *m, uint64_t addr, void *buf, size_t len)
+{
+	ssize_t n;
+
+	if (!addr || m->fd < 0)
+		return -EFAULT;
+	n = pread(m->fd, buf, len, (off_t)addr);
+	return n == (ssize_t)len ? 0 : -EFAULT;
+}
+
+void *proc_mems__at(const struct proc_mems *s, size_t i)
+{
+	return (char *)s->entries + i * s->size;
+}
+
+void *proc_mems__find(const struct proc_mems *s, uint32_t pid)
+{
+	for (size_t i = 0; i < s->nr; i++) {
+		struct proc_mem *m = proc_mems__at(s, i);
+
+		if (m->pid == pid)
+			return m;
+	}
+	return NULL;
+}
+
+int proc_mems__open(struct proc_mems *s, uint32_t pid, void **out)
+{
+	struct proc_mem *m = proc_mems__find(s, pid);
+	char path[64];
+
+	*out = NULL;
+	if (m) {
+		s->clear(m);
+		if (m->fd >= 0)
+			close(m->fd);
+	} else {
+		if (grow(&s->entries, &s->cap, s->nr, s->size))
+			return -ENOMEM;
+		m = proc_mems__at(s, s->nr++);
+	}
+	memset(m, 0, s->size);
+	m->pid = pid;
+	snprintf(path, sizeof(path), "/proc/%u/mem", pid);
+	m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	*out = m;
+	return m->fd < 0 ? -errno : 0;
+}
+
+void proc_mems__remove(struct proc_mems *s, uint32_t pid)
+{
+	struct proc_mem *m = proc_mems__find(s, pid);
+
+	if (!m)
+		return;
+	s->clear(m);
+	if (m->fd >= 0)
+		close(m->fd);
+	memmove(m, proc_mems__at(s, --s->nr), s->size);
+}
+
+void proc_mems__free(struct proc_mems *s)
+{
+	for (size_t i = 0; i < s->nr; i++) {
+		struct proc_mem *m = proc_mems__at(s, i);
+
+		s->clear(m);
+		if (m->fd >= 0)
+			close(m->fd);
+	}
+	free(s->entries);
+	*s = (struct proc_mems){ .size = s->size, .clear = s->clear };
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The processes an interpreter's namer reads (core/runtimes/pyframes.c,
+ * rbframes.c), through /proc/PID/mem: each is an entry of the namer's own
+ * type whose first member is a struct proc_mem, kept in an array. Memory
+ * of a profiled process is untrusted: a read is all or nothing.
+ */
+#ifndef UNWPROF_TARGET_MEMORY_H
+#define UNWPROF_TARGET_MEMORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct proc_mem {
+	uint32_t pid;
+	int fd; /* /proc/PID/mem; -1 when it could not be opened */
+};
+
+/* Reads len bytes at addr of m's process: 0, or -EFAULT (addr 0 too). */
+int proc_mem__read(const struct proc_mem *m, uint64_t addr, void *buf, size_t len);
+
+struct proc_mems {
+	void *entries; /* size bytes each, a struct proc_mem first */
+	size_t nr, cap;
+	size_t size;
+	void (*clear)(void *entry); /* frees an entry's own resources, before it goes or is reused */
+};
+
+/* The entry of pid, or NULL. */
+void *proc_mems__find(const struct proc_mems *s, uint32_t pid);
+/* Entry i of nr. */
+void *proc_mems__at(const struct proc_mems *s, size_t i);
+
+/*
+ * The entry of pid, zeroed, its memory opened anew, in *out (the entry
+ * pid had, cleared, or a new one). 0, -errno of the open (the entry is
+ * kept, its fd -1), or -ENOMEM (*out NULL).
+ */
+int proc_mems__open(struct proc_mems *s, uint32_t pid, void **out);
+
+/* Clears and removes the entry of pid. */
+void proc_mems__remove(struct proc_mems *s, uint32_t pid);
+
+/* Clears every entry, closes its memory and frees the array. */
+void proc_mems__free(struct proc_mems *s);
+
+#endif

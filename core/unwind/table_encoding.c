@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Wire formats of the unwind tables: the builder's rows into what BPF reads. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shard_packer.h"
+#include "table.h"
+#include "table_encoding.h"
+#include "../../bpf/unwind_step.h"
+
+struct encoder_ops {
+	struct encoder_geometry geometry;
+	int (*rows)(struct encoder *enc, const struct unwind_table *t, const struct shards_chunk *c,
+		    void *shard);
+	int (*index)(struct encoder *enc, const struct shards_placement *pl, void *value);
+};
+
+/* Slots of the dictionary's hash: twice its rules, a power of two. */
+#define RULE_SLOTS (2 * UNW_RULES_MAX)
+
+struct encoder {
+	const struct encoder_ops *ops;
+	/* The dictionary: rules[0, nr_rules), found by slots (rule index + 1, 0: free). */
+	struct unw_rule *rules;
+	size_t nr_rules;
+	uint16_t *slots;
+	/* The page map: pages [0, nr_pages) given to tables. */
+	struct unw_page *pages;
+	size_t nr_pages;
+	/* Memory of its own until encoder__set_maps(). */
+	struct unw_rule *own_rules;
+	struct unw_page *own_pages;
+	uint64_t rows_rules_full;
+};
+
+/* ---- compact: 4-byte rows, pages, one dictionary of rules ---- */
+
+static struct unw_rule rule_of(const struct table_row *r)
+{
+	return (struct unw_rule){
+		.cfa_off = r->cfa_off,
+		.fp_off = r->fp_off,
+		.aux_off = r->aux_off,
+		.cfa = r->cfa,
+		.fp = r->fp,
+		.ra = r->ra,
+		.reason = r->reason,
+	};
+}
+
+/* What rule UNW_RULE_FULL says: the dictionary was full when a row needed a place there. */
+static const struct unw_rule rule_full = {
+	.cfa = UNW_CFA_UNSUPPORTED,
+	.fp = UNW_FP_UNSUPPORTED,
+	.ra = UNW_RA_UNSUPPORTED,
+	.reason = UNW_R_RULES_FULL,
+};
+
+/* A rule is two words: mixed by multiplication, a row at a time of a million-row table. */
+static size_t rule_hash(const struct unw_rule *r)
+{
+	uint64_t w[2], h;
+
+	_Static_assert(sizeof(*r) == sizeof(w), "a rule is two words");
+	memcpy(w, r, sizeof(w));
+	h = (w[0] ^ w[1] * 0x9e3779b97f4a7c15ULL) * 0xc2b2ae3d27d4eb4fULL;
+	return (h ^ h >> 31) & (RULE_SLOTS - 1);
+}
+
+/*
+ * The slot of rule r in a hash of slots over rules: where it is, or the
+ * free slot where it goes.
+ */
+static size_t rule_slot(const uint16_t *slots, const struct unw_rule *rules,
+			const struct unw_rule *r)
+{
+	size_t i = rule_hash(r);
+
+	while (slots[i] && memcmp(&rules[slots[i] - 1], r, sizeof(*r)) != 0)
+		i = (i + 1) & (RULE_SLOTS - 1);
+	return i;
+}
+
+static void encoder__add_rule_at(struct encoder *enc, size_t slot, const struct unw_rule *r)
+{
+	enc->rules[enc->nr_rules] = *r;
+	enc->slots[slot] = ++enc->nr_rules;
+}
+
+/* The dictionary index of row r's rule, added when new; UNW_RULE_FULL when there is no room. */
+static uint32_t encoder__rule(struct encoder *enc, const struct table_row *row)
+{
+	struct unw_rule r = rule_of(row);
+	size_t slot = rule_slot(enc->slots, enc->rules, &r);
+
+	if (enc->slots[slot])
+		return enc->slots[slot] - 1;
+	if (enc->nr_rules >= UNW_RULES_MAX) {
+		enc->rows_rules_full++;
+		return UNW_RULE_FULL;
+	}
+	encoder__add_rule_at(enc, slot, &r);
+	return enc->nr_rules - 1;
+}
+
+static int compact_rows(struct encoder *enc, const struct unwind_table *t,
+			const struct shards_chunk *c, void *shard)
+{
+	const struct table_row *src;
+	uint32_t *dst = shard;
+
+	if (!t->rows || c->high > UNW_SHARD_ROWS || c->low > c->high ||
+	    c->first_row + (c->high - c->low) > t->nr_rows)
+		return -EINVAL;
+	src = &t->rows[c->first_row];
+	for (size_t i = 0; i < c->high - c->low; i++)
+		dst[c->low + i] = unw_row__make(src[i].pc, encoder__rule(enc, &src[i]));
+	return 0;
+}
+
+/* The rule of row r as encoder__rows() gave it: it is in the dictionary. */
+static uint32_t encoder__known_rule(const struct encoder *enc, const struct table_row *row)
+{
+	struct unw_rule r = rule_of(row);
+	size_t slot = rule_slot(enc->slots, enc->rules, &r);
+
+	return enc->slots[slot] ? enc->slots[slot] - 1u : UNW_RULE_FULL;
+}
+
+/* Row first_row + i of a placement, counted across shards: where its chunk put it. */
+static int64_t placed_row(const struct shards_placement *pl, size_t *chunk, size_t row)
+{
+	while (*chunk < pl->nr_chunks &&
+	       row >= pl->chunks[*chunk].first_row +
+			       (pl->chunks[*chunk].high - pl->chunks[*chunk].low))
+		(*chunk)++;
+	if (*chunk >= pl->nr_chunks || row < pl->chunks[*chunk].first_row)
+		return -1;
+	return (int64_t)pl->chunks[*chunk].shard * UNW_SHARD_ROWS + pl->chunks[*chunk].low +
+	       (row - pl->chunks[*chunk].first_row);
+}
+
+/*
+ * Fills pages[0, n) for table page first on: each page's rows, which the
+ * chunks keep together, and the rule its first pcs inherit.
+ */
+static int compact_pages(const struct encoder *enc, const struct shards_placement *pl,
+			 uint32_t first, struct unw_page *pages, size_t n)
+{
+	const struct unwind_table *t = pl->table;
+	uint32_t inherited = UNW_RULE_NONE;
+	size_t row = 0, chunk = 0;
+
+	for (size_t p = 0; p < n; p++) {
+		size_t from = row;
+		int64_t at = -1;
+
+		while (row < pl->rows_placed && (t->rows[row].pc >> UNW_PAGE_SHIFT) == first + p)
+			row++;
+		if (row - from > UINT16_MAX)
+			return -E2BIG;
+		if (row > from) {
+			int64_t last;
+
+			at = placed_row(pl, &chunk, from);
+			last = placed_row(pl, &chunk, row - 1);
+			/* The page's rows are one run of one shard. */
+			if (at < 0 || last != at + (int64_t)(row - 1 - from) ||
+			    at / UNW_SHARD_ROWS != last / UNW_SHARD_ROWS)
+				return -EINVAL;
+		}
+		pages[p] = (struct unw_page){
+			.row = at < 0 ? 0 : (uint32_t)at,
+			.nr = row - from,
+			.rule = inherited,
+		};
+		if (row > from)
+			inherited = encoder__known_rule(enc, &t->rows[row - 1]);
+	}
+	return 0;
+}
+
+static int compact_index(struct encoder *enc, const struct shards_placement *pl, void *value)
+{
+	const struct unwind_table *t = pl->table;
+	struct unw_exec *ex = value;
+	uint32_t first, last;
+	size_t n;
+	int err;
+
+	memset(ex, 0, sizeof(*ex));
+	ex->last_rule = UNW_RULE_NONE;
+	if (!pl->rows_placed)
+		return 0;
+	if (!t->rows || pl->rows_placed > t->nr_rows)
+		return -EINVAL;
+	first = t->rows[0].pc >> UNW_PAGE_SHIFT;
+	last = t->rows[pl->rows_placed - 1].pc >> UNW_PAGE_SHIFT;
+	/*
+	 * Cut where a page starts: the pages before it inherit the last rule
+	 * placed, the pcs from it on have none (frame pointers).
+	 */
+	if (pl->rows_unplaced)
+		last = (t->rows[pl->rows_placed].pc >> UNW_PAGE_SHIFT) - 1;
+	n = (size_t)last - first + 1;
+	if (n > UNW_PAGES_MAX - enc->nr_pages)
+		return -ENOSPC;
+	err = compact_pages(enc, pl, first, &enc->pages[enc->nr_pages], n);
+	if (err)
+		return err;
+	ex->page = enc->nr_pages;
+	ex->nr_pages = n;
+	ex->first_page = first;
+	if (!pl->rows_unplaced)
+		ex->last_rule = encoder__known_rule(enc, &t->rows[t->nr_rows - 1]);
+	enc->nr_pages += n;
+	return 0;
+}
+
+static const struct encoder_ops compact_ops = {
+	.geometry = {
+		.name = "compact",
+		.row_bytes = sizeof(uint32_t),
+		.shard_rows = UNW_SHARD_ROWS,
+		.shard_bytes = UNW_SHARD_VALUES * sizeof(uint64_t),
+		.shard_value_size = sizeof(uint64_t),
+		.shard_entries = UNW_SHARD_VALUES,
+		.max_chunks = 0,
+		.split_shift = UNW_PAGE_SHIFT,
+		.index_bytes = sizeof(struct unw_exec),
+		.rule_bytes = sizeof(struct unw_rule),
+		.max_rules = UNW_RULES_MAX,
+		.page_bytes = sizeof(struct unw_page),
+		.max_pages = UNW_PAGES_MAX,
+	},
+	.rows = compact_rows,
+	.index = compact_index,
+};
+
+/* ---- the interface ---- */
+
+static const struct encoder_ops *const formats[] = {
+	[ENCODER_COMPACT] = &compact_ops,
+};
+
+struct encoder *encoder__new(enum encoder_format format)
+{
+	struct encoder *enc;
+
+	if ((size_t)format >= ARRAY_SIZE(formats) || !formats[format]) {
+		errno = EINVAL;
+		return NULL;
+	}
+	enc = calloc(1, sizeof(*enc));
+	if (!enc)
+		return NULL;
+	enc->ops = formats[format];
+	enc->own_rules = calloc(UNW_RULES_MAX, sizeof(*enc->own_rules));
+	enc->own_pages = calloc(UNW_PAGES_MAX, sizeof(*enc->own_pages));
+	enc->slots = calloc(RULE_SLOTS, sizeof(*enc->slots));
+	if (!enc->own_rules || !enc->own_pages || !enc->slots) {
+		encoder__free(enc);
+		errno = ENOMEM;
+		return NULL;
+	}
+	enc->rules = enc->own_rules;
+	enc->pages = enc->own_pages;
+	/* Index 0 is no rule, never found: an END row's rule is all zeros too. */
+	enc->nr_rules = UNW_RULE_NONE + 1;
+	encoder__add_rule_at(enc, rule_slot(enc->slots, enc->rules, &rule_full), &rule_full);
+	return enc;
+}
+
+void encoder__free(struct encoder *enc)
+{
+	if (!enc)
+		return;
+	free(enc->own_rules);
+	free(enc->own_pages);
+	free(enc->slots);
+	free(enc);
+}
+
+void encoder__set_maps(struct encoder *enc, void *rules, void *pages)
+{
+	memcpy(rules, enc->rules, enc->nr_rules * sizeof(*enc->rules));
+	memcpy(pages, enc->pages, enc->nr_pages * sizeof(*enc->pages));
+	enc->rules = rules;
+	enc->pages = pages;
+	free(enc->own_rules);
+	free(enc->own_pages);
+	enc->own_rules = NULL;
+	enc->own_pages = NULL;
+}
+
+const struct encoder_geometry *encoder__geometry(const struct encoder *enc)
+{
+	return &enc->ops->geometry;
+}
+
+uint64_t encoder__rows_bytes(const struct encoder *enc, size_t nr_rows)
+{
+	return (uint64_t)nr_rows * enc->ops->geometry.row_bytes;
+}
+
+static void cost_total(const struct encoder_geometry *g, struct encoder_cost *c)
+{
+	c->bytes = c->rows * g->row_bytes + c->pages * g->page_bytes + c->rules * g->rule_bytes;
+}
+
+int encoder__table_cost(const struct encoder *enc, const struct unwind_table *t,
+			struct encoder_cost *cost)
+{
+	struct unw_rule *rules = NULL;
+	uint16_t *slots = NULL;
+
+	memset(cost, 0, sizeof(*cost));
+	cost->rows = t->nr_rows;
+	if (t->nr_rows && t->rows) {
+		size_t n = 0;
+
+		rules = calloc(UNW_RULES_MAX, sizeof(*rules));
+		slots = calloc(RULE_SLOTS, sizeof(*slots));
+		if (!rules || !slots) {
+			free(rules);
+			free(slots);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < t->nr_rows && n < UNW_RULES_MAX; i++) {
+			struct unw_rule r = rule_of(&t->rows[i]);
+			size_t slot = rule_slot(slots, rules, &r);
+
+			if (!slots[slot]) {
+				rules[n] = r;
+				slots[slot] = ++n;
+			}
+		}
+		cost->rules = n;
+		cost->pages = (t->rows[t->nr_rows - 1].pc >> UNW_PAGE_SHIFT) -
+			      (t->rows[0].pc >> UNW_PAGE_SHIFT) + 1;
+	}
+	free(rules);
+	free(slots);
+	cost_total(&enc->ops->geometry, cost);
+	return 0;
+}
+
+void encoder__cost(const struct encoder *enc, uint64_t rows, struct encoder_cost *cost)
+{
+	memset(cost, 0, sizeof(*cost));
+	cost->rows = rows;
+	cost->pages = enc->nr_pages;
+	cost->rules = enc->nr_rules;
+	cost->rows_rules_full = enc->rows_rules_full;
+	cost_total(&enc->ops->geometry, cost);
+}
+
+int encoder__rows(struct encoder *enc, const struct unwind_table *t, const struct shards_chunk *c,
+		  void *shard)
+{
+	return enc->ops->rows(enc, t, c, shard);
+}
+
+int encoder__index(struct encoder *enc, const struct shards_placement *pl, void *value)
+{
+	return enc->ops->index(enc, pl, value);
+}
