@@ -494,10 +494,8 @@ static void json_go_vdso(struct json_writer *jw, const struct go_runtime *g)
 		json_range(jw, "time.now", g->now_lo, g->now_hi);
 	if (g->nanotime_hi)
 		json_range(jw, "runtime.nanotime1", g->nanotime_lo, g->nanotime_hi);
-	jw_key(jw, "m_vdso_pc");
-	jw_uint(jw, g->m_vdso_pc);
-	jw_key(jw, "m_vdso_sp");
-	jw_uint(jw, g->m_vdso_sp);
+	jw_uint_field(jw, "m_vdso_pc", g->m_vdso_pc);
+	jw_uint_field(jw, "m_vdso_sp", g->m_vdso_sp);
 	jw_object_end(jw);
 }
 
@@ -510,32 +508,16 @@ static void json_go_switch(struct json_writer *jw, const struct unwind_dump *c)
 	} offs[] = { { "g_m", g->g_m },		  { "m_g0", g->m_g0 },
 		     { "m_curg", g->m_curg },	  { "sched_sp", g->sched_sp },
 		     { "sched_pc", g->sched_pc }, { "sched_bp", g->sched_bp } };
-	char hex[4][24];
 
 	if (!c->has_go)
 		return;
-	snprintf(hex[0], sizeof(hex[0]), "%#" PRIx64, g->systemstack_lo);
-	snprintf(hex[1], sizeof(hex[1]), "%#" PRIx64, g->systemstack_hi);
-	snprintf(hex[2], sizeof(hex[2]), "%#" PRIx64, g->morestack_lo);
-	snprintf(hex[3], sizeof(hex[3]), "%#" PRIx64, g->morestack_hi);
 	jw_key(jw, "go_switch");
 	jw_object_start(jw);
-	jw_key(jw, "systemstack");
-	jw_array_start(jw);
-	jw_string(jw, hex[0]);
-	jw_string(jw, hex[1]);
-	jw_array_end(jw);
-	jw_key(jw, "morestack");
-	jw_array_start(jw);
-	jw_string(jw, hex[2]);
-	jw_string(jw, hex[3]);
-	jw_array_end(jw);
-	jw_key(jw, "tls_g");
-	jw_int(jw, g->tls_g);
-	for (size_t i = 0; i < ARRAY_SIZE(offs); i++) {
-		jw_key(jw, offs[i].name);
-		jw_uint(jw, offs[i].off);
-	}
+	json_range(jw, "systemstack", g->systemstack_lo, g->systemstack_hi);
+	json_range(jw, "morestack", g->morestack_lo, g->morestack_hi);
+	jw_int_field(jw, "tls_g", g->tls_g);
+	for (size_t i = 0; i < ARRAY_SIZE(offs); i++)
+		jw_uint_field(jw, offs[i].name, offs[i].off);
 	json_go_vdso(jw, g);
 	jw_object_end(jw);
 }
