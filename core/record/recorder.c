@@ -318,6 +318,14 @@ static void on_ruby_iseq(void *ctx, uint32_t pid, uint64_t iseq, uint64_t where)
 	symbolizer__ruby_iseq(r->symbolizer, pid, iseq, where);
 }
 
+/* A forked child's Ruby frames: read from its memory while it lives, or its parent's. */
+static void on_fork(void *ctx, uint32_t ppid, uint32_t pid)
+{
+	struct recorder *r = ctx;
+
+	keep_error(r, symbolizer__fork(r->symbolizer, ppid, pid));
+}
+
 static void on_process_exit(void *ctx, uint32_t pid)
 {
 	struct recorder *r = ctx;
@@ -517,6 +525,7 @@ static struct session *open_session(struct recorder *r)
 		.on_python_code = on_python_code,
 		.on_ruby = on_ruby,
 		.on_ruby_iseq = on_ruby_iseq,
+		.on_fork = on_fork,
 		.on_failure = on_failure,
 		.ctx = r,
 	};

@@ -3,6 +3,7 @@
  * Naming Ruby frames from the process's memory. See rbframes.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -611,6 +612,28 @@ int rb_namer__add_process(struct rb_namer *n, uint32_t pid, const struct rb_runt
 		p->bias = bias;
 	}
 	return err;
+}
+
+int rb_namer__fork(struct rb_namer *n, uint32_t ppid, uint32_t pid)
+{
+	struct rb_proc *parent = proc_find(n, ppid), *p;
+	struct rb_runtime rt;
+	uint64_t bias;
+	int err;
+
+	if (!parent || proc_find(n, pid))
+		return 0;
+	rt = parent->rt;
+	bias = parent->bias;
+	err = proc_mems__open(&n->procs, pid, (void **)&p);
+	if (!p)
+		return err;
+	p->rt = rt;
+	p->bias = bias;
+	parent = proc_find(n, ppid); /* the entries may have moved */
+	if (err && parent && parent->mem.fd >= 0)
+		p->mem.fd = fcntl(parent->mem.fd, F_DUPFD_CLOEXEC, 0);
+	return 0;
 }
 
 void rb_namer__remove_process(struct rb_namer *n, uint32_t pid)

@@ -37,6 +37,14 @@ void rb_namer__free(struct rb_namer *n);
  */
 int rb_namer__add_process(struct rb_namer *n, uint32_t pid, const struct rb_runtime *rr,
 			  uint64_t bias);
+/*
+ * Process pid was forked from ppid, a process of the namer: it runs the
+ * same interpreter at the same place until it execs. Its iseqs are read
+ * from its own memory, or from its parent's, which held the same ones when
+ * it forked, when it is gone already. 0; -ENOMEM.
+ */
+int rb_namer__fork(struct rb_namer *n, uint32_t ppid, uint32_t pid);
+
 /* The process exited: its memory and iseqs are dropped. */
 void rb_namer__remove_process(struct rb_namer *n, uint32_t pid);
 

@@ -1568,6 +1568,8 @@ static int session__on_event(void *ctx, void *data, size_t size)
 		if (model__fork(s->model, (pid_t)ev->addr, ev->pid))
 			pr_debug("process %u: forked, out of memory for its parent's mappings",
 				 ev->pid);
+		if (s->opts.on_fork)
+			s->opts.on_fork(s->opts.ctx, (uint32_t)ev->addr, ev->pid);
 		session__mark_dirty(s, ev->pid);
 		break;
 	case UNW_EV_EXEC:

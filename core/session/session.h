@@ -130,6 +130,8 @@ struct session_opts {
 	 * word: UNW_RB_CFUNC for a C method's method entry): to be read now.
 	 */
 	void (*on_ruby_iseq)(void *ctx, uint32_t pid, uint64_t iseq, uint64_t where);
+	/* Process pid was forked from ppid, before any event of its own. */
+	void (*on_fork)(void *ctx, uint32_t ppid, uint32_t pid);
 	/*
 	 * A Python code object first seen in a sample, with the copies BPF
 	 * took of it (bpf/abi.h, struct unw_py_code_event, size bytes

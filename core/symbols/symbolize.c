@@ -950,6 +950,11 @@ void symbolizer__ruby_iseq(struct symbolizer *sym, uint32_t pid, uint64_t iseq, 
 		rb_namer__read_iseq(sym->ruby, pid, iseq, where);
 }
 
+int symbolizer__fork(struct symbolizer *sym, uint32_t ppid, uint32_t pid)
+{
+	return sym->ruby ? rb_namer__fork(sym->ruby, ppid, pid) : 0;
+}
+
 /* What an interpreter's frame is named: py_frame_name and rb_frame_name alike. */
 struct interp_name {
 	const char *function;

@@ -77,6 +77,8 @@ struct rb_runtime;
 int symbolizer__add_ruby(struct symbolizer *sym, uint32_t pid, const struct rb_runtime *rr,
 			 uint64_t bias);
 void symbolizer__ruby_iseq(struct symbolizer *sym, uint32_t pid, uint64_t iseq, uint64_t where);
+/* pid was forked from ppid: its interpreter's frames are named as its parent's are. */
+int symbolizer__fork(struct symbolizer *sym, uint32_t ppid, uint32_t pid);
 
 /*
  * What addr of process pid is. Returns 0 with *info filled (name NULL when no

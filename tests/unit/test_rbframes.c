@@ -11,9 +11,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -650,6 +652,50 @@ static void test_processes(void)
 	rb_namer__free(NULL);
 }
 
+/* The name of iseq at pc 0 in process pid's memory, as the namer reads it. */
+static const char *label_of(struct rb_namer *n, uint32_t pid, uint64_t iseq)
+{
+	struct rb_frame_name r;
+
+	return rb_namer__name(n, pid, iseq, where_of(iseq, pc_of(0)), &r) ? NULL : r.label;
+}
+
+/*
+ * A forked child is named as its parent: from its own memory while it
+ * lives (what the parent wrote after the fork is not seen), from its
+ * parent's once it is gone; a process forked from one not known is not.
+ */
+static void test_fork(void)
+{
+	static uint64_t label[5], path[5];
+	static struct fake f;
+	struct rb_namer *n = namer();
+	uint32_t self = (uint32_t)getpid();
+	uint64_t iseq =
+		fake_iseq(&f, embed_string(label, "before"), embed_string(path, "/a.rb"), FIX(1));
+	pid_t alive = fork(), gone;
+
+	if (alive == 0) {
+		pause();
+		_exit(0);
+	}
+	gone = fork();
+	if (gone == 0)
+		_exit(0);
+	CHECK(alive > 0 && gone > 0);
+	waitpid(gone, NULL, 0);
+	embed_string(label, "after");
+	CHECK_EQ_INT(rb_namer__fork(n, self, (uint32_t)alive), 0);
+	CHECK_EQ_INT(rb_namer__fork(n, self, (uint32_t)gone), 0);
+	CHECK_EQ_STR(label_of(n, (uint32_t)alive, iseq), "before");
+	CHECK_EQ_STR(label_of(n, (uint32_t)gone, iseq), "after");
+	CHECK_EQ_INT(rb_namer__fork(n, self + 1000000, self + 1000001), 0);
+	CHECK(label_of(n, self + 1000001, iseq) == NULL);
+	kill(alive, SIGKILL);
+	waitpid(alive, NULL, 0);
+	rb_namer__free(n);
+}
+
 /* An iseq freed and its slot reused by another: each frame named after its own. */
 static void test_slot_reused(void)
 {
@@ -684,5 +730,6 @@ int main(void)
 	RUN(test_slot_reused);
 	RUN(test_bad_input);
 	RUN(test_processes);
+	RUN(test_fork);
 	return test_summary();
 }
