@@ -31,7 +31,13 @@
  * the task) and a few tests: whether a thread is wanted is kept there too,
  * valid while no process entry changed (procs_written).
  *
- * Loaded only with --off-cpu. The walk needs bpf_loop (Linux 5.17+).
+ * A thread's state is the one sched_switch passes (Linux 5.18+), read as
+ * __schedule() found it: the task's own state may have moved on by the
+ * time the tracepoint runs, to TASK_WAKING when a wakeup on another CPU
+ * races the switch, and the block would be missed.
+ *
+ * Loaded only with --off-cpu. The walk needs bpf_loop (Linux 5.17+), the
+ * state Linux 5.18.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -84,19 +90,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct off_budget);
 } off_budget SEC(".maps");
-
-/* task_struct.__state was named state before Linux 5.14. */
-struct task_struct___pre514 {
-	long state;
-} __attribute__((preserve_access_index));
-
-/* Loads through the task's BTF pointer, which sched_switch gives: no helper call. */
-static __always_inline __u32 task_state(struct task_struct *t)
-{
-	if (bpf_core_field_exists(t->__state))
-		return t->__state;
-	return ((struct task_struct___pre514 *)t)->state;
-}
 
 /* Whether a task in the kernel entered it by a system call (not a fault or an interrupt). */
 static __always_inline int task_in_syscall(struct task_struct *t)
@@ -272,15 +265,14 @@ static __always_inline void off_block_start(void *ctx, struct task_struct *prev,
 }
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int state)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u32 state;
 
 	off_block_end(next, now);
 	if (preempt)
 		return 0;
-	state = task_state(prev);
 	if (!(state & (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)))
 		return 0; /* runnable (a yield), stopped, traced or dead */
 	if (prev->flags & PF_KTHREAD)
