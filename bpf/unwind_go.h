@@ -43,8 +43,8 @@ static __always_inline int in_range(__u64 pc, __u64 lo, __u64 hi)
 }
 
 /*
- * The frame of time.now or runtime.nanotime1 at f, on a goroutine's
- * thread m: while m.vdsoSP is set (from just before the switch to just
+ * The frame of time.now or runtime.nanotime1 at f, on the thread m of a
+ * goroutine whose stack it left: while m.vdsoSP is set (from just before the switch to just
  * after the way back) the caller is at m.vdsoPC and m.vdsoSP, and its
  * frame pointer where Go's frame record keeps it, below the return
  * address that sp was pushed past.
@@ -54,8 +54,7 @@ static __always_inline int go_vdso_caller(struct unw_frame *f, const struct unw_
 {
 	__u64 sp, pc;
 
-	if (!go->m_vdso_sp || (!in_range(f->pc, go->now_lo, go->now_hi) &&
-			       !in_range(f->pc, go->nanotime_lo, go->nanotime_hi)))
+	if (!go->m_vdso_sp)
 		return 0;
 	sp = user_word(m, go->m_vdso_sp);
 	if (!sp)
@@ -91,8 +90,15 @@ __weak __noinline int go_switch(struct unw_frame *f, const struct unw_go_proc *g
 	m = user_word(g, go->g_m);
 	if (!g || !m)
 		return 0;
+	/*
+	 * A vDSO caller switches only from a goroutine's stack; on g0 it stays
+	 * there, and its frame is stepped as any other (frame pointers).
+	 */
+	if (in_range(f->pc, go->now_lo, go->now_hi) ||
+	    in_range(f->pc, go->nanotime_lo, go->nanotime_hi))
+		return user_word(m, go->m_g0) != g ? go_vdso_caller(f, go, m, sc) : 0;
 	if (user_word(m, go->m_g0) != g)
-		return go_vdso_caller(f, go, m, sc);
+		return 0;
 	curg = user_word(m, go->m_curg);
 	morestack = f->pc >= go->morestack_lo && f->pc < go->morestack_hi;
 	mcall = f->pc >= go->mcall_lo && f->pc < go->mcall_hi;
