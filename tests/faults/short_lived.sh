@@ -64,7 +64,8 @@ sys.exit(not (abs(s["peak_rss_bytes"] - rss) <= rss // 20 and
 PY
 		fail "$name: the memory record reports differs from what was measured"
 done
-[ "${forks[21]}" -ge 5000 ] || fail "only ${forks[21]} short-lived processes in 21 s"
+# Thousands of them, at the machine's pace: 4800 to 7200 here, fewer when it is busy.
+[ "${forks[21]}" -ge 3000 ] || fail "only ${forks[21]} short-lived processes in 21 s"
 [ "${mem[7]}" -gt 0 ] || fail "the memory of the BPF maps could not be read"
 # Shards follow the distinct tables, which the storm does not add to: the same in both runs.
 [ "${mem[21]}" -le $((mem[7] + mem[7] / 10)) ] ||
