@@ -801,17 +801,13 @@ static void json_go_funcs(struct json_writer *jw, const struct unwind_table *t)
 		return;
 	jw_key(jw, "go_funcs");
 	jw_object_start(jw);
-	jw_key(jw, "described");
-	jw_uint(jw, t->nr_go_funcs);
-	jw_key(jw, "switch_stacks");
-	jw_uint(jw, t->nr_go_sp_write);
+	jw_uint_field(jw, "described", t->nr_go_funcs);
+	jw_uint_field(jw, "switch_stacks", t->nr_go_sp_write);
 	jw_key(jw, "refused");
 	jw_object_start(jw);
 	for (int r = 1; r < GOPCLNTAB_BAD_NR; r++) {
-		if (!t->nr_go_refused[r])
-			continue;
-		jw_key(jw, gopclntab_bad__str(r));
-		jw_uint(jw, t->nr_go_refused[r]);
+		if (t->nr_go_refused[r])
+			jw_uint_field(jw, gopclntab_bad__str(r), t->nr_go_refused[r]);
 	}
 	jw_object_end(jw);
 	jw_object_end(jw);
@@ -824,18 +820,15 @@ static void json_summary(struct json_writer *jw, const struct unwind_dump *c)
 	size_t nsrc;
 
 	build_id_hex(c->elf, hex);
-	jw_key(jw, "arch");
-	jw_string(jw, arch_name(t->machine));
-	jw_key(jw, "build_id");
-	jw_string(jw, hex[0] ? hex : NULL);
+	jw_string_field(jw, "arch", arch_name(t->machine));
+	jw_string_field(jw, "build_id", hex[0] ? hex : NULL);
 	jw_key(jw, "sources");
 	jw_array_start(jw);
 	nsrc = table_sources(c, src);
 	for (size_t i = 0; i < nsrc; i++)
 		jw_string(jw, src[i]);
 	jw_array_end(jw);
-	jw_key(jw, "fdes");
-	jw_uint(jw, t->nr_fdes);
+	jw_uint_field(jw, "fdes", t->nr_fdes);
 	json_go_funcs(jw, t);
 }
 
@@ -844,10 +837,8 @@ static void json_unsupported(struct json_writer *jw, const struct unwind_table *
 	jw_key(jw, "unsupported");
 	jw_object_start(jw);
 	for (int r = 0; r < UNW_R_NR; r++) {
-		if (!t->unsupported[r])
-			continue;
-		jw_key(jw, unw_reason__str(r));
-		jw_uint(jw, t->unsupported[r]);
+		if (t->unsupported[r])
+			jw_uint_field(jw, unw_reason__str(r), t->unsupported[r]);
 	}
 	jw_object_end(jw);
 }
