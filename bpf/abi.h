@@ -588,8 +588,10 @@ enum unw_stat {
 	UNW_ST_OFF_NS,
 	UNW_ST_OFF_UNWALKED_NS,
 	UNW_ST_OFF_LOST_NS,
-	/* Blocks whose end was not seen (their start replaced, or no room): time unknown. */
+	/* Blocks not timed: no room for their thread's storage. */
 	UNW_ST_OFF_UNTIMED,
+	/* Blocks whose switch back in was not seen: timed by the thread's CPU time since. */
+	UNW_ST_OFF_END_UNSEEN,
 	/* Walked blocks without their kernel stack: the thread's block before was short. */
 	UNW_ST_OFF_NO_KSTACK,
 	/* When the run ended: blocks that had ended, not walked yet; blocks under way. */

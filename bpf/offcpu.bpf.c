@@ -58,6 +58,7 @@ struct off_task {
 	__u64 pending_ns; /* the ended blocks of the system call it is in, waiting for the walk */
 	__u64 short_ns;	  /* short blocks added up, not counted yet */
 	__u64 wanted_written; /* procs_written when wanted was found; wanted valid while equal */
+	__u64 ran_at_start;   /* the thread's CPU time (se.sum_exec_runtime) when it began */
 	__s32 kstack;	      /* of the block under way; < 0: none */
 	__s32 pending_kstack; /* of the first pending block */
 	__u32 pending_blocks;
@@ -207,28 +208,25 @@ static __always_inline void off_block_short(struct off_task *o, __u64 ns, struct
 		off_flush_short(o, t);
 }
 
-/* The end of a block of next, the thread switched in: counted, or made pending. */
-static __always_inline void off_block_end(struct task_struct *next, __u64 now)
+/* The end, at now, of the block under way in o, of thread t: counted, or made pending. */
+static __always_inline void off_block_ended(struct off_task *o, struct task_struct *t, __u64 now)
 {
-	struct off_task *o = bpf_task_storage_get(&off_tasks, next, 0, 0);
 	struct unw_count_key key;
 	__u64 ns;
 
-	if (!o || !o->start)
-		return;
 	ns = now - o->start;
 	o->start = 0;
 	stat_inc(UNW_ST_OFF_BLOCKS);
 	o->last_short = ns < cfg.off_cpu_min_ns;
 	if (o->last_short) {
-		off_block_short(o, ns, next);
+		off_block_short(o, ns, t);
 		return;
 	}
 	if (!o->in_syscall) {
 		stat_inc(UNW_ST_OFF_OUTSIDE);
-		key = off_key(next, o->state_d);
+		key = off_key(t, o->state_d);
 		key.kstack = o->kstack;
-		off_count_unwalked(&key, 1, ns, next);
+		off_count_unwalked(&key, 1, ns, t);
 		return;
 	}
 	/* The first pending block of the call gives the call its state and kernel stack. */
@@ -238,6 +236,32 @@ static __always_inline void off_block_end(struct task_struct *next, __u64 now)
 	}
 	o->pending_blocks++;
 	o->pending_ns += ns;
+}
+
+/* next, the thread switched in: the end of its block, if it was in one. */
+static __always_inline void off_switched_in(struct task_struct *next, __u64 now)
+{
+	struct off_task *o = bpf_task_storage_get(&off_tasks, next, 0, 0);
+
+	if (o && o->start)
+		off_block_ended(o, next, now);
+}
+
+/*
+ * The end of the block under way in o, of thread t, which runs again though
+ * no sched_switch switched it in: some kernels do that (seen on a 6.18 one,
+ * its own sched_switch trace events missing the switch too). The block
+ * ended at most now less the CPU time the thread had since it blocked
+ * (se.sum_exec_runtime: exact at a switch, up to a tick behind otherwise),
+ * to which it is timed, rather than being lost.
+ */
+static __always_inline void off_block_ended_unseen(struct off_task *o, struct task_struct *t,
+						   __u64 now)
+{
+	__u64 ran = t->se.sum_exec_runtime - o->ran_at_start;
+
+	stat_inc(UNW_ST_OFF_END_UNSEEN);
+	off_block_ended(o, t, now - o->start > ran ? now - ran : o->start);
 }
 
 /*
@@ -253,10 +277,10 @@ static __always_inline void off_block_start(void *ctx, struct task_struct *prev,
 
 	if (!o)
 		return;
-	/* A start still there is a block whose end was not seen. */
 	if (o->start)
-		stat_inc(UNW_ST_OFF_UNTIMED);
+		off_block_ended_unseen(o, prev, now);
 	o->start = now;
+	o->ran_at_start = prev->se.sum_exec_runtime;
 	o->state_d = !!(state & TASK_UNINTERRUPTIBLE);
 	o->in_syscall = task_in_syscall(prev);
 	o->kstack = -1;
@@ -270,7 +294,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 {
 	__u64 now = bpf_ktime_get_ns();
 
-	off_block_end(next, now);
+	off_switched_in(next, now);
 	if (preempt)
 		return 0;
 	if (!(state & (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)))
@@ -346,14 +370,8 @@ int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
 
 	if (!o)
 		return 0;
-	/*
-	 * A block under way in a thread that runs: its end was not seen (the
-	 * program did not run at that switch), so its time is not known.
-	 */
-	if (o->start) {
-		o->start = 0;
-		stat_inc(UNW_ST_OFF_UNTIMED);
-	}
+	if (o->start)
+		off_block_ended_unseen(o, task, bpf_ktime_get_ns());
 	if (!o->pending_blocks)
 		return 0;
 	n = o->pending_blocks;

@@ -149,8 +149,11 @@ static void print_off_cpu_blocks(const struct session_stats *st)
 	if (st->off_under_way_at_end)
 		fprintf(stderr, "  %-22s %10" PRIu64 "   (blocked when the run ended)\n",
 			"blocks under way", st->off_under_way_at_end);
+	if (st->off_end_unseen)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (timed by the thread's CPU time since)\n",
+			"switched in unseen", st->off_end_unseen);
 	if (st->off_untimed)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (their end was not seen: no time)\n",
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (no room for their thread: no time)\n",
 			"blocks untimed", st->off_untimed);
 	if (st->off_no_kstack)
 		fprintf(stderr, "  %-22s %10" PRIu64 "   (the thread's block before was short)\n",
@@ -406,6 +409,7 @@ static void stats_put_off_cpu(struct json_writer *jw, const struct recorder_resu
 	jw_uint_field(jw, "pending_at_end", st->off_pending_at_end);
 	jw_uint_field(jw, "under_way_at_end", st->off_under_way_at_end);
 	jw_uint_field(jw, "untimed", st->off_untimed);
+	jw_uint_field(jw, "switched_in_unseen", st->off_end_unseen);
 	jw_uint_field(jw, "walked_without_kernel_stack", st->off_no_kstack);
 	jw_uint_field(jw, "walked_ns", st->off_ns);
 	jw_uint_field(jw, "unwalked_ns", st->off_unwalked_ns);

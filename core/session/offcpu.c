@@ -87,6 +87,7 @@ void offcpu__stats(const uint64_t *sum, struct session_stats *st)
 	st->off_unwalked_ns = sum[UNW_ST_OFF_UNWALKED_NS];
 	st->off_lost_ns = sum[UNW_ST_OFF_LOST_NS];
 	st->off_untimed = sum[UNW_ST_OFF_UNTIMED];
+	st->off_end_unseen = sum[UNW_ST_OFF_END_UNSEEN];
 	st->off_no_kstack = sum[UNW_ST_OFF_NO_KSTACK];
 	st->off_pending_at_end = sum[UNW_ST_OFF_PENDING_AT_END];
 	st->off_under_way_at_end = sum[UNW_ST_OFF_UNDER_WAY_AT_END];

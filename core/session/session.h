@@ -204,7 +204,7 @@ struct session_stats {
 	 * Untimed: blocks whose end was not seen, their time unknown.
 	 */
 	uint64_t off_blocks, off_walked, off_complete, off_short, off_outside, off_capped;
-	uint64_t off_exited, off_lost, off_untimed;
+	uint64_t off_exited, off_lost, off_untimed, off_end_unseen;
 	uint64_t off_no_kstack; /* walked without their kernel stack: the block before was short */
 	uint64_t off_ns, off_unwalked_ns, off_lost_ns;
 	/*
