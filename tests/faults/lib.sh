@@ -63,12 +63,15 @@ unwprof_pid() {
 }
 
 wait_sampling() {
-	local fd
-
+	# One listing a poll: a system-wide unwprof holds thousands of
+	# descriptors, and a readlink of each, forked, took longer on a busy
+	# machine than a short run samples.
 	for _ in $(seq 600); do
-		for fd in /proc/"$1"/fd/*; do
-			[[ "$(readlink "$fd" 2> /dev/null)" == *perf_event* ]] && return 0
-		done
+		ls -l "/proc/$1/fd" 2> /dev/null | grep -q 'perf_event' && return 0
+		if [ ! -d "/proc/$1" ]; then
+			fail "unwprof $1 ended before it was seen sampling"
+			return 1
+		fi
 		sleep 0.1
 	done
 	fail "unwprof $1 did not start sampling in 60 s"
