@@ -90,11 +90,11 @@ except by stacks --inlined.
       [FILE+0xOFFSET] (a caller's offset is its return address). COMMAND's output and perf's
       messages go to FOLDED.log; the other names (aliases, from the files'
       symbol tables) of the functions perf named go to FOLDED.aliases.
-  e2e.py compare FOLDED REFERENCE [--comm NAME] [--depth K] [--min-share S]
+  e2e.py compare FOLDED REFERENCE [--comm NAME] [--depth K] [--min-share S] [--min-other O]
       Frames near the leaf agree with a reference profile of the same command
       (perf's): every frame found among the K user frames nearest the leaf
       (default 1: self time) of at least the share S (default 0.02) of one
-      profile's samples is found there in at least S/2 of the other's. A frame
+      profile's samples is found there in at least O (default S/2) of the other's. A frame
       is its process name and function, or, without a symbol, the function's
       start [FILE+0xSTART] (the call site [FILE+0xRETURN] where no FDE holds
       it; the leaf: [FILE]); symbol versions (@GLIBC_2.2.5),
@@ -821,13 +821,15 @@ def cmd_compare(args):
     if n_ours < args.min_samples or n_ref < args.min_samples:
         fail(f"{n_ours} samples and {n_ref} in the reference, expected at least "
              f"{args.min_samples} in each")
+    if args.min_other is None:
+        args.min_other = args.min_share / 2
     hot = sorted({k for k, v in list(ours.items()) + list(ref.items()) if v >= args.min_share},
                  key=lambda k: -max(ours.get(k, 0), ref.get(k, 0)))
     bad = []
     print(f"  {'profile':>8} {'reference':>9}  frame", file=sys.stderr)
     for k in hot:
         a, b = ours.get(k, 0), ref.get(k, 0)
-        ok = min(a, b) >= args.min_share / 2
+        ok = min(a, b) >= args.min_other
         if not ok:
             bad.append(k)
         print(f"  {a:8.2%} {b:9.2%}  {k[:150]}{'' if ok else '   <-- differs'}",
@@ -835,7 +837,7 @@ def cmd_compare(args):
     if bad:
         fail(f"{len(bad)} of the {len(hot)} frames found near the leaf of at least "
              f"{args.min_share:.0%} of one profile's samples have less than "
-             f"{args.min_share / 2:.0%} in the other's")
+             f"{args.min_other:.1%} in the other's")
 
 
 def elf_loads(path):
@@ -1538,6 +1540,7 @@ def main():
     s.add_argument("--comm")
     s.add_argument("--depth", type=int, default=1)
     s.add_argument("--min-share", type=float, default=0.02)
+    s.add_argument("--min-other", type=float, help="default: half of --min-share")
     s.add_argument("--min-samples", type=int, default=100)
     s.set_defaults(fn=cmd_compare)
     s = sub.add_parser("addr2line")

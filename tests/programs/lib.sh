@@ -73,7 +73,9 @@ perf_profile() {
 #    clone3;start_thread for a thread, so "walked" means to the real bottom;
 #  - self time agrees with perf's: every function (every file, for code
 #    without symbols) with at least 2% of the samples as leaf in one profile
-#    has at least 1% in the other;
+#    has at least 0.6% in the other. Two runs of a program differ that much:
+#    perl's Perl_do_ncmp had 0.8% to 1.2% of perf's samples in three runs,
+#    and 2.3% in one on a busy machine; a leaf named wrong has none;
 #  - the frames near the leaf agree with perf's: every function or call site
 #    (a return address, for code without symbols) among the 8 user frames
 #    nearest the leaf of at least 5% of one profile's samples is there in at
@@ -89,7 +91,7 @@ against_perf() {
 	[ -f "$tmp/$name.perf" ] || return 0
 	echo "perf, for reference:" >&2
 	python3 "$e2e" roots "$tmp/$name.perf" --min-ratio 0 || true
-	check compare "$tmp/$name.folded" "$tmp/$name.perf" --depth 1 --min-share 0.02
+	check compare "$tmp/$name.folded" "$tmp/$name.perf" --depth 1 --min-share 0.02 --min-other 0.006
 	check compare "$tmp/$name.folded" "$tmp/$name.perf" --depth 8 --min-share 0.05
 }
 
