@@ -68,9 +68,11 @@ done
 # Thousands of them, at the machine's pace: 4800 to 7200 here, fewer when it is busy.
 [ "${forks[21]}" -ge 3000 ] || fail "only ${forks[21]} short-lived processes in 21 s"
 [ "${mem[7]}" -gt 0 ] || fail "the memory of the BPF maps could not be read"
-# The maps other than shards are sized at the start: the same in both runs.
+# The other maps hold what is on its way between drains (stacks, counts,
+# processes: hash maps that grow as they fill), which follows what the machine
+# runs at the moment, not the length of the run: 14.7 MiB one run, 12 the next.
 others7=$((mem[7] - shards[7])) others21=$((mem[21] - shards[21]))
-[ "$others21" -le $((others7 + others7 / 10)) ] ||
+[ "$others21" -le $((others7 + others7 / 4)) ] ||
 	fail "BPF map memory other than shards grew with the run: $others7 B in 7 s, $others21 B in 21 s"
 # Shards follow the distinct tables, which the storm does not add to; under -a
 # the programs the rest of the machine starts meanwhile do, a new library's
