@@ -26,6 +26,7 @@
 #include "../session/failures.h"
 #include "../profile/atomic_file.h"
 #include "../profile/profile.h"
+#include "../runtimes/runtimes.h"
 #include "../symbols/symbolize.h"
 #include "../targets/comm_names.h"
 #include "../targets/launch.h"
@@ -286,39 +287,25 @@ static void on_process(void *ctx, uint32_t pid)
 	proc_names__forget(r->names, pid);
 }
 
-static void on_python(void *ctx, uint32_t pid, const struct py_runtime *pr, uint64_t bias)
+static void on_runtime(void *ctx, uint32_t pid, const struct runtime_unwinder *ru,
+		       const struct model_image *e, uint64_t bias)
 {
 	struct recorder *r = ctx;
-	int err = symbolizer__add_python(r->symbolizer, pid, pr, bias);
+	int err = symbolizer__add_runtime(r->symbolizer, pid, ru, e, bias);
 
 	if (err && err != -ENOENT && err != -ESRCH)
-		pr_info("process %u: its Python frames cannot be named: %s", pid, strerror(-err));
+		pr_info("process %u: its %s frames cannot be named: %s", pid, ru->name,
+			strerror(-err));
 }
 
-static void on_python_code(void *ctx, const struct unw_py_code_event *e, size_t size)
+static void on_code(void *ctx, const struct unw_event *ev, size_t size)
 {
 	struct recorder *r = ctx;
 
-	symbolizer__python_code(r->symbolizer, e, size);
+	symbolizer__code_event(r->symbolizer, ev, size);
 }
 
-static void on_ruby(void *ctx, uint32_t pid, const struct rb_runtime *rr, uint64_t bias)
-{
-	struct recorder *r = ctx;
-	int err = symbolizer__add_ruby(r->symbolizer, pid, rr, bias);
-
-	if (err && err != -ENOENT && err != -ESRCH)
-		pr_info("process %u: its Ruby frames cannot be named: %s", pid, strerror(-err));
-}
-
-static void on_ruby_iseq(void *ctx, uint32_t pid, uint64_t iseq, uint64_t where)
-{
-	struct recorder *r = ctx;
-
-	symbolizer__ruby_iseq(r->symbolizer, pid, iseq, where);
-}
-
-/* A forked child's Ruby frames: read from its memory while it lives, or its parent's. */
+/* A forked child's interpreter frames: read from its memory while it lives, or its parent's. */
 static void on_fork(void *ctx, uint32_t ppid, uint32_t pid)
 {
 	struct recorder *r = ctx;
@@ -521,10 +508,8 @@ static struct session *open_session(struct recorder *r)
 		.on_process = on_process,
 		.on_exit = on_process_exit,
 		.on_drained = on_drained,
-		.on_python = on_python,
-		.on_python_code = on_python_code,
-		.on_ruby = on_ruby,
-		.on_ruby_iseq = on_ruby_iseq,
+		.on_runtime = on_runtime,
+		.on_code = on_code,
 		.on_fork = on_fork,
 		.on_failure = on_failure,
 		.ctx = r,

@@ -165,8 +165,25 @@ static bool rb_place(const struct model_image *e, uint64_t bias, struct runtime_
 }
 
 const struct runtime_unwinder runtime_unwinders[] = {
-	{ UNW_UW_GO_SWITCH, "Go's stack switch", go_place },
-	{ UNW_UW_PYTHON, "Python", py_place },
-	{ UNW_UW_RUBY, "Ruby", rb_place },
+	{ UNW_UW_GO_SWITCH, "Go's stack switch", go_place, NULL },
+	{ UNW_UW_PYTHON, "Python", py_place, &py_frame_namer },
+	{ UNW_UW_RUBY, "Ruby", rb_place, &rb_frame_namer },
 };
 const size_t nr_runtime_unwinders = ARRAY_SIZE(runtime_unwinders);
+_Static_assert(ARRAY_SIZE(runtime_unwinders) <= RUNTIMES_MAX, "RUNTIMES_MAX is too small");
+
+const struct runtime_unwinder *runtime_of_frame_kind(unsigned int kind)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(runtime_unwinders); i++)
+		if (runtime_unwinders[i].namer && runtime_unwinders[i].namer->frame_kind == kind)
+			return &runtime_unwinders[i];
+	return NULL;
+}
+
+const struct runtime_unwinder *runtime_of_code_event(uint32_t type)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(runtime_unwinders); i++)
+		if (runtime_unwinders[i].namer && runtime_unwinders[i].namer->code_event == type)
+			return &runtime_unwinders[i];
+	return NULL;
+}

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The unwinders of runtimes' pc ranges (bpf/abi.h, enum unw_unwinder):
- * Go's stack switch, CPython's eval loop, Ruby's VM loop. Each knows which
- * files hold its runtime (what core/model/model.h read of them) and, for a file
- * loaded at a bias, the pc ranges it walks and the value of its BPF map
- * (by pid) that tells it how. core/session/session.c cuts the ranges out of their
- * mappings and writes the values; adding a runtime is adding an entry here,
- * its unwinder in the BPF walk, and its map.
+ * The runtimes whose frames unwprof walks or names its own way, one
+ * operations table each (runtime_unwinders): Go's stack switch, CPython's
+ * eval loop, Ruby's VM loop. Each knows which files hold its runtime (what
+ * core/model/model.h read of them) and, for a file loaded at a bias, the pc
+ * ranges its BPF unwinder walks and the value of its BPF map (by pid) that
+ * tells it how; core/session/session.c cuts the ranges out of their
+ * mappings and writes the values. An interpreter's walk records its frames
+ * as (code, where) pairs, which its frame namer names from the process's
+ * memory, reading a code object when BPF first reports it in an event:
+ * core/symbols/symbolize.c asks the namers through the table, and the
+ * session and the recorder only pass what they are given along. Adding a
+ * runtime is adding an entry here, its unwinder in the BPF walk, its map,
+ * and, for an interpreter, its namer.
  */
 #ifndef UNWPROF_RUNTIMES_H
 #define UNWPROF_RUNTIMES_H
@@ -31,14 +37,60 @@ struct runtime_place {
 	} value;
 };
 
+/* What an interpreter's frame is named. */
+struct frame_name {
+	const char *function;
+	const char *file; /* NULL: none (a Ruby C method) */
+	uint32_t line;	  /* the line being run; 0 when unknown */
+	uint32_t first_line;
+};
+
+/*
+ * The namer of an interpreter's frames (bpf/abi.h: a frame word of kind
+ * frame_kind, then where). Memory of a profiled process is untrusted: what
+ * cannot be read leaves a name "<unknown>".
+ */
+struct frame_namer_ops {
+	unsigned int frame_kind;   /* UNW_FRAME_* */
+	unsigned int profile_kind; /* its frames' in a profile (core/profile/profile.h) */
+	uint32_t code_event;	   /* UNW_EV_*: a code object first seen in a sample */
+	void *(*new)(void);
+	void (*free)(void *n);
+	/* Process pid runs the runtime of e, loaded at bias: its frames are named from its memory. */
+	int (*add_process)(void *n, uint32_t pid, const struct model_image *e, uint64_t bias);
+	void (*remove_process)(void *n, uint32_t pid);
+	/* Process pid was forked from ppid; NULL when nothing of a process is to copy. */
+	int (*fork)(void *n, uint32_t ppid, uint32_t pid);
+	/* A code_event of size bytes (at least its struct unw_event): its code is read now. */
+	void (*read_code)(void *n, const struct unw_event *ev, size_t size);
+	/*
+	 * Names frame (code, where) of pid in out (left as it is when unknown);
+	 * returns the key of its location: the code and what tells it apart
+	 * from an earlier one at its address, per line.
+	 */
+	uint64_t (*name)(void *n, uint32_t pid, uint64_t code, uint64_t where,
+			 struct frame_name *out);
+};
+
 struct runtime_unwinder {
 	enum unw_unwinder unwinder;
 	const char *name; /* "Go's stack switch", "Python", "Ruby" */
 	/* false when e holds no such runtime */
 	bool (*place)(const struct model_image *e, uint64_t bias, struct runtime_place *rp);
+	const struct frame_namer_ops *namer; /* NULL: its frames are native ones */
 };
+
+#define RUNTIMES_MAX 8 /* entries of runtime_unwinders, at most */
 
 extern const struct runtime_unwinder runtime_unwinders[];
 extern const size_t nr_runtime_unwinders;
+
+/* The runtime whose namer names frames of kind (UNW_FRAME_*); NULL: none. */
+const struct runtime_unwinder *runtime_of_frame_kind(unsigned int kind);
+/* The runtime whose namer reads the code of events of type (UNW_EV_*); NULL: none. */
+const struct runtime_unwinder *runtime_of_code_event(uint32_t type);
+
+extern const struct frame_namer_ops py_frame_namer; /* core/runtimes/pyframes.c */
+extern const struct frame_namer_ops rb_frame_namer; /* core/runtimes/rbframes.c */
 
 #endif

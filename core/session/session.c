@@ -634,10 +634,8 @@ static int runtime_map_fd(const struct session *s, enum unw_unwinder u)
 static void runtime_found(struct session *s, pid_t pid, const struct model_image *e,
 			  const struct runtime_unwinder *ru, uint64_t bias)
 {
-	if (ru->unwinder == UNW_UW_PYTHON && s->opts.on_python && e->has_py)
-		s->opts.on_python(s->opts.ctx, pid, &e->py, bias);
-	if (ru->unwinder == UNW_UW_RUBY && s->opts.on_ruby && e->has_rb)
-		s->opts.on_ruby(s->opts.ctx, pid, &e->rb, bias);
+	if (ru->namer && s->opts.on_runtime)
+		s->opts.on_runtime(s->opts.ctx, pid, ru, e, bias);
 }
 
 /*
@@ -1579,15 +1577,6 @@ static int session__on_event(void *ctx, void *data, size_t size)
 	case UNW_EV_MAPPED:
 		session__mark_dirty(s, ev->pid);
 		break;
-	case UNW_EV_PY_CODE:
-		if (s->opts.on_python_code)
-			s->opts.on_python_code(s->opts.ctx, data, size);
-		break;
-	case UNW_EV_RB_ISEQ:
-		if (s->opts.on_ruby_iseq)
-			s->opts.on_ruby_iseq(s->opts.ctx, ev->pid, ev->addr,
-					     (uint64_t)ev->tag << UNW_RB_TAG_SHIFT);
-		break;
 	case UNW_EV_EXIT:
 		session__proc_exit(s, ev->pid);
 		break;
@@ -1595,6 +1584,8 @@ static int session__on_event(void *ctx, void *data, size_t size)
 		s->drain_requested = true;
 		break;
 	default:
+		if (runtime_of_code_event(ev->type) && s->opts.on_code)
+			s->opts.on_code(s->opts.ctx, ev, size);
 		break;
 	}
 	return 0;

@@ -26,8 +26,8 @@
 #include "sample_time_stats.h"
 
 struct model;
-struct py_runtime;
-struct rb_runtime;
+struct model_image;
+struct runtime_unwinder;
 
 /* Sample walk status, as counted by BPF (bpf/abi.h). */
 enum {
@@ -118,26 +118,20 @@ struct session_opts {
 	 */
 	void (*on_drained)(void *ctx);
 	/*
-	 * Process pid runs CPython interpreter pr, loaded at bias: its Python
-	 * frames (bpf/abi.h, UNW_FRAME_PYTHON) are to be named from its
-	 * memory. Called when its mappings are read, before its samples.
+	 * Process pid runs the runtime of ru (core/runtimes/runtimes.h), found
+	 * in e loaded at bias: an interpreter, whose frames are to be named from
+	 * its memory. Called when its mappings are read, before its samples.
 	 */
-	void (*on_python)(void *ctx, uint32_t pid, const struct py_runtime *pr, uint64_t bias);
-	/* The same for Ruby (core/runtimes/rbruntime.h, UNW_FRAME_RUBY). */
-	void (*on_ruby)(void *ctx, uint32_t pid, const struct rb_runtime *rr, uint64_t bias);
-	/*
-	 * A Ruby iseq of pid first seen in a sample (where as the frame's second
-	 * word: UNW_RB_CFUNC for a C method's method entry): to be read now.
-	 */
-	void (*on_ruby_iseq)(void *ctx, uint32_t pid, uint64_t iseq, uint64_t where);
+	void (*on_runtime)(void *ctx, uint32_t pid, const struct runtime_unwinder *ru,
+			   const struct model_image *e, uint64_t bias);
 	/* Process pid was forked from ppid, before any event of its own. */
 	void (*on_fork)(void *ctx, uint32_t ppid, uint32_t pid);
 	/*
-	 * A Python code object first seen in a sample, with the copies BPF
-	 * took of it (bpf/abi.h, struct unw_py_code_event, size bytes
-	 * checked to hold its header only): to be read now.
+	 * A runtime's code object first seen in a sample: an event of size
+	 * bytes (at least its struct unw_event) of a type a namer reads
+	 * (runtime_of_code_event()), to be read now.
 	 */
-	void (*on_python_code)(void *ctx, const struct unw_py_code_event *e, size_t size);
+	void (*on_code)(void *ctx, const struct unw_event *ev, size_t size);
 	/*
 	 * samples of pid stopped short of the bottom at pc (0: before the walk), for reason
 	 * (an index of session_stats.errors). Called during a drain, before

@@ -23,8 +23,7 @@
 #include "../model/model.h"
 #include "../util/log.h"
 #include "../profile/profile.h"
-#include "../runtimes/pyframes.h"
-#include "../runtimes/rbframes.h"
+#include "../runtimes/runtimes.h"
 #include "cfi_names.h"
 #include "perfmap.h"
 #include "source_lines.h"
@@ -104,8 +103,8 @@ struct symbolizer {
 	struct pending_locations pending;
 	bool no_lines;
 	struct dwarf_frame frames[DWARF_LINES_MAX_DEPTH]; /* of the last lookup */
-	struct py_namer *python; /* names Python frames (core/runtimes/pyframes.h) */
-	struct rb_namer *ruby;	 /* names Ruby frames (core/runtimes/rbframes.h) */
+	/* The namer of runtime_unwinders[i] (core/runtimes/runtimes.h), once its runtime is found. */
+	void *namers[RUNTIMES_MAX];
 };
 
 struct ksyms {
@@ -918,103 +917,71 @@ static int user_location(struct symbolizer *sym, struct profile *p, uint32_t pid
 	return own_location(sym, p, pid, addr, return_addr, id);
 }
 
-int symbolizer__add_python(struct symbolizer *sym, uint32_t pid, const struct py_runtime *pr,
-			   uint64_t bias)
+int symbolizer__add_runtime(struct symbolizer *sym, uint32_t pid, const struct runtime_unwinder *ru,
+			    const struct model_image *e, uint64_t bias)
 {
-	if (!sym->python)
-		sym->python = py_namer__new();
-	if (!sym->python)
+	size_t i = (size_t)(ru - runtime_unwinders);
+
+	if (!ru->namer)
+		return 0;
+	if (!sym->namers[i])
+		sym->namers[i] = ru->namer->new ();
+	if (!sym->namers[i])
 		return -ENOMEM;
-	return py_namer__add_process(sym->python, pid, pr, bias);
+	return ru->namer->add_process(sym->namers[i], pid, e, bias);
 }
 
-void symbolizer__python_code(struct symbolizer *sym, const struct unw_py_code_event *e, size_t size)
+void symbolizer__code_event(struct symbolizer *sym, const struct unw_event *ev, size_t size)
 {
-	if (sym->python)
-		py_namer__read_code(sym->python, e, size);
-}
+	const struct runtime_unwinder *ru = runtime_of_code_event(ev->type);
+	void *namer = ru ? sym->namers[ru - runtime_unwinders] : NULL;
 
-int symbolizer__add_ruby(struct symbolizer *sym, uint32_t pid, const struct rb_runtime *rr,
-			 uint64_t bias)
-{
-	if (!sym->ruby)
-		sym->ruby = rb_namer__new();
-	if (!sym->ruby)
-		return -ENOMEM;
-	return rb_namer__add_process(sym->ruby, pid, rr, bias);
-}
-
-void symbolizer__ruby_iseq(struct symbolizer *sym, uint32_t pid, uint64_t iseq, uint64_t where)
-{
-	if (sym->ruby)
-		rb_namer__read_iseq(sym->ruby, pid, iseq, where);
+	if (namer)
+		ru->namer->read_code(namer, ev, size);
 }
 
 int symbolizer__fork(struct symbolizer *sym, uint32_t ppid, uint32_t pid)
 {
-	return sym->ruby ? rb_namer__fork(sym->ruby, ppid, pid) : 0;
+	int err = 0;
+
+	for (size_t i = 0; i < nr_runtime_unwinders && !err; i++) {
+		const struct frame_namer_ops *ops = runtime_unwinders[i].namer;
+
+		if (sym->namers[i] && ops->fork)
+			err = ops->fork(sym->namers[i], ppid, pid);
+	}
+	return err;
 }
 
-/* What an interpreter's frame is named: py_frame_name and rb_frame_name alike. */
-struct interp_name {
-	const char *function;
-	const char *file; /* NULL: none (a Ruby C method) */
-	uint32_t line, first_line;
-};
-
 /*
- * The location of an interpreter's frame of pid, key (its code and what
- * tells it apart) at line: one per code and line, named when first seen,
- * while the process lives.
+ * The location of the frame (code, where) of pid, of the interpreter of ru:
+ * one per code and line (what tells a code apart is the namer's key), named
+ * when first seen, while the process lives.
  */
-static int interp_location(struct profile *p, uint32_t pid, uint8_t kind, uint64_t key,
-			   const struct interp_name *name, uint32_t *id)
+static int interp_location(struct symbolizer *sym, struct profile *p, uint32_t pid,
+			   const struct runtime_unwinder *ru, uint64_t code, uint64_t where,
+			   uint32_t *id)
 {
-	struct profile_line line = { .function = name->function,
-				     .file = name->file,
-				     .line = name->line,
-				     .start_line = name->first_line };
+	struct frame_name name = { "<unknown>", "<unknown>", 0, 0 };
+	void *namer = sym->namers[ru - runtime_unwinders];
+	uint64_t key = code;
+	struct profile_line line;
 	bool added;
 	int err;
 
-	err = profile__intern_frame(p, pid, kind, key, name->line, id, &added);
+	if (namer)
+		key = ru->namer->name(namer, pid, code, where, &name);
+	err = profile__intern_frame(p, pid, ru->namer->profile_kind, key, name.line, id, &added);
 	if (err || !added)
 		return err;
-	err = profile__set_symbol(p, *id, PROFILE_NONE, name->function, NULL, 0);
-	return err || !name->file ? err : profile__set_lines(p, *id, &line, 1);
-}
-
-/* Python frame (code, where): one location per code object, told apart from an earlier one at its address by its tag. */
-static int python_location(struct symbolizer *sym, struct profile *p, uint32_t pid, uint64_t code,
-			   uint64_t where, uint32_t *id)
-{
-	struct py_frame_name name = { "<unknown>", "<unknown>", 0, 0 };
-
-	if (sym->python)
-		py_namer__name(sym->python, pid, code, where, &name);
-	return interp_location(
-		p, pid, PROFILE_FRAME_PYTHON,
-		code | (where >> UNW_PY_TAG_SHIFT) << UNW_PY_TAG_SHIFT,
-		&(struct interp_name){ name.qualname, name.file, name.line, name.first_line }, id);
-}
-
-/*
- * Ruby frame (iseq, where): one location per iseq and line (per method
- * entry for a C method), told apart from an earlier one in its slot by its tag.
- */
-static int ruby_location(struct symbolizer *sym, struct profile *p, uint32_t pid, uint64_t iseq,
-			 uint64_t where, uint32_t *id)
-{
-	struct rb_frame_name name = { "<unknown>", "<unknown>", 0, 0 };
-	bool cfunc = where & UNW_RB_CFUNC;
-
-	if (sym->ruby)
-		rb_namer__name(sym->ruby, pid, iseq, where, &name);
-	return interp_location(p, pid, PROFILE_FRAME_RUBY,
-			       iseq | (where & ~((1ULL << UNW_RB_TAG_SHIFT) - 1)),
-			       &(struct interp_name){ name.label, cfunc ? NULL : name.file,
-						      name.line, name.first_line },
-			       id);
+	err = profile__set_symbol(p, *id, PROFILE_NONE, name.function, NULL, 0);
+	if (err || !name.file)
+		return err;
+	line = (struct profile_line){ .function = name.function,
+				      .file = name.file,
+				      .line = name.line,
+				      .start_line = name.first_line };
+	return profile__set_lines(p, *id, &line, 1);
 }
 
 /* "[... 3,412 frames ...]": the frames a deep stack left out, as a frame's name. */
@@ -1077,12 +1044,11 @@ static int user_locations(struct profile *p, const struct profile_stack *st, uin
 		uint64_t word = st->user_addrs[i];
 		unsigned int kind = word >> UNW_FRAME_KIND_SHIFT;
 
-		if (kind == UNW_FRAME_PYTHON && i + 1 < st->nr_user) {
-			err = python_location(sym, p, st->pid, word & UNW_FRAME_VALUE_MASK,
+		const struct runtime_unwinder *ru = runtime_of_frame_kind(kind);
+
+		if (ru && i + 1 < st->nr_user) {
+			err = interp_location(sym, p, st->pid, ru, word & UNW_FRAME_VALUE_MASK,
 					      st->user_addrs[++i], &ids[n]);
-		} else if (kind == UNW_FRAME_RUBY && i + 1 < st->nr_user) {
-			err = ruby_location(sym, p, st->pid, word & UNW_FRAME_VALUE_MASK,
-					    st->user_addrs[++i], &ids[n]);
 		} else if (kind == UNW_FRAME_ELIDED || kind == UNW_FRAME_EXEC) {
 			err = marker_location(p, word, &ids[n]);
 		} else if (gone || kind != UNW_FRAME_NATIVE) {
@@ -1105,10 +1071,9 @@ int symbolizer__end_process(struct symbolizer *sym, struct profile *p, uint32_t 
 	struct proc *pr = proc_find(sym, pid);
 	int err = symbolizer__flush(sym); /* while its mappings are in the model */
 
-	if (sym->python)
-		py_namer__remove_process(sym->python, pid);
-	if (sym->ruby)
-		rb_namer__remove_process(sym->ruby, pid);
+	for (size_t i = 0; i < nr_runtime_unwinders; i++)
+		if (sym->namers[i])
+			runtime_unwinders[i].namer->remove_process(sym->namers[i], pid);
 	if (!pr)
 		return err;
 	for (size_t i = 0; i < pr->nr_own; i++) {
@@ -1184,8 +1149,9 @@ void symbolizer__free(struct symbolizer *sym)
 	free(sym->procs);
 	free(sym->shared.slots);
 	free(sym->pending.v);
-	py_namer__free(sym->python);
-	rb_namer__free(sym->ruby);
+	for (size_t i = 0; i < nr_runtime_unwinders; i++)
+		if (sym->namers[i])
+			runtime_unwinders[i].namer->free(sym->namers[i]);
 	if (sym->ksyms_loading) {
 		pthread_join(sym->ksyms_thread, NULL);
 		ksyms__free(sym->preloaded);

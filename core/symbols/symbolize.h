@@ -62,21 +62,17 @@ void symbolizer__free(struct symbolizer *sym);
 struct model *symbolizer__model(const struct symbolizer *sym);
 
 /*
- * Process pid runs CPython interpreter pr, loaded at bias: the Python frames
- * of its stacks are named from its memory (core/runtimes/pyframes.h).
+ * Process pid runs the runtime of ru (core/runtimes/runtimes.h), found in e
+ * loaded at bias: the interpreter's frames of its stacks are named from its
+ * memory by ru's namer. 0 for a runtime whose frames are native ones.
  */
-struct py_runtime;
-int symbolizer__add_python(struct symbolizer *sym, uint32_t pid, const struct py_runtime *pr,
-			   uint64_t bias);
-/* A Python code object was first seen (event e, size bytes): its names are read now. */
-struct unw_py_code_event;
-void symbolizer__python_code(struct symbolizer *sym, const struct unw_py_code_event *e,
-			     size_t size);
-/* The same for Ruby (core/runtimes/rbframes.h): the interpreter rr of pid, and an iseq first seen. */
-struct rb_runtime;
-int symbolizer__add_ruby(struct symbolizer *sym, uint32_t pid, const struct rb_runtime *rr,
-			 uint64_t bias);
-void symbolizer__ruby_iseq(struct symbolizer *sym, uint32_t pid, uint64_t iseq, uint64_t where);
+struct runtime_unwinder;
+struct model_image;
+int symbolizer__add_runtime(struct symbolizer *sym, uint32_t pid, const struct runtime_unwinder *ru,
+			    const struct model_image *e, uint64_t bias);
+/* An event of size bytes telling a runtime's code object first seen: read now by its namer. */
+struct unw_event;
+void symbolizer__code_event(struct symbolizer *sym, const struct unw_event *ev, size_t size);
 /* pid was forked from ppid: its interpreter's frames are named as its parent's are. */
 int symbolizer__fork(struct symbolizer *sym, uint32_t ppid, uint32_t pid);
 
