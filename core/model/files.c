@@ -94,47 +94,6 @@ static bool image_has_key(const void *value, const void *key)
 	return img->key_len == k->len && memcmp(img->key, k->key, k->len) == 0;
 }
 
-/*
- * The CPython runtime of img, if it is one. One that cannot be read is said
- * once, with its version and why, by the first path its file has: a
- * version or build not known keeps its eval loop (py_refused), where its
- * samples are counted.
- */
-static void model_image__read_python(struct model_image *img)
-{
-	int err = py_runtime__read(img->elf, &img->py);
-	char ver[32];
-
-	img->has_py = err == 0;
-	img->py_refused = err == -ENOTSUP && img->py.version_hex && img->py.eval_lo;
-	if (img->py_refused)
-		pr_warn("%s: CPython %s%s is not supported (%s): its samples show the "
-			"interpreter's native frames only, counted as python-version-unsupported",
-			img->path, py_runtime__version_str(&img->py, ver, sizeof(ver)),
-			img->py.free_threaded ? " (free-threaded)" : "", img->py.why);
-	else if (err == -ENOTSUP || err == -EINVAL)
-		pr_warn("%s: a CPython whose frames are not read: %s", img->path, img->py.why);
-}
-
-/* The same for Ruby: a version not known keeps rb_vm_exec (rb_refused). */
-static void model_image__read_ruby(struct model_image *img)
-{
-	int err = rb_runtime__read(img->elf, &img->rb);
-	const struct rb_runtime *r = &img->rb;
-
-	img->has_rb = err == 0;
-	img->rb_refused = err == -ENOTSUP && r->major && r->vm_exec_lo &&
-			  !rb_offsets__of(r->major, r->minor);
-	if (img->rb_refused)
-		pr_warn("%s: Ruby %u.%u.%u is not supported: its samples show the interpreter's "
-			"native frames only, counted as ruby-version-unsupported",
-			img->path, r->major, r->minor, r->teeny);
-	else if (err == -ENOTSUP)
-		pr_warn("%s: a Ruby whose frames this unwprof cannot read (core/runtimes/rbruntime.h): "
-			"its samples show the interpreter's native frames",
-			img->path);
-}
-
 /* The executable segments of img, the ones a mapping of code can be made for. */
 static void model_image__exec_segs(struct model_image *img)
 {
@@ -174,9 +133,7 @@ static void model_image__build(struct model *md, struct model_image *img)
 	if (md->opts.no_tables)
 		return;
 	img->table = unwind_table__build(ef, img->debug);
-	img->has_go = go_runtime__read(ef, &img->go) == 0;
-	model_image__read_python(img);
-	model_image__read_ruby(img);
+	file_runtimes__read(&img->rt, ef, img->path);
 	if (img->table &&
 	    (elf_file__truncated(ef) || (img->debug && elf_file__truncated(img->debug)))) {
 		/* Rows read from the zeros of a truncated file would unwind wrongly. */

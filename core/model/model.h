@@ -38,9 +38,7 @@
 
 #include "../util/common.h"
 #include "../elf/elf.h"
-#include "../runtimes/goruntime.h"
-#include "../runtimes/pyruntime.h"
-#include "../runtimes/rbruntime.h"
+#include "../runtimes/runtimes.h"
 #include "../targets/proc_maps.h"
 
 struct cfi_names;
@@ -85,18 +83,7 @@ struct model_image {
 	struct unw_seg exec_segs[UNW_FILE_SEGS];
 	uint32_t nr_exec_segs;
 	struct unwind_table *table; /* NULL when it could not be built, or no_tables */
-	bool has_go;		    /* a Go binary whose stack switch the walk follows: */
-	struct go_runtime go;	    /* its functions and offsets, ELF addresses */
-	bool has_py;		    /* a CPython interpreter (or libpython) the walk reads: */
-	struct py_runtime py;	    /* its version, eval loop and offsets, ELF addresses */
-	bool has_rb;		    /* a Ruby interpreter (libruby) the walk reads: */
-	struct rb_runtime rb;	    /* its version, VM loop and offsets, ELF addresses */
-	/*
-	 * An interpreter of a version (or build) whose frames are not read:
-	 * py or rb then holds its version and loop only, where its samples
-	 * are counted (python-version-unsupported, ruby-version-unsupported).
-	 */
-	bool py_refused, rb_refused;
+	struct file_runtimes rt;    /* the runtime it holds (core/runtimes/runtimes.h) */
 	/* Read on first use: model_image__symtab(), __dwarf(), __cfi_names(). */
 	struct symtab *symtab;
 	struct dwarf_lines *dwarf;

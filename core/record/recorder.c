@@ -288,10 +288,10 @@ static void on_process(void *ctx, uint32_t pid)
 }
 
 static void on_runtime(void *ctx, uint32_t pid, const struct runtime_unwinder *ru,
-		       const struct model_image *e, uint64_t bias)
+		       const struct file_runtimes *fr, uint64_t bias)
 {
 	struct recorder *r = ctx;
-	int err = symbolizer__add_runtime(r->symbolizer, pid, ru, e, bias);
+	int err = symbolizer__add_runtime(r->symbolizer, pid, ru, fr, bias);
 
 	if (err && err != -ENOENT && err != -ESRCH)
 		pr_info("process %u: its %s frames cannot be named: %s", pid, ru->name,

@@ -32,14 +32,18 @@
  * mov %rdx, VDSO_SP(%rbx). Both, where both are there, must agree.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <string.h>
 #include <elf.h>
 
+#include "../util/common.h"
 #include "../elf/elf.h"
 #include "../elf/gopclntab.h"
 #include "goruntime.h"
 #include "../util/log.h"
+#include "../util/json.h"
 
 #define REX_W 0x48
 #define REX_WB 0x49 /* r8..r15 in r/m */
@@ -300,4 +304,72 @@ int go_runtime__read(const struct elf_file *ef, struct go_runtime *gr)
 			elf_file__path(ef));
 	gopclntab__free(t);
 	return err;
+}
+
+/* How the walk follows Go's stack switches in this file, as dump-unwind shows it. */
+void go_runtime__print(FILE *f, const struct go_runtime *g)
+{
+	fprintf(f,
+		"Go switch:   runtime.systemstack %#" PRIx64 "-%#" PRIx64
+		", runtime.morestack %#" PRIx64 "-%#" PRIx64 "\n",
+		g->systemstack_lo, g->systemstack_hi, g->morestack_lo, g->morestack_hi);
+	fprintf(f,
+		"             g at fs%+d; g.m %u, m.g0 %u, m.curg %u, g.sched sp %u pc %u bp %u\n",
+		g->tls_g, g->g_m, g->m_g0, g->m_curg, g->sched_sp, g->sched_pc, g->sched_bp);
+	if (g->m_vdso_sp)
+		fprintf(f,
+			"             vDSO calls: time.now %#" PRIx64 "-%#" PRIx64
+			", runtime.nanotime1 %#" PRIx64 "-%#" PRIx64 "; m.vdsoPC %u, m.vdsoSP %u\n",
+			g->now_lo, g->now_hi, g->nanotime_lo, g->nanotime_hi, g->m_vdso_pc,
+			g->m_vdso_sp);
+}
+
+/* A range [lo, hi) as a JSON array of two hexadecimal strings. */
+static void json_range(struct json_writer *jw, const char *key, uint64_t lo, uint64_t hi)
+{
+	char hex[24];
+
+	jw_key(jw, key);
+	jw_array_start(jw);
+	snprintf(hex, sizeof(hex), "%#" PRIx64, lo);
+	jw_string(jw, hex);
+	snprintf(hex, sizeof(hex), "%#" PRIx64, hi);
+	jw_string(jw, hex);
+	jw_array_end(jw);
+}
+
+/* The vDSO's callers the walk goes back from (core/runtimes/goruntime.h), when read. */
+static void json_go_vdso(struct json_writer *jw, const struct go_runtime *g)
+{
+	if (!g->m_vdso_sp)
+		return;
+	jw_key(jw, "vdso");
+	jw_object_start(jw);
+	if (g->now_hi)
+		json_range(jw, "time.now", g->now_lo, g->now_hi);
+	if (g->nanotime_hi)
+		json_range(jw, "runtime.nanotime1", g->nanotime_lo, g->nanotime_hi);
+	jw_uint_field(jw, "m_vdso_pc", g->m_vdso_pc);
+	jw_uint_field(jw, "m_vdso_sp", g->m_vdso_sp);
+	jw_object_end(jw);
+}
+
+void go_runtime__print_json(struct json_writer *jw, const struct go_runtime *g)
+{
+	const struct {
+		const char *name;
+		uint32_t off;
+	} offs[] = { { "g_m", g->g_m },		  { "m_g0", g->m_g0 },
+		     { "m_curg", g->m_curg },	  { "sched_sp", g->sched_sp },
+		     { "sched_pc", g->sched_pc }, { "sched_bp", g->sched_bp } };
+
+	jw_key(jw, "go_switch");
+	jw_object_start(jw);
+	json_range(jw, "systemstack", g->systemstack_lo, g->systemstack_hi);
+	json_range(jw, "morestack", g->morestack_lo, g->morestack_hi);
+	jw_int_field(jw, "tls_g", g->tls_g);
+	for (size_t i = 0; i < ARRAY_SIZE(offs); i++)
+		jw_uint_field(jw, offs[i].name, offs[i].off);
+	json_go_vdso(jw, g);
+	jw_object_end(jw);
 }

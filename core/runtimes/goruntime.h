@@ -32,6 +32,7 @@
 #define UNWPROF_GORUNTIME_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 struct elf_file;
 
@@ -59,5 +60,10 @@ struct go_runtime {
  * does not have the shape read here (another architecture, an older Go).
  */
 int go_runtime__read(const struct elf_file *ef, struct go_runtime *gr);
+
+struct json_writer;
+/* What dump-unwind shows of g: lines of its summary, or its "go_switch" member. */
+void go_runtime__print(FILE *f, const struct go_runtime *g);
+void go_runtime__print_json(struct json_writer *jw, const struct go_runtime *g);
 
 #endif

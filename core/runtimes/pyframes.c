@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "../util/common.h"
-#include "../model/model.h"
 #include "../profile/profile.h"
 #include "bpf/abi.h"
 #include "pyframes.h"
@@ -456,9 +455,9 @@ static void py_free(void *n)
 	py_namer__free(n);
 }
 
-static int py_add_process(void *n, uint32_t pid, const struct model_image *e, uint64_t bias)
+static int py_add_process(void *n, uint32_t pid, const struct file_runtimes *fr, uint64_t bias)
 {
-	return e->has_py ? py_namer__add_process(n, pid, &e->py, bias) : -ENOENT;
+	return fr->has_py ? py_namer__add_process(n, pid, &fr->py, bias) : -ENOENT;
 }
 
 static void py_remove_process(void *n, uint32_t pid)

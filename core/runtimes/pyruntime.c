@@ -19,6 +19,7 @@
 #include "../util/common.h"
 #include "../elf/elf.h"
 #include "../util/log.h"
+#include "../util/json.h"
 #include "pyruntime.h"
 #include "../unwind/table.h"
 
@@ -862,4 +863,139 @@ const char *py_runtime__version_str(const struct py_runtime *pr, char *buf, size
 	else
 		snprintf(buf, size, "%u.%u.%u%s%u", pr->major, pr->minor, pr->micro, lv, serial);
 	return buf;
+}
+
+static const char *const py_version_sources[] = {
+	[PY_VERSION_FROM_PY_VERSION] = "Py_Version",
+	[PY_VERSION_FROM_GETVERSION] = "Py_GetVersion",
+};
+
+static const char *py_frames_str(const struct py_runtime *p)
+{
+	return p->frame_layout == PY_FRAME_OBJECT ? "PyFrameObject" : "_PyInterpreterFrame";
+}
+
+/* What a walk of CPython's frames reads in this file, as dump-unwind shows it; of one refused, why. */
+void py_runtime__print(FILE *f, const struct py_runtime *p, bool refused)
+{
+	size_t n = 0;
+	char ver[32];
+
+	if (refused) {
+		fprintf(f, "Python:      CPython %s%s, frames not read: %s\n",
+			py_runtime__version_str(p, ver, sizeof(ver)),
+			p->free_threaded ? " (free-threaded)" : "", p->why);
+		return;
+	}
+	fprintf(f, "Python:      CPython %s (%s), offsets from %s, %s frames\n",
+		py_runtime__version_str(p, ver, sizeof(ver)), py_version_sources[p->version_source],
+		p->offsets_source == PY_OFFSETS_TABLE ? "unwprof's table" : "_Py_DebugOffsets",
+		py_frames_str(p));
+	fprintf(f, "             %s %#" PRIx64 ", TLS key ", p->runtime_symbol, p->runtime);
+	if (p->tls_key)
+		fprintf(f, "at %#" PRIx64, p->tls_key);
+	else
+		fprintf(f, "none");
+	fprintf(f, ", _PyEval_EvalFrameDefault %#" PRIx64 "-%#" PRIx64, p->eval_lo, p->eval_hi);
+	if (p->cold_lo)
+		fprintf(f, ", .cold %#" PRIx64 "-%#" PRIx64 "%s", p->cold_lo, p->cold_hi,
+			p->cold_from_fde ? " (from .eh_frame)" : "");
+	/* the offsets the version has, four a line */
+	for (size_t i = 0; i < py_offset_names_count; i++) {
+		int32_t v = py_offsets__get(&p->off, i);
+
+		if (v == PY_OFF_NONE)
+			continue;
+		fprintf(f, "%s%s %d", n++ % 4 ? ", " : "\n             ", py_offset_names[i].name,
+			v);
+	}
+	fprintf(f, "\n");
+}
+
+/* A CPython whose frames are not read: its version and why, nothing to read with. */
+static void print_json_refused(struct json_writer *jw, const struct py_runtime *p)
+{
+	char ver[32];
+
+	jw_key(jw, "python");
+	jw_object_start(jw);
+	jw_key(jw, "version");
+	jw_string(jw, py_runtime__version_str(p, ver, sizeof(ver)));
+	jw_key(jw, "version_hex");
+	jw_stringf(jw, "%#x", p->version_hex);
+	jw_key(jw, "free_threaded");
+	jw_bool(jw, p->free_threaded);
+	jw_key(jw, "refused");
+	jw_string(jw, p->why);
+	jw_object_end(jw);
+}
+
+void py_runtime__print_json(struct json_writer *jw, const struct py_runtime *p, bool refused)
+{
+	char ver[32];
+
+	if (refused) {
+		print_json_refused(jw, p);
+		return;
+	}
+	jw_key(jw, "python");
+	jw_object_start(jw);
+	jw_key(jw, "version");
+	jw_string(jw, py_runtime__version_str(p, ver, sizeof(ver)));
+	jw_key(jw, "version_hex");
+	jw_stringf(jw, "%#x", p->version_hex);
+	jw_key(jw, "version_source");
+	jw_string(jw, py_version_sources[p->version_source]);
+	jw_key(jw, "offsets_source");
+	jw_string(jw, p->offsets_source == PY_OFFSETS_TABLE ? "table" : "_Py_DebugOffsets");
+	jw_key(jw, "frames");
+	jw_string(jw, py_frames_str(p));
+	jw_key(jw, "runtime_symbol");
+	jw_string(jw, p->runtime_symbol);
+	jw_key(jw, "runtime");
+	jw_stringf(jw, "%#" PRIx64, p->runtime);
+	jw_key(jw, "tls_key");
+	if (p->tls_key)
+		jw_stringf(jw, "%#" PRIx64, p->tls_key);
+	else
+		jw_null(jw);
+	jw_key(jw, "eval_frame");
+	jw_array_start(jw);
+	for (int i = 0; i < 2; i++) {
+		uint64_t lo = i ? p->cold_lo : p->eval_lo, hi = i ? p->cold_hi : p->eval_hi;
+
+		if (!lo)
+			continue;
+		jw_array_start(jw);
+		jw_stringf(jw, "%#" PRIx64, lo);
+		jw_stringf(jw, "%#" PRIx64, hi);
+		jw_array_end(jw);
+	}
+	jw_array_end(jw);
+	jw_key(jw, "cold_from");
+	if (p->cold_lo)
+		jw_string(jw, p->cold_from_fde ? ".eh_frame" : "symbol");
+	else
+		jw_null(jw);
+	jw_key(jw, "offsets");
+	jw_object_start(jw);
+	for (size_t i = 0; i < py_offset_names_count; i++) {
+		int32_t v = py_offsets__get(&p->off, i);
+
+		if (v == PY_OFF_NONE)
+			continue;
+		jw_key(jw, py_offset_names[i].name);
+		jw_int(jw, v);
+	}
+	jw_object_end(jw);
+	jw_key(jw, "offset_sources");
+	jw_object_start(jw);
+	for (size_t i = 0; i < py_offset_names_count; i++) {
+		if (py_offsets__get(&p->off, i) == PY_OFF_NONE)
+			continue;
+		jw_key(jw, py_offset_names[i].name);
+		jw_string(jw, py_runtime__offset_source(p, i));
+	}
+	jw_object_end(jw);
+	jw_object_end(jw);
 }

@@ -51,6 +51,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct elf_file;
 
@@ -186,6 +187,15 @@ struct py_runtime {
  * when they could be read (version_hex and eval_lo not 0), the offsets not.
  */
 int py_runtime__read(const struct elf_file *ef, struct py_runtime *pr);
+
+struct json_writer;
+/*
+ * What dump-unwind shows of p: lines of its summary, or its "python"
+ * member; of a CPython refused (its version known, its frames not read),
+ * its version and why.
+ */
+void py_runtime__print(FILE *f, const struct py_runtime *p, bool refused);
+void py_runtime__print_json(struct json_writer *jw, const struct py_runtime *p, bool refused);
 
 /*
  * Jumps (jmp and jcc with a 32-bit displacement, x86_64) in the len bytes

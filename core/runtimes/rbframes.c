@@ -13,7 +13,6 @@
 
 #include "../util/common.h"
 #include "../util/log.h"
-#include "../model/model.h"
 #include "../profile/profile.h"
 #include "bpf/abi.h"
 #include "rbframes.h"
@@ -690,9 +689,9 @@ static void rb_free(void *n)
 	rb_namer__free(n);
 }
 
-static int rb_add_process(void *n, uint32_t pid, const struct model_image *e, uint64_t bias)
+static int rb_add_process(void *n, uint32_t pid, const struct file_runtimes *fr, uint64_t bias)
 {
-	return e->has_rb ? rb_namer__add_process(n, pid, &e->rb, bias) : -ENOENT;
+	return fr->has_rb ? rb_namer__add_process(n, pid, &fr->rb, bias) : -ENOENT;
 }
 
 static void rb_remove_process(void *n, uint32_t pid)

@@ -14,6 +14,7 @@
 #include "../util/common.h"
 #include "../elf/elf.h"
 #include "../util/log.h"
+#include "../util/json.h"
 #include "rbruntime.h"
 #include "../unwind/table.h"
 
@@ -526,4 +527,48 @@ int rb_runtime__read(const struct elf_file *ef, struct rb_runtime *rr)
 		pr_debug("%s: Ruby's symbol table was not found: C methods are <cfunc>",
 			 elf_file__path(ef));
 	return 0;
+}
+
+/* What a walk of Ruby's frames reads in this file, as dump-unwind shows it. */
+void rb_runtime__print(FILE *f, const struct rb_runtime *r)
+{
+	fprintf(f,
+		"Ruby:        %u.%u.%u, rb_vm_exec %#" PRIx64 "-%#" PRIx64
+		"%s, ruby_current_ec at %#" PRIx64 " of its TLS block"
+		" (module id in the GOT at %#" PRIx64 "%s)\n",
+		r->major, r->minor, r->teeny, r->vm_exec_lo, r->vm_exec_hi,
+		r->vm_exec_from_code ? " (where rb_iseq_eval jumps)" : "", r->ec_offset,
+		r->ec_module_got, r->ec_from_code ? "; from rb_thread_current's code" : "");
+	if (r->symbols_ids)
+		fprintf(f, "             symbol table at %#" PRIx64 " (C methods named)\n",
+			r->symbols_last_id);
+	else
+		fprintf(f, "             no symbol table found (C methods are <cfunc>)\n");
+}
+
+void rb_runtime__print_json(struct json_writer *jw, const struct rb_runtime *r)
+{
+	jw_key(jw, "ruby");
+	jw_object_start(jw);
+	jw_key(jw, "version");
+	jw_stringf(jw, "%u.%u.%u", r->major, r->minor, r->teeny);
+	jw_key(jw, "vm_exec");
+	jw_array_start(jw);
+	jw_stringf(jw, "%#" PRIx64, r->vm_exec_lo);
+	jw_stringf(jw, "%#" PRIx64, r->vm_exec_hi);
+	jw_array_end(jw);
+	jw_key(jw, "vm_exec_from");
+	jw_string(jw, r->vm_exec_from_code ? "rb_iseq_eval" : "symbol");
+	jw_key(jw, "ec_offset");
+	jw_stringf(jw, "%#" PRIx64, r->ec_offset);
+	jw_key(jw, "ec_module_got");
+	jw_stringf(jw, "%#" PRIx64, r->ec_module_got);
+	jw_key(jw, "ec_from");
+	jw_string(jw, r->ec_from_code ? "rb_thread_current" : "symbol");
+	jw_key(jw, "symbols");
+	if (r->symbols_ids)
+		jw_stringf(jw, "%#" PRIx64, r->symbols_last_id);
+	else
+		jw_null(jw);
+	jw_object_end(jw);
 }

@@ -49,6 +49,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct elf_file;
 
@@ -133,6 +134,11 @@ struct rb_runtime {
  * code contradicts its symbols.
  */
 int rb_runtime__read(const struct elf_file *ef, struct rb_runtime *rr);
+
+struct json_writer;
+/* What dump-unwind shows of r: lines of its summary, or its "ruby" member. */
+void rb_runtime__print(FILE *f, const struct rb_runtime *r);
+void rb_runtime__print_json(struct json_writer *jw, const struct rb_runtime *r);
 
 /* The offsets of Ruby major.minor, from the table checked against its builds; NULL: unknown. */
 const struct rb_offsets *rb_offsets__of(unsigned int major, unsigned int minor);

@@ -2,11 +2,11 @@
 /*
  * The unwinders of runtimes' pc ranges. See runtimes.h.
  */
+#include <errno.h>
+
 #include "../util/common.h"
-#include "pyruntime.h"
-#include "rbruntime.h"
+#include "../util/log.h"
 #include "runtimes.h"
-#include "../model/model.h"
 
 /*
  * Go's stack switch (core/runtimes/goruntime.h): runtime.systemstack,
@@ -14,11 +14,11 @@
  * time.now and runtime.nanotime1 where they are read, and the offsets that
  * lead from a thread on its system stack to the goroutine it works for.
  */
-static bool go_place(const struct model_image *e, uint64_t bias, struct runtime_place *rp)
+static bool go_place(const struct file_runtimes *fr, uint64_t bias, struct runtime_place *rp)
 {
-	const struct go_runtime *g = &e->go;
+	const struct go_runtime *g = &fr->go;
 
-	if (!e->has_go)
+	if (!fr->has_go)
 		return false;
 	*rp = (struct runtime_place){
 		.ranges = { { g->systemstack_lo + bias, g->systemstack_hi + bias },
@@ -115,15 +115,16 @@ static struct unw_py_proc py_proc_of(const struct py_runtime *pr, uint64_t bias)
  * CPython (core/runtimes/pyruntime.h): the eval loop and its .cold part;
  * of a version refused, only to count its samples there.
  */
-static bool py_place(const struct model_image *e, uint64_t bias, struct runtime_place *rp)
+static bool py_place(const struct file_runtimes *fr, uint64_t bias, struct runtime_place *rp)
 {
-	const struct py_runtime *pr = &e->py;
+	const struct py_runtime *pr = &fr->py;
 
-	if (!e->has_py && !e->py_refused)
+	if (!fr->has_py && !fr->py_refused)
 		return false;
 	*rp = (struct runtime_place){
 		.ranges = { { pr->eval_lo + bias, pr->eval_hi + bias } },
-		.value.py = e->has_py ? py_proc_of(pr, bias) : (struct unw_py_proc){ .refused = 1 },
+		.value.py = fr->has_py ? py_proc_of(pr, bias) :
+					 (struct unw_py_proc){ .refused = 1 },
 	};
 	if (pr->cold_hi) {
 		rp->ranges[1].lo = pr->cold_lo + bias;
@@ -133,19 +134,19 @@ static bool py_place(const struct model_image *e, uint64_t bias, struct runtime_
 }
 
 /* Ruby (core/runtimes/rbruntime.h): rb_vm_exec, and the way to each thread's control frames. */
-static bool rb_place(const struct model_image *e, uint64_t bias, struct runtime_place *rp)
+static bool rb_place(const struct file_runtimes *fr, uint64_t bias, struct runtime_place *rp)
 {
-	const struct rb_runtime *rr = &e->rb;
+	const struct rb_runtime *rr = &fr->rb;
 	const struct rb_offsets *o = &rr->off;
 
-	if (e->rb_refused) {
+	if (fr->rb_refused) {
 		*rp = (struct runtime_place){
 			.ranges = { { rr->vm_exec_lo + bias, rr->vm_exec_hi + bias } },
 			.value.rb = { .refused = 1 },
 		};
 		return true;
 	}
-	if (!e->has_rb)
+	if (!fr->has_rb)
 		return false;
 	*rp = (struct runtime_place){
 		.ranges = { { rr->vm_exec_lo + bias, rr->vm_exec_hi + bias } },
@@ -164,13 +165,119 @@ static bool rb_place(const struct model_image *e, uint64_t bias, struct runtime_
 	return true;
 }
 
+static void go_read(struct file_runtimes *fr, const struct elf_file *ef, const char *path)
+{
+	(void)path;
+	fr->has_go = go_runtime__read(ef, &fr->go) == 0;
+}
+
+/*
+ * A CPython that cannot be read is said once, with its version and why: a
+ * version or build not known keeps its eval loop (py_refused), where its
+ * samples are counted.
+ */
+static void py_read(struct file_runtimes *fr, const struct elf_file *ef, const char *path)
+{
+	int err = py_runtime__read(ef, &fr->py);
+	char ver[32];
+
+	fr->has_py = err == 0;
+	fr->py_refused = err == -ENOTSUP && fr->py.version_hex && fr->py.eval_lo;
+	if (fr->py_refused)
+		pr_warn("%s: CPython %s%s is not supported (%s): its samples show the "
+			"interpreter's native frames only, counted as python-version-unsupported",
+			path, py_runtime__version_str(&fr->py, ver, sizeof(ver)),
+			fr->py.free_threaded ? " (free-threaded)" : "", fr->py.why);
+	else if (err == -ENOTSUP || err == -EINVAL)
+		pr_warn("%s: a CPython whose frames are not read: %s", path, fr->py.why);
+}
+
+/* The same for Ruby: a version not known keeps rb_vm_exec (rb_refused). */
+static void rb_read(struct file_runtimes *fr, const struct elf_file *ef, const char *path)
+{
+	int err = rb_runtime__read(ef, &fr->rb);
+	const struct rb_runtime *r = &fr->rb;
+
+	fr->has_rb = err == 0;
+	fr->rb_refused = err == -ENOTSUP && r->major && r->vm_exec_lo &&
+			 !rb_offsets__of(r->major, r->minor);
+	if (fr->rb_refused)
+		pr_warn("%s: Ruby %u.%u.%u is not supported: its samples show the interpreter's "
+			"native frames only, counted as ruby-version-unsupported",
+			path, r->major, r->minor, r->teeny);
+	else if (err == -ENOTSUP)
+		pr_warn("%s: a Ruby whose frames this unwprof cannot read (core/runtimes/rbruntime.h): "
+			"its samples show the interpreter's native frames",
+			path);
+}
+
+static void go_print(FILE *f, const struct file_runtimes *fr)
+{
+	if (fr->has_go)
+		go_runtime__print(f, &fr->go);
+}
+
+static void go_print_json(struct json_writer *jw, const struct file_runtimes *fr)
+{
+	if (fr->has_go)
+		go_runtime__print_json(jw, &fr->go);
+}
+
+static void py_print(FILE *f, const struct file_runtimes *fr)
+{
+	if (fr->has_py || fr->py_refused)
+		py_runtime__print(f, &fr->py, fr->py_refused);
+}
+
+static void py_print_json(struct json_writer *jw, const struct file_runtimes *fr)
+{
+	if (fr->has_py || fr->py_refused)
+		py_runtime__print_json(jw, &fr->py, fr->py_refused);
+}
+
+static void rb_print(FILE *f, const struct file_runtimes *fr)
+{
+	if (fr->has_rb)
+		rb_runtime__print(f, &fr->rb);
+}
+
+static void rb_print_json(struct json_writer *jw, const struct file_runtimes *fr)
+{
+	if (fr->has_rb)
+		rb_runtime__print_json(jw, &fr->rb);
+}
+
 const struct runtime_unwinder runtime_unwinders[] = {
-	{ UNW_UW_GO_SWITCH, "Go's stack switch", go_place, NULL },
-	{ UNW_UW_PYTHON, "Python", py_place, &py_frame_namer },
-	{ UNW_UW_RUBY, "Ruby", rb_place, &rb_frame_namer },
+	{ .unwinder = UNW_UW_GO_SWITCH,
+	  .name = "Go's stack switch",
+	  .read = go_read,
+	  .place = go_place,
+	  .print = go_print,
+	  .print_json = go_print_json },
+	{ .unwinder = UNW_UW_PYTHON,
+	  .name = "Python",
+	  .read = py_read,
+	  .place = py_place,
+	  .print = py_print,
+	  .print_json = py_print_json,
+	  .namer = &py_frame_namer },
+	{ .unwinder = UNW_UW_RUBY,
+	  .name = "Ruby",
+	  .read = rb_read,
+	  .place = rb_place,
+	  .print = rb_print,
+	  .print_json = rb_print_json,
+	  .namer = &rb_frame_namer },
 };
 const size_t nr_runtime_unwinders = ARRAY_SIZE(runtime_unwinders);
 _Static_assert(ARRAY_SIZE(runtime_unwinders) <= RUNTIMES_MAX, "RUNTIMES_MAX is too small");
+
+void file_runtimes__read(struct file_runtimes *fr, const struct elf_file *ef, const char *path)
+{
+	*fr = (struct file_runtimes){ 0 };
+	for (size_t i = 0; i < ARRAY_SIZE(runtime_unwinders); i++)
+		runtime_unwinders[i].read(fr, ef, path);
+}
 
 const struct runtime_unwinder *runtime_of_frame_kind(unsigned int kind)
 {

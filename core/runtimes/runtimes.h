@@ -2,11 +2,12 @@
 /*
  * The runtimes whose frames unwprof walks or names its own way, one
  * operations table each (runtime_unwinders): Go's stack switch, CPython's
- * eval loop, Ruby's VM loop. Each knows which files hold its runtime (what
- * core/model/model.h read of them) and, for a file loaded at a bias, the pc
- * ranges its BPF unwinder walks and the value of its BPF map (by pid) that
- * tells it how; core/session/session.c cuts the ranges out of their
- * mappings and writes the values. An interpreter's walk records its frames
+ * eval loop, Ruby's VM loop. Each reads what it needs of an ELF file into
+ * the file's struct file_runtimes (core/model/model.h keeps one per image),
+ * says what `unwprof dump-unwind` shows of it, and, for a file loaded at a
+ * bias, gives the pc ranges its BPF unwinder walks and the value of its BPF
+ * map (by pid) that tells it how; core/session/session.c cuts the ranges out
+ * of their mappings and writes the values. An interpreter's walk records its frames
  * as (code, where) pairs, which its frame namer names from the process's
  * memory, reading a code object when BPF first reports it in an event:
  * core/symbols/symbolize.c asks the namers through the table, and the
@@ -20,10 +21,34 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bpf/abi.h"
+#include "goruntime.h"
+#include "pyruntime.h"
+#include "rbruntime.h"
 
-struct model_image;
+struct elf_file;
+struct json_writer;
+
+/*
+ * What the runtimes read of one ELF file: the runtime it holds, if any. An
+ * interpreter of a version (or build) whose frames are not read is refused:
+ * py or rb then holds its version and loop only, where its samples are
+ * counted (python-version-unsupported, ruby-version-unsupported).
+ */
+struct file_runtimes {
+	bool has_go;	      /* a Go binary whose stack switch the walk follows: */
+	struct go_runtime go; /* its functions and offsets, ELF addresses */
+	bool has_py;	      /* a CPython interpreter (or libpython) the walk reads: */
+	struct py_runtime py; /* its version, eval loop and offsets, ELF addresses */
+	bool has_rb;	      /* a Ruby interpreter (libruby) the walk reads: */
+	struct rb_runtime rb; /* its version, VM loop and offsets, ELF addresses */
+	bool py_refused, rb_refused;
+};
+
+/* Each runtime's reading of ef, named path in what is said of one that cannot be read. */
+void file_runtimes__read(struct file_runtimes *fr, const struct elf_file *ef, const char *path);
 
 /* Where a runtime's unwinder applies in one process, and what it reads there. */
 struct runtime_place {
@@ -56,8 +81,8 @@ struct frame_namer_ops {
 	uint32_t code_event;	   /* UNW_EV_*: a code object first seen in a sample */
 	void *(*new)(void);
 	void (*free)(void *n);
-	/* Process pid runs the runtime of e, loaded at bias: its frames are named from its memory. */
-	int (*add_process)(void *n, uint32_t pid, const struct model_image *e, uint64_t bias);
+	/* Process pid runs the runtime of fr, loaded at bias: its frames are named from its memory. */
+	int (*add_process)(void *n, uint32_t pid, const struct file_runtimes *fr, uint64_t bias);
 	void (*remove_process)(void *n, uint32_t pid);
 	/* Process pid was forked from ppid; NULL when nothing of a process is to copy. */
 	int (*fork)(void *n, uint32_t ppid, uint32_t pid);
@@ -75,8 +100,13 @@ struct frame_namer_ops {
 struct runtime_unwinder {
 	enum unw_unwinder unwinder;
 	const char *name; /* "Go's stack switch", "Python", "Ruby" */
-	/* false when e holds no such runtime */
-	bool (*place)(const struct model_image *e, uint64_t bias, struct runtime_place *rp);
+	/* Reads its runtime in ef, if it holds it, into fr; says what cannot be read. */
+	void (*read)(struct file_runtimes *fr, const struct elf_file *ef, const char *path);
+	/* false when fr holds no such runtime */
+	bool (*place)(const struct file_runtimes *fr, uint64_t bias, struct runtime_place *rp);
+	/* What dump-unwind shows of it, as lines of its summary and as a JSON member; nothing when fr holds none. */
+	void (*print)(FILE *f, const struct file_runtimes *fr);
+	void (*print_json)(struct json_writer *jw, const struct file_runtimes *fr);
 	const struct frame_namer_ops *namer; /* NULL: its frames are native ones */
 };
 

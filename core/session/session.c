@@ -631,11 +631,11 @@ static int runtime_map_fd(const struct session *s, enum unw_unwinder u)
 }
 
 /* An interpreter's frames are named by user space: it is told where the interpreter is. */
-static void runtime_found(struct session *s, pid_t pid, const struct model_image *e,
+static void runtime_found(struct session *s, pid_t pid, const struct file_runtimes *fr,
 			  const struct runtime_unwinder *ru, uint64_t bias)
 {
 	if (ru->namer && s->opts.on_runtime)
-		s->opts.on_runtime(s->opts.ctx, pid, ru, e, bias);
+		s->opts.on_runtime(s->opts.ctx, pid, ru, fr, bias);
 }
 
 /*
@@ -657,7 +657,7 @@ static void session__add_runtime(struct session *s, pid_t pid, const struct load
 
 		if (m->kind != PROCMAP_FILE || !f || !f->image || !f->image->table ||
 		    !model_image__bias(f->image, m->start, m->offset, 0, &bias) ||
-		    !ru->place(f->image, bias, &rp))
+		    !ru->place(&f->image->rt, bias, &rp))
 			continue;
 		if (!proc_info__cut(info, rp.ranges[0].lo, rp.ranges[0].hi, ru->unwinder))
 			continue;
@@ -670,7 +670,7 @@ static void session__add_runtime(struct session *s, pid_t pid, const struct load
 		else
 			pr_warn("process %d: %s in %s, which the walk cannot follow: %s", (int)pid,
 				ru->name, m->path, strerror(errno));
-		runtime_found(s, pid, f->image, ru, bias);
+		runtime_found(s, pid, &f->image->rt, ru, bias);
 		return;
 	}
 	bpf_map_delete_elem(fd, &key);

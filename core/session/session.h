@@ -26,7 +26,7 @@
 #include "sample_time_stats.h"
 
 struct model;
-struct model_image;
+struct file_runtimes;
 struct runtime_unwinder;
 
 /* Sample walk status, as counted by BPF (bpf/abi.h). */
@@ -118,12 +118,13 @@ struct session_opts {
 	 */
 	void (*on_drained)(void *ctx);
 	/*
-	 * Process pid runs the runtime of ru (core/runtimes/runtimes.h), found
-	 * in e loaded at bias: an interpreter, whose frames are to be named from
-	 * its memory. Called when its mappings are read, before its samples.
+	 * Process pid runs the runtime of ru (core/runtimes/runtimes.h), read
+	 * in fr of a file loaded at bias: an interpreter, whose frames are to be
+	 * named from its memory. Called when its mappings are read, before its
+	 * samples.
 	 */
 	void (*on_runtime)(void *ctx, uint32_t pid, const struct runtime_unwinder *ru,
-			   const struct model_image *e, uint64_t bias);
+			   const struct file_runtimes *fr, uint64_t bias);
 	/* Process pid was forked from ppid, before any event of its own. */
 	void (*on_fork)(void *ctx, uint32_t ppid, uint32_t pid);
 	/*

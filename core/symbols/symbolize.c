@@ -918,7 +918,7 @@ static int user_location(struct symbolizer *sym, struct profile *p, uint32_t pid
 }
 
 int symbolizer__add_runtime(struct symbolizer *sym, uint32_t pid, const struct runtime_unwinder *ru,
-			    const struct model_image *e, uint64_t bias)
+			    const struct file_runtimes *fr, uint64_t bias)
 {
 	size_t i = (size_t)(ru - runtime_unwinders);
 
@@ -928,7 +928,7 @@ int symbolizer__add_runtime(struct symbolizer *sym, uint32_t pid, const struct r
 		sym->namers[i] = ru->namer->new ();
 	if (!sym->namers[i])
 		return -ENOMEM;
-	return ru->namer->add_process(sym->namers[i], pid, e, bias);
+	return ru->namer->add_process(sym->namers[i], pid, fr, bias);
 }
 
 void symbolizer__code_event(struct symbolizer *sym, const struct unw_event *ev, size_t size)

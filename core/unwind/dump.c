@@ -24,11 +24,9 @@
 #include "../elf/debuginfo.h"
 #include "dump.h"
 #include "../elf/elf.h"
-#include "../runtimes/goruntime.h"
 #include "../util/json.h"
 #include "../util/log.h"
-#include "../runtimes/pyruntime.h"
-#include "../runtimes/rbruntime.h"
+#include "../runtimes/runtimes.h"
 #include "table.h"
 #include "table_encoding.h"
 
@@ -38,13 +36,8 @@ struct unwind_dump {
 	struct elf_file *elf;
 	struct elf_file *debug;
 	struct unwind_table *table;
-	struct encoder *enc;  /* the wire format record loads: its row size */
-	struct go_runtime go; /* valid when has_go */
-	bool has_go;
-	struct py_runtime py; /* valid when has_py; its version and why when py_refused */
-	bool has_py, py_refused;
-	struct rb_runtime rb; /* valid when has_rb */
-	bool has_rb;
+	struct encoder *enc;	 /* the wire format record loads: its row size */
+	struct file_runtimes rt; /* what the runtimes' walks read in it */
 };
 
 #define RULE_STR_MAX 64
@@ -447,273 +440,6 @@ static void print_summary(FILE *f, const struct unwind_dump *c)
 	print_bpf_bytes(f, c);
 }
 
-/* How the walk follows Go's stack switches in this file (core/runtimes/goruntime.h), when it does. */
-static void print_go_switch(FILE *f, const struct unwind_dump *c)
-{
-	const struct go_runtime *g = &c->go;
-
-	if (!c->has_go)
-		return;
-	fprintf(f,
-		"Go switch:   runtime.systemstack %#" PRIx64 "-%#" PRIx64
-		", runtime.morestack %#" PRIx64 "-%#" PRIx64 "\n",
-		g->systemstack_lo, g->systemstack_hi, g->morestack_lo, g->morestack_hi);
-	fprintf(f,
-		"             g at fs%+d; g.m %u, m.g0 %u, m.curg %u, g.sched sp %u pc %u bp %u\n",
-		g->tls_g, g->g_m, g->m_g0, g->m_curg, g->sched_sp, g->sched_pc, g->sched_bp);
-	if (g->m_vdso_sp)
-		fprintf(f,
-			"             vDSO calls: time.now %#" PRIx64 "-%#" PRIx64
-			", runtime.nanotime1 %#" PRIx64 "-%#" PRIx64 "; m.vdsoPC %u, m.vdsoSP %u\n",
-			g->now_lo, g->now_hi, g->nanotime_lo, g->nanotime_hi, g->m_vdso_pc,
-			g->m_vdso_sp);
-}
-
-/* A range [lo, hi) as a JSON array of two hexadecimal strings. */
-static void json_range(struct json_writer *jw, const char *key, uint64_t lo, uint64_t hi)
-{
-	char hex[24];
-
-	jw_key(jw, key);
-	jw_array_start(jw);
-	snprintf(hex, sizeof(hex), "%#" PRIx64, lo);
-	jw_string(jw, hex);
-	snprintf(hex, sizeof(hex), "%#" PRIx64, hi);
-	jw_string(jw, hex);
-	jw_array_end(jw);
-}
-
-/* The vDSO's callers the walk goes back from (core/runtimes/goruntime.h), when read. */
-static void json_go_vdso(struct json_writer *jw, const struct go_runtime *g)
-{
-	if (!g->m_vdso_sp)
-		return;
-	jw_key(jw, "vdso");
-	jw_object_start(jw);
-	if (g->now_hi)
-		json_range(jw, "time.now", g->now_lo, g->now_hi);
-	if (g->nanotime_hi)
-		json_range(jw, "runtime.nanotime1", g->nanotime_lo, g->nanotime_hi);
-	jw_uint_field(jw, "m_vdso_pc", g->m_vdso_pc);
-	jw_uint_field(jw, "m_vdso_sp", g->m_vdso_sp);
-	jw_object_end(jw);
-}
-
-static void json_go_switch(struct json_writer *jw, const struct unwind_dump *c)
-{
-	const struct go_runtime *g = &c->go;
-	const struct {
-		const char *name;
-		uint32_t off;
-	} offs[] = { { "g_m", g->g_m },		  { "m_g0", g->m_g0 },
-		     { "m_curg", g->m_curg },	  { "sched_sp", g->sched_sp },
-		     { "sched_pc", g->sched_pc }, { "sched_bp", g->sched_bp } };
-
-	if (!c->has_go)
-		return;
-	jw_key(jw, "go_switch");
-	jw_object_start(jw);
-	json_range(jw, "systemstack", g->systemstack_lo, g->systemstack_hi);
-	json_range(jw, "morestack", g->morestack_lo, g->morestack_hi);
-	jw_int_field(jw, "tls_g", g->tls_g);
-	for (size_t i = 0; i < ARRAY_SIZE(offs); i++)
-		jw_uint_field(jw, offs[i].name, offs[i].off);
-	json_go_vdso(jw, g);
-	jw_object_end(jw);
-}
-
-static const char *const py_version_sources[] = {
-	[PY_VERSION_FROM_PY_VERSION] = "Py_Version",
-	[PY_VERSION_FROM_GETVERSION] = "Py_GetVersion",
-};
-
-static const char *py_frames_str(const struct py_runtime *p)
-{
-	return p->frame_layout == PY_FRAME_OBJECT ? "PyFrameObject" : "_PyInterpreterFrame";
-}
-
-/* What a walk of CPython's frames reads in this file (core/runtimes/pyruntime.h), when it is one. */
-static void print_python(FILE *f, const struct unwind_dump *c)
-{
-	const struct py_runtime *p = &c->py;
-	size_t n = 0;
-	char ver[32];
-
-	if (c->py_refused)
-		fprintf(f, "Python:      CPython %s%s, frames not read: %s\n",
-			py_runtime__version_str(p, ver, sizeof(ver)),
-			p->free_threaded ? " (free-threaded)" : "", p->why);
-	if (!c->has_py)
-		return;
-	fprintf(f, "Python:      CPython %s (%s), offsets from %s, %s frames\n",
-		py_runtime__version_str(p, ver, sizeof(ver)), py_version_sources[p->version_source],
-		p->offsets_source == PY_OFFSETS_TABLE ? "unwprof's table" : "_Py_DebugOffsets",
-		py_frames_str(p));
-	fprintf(f, "             %s %#" PRIx64 ", TLS key ", p->runtime_symbol, p->runtime);
-	if (p->tls_key)
-		fprintf(f, "at %#" PRIx64, p->tls_key);
-	else
-		fprintf(f, "none");
-	fprintf(f, ", _PyEval_EvalFrameDefault %#" PRIx64 "-%#" PRIx64, p->eval_lo, p->eval_hi);
-	if (p->cold_lo)
-		fprintf(f, ", .cold %#" PRIx64 "-%#" PRIx64 "%s", p->cold_lo, p->cold_hi,
-			p->cold_from_fde ? " (from .eh_frame)" : "");
-	/* the offsets the version has, four a line */
-	for (size_t i = 0; i < py_offset_names_count; i++) {
-		int32_t v = py_offsets__get(&p->off, i);
-
-		if (v == PY_OFF_NONE)
-			continue;
-		fprintf(f, "%s%s %d", n++ % 4 ? ", " : "\n             ", py_offset_names[i].name,
-			v);
-	}
-	fprintf(f, "\n");
-}
-
-/* What a walk of Ruby's frames reads in this file (core/runtimes/rbruntime.h), when it is one. */
-static void print_ruby(FILE *f, const struct unwind_dump *c)
-{
-	const struct rb_runtime *r = &c->rb;
-
-	if (!c->has_rb)
-		return;
-	fprintf(f,
-		"Ruby:        %u.%u.%u, rb_vm_exec %#" PRIx64 "-%#" PRIx64
-		"%s, ruby_current_ec at %#" PRIx64 " of its TLS block"
-		" (module id in the GOT at %#" PRIx64 "%s)\n",
-		r->major, r->minor, r->teeny, r->vm_exec_lo, r->vm_exec_hi,
-		r->vm_exec_from_code ? " (where rb_iseq_eval jumps)" : "", r->ec_offset,
-		r->ec_module_got, r->ec_from_code ? "; from rb_thread_current's code" : "");
-	if (r->symbols_ids)
-		fprintf(f, "             symbol table at %#" PRIx64 " (C methods named)\n",
-			r->symbols_last_id);
-	else
-		fprintf(f, "             no symbol table found (C methods are <cfunc>)\n");
-}
-
-static void json_ruby(struct json_writer *jw, const struct unwind_dump *c)
-{
-	const struct rb_runtime *r = &c->rb;
-
-	if (!c->has_rb)
-		return;
-	jw_key(jw, "ruby");
-	jw_object_start(jw);
-	jw_key(jw, "version");
-	jw_stringf(jw, "%u.%u.%u", r->major, r->minor, r->teeny);
-	jw_key(jw, "vm_exec");
-	jw_array_start(jw);
-	jw_stringf(jw, "%#" PRIx64, r->vm_exec_lo);
-	jw_stringf(jw, "%#" PRIx64, r->vm_exec_hi);
-	jw_array_end(jw);
-	jw_key(jw, "vm_exec_from");
-	jw_string(jw, r->vm_exec_from_code ? "rb_iseq_eval" : "symbol");
-	jw_key(jw, "ec_offset");
-	jw_stringf(jw, "%#" PRIx64, r->ec_offset);
-	jw_key(jw, "ec_module_got");
-	jw_stringf(jw, "%#" PRIx64, r->ec_module_got);
-	jw_key(jw, "ec_from");
-	jw_string(jw, r->ec_from_code ? "rb_thread_current" : "symbol");
-	jw_key(jw, "symbols");
-	if (r->symbols_ids)
-		jw_stringf(jw, "%#" PRIx64, r->symbols_last_id);
-	else
-		jw_null(jw);
-	jw_object_end(jw);
-}
-
-/* A CPython whose frames are not read: its version and why, nothing to read with. */
-static void json_python_refused(struct json_writer *jw, const struct unwind_dump *c)
-{
-	const struct py_runtime *p = &c->py;
-	char ver[32];
-
-	jw_key(jw, "python");
-	jw_object_start(jw);
-	jw_key(jw, "version");
-	jw_string(jw, py_runtime__version_str(p, ver, sizeof(ver)));
-	jw_key(jw, "version_hex");
-	jw_stringf(jw, "%#x", p->version_hex);
-	jw_key(jw, "free_threaded");
-	jw_bool(jw, p->free_threaded);
-	jw_key(jw, "refused");
-	jw_string(jw, p->why);
-	jw_object_end(jw);
-}
-
-static void json_python(struct json_writer *jw, const struct unwind_dump *c)
-{
-	const struct py_runtime *p = &c->py;
-	char ver[32];
-
-	if (c->py_refused) {
-		json_python_refused(jw, c);
-		return;
-	}
-	if (!c->has_py)
-		return;
-	jw_key(jw, "python");
-	jw_object_start(jw);
-	jw_key(jw, "version");
-	jw_string(jw, py_runtime__version_str(p, ver, sizeof(ver)));
-	jw_key(jw, "version_hex");
-	jw_stringf(jw, "%#x", p->version_hex);
-	jw_key(jw, "version_source");
-	jw_string(jw, py_version_sources[p->version_source]);
-	jw_key(jw, "offsets_source");
-	jw_string(jw, p->offsets_source == PY_OFFSETS_TABLE ? "table" : "_Py_DebugOffsets");
-	jw_key(jw, "frames");
-	jw_string(jw, py_frames_str(p));
-	jw_key(jw, "runtime_symbol");
-	jw_string(jw, p->runtime_symbol);
-	jw_key(jw, "runtime");
-	jw_stringf(jw, "%#" PRIx64, p->runtime);
-	jw_key(jw, "tls_key");
-	if (p->tls_key)
-		jw_stringf(jw, "%#" PRIx64, p->tls_key);
-	else
-		jw_null(jw);
-	jw_key(jw, "eval_frame");
-	jw_array_start(jw);
-	for (int i = 0; i < 2; i++) {
-		uint64_t lo = i ? p->cold_lo : p->eval_lo, hi = i ? p->cold_hi : p->eval_hi;
-
-		if (!lo)
-			continue;
-		jw_array_start(jw);
-		jw_stringf(jw, "%#" PRIx64, lo);
-		jw_stringf(jw, "%#" PRIx64, hi);
-		jw_array_end(jw);
-	}
-	jw_array_end(jw);
-	jw_key(jw, "cold_from");
-	if (p->cold_lo)
-		jw_string(jw, p->cold_from_fde ? ".eh_frame" : "symbol");
-	else
-		jw_null(jw);
-	jw_key(jw, "offsets");
-	jw_object_start(jw);
-	for (size_t i = 0; i < py_offset_names_count; i++) {
-		int32_t v = py_offsets__get(&p->off, i);
-
-		if (v == PY_OFF_NONE)
-			continue;
-		jw_key(jw, py_offset_names[i].name);
-		jw_int(jw, v);
-	}
-	jw_object_end(jw);
-	jw_key(jw, "offset_sources");
-	jw_object_start(jw);
-	for (size_t i = 0; i < py_offset_names_count; i++) {
-		if (py_offsets__get(&p->off, i) == PY_OFF_NONE)
-			continue;
-		jw_key(jw, py_offset_names[i].name);
-		jw_string(jw, py_runtime__offset_source(p, i));
-	}
-	jw_object_end(jw);
-	jw_object_end(jw);
-}
-
 int unwind_dump__write_text(const struct unwind_dump *c, FILE *f)
 {
 	int err;
@@ -725,9 +451,8 @@ int unwind_dump__write_text(const struct unwind_dump *c, FILE *f)
 		fprintf(f, "\n");
 	}
 	print_summary(f, c);
-	print_go_switch(f, c);
-	print_python(f, c);
-	print_ruby(f, c);
+	for (size_t i = 0; i < nr_runtime_unwinders; i++)
+		runtime_unwinders[i].print(f, &c->rt);
 	return 0;
 }
 
@@ -889,9 +614,8 @@ int unwind_dump__write_json(const struct unwind_dump *c, FILE *f)
 		return -errno;
 	json_head(jw, c);
 	json_summary(jw, c);
-	json_go_switch(jw, c);
-	json_python(jw, c);
-	json_ruby(jw, c);
+	for (size_t i = 0; i < nr_runtime_unwinders; i++)
+		runtime_unwinders[i].print_json(jw, &c->rt);
 	if (c->opts.summary) {
 		jw_key(jw, "row_count");
 		jw_uint(jw, t->nr_rows);
@@ -1008,13 +732,7 @@ struct unwind_dump *unwind_dump__open(const struct unwind_dump_opts *opts)
 		pr_err("%s: out of memory", opts->file);
 		goto fail;
 	}
-	c->has_go = go_runtime__read(c->elf, &c->go) == 0;
-	err = py_runtime__read(c->elf, &c->py);
-	c->has_py = err == 0;
-	c->py_refused = err == -ENOTSUP && c->py.version_hex;
-	if (err == -EINVAL)
-		pr_warn("%s: a CPython whose frames are not read: %s", opts->file, c->py.why);
-	c->has_rb = rb_runtime__read(c->elf, &c->rb) == 0;
+	file_runtimes__read(&c->rt, c->elf, opts->file);
 	return c;
 fail:
 	unwind_dump__close(c);
