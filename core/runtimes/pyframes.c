@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../util/common.h"
+#include "../util/hashmap.h"
 #include "../profile/profile.h"
 #include "bpf/abi.h"
 #include "pyframes.h"
@@ -39,8 +40,7 @@ struct py_proc {
 	struct proc_mem mem; /* first: an entry of struct proc_mems */
 	struct py_runtime rt;
 	uint64_t bias;
-	struct py_code *codes; /* open addressing by address, cap a power of two */
-	size_t nr_codes, cap_codes;
+	struct hashmap codes; /* of struct py_code, by address and tag */
 };
 
 struct py_namer {
@@ -262,32 +262,31 @@ static void code_free(struct py_code *c)
 	free(c->qualname);
 	free(c->file);
 	free(c->table);
+	free(c);
 }
 
-static size_t code_slot(const struct py_proc *p, uint64_t addr, uint32_t tag)
-{
-	size_t mask = p->cap_codes - 1;
-	size_t i = ((addr >> 4) ^ (uint64_t)tag << 40) * 0x9e3779b97f4a7c15ULL >> 20 & mask;
+struct code_key {
+	uint64_t addr;
+	uint32_t tag;
+};
 
-	while (p->codes[i].addr && (p->codes[i].addr != addr || p->codes[i].tag != tag))
-		i = (i + 1) & mask;
-	return i;
+static uint64_t code_hash(uint64_t addr, uint32_t tag)
+{
+	return hash_u64(addr ^ (uint64_t)tag << 48);
 }
 
-static int codes_grow(struct py_proc *p)
+static bool code_has_key(const void *value, const void *key)
 {
-	struct py_proc n = { .cap_codes = p->cap_codes ? p->cap_codes * 2 : 256 };
+	const struct py_code *c = value;
+	const struct code_key *k = key;
 
-	n.codes = calloc(n.cap_codes, sizeof(*n.codes));
-	if (!n.codes)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->cap_codes; i++)
-		if (p->codes[i].addr)
-			n.codes[code_slot(&n, p->codes[i].addr, p->codes[i].tag)] = p->codes[i];
-	free(p->codes);
-	p->codes = n.codes;
-	p->cap_codes = n.cap_codes;
-	return 0;
+	return c->addr == k->addr && c->tag == k->tag;
+}
+
+static struct py_code *code_find(const struct py_proc *p, uint64_t addr, uint32_t tag)
+{
+	return hashmap__find(&p->codes, code_hash(addr, tag), code_has_key,
+			     &(struct code_key){ addr, tag });
 }
 
 /*
@@ -299,28 +298,28 @@ static const struct py_code *code_get(struct py_proc *p, uint64_t addr, uint32_t
 				      const struct py_view *copied)
 {
 	struct py_view mem = { .p = p };
-	struct py_code c = {};
-	size_t i;
+	struct py_code *c = code_find(p, addr, tag), *known;
 
-	if ((p->nr_codes + 1) * 2 > p->cap_codes && codes_grow(p))
+	if (c)
+		return c;
+	c = calloc(1, sizeof(*c));
+	if (!c)
 		return NULL;
-	i = code_slot(p, addr, tag);
-	if (p->codes[i].addr)
-		return &p->codes[i];
-	code_read(copied ? copied : &mem, addr, &c);
-	if (!c.file_ptr) {
-		code_free(&c);
+	code_read(copied ? copied : &mem, addr, c);
+	if (!c->file_ptr) {
+		code_free(c);
 		return NULL;
 	}
 	/* Kept under the tag it has now, which the samples that follow will name. */
-	i = code_slot(p, addr, c.tag);
-	if (p->codes[i].addr) {
-		code_free(&c);
-	} else {
-		p->codes[i] = c;
-		p->nr_codes++;
+	known = code_find(p, addr, c->tag);
+	if (known) {
+		code_free(c);
+		c = known;
+	} else if (hashmap__add(&p->codes, code_hash(addr, c->tag), c)) {
+		code_free(c);
+		return NULL;
 	}
-	return c.tag == tag ? &p->codes[i] : NULL;
+	return c->tag == tag ? c : NULL;
 }
 
 /* The namer */
@@ -335,12 +334,10 @@ static void proc_clear(void *entry)
 {
 	struct py_proc *p = entry;
 
-	for (size_t i = 0; i < p->cap_codes; i++)
-		if (p->codes[i].addr)
-			code_free(&p->codes[i]);
-	free(p->codes);
-	p->codes = NULL;
-	p->nr_codes = p->cap_codes = 0;
+	for (size_t i = 0; i < p->codes.cap; i++)
+		if (p->codes.slots[i].value)
+			code_free(p->codes.slots[i].value);
+	hashmap__exit(&p->codes);
 }
 
 struct py_namer *py_namer__new(void)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../util/common.h"
+#include "../util/hashmap.h"
 #include "../util/log.h"
 #include "../profile/profile.h"
 #include "bpf/abi.h"
@@ -64,8 +65,7 @@ struct rb_proc {
 	struct proc_mem mem; /* first: an entry of struct proc_mems */
 	struct rb_runtime rt;
 	uint64_t bias;
-	struct rb_iseq *iseqs; /* open addressing by address, cap a power of two */
-	size_t nr_iseqs, cap_iseqs;
+	struct hashmap iseqs; /* of struct rb_iseq, by address, kind and tag */
 };
 
 struct rb_namer {
@@ -476,34 +476,32 @@ static void iseq_free(struct rb_iseq *s)
 	free(s->lines);
 	free(s->positions);
 	free(s->succ);
+	free(s);
 }
 
-static size_t iseq_slot(const struct rb_proc *p, uint64_t addr, bool cfunc, uint16_t tag)
-{
-	size_t mask = p->cap_iseqs - 1;
-	size_t i = ((addr >> 3) ^ (uint64_t)tag << 40) * 0x9e3779b97f4a7c15ULL >> 20 & mask;
+struct iseq_key {
+	uint64_t addr;
+	bool cfunc;
+	uint16_t tag;
+};
 
-	while (p->iseqs[i].addr &&
-	       (p->iseqs[i].addr != addr || p->iseqs[i].cfunc != cfunc || p->iseqs[i].tag != tag))
-		i = (i + 1) & mask;
-	return i;
+static uint64_t iseq_hash(uint64_t addr, bool cfunc, uint16_t tag)
+{
+	return hash_u64(addr ^ (uint64_t)tag << 48 ^ (uint64_t)cfunc << 63);
 }
 
-static int iseqs_grow(struct rb_proc *p)
+static bool iseq_has_key(const void *value, const void *key)
 {
-	struct rb_proc n = { .cap_iseqs = p->cap_iseqs ? p->cap_iseqs * 2 : 256 };
+	const struct rb_iseq *s = value;
+	const struct iseq_key *k = key;
 
-	n.iseqs = calloc(n.cap_iseqs, sizeof(*n.iseqs));
-	if (!n.iseqs)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->cap_iseqs; i++)
-		if (p->iseqs[i].addr)
-			n.iseqs[iseq_slot(&n, p->iseqs[i].addr, p->iseqs[i].cfunc, p->iseqs[i].tag)] =
-				p->iseqs[i];
-	free(p->iseqs);
-	p->iseqs = n.iseqs;
-	p->cap_iseqs = n.cap_iseqs;
-	return 0;
+	return s->addr == k->addr && s->cfunc == k->cfunc && s->tag == k->tag;
+}
+
+static struct rb_iseq *iseq_find(const struct rb_proc *p, uint64_t addr, bool cfunc, uint16_t tag)
+{
+	return hashmap__find(&p->iseqs, iseq_hash(addr, cfunc, tag), iseq_has_key,
+			     &(struct iseq_key){ addr, cfunc, tag });
 }
 
 /* A C method's method entry at addr into *s: its name; false when it has none. */
@@ -525,28 +523,29 @@ static bool cfunc_read(const struct rb_proc *p, uint64_t addr, struct rb_iseq *s
  */
 static const struct rb_iseq *iseq_get(struct rb_proc *p, uint64_t addr, bool cfunc, uint16_t tag)
 {
-	struct rb_iseq s;
-	size_t i;
+	struct rb_iseq *s, *known;
 
 	if (!addr)
 		return NULL;
-	if ((p->nr_iseqs + 1) * 2 > p->cap_iseqs && iseqs_grow(p))
+	s = iseq_find(p, addr, cfunc, tag);
+	if (s)
+		return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
 		return NULL;
-	i = iseq_slot(p, addr, cfunc, tag);
-	if (p->iseqs[i].addr)
-		return &p->iseqs[i];
-	if (!(cfunc ? cfunc_read(p, addr, &s) : iseq_read(p, addr, &s))) {
-		iseq_free(&s);
+	if (!(cfunc ? cfunc_read(p, addr, s) : iseq_read(p, addr, s))) {
+		iseq_free(s);
 		return NULL;
 	}
-	i = iseq_slot(p, addr, cfunc, s.tag);
-	if (p->iseqs[i].addr) {
-		iseq_free(&s);
-	} else {
-		p->iseqs[i] = s;
-		p->nr_iseqs++;
+	known = iseq_find(p, addr, cfunc, s->tag);
+	if (known) {
+		iseq_free(s);
+		s = known;
+	} else if (hashmap__add(&p->iseqs, iseq_hash(addr, cfunc, s->tag), s)) {
+		iseq_free(s);
+		return NULL;
 	}
-	return s.tag == tag ? &p->iseqs[i] : NULL;
+	return s->tag == tag ? s : NULL;
 }
 
 /* The tag in the second word of a Ruby frame. */
@@ -567,12 +566,10 @@ static void proc_clear(void *entry)
 {
 	struct rb_proc *p = entry;
 
-	for (size_t i = 0; i < p->cap_iseqs; i++)
-		if (p->iseqs[i].addr)
-			iseq_free(&p->iseqs[i]);
-	free(p->iseqs);
-	p->iseqs = NULL;
-	p->nr_iseqs = p->cap_iseqs = 0;
+	for (size_t i = 0; i < p->iseqs.cap; i++)
+		if (p->iseqs.slots[i].value)
+			iseq_free(p->iseqs.slots[i].value);
+	hashmap__exit(&p->iseqs);
 }
 
 /* The same interpreter at the same place: what was read of it still holds. */
