@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../util/common.h"
+#include "../util/hashmap.h"
 #include "../util/log.h"
 #include "perfmap.h"
 
@@ -33,8 +34,7 @@ struct pool_chunk {
 /* Distinct names: chunks that never move, and a hash set of what they hold. */
 struct name_pool {
 	struct pool_chunk *chunks;
-	const char **slots; /* open addressing; NULL: empty */
-	size_t cap, nr;	    /* cap a power of two, or 0 */
+	struct hashmap names; /* of the chunks' strings, by hash_bytes() of their bytes */
 };
 
 struct jit_entry {
@@ -85,44 +85,17 @@ const char *jit_map__reason_name(enum jit_map_reason r)
 
 /* The pool */
 
-static uint64_t name_hash(const char *s, size_t len)
+struct name_key {
+	const char *s;
+	size_t len;
+};
+
+static bool name_is(const void *value, const void *key)
 {
-	uint64_t h = 14695981039346656037ULL;
+	const char *name = value;
+	const struct name_key *k = key;
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-	return h;
-}
-
-/* The slot of the name, or the empty slot where it would go. */
-static const char **pool_slot(const struct name_pool *np, const char *s, size_t len)
-{
-	size_t mask = np->cap - 1;
-
-	for (size_t i = name_hash(s, len) & mask;; i = (i + 1) & mask) {
-		const char **slot = &np->slots[i];
-
-		if (!*slot || (strncmp(*slot, s, len) == 0 && (*slot)[len] == '\0'))
-			return slot;
-	}
-}
-
-static int pool_reserve(struct name_pool *np)
-{
-	struct name_pool bigger = { .chunks = np->chunks, .nr = np->nr };
-
-	if ((np->nr + 1) * 4 <= np->cap * 3)
-		return 0;
-	bigger.cap = np->cap ? np->cap * 2 : 256;
-	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
-	if (!bigger.slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < np->cap; i++)
-		if (np->slots[i])
-			*pool_slot(&bigger, np->slots[i], strlen(np->slots[i])) = np->slots[i];
-	free(np->slots);
-	*np = bigger;
-	return 0;
+	return strncmp(name, k->s, k->len) == 0 && name[k->len] == '\0';
 }
 
 /* Room for len bytes and a NUL in the chunks. */
@@ -146,22 +119,17 @@ static char *pool_room(struct name_pool *np, size_t len)
 /* The pool's copy of the len bytes of s, added when new; NULL when out of memory. */
 static const char *pool_intern(struct name_pool *np, const char *s, size_t len)
 {
-	const char **slot;
-	char *copy;
+	uint64_t hash = hash_bytes(s, len);
+	char *copy = hashmap__find(&np->names, hash, name_is, &(struct name_key){ s, len });
 
-	if (pool_reserve(np))
-		return NULL;
-	slot = pool_slot(np, s, len);
-	if (*slot)
-		return *slot;
+	if (copy)
+		return copy;
 	copy = pool_room(np, len);
 	if (!copy)
 		return NULL;
 	memcpy(copy, s, len);
 	copy[len] = '\0';
-	np->nr++;
-	*slot = copy;
-	return copy;
+	return hashmap__add(&np->names, hash, copy) ? NULL : copy;
 }
 
 static void pool_free(struct name_pool *np)
@@ -172,7 +140,7 @@ static void pool_free(struct name_pool *np)
 		free(np->chunks);
 		np->chunks = next;
 	}
-	free(np->slots);
+	hashmap__exit(&np->names);
 }
 
 /* Building the entries of one read */
