@@ -624,7 +624,8 @@ enum unw_stat {
 	X(KSTACK, "kernel-stack-failed", "bpf_get_stackid failed")                         \
 	X(SHARD_MISSING, "shard-missing", "a page pointing to a missing shard")            \
 	X(STACK_COPY, "stack-copy-failed", "the stack top could not be copied")            \
-	X(NO_FP, "no-frame-pointer", "frame pointers needed where the frame pointer is 0") \
+	X(NO_FP, "no-frame-pointer",                                                       \
+	  "frame pointers needed where the frame pointer is 0 or no chain's")              \
 	X(NO_TABLE, "mapping-without-table",                                               \
 	  "a mapping without a table (JIT, a file without CFI): frame pointers")           \
 	X(TAIL_CALL, "tail-call-failed",                                                   \

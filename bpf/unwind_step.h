@@ -471,12 +471,15 @@ UNW_INLINE int unw_frame__at_entry(const struct unw_frame *f, __u64 start_stack)
  * One native frame: with rule r (NULL when no row governs the pc), falling
  * back to frame pointers where the row cannot be followed; the walk ends at
  * the process's entry code (start_stack: see unw_frame__at_entry) and at a
- * return address of 0.
+ * return address of 0 read where the frame is known to keep it: by its row,
+ * or by a chain of frame pointers. A frame pointer taken from a register
+ * after frames walked by their rows may hold anything (code built without
+ * frame pointers uses it as it likes), and a 0 read through it is no bottom.
  */
 UNW_INLINE int unw_step_native(struct unw_frame *f, const struct unw_rule *r, __u64 start_stack,
 			       void *mem, __u32 *flags)
 {
-	int more;
+	int more, known = 1;
 
 	if (r && unw_rule__usable(r)) {
 		more = unw_step_row(f, r, mem, flags);
@@ -486,10 +489,14 @@ UNW_INLINE int unw_step_native(struct unw_frame *f, const struct unw_rule *r, __
 	} else {
 		if (r)
 			UNW_NOTE(mem, r->cfa == UNW_CFA_END ? UNW_E_END_ROW : UNW_E_UNSUPPORTED);
+		known = f->fp_linked;
 		more = unw_step_fp(f, mem, flags);
 	}
 	if (more && f->pc == 0) {
-		*flags |= UNW_SAMPLE_COMPLETE;
+		if (known)
+			*flags |= UNW_SAMPLE_COMPLETE;
+		else
+			UNW_NOTE(mem, UNW_E_NO_FP);
 		return 0;
 	}
 	return more;

@@ -62,6 +62,16 @@ struct model_image *model__image(const struct model *md, size_t i)
 	return i < md->nr_images ? md->images[i] : NULL;
 }
 
+size_t model__nr_files(const struct model *md)
+{
+	return md->nr_files;
+}
+
+struct model_file *model__file(const struct model *md, size_t i)
+{
+	return i < md->nr_files ? md->files[i] : NULL;
+}
+
 size_t model__key(const struct elf_file *ef, uint8_t *key, size_t *build_id_len)
 {
 	size_t len = elf_file__build_id(ef, key);

@@ -170,6 +170,9 @@ void model__stats(const struct model *md, struct model_stats *st);
 /* Distinct images, in the order they were first seen. */
 size_t model__nr_images(const struct model *md);
 struct model_image *model__image(const struct model *md, size_t i);
+/* Mapped files, in the order they were first seen. */
+size_t model__nr_files(const struct model *md);
+struct model_file *model__file(const struct model *md, size_t i);
 
 /* The key of ef into key (MODEL_KEY_MAX bytes); returns its length. */
 size_t model__key(const struct elf_file *ef, uint8_t *key, size_t *build_id_len);

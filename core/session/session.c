@@ -142,6 +142,8 @@ struct session {
 	int *shard_fds;	  /* and its fd, which shows it as unwprof's */
 	size_t nr_shards; /* created and in the outer map */
 	size_t max_execs;
+	/* Tables uploaded, and how many of them were when their files were last published. */
+	size_t tables_placed, tables_published;
 
 	struct sess_proc *procs; /* live ones only */
 	size_t nr_procs, cap_procs;
@@ -517,6 +519,7 @@ static int session__upload_placed(void *ctx, struct model_image *e,
 	}
 	/* In the map for the rest of the run: a copy here would only take memory. */
 	unwind_table__release_rows(e->table);
+	s->tables_placed++;
 cleanup:
 	free(index);
 	return err;
@@ -538,6 +541,32 @@ static void session__publish_file(struct session *s, struct model_file *f, uint3
 	memcpy(val.segs, img->exec_segs, sizeof(val.segs));
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.files), &key, &val, BPF_ANY) == 0)
 		f->published = true;
+}
+
+/*
+ * Every file of the model whose table is in BPF, published: BPF then walks
+ * it in a process that maps it before user space has read its mappings, as
+ * a library mapped right after an exec, where no process entry written yet
+ * holds it (under -a, whose processes are read as they are first seen, and
+ * no exec is held, the library a launched command maps was not walked until
+ * user space read the command again: its first tens of milliseconds, on a
+ * busy machine, ended their stacks there).
+ */
+static void session__publish_files(struct session *s)
+{
+	if (s->tables_published == s->tables_placed)
+		return;
+	for (size_t i = 0; i < model__nr_files(s->model); i++) {
+		struct model_file *f = model__file(s->model, i);
+		uint32_t exec_id;
+
+		if (f->published || !f->image || !f->image->table)
+			continue;
+		exec_id = loader__exec_id(s->loader, f->image);
+		if (exec_id)
+			session__publish_file(s, f, exec_id);
+	}
+	s->tables_published = s->tables_placed;
 }
 
 static void session__fill_mapping(struct session *s, const struct loader_map *lm, pid_t pid,
@@ -695,6 +724,7 @@ static bool session__fill_mappings(struct session *s, const struct model_proc *p
 	 */
 	loader__add_process(s->loader, p, lp);
 	loader__pack(s->loader, session__upload_placed, s);
+	session__publish_files(s);
 	over = lp->nr_left_out > 0;
 	/* Once: the process is read again at every new mapping. */
 	if (over && !s->maps_limit_warned)
@@ -1091,6 +1121,7 @@ int session__load(struct session *s)
 	err = loader__pack(s->loader, session__upload_placed, s);
 	if (err)
 		return err;
+	session__publish_files(s);
 	pr_info("unwind tables of the targets uploaded: %" PRIu64 " ms", now_ms() - t);
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), session__on_event, s, NULL);
 	if (!s->rb) {

@@ -47,8 +47,9 @@ grep -q "/[0-9]* (worker-b);.*leaf_b" "$tmp/b.folded" ||
 grep -q 'leaf_a' "$tmp/all.folded" && grep -q 'leaf_b' "$tmp/all.folded" ||
 	fail "report --comm threads: not both threads"
 
-# -t TID: that thread of a running process, and no other.
-start_workload threads 5
+# -t TID: that thread of a running process, and no other. It runs until the
+# test ends: record's start may take seconds on a busy machine.
+start_workload threads 60
 for _ in $(seq 50); do
 	grep -q 'thread b is tid' "$tmp/threads.bg.out" && break
 	sleep 0.1
