@@ -175,10 +175,13 @@ def main():
             for test in [t for t in a.meson_tests.split(",") if t]:
                 passed = 0
                 for _ in range(a.repeat):
-                    r = subprocess.run(["meson", "test", "-C", a.build, "--no-rebuild", test],
+                    r = subprocess.run(["meson", "test", "-C", a.build, "--no-rebuild",
+                                        "--print-errorlogs", test],
                                        capture_output=True, text=True,
                                        env=dict(os.environ, UNWPROF_REQUIRE_BPF="1"))
                     passed += r.returncode == 0
+                    if r.returncode:  # its log, which the next run overwrites
+                        print(f"{test} failed under load:\n{r.stdout[-4000:]}", file=sys.stderr)
                 print(f"{test}: {passed} of {a.repeat} passed under load", file=sys.stderr)
                 if passed < a.repeat:
                     fail(f"{test} failed {a.repeat - passed} of {a.repeat} times under load")
