@@ -912,8 +912,8 @@ void py_runtime__print(FILE *f, const struct py_runtime *p, bool refused)
 	fprintf(f, "\n");
 }
 
-/* A CPython whose frames are not read: its version and why, nothing to read with. */
-static void print_json_refused(struct json_writer *jw, const struct py_runtime *p)
+/* Opens the "python" member with the version: the part every CPython found has. */
+static void print_json_version(struct json_writer *jw, const struct py_runtime *p)
 {
 	char ver[32];
 
@@ -923,6 +923,12 @@ static void print_json_refused(struct json_writer *jw, const struct py_runtime *
 	jw_string(jw, py_runtime__version_str(p, ver, sizeof(ver)));
 	jw_key(jw, "version_hex");
 	jw_stringf(jw, "%#x", p->version_hex);
+}
+
+/* A CPython whose frames are not read: its version and why, nothing to read with. */
+static void print_json_refused(struct json_writer *jw, const struct py_runtime *p)
+{
+	print_json_version(jw, p);
 	jw_key(jw, "free_threaded");
 	jw_bool(jw, p->free_threaded);
 	jw_key(jw, "refused");
@@ -932,18 +938,11 @@ static void print_json_refused(struct json_writer *jw, const struct py_runtime *
 
 void py_runtime__print_json(struct json_writer *jw, const struct py_runtime *p, bool refused)
 {
-	char ver[32];
-
 	if (refused) {
 		print_json_refused(jw, p);
 		return;
 	}
-	jw_key(jw, "python");
-	jw_object_start(jw);
-	jw_key(jw, "version");
-	jw_string(jw, py_runtime__version_str(p, ver, sizeof(ver)));
-	jw_key(jw, "version_hex");
-	jw_stringf(jw, "%#x", p->version_hex);
+	print_json_version(jw, p);
 	jw_key(jw, "version_source");
 	jw_string(jw, py_version_sources[p->version_source]);
 	jw_key(jw, "offsets_source");
