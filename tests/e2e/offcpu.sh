@@ -5,7 +5,7 @@
 # waits (nanosleep, a pipe, a mutex, fsync) and one of which only computes:
 #  - every block walked (--off-cpu-min 0, no cap on walks): each thread's time off the CPU,
 #    and the time of the stacks through each of its waiting functions,
-#    agree with the thread's own measure within 2% (or 2 ms; 8% for the fsync()s,
+#    agree with the thread's own measure within 2% (or 2 ms; 12% for the fsync()s,
 #    whose own measure counts the time they were preempted, and for a gap under
 #    load not explained yet: offcpu.py's IO_THREADS), its walked
 #    stacks run from its root through its waiting function (99%), and
