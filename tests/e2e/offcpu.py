@@ -6,12 +6,12 @@
       [--threads-only]
       FOLDED: record --off-cpu --tid of tests/workloads/waits (values in
       microseconds, off-CPU stacks ending with [off-cpu]); STDERR: its lines
-      "waits: NAME tid TID FUNCTION NS ns N calls". For each thread, its
-      off-CPU time in the profile (walked or not) agrees with the time it
-      measured in its waiting functions within PCT percent (default 2) or MS
-      milliseconds (default 2), whichever is larger (12% at least for the
-      syncer: see IO_THREADS); so does the time of the
-      stacks through each function with that function's. Of each thread's
+      "waits: NAME tid TID FUNCTION NS ns N calls R ns runnable". For each
+      thread, its off-CPU time in the profile (walked or not) agrees with
+      the time it measured in its waiting functions within PCT percent
+      (default 2) or MS milliseconds (default 2), whichever is larger: with
+      NS at most, and NS less R at least (see measured()); so does the time
+      of the stacks through each function with that function's. Of each thread's
       walked off-CPU time, at least the share R (default 0.99) is in
       stacks that begin at the thread's root and run NAME_main;FUNCTION
       for one of its functions, and the thread that computes has no
@@ -32,7 +32,9 @@
   offcpu.py bpftrace FOLDED STDERR BPFTRACE_OUT [--tolerance PCT] [--min-ms MS]
       BPFTRACE_OUT: what tests/e2e/offcpu.bt printed while the same run of
       waits went (bcc's offcputime's method: sched_switch, frame pointers).
-      Each waiting thread's time off the CPU agrees with its figure, and
+      Each waiting thread's time off the CPU agrees with its figure: at
+      least the blocks it saw end, at most those and the ones whose end it
+      did not see (@unseen), and
       the stacks it blocked in are deeper than the frame pointers of the
       workload, which has none, let bpftrace see them.
   offcpu.py accounts STATS
@@ -58,16 +60,33 @@ def fail(msg):
 
 
 def read_waits(path):
-    """{thread name: (tid, {function: ns})} from the workload's own lines."""
+    """{thread name: (tid, {function: (ns, runnable ns)})} from the workload's own lines."""
     threads = {}
-    pat = re.compile(r"^waits: (\S+) tid (\d+) (\S+) (-?\d+) ns (\d+) calls$")
+    pat = re.compile(r"^waits: (\S+) tid (\d+) (\S+) (-?\d+) ns (\d+) calls (-?\d+) ns runnable$")
     with open(path, errors="replace") as f:
         for line in f:
             m = pat.match(line.strip())
             if m:
-                name, tid, fn, ns = m.group(1), int(m.group(2)), m.group(3), int(m.group(4))
-                threads.setdefault(name, (tid, {}))[1][fn] = ns
+                name, tid, fn = m.group(1), int(m.group(2)), m.group(3)
+                ns, runnable = int(m.group(4)), max(int(m.group(6)), 0)
+                threads.setdefault(name, (tid, {}))[1][fn] = (ns, runnable)
     return threads
+
+
+def measured(fns):
+    """
+    The least and the most time off the CPU the workload's measures allow:
+    its waits' time less the thread's CPU time counts the time the thread
+    was runnable but waited for a CPU, which the kernel's scheduler
+    statistics give (runnable). Of it, the wait after a wakeup is off-CPU
+    time, as a profiler counts it (from leaving the CPU blocked to running
+    again), and the wait after a preemption is not. The syncer's fsync()s,
+    CPU work in the kernel that is preempted, spread the two by 9-13% on a
+    quiet machine and by up to half under load (the other threads' by up
+    to 3% and 30%); bpftrace's figure of the same run is the tight check.
+    """
+    most = sum(ns for ns, _ in fns.values())
+    return most - sum(r for _, r in fns.values()), most
 
 
 def read_off_cpu(path):
@@ -87,21 +106,20 @@ def read_off_cpu(path):
     return out
 
 
-# The syncer's own measure of its write and fsync counts the time it was
-# preempted in them, on a loaded machine tens of milliseconds of its CPU
-# work there; a preempted thread could run, so it is not off-CPU time. And on
-# a loaded machine unwprof still gives it less than both references, by 3-6%
-# in the CI runs that saw 3-10 of its blocks switched in unseen, 8-9% in a
-# sanitized build's (1328.7 ms against its own 1444.3 and bpftrace's 1463.9,
-# 9 unseen), though it agrees with the kernel's own sched_switch trace events
-# within 0.3% in runs with 1-4: a gap not explained yet, which 12% lets
-# through while it is.
-IO_THREADS = {"syncer": 12.0}
-
-
 def within(got_us, want_ns, pct, min_ms):
-    want_us = want_ns / 1000
-    return abs(got_us - want_us) <= max(want_us * pct / 100, min_ms * 1000)
+    return within_range(got_us, want_ns, want_ns, pct, min_ms)
+
+
+def within_range(got_us, least_ns, most_ns, pct, min_ms):
+    """Whether got_us is between the two, give or take pct percent or min_ms ms."""
+    margin_us = max(most_ns / 1000 * pct / 100, min_ms * 1000)
+    return least_ns / 1000 - margin_us <= got_us <= most_ns / 1000 + margin_us
+
+
+def ms_range(least_ns, most_ns):
+    if most_ns - least_ns < 50000:
+        return f"{most_ns / 1e6:.1f} ms"
+    return f"{least_ns / 1e6:.1f}-{most_ns / 1e6:.1f} ms"
 
 
 def cmd_waits(args):
@@ -113,22 +131,21 @@ def cmd_waits(args):
     for name, (tid, fns) in sorted(threads.items()):
         mine = [ln for ln in lines if ln[0] == tid]
         total = sum(v for _, _, v, _ in mine)
-        want = sum(fns.values())
         if name == "compute":
             if total > 2000 * args.min_ms:
                 fails += fail(f"compute: {total} us off the CPU, it never waits")
             continue
-        tolerance = max(args.tolerance, IO_THREADS.get(name, 0))
-        ok = within(total, want, tolerance, args.min_ms)
-        print(f"{name}: off-CPU {total / 1000:.1f} ms, measured {want / 1e6:.1f} ms"
+        least, most = measured(fns)
+        ok = within_range(total, least, most, args.tolerance, args.min_ms)
+        print(f"{name}: off-CPU {total / 1000:.1f} ms, measured {ms_range(least, most)}"
               f"{'' if ok else '  <- differs'}", file=sys.stderr)
         fails += 0 if ok else 1
         if args.threads_only:
             continue
-        for fn, ns in sorted(fns.items()):
+        for fn, (ns, runnable) in sorted(fns.items()):
             through = sum(v for _, user, v, _ in mine if fn in user)
-            ok = within(through, ns, tolerance, args.min_ms)
-            print(f"  {fn}: {through / 1000:.1f} ms, measured {ns / 1e6:.1f} ms"
+            ok = within_range(through, ns - runnable, ns, args.tolerance, args.min_ms)
+            print(f"  {fn}: {through / 1000:.1f} ms, measured {ms_range(ns - runnable, ns)}"
                   f"{'' if ok else '  <- differs'}", file=sys.stderr)
             fails += 0 if ok else 1
         chain = re.compile(rf"^{THREAD_ROOT};{name}_main;(?:{'|'.join(map(re.escape, fns))})(;|$)")
@@ -177,33 +194,33 @@ def cmd_python(args):
 
 
 def read_bpftrace(path):
-    """@off[TID]: NS and the depths of the @stacks[TID, ustack] keys."""
-    off, depths = {}, collections.defaultdict(list)
+    """@off[TID]: NS, @unseen[TID]: NS and the depths of the @stacks[TID, ustack] keys."""
+    off, unseen, depths = {}, {}, collections.defaultdict(list)
     with open(path, errors="replace") as f:
         text = f.read()
-    for m in re.finditer(r"^@off\[(\d+)\]: (\d+)$", text, re.M):
-        off[int(m.group(1))] = int(m.group(2))
+    for name, into in (("off", off), ("unseen", unseen)):
+        for m in re.finditer(rf"^@{name}\[(\d+)\]: (\d+)$", text, re.M):
+            into[int(m.group(1))] = int(m.group(2))
     for m in re.finditer(r"^@stacks\[(\d+), \n(.*?)\]: \d+$", text, re.M | re.S):
         depths[int(m.group(1))].append(len([ln for ln in m.group(2).splitlines() if ln.strip()]))
-    return off, depths
+    return off, unseen, depths
 
 
 def cmd_bpftrace(args):
     threads = read_waits(args.stderr)
     lines = read_off_cpu(args.folded)
-    off, depths = read_bpftrace(args.bpftrace)
+    off, unseen, depths = read_bpftrace(args.bpftrace)
     fails = 0
     for name, (tid, _) in sorted(threads.items()):
         if name == "compute":
             continue
         ours = sum(v for t, _, v, _ in lines if t == tid)
-        theirs = off.get(tid, 0)
-        # The I/O thread's margin, as above.
-        tolerance = max(args.tolerance, IO_THREADS.get(name, 0))
-        ok = within(ours, theirs, tolerance, args.min_ms)
+        least = off.get(tid, 0)
+        most = least + unseen.get(tid, 0)
+        ok = within_range(ours, least, most, args.tolerance, args.min_ms)
         deep_ours = max((len(user) for t, user, _, w in lines if t == tid and w), default=0)
         deep_theirs = max(depths.get(tid, [0]))
-        print(f"{name}: {ours / 1000:.1f} ms off the CPU, bpftrace {theirs / 1e6:.1f} ms"
+        print(f"{name}: {ours / 1000:.1f} ms off the CPU, bpftrace {ms_range(least, most)}"
               f"{'' if ok else '  <- differs'}; deepest stack {deep_ours} frames, "
               f"bpftrace's {deep_theirs}", file=sys.stderr)
         fails += 0 if ok else 1

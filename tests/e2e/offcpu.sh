@@ -5,9 +5,9 @@
 # waits (nanosleep, a pipe, a mutex, fsync) and one of which only computes:
 #  - every block walked (--off-cpu-min 0, no cap on walks): each thread's time off the CPU,
 #    and the time of the stacks through each of its waiting functions,
-#    agree with the thread's own measure within 2% (or 2 ms; 12% for the fsync()s,
-#    whose own measure counts the time they were preempted, and for a gap under
-#    load not explained yet: offcpu.py's IO_THREADS), its walked
+#    agree with the thread's own measure within 2% (or 2 ms): between its
+#    time blocked and that with the time it waited for a CPU, as the
+#    kernel's scheduler statistics give it (offcpu.py's measured()), its walked
 #    stacks run from its root through its waiting function (99%), and
 #    every block is accounted for in --stats-json (offcpu.py);
 #  - the default threshold, to pprof: `go tool pprof -sample_index=off-cpu`
@@ -18,7 +18,7 @@
 #    agrees with their own measure, their thread function's frame in place;
 #  - bpftrace (tests/e2e/offcpu.bt, bcc offcputime's method: sched_switch and
 #    frame pointers) runs beside the first run: each thread's time agrees
-#    with its, and unwprof's stacks are deeper than frame pointers give;
+#    with its (between the blocks it saw end and those it did not), and unwprof's stacks are deeper than frame pointers give;
 #  - without --off-cpu nothing of it is there.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"

@@ -11,14 +11,22 @@
  *            a nap of 1 ms (nap_once) ...
  *   holder   ... held 12 ms at a time (holder_main -> hold_once, asleep
  *            inside), then let go for 4 ms (rest_once)
- *   syncer   writes 64 KiB and fsync()s it, in DIR (default .) (syncer_main -> sync_once)
+ *   syncer   writes 64 KiB and fsync()s it, in DIR (default .) (syncer_main -> sync_once),
+ *            in a file it makes (open_file) and closes at the end (close_file),
+ *            which wait on the disk too
  *
  * Each thread names itself as above (pthread_setname_np) and, at the end,
  * prints a line on stderr for each function that waits: "waits: NAME tid
- * TID FUNCTION NS ns N calls", NS the time spent off the CPU inside its
- * waiting calls: around each, the monotonic time it took less the thread's
- * CPU time in it (an fsync writes pages on the CPU too). Every wait of a
- * thread is in one of these functions.
+ * TID FUNCTION NS ns N calls R ns runnable", NS the time spent off the CPU
+ * inside its waiting calls: around each, the monotonic time it took less
+ * the thread's CPU time in it (an fsync writes pages on the CPU too). Every
+ * wait of a thread is in one of these functions. NS counts the time the
+ * thread was runnable but not running, too: R of it, as the kernel's
+ * scheduler statistics tell (/proc/thread-self/schedstat's run delay; -1
+ * when the kernel keeps none). Time off the CPU as a profiler sees it,
+ * from leaving the CPU blocked to running again, is between NS - R (the
+ * time blocked alone) and NS (with the time it waited for a CPU after a
+ * preemption, which a profiler counts as on-CPU demand, not off-CPU).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,7 +38,7 @@
 
 #include "workload.h"
 
-#define WAIT_KINDS 2
+#define WAIT_KINDS 3
 
 struct waits {
 	const char *name;
@@ -38,6 +46,8 @@ struct waits {
 	const char *what[WAIT_KINDS]; /* the functions that wait */
 	long long ns[WAIT_KINDS];     /* off the CPU in their waiting calls */
 	unsigned long calls[WAIT_KINDS];
+	long long runnable_ns[WAIT_KINDS]; /* of ns, runnable, waiting for a CPU */
+	int schedstat_fd;		   /* /proc/thread-self/schedstat; -1: none */
 	pid_t tid;
 };
 
@@ -62,13 +72,31 @@ static void sleep_ms(long ms)
 		;
 }
 
+/* The ns the thread of w has waited runnable for a CPU in its life (the second field). */
+static long long run_delay_ns(const struct waits *w)
+{
+	char buf[96];
+	long long ran, delay;
+	ssize_t n;
+
+	if (w->schedstat_fd < 0)
+		return 0;
+	n = pread(w->schedstat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return sscanf(buf, "%lld %lld", &ran, &delay) == 2 ? delay : 0;
+}
+
 /* Times one waiting call of w, of the kind-th function that waits: its time off the CPU. */
 #define TIMED(w, kind, call)                                                                       \
 	do {                                                                                       \
+		long long r0 = run_delay_ns(w);                                                    \
 		long long t0 = clock_ns(CLOCK_MONOTONIC), c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);  \
 		call;                                                                              \
 		(w)->ns[kind] +=                                                                   \
 			clock_ns(CLOCK_MONOTONIC) - t0 - (clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0); \
+		(w)->runnable_ns[kind] += run_delay_ns(w) - r0;                                    \
 		(w)->calls[kind]++;                                                                \
 		KEEP();                                                                            \
 	} while (0)
@@ -190,25 +218,38 @@ NOINLINE static void sync_once(struct waits *w, int fd, const char *buf, size_t 
 	TIMED(w, 0, write_and_sync(fd, buf, len));
 }
 
-static void *syncer_main(void *arg)
+/* Makes the file the syncer writes, unlinked: creating it waits on the file system's journal. */
+NOINLINE static int open_file(struct waits *w)
 {
-	static char buf[65536];
 	char path[4096];
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/waits-sync.XXXXXX", sync_dir);
-	fd = mkstemp(path);
+	TIMED(w, 1, fd = mkstemp(path); if (fd >= 0) unlink(path));
 	if (fd < 0) {
 		perror(path);
 		exit(1);
 	}
-	unlink(path);
+	return fd;
+}
+
+/* Its last close waits for the blocks of the unlinked file to be freed. */
+NOINLINE static void close_file(struct waits *w, int fd)
+{
+	TIMED(w, 2, close(fd));
+}
+
+static void *syncer_main(void *arg)
+{
+	static char buf[65536];
+	int fd = open_file(arg);
+
 	while (!stop) {
 		memset(buf, (int)((struct waits *)arg)->calls[0], sizeof(buf));
 		sync_once(arg, fd, buf, sizeof(buf));
 		KEEP();
 	}
-	close(fd);
+	close_file(arg, fd);
 	return arg;
 }
 
@@ -217,6 +258,7 @@ static void *start(void *arg)
 	struct waits *w = arg;
 
 	w->tid = (pid_t)syscall(SYS_gettid);
+	w->schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	pthread_setname_np(pthread_self(), w->name);
 	return w->fn(w);
 }
@@ -230,7 +272,7 @@ int main(int argc, char **argv)
 		{ .name = "feeder", .fn = feeder_main, .what = { "feed_once" } },
 		{ .name = "waiter", .fn = waiter_main, .what = { "lock_once", "nap_once" } },
 		{ .name = "holder", .fn = holder_main, .what = { "hold_once", "rest_once" } },
-		{ .name = "syncer", .fn = syncer_main, .what = { "sync_once" } },
+		{ .name = "syncer", .fn = syncer_main, .what = { "sync_once", "open_file", "close_file" } },
 	};
 	pthread_t t[sizeof(ws) / sizeof(ws[0])];
 	double seconds = argc > 1 ? atof(argv[1]) : 2.0;
@@ -248,7 +290,8 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++)
 		for (int k = 0; k < WAIT_KINDS && ws[i].what[k]; k++)
-			fprintf(stderr, "waits: %s tid %d %s %lld ns %lu calls\n", ws[i].name,
-				(int)ws[i].tid, ws[i].what[k], ws[i].ns[k], ws[i].calls[k]);
+			fprintf(stderr, "waits: %s tid %d %s %lld ns %lu calls %lld ns runnable\n",
+				ws[i].name, (int)ws[i].tid, ws[i].what[k], ws[i].ns[k], ws[i].calls[k],
+				ws[i].schedstat_fd < 0 ? -1 : ws[i].runnable_ns[k]);
 	return 0;
 }
