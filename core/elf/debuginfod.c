@@ -29,6 +29,7 @@
 
 #include "config.h"
 #if UNWPROF_DEBUGINFOD
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #endif
 
@@ -83,10 +84,43 @@ static struct fetch *fetch_find(const struct debuginfod *d, const char *build_id
 /* The fetcher */
 
 #if UNWPROF_DEBUGINFOD
+#define DEBUGINFOD_SONAME "libdebuginfod.so.1"
+
+/*
+ * libdebuginfod, loaded only when DEBUGINFOD_URLS names servers: linked,
+ * it and the twenty-odd libraries of libcurl it brings would be loaded by
+ * every run, and add 5 MiB to its memory.
+ */
+static struct {
+	__typeof__(debuginfod_begin) *begin;
+	__typeof__(debuginfod_find_debuginfo) *find_debuginfo;
+} lib;
+
+static int lib_load(void)
+{
+	void *h;
+
+	if (lib.begin)
+		return 0;
+	h = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		pr_debug("debuginfod: %s", dlerror());
+		return -ELIBACC;
+	}
+	lib.find_debuginfo = (__typeof__(lib.find_debuginfo))dlsym(h, "debuginfod_find_debuginfo");
+	lib.begin = (__typeof__(lib.begin))dlsym(h, "debuginfod_begin");
+	if (!lib.begin || !lib.find_debuginfo) {
+		lib.begin = NULL;
+		dlclose(h);
+		return -ELIBBAD;
+	}
+	return 0;
+}
+
 /* Answers the requests of sock until it closes; the process's whole life. */
 static void __attribute__((noreturn)) fetcher_main(int sock)
 {
-	debuginfod_client *client = debuginfod_begin();
+	debuginfod_client *client = lib.begin();
 	FILE *in = fdopen(sock, "r");
 	char line[BUILD_ID_HEX_MAX + 2];
 
@@ -95,7 +129,7 @@ static void __attribute__((noreturn)) fetcher_main(int sock)
 		int fd;
 
 		line[strcspn(line, "\n")] = '\0';
-		fd = client ? debuginfod_find_debuginfo(client, (const unsigned char *)line, 0,
+		fd = client ? lib.find_debuginfo(client, (const unsigned char *)line, 0,
 							&path) :
 			      -ENOMEM;
 		if (fd >= 0)
@@ -132,15 +166,16 @@ static void __attribute__((noreturn)) fetcher_start(int sock, pid_t parent)
 static int fetcher_fork(struct debuginfod *d)
 {
 	pid_t parent = getpid();
-	int sv[2];
+	int sv[2], err = lib_load();
 
+	if (err)
+		return err;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return -errno;
 	fflush(NULL);
 	d->pid = fork();
 	if (d->pid < 0) {
-		int err = -errno;
-
+		err = -errno;
 		close(sv[0]);
 		close(sv[1]);
 		return err;

@@ -43,7 +43,9 @@ struct debuginfod_stats {
 /*
  * A fetcher for the servers of DEBUGINFOD_URLS; NULL with errno ENOENT
  * when it is unset or empty, EOPNOTSUPP when unwprof was built without
- * libdebuginfod, or the error that kept its process from starting.
+ * libdebuginfod, ELIBACC when libdebuginfod.so.1 cannot be loaded (it is
+ * loaded here, not linked), or the error that kept its process from
+ * starting.
  */
 struct debuginfod *debuginfod__start(void);
 

@@ -766,6 +766,9 @@ static void start_fetches(struct recorder *r)
 	if (errno == EOPNOTSUPP)
 		pr_warn("DEBUGINFOD_URLS is set, but this unwprof was built without libdebuginfod: "
 			"debug files are looked for on this machine only");
+	else if (errno == ELIBACC || errno == ELIBBAD)
+		pr_warn("DEBUGINFOD_URLS is set, but libdebuginfod.so.1 cannot be loaded (Debian: "
+			"libdebuginfod1): debug files are looked for on this machine only");
 	else
 		pr_warn("debuginfod: cannot start fetching debug files: %s", strerror(errno));
 }
