@@ -129,8 +129,7 @@ static void __attribute__((noreturn)) fetcher_main(int sock)
 		int fd;
 
 		line[strcspn(line, "\n")] = '\0';
-		fd = client ? lib.find_debuginfo(client, (const unsigned char *)line, 0,
-							&path) :
+		fd = client ? lib.find_debuginfo(client, (const unsigned char *)line, 0, &path) :
 			      -ENOMEM;
 		if (fd >= 0)
 			close(fd);

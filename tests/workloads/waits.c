@@ -272,7 +272,9 @@ int main(int argc, char **argv)
 		{ .name = "feeder", .fn = feeder_main, .what = { "feed_once" } },
 		{ .name = "waiter", .fn = waiter_main, .what = { "lock_once", "nap_once" } },
 		{ .name = "holder", .fn = holder_main, .what = { "hold_once", "rest_once" } },
-		{ .name = "syncer", .fn = syncer_main, .what = { "sync_once", "open_file", "close_file" } },
+		{ .name = "syncer",
+		  .fn = syncer_main,
+		  .what = { "sync_once", "open_file", "close_file" } },
 	};
 	pthread_t t[sizeof(ws) / sizeof(ws[0])];
 	double seconds = argc > 1 ? atof(argv[1]) : 2.0;
@@ -291,7 +293,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++)
 		for (int k = 0; k < WAIT_KINDS && ws[i].what[k]; k++)
 			fprintf(stderr, "waits: %s tid %d %s %lld ns %lu calls %lld ns runnable\n",
-				ws[i].name, (int)ws[i].tid, ws[i].what[k], ws[i].ns[k], ws[i].calls[k],
-				ws[i].schedstat_fd < 0 ? -1 : ws[i].runnable_ns[k]);
+				ws[i].name, (int)ws[i].tid, ws[i].what[k], ws[i].ns[k],
+				ws[i].calls[k], ws[i].schedstat_fd < 0 ? -1 : ws[i].runnable_ns[k]);
 	return 0;
 }
