@@ -59,23 +59,38 @@ static void hashmap__place(struct hashmap *h, uint64_t hash, void *value)
 	h->slots[i] = (struct hashmap_slot){ hash, value };
 }
 
-/* Room for one more value, at most three quarters full. */
-static int hashmap__reserve(struct hashmap *h)
+/* Moves the values of h into a table of cap slots. */
+static int hashmap__resize(struct hashmap *h, size_t cap)
 {
-	struct hashmap bigger = { .nr = h->nr };
+	struct hashmap n = { .cap = cap, .nr = h->nr };
 
-	if ((h->nr + 1) * 4 <= h->cap * 3)
-		return 0;
-	bigger.cap = h->cap ? h->cap * 2 : HASHMAP_MIN_CAP;
-	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
-	if (!bigger.slots)
+	n.slots = calloc(n.cap, sizeof(*n.slots));
+	if (!n.slots)
 		return -ENOMEM;
 	for (size_t i = 0; i < h->cap; i++)
 		if (h->slots[i].value)
-			hashmap__place(&bigger, h->slots[i].hash, h->slots[i].value);
+			hashmap__place(&n, h->slots[i].hash, h->slots[i].value);
 	free(h->slots);
-	*h = bigger;
+	*h = n;
 	return 0;
+}
+
+/* Room for one more value, at most three quarters full. */
+static int hashmap__reserve(struct hashmap *h)
+{
+	if ((h->nr + 1) * 4 <= h->cap * 3)
+		return 0;
+	return hashmap__resize(h, h->cap ? h->cap * 2 : HASHMAP_MIN_CAP);
+}
+
+void hashmap__shrink(struct hashmap *h)
+{
+	size_t cap = h->cap;
+
+	while (cap > HASHMAP_MIN_CAP && h->nr * 4 < cap)
+		cap /= 2;
+	if (cap < h->cap)
+		hashmap__resize(h, cap); /* without memory, it stays as large: correct */
 }
 
 int hashmap__add(struct hashmap *h, uint64_t hash, void *value)

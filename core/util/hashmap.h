@@ -8,9 +8,12 @@
  *	struct hashmap h = {};
  *	v = hashmap__find(&h, hash, eq, key);	 NULL: none
  *	err = hashmap__add(&h, hash, v);	 0 or -ENOMEM
- *	hashmap__remove(&h, hash, v);
+ *	hashmap__remove(&h, hash, v);		 while iterating: look at slot i again
+ *	hashmap__shrink(&h);			 after many removals
  *	for (size_t i = 0; i < h.cap; i++)	 every value: h.slots[i].value when not NULL
  *	hashmap__exit(&h);			 the table; the values are the caller's
+ *
+ * The values are pointers, or indexes into an array (hashmap_index_value()).
  */
 #ifndef UNWPROF_HASHMAP_H
 #define UNWPROF_HASHMAP_H
@@ -30,6 +33,20 @@ struct hashmap {
 	size_t nr;
 };
 
+/*
+ * A table of entries kept in an array of the caller's, which moves as it
+ * grows, holds their indexes: index i as the value i + 1, never NULL.
+ */
+static inline void *hashmap_index_value(size_t i)
+{
+	return (void *)(uintptr_t)(i + 1);
+}
+
+static inline size_t hashmap_value_index(const void *value)
+{
+	return (size_t)((uintptr_t)value - 1);
+}
+
 /* Whether value has key. */
 typedef bool hashmap_eq_fn(const void *value, const void *key);
 
@@ -41,6 +58,9 @@ int hashmap__add(struct hashmap *h, uint64_t hash, void *value);
 
 /* Removes value, added under hash; false when it is not there. */
 bool hashmap__remove(struct hashmap *h, uint64_t hash, const void *value);
+
+/* After removals: a smaller table, at most half full, if there is memory for it. */
+void hashmap__shrink(struct hashmap *h);
 
 /* Frees the table, not the values; h is then empty and can be used again. */
 void hashmap__exit(struct hashmap *h);

@@ -2,7 +2,8 @@
 /*
  * The hash table of core/util/hashmap.h against a plain array of what was
  * added: random adds and removes, with hashes that collide on purpose, so
- * that runs wrap around the table's end and removals shift values back.
+ * that runs wrap around the table's end and removals shift values back;
+ * removals while the slots are walked, and the table shrunk after them.
  */
 #include <stdlib.h>
 
@@ -77,6 +78,50 @@ static void test_against_array(void)
 	free(items);
 }
 
+/* Removes every value whose key is odd while walking the slots, as the session's stack cache does. */
+static void test_remove_while_walking(void)
+{
+	struct item *items = calloc(KEYS, sizeof(*items));
+	struct hashmap h = { 0 };
+	size_t bad = 0, cap;
+
+	CHECK(items != NULL);
+	if (!items)
+		return;
+	for (size_t i = 0; i < KEYS; i++) {
+		items[i] = (struct item){ .key = i, .in = true };
+		bad += hashmap__add(&h, weak_hash(items[i].key), &items[i]) != 0;
+	}
+	for (size_t i = 0; i < h.cap;) {
+		struct item *it = h.slots[i].value;
+
+		if (it && it->key % 2) {
+			bad += !hashmap__remove(&h, weak_hash(it->key), it);
+			it->in = false;
+			continue; /* another value may have moved into slot i */
+		}
+		i++;
+	}
+	check_all(&h, items, KEYS, &bad);
+	CHECK_EQ_INT(h.nr, KEYS / 2);
+	for (size_t i = 0; i < KEYS; i++)
+		if (items[i].key % 2 == 0) {
+			bad += !hashmap__remove(&h, weak_hash(items[i].key), &items[i]);
+			items[i].in = false;
+		}
+	for (size_t i = 0; i < 10; i++) {
+		items[i].in = true;
+		bad += hashmap__add(&h, weak_hash(items[i].key), &items[i]) != 0;
+	}
+	cap = h.cap;
+	hashmap__shrink(&h);
+	CHECK(h.cap < cap && h.nr * 4 <= h.cap * 3);
+	check_all(&h, items, KEYS, &bad);
+	CHECK_EQ_INT(bad, 0);
+	hashmap__exit(&h);
+	free(items);
+}
+
 static void test_hashes(void)
 {
 	CHECK(hash_str("libc.so.6") == hash_bytes("libc.so.6", 9));
@@ -88,6 +133,7 @@ static void test_hashes(void)
 int main(void)
 {
 	RUN(test_against_array);
+	RUN(test_remove_while_walking);
 	RUN(test_hashes);
 	return test_summary();
 }
