@@ -17,7 +17,7 @@
  *
  * Each thread names itself as above (pthread_setname_np) and, at the end,
  * prints a line on stderr for each function that waits: "waits: NAME tid
- * TID FUNCTION NS ns N calls R ns runnable", NS the time spent off the CPU
+ * TID FUNCTION NS ns N calls R ns runnable B blocks", NS the time spent off the CPU
  * inside its waiting calls: around each, the monotonic time it took less
  * the thread's CPU time in it (an fsync writes pages on the CPU too). Every
  * wait of a thread is in one of these functions. NS counts the time the
@@ -26,13 +26,16 @@
  * when the kernel keeps none). Time off the CPU as a profiler sees it,
  * from leaving the CPU blocked to running again, is between NS - R (the
  * time blocked alone) and NS (with the time it waited for a CPU after a
- * preemption, which a profiler counts as on-CPU demand, not off-CPU).
+ * preemption, which a profiler counts as on-CPU demand, not off-CPU). B
+ * is how many times it blocked (left the CPU of its own accord: getrusage's
+ * voluntary context switches).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -47,6 +50,7 @@ struct waits {
 	long long ns[WAIT_KINDS];     /* off the CPU in their waiting calls */
 	unsigned long calls[WAIT_KINDS];
 	long long runnable_ns[WAIT_KINDS]; /* of ns, runnable, waiting for a CPU */
+	long blocks[WAIT_KINDS];	   /* the times it blocked in them */
 	int schedstat_fd;		   /* /proc/thread-self/schedstat; -1: none */
 	pid_t tid;
 };
@@ -88,15 +92,24 @@ static long long run_delay_ns(const struct waits *w)
 	return sscanf(buf, "%lld %lld", &ran, &delay) == 2 ? delay : 0;
 }
 
+/* The times the calling thread has blocked: its voluntary context switches. */
+static long blocks_so_far(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nvcsw;
+}
+
 /* Times one waiting call of w, of the kind-th function that waits: its time off the CPU. */
 #define TIMED(w, kind, call)                                                                       \
 	do {                                                                                       \
-		long long r0 = run_delay_ns(w);                                                    \
+		long long r0 = run_delay_ns(w), b0 = blocks_so_far();                              \
 		long long t0 = clock_ns(CLOCK_MONOTONIC), c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);  \
 		call;                                                                              \
 		(w)->ns[kind] +=                                                                   \
 			clock_ns(CLOCK_MONOTONIC) - t0 - (clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0); \
 		(w)->runnable_ns[kind] += run_delay_ns(w) - r0;                                    \
+		(w)->blocks[kind] += blocks_so_far() - b0;                                         \
 		(w)->calls[kind]++;                                                                \
 		KEEP();                                                                            \
 	} while (0)
@@ -292,8 +305,10 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++)
 		for (int k = 0; k < WAIT_KINDS && ws[i].what[k]; k++)
-			fprintf(stderr, "waits: %s tid %d %s %lld ns %lu calls %lld ns runnable\n",
+			fprintf(stderr,
+				"waits: %s tid %d %s %lld ns %lu calls %lld ns runnable %ld blocks\n",
 				ws[i].name, (int)ws[i].tid, ws[i].what[k], ws[i].ns[k],
-				ws[i].calls[k], ws[i].schedstat_fd < 0 ? -1 : ws[i].runnable_ns[k]);
+				ws[i].calls[k], ws[i].schedstat_fd < 0 ? -1 : ws[i].runnable_ns[k],
+				ws[i].blocks[k]);
 	return 0;
 }
