@@ -302,10 +302,15 @@ def cmd_exec(args):
     samples = read_folded(args.folded)
     exec_only = [s for s in samples if s.user == ["[exec]"]]
     # in the system call, or on the way back to user space from it (its exit's
-    # tracepoints, held there by a signal); a sample without its kernel stack says nothing
+    # tracepoints, held there by a signal), or in an interrupt taken from user
+    # space at the new program's first instruction, its stack pointer still
+    # where exec left it (the kernel stack then begins at the interrupt's
+    # entry); a sample without its kernel stack says nothing
     inside = re.compile(r"sys_execve|syscall_exit|exit_to_user_mode")
+    from_user = re.compile(r"asm_(sysvec_\w+|common_interrupt)_\[k\]")
     outside = [s for s in exec_only
-               if s.kernel and not any(inside.search(f) for f in s.kernel)]
+               if s.kernel and not any(inside.search(f) for f in s.kernel)
+               and not from_user.fullmatch(s.kernel[0])]
     if outside:
         show(outside, "[exec] samples outside an execve system call:")
         fail(f"{sum(s.count for s in outside)} [exec] samples outside execve")
