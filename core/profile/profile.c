@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The profile model: arrays of samples, locations and mappings, each with a
- * hash index so that identical entries are merged as they are added. The
+ * hash index of their ids (util/hashmap) so that identical entries are
+ * merged as they are added. The
  * frames of a sample are a stack interned once for every sample that has
  * them: the samples of a run grow with its processes and threads, while
  * their stacks mostly repeat.
@@ -11,14 +12,8 @@
 #include <string.h>
 
 #include "../util/common.h"
+#include "../util/hashmap.h"
 #include "profile.h"
-
-/* Open addressing over ids; a slot holds id + 1 so that 0 means empty. */
-struct id_index {
-	uint32_t *slots;
-	size_t cap; /* a power of two, or 0 */
-	size_t nr;
-};
 
 /* The frames of a sample: nr_user user ids, then nr_kernel kernel ids. */
 struct stack {
@@ -32,13 +27,6 @@ struct line_set {
 	uint32_t nr;
 };
 
-/* Strings that lines share (file names repeat in every line of a file): each copied once. */
-struct strings {
-	char **slots;
-	size_t cap; /* a power of two, or 0 */
-	size_t nr;
-};
-
 struct profile {
 	struct profile_sample *samples;
 	size_t nr_samples, cap_samples;
@@ -48,18 +36,17 @@ struct profile {
 	size_t nr_mappings, cap_mappings;
 	struct stack *stacks;
 	size_t nr_stacks, cap_stacks;
-	struct id_index stack_index;
-	struct id_index sample_index;
-	struct id_index location_index;
-	struct id_index mapping_index;
+	/* ids by their entry's hash: the values are id_value()s */
+	struct hashmap stack_index;
+	struct hashmap sample_index;
+	struct hashmap location_index;
+	struct hashmap mapping_index;
 	uint64_t total;
 	struct line_set *lines; /* by location id, up to nr_line_sets */
 	size_t nr_line_sets, cap_line_sets;
-	struct strings strings;
+	/* strings that lines share (file names repeat in every line of a file), each copied once */
+	struct hashmap strings;
 };
-
-typedef uint64_t (*hash_fn)(const struct profile *p, uint32_t id);
-typedef bool (*eq_fn)(const struct profile *p, uint32_t id, const void *key);
 
 static uint64_t hash_mix(uint64_t h, uint64_t v)
 {
@@ -68,7 +55,7 @@ static uint64_t hash_mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 29);
 }
 
-static uint64_t hash_bytes(uint64_t h, const void *buf, size_t len)
+static uint64_t mix_bytes(uint64_t h, const void *buf, size_t len)
 {
 	const unsigned char *b = buf;
 
@@ -77,9 +64,9 @@ static uint64_t hash_bytes(uint64_t h, const void *buf, size_t len)
 	return h;
 }
 
-static uint64_t hash_str(uint64_t h, const char *s)
+static uint64_t mix_str(uint64_t h, const char *s)
 {
-	return s ? hash_bytes(h, s, strlen(s) + 1) : hash_mix(h, 0xff);
+	return s ? mix_bytes(h, s, strlen(s) + 1) : hash_mix(h, 0xff);
 }
 
 #define HASH_SEED 0xcbf29ce484222325ULL
@@ -91,46 +78,31 @@ static bool str_eq(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-/* The slot holding a match for key, or the empty slot where it would go. */
-static uint32_t *id_index__slot(const struct id_index *ix, uint64_t hash, const struct profile *p,
-				eq_fn eq, const void *key)
+/* An id, as the value of an index (util/hashmap), and back. */
+static void *id_value(uint32_t id)
 {
-	size_t mask = ix->cap - 1;
-
-	for (size_t i = hash & mask;; i = (i + 1) & mask) {
-		uint32_t *slot = &ix->slots[i];
-
-		if (!*slot || eq(p, *slot - 1, key))
-			return slot;
-	}
+	return hashmap_index_value(id);
 }
 
-/* Makes room for one more id, rehashing every id with hash(). */
-static int id_index__reserve(struct id_index *ix, const struct profile *p, hash_fn hash)
+static uint32_t id_of(const void *value)
 {
-	struct id_index bigger = {};
+	return (uint32_t)hashmap_value_index(value);
+}
 
-	if ((ix->nr + 1) * 4 <= ix->cap * 3)
-		return 0;
-	bigger.cap = ix->cap ? ix->cap * 2 : 64;
-	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
-	if (!bigger.slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < ix->cap; i++) {
-		uint32_t id = ix->slots[i];
-		size_t j;
+/* What an index's eq function gets: the profile whose entries the ids are, and the key. */
+struct id_key {
+	const struct profile *p;
+	const void *key;
+};
 
-		if (!id)
-			continue;
-		for (j = hash(p, id - 1) & (bigger.cap - 1); bigger.slots[j];
-		     j = (j + 1) & (bigger.cap - 1))
-			;
-		bigger.slots[j] = id;
-	}
-	bigger.nr = ix->nr;
-	free(ix->slots);
-	*ix = bigger;
-	return 0;
+/* The id in index of the entry equal to key (eq compares them), or PROFILE_NONE. */
+static uint32_t id_find(const struct hashmap *index, uint64_t hash, hashmap_eq_fn *eq,
+			const struct profile *p, const void *key)
+{
+	const struct id_key k = { p, key };
+	const void *value = hashmap__find(index, hash, eq, &k);
+
+	return value ? id_of(value) : PROFILE_NONE;
 }
 
 /* grow(), for the arrays whose indexes are 32-bit ids. */
@@ -153,7 +125,7 @@ void profile__free(struct profile *p)
 	for (size_t i = 0; i < p->nr_stacks; i++)
 		free(p->stacks[i].ids);
 	free(p->stacks);
-	free(p->stack_index.slots);
+	hashmap__exit(&p->stack_index);
 	for (size_t i = 0; i < p->nr_locations; i++) {
 		free(p->locations[i].function);
 		free(p->locations[i].system_name);
@@ -165,15 +137,15 @@ void profile__free(struct profile *p)
 	free(p->samples);
 	free(p->locations);
 	free(p->mappings);
-	free(p->sample_index.slots);
-	free(p->location_index.slots);
-	free(p->mapping_index.slots);
+	hashmap__exit(&p->sample_index);
+	hashmap__exit(&p->location_index);
+	hashmap__exit(&p->mapping_index);
 	for (size_t i = 0; i < p->nr_line_sets; i++)
 		free(p->lines[i].lines);
 	free(p->lines);
 	for (size_t i = 0; i < p->strings.cap; i++)
-		free(p->strings.slots[i]);
-	free(p->strings.slots);
+		free(p->strings.slots[i].value);
+	hashmap__exit(&p->strings);
 	free(p);
 }
 
@@ -186,18 +158,14 @@ static uint64_t mapping_hash(const struct profile_mapping *m)
 	h = hash_mix(h, m->start);
 	h = hash_mix(h, m->limit);
 	h = hash_mix(h, m->offset);
-	h = hash_str(h, m->file);
-	return hash_str(h, m->build_id);
+	h = mix_str(h, m->file);
+	return mix_str(h, m->build_id);
 }
 
-static uint64_t mapping_hash_id(const struct profile *p, uint32_t id)
+static bool mapping_eq(const void *value, const void *key)
 {
-	return mapping_hash(&p->mappings[id]);
-}
-
-static bool mapping_eq(const struct profile *p, uint32_t id, const void *key)
-{
-	const struct profile_mapping *a = &p->mappings[id], *b = key;
+	const struct id_key *k = key;
+	const struct profile_mapping *a = &k->p->mappings[id_of(value)], *b = k->key;
 
 	return a->start == b->start && a->limit == b->limit && a->offset == b->offset &&
 	       str_eq(a->file, b->file) && str_eq(a->build_id, b->build_id);
@@ -205,18 +173,13 @@ static bool mapping_eq(const struct profile *p, uint32_t id, const void *key)
 
 int profile__add_mapping(struct profile *p, const struct profile_mapping *m, uint32_t *id)
 {
+	uint64_t hash = mapping_hash(m);
 	struct profile_mapping *n;
-	uint32_t *slot;
 	int err;
 
-	err = id_index__reserve(&p->mapping_index, p, mapping_hash_id);
-	if (err)
-		return err;
-	slot = id_index__slot(&p->mapping_index, mapping_hash(m), p, mapping_eq, m);
-	if (*slot) {
-		*id = *slot - 1;
+	*id = id_find(&p->mapping_index, hash, mapping_eq, p, m);
+	if (*id != PROFILE_NONE)
 		return 0;
-	}
 	err = grow_ids((void **)&p->mappings, &p->cap_mappings, p->nr_mappings, sizeof(*n));
 	if (err)
 		return err;
@@ -224,14 +187,13 @@ int profile__add_mapping(struct profile *p, const struct profile_mapping *m, uin
 	*n = *m;
 	n->file = m->file ? strdup(m->file) : NULL;
 	n->build_id = m->build_id ? strdup(m->build_id) : NULL;
-	if ((m->file && !n->file) || (m->build_id && !n->build_id)) {
+	if ((m->file && !n->file) || (m->build_id && !n->build_id) ||
+	    hashmap__add(&p->mapping_index, hash, id_value(p->nr_mappings))) {
 		free(n->file);
 		free(n->build_id);
 		return -ENOMEM;
 	}
 	*id = p->nr_mappings++;
-	*slot = *id + 1;
-	p->mapping_index.nr++;
 	return 0;
 }
 
@@ -247,14 +209,10 @@ static uint64_t location_hash(const struct profile_location *l)
 	return hash_mix(h, (uint64_t)l->kernel << 1 | l->return_addr);
 }
 
-static uint64_t location_hash_id(const struct profile *p, uint32_t id)
+static bool location_eq(const void *value, const void *key)
 {
-	return location_hash(&p->locations[id]);
-}
-
-static bool location_eq(const struct profile *p, uint32_t id, const void *key)
-{
-	const struct profile_location *a = &p->locations[id], *b = key;
+	const struct id_key *k = key;
+	const struct profile_location *a = &k->p->locations[id_of(value)], *b = k->key;
 
 	return !a->retired && a->addr == b->addr && a->pid == b->pid && a->kernel == b->kernel &&
 	       a->return_addr == b->return_addr && a->kind == b->kind && a->line == b->line;
@@ -281,6 +239,15 @@ static int location_append(struct profile *p, const struct profile_location *loc
 	return 0;
 }
 
+/* Takes back the location location_append() added last, which failed to be indexed. */
+static void location_pop(struct profile *p)
+{
+	struct profile_location *l = &p->locations[--p->nr_locations];
+
+	free(l->function);
+	free(l->system_name);
+}
+
 int profile__add_location(struct profile *p, const struct profile_location *loc, uint32_t *id)
 {
 	if (loc->mapping != PROFILE_NONE && loc->mapping >= p->nr_mappings)
@@ -291,23 +258,21 @@ int profile__add_location(struct profile *p, const struct profile_location *loc,
 /* The location equal to key, added when there is none (*added then true). */
 static int intern(struct profile *p, const struct profile_location *key, uint32_t *id, bool *added)
 {
-	uint32_t *slot;
+	uint64_t hash = location_hash(key);
 	int err;
 
 	*added = false;
-	err = id_index__reserve(&p->location_index, p, location_hash_id);
-	if (err)
-		return err;
-	slot = id_index__slot(&p->location_index, location_hash(key), p, location_eq, key);
-	if (*slot) {
-		*id = *slot - 1;
+	*id = id_find(&p->location_index, hash, location_eq, p, key);
+	if (*id != PROFILE_NONE)
 		return 0;
-	}
 	err = location_append(p, key, id);
 	if (err)
 		return err;
-	*slot = *id + 1;
-	p->location_index.nr++;
+	err = hashmap__add(&p->location_index, hash, id_value(*id));
+	if (err) {
+		location_pop(p);
+		return err;
+	}
 	*added = true;
 	return 0;
 }
@@ -365,44 +330,30 @@ int profile__set_symbol(struct profile *p, uint32_t id, uint32_t mapping, const 
 
 /* Source lines */
 
-static char **strings_slot(char **slots, size_t cap, const char *s)
+static bool string_eq(const void *value, const void *key)
 {
-	size_t i = (size_t)hash_str(HASH_SEED, s) & (cap - 1);
-
-	while (slots[i] && strcmp(slots[i], s) != 0)
-		i = (i + 1) & (cap - 1);
-	return &slots[i];
+	return strcmp(value, key) == 0;
 }
 
 /* The profile's copy of s (NULL for NULL), added when new. */
-static int strings_intern(struct strings *st, const char *s, const char **out)
+static int strings_intern(struct hashmap *strings, const char *s, const char **out)
 {
-	char **slot;
+	uint64_t hash;
+	char *copy;
 
 	*out = NULL;
 	if (!s)
 		return 0;
-	if (2 * (st->nr + 1) > st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 256;
-		char **slots = calloc(cap, sizeof(*slots));
-
-		if (!slots)
-			return -ENOMEM;
-		for (size_t i = 0; i < st->cap; i++)
-			if (st->slots[i])
-				*strings_slot(slots, cap, st->slots[i]) = st->slots[i];
-		free(st->slots);
-		st->slots = slots;
-		st->cap = cap;
+	hash = hash_str(s);
+	*out = hashmap__find(strings, hash, string_eq, s);
+	if (*out)
+		return 0;
+	copy = strdup(s);
+	if (!copy || hashmap__add(strings, hash, copy)) {
+		free(copy);
+		return -ENOMEM;
 	}
-	slot = strings_slot(st->slots, st->cap, s);
-	if (!*slot) {
-		*slot = strdup(s);
-		if (!*slot)
-			return -ENOMEM;
-		st->nr++;
-	}
-	*out = *slot;
+	*out = copy;
 	return 0;
 }
 
@@ -479,24 +430,12 @@ static uint64_t stack_hash(const struct profile_sample *s)
 	return hash_frames(HASH_SEED, s);
 }
 
-static uint64_t stack_hash_id(const struct profile *p, uint32_t id)
-{
-	const struct stack *st = &p->stacks[id];
-	const struct profile_sample s = {
-		.user = st->ids,
-		.nr_user = st->nr_user,
-		.kernel = st->ids + st->nr_user,
-		.nr_kernel = st->nr_kernel,
-	};
-
-	return stack_hash(&s);
-}
-
 /* key: a profile_sample whose frames are compared */
-static bool stack_eq(const struct profile *p, uint32_t id, const void *key)
+static bool stack_eq(const void *value, const void *key)
 {
-	const struct stack *st = &p->stacks[id];
-	const struct profile_sample *s = key;
+	const struct id_key *k = key;
+	const struct stack *st = &k->p->stacks[id_of(value)];
+	const struct profile_sample *s = k->key;
 
 	return st->nr_user == s->nr_user && st->nr_kernel == s->nr_kernel &&
 	       !memcmp(st->ids, s->user, s->nr_user * sizeof(*s->user)) &&
@@ -507,30 +446,30 @@ static bool stack_eq(const struct profile *p, uint32_t id, const void *key)
 static int stack_intern(struct profile *p, const struct profile_sample *s, const struct stack **out)
 {
 	size_t nr_ids = (size_t)s->nr_user + s->nr_kernel;
+	uint64_t hash = stack_hash(s);
 	struct stack *st;
-	uint32_t *slot;
+	uint32_t id;
 	int err;
 
-	err = id_index__reserve(&p->stack_index, p, stack_hash_id);
-	if (!err)
-		err = grow_ids((void **)&p->stacks, &p->cap_stacks, p->nr_stacks, sizeof(*st));
-	if (err)
-		return err;
-	slot = id_index__slot(&p->stack_index, stack_hash(s), p, stack_eq, s);
-	if (*slot) {
-		*out = &p->stacks[*slot - 1];
+	id = id_find(&p->stack_index, hash, stack_eq, p, s);
+	if (id != PROFILE_NONE) {
+		*out = &p->stacks[id];
 		return 0;
 	}
+	err = grow_ids((void **)&p->stacks, &p->cap_stacks, p->nr_stacks, sizeof(*st));
+	if (err)
+		return err;
 	st = &p->stacks[p->nr_stacks];
 	st->ids = malloc((nr_ids ? nr_ids : 1) * sizeof(*st->ids));
-	if (!st->ids)
+	if (!st->ids || hashmap__add(&p->stack_index, hash, id_value(p->nr_stacks))) {
+		free(st->ids);
 		return -ENOMEM;
+	}
 	memcpy(st->ids, s->user, s->nr_user * sizeof(*st->ids));
 	memcpy(st->ids + s->nr_user, s->kernel, s->nr_kernel * sizeof(*st->ids));
 	st->nr_user = s->nr_user;
 	st->nr_kernel = s->nr_kernel;
-	*slot = ++p->nr_stacks;
-	p->stack_index.nr++;
+	p->nr_stacks++;
 	*out = st;
 	return 0;
 }
@@ -543,19 +482,15 @@ static uint64_t sample_hash(const struct profile_sample *s)
 
 	h = hash_mix(h, (uint64_t)s->pid << 32 | s->tid);
 	h = hash_mix(h, s->flags);
-	h = hash_bytes(h, s->comm, strnlen(s->comm, sizeof(s->comm)));
-	h = hash_bytes(h, s->thread, strnlen(s->thread, sizeof(s->thread)));
+	h = mix_bytes(h, s->comm, strnlen(s->comm, sizeof(s->comm)));
+	h = mix_bytes(h, s->thread, strnlen(s->thread, sizeof(s->thread)));
 	return hash_frames(h, s);
 }
 
-static uint64_t sample_hash_id(const struct profile *p, uint32_t id)
+static bool sample_eq(const void *value, const void *key)
 {
-	return sample_hash(&p->samples[id]);
-}
-
-static bool sample_eq(const struct profile *p, uint32_t id, const void *key)
-{
-	const struct profile_sample *a = &p->samples[id], *b = key;
+	const struct id_key *k = key;
+	const struct profile_sample *a = &k->p->samples[id_of(value)], *b = k->key;
 
 	return a->pid == b->pid && a->tid == b->tid && a->flags == b->flags &&
 	       strncmp(a->comm, b->comm, sizeof(a->comm)) == 0 &&
@@ -576,8 +511,9 @@ static bool sample_ids_valid(const struct profile *p, const struct profile_sampl
 	return true;
 }
 
-/* Appends a copy of s (its comm already NUL-terminated) and indexes it at slot. */
-static int sample_append(struct profile *p, const struct profile_sample *s, uint32_t *slot)
+/* Appends a copy of s (its comm already NUL-terminated), with no count yet, indexed under hash. */
+static int sample_append(struct profile *p, const struct profile_sample *s, uint64_t hash,
+			 uint32_t *id)
 {
 	const struct stack *st;
 	struct profile_sample *n;
@@ -586,21 +522,26 @@ static int sample_append(struct profile *p, const struct profile_sample *s, uint
 	err = grow_ids((void **)&p->samples, &p->cap_samples, p->nr_samples, sizeof(*n));
 	if (!err)
 		err = stack_intern(p, s, &st);
+	if (!err)
+		err = hashmap__add(&p->sample_index, hash, id_value(p->nr_samples));
 	if (err)
 		return err;
 	n = &p->samples[p->nr_samples];
 	*n = *s;
 	n->user = st->ids;
 	n->kernel = st->ids + s->nr_user;
-	*slot = ++p->nr_samples;
-	p->sample_index.nr++;
+	n->count = 0;
+	n->off_cpu_ns = 0;
+	*id = p->nr_samples++;
 	return 0;
 }
 
 int profile__add_sample(struct profile *p, const struct profile_sample *s)
 {
 	struct profile_sample key = *s;
-	uint32_t *slot;
+	struct profile_sample *n;
+	uint64_t hash;
+	uint32_t id;
 	int err;
 
 	if (!sample_ids_valid(p, s) || (s->nr_user && !s->user) || (s->nr_kernel && !s->kernel))
@@ -612,19 +553,16 @@ int profile__add_sample(struct profile *p, const struct profile_sample *s)
 		key.user = &key.nr_user;
 	if (!key.nr_kernel)
 		key.kernel = &key.nr_kernel;
-	err = id_index__reserve(&p->sample_index, p, sample_hash_id);
-	if (err)
-		return err;
-	slot = id_index__slot(&p->sample_index, sample_hash(&key), p, sample_eq, &key);
-	if (!*slot) {
-		err = sample_append(p, &key, slot);
+	hash = sample_hash(&key);
+	id = id_find(&p->sample_index, hash, sample_eq, p, &key);
+	if (id == PROFILE_NONE) {
+		err = sample_append(p, &key, hash, &id);
 		if (err)
 			return err;
-		p->samples[*slot - 1].count = 0;
-		p->samples[*slot - 1].off_cpu_ns = 0;
 	}
-	p->samples[*slot - 1].count += s->count;
-	p->samples[*slot - 1].off_cpu_ns += s->off_cpu_ns;
+	n = &p->samples[id];
+	n->count += s->count;
+	n->off_cpu_ns += s->off_cpu_ns;
 	p->total += s->count;
 	return 0;
 }
