@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../util/common.h"
+#include "../util/hashmap.h"
 #include "bpf/abi.h"
 #include "demangle.h"
 #include "../elf/elf.h"
@@ -48,21 +49,27 @@ struct proc {
 };
 
 /*
- * The location of each (image, file offset, return address) seen: every
- * process that maps a file with that image shares it. An empty slot has
- * no image.
+ * The location of an (image, file offset, return address): every process
+ * that maps a file with that image shares it.
  */
-struct shared_slot {
+struct shared_entry {
 	const struct model_image *image;
 	uint64_t file_offset;
 	uint32_t id;
 	bool return_addr;
 };
 
+/* The shared locations seen, and their indexes by key. */
 struct shared_index {
-	struct shared_slot *slots;
-	size_t cap; /* a power of two, or 0 */
-	size_t nr;
+	struct shared_entry *v;
+	size_t nr, cap;
+	struct hashmap by_key; /* indexes into v */
+};
+
+/* What shared_eq() compares: the index and a key (id unset). */
+struct shared_lookup {
+	const struct shared_index *ix;
+	const struct shared_entry *key;
 };
 
 /*
@@ -749,43 +756,13 @@ static uint64_t shared_hash(const struct model_image *image, uint64_t file_offse
 	return h ^ (h >> 31);
 }
 
-/* The slot of the key, or the empty slot where it would go. */
-static struct shared_slot *shared_find(const struct shared_index *ix,
-				       const struct model_image *image, uint64_t file_offset,
-				       bool return_addr)
+static bool shared_eq(const void *value, const void *key)
 {
-	size_t mask = ix->cap - 1;
+	const struct shared_lookup *l = key;
+	const struct shared_entry *a = &l->ix->v[hashmap_value_index(value)], *b = l->key;
 
-	for (size_t i = shared_hash(image, file_offset, return_addr) & mask;; i = (i + 1) & mask) {
-		struct shared_slot *slot = &ix->slots[i];
-
-		if (!slot->image || (slot->image == image && slot->file_offset == file_offset &&
-				     slot->return_addr == return_addr))
-			return slot;
-	}
-}
-
-/* Makes room for one more key. */
-static int shared_reserve(struct shared_index *ix)
-{
-	struct shared_index bigger = { .nr = ix->nr };
-
-	if ((ix->nr + 1) * 4 <= ix->cap * 3)
-		return 0;
-	bigger.cap = ix->cap ? ix->cap * 2 : 1024;
-	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
-	if (!bigger.slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < ix->cap; i++) {
-		const struct shared_slot *old = &ix->slots[i];
-
-		if (old->image)
-			*shared_find(&bigger, old->image, old->file_offset, old->return_addr) =
-				*old;
-	}
-	free(ix->slots);
-	*ix = bigger;
-	return 0;
+	return a->image == b->image && a->file_offset == b->file_offset &&
+	       a->return_addr == b->return_addr;
 }
 
 /*
@@ -802,28 +779,34 @@ static int shared_location(struct symbolizer *sym, struct profile *p, const stru
 		.mapping = PROFILE_NONE,
 	};
 	struct pending_locations *pl = &sym->pending;
-	const struct model_image *image = m->file->image;
-	uint64_t file_offset = addr - m->map.start + m->map.offset;
-	struct shared_slot *slot;
+	struct shared_index *ix = &sym->shared;
+	struct shared_entry key = {
+		.image = m->file->image,
+		.file_offset = addr - m->map.start + m->map.offset,
+		.return_addr = return_addr,
+	};
+	const struct shared_lookup lookup = { ix, &key };
+	uint64_t hash = shared_hash(key.image, key.file_offset, return_addr);
+	const void *found = hashmap__find(&ix->by_key, hash, shared_eq, &lookup);
 	int err;
 
-	err = shared_reserve(&sym->shared);
-	if (!err)
-		err = grow((void **)&pl->v, &pl->cap, pl->nr, sizeof(*pl->v));
-	if (err)
-		return err;
-	slot = shared_find(&sym->shared, image, file_offset, return_addr);
-	if (slot->image) {
-		*id = slot->id;
+	if (found) {
+		*id = ix->v[hashmap_value_index(found)].id;
 		return 0;
 	}
-	err = profile__add_location(p, &loc, id);
+	err = grow((void **)&pl->v, &pl->cap, pl->nr, sizeof(*pl->v));
+	if (!err)
+		err = grow((void **)&ix->v, &ix->cap, ix->nr, sizeof(*ix->v));
+	if (!err)
+		err = profile__add_location(p, &loc, id);
+	if (!err)
+		err = hashmap__add(&ix->by_key, hash, hashmap_index_value(ix->nr));
 	if (err)
 		return err;
+	key.id = *id;
+	ix->v[ix->nr++] = key;
 	pl->profile = p;
-	pl->v[pl->nr++] = (struct pending_location){ *m, file_offset, *id };
-	*slot = (struct shared_slot){ image, file_offset, *id, return_addr };
-	sym->shared.nr++;
+	pl->v[pl->nr++] = (struct pending_location){ *m, key.file_offset, *id };
 	return 0;
 }
 
@@ -1147,7 +1130,8 @@ void symbolizer__free(struct symbolizer *sym)
 	for (size_t i = 0; i < sym->nr_procs; i++)
 		proc_free(&sym->procs[i]);
 	free(sym->procs);
-	free(sym->shared.slots);
+	free(sym->shared.v);
+	hashmap__exit(&sym->shared.by_key);
 	free(sym->pending.v);
 	for (size_t i = 0; i < nr_runtime_unwinders; i++)
 		if (sym->namers[i])
