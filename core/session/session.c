@@ -51,6 +51,7 @@
 
 #include "config.h"
 #include "../util/common.h"
+#include "../util/hashmap.h"
 #include "bpf/unwind.skel.h"
 #include "bpf/sample_time_hist.h"
 #include "bpf/ustack_ends.h"
@@ -102,17 +103,20 @@ struct sess_proc {
 };
 
 /*
- * User stacks already read from the BPF map, by hash (open addressing). A
- * stack is only needed by the counts of the drain that read it, or of the
- * next one when BPF counted it again just as it was moved here; older ones
- * are dropped, so memory does not grow with the length of a run.
+ * User stacks already read from the BPF map, by their key there. A stack
+ * is only needed by the counts of the drain that read it, or of the next
+ * one when BPF counted it again just as it was moved here; older ones are
+ * dropped, so memory does not grow with the length of a run.
  */
 struct ustack_cache {
-	uint64_t *keys;
-	struct unw_ustack **vals; /* each allocated for its own frames only */
-	uint32_t *gens;		  /* the drain that last used each stack */
-	size_t cap, nr;
-	uint32_t gen; /* the current drain */
+	struct hashmap by_key; /* struct cached_ustack */
+	uint32_t gen;	       /* the current drain */
+};
+
+struct cached_ustack {
+	uint64_t key;
+	uint32_t gen;	      /* the drain that last used it */
+	struct unw_ustack st; /* allocated for its own frames only */
 };
 
 struct session {
@@ -1643,50 +1647,6 @@ int session__poll(struct session *s, int timeout_ms)
 
 /* ---- draining ---- */
 
-static size_t ustack_slot(const struct ustack_cache *c, uint64_t key)
-{
-	size_t i = (key * 0x9e3779b97f4a7c15ULL) & (c->cap - 1);
-
-	while (c->keys[i] && c->keys[i] != key)
-		i = (i + 1) & (c->cap - 1);
-	return i;
-}
-
-/* Moves the stacks of c used since drain min_gen into a table of ncap slots; frees the rest. */
-static int ustack_cache__rehash(struct ustack_cache *c, size_t ncap, uint32_t min_gen)
-{
-	struct ustack_cache n = { .cap = ncap, .gen = c->gen };
-	size_t i;
-
-	n.keys = calloc(n.cap, sizeof(*n.keys));
-	n.vals = calloc(n.cap, sizeof(*n.vals));
-	n.gens = calloc(n.cap, sizeof(*n.gens));
-	if (!n.keys || !n.vals || !n.gens) {
-		free(n.keys);
-		free(n.vals);
-		free(n.gens);
-		return -ENOMEM;
-	}
-	for (size_t j = 0; j < c->cap; j++) {
-		if (!c->keys[j])
-			continue;
-		if (c->gens[j] < min_gen) {
-			free(c->vals[j]);
-			continue;
-		}
-		i = ustack_slot(&n, c->keys[j]);
-		n.keys[i] = c->keys[j];
-		n.vals[i] = c->vals[j];
-		n.gens[i] = c->gens[j];
-		n.nr++;
-	}
-	free(c->keys);
-	free(c->vals);
-	free(c->gens);
-	*c = n;
-	return 0;
-}
-
 /* The bytes of st that hold its frames: most stacks are far shorter than the limit. */
 static size_t ustack_size(const struct unw_ustack *st)
 {
@@ -1695,40 +1655,45 @@ static size_t ustack_size(const struct unw_ustack *st)
 	return offsetof(struct unw_ustack, pcs) + nr * sizeof(st->pcs[0]);
 }
 
+static bool cached_ustack_is(const void *value, const void *key)
+{
+	return ((const struct cached_ustack *)value)->key == *(const uint64_t *)key;
+}
+
+/* The stack under key, marked used by the current drain; NULL when not here. */
+static struct cached_ustack *ustack_cache__find(struct ustack_cache *c, uint64_t key)
+{
+	struct cached_ustack *e = hashmap__find(&c->by_key, hash_u64(key), cached_ustack_is, &key);
+
+	if (e)
+		e->gen = c->gen;
+	return e;
+}
+
 static int ustack_cache__put(struct ustack_cache *c, uint64_t key, const struct unw_ustack *st)
 {
-	size_t i;
-	int err;
+	struct cached_ustack *e;
 
-	if ((c->nr + 1) * 2 > c->cap) {
-		err = ustack_cache__rehash(c, c->cap ? c->cap * 2 : 1024, 0);
-		if (err)
-			return err;
-	}
-	i = ustack_slot(c, key);
-	c->gens[i] = c->gen;
-	if (c->keys[i])
+	if (ustack_cache__find(c, key))
 		return 0;
-	c->vals[i] = malloc(ustack_size(st));
-	if (!c->vals[i])
+	e = malloc(offsetof(struct cached_ustack, st) + ustack_size(st));
+	if (!e)
 		return -ENOMEM;
-	memcpy(c->vals[i], st, ustack_size(st));
-	c->keys[i] = key;
-	c->nr++;
+	e->key = key;
+	e->gen = c->gen;
+	memcpy(&e->st, st, ustack_size(st));
+	if (hashmap__add(&c->by_key, hash_u64(key), e)) {
+		free(e);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 static const struct unw_ustack *ustack_cache__get(struct ustack_cache *c, uint64_t key)
 {
-	size_t i;
+	struct cached_ustack *e = ustack_cache__find(c, key);
 
-	if (!c->cap)
-		return NULL;
-	i = ustack_slot(c, key);
-	if (!c->keys[i])
-		return NULL;
-	c->gens[i] = c->gen;
-	return c->vals[i];
+	return e ? &e->st : NULL;
 }
 
 #define USTACK_CACHE_KEEP 4096 /* below this many stacks, nothing is dropped */
@@ -1736,25 +1701,29 @@ static const struct unw_ustack *ustack_cache__get(struct ustack_cache *c, uint64
 /* The end of a drain: drops the stacks neither it nor the one before used. */
 static void ustack_cache__age(struct ustack_cache *c)
 {
-	size_t cap = c->cap;
+	uint32_t min_gen = c->gen > 1 ? c->gen - 1 : 0;
 
 	c->gen++;
-	if (c->nr <= USTACK_CACHE_KEEP)
+	if (c->by_key.nr <= USTACK_CACHE_KEEP)
 		return;
-	/* Halve the table when the survivors fit in a quarter of it. */
-	while (cap > 1024 && c->nr * 4 < cap / 2)
-		cap /= 2;
-	/* Without memory to rehash, everything stays: correct, only larger. */
-	ustack_cache__rehash(c, cap, c->gen > 2 ? c->gen - 2 : 0);
+	for (size_t i = 0; i < c->by_key.cap;) {
+		struct cached_ustack *e = c->by_key.slots[i].value;
+
+		if (e && e->gen < min_gen) {
+			hashmap__remove(&c->by_key, c->by_key.slots[i].hash, e);
+			free(e);
+			continue; /* another stack may have moved into slot i */
+		}
+		i++;
+	}
+	hashmap__shrink(&c->by_key);
 }
 
 static void ustack_cache__free(struct ustack_cache *c)
 {
-	for (size_t i = 0; i < c->cap; i++)
-		free(c->vals[i]);
-	free(c->keys);
-	free(c->vals);
-	free(c->gens);
+	for (size_t i = 0; i < c->by_key.cap; i++)
+		free(c->by_key.slots[i].value);
+	hashmap__exit(&c->by_key);
 }
 
 /* The map of the user stacks under key: short and deep ones have keys of their own. */
