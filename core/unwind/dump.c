@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../util/common.h"
+#include "../util/hashmap.h"
 #include "../elf/debuginfo.h"
 #include "dump.h"
 #include "../elf/elf.h"
@@ -98,25 +99,31 @@ struct rule_key {
 	uint8_t cfa, fp, ra, reason;
 };
 
-struct rule_slot {
+struct cached_rule {
 	struct rule_key key;
-	bool used;
 	uint16_t len;
 	uint32_t off; /* into the pool */
 };
 
-#define RULE_CACHE_BITS 14
-#define RULE_CACHE_SIZE (1U << RULE_CACHE_BITS)
+/* Past this many distinct rules, the others are formatted each time: the cache stays small. */
+#define RULE_CACHE_MAX 8192
 
 /* Formats the rule of r into buf (at least 4 * RULE_STR_MAX bytes); returns the length. */
 typedef int rule_format_fn(const struct table_row *r, int machine, char *buf);
 
 struct rule_cache {
 	rule_format_fn *format;
-	struct rule_slot slots[RULE_CACHE_SIZE];
-	size_t used;
+	struct cached_rule *rules;
+	size_t nr_rules, cap_rules;
+	struct hashmap by_key; /* indexes into rules */
 	char *pool;
 	size_t pool_len, pool_cap;
+};
+
+/* What cached_rule_is() compares: the cache and a key. */
+struct rule_lookup {
+	const struct rule_cache *rc;
+	const struct rule_key *key;
 };
 
 static struct rule_cache *rule_cache__new(rule_format_fn *format)
@@ -132,6 +139,8 @@ static void rule_cache__free(struct rule_cache *rc)
 {
 	if (!rc)
 		return;
+	hashmap__exit(&rc->by_key);
+	free(rc->rules);
 	free(rc->pool);
 	free(rc);
 }
@@ -151,14 +160,20 @@ static struct rule_key rule_key_of(const struct table_row *r)
 	return k;
 }
 
-static uint32_t rule_hash(const struct rule_key *k)
+static uint64_t rule_hash(const struct rule_key *k)
 {
 	uint64_t a = (uint32_t)k->cfa_off | (uint64_t)(uint16_t)k->fp_off << 32 |
 		     (uint64_t)(uint16_t)k->aux_off << 48;
 	uint64_t b = k->cfa | k->fp << 8 | k->ra << 16 | (uint32_t)k->reason << 24;
 
-	a = (a ^ (b * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
-	return (uint32_t)(a >> (64 - RULE_CACHE_BITS));
+	return hash_u64(a ^ (b * 0x9e3779b97f4a7c15ULL));
+}
+
+static bool cached_rule_is(const void *value, const void *key)
+{
+	const struct rule_lookup *l = key;
+
+	return memcmp(&l->rc->rules[hashmap_value_index(value)].key, l->key, sizeof(*l->key)) == 0;
 }
 
 static int pad_to(char *buf, int n, int col)
@@ -188,21 +203,18 @@ static const char *rule_cache__get(struct rule_cache *rc, const struct table_row
 				   char *scratch, int *len)
 {
 	struct rule_key k = rule_key_of(r);
-	uint32_t h = rule_hash(&k);
-	struct rule_slot *slot;
+	const struct rule_lookup lookup = { rc, &k };
+	uint64_t hash = rule_hash(&k);
+	const void *found = hashmap__find(&rc->by_key, hash, cached_rule_is, &lookup);
+	struct cached_rule *c;
 
-	for (;; h = (h + 1) & (RULE_CACHE_SIZE - 1)) {
-		slot = &rc->slots[h];
-		if (!slot->used)
-			break;
-		if (memcmp(&slot->key, &k, sizeof(k)) == 0) {
-			*len = slot->len;
-			return rc->pool + slot->off;
-		}
+	if (found) {
+		c = &rc->rules[hashmap_value_index(found)];
+		*len = c->len;
+		return rc->pool + c->off;
 	}
 	*len = rc->format(r, machine, scratch);
-	/* Kept at most half full so probes stay short; beyond that, format every time. */
-	if (rc->used >= RULE_CACHE_SIZE / 2)
+	if (rc->nr_rules >= RULE_CACHE_MAX)
 		return scratch;
 	if (rc->pool_len + *len > rc->pool_cap) {
 		size_t cap = rc->pool_cap ? rc->pool_cap * 2 : 65536;
@@ -213,13 +225,13 @@ static const char *rule_cache__get(struct rule_cache *rc, const struct table_row
 		rc->pool = p;
 		rc->pool_cap = cap;
 	}
+	if (grow((void **)&rc->rules, &rc->cap_rules, rc->nr_rules, sizeof(*rc->rules)) ||
+	    hashmap__add(&rc->by_key, hash, hashmap_index_value(rc->nr_rules)))
+		return scratch; /* without memory, formatted each time: the same text */
 	memcpy(rc->pool + rc->pool_len, scratch, *len);
-	slot->key = k;
-	slot->used = true;
-	slot->len = *len;
-	slot->off = rc->pool_len;
+	c = &rc->rules[rc->nr_rules++];
+	*c = (struct cached_rule){ .key = k, .len = (uint16_t)*len, .off = (uint32_t)rc->pool_len };
 	rc->pool_len += *len;
-	rc->used++;
 	return scratch;
 }
 
