@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/common.h"
+#include "../util/hashmap.h"
 #include "shard_packer.h"
 #include "table.h"
 #include "table_encoding.h"
@@ -16,15 +18,17 @@ struct encoder_ops {
 	int (*index)(struct encoder *enc, const struct shards_placement *pl, void *value);
 };
 
-/* Slots of the dictionary's hash: twice its rules, a power of two. */
-#define RULE_SLOTS (2 * UNW_RULES_MAX)
+/* Rules by index, [0, nr), and their indexes by rule. */
+struct rule_dict {
+	struct unw_rule *rules;
+	size_t nr;
+	struct hashmap by_rule;
+};
 
 struct encoder {
 	const struct encoder_ops *ops;
-	/* The dictionary: rules[0, nr_rules), found by slots (rule index + 1, 0: free). */
-	struct unw_rule *rules;
-	size_t nr_rules;
-	uint16_t *slots;
+	/* The dictionary: rules in dict.rules, which are own_rules or BPF's map */
+	struct rule_dict dict;
 	/* The page map: pages [0, nr_pages) given to tables. */
 	struct unw_page *pages;
 	size_t nr_pages;
@@ -57,51 +61,68 @@ static const struct unw_rule rule_full = {
 	.reason = UNW_R_RULES_FULL,
 };
 
-/* A rule is two words: mixed by multiplication, a row at a time of a million-row table. */
-static size_t rule_hash(const struct unw_rule *r)
+/* A rule is two words: mixed, a row at a time of a million-row table. */
+static uint64_t rule_hash(const struct unw_rule *r)
 {
-	uint64_t w[2], h;
+	uint64_t w[2];
 
 	_Static_assert(sizeof(*r) == sizeof(w), "a rule is two words");
 	memcpy(w, r, sizeof(w));
-	h = (w[0] ^ w[1] * 0x9e3779b97f4a7c15ULL) * 0xc2b2ae3d27d4eb4fULL;
-	return (h ^ h >> 31) & (RULE_SLOTS - 1);
+	return hash_u64(w[0] ^ w[1] * 0x9e3779b97f4a7c15ULL);
+}
+
+/* What rule_dict_eq() compares: the dictionary's rules and a rule. */
+struct rule_lookup {
+	const struct unw_rule *rules;
+	const struct unw_rule *rule;
+};
+
+static bool rule_dict_eq(const void *value, const void *key)
+{
+	const struct rule_lookup *l = key;
+
+	return memcmp(&l->rules[hashmap_value_index(value)], l->rule, sizeof(*l->rule)) == 0;
+}
+
+#define RULE_NOT_FOUND UINT32_MAX
+
+/* The index of rule r (hash: rule_hash(r)) in d, or RULE_NOT_FOUND. */
+static uint32_t rule_dict__find(const struct rule_dict *d, const struct unw_rule *r, uint64_t hash)
+{
+	const struct rule_lookup lookup = { d->rules, r };
+	const void *found = hashmap__find(&d->by_rule, hash, rule_dict_eq, &lookup);
+
+	return found ? (uint32_t)hashmap_value_index(found) : RULE_NOT_FOUND;
+}
+
+/* Adds r, not there, at index d->nr: d->rules has room. */
+static int rule_dict__add(struct rule_dict *d, const struct unw_rule *r, uint64_t hash)
+{
+	int err = hashmap__add(&d->by_rule, hash, hashmap_index_value(d->nr));
+
+	if (err)
+		return err;
+	d->rules[d->nr++] = *r;
+	return 0;
 }
 
 /*
- * The slot of rule r in a hash of slots over rules: where it is, or the
- * free slot where it goes.
+ * The dictionary index of row r's rule, added when new; UNW_RULE_FULL when
+ * there is no room (or no memory for its index).
  */
-static size_t rule_slot(const uint16_t *slots, const struct unw_rule *rules,
-			const struct unw_rule *r)
-{
-	size_t i = rule_hash(r);
-
-	while (slots[i] && memcmp(&rules[slots[i] - 1], r, sizeof(*r)) != 0)
-		i = (i + 1) & (RULE_SLOTS - 1);
-	return i;
-}
-
-static void encoder__add_rule_at(struct encoder *enc, size_t slot, const struct unw_rule *r)
-{
-	enc->rules[enc->nr_rules] = *r;
-	enc->slots[slot] = ++enc->nr_rules;
-}
-
-/* The dictionary index of row r's rule, added when new; UNW_RULE_FULL when there is no room. */
 static uint32_t encoder__rule(struct encoder *enc, const struct table_row *row)
 {
 	struct unw_rule r = rule_of(row);
-	size_t slot = rule_slot(enc->slots, enc->rules, &r);
+	uint64_t hash = rule_hash(&r);
+	uint32_t i = rule_dict__find(&enc->dict, &r, hash);
 
-	if (enc->slots[slot])
-		return enc->slots[slot] - 1;
-	if (enc->nr_rules >= UNW_RULES_MAX) {
+	if (i != RULE_NOT_FOUND)
+		return i;
+	if (enc->dict.nr >= UNW_RULES_MAX || rule_dict__add(&enc->dict, &r, hash)) {
 		enc->rows_rules_full++;
 		return UNW_RULE_FULL;
 	}
-	encoder__add_rule_at(enc, slot, &r);
-	return enc->nr_rules - 1;
+	return (uint32_t)enc->dict.nr - 1;
 }
 
 static int compact_rows(struct encoder *enc, const struct unwind_table *t,
@@ -123,9 +144,9 @@ static int compact_rows(struct encoder *enc, const struct unwind_table *t,
 static uint32_t encoder__known_rule(const struct encoder *enc, const struct table_row *row)
 {
 	struct unw_rule r = rule_of(row);
-	size_t slot = rule_slot(enc->slots, enc->rules, &r);
+	uint32_t i = rule_dict__find(&enc->dict, &r, rule_hash(&r));
 
-	return enc->slots[slot] ? enc->slots[slot] - 1u : UNW_RULE_FULL;
+	return i != RULE_NOT_FOUND ? i : UNW_RULE_FULL;
 }
 
 /* Row first_row + i of a placement, counted across shards: where its chunk put it. */
@@ -258,17 +279,16 @@ struct encoder *encoder__new(enum encoder_format format)
 	enc->ops = formats[format];
 	enc->own_rules = calloc(UNW_RULES_MAX, sizeof(*enc->own_rules));
 	enc->own_pages = calloc(UNW_PAGES_MAX, sizeof(*enc->own_pages));
-	enc->slots = calloc(RULE_SLOTS, sizeof(*enc->slots));
-	if (!enc->own_rules || !enc->own_pages || !enc->slots) {
+	enc->dict.rules = enc->own_rules;
+	enc->pages = enc->own_pages;
+	/* Index 0 is no rule, never found: an END row's rule is all zeros too. */
+	enc->dict.nr = UNW_RULE_NONE + 1;
+	if (!enc->own_rules || !enc->own_pages ||
+	    rule_dict__add(&enc->dict, &rule_full, rule_hash(&rule_full))) {
 		encoder__free(enc);
 		errno = ENOMEM;
 		return NULL;
 	}
-	enc->rules = enc->own_rules;
-	enc->pages = enc->own_pages;
-	/* Index 0 is no rule, never found: an END row's rule is all zeros too. */
-	enc->nr_rules = UNW_RULE_NONE + 1;
-	encoder__add_rule_at(enc, rule_slot(enc->slots, enc->rules, &rule_full), &rule_full);
 	return enc;
 }
 
@@ -278,15 +298,15 @@ void encoder__free(struct encoder *enc)
 		return;
 	free(enc->own_rules);
 	free(enc->own_pages);
-	free(enc->slots);
+	hashmap__exit(&enc->dict.by_rule);
 	free(enc);
 }
 
 void encoder__set_maps(struct encoder *enc, void *rules, void *pages)
 {
-	memcpy(rules, enc->rules, enc->nr_rules * sizeof(*enc->rules));
+	memcpy(rules, enc->dict.rules, enc->dict.nr * sizeof(*enc->dict.rules));
 	memcpy(pages, enc->pages, enc->nr_pages * sizeof(*enc->pages));
-	enc->rules = rules;
+	enc->dict.rules = rules;
 	enc->pages = pages;
 	free(enc->own_rules);
 	free(enc->own_pages);
@@ -312,36 +332,31 @@ static void cost_total(const struct encoder_geometry *g, struct encoder_cost *c)
 int encoder__table_cost(const struct encoder *enc, const struct unwind_table *t,
 			struct encoder_cost *cost)
 {
-	struct unw_rule *rules = NULL;
-	uint16_t *slots = NULL;
+	struct rule_dict d = { 0 };
+	size_t cap = 0;
+	int err = 0;
 
 	memset(cost, 0, sizeof(*cost));
 	cost->rows = t->nr_rows;
 	if (t->nr_rows && t->rows) {
-		size_t n = 0;
-
-		rules = calloc(UNW_RULES_MAX, sizeof(*rules));
-		slots = calloc(RULE_SLOTS, sizeof(*slots));
-		if (!rules || !slots) {
-			free(rules);
-			free(slots);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < t->nr_rows && n < UNW_RULES_MAX; i++) {
+		for (size_t i = 0; i < t->nr_rows && d.nr < UNW_RULES_MAX && !err; i++) {
 			struct unw_rule r = rule_of(&t->rows[i]);
-			size_t slot = rule_slot(slots, rules, &r);
+			uint64_t hash = rule_hash(&r);
 
-			if (!slots[slot]) {
-				rules[n] = r;
-				slots[slot] = ++n;
-			}
+			if (rule_dict__find(&d, &r, hash) != RULE_NOT_FOUND)
+				continue;
+			err = grow((void **)&d.rules, &cap, d.nr, sizeof(*d.rules));
+			if (!err)
+				err = rule_dict__add(&d, &r, hash);
 		}
-		cost->rules = n;
+		cost->rules = d.nr;
 		cost->pages = (t->rows[t->nr_rows - 1].pc >> UNW_PAGE_SHIFT) -
 			      (t->rows[0].pc >> UNW_PAGE_SHIFT) + 1;
 	}
-	free(rules);
-	free(slots);
+	free(d.rules);
+	hashmap__exit(&d.by_rule);
+	if (err)
+		return err;
 	cost_total(&enc->ops->geometry, cost);
 	return 0;
 }
@@ -351,7 +366,7 @@ void encoder__cost(const struct encoder *enc, uint64_t rows, struct encoder_cost
 	memset(cost, 0, sizeof(*cost));
 	cost->rows = rows;
 	cost->pages = enc->nr_pages;
-	cost->rules = enc->nr_rules;
+	cost->rules = enc->dict.nr;
 	cost->rows_rules_full = enc->rows_rules_full;
 	cost_total(&enc->ops->geometry, cost);
 }
