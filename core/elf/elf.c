@@ -1056,10 +1056,16 @@ static int find_symbols_in(const struct elf_file *ef, const char *symtab, const 
 		name = (const char *)str.data + s.st_name;
 		left = str.size - s.st_name;
 		for (size_t k = 0; k < n; k++) {
-			size_t len = strlen(qs[k].name);
+			const char *want = qs[k].name;
+			size_t len;
 
-			if (qs[k].found || ELF64_ST_TYPE(s.st_info) != qs[k].type || left <= len ||
-			    memcmp(name, qs[k].name, len + 1))
+			/* Two bytes first: a C++ library's names all begin with _Z. */
+			if (qs[k].found || name[0] != want[0] ||
+			    (want[0] && (left < 2 || name[1] != want[1])) ||
+			    ELF64_ST_TYPE(s.st_info) != qs[k].type)
+				continue;
+			len = strlen(want);
+			if (left <= len || memcmp(name, want, len + 1))
 				continue;
 			qs[k].value = s.st_value;
 			qs[k].size = s.st_size;
