@@ -3,7 +3,10 @@
  * A small hash table of pointers by a 64-bit hash the caller computes: open
  * addressing with linear probing, at most three quarters full, and removal
  * by shifting the slots after back, so that no tombstone slows a lookup.
- * Each value holds its own key, which the caller's function compares.
+ * Each value holds its own key, which the caller's function compares. The
+ * one hash table of unwprof: the model's files and processes, the
+ * profile's indexes, the symbolizer's shared locations, the session's
+ * stacks, the encoder's rules, the interpreters' code objects.
  *
  *	struct hashmap h = {};
  *	v = hashmap__find(&h, hash, eq, key);	 NULL: none
