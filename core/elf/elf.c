@@ -1035,9 +1035,34 @@ const char *elf_file__vaddr_string(const struct elf_file *ef, uint64_t vaddr, si
 	return NULL;
 }
 
-/* Fills the entries of qs found in one symbol table; the first of a name wins. */
+/* A name's first two bytes, as one number (its first alone when that ends it); -1: not ended in left. */
+static int name_prefix(const char *name, size_t left)
+{
+	if (!name[0])
+		return 0;
+	if (left < 2)
+		return -1;
+	return (unsigned char)name[0] | (unsigned char)name[1] << 8;
+}
+
+/* A set of two-byte prefixes: a bit each. */
+struct prefix_set {
+	uint64_t bits[(1 << 16) / 64];
+};
+
+static bool prefix_set__has(const struct prefix_set *set, int prefix)
+{
+	return prefix >= 0 && (set->bits[prefix / 64] >> (prefix % 64) & 1);
+}
+
+/*
+ * Fills the entries of qs found in one symbol table; the first of a name
+ * wins. A symbol is compared only when its first two bytes are those of a
+ * query's: a C++ library has tens of thousands of names, all _Z..., and a
+ * runtime asks for a dozen.
+ */
 static int find_symbols_in(const struct elf_file *ef, const char *symtab, const char *strtab,
-			   struct elf_symbol_query *qs, size_t n)
+			   struct elf_symbol_query *qs, size_t n, const struct prefix_set *wanted)
 {
 	struct elf_section st, str;
 
@@ -1055,17 +1080,13 @@ static int find_symbols_in(const struct elf_file *ef, const char *symtab, const 
 			continue;
 		name = (const char *)str.data + s.st_name;
 		left = str.size - s.st_name;
+		if (!prefix_set__has(wanted, name_prefix(name, left)))
+			continue;
 		for (size_t k = 0; k < n; k++) {
-			const char *want = qs[k].name;
-			size_t len;
+			size_t len = strlen(qs[k].name);
 
-			/* Two bytes first: a C++ library's names all begin with _Z. */
-			if (qs[k].found || name[0] != want[0] ||
-			    (want[0] && (left < 2 || name[1] != want[1])) ||
-			    ELF64_ST_TYPE(s.st_info) != qs[k].type)
-				continue;
-			len = strlen(want);
-			if (left <= len || memcmp(name, want, len + 1))
+			if (qs[k].found || ELF64_ST_TYPE(s.st_info) != qs[k].type || left <= len ||
+			    memcmp(name, qs[k].name, len + 1))
 				continue;
 			qs[k].value = s.st_value;
 			qs[k].size = s.st_size;
@@ -1077,7 +1098,19 @@ static int find_symbols_in(const struct elf_file *ef, const char *symtab, const 
 
 int elf_file__find_symbols(const struct elf_file *ef, struct elf_symbol_query *qs, size_t n)
 {
-	int err = find_symbols_in(ef, ".symtab", ".strtab", qs, n);
+	struct prefix_set *wanted = calloc(1, sizeof(*wanted));
+	int err;
 
-	return err ? err : find_symbols_in(ef, ".dynsym", ".dynstr", qs, n);
+	if (!wanted)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		int prefix = name_prefix(qs[k].name, 2);
+
+		wanted->bits[prefix / 64] |= 1ULL << (prefix % 64);
+	}
+	err = find_symbols_in(ef, ".symtab", ".strtab", qs, n, wanted);
+	if (!err)
+		err = find_symbols_in(ef, ".dynsym", ".dynstr", qs, n, wanted);
+	free(wanted);
+	return err;
 }

@@ -100,8 +100,8 @@ struct elf_symbol_query {
 };
 /*
  * Looks for each of qs[0..n) in .symtab, then in .dynsym, the first of a
- * name winning: local symbols are only in the first. 0, or -EINVAL when a
- * table is broken.
+ * name winning: local symbols are only in the first. 0, -EINVAL when a
+ * table is broken, or -ENOMEM.
  */
 int elf_file__find_symbols(const struct elf_file *ef, struct elf_symbol_query *qs, size_t n);
 
