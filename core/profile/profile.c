@@ -36,7 +36,7 @@ struct profile {
 	size_t nr_mappings, cap_mappings;
 	struct stack *stacks;
 	size_t nr_stacks, cap_stacks;
-	/* ids by their entry's hash: the values are id_value()s */
+	/* ids by their entry's hash: the values are hashmap_index_value()s */
 	struct hashmap stack_index;
 	struct hashmap sample_index;
 	struct hashmap location_index;
@@ -78,31 +78,13 @@ static bool str_eq(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-/* An id, as the value of an index (util/hashmap), and back. */
-static void *id_value(uint32_t id)
-{
-	return hashmap_index_value(id);
-}
-
-static uint32_t id_of(const void *value)
-{
-	return (uint32_t)hashmap_value_index(value);
-}
-
-/* What an index's eq function gets: the profile whose entries the ids are, and the key. */
-struct id_key {
-	const struct profile *p;
-	const void *key;
-};
-
 /* The id in index of the entry equal to key (eq compares them), or PROFILE_NONE. */
-static uint32_t id_find(const struct hashmap *index, uint64_t hash, hashmap_eq_fn *eq,
+static uint32_t id_find(const struct hashmap *index, uint64_t hash, hashmap_index_eq_fn *eq,
 			const struct profile *p, const void *key)
 {
-	const struct id_key k = { p, key };
-	const void *value = hashmap__find(index, hash, eq, &k);
+	size_t id = hashmap__find_index(index, hash, eq, p, key);
 
-	return value ? id_of(value) : PROFILE_NONE;
+	return id == HASHMAP_NO_INDEX ? PROFILE_NONE : (uint32_t)id;
 }
 
 /* grow(), for the arrays whose indexes are 32-bit ids. */
@@ -162,10 +144,10 @@ static uint64_t mapping_hash(const struct profile_mapping *m)
 	return mix_str(h, m->build_id);
 }
 
-static bool mapping_eq(const void *value, const void *key)
+static bool mapping_eq(const void *profile, size_t id, const void *key)
 {
-	const struct id_key *k = key;
-	const struct profile_mapping *a = &k->p->mappings[id_of(value)], *b = k->key;
+	const struct profile *p = profile;
+	const struct profile_mapping *a = &p->mappings[id], *b = key;
 
 	return a->start == b->start && a->limit == b->limit && a->offset == b->offset &&
 	       str_eq(a->file, b->file) && str_eq(a->build_id, b->build_id);
@@ -188,7 +170,7 @@ int profile__add_mapping(struct profile *p, const struct profile_mapping *m, uin
 	n->file = m->file ? strdup(m->file) : NULL;
 	n->build_id = m->build_id ? strdup(m->build_id) : NULL;
 	if ((m->file && !n->file) || (m->build_id && !n->build_id) ||
-	    hashmap__add(&p->mapping_index, hash, id_value(p->nr_mappings))) {
+	    hashmap__add(&p->mapping_index, hash, hashmap_index_value(p->nr_mappings))) {
 		free(n->file);
 		free(n->build_id);
 		return -ENOMEM;
@@ -209,10 +191,10 @@ static uint64_t location_hash(const struct profile_location *l)
 	return hash_mix(h, (uint64_t)l->kernel << 1 | l->return_addr);
 }
 
-static bool location_eq(const void *value, const void *key)
+static bool location_eq(const void *profile, size_t id, const void *key)
 {
-	const struct id_key *k = key;
-	const struct profile_location *a = &k->p->locations[id_of(value)], *b = k->key;
+	const struct profile *p = profile;
+	const struct profile_location *a = &p->locations[id], *b = key;
 
 	return !a->retired && a->addr == b->addr && a->pid == b->pid && a->kernel == b->kernel &&
 	       a->return_addr == b->return_addr && a->kind == b->kind && a->line == b->line;
@@ -268,7 +250,7 @@ static int intern(struct profile *p, const struct profile_location *key, uint32_
 	err = location_append(p, key, id);
 	if (err)
 		return err;
-	err = hashmap__add(&p->location_index, hash, id_value(*id));
+	err = hashmap__add(&p->location_index, hash, hashmap_index_value(*id));
 	if (err) {
 		location_pop(p);
 		return err;
@@ -431,11 +413,11 @@ static uint64_t stack_hash(const struct profile_sample *s)
 }
 
 /* key: a profile_sample whose frames are compared */
-static bool stack_eq(const void *value, const void *key)
+static bool stack_eq(const void *profile, size_t id, const void *key)
 {
-	const struct id_key *k = key;
-	const struct stack *st = &k->p->stacks[id_of(value)];
-	const struct profile_sample *s = k->key;
+	const struct profile *p = profile;
+	const struct stack *st = &p->stacks[id];
+	const struct profile_sample *s = key;
 
 	return st->nr_user == s->nr_user && st->nr_kernel == s->nr_kernel &&
 	       !memcmp(st->ids, s->user, s->nr_user * sizeof(*s->user)) &&
@@ -461,7 +443,7 @@ static int stack_intern(struct profile *p, const struct profile_sample *s, const
 		return err;
 	st = &p->stacks[p->nr_stacks];
 	st->ids = malloc((nr_ids ? nr_ids : 1) * sizeof(*st->ids));
-	if (!st->ids || hashmap__add(&p->stack_index, hash, id_value(p->nr_stacks))) {
+	if (!st->ids || hashmap__add(&p->stack_index, hash, hashmap_index_value(p->nr_stacks))) {
 		free(st->ids);
 		return -ENOMEM;
 	}
@@ -487,10 +469,10 @@ static uint64_t sample_hash(const struct profile_sample *s)
 	return hash_frames(h, s);
 }
 
-static bool sample_eq(const void *value, const void *key)
+static bool sample_eq(const void *profile, size_t id, const void *key)
 {
-	const struct id_key *k = key;
-	const struct profile_sample *a = &k->p->samples[id_of(value)], *b = k->key;
+	const struct profile *p = profile;
+	const struct profile_sample *a = &p->samples[id], *b = key;
 
 	return a->pid == b->pid && a->tid == b->tid && a->flags == b->flags &&
 	       strncmp(a->comm, b->comm, sizeof(a->comm)) == 0 &&
@@ -523,7 +505,7 @@ static int sample_append(struct profile *p, const struct profile_sample *s, uint
 	if (!err)
 		err = stack_intern(p, s, &st);
 	if (!err)
-		err = hashmap__add(&p->sample_index, hash, id_value(p->nr_samples));
+		err = hashmap__add(&p->sample_index, hash, hashmap_index_value(p->nr_samples));
 	if (err)
 		return err;
 	n = &p->samples[p->nr_samples];

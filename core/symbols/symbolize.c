@@ -66,12 +66,6 @@ struct shared_index {
 	struct hashmap by_key; /* indexes into v */
 };
 
-/* What shared_eq() compares: the index and a key (id unset). */
-struct shared_lookup {
-	const struct shared_index *ix;
-	const struct shared_entry *key;
-};
-
 /*
  * Shared locations added and not symbolized yet, and the mapping (a copy:
  * the process's array moves; its path and file are the model's) each was
@@ -756,10 +750,10 @@ static uint64_t shared_hash(const struct model_image *image, uint64_t file_offse
 	return h ^ (h >> 31);
 }
 
-static bool shared_eq(const void *value, const void *key)
+/* key: a shared_entry, its id unset */
+static bool shared_eq(const void *index, size_t i, const void *key)
 {
-	const struct shared_lookup *l = key;
-	const struct shared_entry *a = &l->ix->v[hashmap_value_index(value)], *b = l->key;
+	const struct shared_entry *a = &((const struct shared_index *)index)->v[i], *b = key;
 
 	return a->image == b->image && a->file_offset == b->file_offset &&
 	       a->return_addr == b->return_addr;
@@ -785,13 +779,12 @@ static int shared_location(struct symbolizer *sym, struct profile *p, const stru
 		.file_offset = addr - m->map.start + m->map.offset,
 		.return_addr = return_addr,
 	};
-	const struct shared_lookup lookup = { ix, &key };
 	uint64_t hash = shared_hash(key.image, key.file_offset, return_addr);
-	const void *found = hashmap__find(&ix->by_key, hash, shared_eq, &lookup);
+	size_t found = hashmap__find_index(&ix->by_key, hash, shared_eq, ix, &key);
 	int err;
 
-	if (found) {
-		*id = ix->v[hashmap_value_index(found)].id;
+	if (found != HASHMAP_NO_INDEX) {
+		*id = ix->v[found].id;
 		return 0;
 	}
 	err = grow((void **)&pl->v, &pl->cap, pl->nr, sizeof(*pl->v));

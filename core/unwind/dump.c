@@ -120,12 +120,6 @@ struct rule_cache {
 	size_t pool_len, pool_cap;
 };
 
-/* What cached_rule_is() compares: the cache and a key. */
-struct rule_lookup {
-	const struct rule_cache *rc;
-	const struct rule_key *key;
-};
-
 static struct rule_cache *rule_cache__new(rule_format_fn *format)
 {
 	struct rule_cache *rc = calloc(1, sizeof(*rc));
@@ -169,11 +163,11 @@ static uint64_t rule_hash(const struct rule_key *k)
 	return hash_u64(a ^ (b * 0x9e3779b97f4a7c15ULL));
 }
 
-static bool cached_rule_is(const void *value, const void *key)
+static bool cached_rule_is(const void *cache, size_t i, const void *key)
 {
-	const struct rule_lookup *l = key;
+	const struct rule_cache *rc = cache;
 
-	return memcmp(&l->rc->rules[hashmap_value_index(value)].key, l->key, sizeof(*l->key)) == 0;
+	return memcmp(&rc->rules[i].key, key, sizeof(struct rule_key)) == 0;
 }
 
 static int pad_to(char *buf, int n, int col)
@@ -203,13 +197,12 @@ static const char *rule_cache__get(struct rule_cache *rc, const struct table_row
 				   char *scratch, int *len)
 {
 	struct rule_key k = rule_key_of(r);
-	const struct rule_lookup lookup = { rc, &k };
 	uint64_t hash = rule_hash(&k);
-	const void *found = hashmap__find(&rc->by_key, hash, cached_rule_is, &lookup);
+	size_t found = hashmap__find_index(&rc->by_key, hash, cached_rule_is, rc, &k);
 	struct cached_rule *c;
 
-	if (found) {
-		c = &rc->rules[hashmap_value_index(found)];
+	if (found != HASHMAP_NO_INDEX) {
+		c = &rc->rules[found];
 		*len = c->len;
 		return rc->pool + c->off;
 	}

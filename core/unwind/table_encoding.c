@@ -71,17 +71,9 @@ static uint64_t rule_hash(const struct unw_rule *r)
 	return hash_u64(w[0] ^ w[1] * 0x9e3779b97f4a7c15ULL);
 }
 
-/* What rule_dict_eq() compares: the dictionary's rules and a rule. */
-struct rule_lookup {
-	const struct unw_rule *rules;
-	const struct unw_rule *rule;
-};
-
-static bool rule_dict_eq(const void *value, const void *key)
+static bool rule_dict_eq(const void *rules, size_t i, const void *rule)
 {
-	const struct rule_lookup *l = key;
-
-	return memcmp(&l->rules[hashmap_value_index(value)], l->rule, sizeof(*l->rule)) == 0;
+	return memcmp(&((const struct unw_rule *)rules)[i], rule, sizeof(struct unw_rule)) == 0;
 }
 
 #define RULE_NOT_FOUND UINT32_MAX
@@ -89,10 +81,9 @@ static bool rule_dict_eq(const void *value, const void *key)
 /* The index of rule r (hash: rule_hash(r)) in d, or RULE_NOT_FOUND. */
 static uint32_t rule_dict__find(const struct rule_dict *d, const struct unw_rule *r, uint64_t hash)
 {
-	const struct rule_lookup lookup = { d->rules, r };
-	const void *found = hashmap__find(&d->by_rule, hash, rule_dict_eq, &lookup);
+	size_t i = hashmap__find_index(&d->by_rule, hash, rule_dict_eq, d->rules, r);
 
-	return found ? (uint32_t)hashmap_value_index(found) : RULE_NOT_FOUND;
+	return i == HASHMAP_NO_INDEX ? RULE_NOT_FOUND : (uint32_t)i;
 }
 
 /* Adds r, not there, at index d->nr: d->rules has room. */

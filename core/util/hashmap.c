@@ -49,6 +49,23 @@ void *hashmap__find(const struct hashmap *h, uint64_t hash, hashmap_eq_fn *eq, c
 	}
 }
 
+size_t hashmap__find_index(const struct hashmap *h, uint64_t hash, hashmap_index_eq_fn *eq,
+			   const void *ctx, const void *key)
+{
+	size_t mask = h->cap - 1;
+
+	if (!h->nr)
+		return HASHMAP_NO_INDEX;
+	for (size_t i = hash & mask;; i = (i + 1) & mask) {
+		const struct hashmap_slot *s = &h->slots[i];
+
+		if (!s->value)
+			return HASHMAP_NO_INDEX;
+		if (s->hash == hash && eq(ctx, hashmap_value_index(s->value), key))
+			return hashmap_value_index(s->value);
+	}
+}
+
 /* Puts value in the first empty slot from its place: the table has room. */
 static void hashmap__place(struct hashmap *h, uint64_t hash, void *value)
 {

@@ -10,6 +10,7 @@
  *
  *	struct hashmap h = {};
  *	v = hashmap__find(&h, hash, eq, key);	 NULL: none
+ *	i = hashmap__find_index(&h, hash, eq, ctx, key);	 of hashmap_index_value()s
  *	err = hashmap__add(&h, hash, v);	 0 or -ENOMEM
  *	hashmap__remove(&h, hash, v);		 while iterating: look at slot i again
  *	hashmap__shrink(&h);			 after many removals
@@ -55,6 +56,15 @@ typedef bool hashmap_eq_fn(const void *value, const void *key);
 
 /* The value under hash that eq says has key, or NULL. */
 void *hashmap__find(const struct hashmap *h, uint64_t hash, hashmap_eq_fn *eq, const void *key);
+
+/* Whether entry index of the array that ctx holds has key. */
+typedef bool hashmap_index_eq_fn(const void *ctx, size_t index, const void *key);
+
+#define HASHMAP_NO_INDEX SIZE_MAX
+
+/* In a table of indexes: the index under hash that eq says has key, or HASHMAP_NO_INDEX. */
+size_t hashmap__find_index(const struct hashmap *h, uint64_t hash, hashmap_index_eq_fn *eq,
+			   const void *ctx, const void *key);
 
 /* Adds value (not NULL) under hash; a value with the same key is the caller's to avoid. */
 int hashmap__add(struct hashmap *h, uint64_t hash, void *value);

@@ -3,7 +3,8 @@
  * The hash table of core/util/hashmap.h against a plain array of what was
  * added: random adds and removes, with hashes that collide on purpose, so
  * that runs wrap around the table's end and removals shift values back;
- * removals while the slots are walked, and the table shrunk after them.
+ * removals while the slots are walked, and the table shrunk after them; a
+ * table of indexes into an array.
  */
 #include <stdlib.h>
 
@@ -122,6 +123,33 @@ static void test_remove_while_walking(void)
 	free(items);
 }
 
+static bool key_at(const void *keys, size_t i, const void *key)
+{
+	return ((const uint64_t *)keys)[i] == *(const uint64_t *)key;
+}
+
+/* A table of indexes into an array: each key found at its index, a key not there at none. */
+static void test_find_index(void)
+{
+	uint64_t keys[300];
+	struct hashmap h = { 0 };
+	size_t bad = 0;
+	uint64_t absent = 1000;
+
+	for (size_t i = 0; i < 300; i++) {
+		keys[i] = i * 7;
+		bad += hashmap__add(&h, weak_hash(keys[i]), hashmap_index_value(i)) != 0;
+	}
+	for (size_t i = 0; i < 300; i++)
+		bad += hashmap__find_index(&h, weak_hash(keys[i]), key_at, keys, &keys[i]) != i;
+	bad += hashmap__find_index(&h, weak_hash(absent), key_at, keys, &absent) !=
+	       HASHMAP_NO_INDEX;
+	CHECK_EQ_INT(bad, 0);
+	hashmap__exit(&h);
+	CHECK(hashmap__find_index(&h, weak_hash(keys[0]), key_at, keys, &keys[0]) ==
+	      HASHMAP_NO_INDEX);
+}
+
 static void test_hashes(void)
 {
 	CHECK(hash_str("libc.so.6") == hash_bytes("libc.so.6", 9));
@@ -134,6 +162,7 @@ int main(void)
 {
 	RUN(test_against_array);
 	RUN(test_remove_while_walking);
+	RUN(test_find_index);
 	RUN(test_hashes);
 	return test_summary();
 }
