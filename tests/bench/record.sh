@@ -7,6 +7,8 @@
 # Usage (root): tests/bench/record.sh [BUILD_DIR]     (default: build)
 # Environment:  ROUNDS  work of the demo workload per run (default 20)
 #               REPEAT  runs of each configuration, the median is kept (default 3)
+#               RATES   sampling rates in Hz, the highest last (default "99 999");
+#                       a high rate (4999) shows what a sample costs the target
 #
 # The workload is tests/workloads/demo with a fixed amount of work (ROUNDS),
 # not a fixed duration, so a slowdown shows as a longer run; demo prints its
@@ -15,20 +17,25 @@
 # the median target CPU time is shown (CPU time, because on a shared machine
 # the wall time mostly measures the other load). Measured:
 #
-#   target slowdown      target wall and CPU time under unwprof at 99 Hz and
-#                        999 Hz, and under perf record --call-graph dwarf at
-#                        the same rates, divided by the time without profiling
+#   target slowdown      target wall and CPU time under unwprof and under
+#                        perf record --call-graph dwarf at each rate, and under
+#                        perf record with no stacks at the highest rate (the
+#                        cost of the sampling interrupt alone, the floor),
+#                        divided by the time without profiling. Each run is
+#                        also paired with the run without profiler of the same
+#                        alternation: median, mean and range of the ratios
 #   BPF ns per sample    with kernel.bpf_stats_enabled=1 (restored afterwards):
 #                        run_time_ns / run_cnt of unwprof's perf_event program
-#                        (the counters `bpftool prog show` prints), last read
-#                        before the target exits; runs count every sample on
+#                        (the counters `bpftool prog show` prints), as its
+#                        --stats-json gives them; runs count every sample on
 #                        every CPU, the target's or not
 #   end to output        from the target's exit to unwprof's exit, when the
 #                        folded output is written (for perf: `perf script`,
 #                        which is what turns perf.data into stacks)
-#   peak RSS             VmHWM of the unwprof process (its child excluded)
-#   BPF map memory       sum of the memlock of the maps unwprof holds (what
-#                        `bpftool map show` prints as memlock)
+#   peak RSS             VmHWM of the unwprof process (its child excluded),
+#                        --stats-json's peak_rss_bytes
+#   BPF map memory       sum of the memlock of unwprof's maps at their
+#                        fullest, --stats-json's bpf_map_bytes
 #   output size          folded output of unwprof, perf.data of perf
 #   start to sampling    from unwprof's start to its first sample (the perf
 #                        events attached, the command let go), as -v prints
@@ -36,13 +43,14 @@
 #                        the goal is 200 ms for a program using libc only
 #
 # Needs root, python3 and perf (Debian: linux-perf). It is not run by
-# `meson test`: it takes REPEAT x 5 runs of the workload plus the profilers'
+# `meson test`: it takes REPEAT x (2 x rates + 2) runs of the workload plus the profilers'
 # start-up and output.
 set -euo pipefail
 
 build=${1:-build}
 rounds=${ROUNDS:-20}
 repeat=${REPEAT:-3}
+rates=${RATES:-99 999}
 unwprof=$build/cmd/unwprof
 demo=$build/tests/workloads/demo
 
@@ -77,86 +85,51 @@ now() {
 }
 
 
-# watch_target PID OUT: follows unwprof (PID) while it records demo, its
-# child, polling every 5 ms, and writes to OUT one line
-#   "TARGET_EXIT_TIME NS_PER_SAMPLE RUNS MAP_BYTES PEAK_RSS_KIB"
-# once PID has exited. The BPF figures are the ones `bpftool prog show` and
-# `bpftool map show` print (run_time_ns, run_cnt, memlock), read from
-# /proc/PID/fdinfo of the fds unwprof holds: that names unwprof's own
-# objects even while other BPF tools run, and the last reading before the
-# target exits covers all of its samples. Runs in the background.
+# watch_target PID OUT: waits, without polling, for the exit of demo, the
+# child of unwprof (PID), and writes its time to OUT. It looks for the child
+# every 5 ms until it finds it (unwprof starts it before its tables are
+# built), then blocks on a pidfd: a watcher that polled all through the run
+# would take the other CPU's time from under the target, which perf's runs
+# do not have. Runs in the background.
 watch_target() {
 	python3 - "$1" "$2" << 'EOF'
-import os, sys, time
+import os, select, sys, time
 pid, out = sys.argv[1], sys.argv[2]
 
-child = None
-
-def stat(task):
-    """(comm, state, ppid) of a task."""
-    text = open(f"/proc/{task}/stat").read()
-    rest = text[text.rindex(")") + 2:].split()
-    return text[text.index("(") + 1:text.rindex(")")], rest[0], rest[1]
-
-def child_state():
-    """State of demo, the child of pid; None once it is gone."""
-    global child
-    if child is None:
-        for task in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                comm, _, ppid = stat(task)
-            except (OSError, ValueError):
-                continue
-            if ppid == pid and comm == "demo":
-                child = task
-                break
-        if child is None:
-            return None
-    try:
-        return stat(child)[1]
-    except (OSError, ValueError):
-        return None
-
-def bpf_figures():
-    ns = runs = 0
-    maps = {}
-    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
-        fields = {}
-        for line in open(f"/proc/{pid}/fdinfo/{fd}"):
-            key, _, value = line.partition(":")
-            fields[key] = value.strip()
-        if "link_id" in fields:
+def child_of(parent):
+    """The pid of demo, the child of parent, or None."""
+    for task in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            text = open(f"/proc/{task}/stat").read()
+        except OSError:
             continue
-        if fields.get("prog_type") == "7":      # BPF_PROG_TYPE_PERF_EVENT
-            ns += int(fields.get("run_time_ns", 0))
-            runs += int(fields.get("run_cnt", 0))
-        if "map_id" in fields:
-            maps[fields["map_id"]] = int(fields.get("memlock", 0))
-    return ns, runs, sum(maps.values())
+        rest = text[text.rindex(")") + 2:].split()
+        if rest[1] == parent and text[text.index("(") + 1:text.rindex(")")] == "demo":
+            return int(task)
+    return None
 
-seen_child = False
-end = None
-figures = (0, 0, 0)
-hwm = 0
-while True:
+child = None
+while child is None and os.path.exists(f"/proc/{pid}"):
+    child = child_of(pid)
+    if child is None:
+        time.sleep(0.005)
+end = 0.0
+if child is not None:
     try:
-        state = child_state()
-        if end is None:
-            if state is not None and state != "Z":
-                seen_child = True
-                figures = bpf_figures()
-            elif seen_child:
-                end = time.time()
-        for line in open(f"/proc/{pid}/status"):
-            if line.startswith("VmHWM:"):
-                hwm = int(line.split()[1])
-    except (OSError, ValueError):
-        if not os.path.exists(f"/proc/{pid}"):
-            break
-    time.sleep(0.005)
-ns, runs, mem = figures
-print(f"{end or 0:.6f}", f"{ns / runs:.0f}" if runs else "n/a", runs, mem, hwm, file=open(out, "w"))
+        fd = os.pidfd_open(child)
+        select.select([fd], [], [])
+        end = time.time()
+    except ProcessLookupError:
+        pass
+print(f"{end:.6f}", file=open(out, "w"))
 EOF
+}
+
+# stats_field FILE KEY: a field of unwprof's --stats-json, "-" when null.
+stats_field() {
+	python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))[sys.argv[2]]
+print("-" if v is None else (round(v) if isinstance(v, float) else v))' "$1" "$2"
 }
 
 # Each run_* prints one line: "WALL CPU END_TO_OUTPUT OUTPUT_BYTES PEAK_RSS_KIB
@@ -168,10 +141,10 @@ run_plain() {
 }
 
 run_unwprof() {
-	local freq=$1 p=$tmp/unwprof pid end_run end_out ns runs mem hwm
+	local freq=$1 p=$tmp/unwprof pid end_run end_out
 
-	"$unwprof" record --quiet -v -F "$freq" -o "$p.folded" -- "$demo" "$rounds" \
-		> "$p.out" 2> "$p.err" &
+	"$unwprof" record --quiet -v -F "$freq" -o "$p.folded" --stats-json "$p.json" \
+		-- "$demo" "$rounds" > "$p.out" 2> "$p.err" &
 	pid=$!
 	watch_target "$pid" "$p.watch" &
 	if ! wait "$pid"; then
@@ -180,10 +153,14 @@ run_unwprof() {
 	fi
 	end_out=$(now)
 	wait
-	read -r end_run ns runs mem hwm < "$p.watch"
+	read -r end_run < "$p.watch"
 	echo "$(target_time "$p.err")" \
 		"$(awk -v a="$end_run" -v b="$end_out" 'BEGIN { printf "%.3f", b - a }')" \
-		"$(stat -c %s "$p.folded")" "$hwm" "$ns" "$runs" "$mem" \
+		"$(stat -c %s "$p.folded")" \
+		"$(($(stats_field "$p.json" peak_rss_bytes) / 1024))" \
+		"$(stats_field "$p.json" bpf_ns_per_sample)" \
+		"$(stats_field "$p.json" samples)" \
+		"$(stats_field "$p.json" bpf_map_bytes)" \
 		"$(sed -n 's/^unwprof: sampling .*(\([0-9]*\) ms to start)$/\1/p' "$p.err")"
 }
 
@@ -201,12 +178,32 @@ run_perf() {
 		"$(stat -c %s "$p.data")" - - - - -
 }
 
-configs=(plain u99 p99 u999 p999)
+# The cost of sampling alone, with no stack: perf's event, the same timer
+# interrupt both profilers take, its sample only the registers. On a virtual
+# machine the interrupt is most of a sample's cost.
+run_perf_no_stacks() {
+	local freq=$1 p=$tmp/perfn
+
+	perf record -q -F "$freq" -o "$p.data" -- "$demo" "$rounds" > "$p.out" 2> "$p.err" ||
+		die "perf record failed: $(cat "$p.err")"
+	echo "$(target_time "$p.err")" - "$(stat -c %s "$p.data")" - - - - -
+}
+
+configs=(plain)
+titles=("no profiler")
+for rate in $rates; do
+	configs+=("u$rate" "p$rate")
+	titles+=("unwprof $rate" "perf $rate")
+done
+top=${rates##* }
+configs+=("n$top")
+titles+=("no stacks $top")
 run_config() {
 	case $1 in
 	plain) run_plain ;;
 	u*) run_unwprof "${1#u}" ;;
 	p*) run_perf "${1#p}" ;;
+	n*) run_perf_no_stacks "${1#n}" ;;
 	esac
 }
 
@@ -230,24 +227,50 @@ ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b > 0) printf "%.4g", a / b; else print "-" }'
 }
 line() {
-	printf '%-26s %11s %11s %11s %11s %11s\n' "$@"
+	printf '%-26s' "$1"
+	shift
+	printf ' %13s' "$@"
+	echo
 }
 # line_of TITLE COLUMN: that column of every configuration.
 line_of() {
-	line "$1" "$(col plain "$2")" "$(col u99 "$2")" "$(col p99 "$2")" "$(col u999 "$2")" \
-		"$(col p999 "$2")"
+	local c cells=()
+
+	for c in "${configs[@]}"; do
+		cells+=("$(col "$c" "$2")")
+	done
+	line "$1" "${cells[@]}"
 }
 # slowdown_of TITLE COLUMN: that column of every configuration over the baseline's.
 slowdown_of() {
-	local base
+	local base c cells=()
 
 	base=$(col plain "$2")
-	line "$1" "1" "$(ratio "$(col u99 "$2")" "$base")" "$(ratio "$(col p99 "$2")" "$base")" \
-		"$(ratio "$(col u999 "$2")" "$base")" "$(ratio "$(col p999 "$2")" "$base")"
+	for c in "${configs[@]}"; do
+		cells+=("$(ratio "$(col "$c" "$2")" "$base")")
+	done
+	line "$1" "${cells[@]}"
+}
+
+# paired: each configuration's CPU time over that of the run without
+# profiler in the same alternation, as median, mean and range: a change of
+# the machine's pace during the benchmark moves both runs of a pair.
+paired() {
+	local i
+
+	echo
+	echo "target CPU time over the run without profiler of the same alternation"
+	for ((i = 1; i < ${#configs[@]}; i++)); do
+		paste "$tmp/runs.plain" "$tmp/runs.${configs[i]}" | python3 -c '
+import statistics, sys
+r = sorted(float(l.split()[10]) / float(l.split()[1]) for l in sys.stdin)
+print(f"  {sys.argv[1]:<14} median {statistics.median(r):.3f}, mean {statistics.mean(r):.3f},"
+      f" range {r[0]:.3f}-{r[-1]:.3f}")' "${titles[i]}"
+	done
 }
 
 echo
-line "" "no profiler" "unwprof 99" "perf 99" "unwprof 999" "perf 999"
+line "" "${titles[@]}"
 line_of "target wall time (s)" 1
 line_of "target CPU time (s)" 2
 slowdown_of "slowdown, wall (x)" 1
@@ -256,10 +279,11 @@ line_of "end to output (s)" 3
 line_of "output size (bytes)" 4
 line_of "unwprof peak RSS (KiB)" 5
 line_of "BPF ns per sample" 6
-line_of "BPF program runs" 7
+line_of "samples" 7
 line_of "BPF map memory (bytes)" 8
 line_of "start to sampling (ms)" 9
 echo
-echo "unwprof / perf at 999 Hz: end to output $(ratio "$(col u999 3)" "$(col p999 3)")," \
-	"output size $(ratio "$(col u999 4)" "$(col p999 4)")," \
-	"target CPU time $(ratio "$(col u999 2)" "$(col p999 2)")"
+echo "unwprof / perf at $top Hz: end to output $(ratio "$(col "u$top" 3)" "$(col "p$top" 3)")," \
+	"output size $(ratio "$(col "u$top" 4)" "$(col "p$top" 4)")," \
+	"target CPU time $(ratio "$(col "u$top" 2)" "$(col "p$top" 2)")"
+paired
