@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cfi.h"
+#include "../util/big_alloc.h"
 #include "../util/leb128.h"
 #include "../util/log.h"
 
@@ -997,7 +998,7 @@ static int cfi_parse_fdes(struct cfi *cfi, size_t nr)
 	uint64_t off = 0;
 	const char *why;
 
-	cfi->fdes = calloc(nr ? nr : 1, sizeof(*cfi->fdes));
+	cfi->fdes = big_alloc((nr ? nr : 1) * sizeof(*cfi->fdes), &cfi->fdes_mapped);
 	if (!cfi->fdes)
 		return -ENOMEM;
 	while (next_entry(cfi, &off, &e) > 0 && cfi->nr_fdes < nr) {
@@ -1047,6 +1048,6 @@ void cfi__free(struct cfi *cfi)
 	if (!cfi)
 		return;
 	free(cfi->cies);
-	free(cfi->fdes);
+	big_free(cfi->fdes, cfi->fdes_mapped);
 	free(cfi);
 }

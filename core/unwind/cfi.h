@@ -114,6 +114,7 @@ struct cfi {
 	struct cfi_cie *cies; /* sorted by offset */
 	size_t nr_cies;
 	struct cfi_fde *fdes; /* in section order */
+	size_t fdes_mapped;   /* of fdes: util/big_alloc.h */
 	size_t nr_fdes;
 	size_t nr_bad; /* FDEs skipped as malformed */
 	uint64_t first_bad_off;

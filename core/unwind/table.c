@@ -23,11 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "cfi.h"
 #include "../elf/elf.h"
 #include "../elf/gopclntab.h"
+#include "../util/big_alloc.h"
 #include "../util/leb128.h"
 #include "../util/log.h"
 #include "table.h"
@@ -75,6 +75,7 @@ struct piece {
 struct pieces {
 	struct piece *v;
 	size_t nr;
+	size_t mapped; /* of v: util/big_alloc.h */
 };
 
 struct builder {
@@ -420,36 +421,10 @@ static bool same_rules(const struct table_row *a, const struct table_row *b)
 	return !memcmp(&a->cfa_off, &b->cfa_off, sizeof(*a) - sizeof(a->pc));
 }
 
-/*
- * Rows of a large table get a mapping of their own with transparent huge
- * pages: first touching 15 MB of rows page by page costs more than parsing
- * the CFI that fills them.
- */
-#define ROWS_HUGE (2u << 20)
-
+/* Room for cap rows: a large table's in huge pages of their own (util/big_alloc.h). */
 static struct table_row *rows_alloc(size_t cap, size_t *mapped)
 {
-	size_t bytes = cap * sizeof(struct table_row);
-	void *p;
-
-	*mapped = 0;
-	if (bytes < ROWS_HUGE)
-		return malloc(bytes);
-	bytes = (bytes + ROWS_HUGE - 1) & ~(size_t)(ROWS_HUGE - 1);
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	madvise(p, bytes, MADV_HUGEPAGE);
-	*mapped = bytes;
-	return p;
-}
-
-static void rows_free(struct table_row *rows, size_t mapped)
-{
-	if (mapped)
-		munmap(rows, mapped);
-	else
-		free(rows);
+	return big_alloc(cap * sizeof(struct table_row), mapped);
 }
 
 /* Grows t's rows to cap, keeping nr_rows of them. */
@@ -458,18 +433,11 @@ static int rows_grow(struct unwind_table *t, size_t cap)
 	struct table_row *rows;
 	size_t mapped;
 
-	if (!t->rows_mapped && cap * sizeof(*rows) < ROWS_HUGE) {
-		rows = realloc(t->rows, cap * sizeof(*rows));
-		if (!rows)
-			return -ENOMEM;
-		t->rows = rows;
-		return 0;
-	}
 	rows = rows_alloc(cap, &mapped);
 	if (!rows)
 		return -ENOMEM;
 	memcpy(rows, t->rows, t->nr_rows * sizeof(*rows));
-	rows_free(t->rows, t->rows_mapped);
+	big_free(t->rows, t->rows_mapped);
 	t->rows = rows;
 	t->rows_mapped = mapped;
 	return 0;
@@ -478,21 +446,7 @@ static int rows_grow(struct unwind_table *t, size_t cap)
 /* Gives back what the estimate reserved beyond the rows. */
 static void rows_trim(struct unwind_table *t)
 {
-	size_t used = (t->nr_rows + 1) * sizeof(*t->rows);
-	struct table_row *rows;
-
-	if (t->rows_mapped) {
-		size_t keep = (used + 4095) & ~(size_t)4095;
-
-		if (keep < t->rows_mapped) {
-			munmap((char *)t->rows + keep, t->rows_mapped - keep);
-			t->rows_mapped = keep;
-		}
-		return;
-	}
-	rows = realloc(t->rows, used);
-	if (rows)
-		t->rows = rows;
+	t->rows = big_trim(t->rows, (t->nr_rows + 1) * sizeof(*t->rows), &t->rows_mapped);
 }
 
 static int builder_push(struct builder *b, const struct table_row *r)
@@ -559,10 +513,10 @@ static int piece_cmp(const void *pa, const void *pb)
 static int pieces_sort(struct pieces *ps)
 {
 	struct piece *tmp, *src = ps->v, *dst;
-	size_t n = ps->nr, i, lo, mid, hi, a, b;
+	size_t n = ps->nr, i, lo, mid, hi, a, b, mapped;
 	bool merged = true;
 
-	tmp = malloc(n * sizeof(*tmp));
+	tmp = big_alloc(n * sizeof(*tmp), &mapped);
 	if (!tmp)
 		return -ENOMEM;
 	dst = tmp;
@@ -590,10 +544,11 @@ static int pieces_sort(struct pieces *ps)
 	}
 	/* src holds the sorted pieces */
 	if (src != ps->v) {
-		free(ps->v);
+		big_free(ps->v, ps->mapped);
 		ps->v = src;
+		ps->mapped = mapped;
 	} else {
-		free(dst);
+		big_free(dst, mapped);
 	}
 	return 0;
 }
@@ -620,7 +575,7 @@ static int section_pieces(struct builder *b, struct cfi *cfi, const struct elf_l
 	size_t i;
 
 	out->nr = 0;
-	out->v = malloc((cfi->nr_fdes ? cfi->nr_fdes : 1) * sizeof(*out->v));
+	out->v = big_alloc((cfi->nr_fdes ? cfi->nr_fdes : 1) * sizeof(*out->v), &out->mapped);
 	if (!out->v)
 		return -ENOMEM;
 	for (i = 0; i < cfi->nr_fdes; i++) {
@@ -700,15 +655,15 @@ static int pieces_merge(struct pieces *cov, const struct pieces *add)
 {
 	struct pieces out = { 0 };
 	struct piece *m;
-	size_t i = 0, j = 0, n = 0;
+	size_t i = 0, j = 0, n = 0, mapped;
 
-	out.v = malloc((add->nr + cov->nr + 1) * sizeof(*out.v));
+	out.v = big_alloc((add->nr + cov->nr + 1) * sizeof(*out.v), &out.mapped);
 	if (!out.v)
 		return -ENOMEM;
 	pieces_subtract(add, cov, &out);
-	m = malloc((cov->nr + out.nr + 1) * sizeof(*m));
+	m = big_alloc((cov->nr + out.nr + 1) * sizeof(*m), &mapped);
 	if (!m) {
-		free(out.v);
+		big_free(out.v, out.mapped);
 		return -ENOMEM;
 	}
 	/* both sorted and disjoint */
@@ -718,10 +673,11 @@ static int pieces_merge(struct pieces *cov, const struct pieces *add)
 		else
 			m[n++] = out.v[j++];
 	}
-	free(out.v);
-	free(cov->v);
+	big_free(out.v, out.mapped);
+	big_free(cov->v, cov->mapped);
 	cov->v = m;
 	cov->nr = n;
+	cov->mapped = mapped;
 	return 0;
 }
 
@@ -814,12 +770,12 @@ static int table_fill(struct builder *b, struct cfi **cfis, size_t nr,
 			goto cleanup;
 		pieces_clip_overlaps(b, &add);
 		if (!cov.nr) {
-			free(cov.v);
+			big_free(cov.v, cov.mapped);
 			cov = add;
 			add.v = NULL;
 		} else {
 			err = pieces_merge(&cov, &add);
-			free(add.v);
+			big_free(add.v, add.mapped);
 			add.v = NULL;
 			if (err)
 				goto cleanup;
@@ -847,8 +803,8 @@ static int table_fill(struct builder *b, struct cfi **cfis, size_t nr,
 	if (!err && b->t->nr_rows < b->cap)
 		rows_trim(b->t);
 cleanup:
-	free(cov.v);
-	free(add.v);
+	big_free(cov.v, cov.mapped);
+	big_free(add.v, add.mapped);
 	return err;
 }
 
@@ -908,6 +864,7 @@ cleanup:
 struct merge {
 	struct table_row *v;
 	size_t nr;
+	size_t mapped; /* of v: util/big_alloc.h */
 	uint64_t base;
 };
 
@@ -970,9 +927,9 @@ static int merge_base(const struct unwind_table *t, const struct go_rows *g, uin
 /* The merged rows in place of t's, and their counts by reason. */
 static void merge_install(struct unwind_table *t, struct merge *m)
 {
-	rows_free(t->rows, t->rows_mapped);
+	big_free(t->rows, t->rows_mapped);
 	t->rows = m->v;
-	t->rows_mapped = 0;
+	t->rows_mapped = m->mapped;
 	t->nr_rows = m->nr;
 	t->base = m->base;
 	memset(t->unsupported, 0, sizeof(t->unsupported));
@@ -999,7 +956,7 @@ int unwind_table__add_go(struct unwind_table *t, const struct gopclntab *g,
 	err = merge_base(t, &gr, &m.base);
 	if (err)
 		goto cleanup;
-	m.v = malloc((t->nr_rows + gr.nr + 1) * sizeof(*m.v));
+	m.v = big_alloc((t->nr_rows + gr.nr + 1) * sizeof(*m.v), &m.mapped);
 	if (!m.v) {
 		err = -ENOMEM;
 		goto cleanup;
@@ -1062,7 +1019,7 @@ int unwind_table__add_rows(struct unwind_table *t, const struct table_row *add, 
 		if (!same_rules(&rows[i], &rows[k - 1]))
 			rows[k++] = rows[i];
 	nr = k;
-	rows_free(t->rows, t->rows_mapped);
+	big_free(t->rows, t->rows_mapped);
 	t->rows = rows;
 	t->rows_mapped = mapped;
 	t->nr_rows = nr;
@@ -1222,13 +1179,13 @@ void unwind_table__free(struct unwind_table *t)
 {
 	if (!t)
 		return;
-	rows_free(t->rows, t->rows_mapped);
+	big_free(t->rows, t->rows_mapped);
 	free(t);
 }
 
 void unwind_table__release_rows(struct unwind_table *t)
 {
-	rows_free(t->rows, t->rows_mapped);
+	big_free(t->rows, t->rows_mapped);
 	t->rows = NULL;
 	t->rows_mapped = 0;
 }

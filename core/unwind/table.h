@@ -61,7 +61,7 @@ struct unwind_table {
 	size_t nr_fdes;		      /* FDEs that contributed rows */
 	unsigned int sources;	      /* TABLE_SRC_* */
 	size_t unsupported[UNW_R_NR]; /* rows per reason */
-	size_t rows_mapped;	      /* bytes of rows in a mapping of their own; 0: malloc'ed */
+	size_t rows_mapped;	      /* of rows: util/big_alloc.h */
 	size_t nr_bad_fdes;	      /* malformed FDEs skipped (warned about) */
 	size_t nr_overlaps;	      /* FDEs clipped or dropped: overlapping another one */
 	size_t nr_go_funcs;	      /* Go functions described by their SP deltas */

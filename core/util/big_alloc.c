@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "big_alloc.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* A transparent huge page: arrays of at least one get a mapping of their own. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void *big_alloc(size_t bytes, size_t *mapped)
+{
+	size_t len = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	uint8_t *p, *aligned;
+	size_t head;
+
+	*mapped = 0;
+	if (bytes < HUGE_PAGE)
+		return calloc(1, bytes ? bytes : 1);
+	/*
+	 * One huge page more than needed, so that the array can start at a
+	 * huge page's boundary whatever address the kernel gives; what is
+	 * before and after is given back.
+	 */
+	p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	aligned = (uint8_t *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+	head = (size_t)(aligned - p);
+	if (head)
+		munmap(p, head);
+	munmap(aligned + len, HUGE_PAGE - head);
+	madvise(aligned, len, MADV_HUGEPAGE);
+	*mapped = len;
+	return aligned;
+}
+
+void *big_trim(void *p, size_t used, size_t *mapped)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), keep;
+	void *q;
+
+	if (!*mapped) {
+		q = realloc(p, used ? used : 1);
+		return q ? q : p;
+	}
+	keep = (used + page - 1) & ~(page - 1);
+	if (keep && keep < *mapped) {
+		munmap((uint8_t *)p + keep, *mapped - keep);
+		*mapped = keep;
+	}
+	return p;
+}
+
+void big_free(void *p, size_t mapped)
+{
+	if (p && mapped)
+		munmap(p, mapped);
+	else
+		free(p);
+}

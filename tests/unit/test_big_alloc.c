@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Large arrays (core/util/big_alloc.h): zeroed, in a mapping of their own
+ * that starts at a huge page's boundary from 2 MiB on and from malloc()
+ * below, every byte writable, and a trim keeps the contents it keeps and
+ * gives back the pages past them (msync() finds nothing mapped there).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "core/util/big_alloc.h"
+#include "test.h"
+
+#define MIB ((size_t)1 << 20)
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* Whether the page at p is mapped: msync() fails with ENOMEM where nothing is. */
+static bool page_mapped(const void *p)
+{
+	return msync((void *)((uintptr_t)p & ~(uintptr_t)4095), 4096, MS_ASYNC) == 0 ||
+	       errno != ENOMEM;
+}
+
+static void check_small(void)
+{
+	size_t mapped = 1;
+	uint8_t *p = big_alloc(1000, &mapped);
+
+	CHECK(p && mapped == 0);
+	if (!p)
+		return;
+	CHECK(all_zero(p, 1000));
+	memset(p, 0xab, 1000);
+	p = big_trim(p, 10, &mapped);
+	CHECK(p && mapped == 0 && p[9] == 0xab);
+	big_free(p, mapped);
+	big_free(big_alloc(0, &mapped), mapped);
+}
+
+static void check_large(size_t bytes)
+{
+	size_t mapped = 0;
+	uint8_t *p = big_alloc(bytes, &mapped);
+
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	CHECK(((uintptr_t)p & (2 * MIB - 1)) == 0);
+	CHECK(mapped >= bytes && mapped % (2 * MIB) == 0 && mapped - bytes < 2 * MIB);
+	CHECK(page_mapped(p) && page_mapped(p + mapped - 1));
+	CHECK(all_zero(p, bytes));
+	for (size_t i = 0; i < bytes; i += 4096)
+		p[i] = (uint8_t)(i >> 12);
+	p[bytes - 1] = 0x5a;
+	p = big_trim(p, bytes / 3, &mapped);
+	CHECK(mapped >= bytes / 3 && mapped < bytes / 3 + 4096);
+	CHECK(page_mapped(p + mapped - 1) && !page_mapped(p + mapped));
+	for (size_t i = 0; i < bytes / 3; i += 4096)
+		CHECK(p[i] == (uint8_t)(i >> 12));
+	big_free(p, mapped);
+}
+
+static void test_sizes(void)
+{
+	check_small();
+	check_large(2 * MIB);
+	check_large(5 * MIB + 123);
+	check_large(17 * MIB);
+}
+
+/* Nothing to free: what a failed build's cleanup passes. */
+static void test_free_null(void)
+{
+	big_free(NULL, 0);
+	big_free(NULL, 4096);
+}
+
+int main(void)
+{
+	RUN(test_sizes);
+	RUN(test_free_null);
+	return test_summary();
+}
