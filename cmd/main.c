@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "../core/util/big_alloc.h"
 #include "../core/util/common.h"
 #include "../core/util/log.h"
 
@@ -189,6 +190,7 @@ int main(int argc, char **argv)
 	const struct unwprof_cmd *cmd;
 	char *name;
 
+	big_heap_begin();
 	argp_err_exit_status = EXIT_USAGE;
 	if (argp_parse(&main_argp, argc, argv, ARGP_IN_ORDER, NULL, &args))
 		return EXIT_USAGE;

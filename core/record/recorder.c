@@ -19,6 +19,7 @@
 #include "proc_times.h"
 #include "profile_writer.h"
 #include "sudo_user.h"
+#include "../util/big_alloc.h"
 #include "../util/common.h"
 #include "../util/log.h"
 #include "../elf/debuginfod.h"
@@ -680,6 +681,8 @@ static int sample_until_end(struct recorder *r, const struct recorder_hooks *hoo
 	r->start_ns = wall_ns();
 	if (hooks->started)
 		hooks->started(hooks->ctx, now() - r->t0);
+	/* The start is done: what a long run allocates and frees goes back to the system. */
+	big_heap_end();
 	while (!exiting && !r->err && !child_exited(r) && !pid_targets__exited(&r->targets)) {
 		timeout = POLL_MS;
 		if (r->opts.duration > 0) {

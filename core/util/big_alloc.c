@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "big_alloc.h"
 
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -8,6 +9,13 @@
 
 /* A transparent huge page: arrays of at least one get a mapping of their own. */
 #define HUGE_PAGE ((size_t)2 << 20)
+
+/* Blocks malloc() serves from its heap while it is in huge pages: glibc's largest. */
+#define HEAP_BLOCK_MAX (32 << 20)
+/* How much the heap grows at a time then: room for the start of a run. */
+#define HEAP_PAD (64 << 20)
+/* glibc's defaults for the three (mallopt(3)). */
+#define MALLOC_DEFAULT (128 << 10)
 
 void *big_alloc(size_t bytes, size_t *mapped)
 {
@@ -59,4 +67,27 @@ void big_free(void *p, size_t mapped)
 		munmap(p, mapped);
 	else
 		free(p);
+}
+
+bool big_heap_begin(void)
+{
+	uintptr_t lo, hi;
+	void *volatile grow; /* volatile: a malloc() and free() of nothing is not left out */
+
+	if (!mallopt(M_MMAP_THRESHOLD, HEAP_BLOCK_MAX) || !mallopt(M_TOP_PAD, HEAP_PAD))
+		return false;
+	/* A block the heap has no room for makes it grow by the pad, which is then advised. */
+	lo = (uintptr_t)sbrk(0);
+	grow = malloc(HUGE_PAGE);
+	free(grow);
+	hi = (uintptr_t)sbrk(0);
+	lo = (lo + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	return hi > lo && madvise((void *)lo, hi - lo, MADV_HUGEPAGE) == 0;
+}
+
+void big_heap_end(void)
+{
+	mallopt(M_MMAP_THRESHOLD, MALLOC_DEFAULT);
+	mallopt(M_TOP_PAD, MALLOC_DEFAULT);
+	malloc_trim(0);
 }

@@ -14,10 +14,19 @@
  *
  * mapped is the size of the mapping, or 0 when the array is malloc()'s:
  * big_free() of an array with mapped 0 is free().
+ *
+ * The arrays of the libraries (libbpf reads the kernel's BTF, 5 MB, and
+ * copies it, in every run) are malloc()'s to place: between
+ * big_heap_begin() and big_heap_end() malloc() serves blocks up to 32 MiB
+ * from its heap, which is advised for huge pages, where it would map each
+ * of them in 4 KiB pages of its own (3,600 page faults at record's start,
+ * 600 so). After, its own ways again, and the heap's free memory given
+ * back, so that a long run keeps no more than before.
  */
 #ifndef UNWPROF_BIG_ALLOC_H
 #define UNWPROF_BIG_ALLOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* An array of bytes, zeroed; *mapped says where it lives. NULL when out of memory. */
@@ -27,5 +36,14 @@ void *big_alloc(size_t bytes, size_t *mapped);
 void *big_trim(void *p, size_t used, size_t *mapped);
 
 void big_free(void *p, size_t mapped);
+
+/*
+ * malloc() in huge pages, from the start of a command (main() calls it).
+ * False when malloc() is not glibc's to tune (a sanitizer's, valgrind's).
+ */
+bool big_heap_begin(void);
+
+/* malloc()'s defaults again, and its free memory given back: once a command's start is done. */
+void big_heap_end(void);
 
 #endif

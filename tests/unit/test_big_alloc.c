@@ -3,7 +3,9 @@
  * Large arrays (core/util/big_alloc.h): zeroed, in a mapping of their own
  * that starts at a huge page's boundary from 2 MiB on and from malloc()
  * below, every byte writable, and a trim keeps the contents it keeps and
- * gives back the pages past them (msync() finds nothing mapped there).
+ * gives back the pages past them (msync() finds nothing mapped there);
+ * and malloc()'s large blocks in its heap, advised for huge pages, only
+ * while a command starts.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/util/big_alloc.h"
 #include "test.h"
@@ -80,6 +83,59 @@ static void test_sizes(void)
 	check_large(17 * MIB);
 }
 
+/* Whether the mapping holding p is advised for huge pages: "hg" in its VmFlags of smaps. */
+static bool advised_huge(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	unsigned long lo, hi;
+	bool inside = false, hg = false;
+	char line[512];
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (inside && strncmp(line, "VmFlags:", 8) == 0)
+			hg = strstr(line, " hg") != NULL;
+	}
+	fclose(f);
+	return hg;
+}
+
+/*
+ * Blocks of megabytes from malloc() come from its heap, advised for huge
+ * pages, between big_heap_begin() and big_heap_end(); after, from mappings
+ * of their own again, as glibc's defaults have it.
+ */
+static void test_heap(void)
+{
+	uint8_t *during, *after;
+
+	if (!big_heap_begin()) {
+		fprintf(stderr,
+			"malloc() is not glibc's (a sanitizer's?): its heap is not tuned\n");
+		return;
+	}
+	during = malloc(6 * MIB);
+	CHECK(during != NULL);
+	if (during) {
+		memset(during, 1, 6 * MIB);
+		CHECK((void *)during < sbrk(0));
+		CHECK(advised_huge(during + 3 * MIB));
+	}
+	big_heap_end();
+	after = malloc(6 * MIB);
+	CHECK(after != NULL);
+	if (after) {
+		memset(after, 2, 6 * MIB);
+		CHECK(!advised_huge(after + 3 * MIB));
+		CHECK(during == NULL || during[6 * MIB - 1] == 1);
+	}
+	free(during);
+	free(after);
+}
+
 /* Nothing to free: what a failed build's cleanup passes. */
 static void test_free_null(void)
 {
@@ -91,5 +147,6 @@ int main(void)
 {
 	RUN(test_sizes);
 	RUN(test_free_null);
+	RUN(test_heap);
 	return test_summary();
 }
