@@ -52,33 +52,30 @@ static const char *arch_name(int machine)
 	return machine == EM_AARCH64 ? "aarch64" : "x86_64";
 }
 
-/* Writes "0x" and v in lowercase hex, zero-padded to width digits (0: no padding). */
+static int hex_digits(uint64_t v)
+{
+	return v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
+}
+
+/*
+ * Writes "0x" and v in lowercase hex, zero-padded to width digits (0: no
+ * padding): the digits from the last, straight into place, as this runs
+ * once a row.
+ */
 static char *fmt_hex(char *p, uint64_t v, int width)
 {
 	static const char digits[] = "0123456789abcdef";
-	char tmp[16];
-	int n = 0;
+	int n = hex_digits(v);
 
-	do {
-		tmp[n++] = digits[v & 15];
-		v >>= 4;
-	} while (v);
+	if (n < width)
+		n = width;
 	*p++ = '0';
 	*p++ = 'x';
-	for (int i = n; i < width; i++)
-		*p++ = '0';
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
-static int hex_digits(uint64_t v)
-{
-	int n = 1;
-
-	while (v >>= 4)
-		n++;
-	return n;
+	for (int i = n - 1; i >= 0; i--) {
+		p[i] = digits[v & 15];
+		v >>= 4;
+	}
+	return p + n;
 }
 
 static bool row_is_end(const struct table_row *r)

@@ -8,16 +8,6 @@
 
 #define HASHMAP_MIN_CAP 16
 
-uint64_t hash_u64(uint64_t x)
-{
-	/* The finalizer of MurmurHash3: every bit of x moves every bit of the result. */
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
-
 uint64_t hash_bytes(const void *data, size_t len)
 {
 	const uint8_t *p = data;
