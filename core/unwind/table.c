@@ -1086,6 +1086,7 @@ static int add_section(const struct elf_file *ef, const char *name, unsigned int
 		.read_ptr = elf_read_ptr,
 		.read_ctx = (void *)ef,
 	};
+	elf_file__prefault(ef, sec.data, sec.size);
 	(*nr)++;
 	return 0;
 }
