@@ -91,8 +91,8 @@ static bool row_is_end(const struct table_row *r)
  */
 struct rule_key {
 	int32_t cfa_off;
-	int16_t fp_off;
-	int16_t aux_off;
+	int32_t fp_off;
+	int32_t aux_off;
 	uint8_t cfa, fp, ra, reason;
 };
 
@@ -153,9 +153,10 @@ static struct rule_key rule_key_of(const struct table_row *r)
 
 static uint64_t rule_hash(const struct rule_key *k)
 {
-	uint64_t a = (uint32_t)k->cfa_off | (uint64_t)(uint16_t)k->fp_off << 32 |
-		     (uint64_t)(uint16_t)k->aux_off << 48;
-	uint64_t b = k->cfa | k->fp << 8 | k->ra << 16 | (uint32_t)k->reason << 24;
+	uint64_t a = (uint32_t)k->cfa_off | (uint64_t)(uint32_t)k->fp_off << 32;
+	uint64_t b = (uint32_t)k->aux_off |
+		     (uint64_t)(k->cfa | k->fp << 8 | k->ra << 16 | (uint32_t)k->reason << 24)
+			     << 32;
 
 	return hash_u64(a ^ (b * 0x9e3779b97f4a7c15ULL));
 }
