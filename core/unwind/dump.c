@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "../util/common.h"
-#include "../util/hashmap.h"
+#include "../util/big_alloc.h"
 #include "../elf/debuginfo.h"
 #include "dump.h"
 #include "../elf/elf.h"
@@ -87,85 +87,49 @@ static bool row_is_end(const struct table_row *r)
 
 /*
  * The text of rows, by rule. A row's rule is everything but its pc; a table
- * holds few distinct rules, so each is formatted once.
+ * holds few distinct rules, so each is formatted once. The rule of each
+ * row is its index among the table's (encoder__table_rules(), the same
+ * pass that counts them for the summary): no lookup of its own.
  */
-struct rule_key {
-	int32_t cfa_off;
-	int32_t fp_off;
-	int32_t aux_off;
-	uint8_t cfa, fp, ra, reason;
-};
-
-struct cached_rule {
-	struct rule_key key;
-	uint16_t len;
-	uint32_t off; /* into the pool */
-};
-
-/* Past this many distinct rules, the others are formatted each time: the cache stays small. */
-#define RULE_CACHE_MAX 8192
 
 /* Formats the rule of r into buf (at least 4 * RULE_STR_MAX bytes); returns the length. */
 typedef int rule_format_fn(const struct table_row *r, int machine, char *buf);
 
-struct rule_cache {
+struct rule_texts {
 	rule_format_fn *format;
-	struct cached_rule *rules;
-	size_t nr_rules, cap_rules;
-	struct hashmap by_key; /* indexes into rules */
+	uint32_t *off; /* by rule, into the pool */
+	uint16_t *len; /* by rule; 0: not formatted yet */
+	size_t nr;     /* rules */
 	char *pool;
 	size_t pool_len, pool_cap;
 };
 
-static struct rule_cache *rule_cache__new(rule_format_fn *format)
+static void rule_texts__free(struct rule_texts *rt)
 {
-	struct rule_cache *rc = calloc(1, sizeof(*rc));
-
-	if (rc)
-		rc->format = format;
-	return rc;
-}
-
-static void rule_cache__free(struct rule_cache *rc)
-{
-	if (!rc)
+	if (!rt)
 		return;
-	hashmap__exit(&rc->by_key);
-	free(rc->rules);
-	free(rc->pool);
-	free(rc);
+	free(rt->off);
+	free(rt->len);
+	free(rt->pool);
+	free(rt);
 }
 
-static struct rule_key rule_key_of(const struct table_row *r)
+/* Room for the texts of nr rules; NULL when out of memory. */
+static struct rule_texts *rule_texts__new(rule_format_fn *format, size_t nr)
 {
-	struct rule_key k;
+	struct rule_texts *rt = calloc(1, sizeof(*rt));
 
-	memset(&k, 0, sizeof(k));
-	k.cfa_off = r->cfa_off;
-	k.fp_off = r->fp_off;
-	k.aux_off = r->aux_off;
-	k.cfa = r->cfa;
-	k.fp = r->fp;
-	k.ra = r->ra;
-	k.reason = r->reason;
-	return k;
-}
-
-static uint64_t rule_hash(const struct rule_key *k)
-{
-	uint64_t a = (uint32_t)k->cfa_off | (uint64_t)(uint32_t)k->fp_off << 32;
-	uint64_t b = (uint32_t)k->aux_off |
-		     (uint64_t)(k->cfa | k->fp << 8 | k->ra << 16 | (uint32_t)k->reason << 24)
-			     << 32;
-
-	return hash_u64(a ^ (b * 0x9e3779b97f4a7c15ULL));
-}
-
-static bool cached_rule_is(const void *cache, size_t i, const void *key)
-{
-	const struct rule_cache *rc = cache;
-
-	return memcmp(&rc->rules[i].key, key, sizeof(struct rule_key)) == 0;
+	if (!rt)
+		return NULL;
+	rt->format = format;
+	rt->nr = nr;
+	rt->off = calloc(nr ? nr : 1, sizeof(*rt->off));
+	rt->len = calloc(nr ? nr : 1, sizeof(*rt->len));
+	if (!rt->off || !rt->len) {
+		rule_texts__free(rt);
+		return NULL;
+	}
+	return rt;
 }
 
 static int pad_to(char *buf, int n, int col)
@@ -190,39 +154,34 @@ static int format_rule_text(const struct table_row *r, int machine, char *buf)
 	return n;
 }
 
-/* The formatted tail of r, from the cache, formatting it into scratch on a miss. */
-static const char *rule_cache__get(struct rule_cache *rc, const struct table_row *r, int machine,
-				   char *scratch, int *len)
+/*
+ * The formatted tail of r, whose rule is rule: from the texts, formatting it
+ * into scratch the first time (and each time past the rules known, or
+ * without memory: the same text).
+ */
+static const char *rule_texts__get(struct rule_texts *rt, uint16_t rule, const struct table_row *r,
+				   int machine, char *scratch, int *len)
 {
-	struct rule_key k = rule_key_of(r);
-	uint64_t hash = rule_hash(&k);
-	size_t found = hashmap__find_index(&rc->by_key, hash, cached_rule_is, rc, &k);
-	struct cached_rule *c;
-
-	if (found != HASHMAP_NO_INDEX) {
-		c = &rc->rules[found];
-		*len = c->len;
-		return rc->pool + c->off;
+	if (rule < rt->nr && rt->len[rule]) {
+		*len = rt->len[rule];
+		return rt->pool + rt->off[rule];
 	}
-	*len = rc->format(r, machine, scratch);
-	if (rc->nr_rules >= RULE_CACHE_MAX)
+	*len = rt->format(r, machine, scratch);
+	if (rule >= rt->nr)
 		return scratch;
-	if (rc->pool_len + *len > rc->pool_cap) {
-		size_t cap = rc->pool_cap ? rc->pool_cap * 2 : 65536;
-		char *p = realloc(rc->pool, cap);
+	if (rt->pool_len + *len > rt->pool_cap) {
+		size_t cap = rt->pool_cap ? rt->pool_cap * 2 : 65536;
+		char *p = realloc(rt->pool, cap);
 
 		if (!p)
 			return scratch;
-		rc->pool = p;
-		rc->pool_cap = cap;
+		rt->pool = p;
+		rt->pool_cap = cap;
 	}
-	if (grow((void **)&rc->rules, &rc->cap_rules, rc->nr_rules, sizeof(*rc->rules)) ||
-	    hashmap__add(&rc->by_key, hash, hashmap_index_value(rc->nr_rules)))
-		return scratch; /* without memory, formatted each time: the same text */
-	memcpy(rc->pool + rc->pool_len, scratch, *len);
-	c = &rc->rules[rc->nr_rules++];
-	*c = (struct cached_rule){ .key = k, .len = (uint16_t)*len, .off = (uint32_t)rc->pool_len };
-	rc->pool_len += *len;
+	memcpy(rt->pool + rt->pool_len, scratch, *len);
+	rt->off[rule] = (uint32_t)rt->pool_len;
+	rt->len[rule] = (uint16_t)*len;
+	rt->pool_len += *len;
 	return scratch;
 }
 
@@ -270,8 +229,8 @@ static void row_out__flush(struct row_out *o)
 	o->len = 0;
 }
 
-static void print_row(struct row_out *o, struct rule_cache *rc, const struct unwind_table *t,
-		      const struct table_row *r, int width)
+static void print_row(struct row_out *o, struct rule_texts *rt, const struct unwind_table *t,
+		      const struct table_row *r, uint16_t rule, int width)
 {
 	char *line, *p;
 	const char *tail;
@@ -287,23 +246,27 @@ static void print_row(struct row_out *o, struct rule_cache *rc, const struct unw
 		o->len += p + 4 - line;
 		return;
 	}
-	tail = rule_cache__get(rc, r, t->machine, p, &len);
+	tail = rule_texts__get(rt, rule, r, t->machine, p, &len);
 	if (tail != p)
 		memcpy(p, tail, len);
 	o->len += p + len - line;
 }
 
-/* The header, then rows [first, first + nr) of t. */
-static int print_rows(FILE *f, const struct unwind_table *t, size_t first, size_t nr)
+/*
+ * The header, then rows [first, first + nr) of t, whose rules are in
+ * row_rules (of nr_rules; NULL: each row's text formatted for it).
+ */
+static int print_rows(FILE *f, const struct unwind_table *t, const uint16_t *row_rules,
+		      size_t nr_rules, size_t first, size_t nr)
 {
 	struct row_out o = { .fd = fileno(f) };
-	struct rule_cache *rc;
+	struct rule_texts *rt;
 	int width = pc_width(t);
 	int err = 0;
 
-	rc = rule_cache__new(format_rule_text);
+	rt = rule_texts__new(format_rule_text, row_rules ? nr_rules : 0);
 	o.buf = malloc(ROW_OUT_SIZE);
-	if (!rc || !o.buf) {
+	if (!rt || !o.buf) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -314,12 +277,36 @@ static int print_rows(FILE *f, const struct unwind_table *t, size_t first, size_
 		goto cleanup;
 	}
 	for (size_t i = first; i < first + nr && !o.err; i++)
-		print_row(&o, rc, t, &t->rows[i], width);
+		print_row(&o, rt, t, &t->rows[i], row_rules ? row_rules[i] : ENCODER_NO_RULE,
+			  width);
 	row_out__flush(&o);
 	err = o.err;
 cleanup:
 	free(o.buf);
-	rule_cache__free(rc);
+	rule_texts__free(rt);
+	return err;
+}
+
+/*
+ * What the table costs in BPF, and with row_rules the rule of each row
+ * (*row_rules big_alloc()'d, *mapped its mapping). 0, or -ENOMEM.
+ */
+static int table_rules(const struct unwind_dump *c, uint16_t **row_rules, size_t *mapped,
+		       struct encoder_cost *cost)
+{
+	size_t nr = c->table->nr_rows;
+	int err;
+
+	if (!row_rules)
+		return encoder__table_cost(c->enc, c->table, cost);
+	*row_rules = big_alloc((nr ? nr : 1) * sizeof(**row_rules), mapped);
+	if (!*row_rules)
+		return -ENOMEM;
+	err = encoder__table_rules(c->enc, c->table, *row_rules, cost);
+	if (err) {
+		big_free(*row_rules, *mapped);
+		*row_rules = NULL;
+	}
 	return err;
 }
 
@@ -392,24 +379,23 @@ static const char *debug_file_text(const struct unwind_dump *c)
 	return "none found";
 }
 
-/* What the table takes in BPF's maps, alone in a run: rows, pages of the page map, rules. */
-static void print_bpf_bytes(FILE *f, const struct unwind_dump *c)
+/* What the table takes in BPF's maps, alone in a run (NULL: unknown): rows, pages of the page map, rules. */
+static void print_bpf_bytes(FILE *f, const struct unwind_dump *c, const struct encoder_cost *cost)
 {
 	const struct encoder_geometry *g = encoder__geometry(c->enc);
-	struct encoder_cost cost;
 
-	if (encoder__table_cost(c->enc, c->table, &cost)) {
+	if (!cost) {
 		fprintf(f, "BPF bytes:   unknown (out of memory)\n");
 		return;
 	}
 	fprintf(f,
 		"BPF bytes:   %" PRIu64 " (%" PRIu64 " rows x %zu, %" PRIu64
 		" pages x %zu, %" PRIu64 " rules x %zu)\n",
-		cost.bytes, cost.rows, g->row_bytes, cost.pages, g->page_bytes, cost.rules,
+		cost->bytes, cost->rows, g->row_bytes, cost->pages, g->page_bytes, cost->rules,
 		g->rule_bytes);
 }
 
-static void print_summary(FILE *f, const struct unwind_dump *c)
+static void print_summary(FILE *f, const struct unwind_dump *c, const struct encoder_cost *cost)
 {
 	const struct unwind_table *t = c->table;
 	char hex[2 * ELF_BUILD_ID_MAX + 1], src[SRC_MAX][PATH_MAX + 32];
@@ -440,23 +426,31 @@ static void print_summary(FILE *f, const struct unwind_dump *c)
 	if (t->nr_bad_fdes)
 		fprintf(f, "malformed:   %zu FDEs skipped\n", t->nr_bad_fdes);
 	print_go_funcs(f, t);
-	print_bpf_bytes(f, c);
+	print_bpf_bytes(f, c, cost);
 }
 
 int unwind_dump__write_text(const struct unwind_dump *c, FILE *f)
 {
-	int err;
+	uint16_t *row_rules = NULL;
+	struct encoder_cost cost;
+	size_t mapped = 0;
+	bool known;
+	int err = 0;
 
+	known = !table_rules(c, c->opts.summary ? NULL : &row_rules, &mapped, &cost);
 	if (!c->opts.summary) {
-		err = print_rows(f, c->table, 0, c->table->nr_rows);
+		err = print_rows(f, c->table, row_rules, known ? cost.rules : 0, 0,
+				 c->table->nr_rows);
 		if (err)
-			return err;
+			goto out;
 		fprintf(f, "\n");
 	}
-	print_summary(f, c);
+	print_summary(f, c, known ? &cost : NULL);
 	for (size_t i = 0; i < nr_runtime_unwinders; i++)
 		runtime_unwinders[i].print(f, &c->rt);
-	return 0;
+out:
+	big_free(row_rules, mapped);
+	return err;
 }
 
 int unwind_dump__write_pc_text(const struct unwind_dump *c, uint64_t pc, FILE *f)
@@ -467,7 +461,7 @@ int unwind_dump__write_pc_text(const struct unwind_dump *c, uint64_t pc, FILE *f
 		fprintf(f, "0x%" PRIx64 ": no unwind info\n", pc);
 		return 0;
 	}
-	return print_rows(f, c->table, r - c->table->rows, 1);
+	return print_rows(f, c->table, NULL, 0, r - c->table->rows, 1);
 }
 
 /* ---- JSON output ---- */
@@ -486,11 +480,11 @@ static int format_rule_json(const struct table_row *r, int machine, char *buf)
 	return n;
 }
 
-static void json_row(struct json_writer *jw, struct rule_cache *rc, const struct unwind_table *t,
-		     const struct table_row *r)
+static void json_row(struct json_writer *jw, struct rule_texts *rt, const struct unwind_table *t,
+		     const struct table_row *r, uint16_t rule)
 {
 	char pc[32], scratch[4 * RULE_STR_MAX];
-	const char *rule;
+	const char *text;
 	int len;
 
 	*fmt_hex(pc, unwind_table__pc(t, r), 0) = '\0';
@@ -501,15 +495,15 @@ static void json_row(struct json_writer *jw, struct rule_cache *rc, const struct
 		jw_key(jw, "end");
 		jw_bool(jw, true);
 	} else {
-		rule = rule_cache__get(rc, r, t->machine, scratch, &len);
+		text = rule_texts__get(rt, rule, r, t->machine, scratch, &len);
 		jw_key(jw, "cfa");
-		jw_string(jw, rule);
-		rule += strlen(rule) + 1;
+		jw_string(jw, text);
+		text += strlen(text) + 1;
 		jw_key(jw, "fp");
-		jw_string(jw, rule);
-		rule += strlen(rule) + 1;
+		jw_string(jw, text);
+		text += strlen(text) + 1;
 		jw_key(jw, "ra");
-		jw_string(jw, rule);
+		jw_string(jw, text);
 	}
 	jw_object_end(jw);
 }
@@ -588,33 +582,41 @@ static int json_finish(struct json_writer *jw)
 	return err;
 }
 
-static int json_rows(struct json_writer *jw, const struct unwind_table *t, FILE *f)
+static int json_rows(struct json_writer *jw, const struct unwind_table *t,
+		     const uint16_t *row_rules, size_t nr_rules, FILE *f)
 {
-	struct rule_cache *rc = rule_cache__new(format_rule_json);
+	struct rule_texts *rt = rule_texts__new(format_rule_json, nr_rules);
 
-	if (!rc)
+	if (!rt)
 		return -ENOMEM;
 	jw_key(jw, "rows");
 	jw_array_start(jw);
 	for (size_t i = 0; i < t->nr_rows; i++) {
-		json_row(jw, rc, t, &t->rows[i]);
+		json_row(jw, rt, t, &t->rows[i], row_rules[i]);
 		/* Stop early when the output is gone; the error is reported at the end. */
 		if ((i & 4095) == 4095 && ferror(f))
 			break;
 	}
 	jw_array_end(jw);
-	rule_cache__free(rc);
+	rule_texts__free(rt);
 	return 0;
 }
 
 int unwind_dump__write_json(const struct unwind_dump *c, FILE *f)
 {
 	const struct unwind_table *t = c->table;
+	uint16_t *row_rules = NULL;
+	struct encoder_cost cost;
 	struct json_writer *jw;
+	size_t mapped = 0;
 
+	if (table_rules(c, c->opts.summary ? NULL : &row_rules, &mapped, &cost))
+		return -ENOMEM;
 	jw = json_writer__new(f, false);
-	if (!jw)
+	if (!jw) {
+		big_free(row_rules, mapped);
 		return -errno;
+	}
 	json_head(jw, c);
 	json_summary(jw, c);
 	for (size_t i = 0; i < nr_runtime_unwinders; i++)
@@ -622,18 +624,14 @@ int unwind_dump__write_json(const struct unwind_dump *c, FILE *f)
 	if (c->opts.summary) {
 		jw_key(jw, "row_count");
 		jw_uint(jw, t->nr_rows);
-		struct encoder_cost cost;
-
-		if (encoder__table_cost(c->enc, t, &cost)) {
-			json_writer__free(jw);
-			return -ENOMEM;
-		}
 		jw_key(jw, "bpf_bytes");
 		jw_uint(jw, cost.bytes);
-	} else if (json_rows(jw, t, f)) {
+	} else if (json_rows(jw, t, row_rules, cost.rules, f)) {
+		big_free(row_rules, mapped);
 		json_writer__free(jw);
 		return -ENOMEM;
 	}
+	big_free(row_rules, mapped);
 	json_unsupported(jw, t);
 	jw_object_end(jw);
 	return json_finish(jw);
@@ -642,13 +640,13 @@ int unwind_dump__write_json(const struct unwind_dump *c, FILE *f)
 int unwind_dump__write_pc_json(const struct unwind_dump *c, uint64_t pc, FILE *f)
 {
 	const struct table_row *r = unwind_table__lookup(c->table, pc);
-	struct rule_cache *rc = NULL;
+	struct rule_texts *rt = NULL;
 	struct json_writer *jw;
 
-	rc = rule_cache__new(format_rule_json);
+	rt = rule_texts__new(format_rule_json, 0);
 	jw = json_writer__new(f, false);
-	if (!rc || !jw) {
-		rule_cache__free(rc);
+	if (!rt || !jw) {
+		rule_texts__free(rt);
 		json_writer__free(jw);
 		return -ENOMEM;
 	}
@@ -659,9 +657,9 @@ int unwind_dump__write_pc_json(const struct unwind_dump *c, uint64_t pc, FILE *f
 	if (!r || row_is_end(r))
 		jw_null(jw);
 	else
-		json_row(jw, rc, c->table, r);
+		json_row(jw, rt, c->table, r, ENCODER_NO_RULE);
 	jw_object_end(jw);
-	rule_cache__free(rc);
+	rule_texts__free(rt);
 	return json_finish(jw);
 }
 

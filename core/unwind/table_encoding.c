@@ -320,25 +320,32 @@ static void cost_total(const struct encoder_geometry *g, struct encoder_cost *c)
 	c->bytes = c->rows * g->row_bytes + c->pages * g->page_bytes + c->rules * g->rule_bytes;
 }
 
-int encoder__table_cost(const struct encoder *enc, const struct unwind_table *t,
-			struct encoder_cost *cost)
+int encoder__table_rules(const struct encoder *enc, const struct unwind_table *t,
+			 uint16_t *row_rules, struct encoder_cost *cost)
 {
 	struct rule_dict d = { 0 };
 	size_t cap = 0;
 	int err = 0;
 
+	_Static_assert(UNW_RULES_MAX <= ENCODER_NO_RULE, "a rule index fits row_rules");
 	memset(cost, 0, sizeof(*cost));
 	cost->rows = t->nr_rows;
 	if (t->nr_rows && t->rows) {
-		for (size_t i = 0; i < t->nr_rows && d.nr < UNW_RULES_MAX && !err; i++) {
+		for (size_t i = 0; i < t->nr_rows && !err; i++) {
 			struct unw_rule r = rule_of(&t->rows[i]);
 			uint64_t hash = rule_hash(&r);
+			uint32_t k = rule_dict__find(&d, &r, hash);
 
-			if (rule_dict__find(&d, &r, hash) != RULE_NOT_FOUND)
-				continue;
-			err = grow((void **)&d.rules, &cap, d.nr, sizeof(*d.rules));
-			if (!err)
-				err = rule_dict__add(&d, &r, hash);
+			if (k == RULE_NOT_FOUND && d.nr < UNW_RULES_MAX) {
+				k = (uint32_t)d.nr;
+				err = grow((void **)&d.rules, &cap, d.nr, sizeof(*d.rules));
+				if (!err)
+					err = rule_dict__add(&d, &r, hash);
+			}
+			if (row_rules)
+				row_rules[i] = k == RULE_NOT_FOUND ? ENCODER_NO_RULE : (uint16_t)k;
+			else if (d.nr >= UNW_RULES_MAX)
+				break;
 		}
 		cost->rules = d.nr;
 		cost->pages = (t->rows[t->nr_rows - 1].pc >> UNW_PAGE_SHIFT) -
@@ -350,6 +357,12 @@ int encoder__table_cost(const struct encoder *enc, const struct unwind_table *t,
 		return err;
 	cost_total(&enc->ops->geometry, cost);
 	return 0;
+}
+
+int encoder__table_cost(const struct encoder *enc, const struct unwind_table *t,
+			struct encoder_cost *cost)
+{
+	return encoder__table_rules(enc, t, NULL, cost);
 }
 
 void encoder__cost(const struct encoder *enc, uint64_t rows, struct encoder_cost *cost)

@@ -83,6 +83,18 @@ uint64_t encoder__rows_bytes(const struct encoder *enc, size_t nr_rows);
  */
 int encoder__table_cost(const struct encoder *enc, const struct unwind_table *t,
 			struct encoder_cost *cost);
+
+/* A row whose rule is past the UNW_RULES_MAX first distinct ones of its table. */
+#define ENCODER_NO_RULE UINT16_MAX
+
+/*
+ * encoder__table_cost(), and the rule of each row: row_rules[i] the index
+ * of row i's rule among t's distinct rules in the order first met, or
+ * ENCODER_NO_RULE. What shows the rows (dump-unwind) keeps one text a rule
+ * by it, with no lookup of its own. 0, or -ENOMEM.
+ */
+int encoder__table_rules(const struct encoder *enc, const struct unwind_table *t,
+			 uint16_t *row_rules, struct encoder_cost *cost);
 /* What rows rows encoded so far take, with the dictionary and page map as filled. */
 void encoder__cost(const struct encoder *enc, uint64_t rows, struct encoder_cost *cost);
 
