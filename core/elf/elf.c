@@ -1085,6 +1085,9 @@ static int find_symbols_in(const struct elf_file *ef, const char *symtab, const 
 		return 0;
 	if (st.size % sizeof(Elf64_Sym))
 		return -EINVAL;
+	/* Every symbol is read, and the first bytes of every name: all of both, in order. */
+	elf_file__prefault(ef, st.data, st.size);
+	elf_file__prefault(ef, str.data, str.size);
 	for (size_t i = 0; i < st.size / sizeof(Elf64_Sym); i++) {
 		Elf64_Sym s;
 		const char *name;

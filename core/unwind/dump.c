@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "../util/common.h"
-#include "../util/big_alloc.h"
 #include "../elf/debuginfo.h"
 #include "dump.h"
 #include "../elf/elf.h"
@@ -57,24 +56,41 @@ static int hex_digits(uint64_t v)
 	return v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
 }
 
+/* Two hex digits a byte: "00", "01", ... "ff". */
+static const char hex_pairs[] = "000102030405060708090a0b0c0d0e0f"
+				"101112131415161718191a1b1c1d1e1f"
+				"202122232425262728292a2b2c2d2e2f"
+				"303132333435363738393a3b3c3d3e3f"
+				"404142434445464748494a4b4c4d4e4f"
+				"505152535455565758595a5b5c5d5e5f"
+				"606162636465666768696a6b6c6d6e6f"
+				"707172737475767778797a7b7c7d7e7f"
+				"808182838485868788898a8b8c8d8e8f"
+				"909192939495969798999a9b9c9d9e9f"
+				"a0a1a2a3a4a5a6a7a8a9aaabacadaeaf"
+				"b0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+				"c0c1c2c3c4c5c6c7c8c9cacbcccdcecf"
+				"d0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+				"e0e1e2e3e4e5e6e7e8e9eaebecedeeef"
+				"f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
 /*
  * Writes "0x" and v in lowercase hex, zero-padded to width digits (0: no
- * padding): the digits from the last, straight into place, as this runs
- * once a row.
+ * padding): the digits from the last, a byte at a time, straight into
+ * place, as this runs once a row.
  */
 static char *fmt_hex(char *p, uint64_t v, int width)
 {
-	static const char digits[] = "0123456789abcdef";
-	int n = hex_digits(v);
+	int n = hex_digits(v), i;
 
 	if (n < width)
 		n = width;
 	*p++ = '0';
 	*p++ = 'x';
-	for (int i = n - 1; i >= 0; i--) {
-		p[i] = digits[v & 15];
-		v >>= 4;
-	}
+	for (i = n; i >= 2; i -= 2, v >>= 8)
+		memcpy(p + i - 2, &hex_pairs[2 * (v & 0xff)], 2);
+	if (i)
+		p[0] = hex_pairs[2 * (v & 0xf) + 1];
 	return p + n;
 }
 
@@ -289,22 +305,21 @@ cleanup:
 
 /*
  * What the table costs in BPF, and with row_rules the rule of each row
- * (*row_rules big_alloc()'d, *mapped its mapping). 0, or -ENOMEM.
+ * (malloc()'d: every entry is written). 0, or -ENOMEM.
  */
-static int table_rules(const struct unwind_dump *c, uint16_t **row_rules, size_t *mapped,
-		       struct encoder_cost *cost)
+static int table_rules(const struct unwind_dump *c, uint16_t **row_rules, struct encoder_cost *cost)
 {
 	size_t nr = c->table->nr_rows;
 	int err;
 
 	if (!row_rules)
 		return encoder__table_cost(c->enc, c->table, cost);
-	*row_rules = big_alloc((nr ? nr : 1) * sizeof(**row_rules), mapped);
+	*row_rules = malloc((nr ? nr : 1) * sizeof(**row_rules));
 	if (!*row_rules)
 		return -ENOMEM;
 	err = encoder__table_rules(c->enc, c->table, *row_rules, cost);
 	if (err) {
-		big_free(*row_rules, *mapped);
+		free(*row_rules);
 		*row_rules = NULL;
 	}
 	return err;
@@ -433,11 +448,10 @@ int unwind_dump__write_text(const struct unwind_dump *c, FILE *f)
 {
 	uint16_t *row_rules = NULL;
 	struct encoder_cost cost;
-	size_t mapped = 0;
 	bool known;
 	int err = 0;
 
-	known = !table_rules(c, c->opts.summary ? NULL : &row_rules, &mapped, &cost);
+	known = !table_rules(c, c->opts.summary ? NULL : &row_rules, &cost);
 	if (!c->opts.summary) {
 		err = print_rows(f, c->table, row_rules, known ? cost.rules : 0, 0,
 				 c->table->nr_rows);
@@ -449,7 +463,7 @@ int unwind_dump__write_text(const struct unwind_dump *c, FILE *f)
 	for (size_t i = 0; i < nr_runtime_unwinders; i++)
 		runtime_unwinders[i].print(f, &c->rt);
 out:
-	big_free(row_rules, mapped);
+	free(row_rules);
 	return err;
 }
 
@@ -608,13 +622,12 @@ int unwind_dump__write_json(const struct unwind_dump *c, FILE *f)
 	uint16_t *row_rules = NULL;
 	struct encoder_cost cost;
 	struct json_writer *jw;
-	size_t mapped = 0;
 
-	if (table_rules(c, c->opts.summary ? NULL : &row_rules, &mapped, &cost))
+	if (table_rules(c, c->opts.summary ? NULL : &row_rules, &cost))
 		return -ENOMEM;
 	jw = json_writer__new(f, false);
 	if (!jw) {
-		big_free(row_rules, mapped);
+		free(row_rules);
 		return -errno;
 	}
 	json_head(jw, c);
@@ -627,11 +640,11 @@ int unwind_dump__write_json(const struct unwind_dump *c, FILE *f)
 		jw_key(jw, "bpf_bytes");
 		jw_uint(jw, cost.bytes);
 	} else if (json_rows(jw, t, row_rules, cost.rules, f)) {
-		big_free(row_rules, mapped);
+		free(row_rules);
 		json_writer__free(jw);
 		return -ENOMEM;
 	}
-	big_free(row_rules, mapped);
+	free(row_rules);
 	json_unsupported(jw, t);
 	jw_object_end(jw);
 	return json_finish(jw);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../util/common.h"
+#include "../util/big_alloc.h"
 #include "../util/hashmap.h"
 #include "shard_packer.h"
 #include "table.h"
@@ -35,6 +36,7 @@ struct encoder {
 	/* Memory of its own until encoder__set_maps(). */
 	struct unw_rule *own_rules;
 	struct unw_page *own_pages;
+	size_t own_rules_mapped, own_pages_mapped; /* util/big_alloc.h: few of them are used */
 	uint64_t rows_rules_full;
 };
 
@@ -268,8 +270,10 @@ struct encoder *encoder__new(enum encoder_format format)
 	if (!enc)
 		return NULL;
 	enc->ops = formats[format];
-	enc->own_rules = calloc(UNW_RULES_MAX, sizeof(*enc->own_rules));
-	enc->own_pages = calloc(UNW_PAGES_MAX, sizeof(*enc->own_pages));
+	enc->own_rules =
+		big_alloc_sparse(UNW_RULES_MAX * sizeof(*enc->own_rules), &enc->own_rules_mapped);
+	enc->own_pages =
+		big_alloc_sparse(UNW_PAGES_MAX * sizeof(*enc->own_pages), &enc->own_pages_mapped);
 	enc->dict.rules = enc->own_rules;
 	enc->pages = enc->own_pages;
 	/* Index 0 is no rule, never found: an END row's rule is all zeros too. */
@@ -287,8 +291,8 @@ void encoder__free(struct encoder *enc)
 {
 	if (!enc)
 		return;
-	free(enc->own_rules);
-	free(enc->own_pages);
+	big_free(enc->own_rules, enc->own_rules_mapped);
+	big_free(enc->own_pages, enc->own_pages_mapped);
 	hashmap__exit(&enc->dict.by_rule);
 	free(enc);
 }
@@ -299,8 +303,8 @@ void encoder__set_maps(struct encoder *enc, void *rules, void *pages)
 	memcpy(pages, enc->pages, enc->nr_pages * sizeof(*enc->pages));
 	enc->dict.rules = rules;
 	enc->pages = pages;
-	free(enc->own_rules);
-	free(enc->own_pages);
+	big_free(enc->own_rules, enc->own_rules_mapped);
+	big_free(enc->own_pages, enc->own_pages_mapped);
 	enc->own_rules = NULL;
 	enc->own_pages = NULL;
 }

@@ -44,6 +44,21 @@ void *big_alloc(size_t bytes, size_t *mapped)
 	return aligned;
 }
 
+void *big_alloc_sparse(size_t bytes, size_t *mapped)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = (bytes + page - 1) & ~(page - 1);
+	void *p;
+
+	*mapped = 0;
+	if (!len)
+		return calloc(1, 1);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	*mapped = len;
+	return p;
+}
+
 void *big_trim(void *p, size_t used, size_t *mapped)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), keep;

@@ -32,6 +32,9 @@
 /* An array of bytes, zeroed; *mapped says where it lives. NULL when out of memory. */
 void *big_alloc(size_t bytes, size_t *mapped);
 
+/* An array of bytes, zeroed, of which few are expected to be touched. */
+void *big_alloc_sparse(size_t bytes, size_t *mapped);
+
 /* The array keeping only its first used bytes (its address may change). */
 void *big_trim(void *p, size_t used, size_t *mapped);
 

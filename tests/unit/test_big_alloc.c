@@ -2,10 +2,10 @@
 /*
  * Large arrays (core/util/big_alloc.h): zeroed, in a mapping of their own
  * that starts at a huge page's boundary from 2 MiB on and from malloc()
- * below, every byte writable, and a trim keeps the contents it keeps and
- * gives back the pages past them (msync() finds nothing mapped there);
- * and malloc()'s large blocks in its heap, advised for huge pages, only
- * while a command starts.
+ * below, sparse ones in a mapping of their own; every byte writable; a trim
+ * keeps the contents it keeps and gives back the pages past them (msync()
+ * finds nothing mapped there); and malloc()'s large blocks in its heap,
+ * advised for huge pages, only while a command starts.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -52,6 +52,22 @@ static void check_small(void)
 	big_free(big_alloc(0, &mapped), mapped);
 }
 
+/* A sparse array: a mapping of its own, whole pages. */
+static void check_sparse(size_t bytes)
+{
+	size_t mapped = 0;
+	uint8_t *p = big_alloc_sparse(bytes, &mapped);
+
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	CHECK(mapped >= bytes && mapped % 4096 == 0 && mapped - bytes < 4096);
+	CHECK(((uintptr_t)p & 4095) == 0 && page_mapped(p + mapped - 1));
+	CHECK(all_zero(p, bytes));
+	p[bytes - 1] = 0x33;
+	big_free(p, mapped);
+}
+
 static void check_large(size_t bytes)
 {
 	size_t mapped = 0;
@@ -78,6 +94,8 @@ static void check_large(size_t bytes)
 static void test_sizes(void)
 {
 	check_small();
+	check_sparse(1000);
+	check_sparse(768 << 10);
 	check_large(2 * MIB);
 	check_large(5 * MIB + 123);
 	check_large(17 * MIB);
