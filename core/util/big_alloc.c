@@ -84,9 +84,16 @@ void big_free(void *p, size_t mapped)
 		free(p);
 }
 
+/*
+ * The heap's part below its first huge page boundary, which can only have
+ * 4 KiB pages: held by a block never touched (its pages cost nothing) while
+ * the heap is in huge pages, so that the blocks after come from above.
+ */
+static void *heap_head;
+
 bool big_heap_begin(void)
 {
-	uintptr_t lo, hi;
+	uintptr_t lo, hi, top, boundary;
 	void *volatile grow; /* volatile: a malloc() and free() of nothing is not left out */
 
 	if (!mallopt(M_MMAP_THRESHOLD, HEAP_BLOCK_MAX) || !mallopt(M_TOP_PAD, HEAP_PAD))
@@ -94,14 +101,27 @@ bool big_heap_begin(void)
 	/* A block the heap has no room for makes it grow by the pad, which is then advised. */
 	lo = (uintptr_t)sbrk(0);
 	grow = malloc(HUGE_PAGE);
+	top = (uintptr_t)grow; /* freed, it is the start of the heap's free top again */
 	free(grow);
 	hi = (uintptr_t)sbrk(0);
-	lo = (lo + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-	return hi > lo && madvise((void *)lo, hi - lo, MADV_HUGEPAGE) == 0;
+	boundary = (lo + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	if (hi <= boundary || madvise((void *)boundary, hi - boundary, MADV_HUGEPAGE))
+		return false;
+	/*
+	 * The growth wrote a header past the block, in 4 KiB pages: all of it
+	 * is free now, so its pages go, and the first touch of each 2 MiB
+	 * brings a huge page (a range with one small page keeps small ones).
+	 */
+	madvise((void *)boundary, hi - boundary, MADV_DONTNEED);
+	if (top && top < boundary)
+		heap_head = malloc(boundary - top - 2 * sizeof(size_t));
+	return true;
 }
 
 void big_heap_end(void)
 {
+	free(heap_head);
+	heap_head = NULL;
 	mallopt(M_MMAP_THRESHOLD, MALLOC_DEFAULT);
 	mallopt(M_TOP_PAD, MALLOC_DEFAULT);
 	malloc_trim(0);
