@@ -190,6 +190,7 @@ int main(int argc, char **argv)
 	const struct unwprof_cmd *cmd;
 	char *name;
 
+	/* The start's large blocks in huge pages (util/big_alloc.h); record ends it when sampling begins. */
 	big_heap_begin();
 	argp_err_exit_status = EXIT_USAGE;
 	if (argp_parse(&main_argp, argc, argv, ARGP_IN_ORDER, NULL, &args))

@@ -14,7 +14,7 @@
 #define HEAP_BLOCK_MAX (32 << 20)
 /* How much the heap grows at a time then: room for the start of a run. */
 #define HEAP_PAD (64 << 20)
-/* glibc's defaults for the three (mallopt(3)). */
+/* glibc's defaults for both (mallopt(3)). */
 #define MALLOC_DEFAULT (128 << 10)
 
 void *big_alloc(size_t bytes, size_t *mapped)
@@ -113,7 +113,7 @@ bool big_heap_begin(void)
 	 * brings a huge page (a range with one small page keeps small ones).
 	 */
 	madvise((void *)boundary, hi - boundary, MADV_DONTNEED);
-	if (top && top < boundary)
+	if (top && boundary - top > 4096)
 		heap_head = malloc(boundary - top - 2 * sizeof(size_t));
 	return true;
 }

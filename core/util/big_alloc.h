@@ -5,7 +5,7 @@
  * own, aligned to and advised for transparent huge pages, where malloc()
  * would leave them in 4 KiB pages. Filling 10 MB page by page takes 2,500
  * page faults; on a virtual machine each costs 10-15 us, more than the
- * work that fills the page. Smaller arrays come from malloc().
+ * work that fills the page. Smaller arrays come from calloc().
  *
  *	size_t mapped;
  *	v = big_alloc(bytes, &mapped);	zeroed; NULL: out of memory
@@ -15,12 +15,17 @@
  * mapped is the size of the mapping, or 0 when the array is malloc()'s:
  * big_free() of an array with mapped 0 is free().
  *
+ * Arrays sized for the most they may hold and mostly left empty (the
+ * encoder's own rules and pages) are big_alloc_sparse()'s: a mapping of
+ * their own whose pages stay zero and cost nothing until touched, where
+ * calloc() from the heap clears them all.
+ *
  * The arrays of the libraries (libbpf reads the kernel's BTF, 5 MB, and
  * copies it, in every run) are malloc()'s to place: between
  * big_heap_begin() and big_heap_end() malloc() serves blocks up to 32 MiB
  * from its heap, which is advised for huge pages, where it would map each
  * of them in 4 KiB pages of its own (3,600 page faults at record's start,
- * 600 so). After, its own ways again, and the heap's free memory given
+ * about 200 so). After, its own ways again, and the heap's free memory given
  * back, so that a long run keeps no more than before.
  */
 #ifndef UNWPROF_BIG_ALLOC_H
