@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "cmd.h"
+#include "../core/util/big_alloc.h"
 #include "../core/util/common.h"
 #include "../core/unwind/dump.h"
 #include "../core/util/log.h"
@@ -195,6 +196,8 @@ static int run_dump_unwind(int argc, char **argv)
 
 	if (cmd_parse(&dump_argp, argc, argv, &args))
 		return EXIT_USAGE;
+	/* Its large blocks (the table's and the output's) in huge pages. */
+	big_heap_begin();
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	d = unwind_dump__open(&args.opts);
 	err = d ? print_output(d, &args) : -errno;

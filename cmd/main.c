@@ -8,7 +8,6 @@
 
 #include "cmd.h"
 #include "config.h"
-#include "../core/util/big_alloc.h"
 #include "../core/util/common.h"
 #include "../core/util/log.h"
 
@@ -190,8 +189,6 @@ int main(int argc, char **argv)
 	const struct unwprof_cmd *cmd;
 	char *name;
 
-	/* The start's large blocks in huge pages (util/big_alloc.h); record ends it when sampling begins. */
-	big_heap_begin();
 	argp_err_exit_status = EXIT_USAGE;
 	if (argp_parse(&main_argp, argc, argv, ARGP_IN_ORDER, NULL, &args))
 		return EXIT_USAGE;

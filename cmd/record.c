@@ -18,6 +18,7 @@
 #include "cmd.h"
 #include "args.h"
 #include "record.h"
+#include "../core/util/big_alloc.h"
 #include "../core/util/common.h"
 #include "../core/profile/format_names.h"
 #include "../core/util/log.h"
@@ -455,8 +456,11 @@ static int cmd_record_main(int argc, char **argv)
 	};
 	int ret = EXIT_USAGE;
 
-	if (!cmd_parse(&record_argp, argc, argv, &args))
+	if (!cmd_parse(&record_argp, argc, argv, &args)) {
+		/* The start's large blocks (libbpf's copy of the kernel's BTF, the first tables) in huge pages. */
+		big_heap_begin();
 		ret = record_run(&args);
+	}
 	free(args.opts.pids);
 	free(args.opts.tids);
 	free(args.opts.cpus);

@@ -20,6 +20,7 @@
 
 #include "args.h"
 #include "cmd.h"
+#include "../core/util/big_alloc.h"
 #include "../core/util/common.h"
 #include "../core/util/json.h"
 #include "../core/util/log.h"
@@ -179,6 +180,8 @@ static int run_shards(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto cleanup;
 	}
+	/* Its large blocks (the tables' and the shards') in huge pages. */
+	big_heap_begin();
 	rep = shards_report__new(&args.opts);
 	if (!rep || !shards_report__inputs(rep))
 		goto cleanup;

@@ -46,7 +46,8 @@ void *big_trim(void *p, size_t used, size_t *mapped);
 void big_free(void *p, size_t mapped);
 
 /*
- * malloc() in huge pages, from the start of a command (main() calls it).
+ * malloc() in huge pages, from the start of a command that builds tables
+ * (record, dump-unwind, shards call it once their arguments are parsed).
  * False when malloc() is not glibc's to tune (a sanitizer's, valgrind's).
  */
 bool big_heap_begin(void);
