@@ -766,35 +766,36 @@ bool elf_file__truncated(const struct elf_file *ef)
 	return ef->mapping.truncated;
 }
 
-void elf_file__prefault(const struct elf_file *ef, const void *data, size_t size)
+/* Whether [data, data + size) is non-empty and inside the file's mapping (not a copy). */
+static bool in_mapping(const struct elf_file *ef, const void *data, size_t size)
 {
-	uintptr_t map, lo, hi, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t map, lo = (uintptr_t)data, hi = lo + size;
 
 	if (!ef || !ef->map || !size)
-		return;
+		return false;
 	map = (uintptr_t)ef->map;
-	lo = (uintptr_t)data & ~(page - 1);
-	hi = (uintptr_t)data + size;
-	if (lo < map || hi > map + ef->size || hi < lo)
+	return lo >= map && hi <= map + ef->size && hi > lo;
+}
+
+void elf_file__prefault(const struct elf_file *ef, const void *data, size_t size)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)data & ~(page - 1);
+
+	if (!in_mapping(ef, data, size))
 		return;
 	/* Before Linux 5.14, EINVAL: the pages come one fault at a time, as without it. */
-	madvise((void *)lo, hi - lo, MADV_POPULATE_READ);
+	madvise((void *)lo, (uintptr_t)data + size - lo, MADV_POPULATE_READ);
 }
 
 void elf_file__release(const struct elf_file *ef, const void *data, size_t size)
 {
-	uintptr_t map, lo, hi, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo, hi, page = (uintptr_t)sysconf(_SC_PAGESIZE);
 
-	if (!ef || !ef->map || !size)
-		return;
-	map = (uintptr_t)ef->map;
-	lo = (uintptr_t)data;
-	hi = lo + size;
-	if (lo < map || hi > map + ef->size || hi < lo)
+	if (!in_mapping(ef, data, size))
 		return;
 	/* whole pages only: the ones at the ends may hold other sections */
-	lo = (lo + page - 1) & ~(page - 1);
-	hi &= ~(page - 1);
+	lo = ((uintptr_t)data + page - 1) & ~(page - 1);
+	hi = ((uintptr_t)data + size) & ~(page - 1);
 	if (lo < hi)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
