@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What BPF tells user space as it goes: counters (the per-CPU stats array)
+ * What BPF tells user space as it goes: counters (the stats of the per-CPU tally)
  * and events on the ring buffer, rate-limited or not, and the hold of a
  * process at new code until its tables are loaded.
  */
@@ -10,20 +10,25 @@
 #include "maps.bpf.h"
 #include "kernel.h"
 
+/* This CPU's tally: stats, costs and times of samples (bpf/abi.h). */
+static __always_inline struct unw_tally *tally_here(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&tally, &zero);
+}
+
 static __always_inline void stat_add(__u32 idx, __u64 n)
 {
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+	struct unw_tally *t = tally_here();
 
-	if (v)
-		*v += n;
+	if (t && idx < UNW_ST_NR)
+		t->stats[idx] += n;
 }
 
 static __always_inline void stat_inc(__u32 idx)
 {
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
-
-	if (v)
-		*v += 1;
+	stat_add(idx, 1);
 }
 
 static __always_inline void event_send(__u32 type, __u32 pid, __u64 addr)

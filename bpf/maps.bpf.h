@@ -31,7 +31,10 @@ __u64 proc_gen_last __weak = 1;
  */
 __u64 procs_written __weak = 0;
 
-/* Keys added to the count map since the last drain; user space resets it. */
+/*
+ * Keys in the count map: BPF adds one for each key it adds, user space
+ * takes off those it deletes (core/session/count_ledger.h).
+ */
 __u64 nr_keys __weak = 0;
 
 /*
@@ -183,28 +186,13 @@ struct {
 	__type(value, __u64);
 } fails SEC(".maps") __weak;
 
+/* The stats, the samples' costs and the histogram of their times (struct unw_tally). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, UNW_ST_NR);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps") __weak;
-
-/* The histogram of the times of the targets' samples (bpf/abi.h). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, UNW_HIST_BUCKETS);
-	__type(key, __u32);
-	__type(value, __u64);
-} sample_ns SEC(".maps") __weak;
-
-/* The samples of the targets that paid each cost, and their time (enum unw_cost). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, UNW_COST_NR);
-	__type(key, __u32);
-	__type(value, struct unw_cost_sum);
-} sample_costs SEC(".maps") __weak;
+	__type(value, struct unw_tally);
+} tally SEC(".maps") __weak;
 
 /* Go processes: what the Go unwinder reads (struct unw_go_proc), by pid. */
 struct {

@@ -157,10 +157,11 @@ static __always_inline __u64 ustack_store(struct walk *w, __u64 key)
 
 /*
  * Counts the sample under key. The user stack is stored only when its
- * count is new since the last drain: a count under key->ustack exists only
- * once that stack was stored under it (a stack that could not be stored is
- * counted under 0), and user space keeps a copy of every stack it drains,
- * so most samples, which repeat a counted stack, are one lookup. Such a
+ * count is new: a count under key->ustack exists only once that stack was
+ * stored under it (a stack that could not be stored is counted under 0),
+ * and user space keeps a copy of every stack it drains. A key stays in the
+ * map while it grows from drain to drain (core/session/count_ledger.h), so
+ * most samples, which repeat a counted stack, are one lookup. Such a
  * sample's stack is not compared with the stored one: they could differ
  * only if two stacks of the run had one 64-bit hash. n is the samples (or
  * blocks) counted, ns the time they were blocked (off-CPU), the key's comm
@@ -338,42 +339,41 @@ static __always_inline void walk_user(struct walk *w, const struct unw_frame *re
 		w->flags |= UNW_SAMPLE_TRUNCATED;
 }
 
-/* A sample of ns that paid for cost (enum unw_cost), counted in sample_costs. */
-static __always_inline void sample_cost_add(__u32 cost, __u64 ns)
+/* A sample of ns that paid for cost (enum unw_cost), counted in tally t. */
+static __always_inline void sample_cost_add(struct unw_tally *t, __u32 cost, __u64 ns)
 {
-	struct unw_cost_sum *c = bpf_map_lookup_elem(&sample_costs, &cost);
-
-	if (c) {
-		c->samples++;
-		c->ns += ns;
+	if (cost < UNW_COST_NR) {
+		t->costs[cost].samples++;
+		t->costs[cost].ns += ns;
 	}
 }
 
 /*
  * The end of a target's sample, however it ended (counted, lost, walked or
  * not): its time since sc->t0, when its program started (sample_wanted),
- * counted in sample_ns, and under each cost it paid in sample_costs. A
+ * counted in the histogram of the tally, and under each cost it paid. A
  * global function, verified once for the programs that end samples; sc is
  * the caller's scratch, not looked up again.
  */
 __weak __noinline int sample_time_end(const struct scratch *sc)
 {
-	__u64 ns, *n;
+	struct unw_tally *t = tally_here();
 	__u32 b, costs;
+	__u64 ns;
 
-	if (!sc || !sc->t0)
+	if (!sc || !sc->t0 || !t)
 		return 0; /* the start was not kept */
 	ns = bpf_ktime_get_ns() - sc->t0;
 	b = unw_hist__bucket(ns);
-	n = bpf_map_lookup_elem(&sample_ns, &b);
-	if (n)
-		*n += 1;
+	barrier_var(b); /* the index compared is the one used */
+	if (b < UNW_HIST_BUCKETS)
+		t->sample_ns[b]++;
 	costs = sc->costs;
-	sample_cost_add(costs ? UNW_COST_ANY : UNW_COST_NONE, ns);
+	sample_cost_add(t, costs ? UNW_COST_ANY : UNW_COST_NONE, ns);
 #pragma unroll
 	for (int i = 0; i < UNW_COST_NONE; i++)
 		if (costs & (1u << i))
-			sample_cost_add(i, ns);
+			sample_cost_add(t, i, ns);
 	return 0;
 }
 

@@ -84,7 +84,7 @@ struct scratch {
 	__u32 errs;
 	__u32 fail_reason; /* the last of them, at fail_pc */
 	__u64 fail_pc;
-	__u64 t0;     /* when the sampling program started, for sample_ns */
+	__u64 t0;     /* when the sampling program started, for the sample's time */
 	__u64 cur_pc; /* the pc of the frame being walked; 0 before the walk */
 	/* The process this CPU last looked up, its entry's gen, and procs_written then. */
 	__u32 last_pid;

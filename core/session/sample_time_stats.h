@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The time BPF took for each sample of the targets, from the histogram it
- * counts them in (bpf/abi.h, sample_ns): how many were timed, their
+ * counts them in (bpf/abi.h, struct unw_tally): how many were timed, their
  * median and their 99th percentile. The kernel's run time of the program
  * gives only the mean, and only with kernel.bpf_stats_enabled=1.
  *

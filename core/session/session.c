@@ -53,6 +53,7 @@
 #include "../util/common.h"
 #include "../util/hashmap.h"
 #include "bpf/unwind.skel.h"
+#include "count_ledger.h"
 #include "bpf/sample_time_hist.h"
 #include "bpf/ustack_ends.h"
 #include "../util/log.h"
@@ -81,6 +82,12 @@
 #define COUNTS_PER_STACK 2  /* a stack counted in several threads, with and without kernel */
 #define DRAINS_OF_ROOM 4    /* a drain may come late: user space busy loading tables */
 #define DRAIN_INTERVAL_MS 1000
+/*
+ * Counts stay in their map while they grow (count_ledger.h), but their
+ * names (comm) are those their threads had when the keys were added: the
+ * map is emptied every so many drains, so that a name is at most that old.
+ */
+#define COUNTS_FLUSH_DRAINS 10
 /*
  * The first drain comes early, so that the first stacks are symbolized (their
  * files' DWARF read, compressed sections inflated) while the run goes on
@@ -174,9 +181,11 @@ struct session {
 	uint64_t exec_hist[UNW_HIST_BUCKETS];
 
 	struct ustack_cache ustacks;
+	struct count_ledger *counts; /* what the counts in the map were at the last drain */
+	uint32_t drains;
 	bool drain_requested;
 	uint64_t last_drain_ms;
-	/* The most the maps held, read at each drain, before it empties the count map. */
+	/* The most the maps held, read at each drain, before it deletes counts. */
 	uint64_t map_bytes_peak;
 	uint64_t lost;			/* samples whose user stack could not be read back */
 	uint64_t off_lost, off_lost_ns; /* the same for off-CPU counts */
@@ -397,7 +406,8 @@ struct session *session__new(const struct session_opts *opts)
 		goto cleanup;
 	s->opts = *opts;
 	s->enc = encoder__new(ENCODER_COMPACT);
-	if (!s->enc)
+	s->counts = count_ledger__new();
+	if (!s->enc || !s->counts)
 		goto cleanup;
 	if (!s->opts.freq)
 		s->opts.freq = 99;
@@ -1847,41 +1857,28 @@ static void session__deliver(struct session *s, const struct unw_count_key *k,
 		s->opts.on_sample(s->opts.ctx, &smp);
 }
 
-#define DRAIN_BATCH 1024
-
-/* Lookup-and-delete in batches: a count BPF adds meanwhile lands in a new entry. */
-static int session__drain_counts(struct session *s)
+static void deliver_count(void *ctx, const struct unw_count_key *key, const struct unw_count *grown)
 {
-	int fd = bpf_map__fd(s->skel->maps.counts);
-	struct unw_count_key *keys = calloc(DRAIN_BATCH, sizeof(*keys));
-	struct unw_count *vals = calloc(DRAIN_BATCH, sizeof(*vals));
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	uint64_t in = 0, out = 0;
-	void *inp = NULL;
-	int err = -ENOMEM;
+	session__deliver(ctx, key, grown);
+}
 
-	if (!keys || !vals)
-		goto cleanup;
-	for (;;) {
-		__u32 n = DRAIN_BATCH;
+/*
+ * The samples counted since the last drain, to the caller: every key that
+ * grew. flush: the count map is emptied (BPF asked for room, or its names
+ * are to be taken again); otherwise only keys that did not grow are
+ * deleted. BPF counts the keys it adds (nr_keys), the keys deleted come
+ * off that count.
+ */
+static int session__drain_counts(struct session *s, bool flush)
+{
+	uint64_t deleted = 0;
+	int err;
 
-		err = bpf_map_lookup_and_delete_batch(fd, inp, &out, keys, vals, &n, &opts);
-		if (err && errno != ENOENT) {
-			err = -errno;
-			pr_err("draining the count map: %s", strerror(-err));
-			goto cleanup;
-		}
-		for (__u32 i = 0; i < n; i++)
-			session__deliver(s, &keys[i], &vals[i]);
-		if (err)
-			break;
-		in = out;
-		inp = &in;
-	}
-	err = 0;
-cleanup:
-	free(keys);
-	free(vals);
+	err = count_ledger__drain(s->counts, bpf_map__fd(s->skel->maps.counts), flush,
+				  deliver_count, s, &deleted);
+	__atomic_fetch_sub(&s->skel->bss->nr_keys, deleted, __ATOMIC_SEQ_CST);
+	if (err)
+		pr_err("draining the count map: %s", strerror(-err));
 	return err;
 }
 
@@ -1926,19 +1923,19 @@ static void session__map_bytes_peak(struct session *s)
 
 int session__drain(struct session *s)
 {
+	bool flush;
 	int err;
 
 	if (!s->loaded)
 		return -EINVAL;
+	flush = s->drain_requested || ++s->drains % COUNTS_FLUSH_DRAINS == 0;
 	s->drain_requested = false;
 	s->last_drain_ms = now_ms();
 	err = session__sync_ustacks(s);
 	if (err)
 		return err;
 	session__map_bytes_peak(s);
-	/* Reset before draining: keys BPF adds from now on count towards the next drain. */
-	s->skel->bss->nr_keys = 0;
-	err = session__drain_counts(s);
+	err = session__drain_counts(s, flush);
 	if (!err)
 		err = session__drain_fails(s);
 	if (err)
@@ -2032,26 +2029,53 @@ static uint64_t session__map_bytes(const struct session *s)
 	return sum;
 }
 
+/* What BPF counted on every CPU, summed into sum (bpf/abi.h). 0 or -errno (sum then all 0). */
+static int session__tally(const struct session *s, struct unw_tally *sum)
+{
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	struct unw_tally *vals;
+	uint32_t zero = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!s || !s->loaded)
+		return -EINVAL;
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	/* Per-CPU values are 8-byte aligned: the tally is a whole number of words. */
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.tally), &zero, vals)) {
+		err = -errno;
+		goto cleanup;
+	}
+	for (int c = 0; c < ncpu; c++) {
+		for (size_t i = 0; i < UNW_ST_NR; i++)
+			sum->stats[i] += vals[c].stats[i];
+		for (size_t i = 0; i < UNW_COST_NR; i++) {
+			sum->costs[i].samples += vals[c].costs[i].samples;
+			sum->costs[i].ns += vals[c].costs[i].ns;
+		}
+		for (size_t i = 0; i < UNW_HIST_BUCKETS; i++)
+			sum->sample_ns[i] += vals[c].sample_ns[i];
+	}
+cleanup:
+	free(vals);
+	return err;
+}
+
 void session__stats(const struct session *s, struct session_stats *st)
 {
-	uint64_t sum[UNW_ST_NR] = {};
-	int ncpu = libbpf_num_possible_cpus();
+	struct unw_tally tally;
+	const uint64_t *sum = (const uint64_t *)tally.stats;
 	struct model_stats ms;
 	struct loader_stats ls;
 	struct encoder_cost cost;
-	uint64_t *vals;
 
 	memset(st, 0, sizeof(*st));
-	if (!s || !s->loaded || ncpu <= 0)
+	if (!s || !s->loaded)
 		return;
-	vals = calloc(ncpu, sizeof(*vals));
-	for (uint32_t i = 0; vals && i < UNW_ST_NR; i++) {
-		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stats), &i, vals))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			sum[i] += vals[c];
-	}
-	free(vals);
+	session__tally(s, &tally); /* all 0 when it cannot be read */
 	st->samples = sum[UNW_ST_SAMPLES];
 	st->complete = sum[UNW_ST_COMPLETE];
 	st->fp_complete = sum[UNW_ST_FP_COMPLETE];
@@ -2117,57 +2141,19 @@ int session__prog_stats(const struct session *s, uint64_t *run_time_ns, uint64_t
 
 int session__sample_ns(const struct session *s, uint64_t buckets[UNW_HIST_BUCKETS])
 {
-	int ncpu = libbpf_num_possible_cpus(), fd, err = 0;
-	uint64_t *vals;
+	struct unw_tally sum;
+	int err = session__tally(s, &sum);
 
-	memset(buckets, 0, UNW_HIST_BUCKETS * sizeof(*buckets));
-	if (!s || !s->loaded)
-		return -EINVAL;
-	if (ncpu <= 0)
-		return ncpu ? ncpu : -EINVAL;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	fd = bpf_map__fd(s->skel->maps.sample_ns);
-	for (uint32_t b = 0; b < UNW_HIST_BUCKETS; b++) {
-		if (bpf_map_lookup_elem(fd, &b, vals)) {
-			err = -errno;
-			memset(buckets, 0, UNW_HIST_BUCKETS * sizeof(*buckets));
-			break;
-		}
-		for (int c = 0; c < ncpu; c++)
-			buckets[b] += vals[c];
-	}
-	free(vals);
+	memcpy(buckets, sum.sample_ns, sizeof(sum.sample_ns));
 	return err;
 }
 
 int session__sample_costs(const struct session *s, struct unw_cost_sum sums[UNW_COST_NR])
 {
-	int ncpu = libbpf_num_possible_cpus(), fd, err = 0;
-	struct unw_cost_sum *vals;
+	struct unw_tally sum;
+	int err = session__tally(s, &sum);
 
-	memset(sums, 0, UNW_COST_NR * sizeof(*sums));
-	if (!s || !s->loaded)
-		return -EINVAL;
-	if (ncpu <= 0)
-		return ncpu ? ncpu : -EINVAL;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	fd = bpf_map__fd(s->skel->maps.sample_costs);
-	for (uint32_t k = 0; k < UNW_COST_NR; k++) {
-		if (bpf_map_lookup_elem(fd, &k, vals)) {
-			err = -errno;
-			memset(sums, 0, UNW_COST_NR * sizeof(*sums));
-			break;
-		}
-		for (int c = 0; c < ncpu; c++) {
-			sums[k].samples += vals[c].samples;
-			sums[k].ns += vals[c].ns;
-		}
-	}
-	free(vals);
+	memcpy(sums, sum.costs, sizeof(sum.costs));
 	return err;
 }
 
@@ -2212,5 +2198,6 @@ void session__free(struct session *s)
 	free(s->dirty);
 	free(s->execs);
 	ustack_cache__free(&s->ustacks);
+	count_ledger__free(s->counts);
 	free(s);
 }

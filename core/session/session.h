@@ -241,8 +241,8 @@ void session__stats(const struct session *s, struct session_stats *st);
 int session__prog_stats(const struct session *s, uint64_t *run_time_ns, uint64_t *run_cnt);
 /*
  * The histogram of the time of each sample of the targets, from the start
- * of the sampling program to the end of the sample (bpf/abi.h,
- * sample_ns), summed over the CPUs into buckets; counted whatever
+ * of the sampling program to the end of the sample (bpf/abi.h, struct
+ * unw_tally), summed over the CPUs into buckets; counted whatever
  * kernel.bpf_stats_enabled says. 0 or -errno (buckets then all 0).
  */
 int session__sample_ns(const struct session *s, uint64_t buckets[UNW_HIST_BUCKETS]);
