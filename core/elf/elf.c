@@ -1115,6 +1115,120 @@ static int find_symbols_in(const struct elf_file *ef, const char *symtab, const 
 	return 0;
 }
 
+/*
+ * The dynamic symbols' GNU hash table (.gnu.hash), which ld.so looks names
+ * up in: a Bloom filter, buckets of symbol indexes, and for each hashed
+ * symbol its name's hash, the last of a bucket's chain marked in bit 0.
+ */
+struct gnu_hash {
+	uint32_t nbuckets, symoffset, bloom_words, bloom_shift;
+	const uint8_t *bloom, *buckets, *chain;
+	size_t nsyms; /* of .dynsym */
+};
+
+static uint32_t read_u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint32_t gnu_hash_of(const char *name)
+{
+	uint32_t h = 5381;
+
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		h = h * 33 + *c;
+	return h;
+}
+
+/* Whether sec holds a GNU hash table of a symbol table of nsyms symbols: 0, or -EINVAL. */
+static int gnu_hash__open(struct gnu_hash *h, const struct elf_section *sec, size_t nsyms)
+{
+	uint64_t need;
+
+	if (sec->size < 16)
+		return -EINVAL;
+	h->nbuckets = read_u32(sec->data);
+	h->symoffset = read_u32(sec->data + 4);
+	h->bloom_words = read_u32(sec->data + 8);
+	h->bloom_shift = read_u32(sec->data + 12);
+	need = 16 + (uint64_t)h->bloom_words * 8 + (uint64_t)h->nbuckets * 4;
+	if (!h->nbuckets || !h->bloom_words || h->bloom_shift >= 32 || h->symoffset > nsyms ||
+	    need > sec->size || (sec->size - need) / 4 < nsyms - h->symoffset)
+		return -EINVAL;
+	h->bloom = sec->data + 16;
+	h->buckets = h->bloom + (size_t)h->bloom_words * 8;
+	h->chain = h->buckets + (size_t)h->nbuckets * 4;
+	h->nsyms = nsyms;
+	return 0;
+}
+
+/* Whether the Bloom filter lets name, of hash hash, be in the table. */
+static bool gnu_hash__may_have(const struct gnu_hash *h, uint32_t hash)
+{
+	uint64_t word, mask;
+
+	memcpy(&word, h->bloom + (size_t)(hash / 64 % h->bloom_words) * 8, sizeof(word));
+	mask = 1ULL << (hash % 64) | 1ULL << ((hash >> h->bloom_shift) % 64);
+	return (word & mask) == mask;
+}
+
+/*
+ * Looks q up in .dynsym (st, str) through h: the symbols of q's bucket in
+ * the order of the table, so the first of its name and type wins, as in a
+ * scan of the whole table.
+ */
+static void gnu_hash__find(const struct gnu_hash *h, const struct elf_section *st,
+			   const struct elf_section *str, struct elf_symbol_query *q)
+{
+	uint32_t hash = gnu_hash_of(q->name), i;
+	size_t len = strlen(q->name);
+
+	if (!gnu_hash__may_have(h, hash))
+		return;
+	i = read_u32(h->buckets + (size_t)(hash % h->nbuckets) * 4);
+	for (; i >= h->symoffset && i < h->nsyms; i++) {
+		uint32_t chained = read_u32(h->chain + (size_t)(i - h->symoffset) * 4);
+		Elf64_Sym s;
+
+		memcpy(&s, st->data + (size_t)i * sizeof(s), sizeof(s));
+		if ((chained | 1) == (hash | 1) && s.st_shndx != SHN_UNDEF &&
+		    ELF64_ST_TYPE(s.st_info) == q->type && s.st_name < str->size &&
+		    str->size - s.st_name > len &&
+		    !memcmp(str->data + s.st_name, q->name, len + 1)) {
+			q->value = s.st_value;
+			q->size = s.st_size;
+			q->found = true;
+			return;
+		}
+		if (chained & 1)
+			return;
+	}
+}
+
+/*
+ * Looks the entries of qs not found yet up in .dynsym through .gnu.hash: a
+ * few lookups instead of a scan of a C++ library's tens of thousands of
+ * names. -ENOENT when there is no such table, or a broken one: the caller
+ * scans then.
+ */
+static int find_symbols_hashed(const struct elf_file *ef, struct elf_symbol_query *qs, size_t n)
+{
+	struct elf_section hs, st, str;
+	struct gnu_hash h;
+
+	if (elf_file__section(ef, ".gnu.hash", &hs) || elf_file__section(ef, ".dynsym", &st) ||
+	    elf_file__section(ef, ".dynstr", &str) || st.size % sizeof(Elf64_Sym) ||
+	    gnu_hash__open(&h, &hs, st.size / sizeof(Elf64_Sym)))
+		return -ENOENT;
+	for (size_t k = 0; k < n; k++)
+		if (!qs[k].found)
+			gnu_hash__find(&h, &st, &str, &qs[k]);
+	return 0;
+}
+
 int elf_file__find_symbols(const struct elf_file *ef, struct elf_symbol_query *qs, size_t n)
 {
 	struct prefix_set *wanted = calloc(1, sizeof(*wanted));
@@ -1128,7 +1242,7 @@ int elf_file__find_symbols(const struct elf_file *ef, struct elf_symbol_query *q
 		wanted->bits[prefix / 64] |= 1ULL << (prefix % 64);
 	}
 	err = find_symbols_in(ef, ".symtab", ".strtab", qs, n, wanted);
-	if (!err)
+	if (!err && find_symbols_hashed(ef, qs, n) == -ENOENT)
 		err = find_symbols_in(ef, ".dynsym", ".dynstr", qs, n, wanted);
 	free(wanted);
 	return err;

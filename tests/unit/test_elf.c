@@ -801,6 +801,122 @@ static void test_foreign_sigbus_kills(void)
 	elf_file__free(ef);
 }
 
+/*
+ * The dynamic symbols of libc, looked up through .gnu.hash, against
+ * readelf's listing of .dynsym: for every defined function and object, the
+ * value of the first symbol of its name and type in the table. Then the
+ * same with the hash table broken, which is scanned instead.
+ */
+#define LIBC_PATH "/lib/x86_64-linux-gnu/libc.so.6"
+#define SYMS_MAX 4096
+
+struct expected_sym {
+	char name[128];
+	unsigned char type;
+	uint64_t value;
+};
+
+/* The first defined FUNC or OBJECT of each name in readelf --dyn-syms' listing of path. */
+static size_t readelf_dynsyms(const char *path, struct expected_sym *out, size_t max)
+{
+	char cmd[512], line[512];
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf --dyn-syms -W '%s' 2>/dev/null", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	while (fgets(line, sizeof(line), p) && n < max) {
+		char type[16], bind[16], vis[16], ndx[16], name[256], *at;
+		unsigned long long value;
+		unsigned num, size;
+		bool seen = false;
+
+		if (sscanf(line, " %u: %llx %u %15s %15s %15s %15s %255s", &num, &value, &size,
+			   type, bind, vis, ndx, name) != 8 ||
+		    !strcmp(ndx, "UND") || (strcmp(type, "FUNC") && strcmp(type, "OBJECT")))
+			continue;
+		at = strchr(name, '@');
+		if (at)
+			*at = '\0';
+		if (strlen(name) >= sizeof(out[0].name))
+			continue;
+		for (size_t i = 0; i < n && !seen; i++)
+			seen = out[i].type == (strcmp(type, "FUNC") ? STT_OBJECT : STT_FUNC) &&
+			       !strcmp(out[i].name, name);
+		if (seen)
+			continue;
+		snprintf(out[n].name, sizeof(out[n].name), "%s", name);
+		out[n].type = strcmp(type, "FUNC") ? STT_OBJECT : STT_FUNC;
+		out[n].value = value;
+		n++;
+	}
+	pclose(p);
+	return n;
+}
+
+/* How many of exp's symbols ef finds with another value, or not at all. */
+static size_t dynsym_mismatches(const struct elf_file *ef, const struct expected_sym *exp, size_t n)
+{
+	struct elf_symbol_query q[2];
+	size_t bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		q[0] = (struct elf_symbol_query){ .name = exp[i].name, .type = exp[i].type };
+		q[1] = (struct elf_symbol_query){ .name = "no_such_symbol_in_libc",
+						  .type = STT_FUNC };
+		CHECK_EQ_INT(elf_file__find_symbols(ef, q, 2), 0);
+		bad += !q[0].found || q[0].value != exp[i].value || q[1].found;
+	}
+	return bad;
+}
+
+static void test_dynamic_symbols_hashed(void)
+{
+	struct expected_sym *exp = calloc(SYMS_MAX, sizeof(*exp));
+	struct elf_file *ef = elf_file__open(LIBC_PATH), *broken = NULL;
+	struct elf_section hs;
+	uint8_t *copy = NULL;
+	size_t n, size = 0;
+	FILE *f;
+
+	if (access(LIBC_PATH, R_OK)) {
+		printf("no %s here: not checked\n", LIBC_PATH);
+		goto cleanup;
+	}
+	CHECK(exp && ef);
+	if (!exp || !ef)
+		goto cleanup;
+	n = readelf_dynsyms(LIBC_PATH, exp, SYMS_MAX);
+	CHECK(n > 1000);
+	CHECK(elf_file__section(ef, ".gnu.hash", &hs) == 0);
+	CHECK_EQ_INT(dynsym_mismatches(ef, exp, n), 0);
+
+	/* No buckets: not a table to trust, the names are scanned. */
+	f = fopen(LIBC_PATH, "rb");
+	CHECK(f && fseek(f, 0, SEEK_END) == 0);
+	if (!f)
+		goto cleanup;
+	size = (size_t)ftell(f);
+	copy = malloc(size);
+	rewind(f);
+	CHECK(copy && fread(copy, 1, size, f) == size);
+	fclose(f);
+	if (!copy)
+		goto cleanup;
+	memset(copy + hs.offset, 0, 4);
+	broken = elf_file__open_mem(copy, size, "broken-hash");
+	CHECK(broken != NULL);
+	if (broken)
+		CHECK_EQ_INT(dynsym_mismatches(broken, exp, n < 300 ? n : 300), 0);
+cleanup:
+	elf_file__free(broken);
+	elf_file__free(ef);
+	free(copy);
+	free(exp);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -829,6 +945,7 @@ int main(void)
 	RUN(test_debug_matches);
 	RUN(test_truncated_while_mapped);
 	RUN(test_foreign_sigbus_kills);
+	RUN(test_dynamic_symbols_hashed);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", tmpdir);
