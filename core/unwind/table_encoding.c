@@ -19,11 +19,23 @@ struct encoder_ops {
 	int (*index)(struct encoder *enc, const struct shards_placement *pl, void *value);
 };
 
-/* Rules by index, [0, nr), and their indexes by rule. */
+/*
+ * Rules by index, [0, nr), and their indexes by rule: open addressing over
+ * slots that hold a rule's two words, compared in place. Not
+ * util/hashmap.h's table, whose probes call a function to compare and read
+ * the rule where it lies: this one is looked up at every row of a table,
+ * twice for the rows BPF gets.
+ */
+struct rule_slot {
+	uint64_t w[2];
+	uint32_t index; /* + 1; 0: an empty slot */
+};
+
 struct rule_dict {
 	struct unw_rule *rules;
 	size_t nr;
-	struct hashmap by_rule;
+	struct rule_slot *slots;
+	size_t cap; /* slots: a power of two, or 0 */
 };
 
 struct encoder {
@@ -73,30 +85,71 @@ static uint64_t rule_hash(const struct unw_rule *r)
 	return hash_u64(w[0] ^ w[1] * 0x9e3779b97f4a7c15ULL);
 }
 
-static bool rule_dict_eq(const void *rules, size_t i, const void *rule)
-{
-	return memcmp(&((const struct unw_rule *)rules)[i], rule, sizeof(struct unw_rule)) == 0;
-}
-
 #define RULE_NOT_FOUND UINT32_MAX
+
+/* The slot of rule r (hash: rule_hash(r)) in d: its own, or the empty one where it would go. */
+static struct rule_slot *rule_dict__slot(const struct rule_dict *d, const struct unw_rule *r,
+					 uint64_t hash)
+{
+	uint64_t w[2];
+	size_t i = hash & (d->cap - 1);
+
+	memcpy(w, r, sizeof(w));
+	while (d->slots[i].index && (d->slots[i].w[0] != w[0] || d->slots[i].w[1] != w[1]))
+		i = (i + 1) & (d->cap - 1);
+	return &d->slots[i];
+}
 
 /* The index of rule r (hash: rule_hash(r)) in d, or RULE_NOT_FOUND. */
 static uint32_t rule_dict__find(const struct rule_dict *d, const struct unw_rule *r, uint64_t hash)
 {
-	size_t i = hashmap__find_index(&d->by_rule, hash, rule_dict_eq, d->rules, r);
+	const struct rule_slot *s = d->cap ? rule_dict__slot(d, r, hash) : NULL;
 
-	return i == HASHMAP_NO_INDEX ? RULE_NOT_FOUND : (uint32_t)i;
+	return s && s->index ? s->index - 1 : RULE_NOT_FOUND;
+}
+
+/* Twice the slots, at most half full then: every rule moved to its slot in the new ones. */
+static int rule_dict__grow(struct rule_dict *d)
+{
+	struct rule_dict bigger = { .cap = d->cap ? d->cap * 2 : 1024 };
+
+	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
+	if (!bigger.slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->cap; i++) {
+		struct unw_rule r;
+
+		if (!d->slots[i].index)
+			continue;
+		memcpy(&r, d->slots[i].w, sizeof(r));
+		*rule_dict__slot(&bigger, &r, rule_hash(&r)) = d->slots[i];
+	}
+	free(d->slots);
+	d->slots = bigger.slots;
+	d->cap = bigger.cap;
+	return 0;
 }
 
 /* Adds r, not there, at index d->nr: d->rules has room. */
 static int rule_dict__add(struct rule_dict *d, const struct unw_rule *r, uint64_t hash)
 {
-	int err = hashmap__add(&d->by_rule, hash, hashmap_index_value(d->nr));
+	struct rule_slot *s;
 
-	if (err)
-		return err;
+	/* At most three quarters full: a probe ends soon at an empty slot. */
+	if (4 * (d->nr + 1) > 3 * d->cap && rule_dict__grow(d))
+		return -ENOMEM;
+	s = rule_dict__slot(d, r, hash);
+	memcpy(s->w, r, sizeof(s->w));
+	s->index = (uint32_t)d->nr + 1;
 	d->rules[d->nr++] = *r;
 	return 0;
+}
+
+static void rule_dict__exit(struct rule_dict *d)
+{
+	free(d->slots);
+	d->slots = NULL;
+	d->cap = 0;
 }
 
 /*
@@ -293,7 +346,7 @@ void encoder__free(struct encoder *enc)
 		return;
 	big_free(enc->own_rules, enc->own_rules_mapped);
 	big_free(enc->own_pages, enc->own_pages_mapped);
-	hashmap__exit(&enc->dict.by_rule);
+	rule_dict__exit(&enc->dict);
 	free(enc);
 }
 
@@ -356,7 +409,7 @@ int encoder__table_rules(const struct encoder *enc, const struct unwind_table *t
 			      (t->rows[0].pc >> UNW_PAGE_SHIFT) + 1;
 	}
 	free(d.rules);
-	hashmap__exit(&d.by_rule);
+	rule_dict__exit(&d);
 	if (err)
 		return err;
 	cost_total(&enc->ops->geometry, cost);

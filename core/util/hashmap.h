@@ -4,9 +4,11 @@
  * addressing with linear probing, at most three quarters full, and removal
  * by shifting the slots after back, so that no tombstone slows a lookup.
  * Each value holds its own key, which the caller's function compares. The
- * one hash table of unwprof: the model's files and processes, the
- * profile's indexes, the symbolizer's shared locations, the session's
- * stacks, the encoder's rules, the interpreters' code objects.
+ * hash table of unwprof's model's files and processes, the profile's
+ * indexes, the symbolizer's shared locations, the session's stacks and
+ * counts, the interpreters' code objects. (The encoder's rules, looked up
+ * at every row of a table, have a table of their own:
+ * core/unwind/table_encoding.c.)
  *
  *	struct hashmap h = {};
  *	v = hashmap__find(&h, hash, eq, key);	 NULL: none
