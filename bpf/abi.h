@@ -771,6 +771,7 @@ _Static_assert(sizeof(struct unw_ustack) == 8 + 8 * UNW_DEPTH_MAX, "unw_ustack l
 _Static_assert(sizeof(struct unw_event) == 24, "unw_event layout");
 _Static_assert(sizeof(struct unw_config) == 40, "unw_config layout");
 _Static_assert(sizeof(struct unw_cost_sum) == 16, "unw_cost_sum layout");
+_Static_assert(sizeof(struct unw_tally) % 8 == 0, "per-CPU values: a whole number of words");
 _Static_assert(sizeof(struct unw_fail_key) == 16, "unw_fail_key layout");
 _Static_assert(sizeof(struct unw_go_proc) == 104, "unw_go_proc layout");
 _Static_assert(sizeof(struct unw_py_proc) == 72, "unw_py_proc layout");

@@ -19,6 +19,7 @@
 #   readelf   readelf --debug-dump=frames-interp FILE > /dev/null
 #   text      unwprof dump-unwind FILE > /dev/null
 #   summary   unwprof dump-unwind --summary FILE  (the table is built, not printed)
+#   shards    unwprof shards FILE                 (built, and encoded as BPF gets it)
 #   startup   unwprof dump-unwind --help          (process start, no ELF)
 # and prints the times, the ratio readelf/text (the requirement: at least
 # 10x), the table build time (summary - startup: it still includes opening
@@ -141,6 +142,7 @@ echo "method:  best of $runs runs$(use_hyperfine && echo ' (hyperfine; CPU: mean
 read -r w_readelf c_readelf <<< "$(measure "$readelf" --debug-dump=frames-interp "$file")"
 read -r w_text c_text <<< "$(measure "$unwprof" dump-unwind "$file")"
 read -r w_summary c_summary <<< "$(measure "$unwprof" dump-unwind --summary "$file")"
+read -r w_shards c_shards <<< "$(measure "$unwprof" shards "$file")"
 read -r w_startup c_startup <<< "$(measure "$unwprof" dump-unwind --help)"
 w_build=$((w_summary > w_startup ? w_summary - w_startup : 0))
 c_build=$((c_summary > c_startup ? c_summary - c_startup : 0))
@@ -149,6 +151,7 @@ printf '%-52s %10s %10s\n' "" "wall" "CPU"
 line "readelf --debug-dump=frames-interp" "$w_readelf" "$c_readelf"
 line "unwprof dump-unwind (text)" "$w_text" "$c_text"
 line "unwprof dump-unwind --summary" "$w_summary" "$c_summary"
+line "unwprof shards (built and encoded for BPF)" "$w_shards" "$c_shards"
 line "unwprof dump-unwind --help (startup)" "$w_startup" "$c_startup"
 line "table build (summary - startup, includes ELF open)" "$w_build" "$c_build"
 
