@@ -414,11 +414,15 @@ static void row_from_state(const struct builder *b, const struct cfi_state *st, 
 
 /* ---- the row array ---- */
 
-_Static_assert(sizeof(struct table_row) == 20, "no padding: same_rules() compares bytes");
-
+/*
+ * Field by field: the row builder_row() makes then stays in registers, where
+ * a compare of its bytes would store it, and wait for the narrow stores to
+ * reach memory before reading them back as words.
+ */
 static bool same_rules(const struct table_row *a, const struct table_row *b)
 {
-	return !memcmp(&a->cfa_off, &b->cfa_off, sizeof(*a) - sizeof(a->pc));
+	return a->cfa_off == b->cfa_off && a->fp_off == b->fp_off && a->aux_off == b->aux_off &&
+	       a->cfa == b->cfa && a->fp == b->fp && a->ra == b->ra && a->reason == b->reason;
 }
 
 /* Room for cap rows: a large table's in huge pages of their own (util/big_alloc.h). */
@@ -449,7 +453,19 @@ static void rows_trim(struct unwind_table *t)
 	t->rows = big_trim(t->rows, (t->nr_rows + 1) * sizeof(*t->rows), &t->rows_mapped);
 }
 
-static int builder_push(struct builder *b, const struct table_row *r)
+/* Twice the room for rows: rare, as the estimate reserves them all. */
+static __attribute__((noinline)) int builder_grow(struct builder *b)
+{
+	size_t cap = b->cap ? b->cap * 2 : 1024;
+
+	if (rows_grow(b->t, cap))
+		return -ENOMEM;
+	b->cap = cap;
+	return 0;
+}
+
+/* Small enough to inline, so the row made in builder_row() stays in registers. */
+static inline int builder_push(struct builder *b, const struct table_row *r)
 {
 	struct unwind_table *t = b->t;
 
@@ -458,13 +474,8 @@ static int builder_push(struct builder *b, const struct table_row *r)
 		t->unsupported[t->rows[--t->nr_rows].reason]--;
 	if (t->nr_rows && same_rules(&t->rows[t->nr_rows - 1], r))
 		return 0;
-	if (t->nr_rows == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 1024;
-
-		if (rows_grow(t, cap))
-			return -ENOMEM;
-		b->cap = cap;
-	}
+	if (t->nr_rows == b->cap && builder_grow(b))
+		return -ENOMEM;
 	t->rows[t->nr_rows++] = *r;
 	t->unsupported[r->reason]++;
 	return 0;

@@ -54,17 +54,29 @@ struct encoder {
 
 /* ---- compact: 4-byte rows, pages, one dictionary of rules ---- */
 
+/* Field f lies as far from a row's cfa_off as from the start of a rule. */
+#define ROW_RULE_SAME_PLACE(f)                                                  \
+	(offsetof(struct table_row, f) - offsetof(struct table_row, cfa_off) == \
+	 offsetof(struct unw_rule, f))
+
+_Static_assert(sizeof(struct unw_rule) ==
+			       sizeof(struct table_row) - offsetof(struct table_row, cfa_off) &&
+		       ROW_RULE_SAME_PLACE(fp_off) && ROW_RULE_SAME_PLACE(aux_off) &&
+		       ROW_RULE_SAME_PLACE(cfa) && ROW_RULE_SAME_PLACE(fp) &&
+		       ROW_RULE_SAME_PLACE(ra) && ROW_RULE_SAME_PLACE(reason),
+	       "the bytes of a row after its pc are a rule");
+
+/*
+ * A row's rule, copied whole: field by field, the narrow stores of the
+ * fields and the loads of the two words rule_hash() reads would stall at
+ * every row.
+ */
 static struct unw_rule rule_of(const struct table_row *r)
 {
-	return (struct unw_rule){
-		.cfa_off = r->cfa_off,
-		.fp_off = r->fp_off,
-		.aux_off = r->aux_off,
-		.cfa = r->cfa,
-		.fp = r->fp,
-		.ra = r->ra,
-		.reason = r->reason,
-	};
+	struct unw_rule rule;
+
+	memcpy(&rule, &r->cfa_off, sizeof(rule));
+	return rule;
 }
 
 /* What rule UNW_RULE_FULL says: the dictionary was full when a row needed a place there. */
