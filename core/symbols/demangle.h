@@ -18,4 +18,12 @@
  */
 char *demangle__name(const char *name);
 
+/*
+ * libstdc++'s __cxa_demangle of an Itanium name, to be freed by the caller,
+ * or NULL: errno EINVAL for a name it refuses, ENOMEM, or ELIBACC when
+ * libstdc++ cannot be loaded (said once). For demangle_rust.c's legacy
+ * names, which are Itanium-mangled.
+ */
+char *demangle__itanium(const char *name);
+
 #endif

@@ -27,9 +27,6 @@
 #include "demangle.h"
 #include "demangle_rust.h"
 
-/* From libstdc++ (cxxabi.h is a C++ header, so it is declared here). */
-char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
 /*
  * Longer demangled names are refused. The longest in rustc's own driver
  * (100,000 v0 names) is about 10,000 bytes.
@@ -350,16 +347,14 @@ static char *demangle_legacy(const char *name, size_t end, size_t len)
 {
 	struct sbuf out = { 0 };
 	char *path = strndup(name, end), *cxx;
-	int status = 0, err;
+	int err;
 
 	if (!path)
 		return NULL;
-	cxx = __cxa_demangle(path, NULL, NULL, &status);
+	cxx = demangle__itanium(path);
 	free(path);
-	if (!cxx) {
-		errno = status == -1 ? ENOMEM : EINVAL;
+	if (!cxx)
 		return NULL;
-	}
 	strip_rust_hash(cxx);
 	err = legacy_unescape(cxx, &out);
 	free(cxx);
