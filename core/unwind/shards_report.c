@@ -30,8 +30,9 @@ struct sh_exec {
 	const struct shards_placement *pl; /* once every table is packed; NULL: none */
 	pid_t *pids;			   /* processes that map it (-p) */
 	size_t nr_pids;
-	size_t seen;	/* the order it was first met in */
-	uint64_t bytes; /* its table alone in the BPF maps: rows, pages and distinct rules */
+	size_t seen;	  /* the order it was first met in */
+	uint64_t bytes;	  /* its table alone in the BPF maps: rows, pages and distinct rules */
+	bool bytes_known; /* from its encoding: no pass over its rows in the layout */
 };
 
 /* One shard: its rows used, and the executables whose chunks it holds. */
@@ -172,6 +173,21 @@ cleanup:
 	return err;
 }
 
+/* What table e takes alone, from its rows just encoded, when they can tell. */
+static void shards_report__encoded_cost(struct shards_report *rep, const struct model_image *e)
+{
+	struct encoder_cost cost;
+
+	if (encoder__encoded_cost(rep->opts.enc, e->table, &cost))
+		return;
+	for (size_t i = 0; i < rep->nr_execs; i++) {
+		if (rep->execs[i].entry == e) {
+			rep->execs[i].bytes = cost.bytes;
+			rep->execs[i].bytes_known = true;
+		}
+	}
+}
+
 /*
  * A table the loader placed is encoded as record uploads it, into a shard
  * of scratch: the dictionary of rules and the page map then hold what
@@ -195,6 +211,8 @@ static int shards_report__encode(void *ctx, struct model_image *e,
 	}
 	for (size_t i = 0; i < pl->nr_chunks && !err; i++)
 		err = encoder__rows(enc, pl->table, &pl->chunks[i], rep->scratch);
+	if (!err)
+		shards_report__encoded_cost(rep, e);
 	if (!err)
 		err = encoder__index(enc, pl, index);
 	if (err == -ENOSPC || err == -E2BIG) {
@@ -261,11 +279,13 @@ static int shards_report__layout(struct shards_report *rep)
 		struct encoder_cost cost;
 
 		x->pl = loader__placement(rep->loader, x->entry);
-		if (x->entry->table && encoder__table_cost(rep->opts.enc, x->entry->table, &cost)) {
+		if (x->bytes_known || !x->entry->table)
+			continue;
+		if (encoder__table_cost(rep->opts.enc, x->entry->table, &cost)) {
 			free(by_id);
 			return -ENOMEM;
 		}
-		x->bytes = x->entry->table ? cost.bytes : 0;
+		x->bytes = cost.bytes;
 	}
 	if (rep->opts.nr_pids && rep->nr_execs)
 		qsort(rep->execs, rep->nr_execs, sizeof(*rep->execs), exec_cmp_id);

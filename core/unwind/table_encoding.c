@@ -50,6 +50,14 @@ struct encoder {
 	struct unw_page *own_pages;
 	size_t own_rules_mapped, own_pages_mapped; /* util/big_alloc.h: few of them are used */
 	uint64_t rows_rules_full;
+	/* The indexes the rows of the table encoded last were given (encoder__encoded_cost()). */
+	struct {
+		const struct unwind_table *table;
+		uint64_t rows;		  /* of its rows encoded */
+		uint64_t rows_rules_full; /* the encoder's when its first row came */
+		uint64_t rules;		  /* bits set */
+		uint64_t bits[UNW_RULES_MAX / 64];
+	} seen;
 };
 
 /* ---- compact: 4-byte rows, pages, one dictionary of rules ---- */
@@ -183,6 +191,25 @@ static uint32_t encoder__rule(struct encoder *enc, const struct table_row *row)
 	return (uint32_t)enc->dict.nr - 1;
 }
 
+/* The rows of t are being encoded: a table's first chunk starts the count again. */
+static void seen_start(struct encoder *enc, const struct unwind_table *t,
+		       const struct shards_chunk *c)
+{
+	if (enc->seen.table == t && c->first_row)
+		return;
+	memset(&enc->seen, 0, sizeof(enc->seen));
+	enc->seen.table = t;
+	enc->seen.rows_rules_full = enc->rows_rules_full;
+}
+
+static void seen_mark(struct encoder *enc, uint32_t rule)
+{
+	uint64_t *word = &enc->seen.bits[rule / 64], bit = 1ULL << (rule % 64);
+
+	enc->seen.rules += !(*word & bit);
+	*word |= bit;
+}
+
 static int compact_rows(struct encoder *enc, const struct unwind_table *t,
 			const struct shards_chunk *c, void *shard)
 {
@@ -192,9 +219,15 @@ static int compact_rows(struct encoder *enc, const struct unwind_table *t,
 	if (!t->rows || c->high > UNW_SHARD_ROWS || c->low > c->high ||
 	    c->first_row + (c->high - c->low) > t->nr_rows)
 		return -EINVAL;
+	seen_start(enc, t, c);
 	src = &t->rows[c->first_row];
-	for (size_t i = 0; i < c->high - c->low; i++)
-		dst[c->low + i] = unw_row__make(src[i].pc, encoder__rule(enc, &src[i]));
+	for (size_t i = 0; i < c->high - c->low; i++) {
+		uint32_t rule = encoder__rule(enc, &src[i]);
+
+		dst[c->low + i] = unw_row__make(src[i].pc, rule);
+		seen_mark(enc, rule);
+	}
+	enc->seen.rows += c->high - c->low;
 	return 0;
 }
 
@@ -389,6 +422,20 @@ static void cost_total(const struct encoder_geometry *g, struct encoder_cost *c)
 	c->bytes = c->rows * g->row_bytes + c->pages * g->page_bytes + c->rules * g->rule_bytes;
 }
 
+/* What t takes alone with rules distinct rules: its rows, its pages and those. */
+static void table_cost(const struct encoder *enc, const struct unwind_table *t, uint64_t rules,
+		       struct encoder_cost *cost)
+{
+	memset(cost, 0, sizeof(*cost));
+	cost->rows = t->nr_rows;
+	if (t->nr_rows && t->rows) {
+		cost->rules = rules;
+		cost->pages = (t->rows[t->nr_rows - 1].pc >> UNW_PAGE_SHIFT) -
+			      (t->rows[0].pc >> UNW_PAGE_SHIFT) + 1;
+	}
+	cost_total(&enc->ops->geometry, cost);
+}
+
 int encoder__table_rules(const struct encoder *enc, const struct unwind_table *t,
 			 uint16_t *row_rules, struct encoder_cost *cost)
 {
@@ -397,8 +444,6 @@ int encoder__table_rules(const struct encoder *enc, const struct unwind_table *t
 	int err = 0;
 
 	_Static_assert(UNW_RULES_MAX <= ENCODER_NO_RULE, "a rule index fits row_rules");
-	memset(cost, 0, sizeof(*cost));
-	cost->rows = t->nr_rows;
 	if (t->nr_rows && t->rows) {
 		for (size_t i = 0; i < t->nr_rows && !err; i++) {
 			struct unw_rule r = rule_of(&t->rows[i]);
@@ -416,15 +461,12 @@ int encoder__table_rules(const struct encoder *enc, const struct unwind_table *t
 			else if (d.nr >= UNW_RULES_MAX)
 				break;
 		}
-		cost->rules = d.nr;
-		cost->pages = (t->rows[t->nr_rows - 1].pc >> UNW_PAGE_SHIFT) -
-			      (t->rows[0].pc >> UNW_PAGE_SHIFT) + 1;
 	}
 	free(d.rules);
 	rule_dict__exit(&d);
 	if (err)
 		return err;
-	cost_total(&enc->ops->geometry, cost);
+	table_cost(enc, t, d.nr, cost);
 	return 0;
 }
 
@@ -432,6 +474,21 @@ int encoder__table_cost(const struct encoder *enc, const struct unwind_table *t,
 			struct encoder_cost *cost)
 {
 	return encoder__table_rules(enc, t, NULL, cost);
+}
+
+/*
+ * Each distinct rule of t is one index of the dictionary, when every row of
+ * t was encoded and none found the dictionary full: the indexes met are as
+ * many as encoder__table_rules() counts.
+ */
+int encoder__encoded_cost(const struct encoder *enc, const struct unwind_table *t,
+			  struct encoder_cost *cost)
+{
+	if (enc->seen.table != t || enc->seen.rows != t->nr_rows ||
+	    enc->seen.rows_rules_full != enc->rows_rules_full)
+		return -EAGAIN;
+	table_cost(enc, t, enc->seen.rules, cost);
+	return 0;
 }
 
 void encoder__cost(const struct encoder *enc, uint64_t rows, struct encoder_cost *cost)

@@ -95,6 +95,14 @@ int encoder__table_cost(const struct encoder *enc, const struct unwind_table *t,
  */
 int encoder__table_rules(const struct encoder *enc, const struct unwind_table *t,
 			 uint16_t *row_rules, struct encoder_cost *cost);
+/*
+ * encoder__table_cost() of t, whose rows encoder__rows() has just encoded,
+ * every one and last, from the rules they were given: no pass of its own
+ * over them. -EAGAIN when those cannot tell (rows not encoded, or that found
+ * the dictionary full): encoder__table_cost() can.
+ */
+int encoder__encoded_cost(const struct encoder *enc, const struct unwind_table *t,
+			  struct encoder_cost *cost);
 /* What rows rows encoded so far take, with the dictionary and page map as filled. */
 void encoder__cost(const struct encoder *enc, uint64_t rows, struct encoder_cost *cost);
 

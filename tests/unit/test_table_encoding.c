@@ -326,6 +326,23 @@ static struct unwind_table *table_synthetic(size_t n, uint32_t pc)
 }
 
 /*
+ * What the encoding says a table takes is what a pass of its own over the
+ * rows says (encoder__table_cost()), or -EAGAIN; 1 when both say it alike.
+ */
+static int encoded_cost_equals(const struct encoder *enc, const struct unwind_table *t)
+{
+	struct encoder_cost encoded, counted;
+	int err = encoder__encoded_cost(enc, t, &encoded);
+
+	if (err)
+		return err;
+	if (encoder__table_cost(enc, t, &counted))
+		return -ENOMEM;
+	return encoded.rows == counted.rows && encoded.pages == counted.pages &&
+	       encoded.rules == counted.rules && encoded.bytes == counted.bytes;
+}
+
+/*
  * A table split between two shards, one shared dictionary with a table
  * packed before it, and a table cut by --max-shards: its placed pages are
  * looked up, its pcs past them have no rule.
@@ -349,6 +366,9 @@ static void test_shared_and_split(void)
 	CHECK_EQ_INT(pt->rows_unplaced, 0);
 	CHECK_EQ_INT(check_table(&pk, &ep, pp), 0);
 	CHECK_EQ_INT(check_table(&pk, &et, pt), 0);
+	/* Its two chunks counted as one table; pad's count is gone with t's first chunk. */
+	CHECK_EQ_INT(encoded_cost_equals(pk.enc, t), 1);
+	CHECK_EQ_INT(encoded_cost_equals(pk.enc, pad), -EAGAIN);
 	encoder__cost(pk.enc, pp->rows_placed + pt->rows_placed, &cost);
 	CHECK_EQ_INT(cost.rules, 40 + 2);
 	CHECK(cost.bytes < 4.1 * cost.rows);
@@ -362,6 +382,7 @@ static void test_shared_and_split(void)
 	if (!pp || !pt)
 		goto out;
 	CHECK(pt->rows_placed > 0 && pt->rows_unplaced > 0);
+	CHECK_EQ_INT(encoded_cost_equals(pk.enc, t), -EAGAIN); /* rows left out */
 	CHECK_EQ_INT(et.last_rule, UNW_RULE_NONE);
 	CHECK_EQ_INT(check_table(&pk, &et, pt), 0);
 out:
@@ -391,6 +412,9 @@ static void test_dictionary_full(void)
 	encoder__cost(pk.enc, n, &cost);
 	CHECK_EQ_INT(cost.rules, UNW_RULES_MAX);
 	CHECK_EQ_INT(cost.rows_rules_full, 102);
+	CHECK_EQ_INT(encoded_cost_equals(pk.enc, t), -EAGAIN); /* rows found it full */
+	CHECK_EQ_INT(encoder__table_cost(pk.enc, t, &cost), 0);
+	CHECK_EQ_INT(cost.rules, UNW_RULES_MAX);
 	r = lookup(&pk.m, &e, 16 * (n - 1));
 	CHECK(r && r->cfa == UNW_CFA_UNSUPPORTED && r->reason == UNW_R_RULES_FULL);
 	CHECK(!unw_rule__usable(r));
@@ -449,6 +473,7 @@ static bool check_file(const char *path, size_t *rows)
 			fprintf(stderr, "%s: %d lookups differ from the table\n", path, bad);
 		CHECK_EQ_INT(bad, 0);
 		CHECK_EQ_INT(pl->rows_unplaced, 0);
+		CHECK_EQ_INT(encoded_cost_equals(pk.enc, t), 1);
 	}
 	*rows += t->nr_rows;
 	packed_fini(&pk);
