@@ -61,17 +61,27 @@ struct shards_report {
 
 /* Building and packing */
 
-static struct sh_exec *shards_report__exec(struct shards_report *rep, struct model_image *e,
+/* Table e's entry, or NULL; *index its place. */
+static struct sh_exec *shards_report__find(struct shards_report *rep, const struct model_image *e,
 					   size_t *index)
 {
-	struct sh_exec *n;
-
 	for (size_t i = 0; i < rep->nr_execs; i++) {
 		if (rep->execs[i].entry == e) {
 			*index = i;
 			return &rep->execs[i];
 		}
 	}
+	return NULL;
+}
+
+/* Table e's entry, added when new. */
+static struct sh_exec *shards_report__exec(struct shards_report *rep, struct model_image *e,
+					   size_t *index)
+{
+	struct sh_exec *n = shards_report__find(rep, e, index);
+
+	if (n)
+		return n;
 	if (rep->nr_execs == rep->cap_execs) {
 		size_t ncap = rep->cap_execs ? rep->cap_execs * 2 : 16;
 
@@ -176,16 +186,15 @@ cleanup:
 /* What table e takes alone, from its rows just encoded, when they can tell. */
 static void shards_report__encoded_cost(struct shards_report *rep, const struct model_image *e)
 {
+	struct sh_exec *x;
 	struct encoder_cost cost;
+	size_t i;
 
-	if (encoder__encoded_cost(rep->opts.enc, e->table, &cost))
+	x = shards_report__find(rep, e, &i);
+	if (!x || encoder__encoded_cost(rep->opts.enc, e->table, &cost))
 		return;
-	for (size_t i = 0; i < rep->nr_execs; i++) {
-		if (rep->execs[i].entry == e) {
-			rep->execs[i].bytes = cost.bytes;
-			rep->execs[i].bytes_known = true;
-		}
-	}
+	x->bytes = cost.bytes;
+	x->bytes_known = true;
 }
 
 /*
