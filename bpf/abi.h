@@ -179,38 +179,67 @@ _Static_assert((UNW_STACK_COPY & (UNW_STACK_COPY - 1)) == 0, "masked stack copy 
 _Static_assert(UNW_STACK_FIRST <= UNW_STACK_COPY, "first stack copy");
 _Static_assert(UNW_RULES_MAX <= 1u << UNW_ROW_RULE_BITS, "rule indexes fit a row");
 
+/* Events from BPF to user space, through the ring buffer. */
+enum unw_event_type {
+	UNW_EV_UNKNOWN_PROC = 1, /* a sampled pid without process info */
+	UNW_EV_NOT_COVERED,	 /* pc in no known mapping: re-read the mappings */
+	UNW_EV_EXEC,		 /* addr: the exec's time (bpf_ktime_get_ns, CLOCK_MONOTONIC) */
+	UNW_EV_EXIT,
+	UNW_EV_FORK,   /* a child of a target (follow_children) */
+	UNW_EV_DRAIN,  /* the count map passed its drain threshold */
+	UNW_EV_MAPPED, /* a new executable mapping (mmap) */
+	/*
+	 * A runtime's code (addr: a code object, an iseq) first seen in a
+	 * sample, to be read while its process lives: the event of the runtime
+	 * of unwinder, whose header says what tag and the bytes after the
+	 * event are.
+	 */
+	UNW_EV_CODE,
+};
+
+/*
+ * The process was stopped (SIGSTOP) because it is about to run code that
+ * has no table yet: user space sends SIGCONT once it has loaded the tables.
+ */
+#define UNW_EVF_HELD 1
+
+struct unw_event {
+	__u16 type;	/* enum unw_event_type */
+	__u16 unwinder; /* UNW_EV_CODE: the runtime's (enum unw_unwinder) */
+	__u32 pid;
+	__u64 addr;
+	__u32 flags; /* UNW_EVF_* */
+	__u32 tag;   /* UNW_EV_CODE: what tells the code apart from an earlier one at addr */
+};
+
+/*
+ * A tag of a runtime's code (16 bits of a pointer it holds), carried in the
+ * top bits of its frame's second word, so that another code object later at
+ * the same address is known apart: memory of a freed one is soon reused by
+ * the next one made.
+ */
+#define UNW_CODE_TAG(ptr) ((((ptr) >> 4) ^ ((ptr) >> 20) ^ ((ptr) >> 36)) & 0xffff)
+
+#include "runtimes.h"
+
 /*
  * Which unwinder steps from a frame whose pc is in a mapping: the BPF walk
- * dispatches on it frame by frame (walk_frame), user space chooses it when
- * it publishes the mapping. An unwinder is one id here, one case in the
- * walk and the user-space code that decides where it applies.
+ * looks it up frame by frame (bpf/walk.bpf.h), user space chooses it when
+ * it publishes the mapping. A runtime's (bpf/runtimes.h) is the index of
+ * its program in the walkers' program arrays: the native walk hands a frame
+ * of its code over to it.
  */
+#define UNW_UW_ID(ID, name) UNW_UW_##ID,
 enum unw_unwinder {
 	UNW_UW_FP = 0, /* frame pointers: no table (JIT code, a file without CFI, [vsyscall]) */
 	UNW_UW_TABLE,  /* the DWARF-derived table of exec_id, at table pc = pc - bias */
-	/*
-	 * Go's runtime.systemstack, runtime.morestack and runtime.mcall
-	 * (core/runtimes/goruntime.h): on the system stack, the walk goes on
-	 * from the goroutine's saved state, or from the base of the system
-	 * stack (struct unw_go_proc); elsewhere, as UNW_UW_TABLE, or UNW_UW_FP
-	 * when exec_id is 0. The vDSO's callers time.now and
-	 * runtime.nanotime1: while in the vDSO, from their caller's state in m.
-	 */
-	UNW_UW_GO_SWITCH,
-	/*
-	 * CPython's _PyEval_EvalFrameDefault: the Python frames the activation
-	 * runs are written before it (struct unw_py_proc), then it is stepped
-	 * as UNW_UW_TABLE (or UNW_UW_FP when exec_id is 0).
-	 */
-	UNW_UW_PYTHON,
-	/*
-	 * Ruby's rb_vm_exec: the Ruby frames the activation runs are written
-	 * before it (struct unw_rb_proc), then it is stepped as UNW_UW_TABLE
-	 * (or UNW_UW_FP when exec_id is 0).
-	 */
-	UNW_UW_RUBY,
-	UNW_UW_NR,
+	/* Each runtime's: its range is stepped as UNW_UW_TABLE once its program wrote its frames. */
+	UNW_RUNTIMES(UNW_UW_ID) UNW_UW_NR,
 };
+#undef UNW_UW_ID
+
+/* The first runtime's unwinder: the native walk hands a frame of one at or past it over. */
+#define UNW_UW_RUNTIME (UNW_UW_TABLE + 1)
 
 struct unw_mapping {
 	__u64 start;
@@ -226,128 +255,6 @@ struct unw_mapping {
  * interpreter's loop, a runtime's stack switch) is a mapping of its own in
  * the process info, cut out of the one it lies in.
  */
-
-/*
- * Value of the Go map, keyed by pid: how the Go unwinder finds the state Go
- * saved for the goroutine a thread's system stack works for. Offsets are
- * those of core/runtimes/goruntime.h; addresses are the process's.
- */
-struct unw_go_proc {
-	__u64 morestack_lo; /* [lo, hi): runtime.morestack, runtime.mcall; the rest, systemstack */
-	__u64 morestack_hi;
-	__u64 mcall_lo;
-	__u64 mcall_hi;
-	__u64 now_lo; /* the vDSO's callers, time.now and runtime.nanotime1; hi 0: none */
-	__u64 now_hi;
-	__u64 nanotime_lo;
-	__u64 nanotime_hi;
-	__s32 tls_g;
-	__u32 g_m;
-	__u32 m_g0;
-	__u32 m_curg;
-	__u32 sched_sp;
-	__u32 sched_pc;
-	__u32 sched_bp;
-	__u32 m_vdso_pc; /* m.vdsoPC and m.vdsoSP; 0: no vDSO switch */
-	__u32 m_vdso_sp;
-	__u32 pad;
-};
-
-/* How the first frame of one _PyEval_EvalFrameDefault activation is known. */
-enum unw_py_entry {
-	UNW_PY_ENTRY_EACH = 0, /* before 3.11: each activation runs one frame */
-	UNW_PY_ENTRY_FLAG,     /* 3.11: the frame's is_entry byte (at frame_owner) is set */
-	/*
-	 * 3.12+: a shim frame whose owner is owner_cstack ends it (3.12, 3.13
-	 * FRAME_OWNED_BY_CSTACK, 3.14+ FRAME_OWNED_BY_INTERPRETER, both 3); a
-	 * frame of a higher owner (3.14's FRAME_OWNED_BY_CSTACK) runs no code:
-	 * it is left out.
-	 */
-	UNW_PY_ENTRY_SHIM,
-};
-
-/*
- * Value of the Python map, keyed by pid: how the Python unwinder finds the
- * current frame of the sampled thread and walks its frames. Offsets are
- * those of the interpreter's version (core/runtimes/pyruntime.h); runtime is the
- * process's address of _PyRuntime. The thread is found by its pthread_t,
- * which glibc makes the thread's TCB, the fs base on x86_64.
- */
-struct unw_py_proc {
-	__u64 runtime;
-	__u32 interp_head;  /* _PyRuntime.interpreters.head */
-	__u32 threads_head; /* PyInterpreterState.threads.head */
-	__u32 tstate_next;
-	__u32 tstate_thread_id;
-	__u32 tstate_frame;   /* ->frame (< 3.11), ->cframe (3.11, 3.12), ->current_frame (3.13+) */
-	__s32 cframe_frame;   /* _PyCFrame.current_frame; -1: tstate_frame is the frame */
-	__u32 frame_code;     /* f_code, f_executable */
-	__u32 frame_previous; /* f_back, previous */
-	__u32 frame_instr;    /* f_lasti (int), prev_instr, instr_ptr */
-	__u32 frame_owner;    /* is_entry (3.11), owner (3.12+) */
-	__u8 entry;	      /* enum unw_py_entry */
-	__u8 instr_is_index;  /* frame_instr is f_lasti, a 32-bit index, not a pointer */
-	__u8 owner_cstack;    /* the owner of a shim frame */
-	__u8 frame_len;	      /* bytes of a frame holding every field read: 8 past the last */
-	__u16 code_id;	      /* offset of a code object's co_filename: its tag (UNW_PY_TAG) */
-	/* What struct unw_py_code_event copies of a code object: */
-	__u16 code_len;	  /* bytes of a code object holding every field named: 8 past the last */
-	__u16 code_name;  /* co_qualname, or co_name before 3.11 */
-	__u16 code_table; /* co_linetable, or co_lnotab before 3.10: a bytes object */
-	__u16 str_length; /* a str object's length (of its compact ASCII data) */
-	__u16 str_data;	  /* its compact ASCII data */
-	__u16 bytes_data; /* a bytes object's data; its size is at UNW_PY_VAR_SIZE */
-	/*
-	 * An interpreter whose frames are not read (a version or build not
-	 * known, core/runtimes/pyruntime.h): its eval loop's samples count
-	 * UNW_E_PY_VERSION and are walked as native code; nothing else is set.
-	 */
-	__u8 refused;
-	__u8 pad[5];
-};
-
-/* PyVarObject.ob_size, in every version. */
-#define UNW_PY_VAR_SIZE 16
-
-/*
- * A Python frame's second word carries, in its top 16 bits, a tag of its
- * code object (bits of its co_filename pointer), so that another code
- * object later at the same address is known apart: memory of a freed one
- * is soon reused by the next one compiled.
- */
-#define UNW_PY_TAG_SHIFT 48
-#define UNW_PY_TAG(ptr) ((((ptr) >> 4) ^ ((ptr) >> 20) ^ ((ptr) >> 36)) & 0xffff)
-
-/*
- * Value of the Ruby map, keyed by pid: how the Ruby unwinder finds the
- * sampled thread's execution context (core/runtimes/rbruntime.h: through its DTV,
- * the module id in the GOT slot ec_module_got) and walks its control
- * frames. Addresses are the process's.
- */
-struct unw_rb_proc {
-	__u64 ec_module_got;
-	__u32 ec_offset; /* ruby_current_ec in its module's TLS block */
-	__u16 ec_vm_stack;
-	__u16 ec_vm_stack_size;
-	__u16 ec_cfp;
-	__u16 cfp_size;
-	__u16 cfp_pc;
-	__u16 cfp_iseq;
-	__u16 cfp_ep;
-	__u16 iseq_body; /* an iseq's body: its tag */
-	__u16 me_def;	 /* a method entry's definition: its tag */
-	__u8 refused;	 /* a version not read: UNW_E_RB_VERSION, as unw_py_proc's */
-	__u8 pad;
-};
-
-/*
- * A Ruby frame's second word: its pc (the low 48 bits; 0 for a C method),
- * UNW_RB_TAG of its iseq's body (a C method's definition) above, so that
- * another iseq later in the same slot is known apart, and UNW_RB_CFUNC.
- */
-#define UNW_RB_CFUNC (1ULL << 63)
-#define UNW_RB_TAG_SHIFT 48
-#define UNW_RB_TAG(ptr) (UNW_PY_TAG(ptr) & 0x7fff)
 
 /*
  * Value of the process map, keyed by pid (tgid). gen names this version of
@@ -413,26 +320,15 @@ struct unw_count {
  * A user stack is a sequence of words, leaf first, each frame one word or
  * more. The top byte of a frame's first word is its kind, the rest its
  * value. A native frame is one word, its pc: user addresses are below 2^56
- * on both architectures, so its kind is 0 and the word is the pc as is. An
- * interpreter's frame is its kind's number of words, which user space's
- * part of that unwinder names.
+ * on both architectures, so its kind is 0 and the word is the pc as is. A
+ * runtime's frame is two words, which the namer of that runtime names.
  */
 #define UNW_FRAME_KIND_SHIFT 56
 #define UNW_FRAME_VALUE_MASK ((1ULL << UNW_FRAME_KIND_SHIFT) - 1)
 
+#define UNW_FRAME_ID(ID, name) UNW_FRAME_##ID,
 enum unw_frame_kind {
 	UNW_FRAME_NATIVE = 0, /* 1 word: the pc */
-	/*
-	 * 2 words: the code object's address, then where its frame is: the
-	 * instruction pointer (3.11+), or the index of the last instruction
-	 * (f_lasti, before).
-	 */
-	UNW_FRAME_PYTHON,
-	/*
-	 * 2 words: the frame's iseq, then its pc; for a C method's frame, its
-	 * method entry, then UNW_RB_CFUNC.
-	 */
-	UNW_FRAME_RUBY,
 	/*
 	 * 1 word: the frames a walk deeper than UNW_DEPTH_MAX words left out
 	 * between the two ends it kept (UNW_SAMPLE_ELIDED).
@@ -445,8 +341,10 @@ enum unw_frame_kind {
 	 * another's.
 	 */
 	UNW_FRAME_EXEC,
-	UNW_FRAME_KIND_NR,
+	/* Each runtime's: 2 words, its header says which (bpf/runtimes.h). */
+	UNW_RUNTIMES(UNW_FRAME_ID) UNW_FRAME_KIND_NR,
 };
+#undef UNW_FRAME_ID
 
 #define UNW_FRAME_WORD(kind, value) \
 	((__u64)(kind) << UNW_FRAME_KIND_SHIFT | ((value)&UNW_FRAME_VALUE_MASK))
@@ -488,71 +386,6 @@ enum unw_sample_flags {
 	UNW_SAMPLE_EXEC = 1 << 8,     /* inside execve past its point of no return */
 };
 
-/* Events from BPF to user space, through the ring buffer. */
-enum unw_event_type {
-	UNW_EV_UNKNOWN_PROC = 1, /* a sampled pid without process info */
-	UNW_EV_NOT_COVERED,	 /* pc in no known mapping: re-read the mappings */
-	UNW_EV_EXEC,		 /* addr: the exec's time (bpf_ktime_get_ns, CLOCK_MONOTONIC) */
-	UNW_EV_EXIT,
-	UNW_EV_FORK,   /* a child of a target (follow_children) */
-	UNW_EV_DRAIN,  /* the count map passed its drain threshold */
-	UNW_EV_MAPPED, /* a new executable mapping (mmap) */
-	/* A Python code object (addr, its tag in tag) first seen: struct unw_py_code_event. */
-	UNW_EV_PY_CODE,
-	/*
-	 * A Ruby iseq (addr) first seen, or a C method's method entry (tag:
-	 * the top 16 bits of its frame's second word): to be read while its
-	 * process lives.
-	 */
-	UNW_EV_RB_ISEQ,
-};
-
-/*
- * The process was stopped (SIGSTOP) because it is about to run code that
- * has no table yet: user space sends SIGCONT once it has loaded the tables.
- */
-#define UNW_EVF_HELD 1
-
-struct unw_event {
-	__u32 type;
-	__u32 pid;
-	__u64 addr;
-	__u32 flags; /* UNW_EVF_* */
-	__u32 tag; /* UNW_EV_PY_CODE: the code object's tag; UNW_EV_RB_ISEQ: its word's top 16 bits */
-};
-
-/*
- * UNW_EV_PY_CODE carries copies of the code object and of the objects it
- * names, taken when it is first seen: a module's code is freed once the
- * module has run, often before user space could read it. A part too big
- * to copy, or unreadable, has len 0 and is read from the process instead.
- */
-enum unw_py_part {
-	UNW_PY_PART_CODE = 0, /* code_len bytes of the code object */
-	UNW_PY_PART_NAME,     /* the str object of its name, to the end of its data */
-	UNW_PY_PART_FILE,     /* the str object of its file name */
-	UNW_PY_PART_TABLE,    /* the bytes object of its line table */
-	UNW_PY_PARTS,
-};
-
-#define UNW_PY_CODE_MAX 256
-#define UNW_PY_STR_MAX 512
-#define UNW_PY_TABLE_MAX 16384
-#define UNW_PY_COPY_MAX (UNW_PY_CODE_MAX + 2 * UNW_PY_STR_MAX + UNW_PY_TABLE_MAX)
-
-struct unw_py_copy {
-	__u64 addr; /* where in the process the bytes were */
-	__u32 len;
-	__u32 pad;
-};
-
-/* Sent with as many bytes of data as the copies hold. */
-struct unw_py_code_event {
-	struct unw_event ev; /* addr: the code object; tag: its tag */
-	struct unw_py_copy copies[UNW_PY_PARTS];
-	__u8 data[UNW_PY_COPY_MAX]; /* the copies' bytes, one after the other */
-};
-
 /* Indexes of the stats (struct unw_tally). */
 enum unw_stat {
 	UNW_ST_SAMPLES = 0,
@@ -563,13 +396,8 @@ enum unw_stat {
 	UNW_ST_LOST,	       /* count map full */
 	UNW_ST_EVENTS_LOST,    /* ring buffer full */
 	UNW_ST_FP_COMPLETE,    /* of UNW_ST_FP, those that reached the bottom */
-	UNW_ST_PY_SAMPLES,     /* samples with Python frames */
-	UNW_ST_PY_FRAMES,      /* Python frames written */
-	UNW_ST_RB_SAMPLES,     /* samples with Ruby frames */
-	UNW_ST_RB_FRAMES,      /* Ruby frames written */
 	UNW_ST_LOOKUPS,	       /* frames looked up in a process's mappings */
 	UNW_ST_LOOKUPS_CACHED, /* of them, answered by the cache of lookups */
-	UNW_ST_ERR = 14,       /* + enum unw_err */
 	/*
 	 * Off-CPU (bpf/offcpu.bpf.c): the blocks of the targets' threads that
 	 * ended, and what became of each: walked, short, outside a system
@@ -577,7 +405,7 @@ enum unw_stat {
 	 * count map was full), or still pending at the end (user space counts
 	 * those). Their ns: walked, unwalked or lost.
 	 */
-	UNW_ST_OFF_BLOCKS = UNW_ST_ERR + 32,
+	UNW_ST_OFF_BLOCKS,
 	UNW_ST_OFF_WALKED,
 	UNW_ST_OFF_COMPLETE, /* of the walked, to the bottom with the tables */
 	UNW_ST_OFF_SHORT,    /* shorter than off_cpu_min_ns */
@@ -604,9 +432,10 @@ enum unw_stat {
 
 /*
  * Why a walk stopped early or fell back: the samples that met each reason.
- * Defined once, here: X(ID, NAME, WHAT) gives the enum (UNW_E_ID), the NAME
- * the summary, --stats-json and the man page use (tests/docs checks that
- * unwprof-record(1) names each), and what it means.
+ * Defined once: X(ID, NAME, WHAT) gives the enum (UNW_E_ID), the NAME the
+ * summary, --stats-json and the man page use (tests/docs checks that
+ * unwprof-record(1) names each), and what it means. The walk's own here,
+ * each runtime's in its header (UNW_RUNTIMES_ERRORS), after them.
  */
 #define UNW_ERRORS(X)                                                                      \
 	X(NO_USER, "no-user-stack", "a kernel thread: no user stack")                      \
@@ -630,36 +459,24 @@ enum unw_stat {
 	  "a mapping without a table (JIT, a file without CFI): frame pointers")           \
 	X(TAIL_CALL, "tail-call-failed",                                                   \
 	  "the tail call to the next walker failed: the walk stops")                       \
-	X(GO_SWITCH, "go-switch-failed",                                                   \
-	  "Go's saved goroutine state could not be read: the walk stops")                  \
-	X(PY_THREAD, "python-thread-not-found",                                            \
-	  "a Python thread whose state was not found: no Python frames")                   \
-	X(PY_FRAME, "python-frame-unreadable",                                             \
-	  "a Python frame could not be read: the activation's others left out")            \
-	X(PY_DEPTH, "python-frames-truncated",                                             \
-	  "more Python frames in one activation than written: the rest left out")          \
-	X(RB_THREAD, "ruby-thread-not-found",                                              \
-	  "a Ruby thread whose execution context was not found: no Ruby frames")           \
-	X(RB_FRAME, "ruby-frame-unreadable",                                               \
-	  "a Ruby frame could not be read: the activation's others left out")              \
-	X(RB_DEPTH, "ruby-frames-truncated",                                               \
-	  "more Ruby frames in one activation than written: the rest left out")            \
-	X(PY_VERSION, "python-version-unsupported",                                        \
-	  "in the eval loop of a CPython whose frames are not read: native frames only")   \
-	X(RB_VERSION, "ruby-version-unsupported",                                          \
-	  "in the VM loop of a Ruby whose frames are not read: native frames only")
+	X(RUNTIME_UNLOADED, "runtime-not-loaded",                                          \
+	  "in a runtime's code whose walk is not loaded: native frames only")              \
+	X(RUNTIME_TAIL_CALLS, "runtime-tail-calls-spent",                                  \
+	  "the sample's tail calls ran out before a runtime's code: native frames only")
 
 /* The list is no expression, whatever clang-format takes it for. */
 /* clang-format off */
+#define UNW_ALL_ERRORS(X) UNW_ERRORS(X) UNW_RUNTIMES_ERRORS(X)
 enum unw_err {
 #define UNW_ERR_ENUM(id, name, what) UNW_E_##id,
-	UNW_ERRORS(UNW_ERR_ENUM)
+	UNW_ALL_ERRORS(UNW_ERR_ENUM)
 #undef UNW_ERR_ENUM
 	UNW_E_NR,
 };
 /* clang-format on */
 
-_Static_assert(UNW_E_NR <= UNW_ST_OFF_BLOCKS - UNW_ST_ERR, "stats array holds every reason");
+/* A sample keeps the reasons it met as bits of a word (struct scratch: errs). */
+_Static_assert(UNW_E_NR <= 64, "a bit for each reason");
 
 /*
  * The histogram of sample times (struct unw_tally): for each sample of a
@@ -711,14 +528,18 @@ struct unw_cost_sum {
 
 /*
  * What BPF counts on each CPU, in the one value of the per-CPU map tally:
- * the stats, the samples by what they paid for and the histogram of their
- * times. One value rather than a map each: a sample adds to all three, and
+ * the stats, the reasons, the runtimes' frames, the samples by what they
+ * paid for and the histogram of their times. One value rather than a map each: a sample adds to all three, and
  * each map more is a cache line and a page that the sample finds cold
  * (some 40-60 ns each, of a sample of about a microsecond, measured here).
  * The entries a sample adds to nearly always come first.
  */
 struct unw_tally {
 	__u64 stats[UNW_ST_NR];
+	__u64 errors[UNW_E_NR]; /* samples that met each reason */
+	/* Samples with frames of each runtime (by unwinder), and its frames written. */
+	__u64 runtime_samples[UNW_UW_NR];
+	__u64 runtime_frames[UNW_UW_NR];
 	struct unw_cost_sum costs[UNW_COST_NR];
 	__u64 sample_ns[UNW_HIST_BUCKETS];
 };
@@ -773,11 +594,5 @@ _Static_assert(sizeof(struct unw_config) == 40, "unw_config layout");
 _Static_assert(sizeof(struct unw_cost_sum) == 16, "unw_cost_sum layout");
 _Static_assert(sizeof(struct unw_tally) % 8 == 0, "per-CPU values: a whole number of words");
 _Static_assert(sizeof(struct unw_fail_key) == 16, "unw_fail_key layout");
-_Static_assert(sizeof(struct unw_go_proc) == 104, "unw_go_proc layout");
-_Static_assert(sizeof(struct unw_py_proc) == 72, "unw_py_proc layout");
-_Static_assert(sizeof(struct unw_py_copy) == 16, "unw_py_copy layout");
-_Static_assert(sizeof(struct unw_rb_proc) == 32, "unw_rb_proc layout");
-_Static_assert(sizeof(struct unw_py_code_event) == 24 + 16 * UNW_PY_PARTS + UNW_PY_COPY_MAX,
-	       "unw_py_code_event layout");
 
 #endif /* UNWPROF_ABI_H */

@@ -152,13 +152,31 @@ struct {
 	__uint(value_size, UNW_KSTACK_DEPTH * sizeof(__u64));
 } kstacks SEC(".maps") __weak;
 
-/* walk_tc, for kernels without bpf_loop: ~16 frames per program, tail calls for more. */
+/*
+ * The programs a walk goes on in, by tail call (bpf/walk.bpf.h): at
+ * WALKER_NATIVE the native walk (sample, or walk_tc for kernels without
+ * bpf_loop: FRAMES_PER_PROG frames a program, tail calls for more), at each
+ * runtime's unwinder its program, which user space loads when a process of
+ * it is found. off_walkers holds the same for the walks of off-CPU blocks.
+ */
+#define WALKER_NATIVE 0
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, UNW_UW_NR);
 	__type(key, __u32);
 	__type(value, __u32);
 } walkers SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, UNW_UW_NR);
+	__type(key, __u32);
+	__type(value, __u32);
+} off_walkers SEC(".maps") __weak;
+
+/* The runtimes whose programs are in the walkers: bit unwinder (set by user space). */
+__u64 runtimes_loaded __weak = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -194,28 +212,19 @@ struct {
 	__type(value, struct unw_tally);
 } tally SEC(".maps") __weak;
 
-/* Go processes: what the Go unwinder reads (struct unw_go_proc), by pid. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct unw_go_proc);
-} go_procs SEC(".maps") __weak;
-
-/* Python processes: what the Python unwinder reads (struct unw_py_proc), by pid. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct unw_py_proc);
-} py_procs SEC(".maps") __weak;
-
-/* Ruby processes: what the Ruby unwinder reads (struct unw_rb_proc), by pid. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct unw_rb_proc);
-} rb_procs SEC(".maps") __weak;
+/*
+ * Each runtime's processes, by pid: what its program reads there (struct
+ * unw_NAME_proc of its header, bpf/runtimes.h), written by user space with
+ * the process's entry, gone with it (bpf/procs.bpf.c).
+ */
+#define RUNTIME_PROCS_MAP(ID, name)                      \
+	struct {                                         \
+		__uint(type, BPF_MAP_TYPE_HASH);         \
+		__uint(max_entries, 1);                  \
+		__type(key, __u32);                      \
+		__type(value, struct unw_##name##_proc); \
+	} name##_procs SEC(".maps") __weak;
+UNW_RUNTIMES(RUNTIME_PROCS_MAP)
+#undef RUNTIME_PROCS_MAP
 
 #endif

@@ -36,16 +36,17 @@ struct pc_cache {
 	struct pc_cached slots[PC_CACHE_SLOTS];
 };
 
+/* A cache for each walk family (struct scratch: family). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, WALK_FAMILIES);
 	__type(key, __u32);
 	__type(value, struct pc_cache);
 } pc_cache SEC(".maps") __weak;
 
 /* The native step (bpf/unwind_step.h) reads the stack through the copy. */
 #define UNW_READ(mem, addr, val) stack_read((mem), (addr), (val))
-#define UNW_NOTE(mem, reason) err_inc(reason)
+#define UNW_NOTE(mem, reason) err_inc((mem), (reason))
 #define UNW_VA_MASK(mem) (((struct scratch *)(mem))->va_mask)
 
 /* Row i of a shard (an inner map of shards); non-zero when it cannot be read. */
@@ -67,7 +68,7 @@ static __always_inline int shard_row_read(void *shard, __u32 i, __u32 *row)
 /*
  * The rule governing table pc key among rows [low, low + nr) of shard, which
  * the first pcs of their page inherit rule from (bpf/unwind_step.h); -1
- * when none does, -2 when the shard is missing (counted). A global function, verified once: its
+ * when none does, -2 when the shard is missing. A global function, verified once: its
  * arguments are plain numbers, so the search is one path, whichever page
  * led to it.
  */
@@ -75,32 +76,32 @@ __weak __noinline long shard_rule(__u32 shard, __u32 low, __u32 nr, __u32 rule, 
 {
 	void *rows = bpf_map_lookup_elem(&shards, &shard);
 
-	if (!rows) {
-		err_inc(UNW_E_SHARD_MISSING);
+	if (!rows)
 		return -2;
-	}
 	return unw_page__rule(rows, low, nr, rule, key);
 }
 
 /* The rule governing table pc key in page page of the page map, or -1 (with the reason counted). */
-static __always_inline long page_rule(__u32 page, __u32 key)
+static __always_inline long page_rule(struct scratch *sc, __u32 page, __u32 key)
 {
 	const struct unw_page *pg = bpf_map_lookup_elem(&pages, &page);
 	long rule;
 
 	if (!pg) {
-		err_inc(UNW_E_NO_ROW);
+		err_inc(sc, UNW_E_NO_ROW);
 		return -1;
 	}
 	rule = pg->rule;
 	if (pg->nr) {
 		rule = shard_rule(pg->row / UNW_SHARD_ROWS, pg->row % UNW_SHARD_ROWS, pg->nr, rule,
 				  key);
-		if (rule == -2)
+		if (rule == -2) {
+			err_inc(sc, UNW_E_SHARD_MISSING);
 			return -1;
+		}
 	}
 	if (rule <= UNW_RULE_NONE) {
-		err_inc(UNW_E_NO_ROW);
+		err_inc(sc, UNW_E_NO_ROW);
 		return -1;
 	}
 	return rule;
@@ -111,7 +112,7 @@ static __always_inline long page_rule(__u32 page, __u32 key)
  * reason counted). A global function: verified once, whatever the paths
  * that lead to it.
  */
-__weak __noinline long exec_rule(__u32 exec_id, __u32 key)
+__weak __noinline long exec_rule(struct scratch *sc, __u32 exec_id, __u32 key)
 {
 	const struct unw_exec *e;
 	__u32 page = 0;
@@ -121,13 +122,13 @@ __weak __noinline long exec_rule(__u32 exec_id, __u32 key)
 		return -1;
 	switch (unw_exec__page(e, key, &page)) {
 	case UNW_PAGE_IN:
-		return page_rule(page, key);
+		return page_rule(sc, page, key);
 	case UNW_PAGE_AFTER:
 		if (e->last_rule != UNW_RULE_NONE)
 			return e->last_rule;
 		/* fallthrough */
 	default:
-		err_inc(UNW_E_NO_ROW);
+		err_inc(sc, UNW_E_NO_ROW);
 		return -1;
 	}
 }
@@ -194,11 +195,10 @@ struct frame_place {
  * version gen of a process's mappings: two ways, so that two pcs of a hot
  * loop falling in one set do not evict each other at every sample.
  */
-static __always_inline struct pc_cached *pc_cache_set(__u32 gen, __u64 pc)
+static __always_inline struct pc_cached *pc_cache_set(__u32 family, __u32 gen, __u64 pc)
 {
 	__u32 set = ((pc ^ (__u64)gen << 40) * 0x9e3779b97f4a7c15ULL) >> (64 - PC_CACHE_SET_BITS);
-	__u32 zero = 0;
-	struct pc_cache *c = bpf_map_lookup_elem(&pc_cache, &zero);
+	struct pc_cache *c = bpf_map_lookup_elem(&pc_cache, &family);
 
 	return c ? &c->slots[(set * 2) & (PC_CACHE_SLOTS - 2)] : NULL;
 }
@@ -213,9 +213,9 @@ static __always_inline int pc_cached_is(const struct pc_cached *c, __u32 gen, __
  * copied from it. A global function, verified once: its caller goes on
  * from one state, whatever the slot held.
  */
-__weak __noinline int pc_cache_find(__u32 gen, __u64 pc, struct frame_place *pl)
+__weak __noinline int pc_cache_find(__u32 family, __u32 gen, __u64 pc, struct frame_place *pl)
 {
-	const struct pc_cached *c = gen ? pc_cache_set(gen, pc) : NULL;
+	const struct pc_cached *c = gen ? pc_cache_set(family, gen, pc) : NULL;
 
 	if (!c || !pl)
 		return 0;
@@ -231,9 +231,10 @@ __weak __noinline int pc_cache_find(__u32 gen, __u64 pc, struct frame_place *pl)
 }
 
 /* Keeps what the lookup of pl found, rule, in the first way of its set, the one there moved to the second. */
-static __always_inline void pc_cache_put(const struct frame_place *pl, const struct unw_rule *rule)
+static __always_inline void pc_cache_put(__u32 family, const struct frame_place *pl,
+					 const struct unw_rule *rule)
 {
-	struct pc_cached *c = pl->gen ? pc_cache_set(pl->gen, pl->pc) : NULL;
+	struct pc_cached *c = pl->gen ? pc_cache_set(family, pl->gen, pl->pc) : NULL;
 
 	if (!c)
 		return;
@@ -274,7 +275,7 @@ __weak __noinline int frame_place(const struct unw_proc *proc, struct scratch *s
 		pl->unwinder = m->unwinder;
 		pl->gen = proc->gen;
 		if (m->unwinder == UNW_UW_FP)
-			err_inc(UNW_E_NO_TABLE);
+			err_inc(sc, UNW_E_NO_TABLE);
 		return 0;
 	}
 	if (vma_lookup(sc, pc, &pl->exec_id, &pl->rel) == 0) {
@@ -282,7 +283,7 @@ __weak __noinline int frame_place(const struct unw_proc *proc, struct scratch *s
 		return 0;
 	}
 	if (proc)
-		err_inc(UNW_E_NOT_COVERED);
+		err_inc(sc, UNW_E_NOT_COVERED);
 	return 0;
 }
 
@@ -305,7 +306,7 @@ static __always_inline void walk_place(struct walk *w, struct scratch *sc, __u64
 {
 	if (w->has_proc) {
 		sc->lookups++;
-		if (pc_cache_find(w->gen, pc, pl)) {
+		if (pc_cache_find(sc->family, w->gen, pc, pl)) {
 			sc->lookups_cached++;
 			return;
 		}
@@ -322,7 +323,8 @@ static __always_inline void walk_place(struct walk *w, struct scratch *sc, __u64
  * The rule governing the pc of place pl, from the cache or from its table,
  * or NULL (with the reason counted); a rule looked up is kept in the cache.
  */
-static __always_inline const struct unw_rule *place_rule(const struct frame_place *pl)
+static __always_inline const struct unw_rule *place_rule(struct scratch *sc,
+							 const struct frame_place *pl)
 {
 	const struct unw_rule *r;
 	long rule;
@@ -331,20 +333,20 @@ static __always_inline const struct unw_rule *place_rule(const struct frame_plac
 	if (pl->cached)
 		return &pl->rule;
 	if (!pl->exec_id) {
-		err_inc(UNW_E_NO_TABLE);
+		err_inc(sc, UNW_E_NO_TABLE);
 		return NULL;
 	}
 	if (pl->rel >> 32) {
-		err_inc(UNW_E_NO_ROW);
+		err_inc(sc, UNW_E_NO_ROW);
 		return NULL;
 	}
-	rule = exec_rule(pl->exec_id, pl->rel);
+	rule = exec_rule(sc, pl->exec_id, pl->rel);
 	if (rule < 0)
 		return NULL;
 	i = rule;
 	r = bpf_map_lookup_elem(&rules, &i);
 	if (r)
-		pc_cache_put(pl, r);
+		pc_cache_put(sc->family, pl, r);
 	return r;
 }
 

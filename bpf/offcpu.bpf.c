@@ -28,7 +28,8 @@
  *
  * Every context switch and every system call of the machine runs these
  * programs, so their common path is a task storage lookup (a pointer in
- * the task) and a few tests: whether a thread is wanted is kept there too,
+ * the task), at a system call's exit a per-CPU lookup (whether a runtime's
+ * program hands a walk back) and a few tests: whether a thread is wanted is kept there too,
  * valid while no process entry changed (procs_written).
  *
  * A thread's state is the one sched_switch passes (Linux 5.18+), read as
@@ -324,44 +325,64 @@ static __always_inline int off_budget_take(__u64 now)
 	return 1;
 }
 
-/* Walks the current thread's user stack and counts its pending blocks under it. */
-static __always_inline void off_count_walked(void *ctx, struct unw_count_key *key, __u64 n,
-					     __u64 ns)
+/*
+ * Starts the walk of the current thread's user stack, under which its
+ * pending blocks (n of them, ns long, key their count's) are counted at its
+ * end (off_walk_end).
+ */
+static __always_inline void off_walk_begin(struct scratch *sc, struct walk *w,
+					   const struct unw_count_key *key, __u64 n, __u64 ns)
 {
-	struct walk w = { .pid = key->pid, .flags = key->flags };
 	struct unw_frame regs = {};
-	struct scratch *sc;
-	__u32 zero = 0;
-	__s32 kstack = key->kstack;
 
-	sc = bpf_map_lookup_elem(&scratch_map, &zero);
-	if (!sc)
-		return;
-	proc_find(sc, &w);
+	w->sc = sc;
+	w->pid = key->pid;
+	w->flags = key->flags;
+	proc_find(sc, w);
 	sc->errs = 0;
 	sc->cur_pc = 0;
 	sc->t0 = 0; /* the histogram of sample times is of on-CPU samples */
+	walk_begin(w);
+	sc->saved.key = *key;
+	sc->saved.count = n;
+	sc->saved.ns = ns;
 	if (task_user_regs(bpf_get_current_task_btf(), &regs) == 0)
-		walk_user(&w, &regs);
+		walk_user(w, &regs);
 	else
-		err_inc(UNW_E_NO_USER);
-	w.flags &= ~UNW_SAMPLE_KERNEL; /* the kernel stack is the one taken when it blocked */
-	walk_finish(ctx, key, &w);
-	key->kstack = kstack;
-	if (count_add(key, &w, n, ns, NULL)) {
+		err_inc(sc, UNW_E_NO_USER);
+}
+
+/*
+ * The end of the walk of off_walk_begin, or of one a runtime's program
+ * handed back: counted. A function of its own, as off_pending_walk.
+ */
+static __noinline void off_walk_end(void *ctx, struct scratch *sc, struct walk *w)
+{
+	struct unw_count_key key = sc->saved.key;
+	__u64 n = sc->saved.count, ns = sc->saved.ns;
+	__s32 kstack = key.kstack;
+
+	w->flags &= ~UNW_SAMPLE_KERNEL; /* the kernel stack is the one taken when it blocked */
+	walk_finish(ctx, &key, w);
+	key.kstack = kstack;
+	if (count_add(&key, w, n, ns, NULL)) {
 		stat_add(UNW_ST_OFF_LOST, n);
 		stat_add(UNW_ST_OFF_LOST_NS, ns);
 		return;
 	}
 	stat_add(UNW_ST_OFF_WALKED, n);
-	if ((w.flags & UNW_SAMPLE_COMPLETE) && !(w.flags & UNW_SAMPLE_FP))
+	if ((w->flags & UNW_SAMPLE_COMPLETE) && !(w->flags & UNW_SAMPLE_FP))
 		stat_add(UNW_ST_OFF_COMPLETE, n);
 	stat_add(UNW_ST_OFF_NS, ns);
 }
 
-/* The system call the current thread blocked in returns: its pending blocks are walked. */
-SEC("tp_btf/sys_exit")
-int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
+/*
+ * The blocks of the current thread that the system call it returns from
+ * waited in: 1 when their walk begins in w; 0 when there are none, or they
+ * are counted unwalked (over the cap). A function of its own: its stack is
+ * not the walk's, whose calls go deeper (a program's calls share 512 bytes).
+ */
+static __noinline int off_pending_walk(struct scratch *sc, struct walk *w)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct off_task *o = bpf_task_storage_get(&off_tasks, task, 0, 0);
@@ -388,7 +409,30 @@ int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
 		off_count_unwalked(&key, n, ns, NULL);
 		return 0;
 	}
-	off_count_walked(ctx, &key, n, ns);
+	off_walk_begin(sc, w, &key, n, ns);
+	return 1;
+}
+
+/*
+ * The system call the current thread blocked in returns: its pending blocks
+ * are walked, a frame of a runtime's code handed over to its program, which
+ * hands the walk back here (sc->saved.resume).
+ */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
+{
+	struct scratch *sc = scratch_of(WALK_OFF_CPU);
+	struct walk w = {};
+
+	if (!sc)
+		return 0;
+	if (sc->saved.resume)
+		walk_restore(sc, &w);
+	else if (!off_pending_walk(sc, &w))
+		return 0;
+	walk_run(&w);
+	walk_hand_over(ctx, &w, &off_walkers);
+	off_walk_end(ctx, sc, &w);
 	return 0;
 }
 

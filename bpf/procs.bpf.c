@@ -119,15 +119,15 @@ __noinline __u64 proc_add_vma(__u32 pid, __u64 addr, int *code)
 }
 
 /*
- * The runtimes' entries of a process (bpf/maps.bpf.h) live and die with its
- * process entry: gone with the image at exec and exit, the parent's copied
+ * The runtimes' entries of a process (bpf/maps.bpf.h, one map each) live
+ * and die with its process entry: gone with the image at exec and exit, the parent's copied
  * to a forked child, which runs the same code until it execs.
  */
 static __always_inline void runtimes_forget(__u32 pid)
 {
-	bpf_map_delete_elem(&go_procs, &pid);
-	bpf_map_delete_elem(&py_procs, &pid);
-	bpf_map_delete_elem(&rb_procs, &pid);
+#define RUNTIME_FORGET(ID, name) bpf_map_delete_elem(&name##_procs, &pid);
+	UNW_RUNTIMES(RUNTIME_FORGET)
+#undef RUNTIME_FORGET
 }
 
 static __always_inline void runtime_copy(void *map, __u32 ppid, __u32 pid)
@@ -140,9 +140,9 @@ static __always_inline void runtime_copy(void *map, __u32 ppid, __u32 pid)
 
 static __always_inline void runtimes_fork(__u32 ppid, __u32 pid)
 {
-	runtime_copy(&go_procs, ppid, pid);
-	runtime_copy(&py_procs, ppid, pid);
-	runtime_copy(&rb_procs, ppid, pid);
+#define RUNTIME_FORK(ID, name) runtime_copy(&name##_procs, ppid, pid);
+	UNW_RUNTIMES(RUNTIME_FORK)
+#undef RUNTIME_FORK
 }
 
 static __always_inline int tracked(__u32 pid)

@@ -8,7 +8,9 @@
  * The walk runs in bpf_loop (sample, Linux 5.17+), or, on older kernels, in
  * tail calls of FRAMES_PER_PROG frames (sample_tc, then walk_tc). Either way
  * it reads the top of the user stack once into a per-CPU copy and walks from
- * it, with a probe read only beyond it.
+ * it, with a probe read only beyond it; a frame of a runtime's code is
+ * handed over to the runtime's program (bpf/runtimes.bpf.c), which hands
+ * the walk back to the one of walkers at WALKER_NATIVE.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -55,11 +57,16 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct unw
 	return task_user_regs(bpf_get_current_task_btf(), f);
 }
 
-/* The user stack, the kernel stack and the stats of a finished walk, then the count. */
-static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
-					  struct unw_count_key *key, struct walk *w)
+/*
+ * The user stack, the kernel stack and the stats of a finished walk, then
+ * the count. A function of its own, as sample_begin.
+ */
+static __noinline void sample_finish(struct bpf_perf_event_data *ctx, struct scratch *sc,
+				     struct walk *w)
 {
-	walk_finish(ctx, key, w);
+	struct unw_count_key key = sc->saved.key;
+
+	walk_finish(ctx, &key, w);
 	/* Walked with the tables alone: frame-pointer walks are counted apart. */
 	if ((w->flags & UNW_SAMPLE_COMPLETE) && !(w->flags & UNW_SAMPLE_FP))
 		stat_inc(UNW_ST_COMPLETE);
@@ -73,9 +80,9 @@ static __always_inline void sample_finish(struct bpf_perf_event_data *ctx,
 		stat_inc(UNW_ST_EXEC);
 	if (w->flags & UNW_SAMPLE_KERNEL)
 		stat_inc(UNW_ST_KERNEL);
-	if (count_add(key, w, 1, 0, NULL))
+	if (count_add(&key, w, 1, 0, NULL))
 		stat_inc(UNW_ST_LOST);
-	sample_time_end(sample_scratch(w));
+	sample_time_end(sc);
 }
 
 /*
@@ -102,15 +109,11 @@ static __always_inline void sample_switched(struct scratch *sc, __u32 tid)
  * deletes both), so the process's entry, which the walk needs anyway,
  * answers for most samples, before the map of targets.
  */
-static __always_inline int sample_wanted(struct walk *w, __u32 tid, __u64 t0)
+static __always_inline int sample_wanted(struct scratch *sc, struct walk *w, __u32 tid, __u64 t0)
 {
-	__u32 pid = w->pid, zero = 0;
-	struct scratch *sc;
+	__u32 pid = w->pid;
 
 	if (pid == 0 && !cfg.system_wide)
-		return 0;
-	sc = bpf_map_lookup_elem(&scratch_map, &zero);
-	if (!sc)
 		return 0;
 	sc->costs = 0;
 	proc_find(sc, w);
@@ -126,130 +129,115 @@ static __always_inline int sample_wanted(struct walk *w, __u32 tid, __u64 t0)
 	return 1;
 }
 
-/* The user registers of the sample into regs: 0, or -1 with the sample marked kernel-only. */
-static __always_inline int sample_user_regs(struct bpf_perf_event_data *ctx, struct walk *w,
-					    struct unw_frame *regs)
+/*
+ * A new sample of the current task into sc and w, when it is of a
+ * profiled process: its count's key kept, its walk started (or its stack
+ * of exec, or none for a task without user registers). 0 when it is not
+ * wanted. A function of its own: its stack is not the walk's, whose calls
+ * go deeper (a program's calls share 512 bytes).
+ */
+static __noinline int sample_begin(struct bpf_perf_event_data *ctx, struct scratch *sc,
+				   struct walk *w)
 {
-	if (w->pid && user_regs(ctx, regs, &w->flags) == 0)
+	__u64 t0 = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
+	struct unw_frame regs = {};
+
+	w->sc = sc;
+	w->pid = id >> 32;
+	if (!sample_wanted(sc, w, (__u32)id, t0))
 		return 0;
+	sc->saved.key = (struct unw_count_key){ .pid = w->pid, .tid = (__u32)id, .kstack = -1 };
+	walk_begin(w);
+	if (w->pid && user_regs(ctx, &regs, &w->flags) == 0) {
+		walk_user(w, &regs);
+		return 1;
+	}
 	w->flags |= UNW_SAMPLE_KERNEL;
-	err_inc(UNW_E_NO_USER);
-	return -1;
+	err_inc(sc, UNW_E_NO_USER);
+	return 1;
 }
 
+/*
+ * The sampler: a new sample, or the walk of one a runtime's program hands
+ * back (sc->saved.resume), walked in bpf_loop, a frame of a runtime's code
+ * handed over to its program; then counted.
+ */
 SEC("perf_event")
 int sample(struct bpf_perf_event_data *ctx)
 {
-	__u64 t0 = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
-	struct unw_count_key key = { .pid = id >> 32, .tid = (__u32)id, .kstack = -1 };
+	struct scratch *sc = scratch_of(WALK_ON_CPU);
 	struct walk w = {};
-	struct unw_frame regs = {};
 
-	w.pid = key.pid;
-	if (!sample_wanted(&w, key.tid, t0))
+	if (!sc)
 		return 0;
-	if (sample_user_regs(ctx, &w, &regs) == 0)
-		walk_user(&w, &regs);
-	sample_finish(ctx, &key, &w);
+	if (sc->saved.resume)
+		walk_restore(sc, &w);
+	else if (!sample_begin(ctx, sc, &w))
+		return 0;
+	walk_run(&w);
+	walk_hand_over(ctx, &w, &walkers);
+	sample_finish(ctx, sc, &w);
 	return 0;
 }
 
-static __always_inline void walk_save(struct scratch *sc, const struct walk *w, __u32 tid, __u32 n)
-{
-	struct walk_saved *s = &sc->saved;
-
-	s->f = w->f;
-	s->hash = w->hash;
-	s->pid = w->pid;
-	s->tid = tid;
-	s->flags = w->flags;
-	s->done = w->done;
-	s->n = n;
-}
-
-static __always_inline void walk_restore(struct scratch *sc, struct walk *w)
-{
-	const struct walk_saved *s = &sc->saved;
-
-	w->sc = sc;
-	w->f = s->f;
-	w->hash = s->hash;
-	w->pid = s->pid;
-	w->flags = s->flags;
-	w->done = s->done;
-	walk_set_proc(w, bpf_map_lookup_elem(&procs, &w->pid));
-}
-
 #define FRAMES_PER_PROG 32
-_Static_assert(UNW_DEPTH_MAX / FRAMES_PER_PROG <= 32, "tail call limit");
+_Static_assert(UNW_DEPTH_MAX / FRAMES_PER_PROG <= UNW_TAIL_CALLS_MAX - 1, "tail call limit");
 
-/* The walk for kernels without bpf_loop: FRAMES_PER_PROG frames, then itself again. */
+/*
+ * The walk for kernels without bpf_loop: FRAMES_PER_PROG frames, then
+ * itself again, from the state sample_tc, itself or a runtime's program
+ * saved (WALKER_NATIVE of walkers).
+ */
 SEC("perf_event")
 int walk_tc(struct bpf_perf_event_data *ctx)
 {
-	struct unw_count_key key = { .kstack = -1 };
+	struct scratch *sc = scratch_of(WALK_ON_CPU);
 	struct walk w = {};
-	struct scratch *sc;
-	__u32 zero = 0, n;
 
-	sc = bpf_map_lookup_elem(&scratch_map, &zero);
 	if (!sc)
 		return 0;
 	walk_restore(sc, &w);
-	n = sc->saved.n;
-	for (int i = 0; i < FRAMES_PER_PROG && n < UNW_DEPTH_MAX; i++) {
-		if (walk_frame(n++, &w))
+	w.n0 = w.n;
+	for (int i = 0; i < FRAMES_PER_PROG && !w.done && w.n0 + i < UNW_DEPTH_MAX; i++) {
+		if (walk_frame(i, &w))
 			break;
+		w.n = w.n0 + i + 1;
 	}
-	if (!w.done && n < UNW_DEPTH_MAX) {
-		walk_save(sc, &w, sc->saved.tid, n);
-		bpf_tail_call(ctx, &walkers, 0);
+	if (w.handoff) {
+		walk_hand_over(ctx, &w, &walkers);
+	} else if (!w.done && w.n < UNW_DEPTH_MAX && sc->tail_calls < UNW_TAIL_CALLS_MAX) {
+		walk_save(sc, &w);
+		sc->tail_calls++;
+		bpf_tail_call(ctx, &walkers, WALKER_NATIVE);
 		/* Only when the tail call failed: the walk stops here, not at the depth limit. */
-		err_inc(UNW_E_TAIL_CALL);
-	} else if (!w.done) {
-		w.flags |= UNW_SAMPLE_TRUNCATED;
+		sc->tail_calls--;
+		err_inc(sc, UNW_E_TAIL_CALL);
 	}
-	key.pid = w.pid;
-	key.tid = sc->saved.tid;
-	sample_finish(ctx, &key, &w);
+	sample_finish(ctx, sc, &w);
 	return 0;
 }
 
 /*
- * The walk from regs on kernels without bpf_loop: on in walk_tc, which
- * finishes the sample; here only when the tail call failed, or for the
- * stack of a task inside execve.
+ * The sampler for kernels without bpf_loop (before 5.17): a new sample,
+ * its walk on in walk_tc, which finishes it; here only for a sample without
+ * a walk (no user registers, inside execve), or when the tail call failed.
  */
-static __always_inline void walk_user_tc(struct bpf_perf_event_data *ctx, struct walk *w,
-					 const struct unw_frame *regs, __u32 tid)
-{
-	if (0) {
-		walk_exec(w);
-		return;
-	}
-	walk_start(w, regs);
-	if (!w->sc)
-		return;
-	walk_save(w->sc, w, tid, 0);
-	bpf_tail_call(ctx, &walkers, 0);
-	err_inc(UNW_E_TAIL_CALL);
-	w->sc->stack.nr = 0; /* no walk after all */
-}
-
-/* The sampler for kernels without bpf_loop (before 5.17). */
 SEC("perf_event")
 int sample_tc(struct bpf_perf_event_data *ctx)
 {
-	__u64 t0 = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
-	struct unw_count_key key = { .pid = id >> 32, .tid = (__u32)id, .kstack = -1 };
+	struct scratch *sc = scratch_of(WALK_ON_CPU);
 	struct walk w = {};
-	struct unw_frame regs = {};
 
-	w.pid = key.pid;
-	if (!sample_wanted(&w, key.tid, t0))
+	if (!sc || !sample_begin(ctx, sc, &w))
 		return 0;
-	if (sample_user_regs(ctx, &w, &regs) == 0)
-		walk_user_tc(ctx, &w, &regs, key.tid);
-	sample_finish(ctx, &key, &w);
+	if (w.walking && !w.done) {
+		walk_save(sc, &w);
+		sc->tail_calls++;
+		bpf_tail_call(ctx, &walkers, WALKER_NATIVE);
+		sc->tail_calls--;
+		err_inc(sc, UNW_E_TAIL_CALL);
+		sc->stack.nr = 0; /* no walk after all */
+	}
+	sample_finish(ctx, sc, &w);
 	return 0;
 }

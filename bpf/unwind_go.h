@@ -1,128 +1,51 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The Go unwinder: Go's stack switch (core/runtimes/goruntime.h), the step
- * bpf/walk.bpf.h takes at a frame of UNW_UW_GO_SWITCH. Its process entries
- * are go_procs (bpf/maps.bpf.h).
+ * Go's stack switch, what user space and BPF share of it (bpf/runtimes.h):
+ * the value of its process map and its reasons. Its walk is
+ * bpf/unwind_go.bpf.h; what it reads of a Go binary,
+ * core/runtimes/go/goruntime.h.
  */
 #ifndef UNWPROF_UNWIND_GO_H
 #define UNWPROF_UNWIND_GO_H
 
-#include <bpf/bpf_core_read.h>
-
-#include "walk_state.bpf.h"
-
 /*
- * Go's stack switch (core/runtimes/goruntime.h) at frame f, a frame of
- * runtime.systemstack, runtime.morestack or runtime.mcall. When the thread
- * runs on its system stack (the current g is its m's g0) for a goroutine
- * (m.curg), systemstack and morestack go on from the state Go saved in the
- * goroutine's g.sched, as Go's traceback does. systemstack returns to its
- * caller there: its frame has no size, the return address is at the saved
- * sp. morestack never returns: its frame is followed by the function that
- * needed the bigger stack, at the saved pc.
+ * Go's runtime.systemstack, runtime.morestack and runtime.mcall
+ * (core/runtimes/go/goruntime.h) are its code (UNW_UW_GO): on the system
+ * stack, the walk goes on from the goroutine's saved state, or from the
+ * base of the system stack; elsewhere, as UNW_UW_TABLE. The vDSO's callers
+ * time.now and runtime.nanotime1 too: while in the vDSO, from their
+ * caller's state in m. Its frames are native ones.
  *
- * mcall, and morestack once no goroutine is left (the scheduler dropped
- * it), ran their callee from the base of g0's stack, which g0.sched
- * describes: mstart1 set it once to return into mstart0, whose caller is
- * runtime.mstart, the bottom (runtime/proc.go), and nothing else writes it.
- * Go's traceback stops at mcall (it writes SP); the walk goes on to the
- * root, as the scheduler's other work on g0 does.
- *
- * On a goroutine's stack the only switch is a vDSO call: time.now and
- * runtime.nanotime1 move sp to g0's stack for it, and keep their caller's
- * pc and sp in m.vdsoPC and m.vdsoSP meanwhile (go_vdso_caller).
- *
- * Returns 1 when f is now the caller's frame, 0 when the switch does not
- * apply (the native step goes on), -1 when the saved state could not be
- * read (the reason noted). Memory of the process is untrusted: every read
- * may fail, and a switch happens once per walk.
+ * Value of the Go map (go_procs), keyed by pid: how the Go unwinder finds the state Go
+ * saved for the goroutine a thread's system stack works for. Offsets are
+ * those of core/runtimes/go/goruntime.h; addresses are the process's.
  */
-static __always_inline int in_range(__u64 pc, __u64 lo, __u64 hi)
-{
-	return pc >= lo && pc < hi;
-}
+struct unw_go_proc {
+	__u64 morestack_lo; /* [lo, hi): runtime.morestack, runtime.mcall; the rest, systemstack */
+	__u64 morestack_hi;
+	__u64 mcall_lo;
+	__u64 mcall_hi;
+	__u64 now_lo; /* the vDSO's callers, time.now and runtime.nanotime1; hi 0: none */
+	__u64 now_hi;
+	__u64 nanotime_lo;
+	__u64 nanotime_hi;
+	__s32 tls_g;
+	__u32 g_m;
+	__u32 m_g0;
+	__u32 m_curg;
+	__u32 sched_sp;
+	__u32 sched_pc;
+	__u32 sched_bp;
+	__u32 m_vdso_pc; /* m.vdsoPC and m.vdsoSP; 0: no vDSO switch */
+	__u32 m_vdso_sp;
+	__u32 pad;
+};
 
-/*
- * The frame of time.now or runtime.nanotime1 at f, on the thread m of a
- * goroutine whose stack it left: while m.vdsoSP is set (from just before the switch to just
- * after the way back) the caller is at m.vdsoPC and m.vdsoSP, and its
- * frame pointer where Go's frame record keeps it, below the return
- * address that sp was pushed past.
- */
-static __always_inline int go_vdso_caller(struct unw_frame *f, const struct unw_go_proc *go,
-					  __u64 m, struct scratch *sc)
-{
-	__u64 sp, pc;
+/* Why a walk in Go's stack switch stopped: bpf/abi.h's UNW_ERRORS says how a list is read. */
+#define UNW_GO_ERRORS(X)                 \
+	X(GO_SWITCH, "go-switch-failed", \
+	  "Go's saved goroutine state could not be read: the walk stops")
 
-	if (!go->m_vdso_sp)
-		return 0;
-	sp = user_word(m, go->m_vdso_sp);
-	if (!sp)
-		return 0; /* not in the call: its own rows hold */
-	pc = user_word(m, go->m_vdso_pc);
-	if (!pc) {
-		err_inc(UNW_E_GO_SWITCH);
-		return -1;
-	}
-	sc->go_switched = 1;
-	f->pc = pc;
-	f->fp = user_word(sp - 16, 0);
-	f->sp = sp;
-	f->lr = 0;
-	f->signal = 0;
-	f->fp_linked = 0;
-	return 1;
-}
-
-__weak __noinline int go_switch(struct unw_frame *f, const struct unw_go_proc *go,
-				struct scratch *sc)
-{
-	__u64 g, m, curg, sp, pc, fp, saved;
-	int morestack, mcall;
-
-	if (!f || !go || !sc || sc->go_switched)
-		return 0;
-#ifdef __TARGET_ARCH_x86
-	g = user_word(BPF_CORE_READ(bpf_get_current_task_btf(), thread.fsbase), go->tls_g);
-#else
-	return 0; /* core/runtimes/goruntime.c reads amd64 binaries only */
-#endif
-	m = user_word(g, go->g_m);
-	if (!g || !m)
-		return 0;
-	/*
-	 * A vDSO caller switches only from a goroutine's stack; on g0 it stays
-	 * there, and its frame is stepped as any other (frame pointers).
-	 */
-	if (in_range(f->pc, go->now_lo, go->now_hi) ||
-	    in_range(f->pc, go->nanotime_lo, go->nanotime_hi))
-		return user_word(m, go->m_g0) != g ? go_vdso_caller(f, go, m, sc) : 0;
-	if (user_word(m, go->m_g0) != g)
-		return 0;
-	curg = user_word(m, go->m_curg);
-	morestack = f->pc >= go->morestack_lo && f->pc < go->morestack_hi;
-	mcall = f->pc >= go->mcall_lo && f->pc < go->mcall_hi;
-	if (!curg && !morestack && !mcall)
-		return 0;
-	saved = mcall || !curg ? g : curg;
-	sp = user_word(saved, go->sched_sp);
-	fp = user_word(saved, go->sched_bp);
-	if (saved == g || morestack)
-		pc = user_word(saved, go->sched_pc);
-	else
-		pc = user_word(sp, 0), sp += 8;
-	if (!sp || !pc) {
-		err_inc(UNW_E_GO_SWITCH);
-		return -1;
-	}
-	sc->go_switched = 1;
-	f->pc = pc;
-	f->sp = sp;
-	f->fp = fp;
-	f->lr = 0;
-	f->signal = 0;
-	f->fp_linked = 0;
-	return 1;
-}
+_Static_assert(sizeof(struct unw_go_proc) == 104, "unw_go_proc layout");
 
 #endif

@@ -1,226 +1,126 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The Python unwinder: CPython's frames (core/runtimes/pyruntime.h,
- * pyframes.h), which bpf/walk.bpf.h writes at a frame of UNW_UW_PYTHON.
- * Its process entries are py_procs (bpf/maps.bpf.h).
+ * CPython, what user space and BPF share of it (bpf/runtimes.h): the value
+ * of its process map, the words of its frames, the event of a code object
+ * first seen, and its reasons. Its walk is bpf/unwind_python.bpf.h; what it
+ * reads of an interpreter and how it names frames, core/runtimes/python/.
  */
 #ifndef UNWPROF_UNWIND_PYTHON_H
 #define UNWPROF_UNWIND_PYTHON_H
 
-#include <bpf/bpf_core_read.h>
-
-#include "walk_state.bpf.h"
-
-/* Where the event of a code object first seen is put together (struct unw_py_code_event). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct unw_py_code_event);
-} py_code_buf SEC(".maps") __weak;
-
-#define PY_THREADS_MAX 64      /* threads of an interpreter searched for the sampled one */
-#define PY_FRAMES_PER_EVAL 256 /* Python frames written for one eval activation */
-
-/* The word at off of the Python frame read into sc->py_buf; 0 past it. */
-static __always_inline __u64 py_buf_word(const struct scratch *sc, __u32 off)
-{
-	__u64 v;
-
-	if (off > sizeof(sc->py_buf) - sizeof(v))
-		return 0;
-	__builtin_memcpy(&v, &sc->py_buf[off & (sizeof(sc->py_buf) - 1)], sizeof(v));
-	return v;
-}
-
-/*
- * The current Python frame of the sampled thread: its thread state is the
- * one of the interpreter's threads whose pthread_t is the thread's fs base
- * (glibc: pthread_self() is the TCB), not the one holding the GIL; 0 when
- * none is (a thread that never ran Python, more threads than searched).
- */
-__weak __noinline __u64 py_thread_frame(const struct unw_py_proc *py)
-{
-	__u64 self = 0, tstate, frame;
-
-	if (!py)
-		return 0;
-#ifdef __TARGET_ARCH_x86 /* core/runtimes/pyruntime.c reads amd64 binaries only */
-	self = BPF_CORE_READ(bpf_get_current_task_btf(), thread.fsbase);
-#endif
-	tstate = user_word(user_word(py->runtime, py->interp_head), py->threads_head);
-	for (int i = 0; i < PY_THREADS_MAX && tstate; i++) {
-		if (user_word(tstate, py->tstate_thread_id) == self && self)
-			break;
-		tstate = user_word(tstate, py->tstate_next);
-	}
-	if (!tstate) {
-		err_inc(UNW_E_PY_THREAD);
-		return 0;
-	}
-	frame = user_word(tstate, py->tstate_frame);
-	if (py->cframe_frame >= 0)
-		frame = user_word(frame, py->cframe_frame);
-	return frame;
-}
-
-/*
- * Copies len bytes at addr (when they fit in max) to the event's data at
- * *off, as its copy part. Returns the bytes copied.
- */
-static __always_inline __u32 py_copy(struct unw_py_code_event *e, __u32 off, int part, __u64 addr,
-				     __u64 len, __u32 max)
-{
-	if (part >= UNW_PY_PARTS || off > UNW_PY_COPY_MAX - max || !addr || len > max)
-		return 0;
-	if (bpf_probe_read_user(&e->data[off], len, (void *)addr))
-		return 0;
-	e->copies[part].addr = addr;
-	e->copies[part].len = len;
-	return len;
-}
-
-/* Bytes of the str object at addr, to the end of its compact data. */
-static __always_inline __u64 py_str_len(const struct unw_py_proc *py, __u64 addr)
-{
-	return addr ? py->str_data + user_word(addr, py->str_length) : 0;
-}
-
-/*
- * A code object seen in a sample of pid: the first time, user space is
- * sent copies of it, its names and its line table (struct
- * unw_py_code_event), taken now: the process may free it, or be gone,
- * before user space reads it.
- */
-__weak __noinline int py_code_seen(const struct unw_py_proc *py, __u32 pid, __u64 code, __u32 tag)
-{
-	struct unw_py_code_event *e;
-	__u64 name, file, table;
-	__u32 zero = 0, off = 0;
-
-	if (!py || !code_first_seen(pid, tag, code))
-		return 0;
-	e = bpf_map_lookup_elem(&py_code_buf, &zero);
-	if (!e)
-		return 0;
-	e->ev = (struct unw_event){ .type = UNW_EV_PY_CODE, .pid = pid, .addr = code, .tag = tag };
-	__builtin_memset(e->copies, 0, sizeof(e->copies));
-	off += py_copy(e, off, UNW_PY_PART_CODE, code, py->code_len, UNW_PY_CODE_MAX);
-	name = user_word(code, py->code_name);
-	off += py_copy(e, off, UNW_PY_PART_NAME, name, py_str_len(py, name), UNW_PY_STR_MAX);
-	file = user_word(code, py->code_id);
-	off += py_copy(e, off, UNW_PY_PART_FILE, file, py_str_len(py, file), UNW_PY_STR_MAX);
-	table = user_word(code, py->code_table);
-	if (table)
-		off += py_copy(e, off, UNW_PY_PART_TABLE, table,
-			       py->bytes_data + user_word(table, UNW_PY_VAR_SIZE),
-			       UNW_PY_TABLE_MAX);
-	if (off > UNW_PY_COPY_MAX)
-		return 0;
-	if (bpf_ringbuf_output(&events, e, __builtin_offsetof(struct unw_py_code_event, data) + off,
-			       0))
-		stat_inc(UNW_ST_EVENTS_LOST);
-	return 0;
-}
-
-/* What py_frame returns: the activation goes on, or its frames end here. */
-enum { PY_MORE = 0, PY_END, PY_WRITTEN_END };
-
-/*
- * Writes the Python frame at the cursor and moves it to the caller's.
- * Returns PY_MORE, PY_WRITTEN_END when the frame written was the
- * activation's first, or PY_END when nothing was written and the activation
- * ends (the shim it began with, the bottom, a frame that cannot be read, a
- * full stack). A global function: the loop over an activation's frames
- * verifies one path per frame, not one per way each frame can go.
- */
-__weak __noinline int py_frame(struct scratch *sc, const struct unw_py_proc *py, __u64 *hash,
-			       __u32 pid)
-{
-	__u64 frame, code, where;
-	__u32 len, tag;
-	__u8 owner;
-
-	if (!sc || !py || !hash)
-		return PY_END;
-	frame = sc->py_frame;
-	len = py->frame_len;
-	if (!frame)
-		return PY_END;
+/* How the first frame of one _PyEval_EvalFrameDefault activation is known. */
+enum unw_py_entry {
+	UNW_PY_ENTRY_EACH = 0, /* before 3.11: each activation runs one frame */
+	UNW_PY_ENTRY_FLAG,     /* 3.11: the frame's is_entry byte (at frame_owner) is set */
 	/*
-	 * The fields the walk needs are near the frame's start: one read for
-	 * all, no further than they go (a frame may end its memory).
+	 * 3.12+: a shim frame whose owner is owner_cstack ends it (3.12, 3.13
+	 * FRAME_OWNED_BY_CSTACK, 3.14+ FRAME_OWNED_BY_INTERPRETER, both 3); a
+	 * frame of a higher owner (3.14's FRAME_OWNED_BY_CSTACK) runs no code:
+	 * it is left out.
 	 */
-	if (len == 0 || len > sizeof(sc->py_buf) ||
-	    bpf_probe_read_user(sc->py_buf, len & (sizeof(sc->py_buf) | (sizeof(sc->py_buf) - 1)),
-				(void *)frame)) {
-		err_inc(UNW_E_PY_FRAME);
-		sc->py_frame = 0;
-		return PY_END;
-	}
-	sc->py_frame = py_buf_word(sc, py->frame_previous);
-	owner = py->entry == UNW_PY_ENTRY_EACH ? 0 : (__u8)py_buf_word(sc, py->frame_owner);
-	if (py->entry == UNW_PY_ENTRY_SHIM && owner == py->owner_cstack)
-		return PY_END; /* the shim the activation began with */
-	if (py->entry == UNW_PY_ENTRY_SHIM && owner > py->owner_cstack)
-		return PY_MORE; /* a frame of the C stack (3.14), which runs no code */
-	/* 3.14 on, a _PyStackRef: its low bits are tags, an object is 8-aligned */
-	code = py_buf_word(sc, py->frame_code) & ~7ULL;
-	where = py_buf_word(sc, py->frame_instr);
-	if (py->instr_is_index)
-		where = (__u32)where;
-	if (!code) {
-		err_inc(UNW_E_PY_FRAME);
-		return PY_END;
-	}
-	tag = UNW_PY_TAG(user_word(code, py->code_id));
-	py_code_seen(py, pid, code, tag);
-	where = (where & ((1ULL << UNW_PY_TAG_SHIFT) - 1)) | (__u64)tag << UNW_PY_TAG_SHIFT;
-	if (stack_push(sc, hash, UNW_FRAME_WORD(UNW_FRAME_PYTHON, code)) ||
-	    stack_push(sc, hash, where))
-		return PY_END;
-	sc->py_written++;
-	if (py->entry == UNW_PY_ENTRY_EACH || (py->entry == UNW_PY_ENTRY_FLAG && owner))
-		return PY_WRITTEN_END;
-	return PY_MORE;
-}
+	UNW_PY_ENTRY_SHIM,
+};
 
 /*
- * The Python unwinder: writes the Python frames of one activation of the
- * eval loop, innermost first, from the cursor on (the thread's current
- * frame for the innermost activation), and leaves the cursor at the next
- * activation's. A frame is two words (bpf/abi.h, UNW_FRAME_PYTHON): its
- * code object and where in it the frame is. A global function: its loop
- * is verified once, not once in each walk that calls it.
+ * Value of the Python map (python_procs), keyed by pid: how the Python unwinder finds the
+ * current frame of the sampled thread and walks its frames. Offsets are
+ * those of the interpreter's version (core/runtimes/python/pyruntime.h); runtime is the
+ * process's address of _PyRuntime. The thread is found by its pthread_t,
+ * which glibc makes the thread's TCB, the fs base on x86_64.
  */
-__weak __noinline int py_frames(struct scratch *sc, const struct unw_py_proc *py, __u64 *hash,
-				__u32 pid)
-{
-	__u32 before;
-	int i;
+struct unw_python_proc {
+	__u64 runtime;
+	__u32 interp_head;  /* _PyRuntime.interpreters.head */
+	__u32 threads_head; /* PyInterpreterState.threads.head */
+	__u32 tstate_next;
+	__u32 tstate_thread_id;
+	__u32 tstate_frame;   /* ->frame (< 3.11), ->cframe (3.11, 3.12), ->current_frame (3.13+) */
+	__s32 cframe_frame;   /* _PyCFrame.current_frame; -1: tstate_frame is the frame */
+	__u32 frame_code;     /* f_code, f_executable */
+	__u32 frame_previous; /* f_back, previous */
+	__u32 frame_instr;    /* f_lasti (int), prev_instr, instr_ptr */
+	__u32 frame_owner;    /* is_entry (3.11), owner (3.12+) */
+	__u8 entry;	      /* enum unw_py_entry */
+	__u8 instr_is_index;  /* frame_instr is f_lasti, a 32-bit index, not a pointer */
+	__u8 owner_cstack;    /* the owner of a shim frame */
+	__u8 frame_len;	      /* bytes of a frame holding every field read: 8 past the last */
+	__u16 code_id;	      /* offset of a code object's co_filename: its tag (UNW_PY_TAG) */
+	/* What struct unw_py_code_event copies of a code object: */
+	__u16 code_len;	  /* bytes of a code object holding every field named: 8 past the last */
+	__u16 code_name;  /* co_qualname, or co_name before 3.11 */
+	__u16 code_table; /* co_linetable, or co_lnotab before 3.10: a bytes object */
+	__u16 str_length; /* a str object's length (of its compact ASCII data) */
+	__u16 str_data;	  /* its compact ASCII data */
+	__u16 bytes_data; /* a bytes object's data; its size is at UNW_PY_VAR_SIZE */
+	/*
+	 * An interpreter whose frames are not read (a version or build not
+	 * known, core/runtimes/python/pyruntime.h): its eval loop's samples count
+	 * UNW_E_PY_VERSION and are walked as native code; nothing else is set.
+	 */
+	__u8 refused;
+	__u8 pad[5];
+};
 
-	if (!sc || !py || !hash)
-		return 0;
-	if (py->refused) {
-		err_inc(UNW_E_PY_VERSION);
-		return 0;
-	}
-	before = sc->py_written;
-	if (!sc->py_looked) {
-		sc->py_looked = 1;
-		sc->py_frame = py_thread_frame(py);
-	}
-	for (i = 0; i < PY_FRAMES_PER_EVAL; i++)
-		if (py_frame(sc, py, hash, pid) != PY_MORE)
-			break;
-	/* The rest of the activation would be taken for the next one's: none of it. */
-	if (i == PY_FRAMES_PER_EVAL) {
-		err_inc(UNW_E_PY_DEPTH);
-		sc->py_frame = 0;
-	}
-	if (!before && sc->py_written)
-		stat_inc(UNW_ST_PY_SAMPLES);
-	return 0;
-}
+/* PyVarObject.ob_size, in every version. */
+#define UNW_PY_VAR_SIZE 16
+
+/*
+ * A Python frame (UNW_FRAME_PYTHON) is two words: the code object's
+ * address, then where its frame is: the instruction pointer (3.11+), or the
+ * index of the last instruction (f_lasti, before), with, in its top 16
+ * bits, the code object's tag (bpf/abi.h, UNW_CODE_TAG of its co_filename
+ * pointer).
+ */
+#define UNW_PY_TAG_SHIFT 48
+#define UNW_PY_TAG(ptr) UNW_CODE_TAG(ptr)
+
+/*
+ * Python's code event (UNW_EV_CODE: addr the code object, tag its tag)
+ * carries copies of the code object and of the objects it names, taken
+ * when it is first seen: a module's code is freed once the
+ * module has run, often before user space could read it. A part too big
+ * to copy, or unreadable, has len 0 and is read from the process instead.
+ */
+enum unw_py_part {
+	UNW_PY_PART_CODE = 0, /* code_len bytes of the code object */
+	UNW_PY_PART_NAME,     /* the str object of its name, to the end of its data */
+	UNW_PY_PART_FILE,     /* the str object of its file name */
+	UNW_PY_PART_TABLE,    /* the bytes object of its line table */
+	UNW_PY_PARTS,
+};
+
+#define UNW_PY_CODE_MAX 256
+#define UNW_PY_STR_MAX 512
+#define UNW_PY_TABLE_MAX 16384
+#define UNW_PY_COPY_MAX (UNW_PY_CODE_MAX + 2 * UNW_PY_STR_MAX + UNW_PY_TABLE_MAX)
+
+struct unw_py_copy {
+	__u64 addr; /* where in the process the bytes were */
+	__u32 len;
+	__u32 pad;
+};
+
+/* Sent with as many bytes of data as the copies hold. */
+struct unw_py_code_event {
+	struct unw_event ev; /* addr: the code object; tag: its tag */
+	struct unw_py_copy copies[UNW_PY_PARTS];
+	__u8 data[UNW_PY_COPY_MAX]; /* the copies' bytes, one after the other */
+};
+
+/* Why the Python frames of a sample were left out, or some of them. */
+#define UNW_PYTHON_ERRORS(X)                                                      \
+	X(PY_THREAD, "python-thread-not-found",                                   \
+	  "a Python thread whose state was not found: no Python frames")          \
+	X(PY_FRAME, "python-frame-unreadable",                                    \
+	  "a Python frame could not be read: the activation's others left out")   \
+	X(PY_DEPTH, "python-frames-truncated",                                    \
+	  "more Python frames in one activation than written: the rest left out") \
+	X(PY_VERSION, "python-version-unsupported",                               \
+	  "in the eval loop of a CPython whose frames are not read: native frames only")
+
+_Static_assert(sizeof(struct unw_python_proc) == 72, "unw_python_proc layout");
+_Static_assert(sizeof(struct unw_py_copy) == 16, "unw_py_copy layout");
+_Static_assert(sizeof(struct unw_py_code_event) == 24 + 16 * UNW_PY_PARTS + UNW_PY_COPY_MAX,
+	       "unw_py_code_event layout");
 
 #endif

@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The walk of a user stack, frame by frame, each frame's unwinder chosen by
- * where its pc is (native tables, frame pointers, Go's stack switch, the
- * Python and Ruby interpreters), then the stack stored and the sample
- * counted with it. The programs that walk (bpf/sampler.bpf.c) include it.
+ * where its pc is: the native step (tables, or frame pointers), or, in a
+ * runtime's code (bpf/runtimes.h), the runtime's own program, which the
+ * walk hands the frame over to by a tail call and which hands the walk back
+ * the same way; then the stack stored and the sample counted with it. The
+ * programs that walk (bpf/sampler.bpf.c, bpf/offcpu.bpf.c) and the
+ * runtimes' (bpf/runtimes.bpf.c) include it.
+ *
+ * A runtime's program is loaded only once a process of it is found, so a
+ * walk pays the verifier nothing for the runtimes its targets do not run:
+ * the native walk is verified once, each runtime's code once, apart.
  */
 #ifndef UNWPROF_WALK_BPF_H
 #define UNWPROF_WALK_BPF_H
 
 #include "native.bpf.h"
 #include "sample_time_hist.h"
-#include "unwind_go.h"
-#include "unwind_python.h"
-#include "unwind_ruby.h"
 
 /*
  * Whether a walk that went past UNW_DEPTH_MAX frames has taken UNW_WALK_NS
@@ -30,23 +34,63 @@ static __always_inline int walk_overtime(struct scratch *sc, __u32 n)
 }
 
 /*
- * One frame of the walk: the frame is recorded, then the unwinder of its pc
- * steps to the caller. Adding an unwinder is its file here (bpf/unwind_*.h),
- * its case in this function, its id in bpf/abi.h and its entry in
- * core/runtimes/runtimes.c, which says which mappings it walks: this
- * function runs in the bpf_loop callback and in the tail-called walk_tc,
- * where a program array could not be used from the first.
+ * A frame in the code of runtime u: the frames its program wrote ahead of
+ * the walk go first, onto the stack of hash (struct frames_ahead), or,
+ * when it has not written them, the frame is handed over to its program
+ * (1 returned), which hands it back (handed_back: the frame is walked
+ * natively). Walked natively too, with the reason counted, when its
+ * program is not loaded or the sample's tail calls would run out. A global
+ * function: the walk's callback takes one path more for it, not one per
+ * way it can go.
  */
-static long walk_frame(__u32 n, void *ctx)
+__weak __noinline int walk_runtime(struct scratch *sc, __u64 *hash, __u32 u, __u32 handed_back)
+{
+	int ahead;
+
+	if (!sc || !hash)
+		return 0;
+	ahead = sc->ahead.unwinder == u;
+	if (ahead && sc->ahead.next < sc->ahead.nr_segs) {
+		ahead_write(sc, hash);
+		return 0;
+	}
+	if (handed_back || (ahead && !sc->ahead.more))
+		return 0;
+	if (!(*(volatile __u64 *)&runtimes_loaded & (1ULL << (u & 63)))) {
+		err_inc(sc, UNW_E_RUNTIME_UNLOADED);
+		return 0;
+	}
+	if (sc->tail_calls + 2 > UNW_TAIL_CALLS_MAX) {
+		err_inc(sc, UNW_E_RUNTIME_TAIL_CALLS);
+		return 0;
+	}
+	return 1;
+}
+
+/* The walk stops in its callback at frame n: 1, which ends bpf_loop. */
+static __always_inline long walk_stop(struct walk *w, __u32 n)
+{
+	w->n = n;
+	w->stopped = 1;
+	return 1;
+}
+
+/*
+ * One frame of the walk: the frame is recorded, then the native step goes
+ * to its caller, unless the frame is a runtime's, which its program walks.
+ * Runs in the bpf_loop callback and in the tail-called walk_tc.
+ */
+static long walk_frame(__u32 i, void *ctx)
 {
 	struct walk *w = ctx;
 	struct scratch *sc = w->sc;
 	struct frame_place pl = { .unwinder = UNW_UW_FP };
+	__u32 n = w->n0 + i;
 	__u64 pc = w->f.pc;
 	int more;
 
 	if (!sc || (n >= UNW_DEPTH_MAX && walk_overtime(sc, n)))
-		return 1;
+		return walk_stop(w, n);
 	sc->cur_pc = pc;
 	/*
 	 * A return address points after the call: look up the call itself.
@@ -54,42 +98,44 @@ static long walk_frame(__u32 n, void *ctx)
 	 */
 	if (!cfg.fp_only)
 		walk_place(w, sc, n && !w->f.signal ? pc - 1 : pc, &pl);
-	/* The frames an interpreter's activation runs come before it. */
-	if (pl.unwinder == UNW_UW_PYTHON)
-		py_frames(sc, bpf_map_lookup_elem(&py_procs, &w->pid), &w->hash, w->pid);
-	else if (pl.unwinder == UNW_UW_RUBY)
-		rb_frames(sc, bpf_map_lookup_elem(&rb_procs, &w->pid), &w->hash, w->pid);
+	if (pl.unwinder >= UNW_UW_RUNTIME &&
+	    walk_runtime(sc, &w->hash, pl.unwinder, w->native_at == n + 1)) {
+		w->handoff = pl.unwinder;
+		return walk_stop(w, n);
+	}
 	/*
 	 * Callers' frames are return addresses, which readers of the stack
 	 * look up at pc - 1. A pc a signal interrupted is the instruction
 	 * itself: it is recorded one past it, so that pc - 1 finds it too.
 	 */
 	if (stack_push(sc, &w->hash, n && w->f.signal ? pc + 1 : pc))
-		return 1; /* full: the walk is truncated */
-	switch (pl.unwinder) {
-	case UNW_UW_TABLE:
-		more = native_step(&w->f, place_rule(&pl), sc, &w->flags);
-		break;
-	case UNW_UW_GO_SWITCH:
-		more = go_switch(&w->f, bpf_map_lookup_elem(&go_procs, &w->pid), sc);
-		if (more == 0)
-			more = native_step(&w->f, place_rule(&pl), sc, &w->flags);
-		else
-			more = more > 0;
-		break;
-	case UNW_UW_PYTHON:
-	case UNW_UW_RUBY:
-		more = native_step(&w->f, place_rule(&pl), sc, &w->flags);
-		break;
-	default: /* UNW_UW_FP */
-		more = native_step(&w->f, NULL, sc, &w->flags);
-		break;
-	}
+		return walk_stop(w, n); /* full: the walk is truncated */
+	more = native_step(&w->f, pl.unwinder == UNW_UW_FP ? NULL : place_rule(sc, &pl), sc,
+			   &w->flags);
 	if (!more) {
 		w->done = 1;
-		return 1;
+		return walk_stop(w, n + 1);
 	}
 	return 0;
+}
+
+/*
+ * Walks frames from w->n on, in bpf_loop, until the walk ends or hands a
+ * frame over. The callback counts frames by its index from w->n0, and
+ * writes w->n only as it stops: a count in the walk that grows at every
+ * frame would make each frame a state of its own to the verifier.
+ */
+static __always_inline void walk_run(struct walk *w)
+{
+	long walked;
+
+	if (!w->sc || !w->walking || w->done || w->n >= UNW_WALK_MAX)
+		return;
+	w->n0 = w->n;
+	w->stopped = 0;
+	walked = bpf_loop(UNW_WALK_MAX - w->n, walk_frame, w, 0);
+	if (!w->stopped && walked > 0)
+		w->n = w->n0 + walked;
 }
 
 /*
@@ -110,7 +156,7 @@ static __always_inline __u64 ustack_put(void *map, __u64 h, struct scratch *sc, 
 		if (err == 0)
 			return h;
 		if (err != -EEXIST) {
-			err_inc(UNW_E_USTACK_FULL);
+			err_inc(sc, UNW_E_USTACK_FULL);
 			return 0;
 		}
 		old = bpf_map_lookup_elem(map, &h); /* another CPU stored it */
@@ -118,14 +164,14 @@ static __always_inline __u64 ustack_put(void *map, __u64 h, struct scratch *sc, 
 			return h; /* and it was drained meanwhile: user space kept a copy */
 	}
 	if (old->nr != st->nr) {
-		err_inc(UNW_E_USTACK_COLLISION);
+		err_inc(sc, UNW_E_USTACK_COLLISION);
 		return 0;
 	}
 	for (int i = 0; i < max; i++) {
 		if ((__u32)i >= old->nr)
 			break;
 		if (old->pcs[i] != st->pcs[i]) {
-			err_inc(UNW_E_USTACK_COLLISION);
+			err_inc(sc, UNW_E_USTACK_COLLISION);
 			return 0;
 		}
 	}
@@ -210,52 +256,94 @@ static __always_inline int count_add(struct unw_count_key *key, struct walk *w, 
 	return 0;
 }
 
-/* The walk's scratch, looked up, its stack empty. */
-static __always_inline void walk_scratch(struct walk *w)
+/* The walk's process entry, looked up: proc, NULL when there is none. */
+static __always_inline void walk_set_proc(struct walk *w, struct unw_proc *proc)
 {
-	__u32 zero = 0;
-
-	w->sc = bpf_map_lookup_elem(&scratch_map, &zero);
-	if (!w->sc)
-		return;
-	w->sc->stack.nr = 0;
-	w->sc->stack.frames = 0;
-	w->sc->stack_opens = 0;
+	w->proc = proc;
+	w->has_proc = proc != NULL;
+	w->gen = proc ? proc->gen : 0;
 }
 
-/* Sets up the walk of the user stack from regs, of a process sample_wanted found: scratch, stack copy. */
+/*
+ * Whether w->pid has a process entry (w->has_proc), and its gen: known
+ * without a lookup while no entry was written or deleted since this CPU
+ * looked it up (procs_written is read first: a write the lookup may miss
+ * changes it after). w->proc is set when it was looked up.
+ */
+static __always_inline void proc_find(struct scratch *sc, struct walk *w)
+{
+	__u64 written = *(volatile __u64 *)&procs_written;
+
+	if (sc->last_pid == w->pid && sc->last_written == written && w->pid) {
+		w->has_proc = 1;
+		w->gen = sc->last_gen;
+		return;
+	}
+	sc->costs |= 1u << UNW_COST_PROC;
+	walk_set_proc(w, w->pid ? bpf_map_lookup_elem(&procs, &w->pid) : NULL);
+	/*
+	 * gen 0: no entry, or one BPF is still writing. The process the CPU
+	 * knew is kept then: a sample of another process between two of a
+	 * target's (outside -a) costs the target no lookup.
+	 */
+	if (!w->gen)
+		return;
+	sc->last_pid = w->pid;
+	sc->last_gen = w->gen;
+	sc->last_written = written;
+}
+
+/*
+ * A new walk in w->sc: its stack empty, nothing written ahead, no tail call
+ * made, and a new walk_id, which tells the runtimes' state of an earlier
+ * walk apart.
+ */
+static __always_inline void walk_begin(struct walk *w)
+{
+	struct scratch *sc = w->sc;
+
+	if (!sc)
+		return;
+	sc->stack.nr = 0;
+	sc->stack.frames = 0;
+	sc->stack_opens = 0;
+	sc->tail_calls = 0;
+	sc->walk_id++;
+	sc->saved.resume = RESUME_NONE;
+	if (sc->ahead.unwinder) {
+		sc->ahead.unwinder = 0;
+		__builtin_memset(sc->runtime_frames, 0, sizeof(sc->runtime_frames));
+	}
+}
+
+/* Sets up the walk of the user stack from regs, of a process sample_wanted found: stack copy. */
 static __always_inline void walk_start(struct walk *w, const struct unw_frame *regs)
 {
-	walk_scratch(w);
-	if (!w->sc)
+	struct scratch *sc = w->sc;
+
+	if (!sc)
 		return;
-	w->sc->vma.found = 0;
-	w->sc->vma_tried = 0;
-	w->sc->go_switched = 0;
-	w->sc->py_looked = 0;
-	w->sc->py_written = 0;
-	w->sc->py_frame = 0;
-	w->sc->rb_looked = 0;
-	w->sc->rb_written = 0;
-	w->sc->rb_cfp = 0;
-	w->sc->lookups = 0;
-	w->sc->lookups_cached = 0;
+	w->walking = 1;
+	sc->vma.found = 0;
+	sc->vma_tried = 0;
+	sc->lookups = 0;
+	sc->lookups_cached = 0;
 	if (!w->has_proc) {
-		err_inc(UNW_E_NO_PROC);
+		err_inc(sc, UNW_E_NO_PROC);
 		/* An exiting task's process may be gone already: nothing to read. */
 		if (!cfg.fp_only && !(bpf_get_current_task_btf()->flags & PF_EXITING)) {
-			w->sc->costs |= 1u << UNW_COST_EVENT;
+			sc->costs |= 1u << UNW_COST_EVENT;
 			event_send(UNW_EV_UNKNOWN_PROC, w->pid, 0);
 		}
 	}
 	w->f = *regs;
 	w->hash = UNW_HASH_INIT;
 	/* Loads through the task's BTF: no helper call, as BPF_CORE_READ would make. */
-	w->sc->start_stack = bpf_get_current_task_btf()->mm->start_stack;
+	sc->start_stack = bpf_get_current_task_btf()->mm->start_stack;
 #ifdef __TARGET_ARCH_arm64
-	w->sc->va_mask = bpf_get_current_task_btf()->mm->task_size - 1; /* 1 << vabits_actual */
+	sc->va_mask = bpf_get_current_task_btf()->mm->task_size - 1; /* 1 << vabits_actual */
 #endif
-	stack_copy(w->sc, w->f.sp);
+	stack_copy(sc, w->f.sp);
 }
 
 #ifdef __TARGET_ARCH_x86
@@ -315,15 +403,15 @@ __weak __noinline int exec_stack(struct scratch *sc, __u64 *hash)
 
 static __always_inline void walk_exec(struct walk *w)
 {
-	walk_scratch(w);
 	w->hash = UNW_HASH_INIT;
 	w->flags |= exec_stack(w->sc, &w->hash);
 	w->done = 1;
 }
 
 /*
- * Walks the user stack from regs, or gives the stack of a task inside
- * execve (a sample in the kernel: on the CPU, or the end of a block).
+ * Starts the walk of the user stack from regs (walk_run walks it), or gives
+ * the stack of a task inside execve (a sample in the kernel: on the CPU, or
+ * the end of a block).
  */
 static __always_inline void walk_user(struct walk *w, const struct unw_frame *regs)
 {
@@ -332,12 +420,131 @@ static __always_inline void walk_user(struct walk *w, const struct unw_frame *re
 		return;
 	}
 	walk_start(w, regs);
-	if (!w->sc)
-		return;
-	bpf_loop(UNW_WALK_MAX, walk_frame, w, 0);
-	if (!w->done)
-		w->flags |= UNW_SAMPLE_TRUNCATED;
 }
+
+/* Keeps the walk's scalars in its scratch, for the program a tail call goes on in. */
+static __always_inline void walk_save(struct scratch *sc, const struct walk *w)
+{
+	struct walk_saved *s = &sc->saved;
+
+	s->f = w->f;
+	s->hash = w->hash;
+	s->pid = w->pid;
+	s->flags = w->flags;
+	s->done = w->done;
+	s->n = w->n;
+	s->native_at = w->native_at;
+}
+
+/*
+ * The walk the state saved in sc says, as the program that saved it left it
+ * or as a runtime's program handed it back (enum walk_resume).
+ */
+static __always_inline void walk_restore(struct scratch *sc, struct walk *w)
+{
+	struct walk_saved *s = &sc->saved;
+
+	w->sc = sc;
+	w->f = s->f;
+	w->hash = s->hash;
+	w->pid = s->pid;
+	w->flags = s->flags;
+	w->done = s->done;
+	w->n = s->n;
+	w->native_at = s->native_at;
+	w->walking = 1;
+	if (s->resume == RESUME_FRAME)
+		w->native_at = w->n + 1;
+	else if (s->resume == RESUME_STOP)
+		w->done = 1;
+	s->resume = RESUME_NONE;
+	proc_find(sc, w);
+}
+
+/*
+ * A runtime's program wrote frame s->n (its pc, as walk_frame writes a
+ * frame's), and the walk goes past it. -1 when the stack is full.
+ */
+static __always_inline int walk_push_frame(struct scratch *sc, struct walk_saved *s)
+{
+	__u64 pc = s->f.pc;
+
+	if (stack_push(sc, &s->hash, s->n && s->f.signal ? pc + 1 : pc))
+		return -1;
+	s->n++;
+	return 0;
+}
+
+/*
+ * Hands frame w->n over to the program of runtime w->handoff in walkers
+ * (bpf/maps.bpf.h), which goes on from the state saved here and hands the
+ * walk back. Returns only when the tail call failed: the walk stops there.
+ */
+static __always_inline void walk_hand_over(void *ctx, struct walk *w, void *walkers)
+{
+	struct scratch *sc = w->sc;
+
+	if (!sc || !w->handoff)
+		return;
+	walk_save(sc, w);
+	sc->tail_calls++;
+	bpf_tail_call(ctx, walkers, w->handoff);
+	sc->tail_calls--;
+	err_inc(sc, UNW_E_TAIL_CALL);
+	w->handoff = 0;
+}
+
+/*
+ * The end of a runtime's program: the walk handed back to the native walk
+ * of walkers, resume saying how to go on. When that tail call fails the
+ * sample cannot be counted: it is lost, and counted as such.
+ */
+static __always_inline void runtime_hand_back(void *ctx, void *walkers, struct scratch *sc,
+					      __u32 resume)
+{
+	struct unw_tally *t;
+
+	sc->saved.resume = resume;
+	sc->tail_calls++;
+	bpf_tail_call(ctx, walkers, WALKER_NATIVE);
+	sc->saved.resume = RESUME_NONE;
+	t = tally_here();
+	if (!t)
+		return;
+	t->errors[UNW_E_TAIL_CALL]++;
+	if (sc->family == WALK_OFF_CPU) {
+		t->stats[UNW_ST_OFF_LOST] += sc->saved.count;
+		t->stats[UNW_ST_OFF_LOST_NS] += sc->saved.ns;
+	} else {
+		t->stats[UNW_ST_LOST]++;
+	}
+}
+
+/*
+ * The programs of runtime name (bpf/runtimes.h), whose walk of the frame
+ * handed over is name##_step(sc, saved): returns how the native walk goes
+ * on (enum walk_resume). One for the samples' walks, one for the off-CPU
+ * blocks', each tail-called from its family's walkers.
+ */
+#define UNW_RUNTIME_PROGRAMS(name)                                                             \
+	SEC("perf_event")                                                                      \
+	int name##_walk(struct bpf_perf_event_data *ctx)                                       \
+	{                                                                                      \
+		struct scratch *sc = scratch_of(WALK_ON_CPU);                                  \
+                                                                                               \
+		if (sc)                                                                        \
+			runtime_hand_back(ctx, &walkers, sc, name##_step(sc, &sc->saved));     \
+		return 0;                                                                      \
+	}                                                                                      \
+	SEC("tp_btf/sys_exit")                                                                 \
+	int name##_walk_off(void *ctx)                                                         \
+	{                                                                                      \
+		struct scratch *sc = scratch_of(WALK_OFF_CPU);                                 \
+                                                                                               \
+		if (sc)                                                                        \
+			runtime_hand_back(ctx, &off_walkers, sc, name##_step(sc, &sc->saved)); \
+		return 0;                                                                      \
+	}
 
 /* A sample of ns that paid for cost (enum unw_cost), counted in tally t. */
 static __always_inline void sample_cost_add(struct unw_tally *t, __u32 cost, __u64 ns)
@@ -377,51 +584,6 @@ __weak __noinline int sample_time_end(const struct scratch *sc)
 	return 0;
 }
 
-/* The scratch of the sample: the walk's, looked up only when no walk began. */
-static __always_inline const struct scratch *sample_scratch(const struct walk *w)
-{
-	__u32 zero = 0;
-
-	return w->sc ? w->sc : bpf_map_lookup_elem(&scratch_map, &zero);
-}
-
-/* The walk's process entry, looked up: proc, NULL when there is none. */
-static __always_inline void walk_set_proc(struct walk *w, struct unw_proc *proc)
-{
-	w->proc = proc;
-	w->has_proc = proc != NULL;
-	w->gen = proc ? proc->gen : 0;
-}
-
-/*
- * Whether w->pid has a process entry (w->has_proc), and its gen: known
- * without a lookup while no entry was written or deleted since this CPU
- * looked it up (procs_written is read first: a write the lookup may miss
- * changes it after). w->proc is set when it was looked up.
- */
-static __always_inline void proc_find(struct scratch *sc, struct walk *w)
-{
-	__u64 written = *(volatile __u64 *)&procs_written;
-
-	if (sc->last_pid == w->pid && sc->last_written == written && w->pid) {
-		w->has_proc = 1;
-		w->gen = sc->last_gen;
-		return;
-	}
-	sc->costs |= 1u << UNW_COST_PROC;
-	walk_set_proc(w, w->pid ? bpf_map_lookup_elem(&procs, &w->pid) : NULL);
-	/*
-	 * gen 0: no entry, or one BPF is still writing. The process the CPU
-	 * knew is kept then: a sample of another process between two of a
-	 * target's (outside -a) costs the target no lookup.
-	 */
-	if (!w->gen)
-		return;
-	sc->last_pid = w->pid;
-	sc->last_gen = w->gen;
-	sc->last_written = written;
-}
-
 /*
  * The user registers a task saved on entering the kernel: where the walk of
  * a task that is in the kernel starts. 0, or -1 for a kernel thread or a
@@ -449,6 +611,22 @@ static __always_inline int task_user_regs(struct task_struct *task, struct unw_f
 	return 0;
 }
 
+/* The frames each runtime wrote in this walk, counted with the samples that have some. */
+static __always_inline void runtime_frames_count(const struct scratch *sc)
+{
+	struct unw_tally *t = tally_here();
+
+	if (!t)
+		return;
+#pragma unroll
+	for (int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++) {
+		if (!sc->runtime_frames[u])
+			continue;
+		t->runtime_samples[u]++;
+		t->runtime_frames[u] += sc->runtime_frames[u];
+	}
+}
+
 /*
  * The key of a finished walk: its user stack, the kernel stack of ctx (the
  * program's context) when the walk is of a task in the kernel, its flags;
@@ -456,25 +634,29 @@ static __always_inline int task_user_regs(struct task_struct *task, struct unw_f
  */
 static __always_inline void walk_finish(void *ctx, struct unw_count_key *key, struct walk *w)
 {
+	struct scratch *sc = w->sc;
+
 	key->ustack = ustack_key(w);
-	if (w->sc && w->sc->stack.nr > UNW_DEPTH_MAX)
+	if (w->walking && !w->done)
+		w->flags |= UNW_SAMPLE_TRUNCATED;
+	if (sc && sc->stack.nr > UNW_DEPTH_MAX)
 		w->flags |= UNW_SAMPLE_ELIDED;
 	if (cfg.kernel_stacks && (w->flags & UNW_SAMPLE_KERNEL)) {
-		if (w->sc)
-			w->sc->costs |= 1u << UNW_COST_KSTACK;
+		if (sc)
+			sc->costs |= 1u << UNW_COST_KSTACK;
 		key->kstack = bpf_get_stackid(ctx, &kstacks, 0);
 		if (key->kstack < 0)
-			err_inc(UNW_E_KSTACK);
+			err_inc(sc, UNW_E_KSTACK);
 	}
 	key->flags = w->flags;
-	errors_flush(key->pid, w->flags);
-	if (w->sc && w->sc->py_written)
-		stat_add(UNW_ST_PY_FRAMES, w->sc->py_written);
-	if (w->sc && w->sc->rb_written)
-		stat_add(UNW_ST_RB_FRAMES, w->sc->rb_written);
-	if (w->sc && w->sc->lookups) {
-		stat_add(UNW_ST_LOOKUPS, w->sc->lookups);
-		stat_add(UNW_ST_LOOKUPS_CACHED, w->sc->lookups_cached);
+	errors_flush(sc, key->pid, w->flags);
+	if (!sc)
+		return;
+	if (sc->ahead.unwinder)
+		runtime_frames_count(sc);
+	if (sc->lookups) {
+		stat_add(UNW_ST_LOOKUPS, sc->lookups);
+		stat_add(UNW_ST_LOOKUPS_CACHED, sc->lookups_cached);
 	}
 }
 

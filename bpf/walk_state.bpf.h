@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The state of a walk of a user stack and the helpers every unwinder uses:
- * the per-CPU scratch (the stack being built, the copy of the stack top),
- * the reasons a sample met, reading the stack and the process's memory,
- * writing a frame, and the interpreters' code seen. Global functions here
- * are __weak, as the maps (bpf/maps.bpf.h): any unit that walks includes
- * this header, the linker keeps one copy.
+ * the per-CPU scratch (the stack being built, the copy of the stack top,
+ * the frames a runtime wrote ahead), the reasons a sample met, reading the
+ * stack and the process's memory, writing a frame, and the runtimes' code
+ * seen. Global functions here are __weak, as the maps (bpf/maps.bpf.h): any
+ * unit that walks includes this header, the linker keeps one copy.
  */
 #ifndef UNWPROF_WALK_STATE_BPF_H
 #define UNWPROF_WALK_STATE_BPF_H
@@ -18,9 +18,9 @@
 #include "ustack_ends.h"
 
 /*
- * Interpreters' code (Python code objects, Ruby iseqs) whose event was
- * sent: each is read once, while its process lives. One evicted is sent
- * again, which user space, having read it, ignores.
+ * Runtimes' code (Python code objects, Ruby iseqs) whose event was sent:
+ * each is read once, while its process lives. One evicted is sent again,
+ * which user space, having read it, ignores.
  */
 struct code_key {
 	__u32 pid;
@@ -35,7 +35,7 @@ struct {
 	__type(value, __u8);
 } codes_seen SEC(".maps") __weak;
 
-/* Whether code (an interpreter's, tag telling it apart) of pid is seen the first time: it is marked. */
+/* Whether code (a runtime's, tag telling it apart) of pid is seen the first time: it is marked. */
 static __always_inline int code_first_seen(__u32 pid, __u32 tag, __u64 code)
 {
 	struct code_key k = { .pid = pid, .tag = tag, .code = code };
@@ -47,6 +47,18 @@ static __always_inline int code_first_seen(__u32 pid, __u32 tag, __u64 code)
 	return 1;
 }
 
+/*
+ * The walks that share nothing: a sample (bpf/sampler.bpf.c) can interrupt
+ * the walk of an off-CPU block (bpf/offcpu.bpf.c) on its CPU, the one in a
+ * timer interrupt, the other in a tracepoint of the thread's system call.
+ * Each has its scratch, its key in every per-CPU map a walk writes.
+ */
+enum walk_family {
+	WALK_ON_CPU = 0,
+	WALK_OFF_CPU,
+	WALK_FAMILIES,
+};
+
 /* The walk, kept on the program's stack for the bpf_loop callback. */
 struct walk {
 	struct scratch *sc;
@@ -56,11 +68,32 @@ struct walk {
 	__u32 pid;
 	__u32 flags;
 	__u32 done;
-	__u32 has_proc; /* the process has an entry: tables */
-	__u32 gen;	/* the entry's gen */
+	__u32 has_proc;	 /* the process has an entry: tables */
+	__u32 gen;	 /* the entry's gen */
+	__u32 n;	 /* frames walked */
+	__u32 n0;	 /* frames walked when the frame loop began (walk_run) */
+	__u32 stopped;	 /* the frame loop stopped before its bound */
+	__u32 handoff;	 /* the runtime (enum unw_unwinder) frame n is handed over to; 0: none */
+	__u32 native_at; /* n + 1 of a frame its runtime handed back: walked natively; 0: none */
+	__u32 walking;	 /* the walk of a user stack began (not a stack of exec, nor none) */
 };
 
-/* The scalar state of a walk, kept in the scratch map across tail calls. */
+/*
+ * How a runtime's program hands the walk back to the native walk
+ * (bpf/walk.bpf.h), which goes on from the state it saved.
+ */
+enum walk_resume {
+	RESUME_NONE = 0, /* not handed back: a walk of its own, or one the native walk saved */
+	RESUME_FRAME,	 /* frame n is walked natively, after the frames written ahead for it */
+	RESUME_GO_ON, /* the runtime walked frame n (its word pushed, f the caller's, n past it) */
+	RESUME_STOP,  /* the runtime walked frame n and the walk ends there */
+};
+
+/*
+ * The state of a walk kept in the scratch across tail calls: the walk's
+ * scalars, and what the sample is counted under, which the program that
+ * ends the walk counts.
+ */
 struct walk_saved {
 	struct unw_frame f;
 	__u64 hash;
@@ -68,10 +101,47 @@ struct walk_saved {
 	__u32 flags;
 	__u32 done;
 	__u32 n;
+	__u32 native_at;
+	__u32 resume; /* enum walk_resume */
+	__u32 pad;
+	struct unw_count_key key; /* the count's: its pid, thread, kernel stack and flags */
+	__u64 count;		  /* samples, or blocks (off-CPU) */
+	__u64 ns;		  /* off-CPU: their time */
 };
 
-/* Bytes of a Python frame read at once: every field the walk reads lies in them. */
-#define PY_FRAME_READ 128
+/*
+ * The frames a runtime's program wrote ahead of the native walk, activation
+ * by activation of its interpreter's loop, innermost first: the native walk
+ * writes a segment before each frame of the loop it meets (ahead_write),
+ * without going back to the runtime's program, so a stack of many
+ * activations (CPython before 3.11 runs each Python call in one) costs two
+ * tail calls, not two an activation. Words past the segments are for the
+ * runtime's next program run (more).
+ */
+#define AHEAD_WORDS 512
+#define AHEAD_SEGS 128
+
+struct frames_ahead {
+	__u32 unwinder; /* whose frames (enum unw_unwinder); 0: none in this walk */
+	__u32 nr_words;
+	__u32 nr_segs;
+	__u32 next; /* the segment the next frame of the loop gets */
+	__u32 more; /* the runtime has activations past the segments: its program writes them */
+	__u32 pad;
+	__u16 seg_end[AHEAD_SEGS];    /* the word past each segment */
+	__u16 seg_frames[AHEAD_SEGS]; /* the frames in each */
+	__u64 words[AHEAD_WORDS];
+};
+
+_Static_assert((AHEAD_WORDS & (AHEAD_WORDS - 1)) == 0 && (AHEAD_SEGS & (AHEAD_SEGS - 1)) == 0,
+	       "masked indexes");
+_Static_assert(AHEAD_WORDS <= 0xffff, "segment ends fit their slots");
+
+/*
+ * Tail calls a sample may make: the kernel's limit (MAX_TAIL_CALL_CNT).
+ * A handover to a runtime and back takes two.
+ */
+#define UNW_TAIL_CALLS_MAX 33
 
 /* Per-CPU scratch: the stack being built and the copy of the stack top. */
 struct scratch {
@@ -81,8 +151,9 @@ struct scratch {
 	__u64 copy_max; /* bytes the copy may grow to (stack_grow) */
 	struct walk_saved saved;
 	/* The reasons this sample met (bit per enum unw_err), counted once each at its end. */
-	__u32 errs;
+	__u64 errs;
 	__u32 fail_reason; /* the last of them, at fail_pc */
+	__u32 family;	   /* enum walk_family: the key of this scratch */
 	__u64 fail_pc;
 	__u64 t0;     /* when the sampling program started, for the sample's time */
 	__u64 cur_pc; /* the pc of the frame being walked; 0 before the walk */
@@ -97,17 +168,14 @@ struct scratch {
 	__u64 va_mask;	     /* arm64: its user virtual address bits (bpf/arch.h) */
 	struct vma_info vma; /* bpf_find_vma works once per sample: its answer is kept */
 	__u32 vma_tried;
-	__u32 go_switched; /* the walk left Go's system stack: once per sample */
-	__u32 py_looked;   /* the sampled thread's Python frame was looked for */
-	__u32 py_written;  /* Python frames written for this sample */
-	__u32 rb_looked;   /* the same for Ruby */
-	__u32 lookups;	   /* frames looked up in the process's mappings (UNW_ST_LOOKUPS) */
+	__u32 lookups; /* frames looked up in the process's mappings (UNW_ST_LOOKUPS) */
 	__u32 lookups_cached;
-	__u32 rb_written;
-	__u64 rb_cfp;	/* the next Ruby control frame to write: the Ruby unwinder's cursor */
-	__u64 rb_end;	/* the end of its VM stack */
-	__u64 py_frame; /* the next Python frame to write: the cursor of the Python unwinder */
-	__u8 py_buf[PY_FRAME_READ]; /* the start of the Python frame being read */
+	__u32 tail_calls; /* made in this sample */
+	/* This family's walks on this CPU: a runtime's state of another walk is stale. */
+	__u64 walk_id;
+	/* Frames of each runtime written (by unwinder), for its stats. */
+	__u32 runtime_frames[UNW_UW_NR];
+	struct frames_ahead ahead;
 	/* When the walk went past UNW_DEPTH_MAX frames (walk_overtime). */
 	__u64 deep_t0;
 	/* The new program's name, of a sample inside execve (exec_stack). */
@@ -121,10 +189,20 @@ struct scratch {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, WALK_FAMILIES);
 	__type(key, __u32);
 	__type(value, struct scratch);
 } scratch_map SEC(".maps") __weak;
+
+/* This CPU's scratch of family (enum walk_family), its family set. */
+static __always_inline struct scratch *scratch_of(__u32 family)
+{
+	struct scratch *sc = bpf_map_lookup_elem(&scratch_map, &family);
+
+	if (sc)
+		sc->family = family;
+	return sc;
+}
 
 /*
  * The sample met reason: counted once per sample at its end (errors_flush),
@@ -133,21 +211,18 @@ struct {
  * samples fail. A global function: verified once, not at each of the many
  * places of the walk that call it.
  */
-__weak __noinline int err_inc(__u32 reason)
+__weak __noinline int err_inc(struct scratch *sc, __u32 reason)
 {
-	__u32 zero = 0;
-	struct scratch *sc = bpf_map_lookup_elem(&scratch_map, &zero);
-
 	if (!sc)
 		return 0;
 	sc->fail_reason = reason;
 	sc->fail_pc = sc->cur_pc;
-	sc->errs |= 1u << (reason & 31);
+	sc->errs |= 1ULL << (reason & 63);
 	return 0;
 }
 
 /* Reasons that say nothing about a user stack: no site to name. */
-#define ERRS_NO_SITE (1u << UNW_E_NO_USER | 1u << UNW_E_KSTACK)
+#define ERRS_NO_SITE (1ULL << UNW_E_NO_USER | 1ULL << UNW_E_KSTACK)
 
 /*
  * At the end of sample pid: each reason it met counted once, and, when the
@@ -156,19 +231,18 @@ __weak __noinline int err_inc(__u32 reason)
  * compiler enters in its middle, whose back edge is then an instruction
  * falling through, for an unbounded one.
  */
-static __always_inline void errors_flush(__u32 pid, __u32 flags)
+static __always_inline void errors_flush(struct scratch *sc, __u32 pid, __u32 flags)
 {
 	struct unw_fail_key k = { .pid = pid };
-	__u32 zero = 0;
-	struct scratch *sc = bpf_map_lookup_elem(&scratch_map, &zero);
+	struct unw_tally *t = tally_here();
 	__u64 one = 1, *n;
 
 	if (!sc || !sc->errs)
 		return;
 #pragma unroll
 	for (int i = 0; i < UNW_E_NR; i++)
-		if (sc->errs & (1u << i))
-			stat_inc(UNW_ST_ERR + i);
+		if (t && (sc->errs & (1ULL << i)))
+			t->errors[i]++;
 	if ((flags & UNW_SAMPLE_COMPLETE) || !(sc->errs & ~ERRS_NO_SITE))
 		return;
 	k.reason = sc->fail_reason;
@@ -250,7 +324,7 @@ static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
 	if (sc->copy_max > len)
 		sc->copy_max = len;
 	if (stack_grow(sc, sc->copy_max))
-		err_inc(UNW_E_STACK_COPY);
+		err_inc(sc, UNW_E_STACK_COPY);
 }
 
 /* A word of the profiled process at addr + off; 0 when it cannot be read. */
@@ -282,6 +356,84 @@ static __always_inline int stack_push(struct scratch *sc, __u64 *hash, __u64 wor
 	if (stack_push_word(sc, word))
 		return -1;
 	*hash = unw_hash__add(*hash, word);
+	return 0;
+}
+
+/*
+ * A runtime's program writes its frames ahead (struct frames_ahead): from
+ * ahead_begin, words pushed segment by segment, each closed with its
+ * frames. -1 when there is no room for the word or the segment.
+ */
+static __always_inline void ahead_begin(struct scratch *sc, __u32 unwinder)
+{
+	sc->ahead.unwinder = unwinder;
+	sc->ahead.nr_words = 0;
+	sc->ahead.nr_segs = 0;
+	sc->ahead.next = 0;
+	sc->ahead.more = 0;
+}
+
+static __always_inline int ahead_push(struct scratch *sc, __u64 word)
+{
+	__u32 i = sc->ahead.nr_words;
+
+	if (i >= AHEAD_WORDS)
+		return -1;
+	sc->ahead.words[i & (AHEAD_WORDS - 1)] = word;
+	sc->ahead.nr_words = i + 1;
+	return 0;
+}
+
+static __always_inline int ahead_close(struct scratch *sc, __u32 frames)
+{
+	__u32 i = sc->ahead.nr_segs;
+
+	if (i >= AHEAD_SEGS)
+		return -1;
+	sc->ahead.seg_end[i & (AHEAD_SEGS - 1)] = sc->ahead.nr_words;
+	sc->ahead.seg_frames[i & (AHEAD_SEGS - 1)] = frames;
+	sc->ahead.nr_segs = i + 1;
+	return 0;
+}
+
+/* Whether no segment fits after those written. */
+static __always_inline int ahead_full(const struct scratch *sc)
+{
+	return sc->ahead.nr_segs >= AHEAD_SEGS || sc->ahead.nr_words >= AHEAD_WORDS;
+}
+
+/* The words of the segment begun at word start of the ahead are dropped, and their frames. */
+static __always_inline void ahead_drop(struct scratch *sc, __u32 start)
+{
+	sc->ahead.nr_words = start;
+}
+
+/*
+ * Pushes the next segment of the frames written ahead onto the stack being
+ * built, whose hash is hash, and counts its frames as its runtime's. A
+ * global function: its loop is verified once. -1 when the stack is full.
+ */
+__weak __noinline int ahead_write(struct scratch *sc, __u64 *hash)
+{
+	__u32 seg, from, to, u;
+
+	if (!sc || !hash)
+		return 0;
+	seg = sc->ahead.next;
+	if (seg >= sc->ahead.nr_segs || seg >= AHEAD_SEGS)
+		return 0;
+	sc->ahead.next = seg + 1;
+	from = seg ? sc->ahead.seg_end[(seg - 1) & (AHEAD_SEGS - 1)] : 0;
+	to = sc->ahead.seg_end[seg & (AHEAD_SEGS - 1)];
+	u = sc->ahead.unwinder;
+	if (u < UNW_UW_NR)
+		sc->runtime_frames[u] += sc->ahead.seg_frames[seg & (AHEAD_SEGS - 1)];
+	for (__u32 i = 0; i < AHEAD_WORDS; i++) {
+		if (from + i >= to)
+			break;
+		if (stack_push(sc, hash, sc->ahead.words[(from + i) & (AHEAD_WORDS - 1)]))
+			return -1;
+	}
 	return 0;
 }
 

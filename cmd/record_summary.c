@@ -14,6 +14,7 @@
 
 #include "record.h"
 #include "../core/util/common.h"
+#include "../core/runtimes/runtimes.h"
 #include "../core/session/failures.h"
 #include "../core/session/sample_time_stats.h"
 #include "../core/util/json.h"
@@ -27,6 +28,22 @@ static double percent(uint64_t part, uint64_t whole)
 static double mib(uint64_t bytes)
 {
 	return bytes / (1024.0 * 1024.0);
+}
+
+/* The samples with each runtime's frames, of those that had some. */
+static void print_runtimes(const struct session_stats *st, uint64_t user)
+{
+	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++) {
+		const struct runtime *rt = runtime_of_unwinder(u);
+		char label[64];
+
+		if (!rt->namer || !st->runtime_samples[u])
+			continue;
+		snprintf(label, sizeof(label), "with %s frames", rt->title);
+		fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%   (%" PRIu64 " %s frames)\n",
+			label, st->runtime_samples[u], percent(st->runtime_samples[u], user),
+			st->runtime_frames[u], rt->title);
+	}
 }
 
 static void print_errors(const struct session_stats *st)
@@ -256,14 +273,7 @@ void record_print_summary(const struct recorder_result *res)
 		fprintf(stderr, "   (deeper than %d words: the middle left out)", UNW_DEPTH_MAX);
 	fputc('\n', stderr);
 	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "lost", st.lost);
-	if (st.py_samples)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%   (%" PRIu64 " Python frames)\n",
-			"with Python frames", st.py_samples, percent(st.py_samples, user),
-			st.py_frames);
-	if (st.rb_samples)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%   (%" PRIu64 " Ruby frames)\n",
-			"with Ruby frames", st.rb_samples, percent(st.rb_samples, user),
-			st.rb_frames);
+	print_runtimes(&st, user);
 	print_errors(&st);
 	print_failures(res);
 	print_outcomes(res, &st);
@@ -286,9 +296,9 @@ void record_print_summary(const struct recorder_result *res)
 	print_left_out(&st);
 }
 
-/* --stats-json: the summary, schema 1 */
+/* --stats-json: the summary, schema 3 (stats_put) */
 
-/* v >= 0 rounded to a multiple of 1/scale (without libm, which unwprof does not link). */
+/* v >= 0 rounded to the nearest multiple of 1/scale, halves up. */
 static double round_to(double v, double scale)
 {
 	return (double)(uint64_t)(v * scale + 0.5) / scale;
@@ -329,6 +339,22 @@ static void stats_put_share(struct json_writer *jw, const char *key, uint64_t n,
 	jw_uint_field(jw, "count", n);
 	jw_double_field(jw, "percent", round_to(percent(n, whole), 100));
 	jw_object_end(jw);
+}
+
+/* "NAME": {"count", "percent"} of the samples with each runtime's frames, "NAME_frames": its frames. */
+static void stats_put_runtimes(struct json_writer *jw, const struct session_stats *st,
+			       uint64_t user)
+{
+	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++) {
+		const struct runtime *rt = runtime_of_unwinder(u);
+		char key[64];
+
+		if (!rt->namer)
+			continue;
+		stats_put_share(jw, rt->name, st->runtime_samples[u], user);
+		snprintf(key, sizeof(key), "%s_frames", rt->name);
+		jw_uint_field(jw, key, st->runtime_frames[u]);
+	}
 }
 
 /* Every reason by name, zeros included, so that the keys do not depend on the run. */
@@ -475,10 +501,7 @@ static void stats_put(struct json_writer *jw, const struct recorder_result *res,
 	stats_put_share(jw, "frame_pointer_bottom", st->fp_complete, user);
 	stats_put_share(jw, "truncated", st->truncated, user);
 	stats_put_share(jw, "elided", st->elided, user);
-	stats_put_share(jw, "python", st->py_samples, user);
-	jw_uint_field(jw, "python_frames", st->py_frames);
-	stats_put_share(jw, "ruby", st->rb_samples, user);
-	jw_uint_field(jw, "ruby_frames", st->rb_frames);
+	stats_put_runtimes(jw, st, user);
 	jw_uint_field(jw, "frames_looked_up", st->lookups);
 	jw_uint_field(jw, "frames_cached", st->lookups_cached);
 	stats_put_errors(jw, st);

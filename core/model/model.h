@@ -83,7 +83,7 @@ struct model_image {
 	struct unw_seg exec_segs[UNW_FILE_SEGS];
 	uint32_t nr_exec_segs;
 	struct unwind_table *table; /* NULL when it could not be built, or no_tables */
-	struct file_runtimes rt;    /* the runtime it holds (core/runtimes/runtimes.h) */
+	struct image_runtimes rt;   /* what each runtime read of it (core/runtimes/runtimes.h) */
 	/* Read on first use: model_image__symtab(), __dwarf(), __cfi_names(). */
 	struct symtab *symtab;
 	struct dwarf_lines *dwarf;

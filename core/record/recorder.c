@@ -288,14 +288,14 @@ static void on_process(void *ctx, uint32_t pid)
 	proc_names__forget(r->names, pid);
 }
 
-static void on_runtime(void *ctx, uint32_t pid, const struct runtime_unwinder *ru,
-		       const struct file_runtimes *fr, uint64_t bias)
+static void on_runtime(void *ctx, uint32_t pid, const struct runtime *rt, const void *state,
+		       uint64_t bias)
 {
 	struct recorder *r = ctx;
-	int err = symbolizer__add_runtime(r->symbolizer, pid, ru, fr, bias);
+	int err = symbolizer__add_runtime(r->symbolizer, pid, rt, state, bias);
 
 	if (err && err != -ENOENT && err != -ESRCH)
-		pr_info("process %u: its %s frames cannot be named: %s", pid, ru->name,
+		pr_info("process %u: its %s frames cannot be named: %s", pid, rt->title,
 			strerror(-err));
 }
 

@@ -1,19 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The runtimes whose frames unwprof walks or names its own way, one
- * operations table each (runtime_unwinders): Go's stack switch, CPython's
- * eval loop, Ruby's VM loop. Each reads what it needs of an ELF file into
- * the file's struct file_runtimes (core/model/model.h keeps one per image),
- * says what `unwprof dump-unwind` shows of it, and, for a file loaded at a
- * bias, gives the pc ranges its BPF unwinder walks and the value of its BPF
- * map (by pid) that tells it how; core/session/session.c cuts the ranges out
- * of their mappings and writes the values. An interpreter's walk records its frames
- * as (code, where) pairs, which its frame namer names from the process's
- * memory, reading a code object when BPF first reports it in an event:
- * core/symbols/symbolize.c asks the namers through the table, and the
- * session and the recorder only pass what they are given along. Adding a
- * runtime is adding an entry here, its unwinder in the BPF walk, its map,
- * and, for an interpreter, its namer.
+ * The runtimes whose code unwprof walks or names its own way (Go's stack
+ * switch, CPython's eval loop, Ruby's VM loop), each one entry (struct
+ * runtime) of one table, which the rest of unwprof goes through without
+ * naming any runtime:
+ *
+ *  - the model (core/model/model.h) keeps what each runtime read of an
+ *    image (read), opaque, with the image; dump-unwind prints it (print,
+ *    print_json);
+ *  - the session (core/session/) loads a runtime's BPF programs when a
+ *    process of it is found, cuts the pc ranges its walk takes out of their
+ *    mappings and writes the value its program reads to its map (place);
+ *  - the symbolizer (core/symbols/symbolize.c) names its frames (namer):
+ *    a frame is two words, (code, where), named from the process's memory,
+ *    and a code object first seen arrives in an event (UNW_EV_CODE) to be
+ *    read at once;
+ *  - the summary and --stats-json count the samples with its frames, and
+ *    its reasons (bpf/unwind_NAME.h: UNW_NAME_ERRORS).
+ *
+ * Adding a runtime (bpf/runtimes.h says the same of its BPF side): its
+ * folder core/runtimes/NAME/ (its meson.build lists its sources; its entry,
+ * `const struct runtime runtime_NAME`, in NAME.c), bpf/unwind_NAME.h and
+ * bpf/unwind_NAME.bpf.h, a line in UNW_RUNTIMES and UNW_RUNTIMES_ERRORS
+ * (bpf/runtimes.h) and its name in core/runtimes/meson.build.
  */
 #ifndef UNWPROF_RUNTIMES_H
 #define UNWPROF_RUNTIMES_H
@@ -24,45 +33,28 @@
 #include <stdio.h>
 
 #include "bpf/abi.h"
-#include "goruntime.h"
-#include "pyruntime.h"
-#include "rbruntime.h"
 
 struct elf_file;
 struct json_writer;
 
-/*
- * What the runtimes read of one ELF file: the runtime it holds, if any. An
- * interpreter of a version (or build) whose frames are not read is refused:
- * py or rb then holds its version and loop only, where its samples are
- * counted (python-version-unsupported, ruby-version-unsupported).
- */
-struct file_runtimes {
-	bool has_go;	      /* a Go binary whose stack switch the walk follows: */
-	struct go_runtime go; /* its functions and offsets, ELF addresses */
-	bool has_py;	      /* a CPython interpreter (or libpython) the walk reads: */
-	struct py_runtime py; /* its version, eval loop and offsets, ELF addresses */
-	bool has_rb;	      /* a Ruby interpreter (libruby) the walk reads: */
-	struct rb_runtime rb; /* its version, VM loop and offsets, ELF addresses */
-	bool py_refused, rb_refused;
+/* What the runtimes read of one image: each one's state, by unwinder; NULL: none of it. */
+struct image_runtimes {
+	void *state[UNW_UW_NR];
 };
 
-/* Each runtime's reading of ef, named path in what is said of one that cannot be read. */
-void file_runtimes__read(struct file_runtimes *fr, const struct elf_file *ef, const char *path);
+#define RUNTIME_RANGES_MAX 5
+#define RUNTIME_VALUE_MAX 128
 
-/* Where a runtime's unwinder applies in one process, and what it reads there. */
+/* Where a runtime's walk applies in one process, and the value its program reads there. */
 struct runtime_place {
 	struct {
 		uint64_t lo, hi; /* process addresses; the first is needed, hi 0: none */
-	} ranges[5];
-	union {
-		struct unw_go_proc go;
-		struct unw_py_proc py;
-		struct unw_rb_proc rb;
-	} value;
+	} ranges[RUNTIME_RANGES_MAX];
+	uint8_t value[RUNTIME_VALUE_MAX]; /* struct unw_NAME_proc (bpf/unwind_NAME.h) */
+	size_t value_size;
 };
 
-/* What an interpreter's frame is named. */
+/* What a runtime's frame is named. */
 struct frame_name {
 	const char *function;
 	const char *file; /* NULL: none (a Ruby C method) */
@@ -71,22 +63,20 @@ struct frame_name {
 };
 
 /*
- * The namer of an interpreter's frames (bpf/abi.h: a frame word of kind
- * frame_kind, then where). Memory of a profiled process is untrusted: what
- * cannot be read leaves a name "<unknown>".
+ * The namer of a runtime's frames (bpf/abi.h: a frame word of the runtime's
+ * kind, then where). Memory of a profiled process is untrusted: what cannot
+ * be read leaves a name "<unknown>".
  */
 struct frame_namer_ops {
-	unsigned int frame_kind;   /* UNW_FRAME_* */
 	unsigned int profile_kind; /* its frames' in a profile (core/profile/profile.h) */
-	uint32_t code_event;	   /* UNW_EV_*: a code object first seen in a sample */
 	void *(*new)(void);
 	void (*free)(void *n);
-	/* Process pid runs the runtime of fr, loaded at bias: its frames are named from its memory. */
-	int (*add_process)(void *n, uint32_t pid, const struct file_runtimes *fr, uint64_t bias);
+	/* Process pid runs the runtime read in state, loaded at bias: its frames are named from its memory. */
+	int (*add_process)(void *n, uint32_t pid, const void *state, uint64_t bias);
 	void (*remove_process)(void *n, uint32_t pid);
 	/* Process pid was forked from ppid; NULL when nothing of a process is to copy. */
 	int (*fork)(void *n, uint32_t ppid, uint32_t pid);
-	/* A code_event of size bytes (at least its struct unw_event): its code is read now. */
+	/* Its code event of size bytes (at least its struct unw_event): the code is read now. */
 	void (*read_code)(void *n, const struct unw_event *ev, size_t size);
 	/*
 	 * Names frame (code, where) of pid in out (left as it is when unknown);
@@ -97,30 +87,35 @@ struct frame_namer_ops {
 			 struct frame_name *out);
 };
 
-struct runtime_unwinder {
+struct runtime {
 	enum unw_unwinder unwinder;
-	const char *name; /* "Go's stack switch", "Python", "Ruby" */
-	/* Reads its runtime in ef, if it holds it, into fr; says what cannot be read. */
-	void (*read)(struct file_runtimes *fr, const struct elf_file *ef, const char *path);
-	/* false when fr holds no such runtime */
-	bool (*place)(const struct file_runtimes *fr, uint64_t bias, struct runtime_place *rp);
-	/* What dump-unwind shows of it, as lines of its summary and as a JSON member; nothing when fr holds none. */
-	void (*print)(FILE *f, const struct file_runtimes *fr);
-	void (*print_json)(struct json_writer *jw, const struct file_runtimes *fr);
-	const struct frame_namer_ops *namer; /* NULL: its frames are native ones */
+	const char *name;  /* its BPF programs and map are named after it (bpf/runtimes.h) */
+	const char *title; /* in what is said of it: "Go's stack switch", "Python", "Ruby" */
+	/*
+	 * Its state of ef (named path in what is said of one it cannot read),
+	 * when ef holds it: a state, whose free frees it; NULL when not.
+	 */
+	void *(*read)(const struct elf_file *ef, const char *path);
+	void (*free)(void *state);
+	/* Where it walks in the process that maps its image at bias; false when nowhere. */
+	bool (*place)(const void *state, uint64_t bias, struct runtime_place *rp);
+	/* What dump-unwind shows of it, as lines of its summary and as a JSON member. */
+	void (*print)(FILE *f, const void *state);
+	void (*print_json)(struct json_writer *jw, const void *state);
+	/* The namer of its frames; NULL: its frames are native ones. */
+	const struct frame_namer_ops *namer;
 };
 
-#define RUNTIMES_MAX 8 /* entries of runtime_unwinders, at most */
+/*
+ * The runtime of unwinder u (enum unw_unwinder): every unwinder from
+ * UNW_UW_RUNTIME to UNW_UW_NR is one's; NULL for the others.
+ */
+const struct runtime *runtime_of_unwinder(unsigned int u);
+/* The runtime whose frames are of kind (UNW_FRAME_*); NULL: none. */
+const struct runtime *runtime_of_frame_kind(unsigned int kind);
 
-extern const struct runtime_unwinder runtime_unwinders[];
-extern const size_t nr_runtime_unwinders;
-
-/* The runtime whose namer names frames of kind (UNW_FRAME_*); NULL: none. */
-const struct runtime_unwinder *runtime_of_frame_kind(unsigned int kind);
-/* The runtime whose namer reads the code of events of type (UNW_EV_*); NULL: none. */
-const struct runtime_unwinder *runtime_of_code_event(uint32_t type);
-
-extern const struct frame_namer_ops py_frame_namer; /* core/runtimes/pyframes.c */
-extern const struct frame_namer_ops rb_frame_namer; /* core/runtimes/rbframes.c */
+/* Each runtime's reading of ef into ir, named path in what is said of one that cannot be read. */
+void image_runtimes__read(struct image_runtimes *ir, const struct elf_file *ef, const char *path);
+void image_runtimes__free(struct image_runtimes *ir);
 
 #endif

@@ -8,7 +8,7 @@
  * the two cannot disagree; the bytes uploaded are core/unwind/table_encoding.c's.
  *
  * The rows. Map sizes cannot change after load, so the rows live in an
- * array of maps: one inner map per shard of 65536 rows (1 MiB, mmapable,
+ * array of maps: one inner map per shard of UNW_SHARD_ROWS rows (1 MiB, mmapable,
  * kernel memory that is neither swapped nor shared), created when the
  * packer first fills it. A launched command that execs a compiler, a
  * dlopen of a big library, a new process under -a: each gets the shards it
@@ -62,6 +62,7 @@
 #include "../targets/procfs.h"
 #include "../runtimes/runtimes.h"
 #include "offcpu.h"
+#include "runtime_walks.h"
 #include "session.h"
 #include "../unwind/shard_packer.h"
 #include "../unwind/table.h"
@@ -138,6 +139,7 @@ struct session {
 	struct bpf_link *tp_links[4];
 	struct bpf_link *off_links[OFFCPU_NR_LINKS]; /* core/session/offcpu.h */
 	bool tail_calls;			     /* sample_tc and walk_tc instead of sample */
+	struct runtime_walks *walks;		     /* the runtimes' programs, loaded as needed */
 	struct ring_buffer *rb;
 
 	struct encoder *enc;   /* the wire format of the rows and of their index */
@@ -197,7 +199,7 @@ struct session {
 
 static const char *const error_names[UNW_E_NR] = {
 #define ERROR_NAME(id, name, what) [UNW_E_##id] = name,
-	UNW_ERRORS(ERROR_NAME)
+	UNW_ALL_ERRORS(ERROR_NAME)
 #undef ERROR_NAME
 };
 
@@ -328,7 +330,7 @@ static bool have_growing_maps(void)
 
 /*
  * Chooses the programs the kernel can run: the walk in one program with
- * bpf_loop (5.17+), else in tail calls of ~16 frames. The test hook
+ * bpf_loop (5.17+), else in tail calls of 32 frames a program (walk_tc). The test hook
  * UNWPROF_BPF_TAIL_CALLS=1 forces the latter, to test it on a recent kernel.
  */
 static void session__choose_programs(struct session *s)
@@ -345,6 +347,22 @@ static void session__choose_programs(struct session *s)
 	k->rodata->cfg.have_find_vma = find_vma;
 	if (s->tail_calls)
 		pr_info("walking stacks with tail calls (no bpf_loop)");
+}
+
+/*
+ * The runtimes the targets read before load run (their images' runtimes):
+ * their programs load with the session's, verified once with the rest.
+ * Those found later are loaded as they are found (runtime_walks.h).
+ */
+static void session__choose_runtimes(struct session *s)
+{
+	for (size_t i = 0; i < model__nr_images(s->model); i++) {
+		const struct model_image *e = model__image(s->model, i);
+
+		for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++)
+			if (e->rt.state[u])
+				runtime_walks__choose(s->walks, u);
+	}
 }
 
 /* The default --max-shards: 256, but at most 1/64 of memory, and at least 32. */
@@ -440,7 +458,8 @@ struct session *session__new(const struct session_opts *opts)
 		pr_err("cannot open the BPF object: %s", strerror(-err));
 		goto cleanup;
 	}
-	err = 0;
+	s->walks = runtime_walks__new(s->skel, opts->off_cpu);
+	err = s->walks ? 0 : -ENOMEM;
 cleanup:
 	if (err) {
 		session__free(s);
@@ -658,62 +677,44 @@ static bool proc_info__cut(struct unw_proc *info, uint64_t lo, uint64_t hi, uint
 	return true;
 }
 
-/* The map of a runtime unwinder's values, by pid. */
-static int runtime_map_fd(const struct session *s, enum unw_unwinder u)
-{
-	switch (u) {
-	case UNW_UW_GO_SWITCH:
-		return bpf_map__fd(s->skel->maps.go_procs);
-	case UNW_UW_PYTHON:
-		return bpf_map__fd(s->skel->maps.py_procs);
-	case UNW_UW_RUBY:
-		return bpf_map__fd(s->skel->maps.rb_procs);
-	default:
-		return -1;
-	}
-}
-
-/* An interpreter's frames are named by user space: it is told where the interpreter is. */
-static void runtime_found(struct session *s, pid_t pid, const struct file_runtimes *fr,
-			  const struct runtime_unwinder *ru, uint64_t bias)
-{
-	if (ru->namer && s->opts.on_runtime)
-		s->opts.on_runtime(s->opts.ctx, pid, ru, fr, bias);
-}
-
 /*
- * The runtime of ru in process pid (core/runtimes/runtimes.h): the first mapping of
- * a file that has it gets its pc ranges cut out with ru's unwinder, and
- * what that reads written to its map. A process without it has no entry.
+ * Runtime u (core/runtimes/runtimes.h) in process pid: the first mapping of
+ * a file that has it gets its pc ranges cut out with u's unwinder, u's
+ * programs are loaded if they were not, and what they read is written to
+ * its map; a runtime whose frames are named from the process's memory is
+ * told where it is. A process without it has no entry.
  */
 static void session__add_runtime(struct session *s, pid_t pid, const struct loader_proc *lp,
-				 struct unw_proc *info, const struct runtime_unwinder *ru)
+				 struct unw_proc *info, unsigned int u)
 {
-	int fd = runtime_map_fd(s, ru->unwinder);
+	const struct runtime *rt = runtime_of_unwinder(u);
+	int fd = bpf_map__fd(runtime_walks__procs_map(s->walks, u));
 	uint32_t key = pid;
 
 	for (size_t i = 0; i < lp->nr_maps; i++) {
 		const struct procmap *m = lp->maps[i].map;
 		struct model_file *f = lp->maps[i].file;
+		const void *state = f && f->image ? f->image->rt.state[u] : NULL;
 		struct runtime_place rp;
 		uint64_t bias;
 
-		if (m->kind != PROCMAP_FILE || !f || !f->image || !f->image->table ||
+		if (m->kind != PROCMAP_FILE || !state || !f->image->table ||
 		    !model_image__bias(f->image, m->start, m->offset, 0, &bias) ||
-		    !ru->place(&f->image->rt, bias, &rp))
+		    !rt->place(state, bias, &rp))
 			continue;
-		if (!proc_info__cut(info, rp.ranges[0].lo, rp.ranges[0].hi, ru->unwinder))
+		if (!proc_info__cut(info, rp.ranges[0].lo, rp.ranges[0].hi, u))
 			continue;
 		for (size_t k = 1; k < ARRAY_SIZE(rp.ranges); k++)
 			if (rp.ranges[k].hi)
-				proc_info__cut(info, rp.ranges[k].lo, rp.ranges[k].hi,
-					       ru->unwinder);
-		if (bpf_map_update_elem(fd, &key, &rp.value, BPF_ANY) == 0)
-			pr_debug("process %d: %s in %s", (int)pid, ru->name, m->path);
+				proc_info__cut(info, rp.ranges[k].lo, rp.ranges[k].hi, u);
+		runtime_walks__enable(s->walks, u);
+		if (bpf_map_update_elem(fd, &key, rp.value, BPF_ANY) == 0)
+			pr_debug("process %d: %s in %s", (int)pid, rt->title, m->path);
 		else
 			pr_warn("process %d: %s in %s, which the walk cannot follow: %s", (int)pid,
-				ru->name, m->path, strerror(errno));
-		runtime_found(s, pid, &f->image->rt, ru, bias);
+				rt->title, m->path, strerror(errno));
+		if (rt->namer && s->opts.on_runtime)
+			s->opts.on_runtime(s->opts.ctx, pid, rt, state, bias);
 		return;
 	}
 	bpf_map_delete_elem(fd, &key);
@@ -747,9 +748,9 @@ static bool session__fill_mappings(struct session *s, const struct model_proc *p
 	s->maps_limit_warned |= over;
 	for (size_t i = 0; i < lp->nr_maps; i++)
 		session__fill_mapping(s, &lp->maps[i], p->pid, &info->maps[info->nr_maps++]);
-	/* Runtimes whose pc ranges have unwinders of their own. */
-	for (size_t i = 0; i < nr_runtime_unwinders; i++)
-		session__add_runtime(s, p->pid, lp, info, &runtime_unwinders[i]);
+	/* Runtimes whose pc ranges have walks of their own. */
+	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++)
+		session__add_runtime(s, p->pid, lp, info, u);
 	free(lp);
 	return over;
 }
@@ -979,19 +980,26 @@ static size_t session__target_rows(struct session *s)
  * on every CPU, every process of -a) take memory as they fill where the
  * kernel allows it, else their whole size at load.
  */
-static void session__maps_grow(struct unwind_bpf *k)
+static void map_grows(struct bpf_map *map)
 {
-	struct bpf_map *maps[] = { k->maps.counts,  k->maps.ustacks,  k->maps.ustacks_deep,
-				   k->maps.procs,   k->maps.files,    k->maps.targets,
-				   k->maps.threads, k->maps.go_procs, k->maps.py_procs,
-				   k->maps.rb_procs };
+	bpf_map__set_map_flags(map, bpf_map__map_flags(map) | BPF_F_NO_PREALLOC);
+}
+
+static void session__maps_grow(struct session *s)
+{
+	struct unwind_bpf *k = s->skel;
+	struct bpf_map *maps[] = { k->maps.counts, k->maps.ustacks, k->maps.ustacks_deep,
+				   k->maps.procs,  k->maps.files,   k->maps.targets,
+				   k->maps.threads };
 
 	if (!have_growing_maps()) {
 		pr_info("BPF hash maps preallocated: the kernel has no others for perf events");
 		return;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(maps); i++)
-		bpf_map__set_map_flags(maps[i], bpf_map__map_flags(maps[i]) | BPF_F_NO_PREALLOC);
+		map_grows(maps[i]);
+	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++)
+		map_grows(runtime_walks__procs_map(s->walks, u));
 }
 
 static void session__size_maps(struct session *s)
@@ -1019,9 +1027,8 @@ static void session__size_maps(struct session *s)
 	bpf_map__set_max_entries(k->maps.execs, s->max_execs);
 	bpf_map__set_max_entries(k->maps.files, s->max_execs * 2);
 	bpf_map__set_max_entries(k->maps.procs, procs);
-	bpf_map__set_max_entries(k->maps.go_procs, procs);
-	bpf_map__set_max_entries(k->maps.py_procs, procs);
-	bpf_map__set_max_entries(k->maps.rb_procs, procs);
+	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++)
+		bpf_map__set_max_entries(runtime_walks__procs_map(s->walks, u), procs);
 	bpf_map__set_max_entries(k->maps.targets, procs * 4);
 	bpf_map__set_max_entries(k->maps.threads, s->opts.nr_tids ? s->opts.nr_tids : 1);
 	k->rodata->cfg.only_threads = s->opts.nr_tids > 0;
@@ -1029,7 +1036,7 @@ static void session__size_maps(struct session *s)
 	bpf_map__set_max_entries(k->maps.ustacks, stacks);
 	bpf_map__set_max_entries(k->maps.ustacks_deep, stacks / STACKS_DEEP_SHARE);
 	bpf_map__set_max_entries(k->maps.kstacks, stacks);
-	session__maps_grow(k);
+	session__maps_grow(s);
 
 	k->rodata->cfg.drain_at = counts / 2;
 	k->rodata->cfg.system_wide = s->opts.system_wide;
@@ -1102,6 +1109,7 @@ int session__load(struct session *s)
 
 	session__size_maps(s);
 	session__choose_programs(s);
+	session__choose_runtimes(s);
 	t = now_ms();
 	err = unwind_bpf__load(s->skel);
 	if (err) {
@@ -1111,16 +1119,9 @@ int session__load(struct session *s)
 	}
 	s->loaded = true;
 	session__say_loaded(s, now_ms() - t);
-	if (s->tail_calls) {
-		uint32_t key = 0;
-		int fd = bpf_program__fd(s->skel->progs.walk_tc);
-
-		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.walkers), &key, &fd, BPF_ANY)) {
-			err = -errno;
-			pr_err("cannot set up the stack walker: %s", strerror(-err));
-			return err;
-		}
-	}
+	err = runtime_walks__start(s->walks, s->tail_calls);
+	if (err)
+		return err;
 	if (!s->opts.fp_only) {
 		err = session__map_dictionary(s);
 		if (err)
@@ -1144,6 +1145,13 @@ int session__load(struct session *s)
 		return err;
 	}
 	return 0;
+}
+
+int session__load_runtime(struct session *s, unsigned int u)
+{
+	if (!s->loaded)
+		return -EINVAL;
+	return runtime_walks__enable(s->walks, u);
 }
 
 static int session__add_target(struct session *s, pid_t pid)
@@ -1628,8 +1636,8 @@ static int session__on_event(void *ctx, void *data, size_t size)
 	case UNW_EV_DRAIN:
 		s->drain_requested = true;
 		break;
-	default:
-		if (runtime_of_code_event(ev->type) && s->opts.on_code)
+	case UNW_EV_CODE:
+		if (s->opts.on_code)
 			s->opts.on_code(s->opts.ctx, ev, size);
 		break;
 	}
@@ -2052,6 +2060,12 @@ static int session__tally(const struct session *s, struct unw_tally *sum)
 	for (int c = 0; c < ncpu; c++) {
 		for (size_t i = 0; i < UNW_ST_NR; i++)
 			sum->stats[i] += vals[c].stats[i];
+		for (size_t i = 0; i < UNW_E_NR; i++)
+			sum->errors[i] += vals[c].errors[i];
+		for (size_t i = 0; i < UNW_UW_NR; i++) {
+			sum->runtime_samples[i] += vals[c].runtime_samples[i];
+			sum->runtime_frames[i] += vals[c].runtime_frames[i];
+		}
 		for (size_t i = 0; i < UNW_COST_NR; i++) {
 			sum->costs[i].samples += vals[c].costs[i].samples;
 			sum->costs[i].ns += vals[c].costs[i].ns;
@@ -2079,10 +2093,8 @@ void session__stats(const struct session *s, struct session_stats *st)
 	st->samples = sum[UNW_ST_SAMPLES];
 	st->complete = sum[UNW_ST_COMPLETE];
 	st->fp_complete = sum[UNW_ST_FP_COMPLETE];
-	st->py_samples = sum[UNW_ST_PY_SAMPLES];
-	st->rb_samples = sum[UNW_ST_RB_SAMPLES];
-	st->rb_frames = sum[UNW_ST_RB_FRAMES];
-	st->py_frames = sum[UNW_ST_PY_FRAMES];
+	memcpy(st->runtime_samples, tally.runtime_samples, sizeof(st->runtime_samples));
+	memcpy(st->runtime_frames, tally.runtime_frames, sizeof(st->runtime_frames));
 	st->lookups = sum[UNW_ST_LOOKUPS];
 	st->lookups_cached = sum[UNW_ST_LOOKUPS_CACHED];
 	st->fp = sum[UNW_ST_FP] + st->fp_complete;
@@ -2091,8 +2103,7 @@ void session__stats(const struct session *s, struct session_stats *st)
 	st->exec = sum[UNW_ST_EXEC];
 	st->lost = sum[UNW_ST_LOST] + s->lost;
 	st->events_lost = sum[UNW_ST_EVENTS_LOST];
-	for (int i = 0; i < SESSION_NR_ERRORS; i++)
-		st->errors[i] = sum[UNW_ST_ERR + i];
+	memcpy(st->errors, tally.errors, sizeof(st->errors));
 	st->processes = s->procs_seen;
 	st->holds = s->holds;
 	sample_times__of(s->exec_hist, &st->exec_to_tables);
@@ -2172,12 +2183,6 @@ void session__free(struct session *s)
 	session__release_all(s);
 	free(s->held);
 	ring_buffer__free(s->rb);
-	/* walk_tc and the program array hold each other: break the cycle. */
-	if (s->tail_calls && s->loaded) {
-		uint32_t key = 0;
-
-		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.walkers), &key);
-	}
 	for (size_t i = 0; i < s->nr_shards; i++) {
 		munmap(s->shard_mem[i], encoder__geometry(s->enc)->shard_bytes);
 		close(s->shard_fds[i]);
@@ -2188,6 +2193,7 @@ void session__free(struct session *s)
 		munmap(s->rules_mem, s->rules_bytes);
 	if (s->pages_mem)
 		munmap(s->pages_mem, s->pages_bytes);
+	runtime_walks__free(s->walks);
 	unwind_bpf__destroy(s->skel);
 	loader__free(s->loader);
 	if (s->own_model)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A BPF profiling session: loads the unwinder, uploads unwind tables,
- * attaches one cpu-clock perf event per CPU, follows process events, and
- * drains the in-kernel counts into samples for the caller.
+ * attaches cpu-clock perf events (one a CPU, or one a thread of the -p
+ * targets), follows process events, and drains the in-kernel counts into
+ * samples for the caller.
  *
  *	s = session__new(&opts);	 opens and sizes the maps
  *	session__load(s);		 loads and verifies the BPF programs
@@ -26,8 +27,7 @@
 #include "sample_time_stats.h"
 
 struct model;
-struct file_runtimes;
-struct runtime_unwinder;
+struct runtime;
 
 /* Sample walk status, as counted by BPF (bpf/abi.h). */
 enum {
@@ -118,19 +118,19 @@ struct session_opts {
 	 */
 	void (*on_drained)(void *ctx);
 	/*
-	 * Process pid runs the runtime of ru (core/runtimes/runtimes.h), read
-	 * in fr of a file loaded at bias: an interpreter, whose frames are to be
-	 * named from its memory. Called when its mappings are read, before its
+	 * Process pid runs runtime rt (core/runtimes/runtimes.h), its state
+	 * read of a file loaded at bias: a runtime whose frames are to be named
+	 * from its memory. Called when its mappings are read, before its
 	 * samples.
 	 */
-	void (*on_runtime)(void *ctx, uint32_t pid, const struct runtime_unwinder *ru,
-			   const struct file_runtimes *fr, uint64_t bias);
+	void (*on_runtime)(void *ctx, uint32_t pid, const struct runtime *rt, const void *state,
+			   uint64_t bias);
 	/* Process pid was forked from ppid, before any event of its own. */
 	void (*on_fork)(void *ctx, uint32_t ppid, uint32_t pid);
 	/*
 	 * A runtime's code object first seen in a sample: an event of size
-	 * bytes (at least its struct unw_event) of a type a namer reads
-	 * (runtime_of_code_event()), to be read now.
+	 * bytes (at least its struct unw_event; UNW_EV_CODE) that the namer of
+	 * the runtime of its unwinder reads, now.
 	 */
 	void (*on_code)(void *ctx, const struct unw_event *ev, size_t size);
 	/*
@@ -148,11 +148,10 @@ struct session_stats {
 	uint64_t complete;
 	uint64_t fp;
 	uint64_t fp_complete; /* of fp: reached the bottom (Go, code that keeps frame pointers) */
-	uint64_t py_samples;  /* samples with Python frames */
-	uint64_t py_frames;   /* Python frames written */
-	uint64_t rb_samples;  /* samples with Ruby frames */
-	uint64_t rb_frames;   /* Ruby frames written */
-	uint64_t lookups;     /* frames looked up in a process's mappings */
+	/* By runtime (enum unw_unwinder): samples with its frames, and its frames written. */
+	uint64_t runtime_samples[UNW_UW_NR];
+	uint64_t runtime_frames[UNW_UW_NR];
+	uint64_t lookups;	 /* frames looked up in a process's mappings */
 	uint64_t lookups_cached; /* of them, answered by BPF's per-CPU cache of lookups */
 	uint64_t truncated;	 /* not walked to the bottom within the walk's bounds */
 	uint64_t elided; /* deeper than a stored stack: both ends kept, the middle counted */
@@ -221,6 +220,12 @@ struct session_stats {
 int session__check_environment(void);
 struct session *session__new(const struct session_opts *opts);
 int session__load(struct session *s);
+/*
+ * Loads the walk of runtime u (enum unw_unwinder, bpf/runtimes.h) now, if it
+ * is not loaded: a session loads it itself once a process of it is found.
+ * 0 or -errno (said).
+ */
+int session__load_runtime(struct session *s, unsigned int u);
 int session__add_process(struct session *s, pid_t pid);
 int session__attach(struct session *s);
 /* Waits up to timeout_ms for events; returns 0, or -EINTR when interrupted. */

@@ -104,8 +104,8 @@ struct symbolizer {
 	struct pending_locations pending;
 	bool no_lines;
 	struct dwarf_frame frames[DWARF_LINES_MAX_DEPTH]; /* of the last lookup */
-	/* The namer of runtime_unwinders[i] (core/runtimes/runtimes.h), once its runtime is found. */
-	void *namers[RUNTIMES_MAX];
+	/* The namer of the runtime of each unwinder (core/runtimes/runtimes.h), once it is found. */
+	void *namers[UNW_UW_NR];
 };
 
 struct ksyms {
@@ -893,61 +893,59 @@ static int user_location(struct symbolizer *sym, struct profile *p, uint32_t pid
 	return own_location(sym, p, pid, addr, return_addr, id);
 }
 
-int symbolizer__add_runtime(struct symbolizer *sym, uint32_t pid, const struct runtime_unwinder *ru,
-			    const struct file_runtimes *fr, uint64_t bias)
+int symbolizer__add_runtime(struct symbolizer *sym, uint32_t pid, const struct runtime *rt,
+			    const void *state, uint64_t bias)
 {
-	size_t i = (size_t)(ru - runtime_unwinders);
+	unsigned int u = rt->unwinder;
 
-	if (!ru->namer)
+	if (!rt->namer || u >= UNW_UW_NR)
 		return 0;
-	if (!sym->namers[i])
-		sym->namers[i] = ru->namer->new ();
-	if (!sym->namers[i])
+	if (!sym->namers[u])
+		sym->namers[u] = rt->namer->new ();
+	if (!sym->namers[u])
 		return -ENOMEM;
-	return ru->namer->add_process(sym->namers[i], pid, fr, bias);
+	return rt->namer->add_process(sym->namers[u], pid, state, bias);
 }
 
 void symbolizer__code_event(struct symbolizer *sym, const struct unw_event *ev, size_t size)
 {
-	const struct runtime_unwinder *ru = runtime_of_code_event(ev->type);
-	void *namer = ru ? sym->namers[ru - runtime_unwinders] : NULL;
+	const struct runtime *rt = runtime_of_unwinder(ev->unwinder);
 
-	if (namer)
-		ru->namer->read_code(namer, ev, size);
+	if (rt && rt->namer && sym->namers[rt->unwinder])
+		rt->namer->read_code(sym->namers[rt->unwinder], ev, size);
 }
 
 int symbolizer__fork(struct symbolizer *sym, uint32_t ppid, uint32_t pid)
 {
 	int err = 0;
 
-	for (size_t i = 0; i < nr_runtime_unwinders && !err; i++) {
-		const struct frame_namer_ops *ops = runtime_unwinders[i].namer;
+	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR && !err; u++) {
+		const struct frame_namer_ops *ops = runtime_of_unwinder(u)->namer;
 
-		if (sym->namers[i] && ops->fork)
-			err = ops->fork(sym->namers[i], ppid, pid);
+		if (sym->namers[u] && ops->fork)
+			err = ops->fork(sym->namers[u], ppid, pid);
 	}
 	return err;
 }
 
 /*
- * The location of the frame (code, where) of pid, of the interpreter of ru:
- * one per code and line (what tells a code apart is the namer's key), named
- * when first seen, while the process lives.
+ * The location of the frame (code, where) of pid, of runtime rt: one per
+ * code and line (what tells a code apart is the namer's key), named when
+ * first seen, while the process lives.
  */
 static int interp_location(struct symbolizer *sym, struct profile *p, uint32_t pid,
-			   const struct runtime_unwinder *ru, uint64_t code, uint64_t where,
-			   uint32_t *id)
+			   const struct runtime *rt, uint64_t code, uint64_t where, uint32_t *id)
 {
 	struct frame_name name = { "<unknown>", "<unknown>", 0, 0 };
-	void *namer = sym->namers[ru - runtime_unwinders];
+	void *namer = sym->namers[rt->unwinder];
 	uint64_t key = code;
 	struct profile_line line;
 	bool added;
 	int err;
 
 	if (namer)
-		key = ru->namer->name(namer, pid, code, where, &name);
-	err = profile__intern_frame(p, pid, ru->namer->profile_kind, key, name.line, id, &added);
+		key = rt->namer->name(namer, pid, code, where, &name);
+	err = profile__intern_frame(p, pid, rt->namer->profile_kind, key, name.line, id, &added);
 	if (err || !added)
 		return err;
 	err = profile__set_symbol(p, *id, PROFILE_NONE, name.function, NULL, 0);
@@ -1020,10 +1018,10 @@ static int user_locations(struct profile *p, const struct profile_stack *st, uin
 		uint64_t word = st->user_addrs[i];
 		unsigned int kind = word >> UNW_FRAME_KIND_SHIFT;
 
-		const struct runtime_unwinder *ru = runtime_of_frame_kind(kind);
+		const struct runtime *rt = runtime_of_frame_kind(kind);
 
-		if (ru && i + 1 < st->nr_user) {
-			err = interp_location(sym, p, st->pid, ru, word & UNW_FRAME_VALUE_MASK,
+		if (rt && rt->namer && i + 1 < st->nr_user) {
+			err = interp_location(sym, p, st->pid, rt, word & UNW_FRAME_VALUE_MASK,
 					      st->user_addrs[++i], &ids[n]);
 		} else if (kind == UNW_FRAME_ELIDED || kind == UNW_FRAME_EXEC) {
 			err = marker_location(p, word, &ids[n]);
@@ -1047,9 +1045,9 @@ int symbolizer__end_process(struct symbolizer *sym, struct profile *p, uint32_t 
 	struct proc *pr = proc_find(sym, pid);
 	int err = symbolizer__flush(sym); /* while its mappings are in the model */
 
-	for (size_t i = 0; i < nr_runtime_unwinders; i++)
-		if (sym->namers[i])
-			runtime_unwinders[i].namer->remove_process(sym->namers[i], pid);
+	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++)
+		if (sym->namers[u])
+			runtime_of_unwinder(u)->namer->remove_process(sym->namers[u], pid);
 	if (!pr)
 		return err;
 	for (size_t i = 0; i < pr->nr_own; i++) {
@@ -1126,9 +1124,9 @@ void symbolizer__free(struct symbolizer *sym)
 	free(sym->shared.v);
 	hashmap__exit(&sym->shared.by_key);
 	free(sym->pending.v);
-	for (size_t i = 0; i < nr_runtime_unwinders; i++)
-		if (sym->namers[i])
-			runtime_unwinders[i].namer->free(sym->namers[i]);
+	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++)
+		if (sym->namers[u])
+			runtime_of_unwinder(u)->namer->free(sym->namers[u]);
 	if (sym->ksyms_loading) {
 		pthread_join(sym->ksyms_thread, NULL);
 		ksyms__free(sym->preloaded);

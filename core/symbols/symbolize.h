@@ -62,14 +62,13 @@ void symbolizer__free(struct symbolizer *sym);
 struct model *symbolizer__model(const struct symbolizer *sym);
 
 /*
- * Process pid runs the runtime of ru (core/runtimes/runtimes.h), read in fr
- * of a file loaded at bias: the interpreter's frames of its stacks are named from its
- * memory by ru's namer. 0 for a runtime whose frames are native ones.
+ * Process pid runs runtime rt (core/runtimes/runtimes.h), its state read of
+ * a file loaded at bias: the runtime's frames of its stacks are named from
+ * its memory by rt's namer. 0 for a runtime whose frames are native ones.
  */
-struct runtime_unwinder;
-struct file_runtimes;
-int symbolizer__add_runtime(struct symbolizer *sym, uint32_t pid, const struct runtime_unwinder *ru,
-			    const struct file_runtimes *fr, uint64_t bias);
+struct runtime;
+int symbolizer__add_runtime(struct symbolizer *sym, uint32_t pid, const struct runtime *rt,
+			    const void *state, uint64_t bias);
 /* An event of size bytes telling a runtime's code object first seen: read now by its namer. */
 struct unw_event;
 void symbolizer__code_event(struct symbolizer *sym, const struct unw_event *ev, size_t size);

@@ -36,8 +36,8 @@ struct unwind_dump {
 	struct elf_file *elf;
 	struct elf_file *debug;
 	struct unwind_table *table;
-	struct encoder *enc;	 /* the wire format record loads: its row size */
-	struct file_runtimes rt; /* what the runtimes' walks read in it */
+	struct encoder *enc;	  /* the wire format record loads: its row size */
+	struct image_runtimes rt; /* what the runtimes' walks read in it */
 };
 
 #define RULE_STR_MAX 64
@@ -460,8 +460,9 @@ int unwind_dump__write_text(const struct unwind_dump *c, FILE *f)
 		fprintf(f, "\n");
 	}
 	print_summary(f, c, known ? &cost : NULL);
-	for (size_t i = 0; i < nr_runtime_unwinders; i++)
-		runtime_unwinders[i].print(f, &c->rt);
+	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++)
+		if (c->rt.state[u])
+			runtime_of_unwinder(u)->print(f, c->rt.state[u]);
 out:
 	free(row_rules);
 	return err;
@@ -632,8 +633,9 @@ int unwind_dump__write_json(const struct unwind_dump *c, FILE *f)
 	}
 	json_head(jw, c);
 	json_summary(jw, c);
-	for (size_t i = 0; i < nr_runtime_unwinders; i++)
-		runtime_unwinders[i].print_json(jw, &c->rt);
+	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++)
+		if (c->rt.state[u])
+			runtime_of_unwinder(u)->print_json(jw, c->rt.state[u]);
 	if (c->opts.summary) {
 		jw_key(jw, "row_count");
 		jw_uint(jw, t->nr_rows);
@@ -746,7 +748,7 @@ struct unwind_dump *unwind_dump__open(const struct unwind_dump_opts *opts)
 		pr_err("%s: out of memory", opts->file);
 		goto fail;
 	}
-	file_runtimes__read(&c->rt, c->elf, opts->file);
+	image_runtimes__read(&c->rt, c->elf, opts->file);
 	return c;
 fail:
 	unwind_dump__close(c);
@@ -765,6 +767,7 @@ void unwind_dump__close(struct unwind_dump *c)
 		return;
 	encoder__free(c->enc);
 	unwind_table__free(c->table);
+	image_runtimes__free(&c->rt);
 	elf_file__free(c->debug);
 	elf_file__free(c->elf);
 	free(c);

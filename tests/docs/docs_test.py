@@ -6,7 +6,7 @@
     docs_test.py values UNWPROF SRCDIR        completed option values are accepted
     docs_test.py man SRCDIR [SCDOC]           the man pages build with scdoc
     docs_test.py reasons SRCDIR               unwprof-record(1) names every reason of
-                                              bpf/abi.h's UNW_ERRORS
+                                              bpf/abi.h's UNW_ERRORS and the runtimes'
     docs_test.py bash UNWPROF SRCDIR          bash completion, driven for real
     docs_test.py zsh UNWPROF SRCDIR           zsh completion, driven in a pty
     docs_test.py fish UNWPROF SRCDIR          fish completion, driven by complete -C
@@ -311,22 +311,43 @@ def test_man(src, scdoc):
     return finish()
 
 
+def reason_names(src):
+    """The reasons a walk counts: X(ID, "name", ...) in bpf/abi.h's UNW_ERRORS, then in
+    each runtime's list (UNW_NAME_ERRORS of bpf/unwind_NAME.h) that bpf/runtimes.h's
+    UNW_RUNTIMES_ERRORS joins; None when a list is missing."""
+    def read(name):
+        with open(os.path.join(src, 'bpf', name)) as f:
+            return f.read()
+
+    def reasons(header, macro):
+        block = re.search(r'#define ' + macro + r'\(X\)(.*?)\n\n', header, re.S)
+        return re.findall(r'X\(\w+,\s*"([a-z0-9-]+)"', block.group(1)) if block else None
+
+    names = reasons(read('abi.h'), 'UNW_ERRORS')
+    joined = re.search(r'#define UNW_RUNTIMES_ERRORS\(X\)((?:.*\\\n)*.*)', read('runtimes.h'))
+    if names is None or not joined:
+        return None
+    for macro in re.findall(r'(UNW_(\w+)_ERRORS)\(X\)', joined.group(1)):
+        runtime = reasons(read(f'unwind_{macro[1].lower()}.h'), macro[0])
+        if runtime is None:
+            return None
+        names += runtime
+    return names
+
+
 def test_reasons(src):
-    """Each reason a walk counts (X(ID, "name", ...) in UNW_ERRORS) is explained in the man page."""
-    with open(os.path.join(src, 'bpf', 'abi.h')) as f:
-        header = f.read()
-    block = re.search(r'#define UNW_ERRORS\(X\)(.*?)\n\n', header, re.S)
-    if not block:
-        fail('bpf/abi.h: no UNW_ERRORS list')
+    """Each reason a walk counts (reason_names) is explained in the man page."""
+    names = reason_names(src)
+    if not names:
+        fail('bpf/abi.h, bpf/runtimes.h or a runtime\'s header: a list of reasons is missing')
         return finish()
-    names = re.findall(r'X\(\w+,\s*"([a-z0-9-]+)"', block.group(1))
     with open(man_path(src, 'record')) as f:
         man = f.read()
     for name in names:
         if f'*{name}*' not in man:
             fail(f'{man_path(src, "record")} does not explain the reason {name}')
     print(f'{len(names)} reasons')
-    return finish() if names else 1
+    return finish()
 
 
 def sleeper():

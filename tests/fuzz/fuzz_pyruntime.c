@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target for the reader of CPython's runtime (core/runtimes/pyruntime.c):
+ * libFuzzer target for the reader of CPython's runtime (core/runtimes/python/pyruntime.c):
  * whatever the bytes, reading them as an interpreter's ELF file must
  * neither crash, hang, leak nor read out of bounds; and what it accepts
  * must be a version it knows, an eval loop of some size, and offsets
@@ -19,7 +19,7 @@
 
 #include "core/elf/elf.h"
 #include "core/util/log.h"
-#include "core/runtimes/pyruntime.h"
+#include "core/runtimes/python/pyruntime.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target for the reader of Ruby's runtime (core/runtimes/rbruntime.c):
+ * libFuzzer target for the reader of Ruby's runtime (core/runtimes/ruby/rbruntime.c):
  * whatever the bytes, reading them as a libruby must neither crash, hang,
  * leak nor read out of bounds; and what it accepts must be a version of the
  * table, a VM loop of some size and a variable inside a TLS block. Built
@@ -13,7 +13,7 @@
 
 #include "core/elf/elf.h"
 #include "core/util/log.h"
-#include "core/runtimes/rbruntime.h"
+#include "core/runtimes/ruby/rbruntime.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """What `unwprof dump-unwind --summary --json` says of a CPython interpreter
-(the "python" object: core/runtimes/pyruntime.h) checked against independent sources:
+(the "python" object: core/runtimes/python/pyruntime.h) checked against independent sources:
 
  - every offset against the DWARF of the build, read by gdb
    (`print (long)&((T *)0)->f`, `ptype/o` for the bits of a string's state);

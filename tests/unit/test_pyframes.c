@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of core/runtimes/pyframes.c: a code object is named from the copies
+ * Unit tests of core/runtimes/python/pyframes.c: a code object is named from the copies
  * its first-sight event holds (struct unw_py_code_event), placed at
  * addresses this process does not map, so that nothing can come from its
  * memory; an event cut short is ignored; a part left out is read from the
@@ -13,8 +13,8 @@
 
 #include "test.h"
 #include "../../bpf/abi.h"
-#include "../../core/runtimes/pyframes.h"
-#include "../../core/runtimes/pyruntime.h"
+#include "../../core/runtimes/python/pyframes.h"
+#include "../../core/runtimes/python/pyruntime.h"
 
 /* Addresses below the kernel's mmap_min_addr: never mapped. */
 #define CODE 0x1000
@@ -76,7 +76,8 @@ static size_t event(struct unw_py_code_event *e, unsigned skip)
 	size_t off = 0, len;
 
 	memset(e, 0, sizeof(*e));
-	e->ev = (struct unw_event){ .type = UNW_EV_PY_CODE,
+	e->ev = (struct unw_event){ .type = UNW_EV_CODE,
+				    .unwinder = UNW_UW_PYTHON,
 				    .pid = (uint32_t)getpid(),
 				    .addr = CODE,
 				    .tag = UNW_PY_TAG(file) };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of core/runtimes/pyruntime.c on ELF files made here: one PT_LOAD
+ * Unit tests of core/runtimes/python/pyruntime.c on ELF files made here: one PT_LOAD
  * segment holding _PyRuntime, Py_Version, Py_GetVersion's code and the
  * strings it loads, and the eval loop; a .symtab naming them. Good files
  * give the version and offsets they hold; broken ones (a _Py_DebugOffsets
@@ -17,7 +17,7 @@
 #include "test.h"
 #include "../../core/elf/elf.h"
 #include "../../core/util/log.h"
-#include "../../core/runtimes/pyruntime.h"
+#include "../../core/runtimes/python/pyruntime.h"
 
 #define BASE 0x400000ULL
 #define DATA_OFF 0x100	     /* where the contents start in the file */

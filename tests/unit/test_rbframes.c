@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of core/runtimes/rbframes.c: the namer reads this process's own memory
+ * Unit tests of core/runtimes/ruby/rbframes.c: the namer reads this process's own memory
  * (/proc/self/mem), where the tests lay out Ruby 3.1's objects (and 3.3's,
  * whose Strings and iseqs moved fields) as the interpreter would: Strings embedded and on the heap, a pathobj String or
  * Array, iseqs with a line table of positions or a succinct index table
@@ -20,8 +20,8 @@
 
 #include "test.h"
 #include "../../core/util/common.h"
-#include "../../core/runtimes/rbframes.h"
-#include "../../core/runtimes/rbruntime.h"
+#include "../../core/runtimes/ruby/rbframes.h"
+#include "../../core/runtimes/ruby/rbruntime.h"
 
 #define FIX(n) ((uint64_t)(int64_t)(n) << 1 | 1)
 #define MAX_INSNS 8192
@@ -476,7 +476,7 @@ static void test_succ_lines(void)
 	check_succ_iseq(pos, random_positions(pos, 8000, 300), 8000);
 }
 
-/* A symbol table (core/runtimes/rbruntime.h) naming serial, and a method entry called by it. */
+/* A symbol table (core/runtimes/ruby/rbruntime.h) naming serial, and a method entry called by it. */
 static struct {
 	uint32_t last_id;
 	uint64_t str_sym;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the code readers of core/runtimes/rbruntime.c, on the bytes
+ * Unit tests of the code readers of core/runtimes/ruby/rbruntime.c, on the bytes
  * of the functions a libruby exports: rb_thread_current's load of
  * ruby_current_ec (Debian's 3.3.8 and 3.1.2, as objdump shows them, and the
  * -fno-plt form of the call), and the jump rb_iseq_eval and
@@ -13,7 +13,7 @@
 
 #include "test.h"
 #include "../../core/util/common.h"
-#include "../../core/runtimes/rbruntime.h"
+#include "../../core/runtimes/ruby/rbruntime.h"
 
 /* libruby-3.3.so.3.3.8's rb_thread_current, at 0x23ad70 */
 static const uint8_t thread_current_33[] = {

@@ -11,12 +11,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../util/common.h"
-#include "../elf/elf.h"
-#include "../util/log.h"
-#include "../util/json.h"
+#include "../../util/common.h"
+#include "../../elf/elf.h"
+#include "../../util/log.h"
+#include "../../util/json.h"
 #include "rbruntime.h"
-#include "../unwind/table.h"
+#include "../../unwind/table.h"
 
 /*
  * The offsets of each version known, from its sources (vm_core.h, method.h,

@@ -4,7 +4,7 @@
  * UNW_FRAME_RUBY: an iseq's address and the frame's pc, or a C method's
  * method entry and UNW_RB_CFUNC): the iseq's label, path and first line,
  * and the line being run, read from the process's memory (/proc/PID/mem)
- * with the offsets of its interpreter (core/runtimes/rbruntime.h). An iseq is read
+ * with the offsets of its interpreter (core/runtimes/ruby/rbruntime.h). An iseq is read
  * once per process, when it is first seen; its line table (the entries'
  * lines, and their positions or the succinct index of them) is kept to
  * find the line of each pc, so that its frames can be named after the
@@ -50,7 +50,7 @@ void rb_namer__remove_process(struct rb_namer *n, uint32_t pid);
 
 /*
  * Reads iseq (an address of pid) now, if it was not read yet: its names
- * then outlive the process. Called when BPF first sees it (UNW_EV_RB_ISEQ).
+ * then outlive the process. Called when BPF first sees it (UNW_EV_CODE).
  */
 void rb_namer__read_iseq(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64_t where);
 

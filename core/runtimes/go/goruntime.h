@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Go's stack switches, which the BPF walk follows with its Go unwinder
- * (UNW_UW_GO_SWITCH). Go runs runtime code on each thread's system stack
+ * (UNW_UW_GO). Go runs runtime code on each thread's system stack
  * (g0): runtime.systemstack(fn) saves the goroutine's sp and bp in its g's
  * sched and calls fn on g0; runtime.morestack saves the state of the
  * function that needs a bigger stack there and calls newstack on g0. A walk

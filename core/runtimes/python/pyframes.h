@@ -4,7 +4,7 @@
  * UNW_FRAME_PYTHON: a code object's address and where in it the frame
  * was): the code object's qualified name, file and first line, and the line
  * being run, read from the process's memory (/proc/PID/mem) while it lives,
- * with the offsets of its interpreter (core/runtimes/pyruntime.h). A code object is
+ * with the offsets of its interpreter (core/runtimes/python/pyruntime.h). A code object is
  * read once per process; its line table is kept to find the line of each
  * instruction. Memory of a profiled process is untrusted: every length is
  * bounded, and what cannot be read names the frame "<unknown>".

@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/common.h"
-#include "../util/hashmap.h"
-#include "../profile/profile.h"
+#include "../../util/common.h"
+#include "../../util/hashmap.h"
+#include "../../profile/profile.h"
 #include "bpf/abi.h"
 #include "pyframes.h"
 #include "pyruntime.h"
-#include "runtimes.h"
-#include "target_memory.h"
+#include "../runtimes.h"
+#include "../target_memory.h"
 
 #define NAME_MAX_LEN 1024	   /* longest name or path read */
 #define TABLE_MAX_LEN (256 * 1024) /* longest line table read */
@@ -439,53 +439,3 @@ int py_namer__name(struct py_namer *n, uint32_t pid, uint64_t code, uint64_t whe
 	out->line = py_line_of(c->table, c->table_len, p->rt.minor, c->first_line, at);
 	return 0;
 }
-
-/* The namer's operations for the table of runtimes (core/runtimes/runtimes.h). */
-
-static void *py_new(void)
-{
-	return py_namer__new();
-}
-
-static void py_free(void *n)
-{
-	py_namer__free(n);
-}
-
-static int py_add_process(void *n, uint32_t pid, const struct file_runtimes *fr, uint64_t bias)
-{
-	return fr->has_py ? py_namer__add_process(n, pid, &fr->py, bias) : -ENOENT;
-}
-
-static void py_remove_process(void *n, uint32_t pid)
-{
-	py_namer__remove_process(n, pid);
-}
-
-static void py_read_code(void *n, const struct unw_event *ev, size_t size)
-{
-	py_namer__read_code(n, (const struct unw_py_code_event *)ev, size);
-}
-
-/* A code object is told apart from an earlier one at its address by its tag (where's top bits). */
-static uint64_t py_name(void *n, uint32_t pid, uint64_t code, uint64_t where,
-			struct frame_name *out)
-{
-	struct py_frame_name name = { out->function, out->file, out->line, out->first_line };
-
-	py_namer__name(n, pid, code, where, &name);
-	*out = (struct frame_name){ name.qualname, name.file, name.line, name.first_line };
-	return code | (where >> UNW_PY_TAG_SHIFT) << UNW_PY_TAG_SHIFT;
-}
-
-const struct frame_namer_ops py_frame_namer = {
-	.frame_kind = UNW_FRAME_PYTHON,
-	.profile_kind = PROFILE_FRAME_PYTHON,
-	.code_event = UNW_EV_PY_CODE,
-	.new = py_new,
-	.free = py_free,
-	.add_process = py_add_process,
-	.remove_process = py_remove_process,
-	.read_code = py_read_code,
-	.name = py_name,
-};

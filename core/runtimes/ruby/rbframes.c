@@ -11,15 +11,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../util/common.h"
-#include "../util/hashmap.h"
-#include "../util/log.h"
-#include "../profile/profile.h"
+#include "../../util/common.h"
+#include "../../util/hashmap.h"
+#include "../../util/log.h"
+#include "../../profile/profile.h"
 #include "bpf/abi.h"
 #include "rbframes.h"
 #include "rbruntime.h"
-#include "runtimes.h"
-#include "target_memory.h"
+#include "../runtimes.h"
+#include "../target_memory.h"
 
 #define NAME_MAX_LEN 1024	   /* longest label or path read */
 #define INSNS_MAX (1u << 20)	   /* most insns_info entries read */
@@ -243,7 +243,7 @@ static char *read_path(const struct rb_proc *p, uint64_t v)
 }
 
 /*
- * The name of ID id from the symbol table (core/runtimes/rbruntime.h): the String
+ * The name of ID id from the symbol table (core/runtimes/ruby/rbruntime.h): the String
  * at ids[serial / 512][serial % 512 * 2]; NULL when it cannot be read.
  */
 static char *id_name(const struct rb_proc *p, uint64_t id)
@@ -673,65 +673,3 @@ int rb_namer__name(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64_t whe
 	out->line = iseq_line(s, where & PC_MASK);
 	return 0;
 }
-
-/* The namer's operations for the table of runtimes (core/runtimes/runtimes.h). */
-
-static void *rb_new(void)
-{
-	return rb_namer__new();
-}
-
-static void rb_free(void *n)
-{
-	rb_namer__free(n);
-}
-
-static int rb_add_process(void *n, uint32_t pid, const struct file_runtimes *fr, uint64_t bias)
-{
-	return fr->has_rb ? rb_namer__add_process(n, pid, &fr->rb, bias) : -ENOENT;
-}
-
-static void rb_remove_process(void *n, uint32_t pid)
-{
-	rb_namer__remove_process(n, pid);
-}
-
-static int rb_fork(void *n, uint32_t ppid, uint32_t pid)
-{
-	return rb_namer__fork(n, ppid, pid);
-}
-
-/* The event carries the iseq's word's top 16 bits, its tag, as where has them. */
-static void rb_read_code(void *n, const struct unw_event *ev, size_t size)
-{
-	(void)size;
-	rb_namer__read_iseq(n, ev->pid, ev->addr, (uint64_t)ev->tag << UNW_RB_TAG_SHIFT);
-}
-
-/*
- * One location per iseq and line (per method entry for a C method), told
- * apart from an earlier one in its slot by its tag; a C method has no file.
- */
-static uint64_t rb_name(void *n, uint32_t pid, uint64_t iseq, uint64_t where,
-			struct frame_name *out)
-{
-	struct rb_frame_name name = { out->function, out->file, out->line, out->first_line };
-
-	rb_namer__name(n, pid, iseq, where, &name);
-	*out = (struct frame_name){ name.label, where & UNW_RB_CFUNC ? NULL : name.file, name.line,
-				    name.first_line };
-	return iseq | (where & ~((1ULL << UNW_RB_TAG_SHIFT) - 1));
-}
-
-const struct frame_namer_ops rb_frame_namer = {
-	.frame_kind = UNW_FRAME_RUBY,
-	.profile_kind = PROFILE_FRAME_RUBY,
-	.code_event = UNW_EV_RB_ISEQ,
-	.new = rb_new,
-	.free = rb_free,
-	.add_process = rb_add_process,
-	.remove_process = rb_remove_process,
-	.fork = rb_fork,
-	.read_code = rb_read_code,
-	.name = rb_name,
-};

@@ -16,12 +16,12 @@
 #include <string.h>
 #include <elf.h>
 
-#include "../util/common.h"
-#include "../elf/elf.h"
-#include "../util/log.h"
-#include "../util/json.h"
+#include "../../util/common.h"
+#include "../../elf/elf.h"
+#include "../../util/log.h"
+#include "../../util/json.h"
 #include "pyruntime.h"
-#include "../unwind/table.h"
+#include "../../unwind/table.h"
 
 #define N PY_OFF_NONE
 #define OFF(f) offsetof(struct py_offsets, f)

@@ -38,12 +38,12 @@
 #include <string.h>
 #include <elf.h>
 
-#include "../util/common.h"
-#include "../elf/elf.h"
-#include "../elf/gopclntab.h"
+#include "../../util/common.h"
+#include "../../elf/elf.h"
+#include "../../elf/gopclntab.h"
 #include "goruntime.h"
-#include "../util/log.h"
-#include "../util/json.h"
+#include "../../util/log.h"
+#include "../../util/json.h"
 
 #define REX_W 0x48
 #define REX_WB 0x49 /* r8..r15 in r/m */
@@ -338,7 +338,7 @@ static void json_range(struct json_writer *jw, const char *key, uint64_t lo, uin
 	jw_array_end(jw);
 }
 
-/* The vDSO's callers the walk goes back from (core/runtimes/goruntime.h), when read. */
+/* The vDSO's callers the walk goes back from (core/runtimes/go/goruntime.h), when read. */
 static void json_go_vdso(struct json_writer *jw, const struct go_runtime *g)
 {
 	if (!g->m_vdso_sp)

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The runtimes whose code has a walk of its own, each registered once here:
+ * a runtime is its files and one line of each list below.
+ *
+ *	bpf/unwind_RT.h		what user space and BPF share of it: the value of
+ *				its process map (struct unw_RT_proc), the words
+ *				of its frames, its reasons (UNW_RT_ERRORS)
+ *	bpf/unwind_RT.bpf.h	its walk: the BPF program that writes its frames
+ *				or steps its frames, tail-called by the native
+ *				walk (bpf/walk.bpf.h), and its per-CPU state
+ *	core/runtimes/RT/	what it reads of a file, where it walks in a
+ *				process and the value it places there, what
+ *				dump-unwind shows of it, the namer of its frames
+ *				(core/runtimes/runtimes.h: its entry)
+ *
+ * X(ID, name): ID names its unwinder (UNW_UW_ID), its frame kind
+ * (UNW_FRAME_ID); name its process map (name_procs, of struct
+ * unw_name_proc), its programs (name_walk, name_walk_off) and its entry
+ * (runtime_name).
+ */
+#ifndef UNWPROF_BPF_RUNTIMES_H
+#define UNWPROF_BPF_RUNTIMES_H
+
+#define UNW_RUNTIMES(X) X(GO, go) X(PYTHON, python) X(RUBY, ruby)
+
+/* Every runtime's reasons, after the walk's own (bpf/abi.h, UNW_ERRORS). */
+#define UNW_RUNTIMES_ERRORS(X) UNW_GO_ERRORS(X) UNW_PYTHON_ERRORS(X) UNW_RUBY_ERRORS(X)
+
+#include "unwind_go.h"
+#include "unwind_python.h"
+#include "unwind_ruby.h"
+
+#endif
