@@ -154,11 +154,32 @@ static void test_heap(void)
 	free(after);
 }
 
-/* Nothing to free: what a failed build's cleanup passes. */
+/*
+ * What a failed build's cleanup passes: an array no allocation gave (NULL,
+ * mapped 0), and NULL with a size, which frees nothing whatever the size
+ * covers (here everything up to a live mapping's end).
+ */
 static void test_free_null(void)
 {
-	big_free(NULL, 0);
-	big_free(NULL, 4096);
+	size_t mapped = 1, live_mapped = 0;
+	uint8_t *p = big_alloc((size_t)1 << 62, &mapped);
+	uint8_t *live = big_alloc_sparse(4096, &live_mapped);
+
+	CHECK(p == NULL && mapped == 0);
+	big_free(p, mapped);
+	mapped = 1;
+	p = big_alloc_sparse((size_t)1 << 62, &mapped);
+	CHECK(p == NULL && mapped == 0);
+	big_free(p, mapped);
+
+	CHECK(live != NULL && live_mapped == 4096);
+	if (!live)
+		return;
+	big_free(NULL, (uintptr_t)live + live_mapped);
+	CHECK(page_mapped(live));
+	live[0] = 1;
+	big_free(live, live_mapped);
+	CHECK(!page_mapped(live));
 }
 
 int main(void)
