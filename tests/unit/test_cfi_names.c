@@ -64,10 +64,11 @@ static void test_broken(void)
 	size_t size = 0;
 	const uint8_t *image = ef ? elf_file__image(ef, &size) : NULL;
 	uint8_t *copy = image ? malloc(size) : NULL;
+	bool eh_frame = ef && elf_file__section(ef, ".eh_frame", &es) == 0;
 	struct cfi_names *n;
 
-	CHECK(copy != NULL);
-	if (!copy || elf_file__section(ef, ".eh_frame", &es))
+	CHECK(copy != NULL && eh_frame);
+	if (!copy || !eh_frame)
 		goto cleanup;
 	memcpy(copy, image, size);
 	memset(copy + es.offset, 0x7f, 4); /* a length of 2 GiB */

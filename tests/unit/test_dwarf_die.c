@@ -1433,6 +1433,7 @@ static void test_bad_headers(void)
 	struct sec *b = calloc(1, sizeof(*b));
 	size_t at;
 
+	CHECK(b != NULL);
 	if (!b)
 		return;
 	put_tiny_unit(b, 5);

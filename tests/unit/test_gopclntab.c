@@ -1015,6 +1015,7 @@ static void test_rows_over_cfi(void)
 	struct spec s = formats[GO118];
 	struct table_row *cfi = calloc(4, sizeof(*cfi));
 
+	CHECK(cfi != NULL);
 	if (!cfi)
 		return;
 	/* CFI: rsp+8 from TEXT - 0x100, rbp+16 from TEXT + 0x10 to TEXT + 0x200 */

@@ -227,7 +227,7 @@ static void test_vdso(void)
 	size_t usable = 0;
 
 	CHECK(clock_gettime(CLOCK_MONOTONIC, &tv) == 0);
-	CHECK(m != NULL);
+	CHECK(ts != NULL && m != NULL);
 	if (!ts || !m)
 		goto cleanup;
 	CHECK_EQ_INT(m->start, getauxval(AT_SYSINFO_EHDR));
