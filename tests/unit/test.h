@@ -3,7 +3,13 @@
  * Minimal unit-test support: CHECK() records a failure with its location and
  * goes on; a test file's main() runs its cases with RUN() and returns
  * test_summary(), which is non-zero when anything failed or nothing was
- * checked.
+ * checked. A case that made no check fails: a setup that failed must say so
+ * with a failed check or FAIL(), never return quietly.
+ *
+ * A unit case needs nothing the suite's dependencies (setup.sh) do not
+ * give. SKIP() is for a system file genuinely absent on this machine: the
+ * case says why and its file exits 77 (meson's skip); in CI (CI set in the
+ * environment) a skip is a failure.
  */
 #ifndef UNWPROF_TEST_H
 #define UNWPROF_TEST_H
@@ -11,11 +17,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static int test_failures;
 static int test_checks;
+static int test_skips;
 
 #define CHECK(cond)                                                                              \
 	do {                                                                                     \
@@ -48,16 +56,60 @@ static int test_checks;
 		}                                                                           \
 	} while (0)
 
-#define RUN(fn)                                                                     \
-	do {                                                                        \
-		int _before = test_failures;                                        \
-		fn();                                                               \
-		printf("%s %s\n", test_failures == _before ? "ok  " : "FAIL", #fn); \
+/* Records a failure that no condition states (a setup that failed), with its reason. */
+#define FAIL(...)                                                     \
+	do {                                                          \
+		test_checks++;                                        \
+		test_failures++;                                      \
+		fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__); \
+		fprintf(stderr, __VA_ARGS__);                         \
+		fputc('\n', stderr);                                  \
 	} while (0)
 
 /*
+ * The case cannot run here, because of why (a system file absent): the
+ * caller returns then. A failure in CI, where everything must run.
+ */
+#define SKIP(why) test_skip(__FILE__, __LINE__, (why))
+
+static inline void test_skip(const char *file, int line, const char *why)
+{
+	const char *ci = getenv("CI");
+
+	if (ci && *ci) {
+		test_checks++;
+		test_failures++;
+		fprintf(stderr, "%s:%d: cannot run: %s, and CI runs every case\n", file, line, why);
+		return;
+	}
+	test_skips++;
+	printf("%s:%d: skipped: %s\n", file, line, why);
+}
+
+/* Runs one case: it fails when a check failed, or when it made none and did not skip. */
+static inline void test_run(void (*fn)(void), const char *name)
+{
+	int failures = test_failures, checks = test_checks, skips = test_skips;
+	const char *verdict = "ok  ";
+
+	fn();
+	if (test_failures != failures) {
+		verdict = "FAIL";
+	} else if (test_skips != skips) {
+		verdict = "skip";
+	} else if (test_checks == checks) {
+		test_failures++;
+		fprintf(stderr, "%s: no check ran\n", name);
+		verdict = "FAIL";
+	}
+	printf("%s %s\n", verdict, name);
+}
+
+#define RUN(fn) test_run((fn), #fn)
+
+/*
  * Writes size bytes of data to dir/name; returns the path, valid until the
- * next call. A failure is printed: the check that opens the file fails then.
+ * next call. A file not written is a failure of the case.
  */
 static inline const char *test_write_file(const char *dir, const char *name, const void *data,
 					  size_t size)
@@ -65,22 +117,34 @@ static inline const char *test_write_file(const char *dir, const char *name, con
 	static char path[256];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path)) {
+		FAIL("path too long: %s/%s", dir, name);
+		return path;
+	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
-		fprintf(stderr, "cannot write %s\n", path);
+		FAIL("cannot write %s", path);
 	if (fd >= 0)
 		close(fd);
 	return path;
 }
 
-/* Non-zero when a check failed, or when none ran: a test that checks nothing fails. */
+/*
+ * The exit status of a test file: 1 when a check failed or none ran, 77
+ * (skipped) when a case skipped and nothing failed, else 0.
+ */
 static inline int test_summary(void)
 {
-	printf("%d checks, %d failed\n", test_checks, test_failures);
-	if (!test_checks)
+	printf("%d checks, %d failed, %d cases skipped\n", test_checks, test_failures, test_skips);
+	if (test_failures)
+		return 1;
+	if (test_skips)
+		return 77;
+	if (!test_checks) {
 		fprintf(stderr, "no check ran\n");
-	return test_failures || !test_checks ? 1 : 0;
+		return 1;
+	}
+	return 0;
 }
 
 #endif

@@ -188,7 +188,7 @@ static void test_write_error(void)
 	FILE *f = fopen("/dev/full", "w");
 
 	if (!f) {
-		printf("skip test_write_error: no /dev/full\n");
+		SKIP("no /dev/full");
 		return;
 	}
 	jw = json_writer__new(f, false);

@@ -109,7 +109,7 @@ static void test_split_mapping(void)
 {
 	const struct unw_seg segs[] = { { .vaddr = 0x1970, .offset = 0x970, .filesz = 0x40000 } };
 	struct unw_file f = file_of(segs, 1, 0);
-	__u64 start = 0x7f0000001000, bias_a, bias_b;
+	__u64 start = 0x7f0000001000, bias_a = 0, bias_b = 0;
 
 	CHECK(unw_file__bias(&f, start, 0, PAGE, &bias_a) == 0);
 	CHECK(unw_file__bias(&f, start + 0x8000, 0x8000, PAGE, &bias_b) == 0);
@@ -158,7 +158,7 @@ static int own_mapping(__u64 addr, __u64 *start, __u64 *off)
 static void check_bytes(const struct unw_file *f, const __u8 *map, size_t len, __u64 page)
 {
 	const struct unw_seg *s = &f->segs[0];
-	__u64 start = 0, off = 0, bias;
+	__u64 start = 0, off = 0, bias = 0;
 
 	CHECK(own_mapping((__u64)(uintptr_t)map + len / 2, &start, &off) == 0);
 	CHECK(unw_file__bias(f, start, off, page, &bias) == 0);
