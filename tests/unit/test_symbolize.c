@@ -525,12 +525,13 @@ static int main_bias(struct dl_phdr_info *info, size_t size, void *data)
 	return 1; /* the first object is the program */
 }
 
+/* Runs cmd; one that fails fails the case (objcopy is binutils', which the tests need). */
 static int run(const char *cmd)
 {
 	int status = system(cmd);
 
 	if (status)
-		fprintf(stderr, "  '%s' failed with status %d\n", cmd, status);
+		FAIL("'%s' failed with status %d", cmd, status);
 	return status;
 }
 
@@ -550,9 +551,14 @@ static void test_debug_file(void)
 	ssize_t n;
 
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	CHECK(n > 0);
-	if (n <= 0 || !mkdtemp(dir))
+	if (n <= 0) {
+		FAIL("cannot read /proc/self/exe: %s", strerror(errno));
 		return;
+	}
+	if (!mkdtemp(dir)) {
+		FAIL("cannot make a private debug tree in /tmp: %s", strerror(errno));
+		return;
+	}
 	self[n] = '\0';
 	snprintf(stripped, sizeof(stripped), "%s/app", dir);
 	snprintf(debug_dir, sizeof(debug_dir), "%s/usr/lib/debug", dir);

@@ -734,8 +734,10 @@ static void test_add_rows(void)
 	};
 	struct unwind_table *t = build(f, 2, EM_AARCH64);
 
-	if (!t)
+	if (!t) {
+		FAIL("no table of the two FDEs to add rows to: %s", strerror(errno));
 		return;
+	}
 	CHECK_EQ_INT(unwind_table__add_rows(t, lr, 2, 0x1008, 0x1020), -EEXIST);
 	CHECK_EQ_INT(unwind_table__add_rows(t, lr, 2, 0x1030, 0x1048), -EEXIST);
 	CHECK_EQ_INT(unwind_table__add_rows(t, lr, 2, 0x1010, 0x1020), 0);
