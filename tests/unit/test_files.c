@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Tables of a process's mappings, on this test's own process: each file is
- * opened once and each table built once per key, however it is reached; the
- * bias maps a pc to a table pc; a mapping whose path leads to another file
- * than the mapped inode gets no table and is counted; the [vdso] gets the
- * table of unwprof's own vDSO.
+ * The files of the model (core/model/files.c), with the tables of a process's
+ * mappings, on this test's own process: each file is opened once and each
+ * table built once per key, however it is reached; the bias maps a pc to a
+ * table pc; a mapping whose path leads to another file than the mapped inode
+ * gets no table and is counted; the [vdso] gets the table of unwprof's own
+ * vDSO.
  */
 #include <elf.h>
 #include <errno.h>
