@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The output writer: a file appears whole at close or not at all, an old
- * file stays until then, a symlink's target is replaced and the link kept,
- * nothing is left behind after a failure.
+ * The output writer (core/profile/atomic_file.c): a file appears whole at
+ * close or not at all, an old file stays until then, a symlink's target is
+ * replaced and the link kept, nothing is left behind after a failure.
  */
 #include <errno.h>
 #include <stdlib.h>

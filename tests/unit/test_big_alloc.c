@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Large arrays (core/util/big_alloc.h): zeroed, in a mapping of their own
+ * Large arrays (core/util/big_alloc.c): zeroed, in a mapping of their own
  * that starts at a huge page's boundary from 2 MiB on and from malloc()
  * below, sparse ones in a mapping of their own; every byte writable; a trim
  * keeps the contents it keeps and gives back the pages past them (msync()

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The CFI parser and interpreter on hand-made .eh_frame / .debug_frame bytes:
- * every instruction, every pointer encoding, both entry formats, both
- * sections' layouts, and malformed input that must give an error, not a crash.
+ * The CFI parser and interpreter (core/unwind/cfi.c) on hand-made .eh_frame /
+ * .debug_frame bytes: every instruction, every pointer encoding, both entry
+ * formats, both sections' layouts, and malformed input that must give an
+ * error, not a crash.
  */
 #include <elf.h>
 #include <errno.h>

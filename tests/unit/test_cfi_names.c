@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Functions named by their CFI (core/symbols/cfi_names.h), checked against
+ * Functions named by their CFI (core/symbols/cfi_names.c), checked against
  * the symbol table of the fixture chain-pie, which they do not read: each
  * function's FDE starts at its symbol, the entry point is _start's. Then
  * files whose .eh_frame is broken or absent.

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Finding separate debug files in a fake root: a .build-id tree, debug links
- * next to the file, in .debug/ and under the debug directory; candidates with
- * another build ID or a wrong CRC are passed over.
+ * Finding separate debug files (core/elf/debuginfo.c) in a fake root: a
+ * .build-id tree, debug links next to the file, in .debug/ and under the
+ * debug directory; candidates with another build ID or a wrong CRC are passed
+ * over.
  */
 #include <elf.h>
 #include <errno.h>

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Demangling: C++ Itanium names, Rust legacy and v0 names, names left alone,
- * and malformed Rust names, which must fail with EINVAL, and fast.
+ * Demangling (core/symbols/demangle.c, and demangle_rust.c for Rust): C++
+ * Itanium names, Rust legacy and v0 names, names left alone, and malformed
+ * Rust names, which must fail with EINVAL, and fast.
  *
  * The Rust names below are data, so the test needs no Rust toolchain. What
  * each demangles to is what rustc-demangle 0.1.27 prints with "{:#}" (the

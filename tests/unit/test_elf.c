@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ELF reading: a tiny ELF64 file is put together byte by byte here (ELF
- * header, a PT_LOAD and a PT_NOTE, a build-ID note, .gnu_debuglink, a
- * zlib-compressed .debug_frame, the section name table), then damaged in the
- * ways a truncated or hostile file is, each of which must be a clean error.
+ * ELF reading (core/elf/elf.c): a tiny ELF64 file is put together byte by
+ * byte here (ELF header, a PT_LOAD and a PT_NOTE, a build-ID note,
+ * .gnu_debuglink, a zlib-compressed .debug_frame, the section name table),
+ * then damaged in the ways a truncated or hostile file is, each of which must
+ * be a clean error.
  */
 #include <elf.h>
 #include <errno.h>

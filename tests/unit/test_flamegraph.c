@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The SVG flame graph writer: well-formed XML whatever the names hold,
- * widths proportional to counts, root at the bottom, same profile same bytes.
+ * The SVG flame graph writer (core/profile/flamegraph.c): well-formed XML
+ * whatever the names hold, widths proportional to counts, root at the bottom,
+ * same profile same bytes.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The folded writer: order, merging, prefixes, kernel frames, unknown frames, errors. */
+/*
+ * The folded writer (core/profile/folded.c): order, merging, prefixes, kernel
+ * frames, unknown frames, errors.
+ */
 #include <errno.h>
 #include <stdlib.h>
 

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The Go pclntab reader on tables built here byte by byte, one per format
- * (Go 1.2, 1.16, 1.18, 1.20), both byte orders and both pointer sizes:
- * lookups at each function's entry, middle and last byte and outside the
- * table; malformed tables (every truncation, bad header, huge counts,
- * offsets out of bounds, unsorted or inconsistent entries) that must fail
- * cleanly; finding the table in ELF files (.gopclntab, the PIE section name,
- * inside .data.rel.ro, the text start when the header's is 0); and the
+ * The Go pclntab reader (core/elf/gopclntab.c) on tables built here byte by
+ * byte, one per format (Go 1.2, 1.16, 1.18, 1.20), both byte orders and both
+ * pointer sizes: lookups at each function's entry, middle and last byte and
+ * outside the table; malformed tables (every truncation, bad header, huge
+ * counts, offsets out of bounds, unsorted or inconsistent entries) that must
+ * fail cleanly; finding the table in ELF files (.gopclntab, the PIE section
+ * name, inside .data.rel.ro, the text start when the header's is 0); and the
  * symbolizer taking Go's functions where the ELF symbols leave a gap.
  *
  * Each function also has SP deltas (a pcsp table, encoded here as Go's
  * linker writes it) and, from 1.16's layout on, Go's flag byte: the deltas
  * decoded run by run in every format, the flags read only where
  * runtime.goexit says TOPFRAME, each way the deltas can lie refused for
- * that function alone with its reason, and the unwind rows made of them,
- * alone and over rows of CFI.
+ * that function alone with its reason, and the unwind rows made of them
+ * (core/unwind/table_go.c), alone and over rows of CFI.
  *
  * Each table is copied into a buffer of exactly its size, so that under
  * ASan a read past its end is caught.

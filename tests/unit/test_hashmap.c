@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The hash table of core/util/hashmap.h against a plain array of what was
+ * The hash table of core/util/hashmap.c against a plain array of what was
  * added: random adds and removes, with hashes that collide on purpose, so
  * that runs wrap around the table's end and removals shift values back;
  * removals while the slots are walked, and the table shrunk after them; a

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The JSON writer: commas, nesting, escaping, numbers, pretty mode, errors. */
+/* The JSON writer (core/util/json.c): commas, nesting, escaping, numbers, pretty mode, errors. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The model of processes and files (core/model/model.h), on this test's own
+ * The model of processes and files (core/model/model.c), on this test's own
  * process and a child of it: each mapped file opened once however many
  * processes map it, as /proc/PID/maps lists them; a process read again
  * keeps its earlier mappings that nothing replaced; a fork runs its

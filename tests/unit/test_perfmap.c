@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * JIT maps (core/symbols/perfmap.h): the perf map text of node and of the
- * JVM, a jitdump's records, bad entries refused one by one with their
- * reason, and the file read again when it changed and an address is not
+ * JIT maps (core/symbols/perfmap.c, and jitdump.c): the perf map text of node
+ * and of the JVM, a jitdump's records, bad entries refused one by one with
+ * their reason, and the file read again when it changed and an address is not
  * named, as a runtime that writes its map late or adds to it needs.
  */
 #include <errno.h>

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The pprof writer and reader: a profile with mappings, build IDs, kernel
- * frames, mangled names and an unsymbolized frame survives a round trip;
- * the bytes are the same every time; the main binary comes first; broken
- * input is refused; a location's source lines and inlined functions survive
- * too, and set the mapping's has_* fields. `test_pprof --write FILE` writes the same profile for
- * the report tests, which check it with `go tool pprof`.
+ * The pprof writer and reader (core/profile/pprof.c): a profile with
+ * mappings, build IDs, kernel frames, mangled names and an unsymbolized frame
+ * survives a round trip; the bytes are the same every time; the main binary
+ * comes first; broken input is refused; a location's source lines and inlined
+ * functions survive too, and set the mapping's has_* fields.
+ * `test_pprof --write FILE` writes the same profile for the report tests,
+ * which check it with `go tool pprof`.
  */
 #include <errno.h>
 #include <stdlib.h>

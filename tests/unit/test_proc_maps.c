@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* /proc/PID/maps parsing, on fixed text and on the test's own mappings. */
+/*
+ * /proc/PID/maps parsing (core/targets/proc_maps.c), on fixed text and on
+ * the test's own mappings.
+ */
 #include <errno.h>
 #include <link.h>
 #include <stdlib.h>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Opening files inside a process's root: in a fake root made here, a
- * symlink planted inside (absolute, "../../..", a loop, a /proc magic link)
- * never opens the file outside it, with openat2 and with the fallback walk.
- * Also: the mapped-file check, reading the maps of a process and listing
- * its threads.
+ * Opening files inside a process's root (core/targets/procfs.c): in a fake
+ * root made here, a symlink planted inside (absolute, "../../..", a loop, a
+ * /proc magic link) never opens the file outside it, with openat2 and with
+ * the fallback walk. Also: the mapped-file check, reading the maps of a
+ * process and listing its threads.
  */
 #include <errno.h>
 #include <fcntl.h>

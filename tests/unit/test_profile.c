@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The profile model: interning of locations and mappings, merging of samples. */
+/*
+ * The profile model (core/profile/profile.c): interning of locations and
+ * mappings, merging of samples.
+ */
 #include <errno.h>
 #include <stdlib.h>
 

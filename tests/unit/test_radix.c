@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The radix sorts (core/util/radix.h) against qsort() on the same data:
+ * The radix sorts (core/util/radix.c) against qsort() on the same data:
  * sizes on both sides of the insertion sort's limit, keys that share their
  * high bytes (addresses) or differ only there, duplicates, which keep
  * their order, and keys already sorted or reversed.

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Folded reading and the report views: prefixes and kernel frames read back
- * to the same lines, malformed lines refused, self and total counts (a
- * recursive function counted once per sample), the tree's order, filters,
- * the diff's order and threshold, and inlined functions and source lines
- * (frames of their own, marked in the tree, counted by line).
+ * Folded reading (core/profile/folded_read.c) and the report views
+ * (core/profile/report.c): prefixes and kernel frames read back to the same
+ * lines, malformed lines refused, self and total counts (a recursive function
+ * counted once per sample), the tree's order, filters, the diff's order and
+ * threshold, and inlined functions and source lines (frames of their own,
+ * marked in the tree, counted by line).
  */
 #include <errno.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * The histogram of sample times: the bucket BPF counts a time in
  * (bpf/sample_time_hist.h, compiled here as plain C) against the bounds user
  * space reads, and the median and p99 user space computes from buckets of
- * known distributions.
+ * known distributions (core/session/sample_time_stats.c).
  */
 #include <stdint.h>
 

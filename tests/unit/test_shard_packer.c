@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The shard packer, and the BPF unwinder's mapping search and rules
- * (bpf/unwind_step.h, compiled here as plain C).
+ * The shard packer (core/unwind/shard_packer.c), and the BPF unwinder's
+ * mapping search and rules (bpf/unwind_step.h, compiled here as plain C).
  */
 #include <stdlib.h>
 

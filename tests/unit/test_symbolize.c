@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The symbolizer on this test program and the shared objects it loads
- * (compared with what the dynamic linker says), on a stripped copy with its
- * debug file in a private /usr/lib/debug tree, after a process has exited,
- * and kallsyms parsing from text.
+ * The symbolizer (core/symbols/symbolize.c) on this test program and the
+ * shared objects it loads (compared with what the dynamic linker says), on a
+ * stripped copy with its debug file in a private /usr/lib/debug tree, after a
+ * process has exited, and kallsyms parsing from text.
  */
 #include <dlfcn.h>
 #include <errno.h>

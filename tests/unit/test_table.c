@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The unwind-table builder on hand-made CFI: exact rows for each rule and
- * expression shape, END markers, redundant-row removal, the precedence of
- * .eh_frame over .debug_frame, overlaps, lookups and the text of each rule.
+ * The unwind-table builder (core/unwind/table.c) on hand-made CFI: exact rows
+ * for each rule and expression shape, END markers, redundant-row removal, the
+ * precedence of .eh_frame over .debug_frame, overlaps, lookups and the text
+ * of each rule.
  */
 #include <elf.h>
 #include <errno.h>

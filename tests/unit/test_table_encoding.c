@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The compact encoder and the BPF lookup over what it writes: tables are
- * packed as record packs them, encoded into shards, a page map and a rule
- * dictionary held here, and then read back two ways, both of which must
- * give the builder's table again: decoding every page, and the lookup
- * bpf/unwind_step.h runs in BPF, compiled here as plain C, at every row's
- * pc, the pc before it and every page boundary. On synthetic tables (page
- * boundaries, empty pages, a function spanning pages, a table split
- * between shards, the last row) and on real files: the fixtures and the
- * system's libraries.
+ * The compact encoder (core/unwind/table_encoding.c) and the BPF lookup over
+ * what it writes: tables are packed as record packs them, encoded into
+ * shards, a page map and a rule dictionary held here, and then read back two
+ * ways, both of which must give the builder's table again: decoding every
+ * page, and the lookup bpf/unwind_step.h runs in BPF, compiled here as plain
+ * C, at every row's pc, the pc before it and every page boundary. On
+ * synthetic tables (page boundaries, empty pages, a function spanning pages,
+ * a table split between shards, the last row) and on real files: the fixtures
+ * and the system's libraries.
  */
 #include <dirent.h>
 #include <stdio.h>

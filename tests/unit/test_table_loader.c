@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The loader record and `unwprof shards` share: which mappings of a process
- * keep tables (past UNW_MAPS_MAX, the lowest and the highest), tables of a
- * batch packed smallest first, ids below max_execs, a failed upload leaves
- * no id. On synthetic mappings and tables, and on this test's own process.
+ * The loader record and `unwprof shards` share (core/unwind/table_loader.c):
+ * which mappings of a process keep tables (past UNW_MAPS_MAX, the lowest and
+ * the highest), tables of a batch packed smallest first, ids below max_execs,
+ * a failed upload leaves no id. On synthetic mappings and tables, and on this
+ * test's own process.
  */
 #include <stdlib.h>
 #include <unistd.h>
