@@ -16,6 +16,9 @@
  * the rule does not use (cfa_off, fp_off, and aux_off for the return address
  * when the CFA rule does not use it), so dump-unwind can say why each rule is
  * unsupported; row->reason holds the first one.
+ *
+ * In a Go binary, the rows of Go's pclntab are then merged over these
+ * (core/unwind/table_go.c), and take their place (unwind_table__replace_rows).
  */
 #include <elf.h>
 #include <errno.h>
@@ -26,7 +29,6 @@
 
 #include "cfi.h"
 #include "../elf/elf.h"
-#include "../elf/gopclntab.h"
 #include "../util/big_alloc.h"
 #include "../util/leb128.h"
 #include "../util/log.h"
@@ -414,17 +416,6 @@ static void row_from_state(const struct builder *b, const struct cfi_state *st, 
 
 /* ---- the row array ---- */
 
-/*
- * Field by field: the row builder_row() makes then stays in registers, where
- * a compare of its bytes would store it, and wait for the narrow stores to
- * reach memory before reading them back as words.
- */
-static bool same_rules(const struct table_row *a, const struct table_row *b)
-{
-	return a->cfa_off == b->cfa_off && a->fp_off == b->fp_off && a->aux_off == b->aux_off &&
-	       a->cfa == b->cfa && a->fp == b->fp && a->ra == b->ra && a->reason == b->reason;
-}
-
 /* Room for cap rows: a large table's in huge pages of their own (util/big_alloc.h). */
 static struct table_row *rows_alloc(size_t cap, size_t *mapped)
 {
@@ -472,7 +463,7 @@ static inline int builder_push(struct builder *b, const struct table_row *r)
 	/* a later rule at the same pc replaces the earlier one */
 	if (t->nr_rows && t->rows[t->nr_rows - 1].pc == r->pc)
 		t->unsupported[t->rows[--t->nr_rows].reason]--;
-	if (t->nr_rows && same_rules(&t->rows[t->nr_rows - 1], r))
+	if (t->nr_rows && unwind_table__same_rules(&t->rows[t->nr_rows - 1], r))
 		return 0;
 	if (t->nr_rows == b->cap && builder_grow(b))
 		return -ENOMEM;
@@ -869,120 +860,22 @@ cleanup:
 	return t;
 }
 
-/* ---- Go's rows over the CFI's ---- */
+/* ---- rows merged with another source's (core/unwind/table_go.c) ---- */
 
-/* The rows of both sources, pcs from base, into an array of room for all of them. */
-struct merge {
-	struct table_row *v;
-	size_t nr;
-	size_t mapped; /* of v: util/big_alloc.h */
-	uint64_t base;
-};
-
-/* Row r (NULL: none, a gap) from pc on; a row at the same pc replaces the one before. */
-static void merge_emit(struct merge *m, uint64_t pc, const struct table_row *r)
-{
-	static const struct table_row end = { .cfa = UNW_CFA_END };
-	uint32_t off = (uint32_t)(pc - m->base);
-
-	if (!r)
-		r = &end;
-	if (m->nr && m->v[m->nr - 1].pc == off)
-		m->nr--;
-	if (!m->nr && r->cfa == UNW_CFA_END)
-		return; /* a table starts with a rule, not a gap */
-	if (m->nr && same_rules(&m->v[m->nr - 1], r))
-		return;
-	m->v[m->nr] = *r;
-	m->v[m->nr++].pc = off;
-}
-
-/*
- * At each pc where either source has a row, the rule of Go's row where it
- * is not a gap (the pc is in a function whose deltas hold), else the CFI's.
- */
-static void merge_rows(struct merge *m, const struct unwind_table *t, const struct go_rows *g)
-{
-	const struct table_row *c = NULL, *gr = NULL;
-	size_t i = 0, j = 0;
-
-	while (i < t->nr_rows || j < g->nr) {
-		uint64_t ci = i < t->nr_rows ? t->base + t->rows[i].pc : UINT64_MAX;
-		uint64_t gj = j < g->nr ? g->base + g->rows[j].pc : UINT64_MAX;
-		uint64_t pc = ci < gj ? ci : gj;
-
-		for (; i < t->nr_rows && t->base + t->rows[i].pc == pc; i++)
-			c = &t->rows[i];
-		for (; j < g->nr && g->base + g->rows[j].pc == pc; j++)
-			gr = &g->rows[j];
-		merge_emit(m, pc, gr && gr->cfa != UNW_CFA_END ? gr : c);
-	}
-}
-
-/* The merged table's base; -E2BIG when both together span more than 4 GiB. */
-static int merge_base(const struct unwind_table *t, const struct go_rows *g, uint64_t *base)
-{
-	uint64_t lo = g->base, hi = g->base + g->rows[g->nr - 1].pc;
-
-	if (t->nr_rows) {
-		lo = t->base < lo ? t->base : lo;
-		if (t->base + t->rows[t->nr_rows - 1].pc > hi)
-			hi = t->base + t->rows[t->nr_rows - 1].pc;
-	}
-	if (hi - lo > UINT32_MAX)
-		return -E2BIG;
-	*base = lo;
-	return 0;
-}
-
-/* The merged rows in place of t's, and their counts by reason. */
-static void merge_install(struct unwind_table *t, struct merge *m)
+void unwind_table__replace_rows(struct unwind_table *t, struct table_row *rows, size_t nr,
+				size_t mapped, uint64_t base)
 {
 	big_free(t->rows, t->rows_mapped);
-	t->rows = m->v;
-	t->rows_mapped = m->mapped;
-	t->nr_rows = m->nr;
-	t->base = m->base;
+	t->rows = rows;
+	t->rows_mapped = mapped;
+	t->nr_rows = nr;
+	t->base = base;
 	memset(t->unsupported, 0, sizeof(t->unsupported));
 	for (size_t i = 0; i < t->nr_rows; i++)
 		t->unsupported[t->rows[i].reason]++;
 	t->unsupported[UNW_R_NONE] = 0;
 	table_finish(t);
 	rows_trim(t);
-	m->v = NULL;
-}
-
-int unwind_table__add_go(struct unwind_table *t, const struct gopclntab *g,
-			 const struct go_code *code)
-{
-	struct go_rows gr;
-	struct merge m = { 0 };
-	int err;
-
-	if (t->machine != EM_X86_64)
-		return 0;
-	err = go_rows__build(g, code, &gr);
-	if (err || !gr.nr)
-		goto cleanup;
-	err = merge_base(t, &gr, &m.base);
-	if (err)
-		goto cleanup;
-	m.v = big_alloc((t->nr_rows + gr.nr + 1) * sizeof(*m.v), &m.mapped);
-	if (!m.v) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	merge_rows(&m, t, &gr);
-	merge_install(t, &m);
-	t->sources |= TABLE_SRC_GOPCLNTAB;
-cleanup:
-	if (!err) {
-		t->nr_go_funcs = gr.nr_funcs;
-		t->nr_go_sp_write = gr.nr_sp_write;
-		memcpy(t->nr_go_refused, gr.refused, sizeof(t->nr_go_refused));
-	}
-	go_rows__free(&gr);
-	return err;
 }
 
 /* ---- rows where no CFI describes the code (core/unwind/code_a64.c) ---- */
@@ -1027,7 +920,7 @@ int unwind_table__add_rows(struct unwind_table *t, const struct table_row *add, 
 	}
 	/* The rows added may repeat the rule of the function before or after them. */
 	for (i = k = 1; i < nr; i++)
-		if (!same_rules(&rows[i], &rows[k - 1]))
+		if (!unwind_table__same_rules(&rows[i], &rows[k - 1]))
 			rows[k++] = rows[i];
 	nr = k;
 	big_free(t->rows, t->rows_mapped);
@@ -1102,33 +995,6 @@ static int add_section(const struct elf_file *ef, const char *name, unsigned int
 	return 0;
 }
 
-static const uint8_t *elf_code(const void *elf, uint64_t vaddr, size_t len)
-{
-	return elf_file__vaddr_bytes(elf, vaddr, len);
-}
-
-/*
- * The rows of Go's pclntab over t's, when elf is a Go binary for x86_64;
- * a table that cannot take them keeps the CFI's, with a warning.
- */
-static void table_add_go(struct unwind_table *t, const struct elf_file *elf)
-{
-	const struct go_code code = { .bytes = elf_code, .ctx = elf };
-	struct gopclntab *g;
-	int err;
-
-	if (elf_file__machine(elf) != EM_X86_64)
-		return;
-	g = gopclntab__open_elf(elf);
-	if (!g)
-		return;
-	err = unwind_table__add_go(t, g, &code);
-	if (err)
-		pr_warn("%s: the SP deltas of Go's pclntab left out: %s", elf_file__path(elf),
-			strerror(-err));
-	gopclntab__free(g);
-}
-
 struct unwind_table *unwind_table__build(const struct elf_file *elf, const struct elf_file *debug)
 {
 	struct cfi_section secs[TABLE_MAX_SECTIONS];
@@ -1158,7 +1024,7 @@ struct unwind_table *unwind_table__build(const struct elf_file *elf, const struc
 	t = unwind_table__build_sections(elf_file__machine(elf), secs, nr, nr_segs ? segs : NULL,
 					 nr_segs);
 	if (t)
-		table_add_go(t, elf);
+		table_go__add_elf(t, elf);
 	err = t ? unwind_table__a64_plt(t, elf) : 0;
 	if (err) {
 		unwind_table__free(t);

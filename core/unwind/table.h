@@ -3,11 +3,11 @@
  * The compact unwind table of one ELF file: the rows the BPF unwinder walks
  * with, built from .eh_frame and .debug_frame (.eh_frame wins where both
  * describe an address) and, in a Go binary, from the SP deltas of Go's
- * pclntab (core/unwind/table_go.h), which win over both where they describe
- * a function: Go's own traceback trusts them, and the .debug_frame Go's
- * linker writes is made from them anyway. Sorted by pc, redundant rows
- * removed, an END row wherever a gap follows a function, unsupported rules
- * kept with a reason.
+ * pclntab (merged over them in core/unwind/table_go.h), which win over both
+ * where they describe a function: Go's own traceback trusts them, and the
+ * .debug_frame Go's linker writes is made from them anyway. Sorted by pc,
+ * redundant rows removed, an END row wherever a gap follows a function,
+ * unsupported rules kept with a reason.
  *
  * The rows are the builder's own: how they are laid out in the BPF maps,
  * and how many bytes that takes, is the encoder's (core/unwind/table_encoding.h).
@@ -15,6 +15,7 @@
 #ifndef UNWPROF_TABLE_H
 #define UNWPROF_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -127,14 +128,13 @@ struct unwind_table *unwind_table__build_sections(int machine, const struct cfi_
 						  size_t nr_segs);
 
 /*
- * Puts the rows of Go's pclntab g (x86_64) in place of t's over the
- * functions whose SP deltas hold, and counts those that do not; code, when
- * not NULL, the file's code (core/unwind/table_go.h). 0, or -E2BIG (the
- * table would span more than 4 GiB), -ENOMEM: t is then unchanged.
+ * Puts rows[0, nr) (big_alloc'ed, mapped bytes; pcs from base, sorted, no
+ * two in a row with the same rules) in place of t's, which it takes, and
+ * counts them by reason: the rows of another source merged with t's
+ * (Go's: core/unwind/table_go.h).
  */
-struct go_code;
-int unwind_table__add_go(struct unwind_table *t, const struct gopclntab *g,
-			 const struct go_code *code);
+void unwind_table__replace_rows(struct unwind_table *t, struct table_row *rows, size_t nr,
+				size_t mapped, uint64_t base);
 
 /* The row governing vaddr (an END row in a gap), or NULL when before the first row. */
 const struct table_row *unwind_table__lookup(const struct unwind_table *t, uint64_t vaddr);
@@ -142,6 +142,17 @@ const struct table_row *unwind_table__lookup(const struct unwind_table *t, uint6
 static inline uint64_t unwind_table__pc(const struct unwind_table *t, const struct table_row *r)
 {
 	return t->base + r->pc;
+}
+
+/*
+ * Whether a and b have the same rules. Field by field: a row just made
+ * stays in registers, where a compare of its bytes would store it, and wait
+ * for the narrow stores to reach memory before reading them back as words.
+ */
+static inline bool unwind_table__same_rules(const struct table_row *a, const struct table_row *b)
+{
+	return a->cfa_off == b->cfa_off && a->fp_off == b->fp_off && a->aux_off == b->aux_off &&
+	       a->cfa == b->cfa && a->fp == b->fp && a->ra == b->ra && a->reason == b->reason;
 }
 
 /*

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Rows from Go's pclntab. See table_go.h.
+ * Rows from Go's pclntab, and their merge over a table's rows from CFI.
+ * See table_go.h.
  *
  * Functions come in the order of their entries, and each one's deltas in
  * pc order, so rows are appended sorted: a function's END row is replaced
  * by the next function's first row where that one starts right after it.
+ * Both sorted, Go's rows and the CFI's are merged in one pass into an array
+ * of room for both, which then takes the place of the table's rows.
  */
+#include <elf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../elf/elf.h"
+#include "../util/big_alloc.h"
 #include "../util/common.h"
 #include "../util/log.h"
 #include "table_go.h"
@@ -225,4 +231,125 @@ void go_rows__free(struct go_rows *g)
 	free(g->rows);
 	g->rows = NULL;
 	g->nr = g->cap = 0;
+}
+
+/* ---- Go's rows over the CFI's ---- */
+
+/* The rows of both sources, pcs from base, into an array of room for all of them. */
+struct merge {
+	struct table_row *v;
+	size_t nr;
+	size_t mapped; /* of v: util/big_alloc.h */
+	uint64_t base;
+};
+
+/* Row r (NULL: none, a gap) from pc on; a row at the same pc replaces the one before. */
+static void merge_emit(struct merge *m, uint64_t pc, const struct table_row *r)
+{
+	static const struct table_row end = { .cfa = UNW_CFA_END };
+	uint32_t off = (uint32_t)(pc - m->base);
+
+	if (!r)
+		r = &end;
+	if (m->nr && m->v[m->nr - 1].pc == off)
+		m->nr--;
+	if (!m->nr && r->cfa == UNW_CFA_END)
+		return; /* a table starts with a rule, not a gap */
+	if (m->nr && unwind_table__same_rules(&m->v[m->nr - 1], r))
+		return;
+	m->v[m->nr] = *r;
+	m->v[m->nr++].pc = off;
+}
+
+/*
+ * At each pc where either source has a row, the rule of Go's row where it
+ * is not a gap (the pc is in a function whose deltas hold), else the CFI's.
+ */
+static void merge_rows(struct merge *m, const struct unwind_table *t, const struct go_rows *g)
+{
+	const struct table_row *c = NULL, *gr = NULL;
+	size_t i = 0, j = 0;
+
+	while (i < t->nr_rows || j < g->nr) {
+		uint64_t ci = i < t->nr_rows ? t->base + t->rows[i].pc : UINT64_MAX;
+		uint64_t gj = j < g->nr ? g->base + g->rows[j].pc : UINT64_MAX;
+		uint64_t pc = ci < gj ? ci : gj;
+
+		for (; i < t->nr_rows && t->base + t->rows[i].pc == pc; i++)
+			c = &t->rows[i];
+		for (; j < g->nr && g->base + g->rows[j].pc == pc; j++)
+			gr = &g->rows[j];
+		merge_emit(m, pc, gr && gr->cfa != UNW_CFA_END ? gr : c);
+	}
+}
+
+/* The merged table's base; -E2BIG when both together span more than 4 GiB. */
+static int merge_base(const struct unwind_table *t, const struct go_rows *g, uint64_t *base)
+{
+	uint64_t lo = g->base, hi = g->base + g->rows[g->nr - 1].pc;
+
+	if (t->nr_rows) {
+		lo = t->base < lo ? t->base : lo;
+		if (t->base + t->rows[t->nr_rows - 1].pc > hi)
+			hi = t->base + t->rows[t->nr_rows - 1].pc;
+	}
+	if (hi - lo > UINT32_MAX)
+		return -E2BIG;
+	*base = lo;
+	return 0;
+}
+
+int table_go__add(struct unwind_table *t, const struct gopclntab *g, const struct go_code *code)
+{
+	struct go_rows gr;
+	struct merge m = { 0 };
+	int err;
+
+	if (t->machine != EM_X86_64)
+		return 0;
+	err = go_rows__build(g, code, &gr);
+	if (err || !gr.nr)
+		goto cleanup;
+	err = merge_base(t, &gr, &m.base);
+	if (err)
+		goto cleanup;
+	m.v = big_alloc((t->nr_rows + gr.nr + 1) * sizeof(*m.v), &m.mapped);
+	if (!m.v) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	merge_rows(&m, t, &gr);
+	unwind_table__replace_rows(t, m.v, m.nr, m.mapped, m.base);
+	t->sources |= TABLE_SRC_GOPCLNTAB;
+cleanup:
+	if (!err) {
+		t->nr_go_funcs = gr.nr_funcs;
+		t->nr_go_sp_write = gr.nr_sp_write;
+		memcpy(t->nr_go_refused, gr.refused, sizeof(t->nr_go_refused));
+	}
+	go_rows__free(&gr);
+	return err;
+}
+
+static const uint8_t *elf_code(const void *elf, uint64_t vaddr, size_t len)
+{
+	return elf_file__vaddr_bytes(elf, vaddr, len);
+}
+
+void table_go__add_elf(struct unwind_table *t, const struct elf_file *elf)
+{
+	const struct go_code code = { .bytes = elf_code, .ctx = elf };
+	struct gopclntab *g;
+	int err;
+
+	if (elf_file__machine(elf) != EM_X86_64)
+		return;
+	g = gopclntab__open_elf(elf);
+	if (!g)
+		return;
+	err = table_go__add(t, g, &code);
+	if (err)
+		pr_warn("%s: the SP deltas of Go's pclntab left out: %s", elf_file__path(elf),
+			strerror(-err));
+	gopclntab__free(g);
 }

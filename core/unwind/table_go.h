@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A row source of the unwind table (core/unwind/table.h): Go's pclntab.
+ * A row source of the unwind table (core/unwind/table.h): Go's pclntab,
+ * whose rows are merged here over those of the CFI.
  * Every Go binary keeps, stripped or not, each function's SP deltas (pcsp,
  * core/elf/gopclntab.h), which Go's own traceback unwinds every function
  * with, assembly included. On x86_64 a run of pcs with delta D is the row
@@ -71,5 +72,21 @@ struct go_code {
  */
 int go_rows__build(const struct gopclntab *t, const struct go_code *code, struct go_rows *out);
 void go_rows__free(struct go_rows *g);
+
+/*
+ * Puts the rows of Go's pclntab g (x86_64) in place of t's over the
+ * functions whose SP deltas hold, and counts those that do not; code, when
+ * not NULL, the file's code. 0, or -E2BIG (the table would span more than
+ * 4 GiB), -ENOMEM: t is then unchanged.
+ */
+int table_go__add(struct unwind_table *t, const struct gopclntab *g, const struct go_code *code);
+
+/*
+ * The same with the pclntab and code of elf when it is a Go binary for
+ * x86_64 (unwind_table__build() adds them); a table that cannot take them
+ * keeps the CFI's, with a warning.
+ */
+struct elf_file;
+void table_go__add_elf(struct unwind_table *t, const struct elf_file *elf);
 
 #endif

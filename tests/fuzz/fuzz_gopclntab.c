@@ -103,7 +103,7 @@ static void check_rows(const struct gopclntab *t, const struct go_code *code)
 {
 	struct unwind_table table = { .machine = EM_X86_64 };
 
-	if (unwind_table__add_go(&table, t, code) == 0) {
+	if (table_go__add(&table, t, code) == 0) {
 		for (size_t i = 1; i < table.nr_rows; i++)
 			if (table.rows[i].pc <= table.rows[i - 1].pc)
 				__builtin_trap();

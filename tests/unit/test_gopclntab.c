@@ -844,7 +844,7 @@ static int add_go_code(struct unwind_table *t, const struct spec *s, const struc
 	CHECK(g != NULL);
 	if (!g)
 		return -EINVAL;
-	err = unwind_table__add_go(t, g, code);
+	err = table_go__add(t, g, code);
 	gopclntab__free(g);
 	free(copy);
 	return err;
