@@ -3,7 +3,8 @@
  * The compact unwind table of one ELF file, built as record would, and
  * written out as `unwprof dump-unwind` shows it (a table like `readelf -wF`,
  * or JSON), with a summary and what the walks of the runtimes in the file
- * read there. See dump.h.
+ * read there; the text of each rule of a row, and of each reason a rule is
+ * unsupported, is written here. See dump.h.
  *
  * Tables run to a million rows, so the text output formats each distinct
  * rule once (a whole library has a few thousand) and writes pcs with a hand
@@ -99,6 +100,154 @@ static bool row_is_end(const struct table_row *r)
 	return r->cfa == UNW_CFA_END;
 }
 
+/* ---- the text of a row's rules ---- */
+
+const char *unwind_dump__reason_str(enum unw_reason reason)
+{
+	static const char *const names[UNW_R_NR] = {
+		[UNW_R_NONE] = "none",
+		[UNW_R_CFA_REGISTER] = "cfa-register",
+		[UNW_R_CFA_EXPRESSION] = "cfa-expression",
+		[UNW_R_CFA_OFFSET] = "cfa-offset",
+		[UNW_R_FP_RULE] = "fp-rule",
+		[UNW_R_FP_OFFSET] = "fp-offset",
+		[UNW_R_RA_RULE] = "ra-rule",
+		[UNW_R_RA_OFFSET] = "ra-offset",
+		[UNW_R_RULES_FULL] = "rules-full",
+		[UNW_R_GO_SP_WRITE] = "go-sp-write",
+	};
+
+	if ((unsigned int)reason >= UNW_R_NR)
+		return "unknown";
+	return names[reason];
+}
+
+static const char *sp_name(int machine)
+{
+	return machine == EM_AARCH64 ? "sp" : "rsp";
+}
+
+static const char *fp_name(int machine)
+{
+	return machine == EM_AARCH64 ? "x29" : "rbp";
+}
+
+/* "+N" or "-N" */
+static char sign(long long v)
+{
+	return v < 0 ? '-' : '+';
+}
+
+static unsigned long long mag(long long v)
+{
+	return v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+}
+
+/* The reason kept in a rule's offset field, or fallback when it is not one of want. */
+static const char *kept_reason(long long v, enum unw_reason first, enum unw_reason last,
+			       enum unw_reason fallback)
+{
+	if (v >= first && v <= last)
+		return unwind_dump__reason_str((enum unw_reason)v);
+	return unwind_dump__reason_str(fallback);
+}
+
+char *unwind_dump__cfa_str(const struct table_row *r, int machine, char *buf, size_t len)
+{
+	const char *reg = r->cfa == UNW_CFA_FP || r->cfa == UNW_CFA_DEREF_FP ? fp_name(machine) :
+									       sp_name(machine);
+
+	switch (r->cfa) {
+	case UNW_CFA_END:
+		snprintf(buf, len, "end");
+		break;
+	case UNW_CFA_SP:
+	case UNW_CFA_FP:
+		snprintf(buf, len, "%s%c%llu", reg, sign(r->cfa_off), mag(r->cfa_off));
+		break;
+	case UNW_CFA_PLT:
+		snprintf(buf, len, "plt");
+		break;
+	case UNW_CFA_SIGNAL:
+		snprintf(buf, len, "signal:*(%s%c%llu)", reg, sign(r->cfa_off), mag(r->cfa_off));
+		break;
+	case UNW_CFA_DEREF_SP:
+	case UNW_CFA_DEREF_FP:
+		if (r->aux_off)
+			snprintf(buf, len, "*(%s%c%llu)%c%llu", reg, sign(r->cfa_off),
+				 mag(r->cfa_off), sign(r->aux_off), mag(r->aux_off));
+		else
+			snprintf(buf, len, "*(%s%c%llu)", reg, sign(r->cfa_off), mag(r->cfa_off));
+		break;
+	default:
+		snprintf(buf, len, "unsupported:%s",
+			 r->cfa_off == UNW_R_GO_SP_WRITE ?
+				 unwind_dump__reason_str(UNW_R_GO_SP_WRITE) :
+				 kept_reason(r->cfa_off, UNW_R_CFA_REGISTER, UNW_R_CFA_OFFSET,
+					     UNW_R_CFA_EXPRESSION));
+		break;
+	}
+	return buf;
+}
+
+char *unwind_dump__fp_str(const struct table_row *r, int machine, char *buf, size_t len)
+{
+	switch (r->fp) {
+	case UNW_FP_UNCHANGED:
+		snprintf(buf, len, "unchanged");
+		break;
+	case UNW_FP_AT_CFA:
+		snprintf(buf, len, "cfa%c%llu", sign(r->fp_off), mag(r->fp_off));
+		break;
+	case UNW_FP_AT_FP:
+		snprintf(buf, len, "*(%s%c%llu)", fp_name(machine), sign(r->fp_off),
+			 mag(r->fp_off));
+		break;
+	case UNW_FP_AT_SP:
+		snprintf(buf, len, "*(%s%c%llu)", sp_name(machine), sign(r->fp_off),
+			 mag(r->fp_off));
+		break;
+	default:
+		snprintf(buf, len, "unsupported:%s",
+			 kept_reason(r->fp_off, UNW_R_FP_RULE, UNW_R_FP_OFFSET, UNW_R_FP_RULE));
+		break;
+	}
+	return buf;
+}
+
+char *unwind_dump__ra_str(const struct table_row *r, int machine, char *buf, size_t len)
+{
+	switch (r->ra) {
+	case UNW_RA_AT_CFA:
+		if (machine == EM_AARCH64)
+			snprintf(buf, len, "cfa%c%llu", sign(r->aux_off), mag(r->aux_off));
+		else
+			snprintf(buf, len, "cfa-8");
+		break;
+	case UNW_RA_UNDEFINED:
+		snprintf(buf, len, "undefined");
+		break;
+	case UNW_RA_LR:
+		snprintf(buf, len, "lr");
+		break;
+	case UNW_RA_AT_SP:
+		snprintf(buf, len, "*(%s%c%llu)", sp_name(machine), sign(r->aux_off),
+			 mag(r->aux_off));
+		break;
+	default:
+		if (unwind_table__cfa_uses_aux(r))
+			snprintf(buf, len, "unsupported:%s",
+				 kept_reason(r->reason, UNW_R_RA_RULE, UNW_R_RA_OFFSET,
+					     UNW_R_RA_RULE));
+		else
+			snprintf(buf, len, "unsupported:%s",
+				 kept_reason(r->aux_off, UNW_R_RA_RULE, UNW_R_RA_OFFSET,
+					     UNW_R_RA_RULE));
+		break;
+	}
+	return buf;
+}
+
 /* ---- formatted rules, for the text and the JSON output ---- */
 
 /*
@@ -162,11 +311,11 @@ static int format_rule_text(const struct table_row *r, int machine, char *buf)
 	char s[RULE_STR_MAX];
 	int n;
 
-	n = snprintf(buf, RULE_STR_MAX, "%s", table_row__cfa_str(r, machine, s, sizeof(s)));
+	n = snprintf(buf, RULE_STR_MAX, "%s", unwind_dump__cfa_str(r, machine, s, sizeof(s)));
 	n = pad_to(buf, n, CFA_COL);
-	n += snprintf(buf + n, RULE_STR_MAX, "%s", table_row__fp_str(r, machine, s, sizeof(s)));
+	n += snprintf(buf + n, RULE_STR_MAX, "%s", unwind_dump__fp_str(r, machine, s, sizeof(s)));
 	n = pad_to(buf, n, CFA_COL + FP_COL);
-	n += snprintf(buf + n, RULE_STR_MAX, "%s\n", table_row__ra_str(r, machine, s, sizeof(s)));
+	n += snprintf(buf + n, RULE_STR_MAX, "%s\n", unwind_dump__ra_str(r, machine, s, sizeof(s)));
 	return n;
 }
 
@@ -434,7 +583,8 @@ static void print_summary(FILE *f, const struct unwind_dump *c, const struct enc
 	for (int r = 0, first = 1; r < UNW_R_NR; r++) {
 		if (!t->unsupported[r])
 			continue;
-		fprintf(f, "%s%s %zu", first ? " (" : ", ", unw_reason__str(r), t->unsupported[r]);
+		fprintf(f, "%s%s %zu", first ? " (" : ", ", unwind_dump__reason_str(r),
+			t->unsupported[r]);
 		first = 0;
 	}
 	fprintf(f, "%s\n", total ? ")" : "");
@@ -486,11 +636,11 @@ static int format_rule_json(const struct table_row *r, int machine, char *buf)
 {
 	int n = 0;
 
-	table_row__cfa_str(r, machine, buf, RULE_STR_MAX);
+	unwind_dump__cfa_str(r, machine, buf, RULE_STR_MAX);
 	n += strlen(buf) + 1;
-	table_row__fp_str(r, machine, buf + n, RULE_STR_MAX);
+	unwind_dump__fp_str(r, machine, buf + n, RULE_STR_MAX);
 	n += strlen(buf + n) + 1;
-	table_row__ra_str(r, machine, buf + n, RULE_STR_MAX);
+	unwind_dump__ra_str(r, machine, buf + n, RULE_STR_MAX);
 	n += strlen(buf + n) + 1;
 	return n;
 }
@@ -575,7 +725,7 @@ static void json_unsupported(struct json_writer *jw, const struct unwind_table *
 	jw_object_start(jw);
 	for (int r = 0; r < UNW_R_NR; r++) {
 		if (t->unsupported[r])
-			jw_uint_field(jw, unw_reason__str(r), t->unsupported[r]);
+			jw_uint_field(jw, unwind_dump__reason_str(r), t->unsupported[r]);
 	}
 	jw_object_end(jw);
 }

@@ -8,6 +8,9 @@
  *	d = unwind_dump__open(&opts);	the file, its debug file, its table
  *	unwind_dump__write_text(d, stdout);	or __write_json, __write_pc_*
  *	unwind_dump__close(d);
+ *
+ * The text of a row's rules and of the reasons they are unsupported, which
+ * both outputs use, is here too (unwind_dump__cfa_str() and the rest).
  */
 #ifndef UNWPROF_UNWIND_DUMP_H
 #define UNWPROF_UNWIND_DUMP_H
@@ -16,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "table.h"
 
 struct unwind_dump;
 
@@ -47,5 +52,17 @@ int unwind_dump__write_text(const struct unwind_dump *d, FILE *f);
 int unwind_dump__write_pc_text(const struct unwind_dump *d, uint64_t pc, FILE *f);
 int unwind_dump__write_json(const struct unwind_dump *d, FILE *f);
 int unwind_dump__write_pc_json(const struct unwind_dump *d, uint64_t pc, FILE *f);
+
+/*
+ * The text of each rule of a row as dump-unwind shows it ("rsp+16",
+ * "*(rbp-8)", "plt", "signal:*(rsp+160)", "cfa-16", "*(rsp+120)",
+ * "unchanged", "undefined", "unsupported:cfa-expression"), for machine
+ * (EM_X86_64, EM_AARCH64). Return buf.
+ */
+char *unwind_dump__cfa_str(const struct table_row *r, int machine, char *buf, size_t len);
+char *unwind_dump__fp_str(const struct table_row *r, int machine, char *buf, size_t len);
+char *unwind_dump__ra_str(const struct table_row *r, int machine, char *buf, size_t len);
+/* The name of a reason a rule is unsupported: "cfa-register", "cfa-expression", ... */
+const char *unwind_dump__reason_str(enum unw_reason reason);
 
 #endif

@@ -15,7 +15,7 @@
  * Rows of unsupported rules keep the reason of each rule in an offset field
  * the rule does not use (cfa_off, fp_off, and aux_off for the return address
  * when the CFA rule does not use it), so dump-unwind can say why each rule is
- * unsupported; row->reason holds the first one.
+ * unsupported (core/unwind/dump.c); row->reason holds the first one.
  *
  * In a Go binary, the rows of Go's pclntab are then merged over these
  * (core/unwind/table_go.c), and take their place (unwind_table__replace_rows).
@@ -333,11 +333,6 @@ static enum unw_reason ra_rule(const struct builder *b, const struct cfi_rule *r
 	}
 }
 
-static bool cfa_uses_aux(const struct table_row *r)
-{
-	return r->cfa == UNW_CFA_PLT || r->cfa == UNW_CFA_DEREF_SP || r->cfa == UNW_CFA_DEREF_FP;
-}
-
 /* An expression of exactly DW_OP_breg7 N, followed by DW_OP_deref when deref. */
 static bool expr_rsp(const uint8_t *p, uint32_t len, bool deref, int64_t *n)
 {
@@ -407,7 +402,7 @@ static void row_from_state(const struct builder *b, const struct cfi_state *st, 
 	why = ra_rule(b, &st->ra, r);
 	if (why) {
 		r->ra = UNW_RA_UNSUPPORTED;
-		if (!cfa_uses_aux(r))
+		if (!unwind_table__cfa_uses_aux(r))
 			r->aux_off = why;
 		if (!r->reason)
 			r->reason = why;
@@ -1081,152 +1076,4 @@ const struct table_row *unwind_table__lookup(const struct unwind_table *t, uint6
 	/* the last row whose pc is <= off */
 	past = SORTED_PAST(t->rows, 0, t->nr_rows, pc, off);
 	return past ? &t->rows[past - 1] : NULL;
-}
-
-/* ---- text ---- */
-
-const char *unw_reason__str(enum unw_reason reason)
-{
-	static const char *const names[UNW_R_NR] = {
-		[UNW_R_NONE] = "none",
-		[UNW_R_CFA_REGISTER] = "cfa-register",
-		[UNW_R_CFA_EXPRESSION] = "cfa-expression",
-		[UNW_R_CFA_OFFSET] = "cfa-offset",
-		[UNW_R_FP_RULE] = "fp-rule",
-		[UNW_R_FP_OFFSET] = "fp-offset",
-		[UNW_R_RA_RULE] = "ra-rule",
-		[UNW_R_RA_OFFSET] = "ra-offset",
-		[UNW_R_RULES_FULL] = "rules-full",
-		[UNW_R_GO_SP_WRITE] = "go-sp-write",
-	};
-
-	if ((unsigned int)reason >= UNW_R_NR)
-		return "unknown";
-	return names[reason];
-}
-
-static const char *sp_name(int machine)
-{
-	return machine == EM_AARCH64 ? "sp" : "rsp";
-}
-
-static const char *fp_name(int machine)
-{
-	return machine == EM_AARCH64 ? "x29" : "rbp";
-}
-
-/* "+N" or "-N" */
-static char sign(long long v)
-{
-	return v < 0 ? '-' : '+';
-}
-
-static unsigned long long mag(long long v)
-{
-	return v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-}
-
-/* The reason kept in a rule's offset field, or fallback when it is not one of want. */
-static const char *kept_reason(long long v, enum unw_reason first, enum unw_reason last,
-			       enum unw_reason fallback)
-{
-	if (v >= first && v <= last)
-		return unw_reason__str((enum unw_reason)v);
-	return unw_reason__str(fallback);
-}
-
-char *table_row__cfa_str(const struct table_row *r, int machine, char *buf, size_t len)
-{
-	const char *reg = r->cfa == UNW_CFA_FP || r->cfa == UNW_CFA_DEREF_FP ? fp_name(machine) :
-									       sp_name(machine);
-
-	switch (r->cfa) {
-	case UNW_CFA_END:
-		snprintf(buf, len, "end");
-		break;
-	case UNW_CFA_SP:
-	case UNW_CFA_FP:
-		snprintf(buf, len, "%s%c%llu", reg, sign(r->cfa_off), mag(r->cfa_off));
-		break;
-	case UNW_CFA_PLT:
-		snprintf(buf, len, "plt");
-		break;
-	case UNW_CFA_SIGNAL:
-		snprintf(buf, len, "signal:*(%s%c%llu)", reg, sign(r->cfa_off), mag(r->cfa_off));
-		break;
-	case UNW_CFA_DEREF_SP:
-	case UNW_CFA_DEREF_FP:
-		if (r->aux_off)
-			snprintf(buf, len, "*(%s%c%llu)%c%llu", reg, sign(r->cfa_off),
-				 mag(r->cfa_off), sign(r->aux_off), mag(r->aux_off));
-		else
-			snprintf(buf, len, "*(%s%c%llu)", reg, sign(r->cfa_off), mag(r->cfa_off));
-		break;
-	default:
-		snprintf(buf, len, "unsupported:%s",
-			 r->cfa_off == UNW_R_GO_SP_WRITE ?
-				 unw_reason__str(UNW_R_GO_SP_WRITE) :
-				 kept_reason(r->cfa_off, UNW_R_CFA_REGISTER, UNW_R_CFA_OFFSET,
-					     UNW_R_CFA_EXPRESSION));
-		break;
-	}
-	return buf;
-}
-
-char *table_row__fp_str(const struct table_row *r, int machine, char *buf, size_t len)
-{
-	switch (r->fp) {
-	case UNW_FP_UNCHANGED:
-		snprintf(buf, len, "unchanged");
-		break;
-	case UNW_FP_AT_CFA:
-		snprintf(buf, len, "cfa%c%llu", sign(r->fp_off), mag(r->fp_off));
-		break;
-	case UNW_FP_AT_FP:
-		snprintf(buf, len, "*(%s%c%llu)", fp_name(machine), sign(r->fp_off),
-			 mag(r->fp_off));
-		break;
-	case UNW_FP_AT_SP:
-		snprintf(buf, len, "*(%s%c%llu)", sp_name(machine), sign(r->fp_off),
-			 mag(r->fp_off));
-		break;
-	default:
-		snprintf(buf, len, "unsupported:%s",
-			 kept_reason(r->fp_off, UNW_R_FP_RULE, UNW_R_FP_OFFSET, UNW_R_FP_RULE));
-		break;
-	}
-	return buf;
-}
-
-char *table_row__ra_str(const struct table_row *r, int machine, char *buf, size_t len)
-{
-	switch (r->ra) {
-	case UNW_RA_AT_CFA:
-		if (machine == EM_AARCH64)
-			snprintf(buf, len, "cfa%c%llu", sign(r->aux_off), mag(r->aux_off));
-		else
-			snprintf(buf, len, "cfa-8");
-		break;
-	case UNW_RA_UNDEFINED:
-		snprintf(buf, len, "undefined");
-		break;
-	case UNW_RA_LR:
-		snprintf(buf, len, "lr");
-		break;
-	case UNW_RA_AT_SP:
-		snprintf(buf, len, "*(%s%c%llu)", sp_name(machine), sign(r->aux_off),
-			 mag(r->aux_off));
-		break;
-	default:
-		if (cfa_uses_aux(r))
-			snprintf(buf, len, "unsupported:%s",
-				 kept_reason(r->reason, UNW_R_RA_RULE, UNW_R_RA_OFFSET,
-					     UNW_R_RA_RULE));
-		else
-			snprintf(buf, len, "unsupported:%s",
-				 kept_reason(r->aux_off, UNW_R_RA_RULE, UNW_R_RA_OFFSET,
-					     UNW_R_RA_RULE));
-		break;
-	}
-	return buf;
 }

@@ -155,15 +155,10 @@ static inline bool unwind_table__same_rules(const struct table_row *a, const str
 	       a->cfa == b->cfa && a->fp == b->fp && a->ra == b->ra && a->reason == b->reason;
 }
 
-/*
- * Text of each rule as dump-unwind prints it ("rsp+16", "*(rbp-8)", "plt",
- * "signal:*(rsp+160)", "cfa-16", "*(rsp+120)", "unchanged", "undefined",
- * "unsupported:cfa-expression"). Return buf.
- */
-char *table_row__cfa_str(const struct table_row *r, int machine, char *buf, size_t len);
-char *table_row__fp_str(const struct table_row *r, int machine, char *buf, size_t len);
-char *table_row__ra_str(const struct table_row *r, int machine, char *buf, size_t len);
-/* "cfa-register", "cfa-expression", ... */
-const char *unw_reason__str(enum unw_reason reason);
+/* Whether the CFA rule of r takes aux_off, where an unsupported RA rule keeps its reason else. */
+static inline bool unwind_table__cfa_uses_aux(const struct table_row *r)
+{
+	return r->cfa == UNW_CFA_PLT || r->cfa == UNW_CFA_DEREF_SP || r->cfa == UNW_CFA_DEREF_FP;
+}
 
 #endif

@@ -13,6 +13,7 @@
 #include "core/util/common.h"
 #include "core/elf/elf.h"
 #include "core/util/log.h"
+#include "core/unwind/dump.h"
 #include "core/unwind/table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -24,12 +25,12 @@ static void print_row(const struct unwind_table *t, const struct table_row *r)
 {
 	char buf[64];
 
-	table_row__cfa_str(r, t->machine, buf, sizeof(buf));
-	table_row__fp_str(r, t->machine, buf, sizeof(buf));
-	table_row__ra_str(r, t->machine, buf, sizeof(buf));
-	unw_reason__str((enum unw_reason)r->reason);
+	unwind_dump__cfa_str(r, t->machine, buf, sizeof(buf));
+	unwind_dump__fp_str(r, t->machine, buf, sizeof(buf));
+	unwind_dump__ra_str(r, t->machine, buf, sizeof(buf));
+	unwind_dump__reason_str((enum unw_reason)r->reason);
 	/* A buffer too small for the text must truncate, not overflow. */
-	table_row__cfa_str(r, t->machine, buf, 4);
+	unwind_dump__cfa_str(r, t->machine, buf, 4);
 }
 
 static void lookup(const struct unwind_table *t, uint64_t vaddr)

@@ -32,6 +32,7 @@
 #include "core/elf/gopclntab.h"
 #include "core/profile/profile.h"
 #include "core/symbols/symbolize.h"
+#include "core/unwind/dump.h"
 #include "core/unwind/table.h"
 #include "core/unwind/table_go.h"
 #include "test.h"
@@ -815,9 +816,9 @@ static void row_text(const struct unwind_table *t, size_t i, char *buf, size_t l
 		return;
 	}
 	snprintf(buf, len, "%#llx %s %s %s", (unsigned long long)unwind_table__pc(t, r),
-		 table_row__cfa_str(r, t->machine, cfa, sizeof(cfa)),
-		 table_row__fp_str(r, t->machine, fp, sizeof(fp)),
-		 table_row__ra_str(r, t->machine, ra, sizeof(ra)));
+		 unwind_dump__cfa_str(r, t->machine, cfa, sizeof(cfa)),
+		 unwind_dump__fp_str(r, t->machine, fp, sizeof(fp)),
+		 unwind_dump__ra_str(r, t->machine, ra, sizeof(ra)));
 }
 
 static void check_rows(const struct unwind_table *t, const char *const *want, size_t n)

@@ -15,6 +15,7 @@
 #include "core/util/common.h"
 #include "core/elf/elf.h"
 #include "core/util/log.h"
+#include "core/unwind/dump.h"
 #include "core/unwind/table.h"
 #include "dwarf_builder.h"
 #include "test.h"
@@ -144,11 +145,11 @@ static void check_rows_at(const struct unwind_table *t, const struct want *w, si
 		int before = test_failures;
 
 		CHECK_EQ_INT(unwind_table__pc(t, r), w[i].pc);
-		CHECK_EQ_STR(table_row__cfa_str(r, t->machine, buf, sizeof(buf)), w[i].cfa);
+		CHECK_EQ_STR(unwind_dump__cfa_str(r, t->machine, buf, sizeof(buf)), w[i].cfa);
 		if (w[i].fp)
-			CHECK_EQ_STR(table_row__fp_str(r, t->machine, buf, sizeof(buf)), w[i].fp);
+			CHECK_EQ_STR(unwind_dump__fp_str(r, t->machine, buf, sizeof(buf)), w[i].fp);
 		if (w[i].ra)
-			CHECK_EQ_STR(table_row__ra_str(r, t->machine, buf, sizeof(buf)), w[i].ra);
+			CHECK_EQ_STR(unwind_dump__ra_str(r, t->machine, buf, sizeof(buf)), w[i].ra);
 		if (test_failures != before)
 			fprintf(stderr, "line %d: row %zu\n", line, i);
 	}
@@ -787,52 +788,52 @@ static void test_strings(void)
 	char buf[64];
 
 	r.cfa = UNW_CFA_END;
-	CHECK_EQ_STR(table_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "end");
+	CHECK_EQ_STR(unwind_dump__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "end");
 	r = (struct table_row){ .cfa = UNW_CFA_SP, .cfa_off = -8 };
-	CHECK_EQ_STR(table_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "rsp-8");
+	CHECK_EQ_STR(unwind_dump__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "rsp-8");
 	r = (struct table_row){ .cfa = UNW_CFA_FP, .cfa_off = INT32_MIN };
-	CHECK_EQ_STR(table_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "rbp-2147483648");
+	CHECK_EQ_STR(unwind_dump__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "rbp-2147483648");
 	r = (struct table_row){ .cfa = UNW_CFA_DEREF_FP, .cfa_off = -8, .aux_off = 0 };
-	CHECK_EQ_STR(table_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rbp-8)");
-	CHECK_EQ_STR(table_row__cfa_str(&r, EM_AARCH64, buf, sizeof(buf)), "*(x29-8)");
+	CHECK_EQ_STR(unwind_dump__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rbp-8)");
+	CHECK_EQ_STR(unwind_dump__cfa_str(&r, EM_AARCH64, buf, sizeof(buf)), "*(x29-8)");
 	r = (struct table_row){ .cfa = UNW_CFA_DEREF_SP, .cfa_off = 8, .aux_off = -16 };
-	CHECK_EQ_STR(table_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rsp+8)-16");
-	CHECK_EQ_STR(table_row__cfa_str(&r, EM_AARCH64, buf, sizeof(buf)), "*(sp+8)-16");
+	CHECK_EQ_STR(unwind_dump__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rsp+8)-16");
+	CHECK_EQ_STR(unwind_dump__cfa_str(&r, EM_AARCH64, buf, sizeof(buf)), "*(sp+8)-16");
 	r = (struct table_row){ .cfa = UNW_CFA_PLT, .cfa_off = 8, .aux_off = 11 };
-	CHECK_EQ_STR(table_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "plt");
+	CHECK_EQ_STR(unwind_dump__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "plt");
 	r = (struct table_row){ .cfa = UNW_CFA_SIGNAL,
 				.cfa_off = 160,
 				.fp = UNW_FP_AT_SP,
 				.fp_off = 120,
 				.ra = UNW_RA_AT_SP,
 				.aux_off = 168 };
-	CHECK_EQ_STR(table_row__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "signal:*(rsp+160)");
-	CHECK_EQ_STR(table_row__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rsp+120)");
-	CHECK_EQ_STR(table_row__ra_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rsp+168)");
+	CHECK_EQ_STR(unwind_dump__cfa_str(&r, EM_X86_64, buf, sizeof(buf)), "signal:*(rsp+160)");
+	CHECK_EQ_STR(unwind_dump__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rsp+120)");
+	CHECK_EQ_STR(unwind_dump__ra_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rsp+168)");
 	r = (struct table_row){ .fp = UNW_FP_AT_CFA, .fp_off = -16 };
-	CHECK_EQ_STR(table_row__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "cfa-16");
+	CHECK_EQ_STR(unwind_dump__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "cfa-16");
 	r = (struct table_row){ .fp = UNW_FP_AT_FP, .fp_off = 0 };
-	CHECK_EQ_STR(table_row__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rbp+0)");
+	CHECK_EQ_STR(unwind_dump__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rbp+0)");
 	r = (struct table_row){ .fp = UNW_FP_UNSUPPORTED, .reason = UNW_R_FP_RULE };
-	CHECK_EQ_STR(table_row__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "unsupported:fp-rule");
+	CHECK_EQ_STR(unwind_dump__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "unsupported:fp-rule");
 	r = (struct table_row){ .ra = UNW_RA_AT_CFA, .aux_off = 8 };
-	CHECK_EQ_STR(table_row__ra_str(&r, EM_X86_64, buf, sizeof(buf)), "cfa-8");
-	CHECK_EQ_STR(table_row__ra_str(&r, EM_AARCH64, buf, sizeof(buf)), "cfa+8");
+	CHECK_EQ_STR(unwind_dump__ra_str(&r, EM_X86_64, buf, sizeof(buf)), "cfa-8");
+	CHECK_EQ_STR(unwind_dump__ra_str(&r, EM_AARCH64, buf, sizeof(buf)), "cfa+8");
 	r = (struct table_row){ .ra = UNW_RA_LR };
-	CHECK_EQ_STR(table_row__ra_str(&r, EM_AARCH64, buf, sizeof(buf)), "lr");
+	CHECK_EQ_STR(unwind_dump__ra_str(&r, EM_AARCH64, buf, sizeof(buf)), "lr");
 	r = (struct table_row){ .ra = UNW_RA_UNDEFINED };
-	CHECK_EQ_STR(table_row__ra_str(&r, EM_X86_64, buf, sizeof(buf)), "undefined");
+	CHECK_EQ_STR(unwind_dump__ra_str(&r, EM_X86_64, buf, sizeof(buf)), "undefined");
 	/* a short buffer is truncated, not overrun */
 	r = (struct table_row){ .cfa = UNW_CFA_SP, .cfa_off = 123456 };
-	CHECK_EQ_STR(table_row__cfa_str(&r, EM_X86_64, buf, 5), "rsp+");
-	CHECK_EQ_STR(unw_reason__str(UNW_R_CFA_REGISTER), "cfa-register");
-	CHECK_EQ_STR(unw_reason__str(UNW_R_CFA_EXPRESSION), "cfa-expression");
-	CHECK_EQ_STR(unw_reason__str(UNW_R_CFA_OFFSET), "cfa-offset");
-	CHECK_EQ_STR(unw_reason__str(UNW_R_FP_RULE), "fp-rule");
-	CHECK_EQ_STR(unw_reason__str(UNW_R_FP_OFFSET), "fp-offset");
-	CHECK_EQ_STR(unw_reason__str(UNW_R_RA_RULE), "ra-rule");
-	CHECK_EQ_STR(unw_reason__str(UNW_R_RA_OFFSET), "ra-offset");
-	CHECK_EQ_STR(unw_reason__str(UNW_R_NR), "unknown");
+	CHECK_EQ_STR(unwind_dump__cfa_str(&r, EM_X86_64, buf, 5), "rsp+");
+	CHECK_EQ_STR(unwind_dump__reason_str(UNW_R_CFA_REGISTER), "cfa-register");
+	CHECK_EQ_STR(unwind_dump__reason_str(UNW_R_CFA_EXPRESSION), "cfa-expression");
+	CHECK_EQ_STR(unwind_dump__reason_str(UNW_R_CFA_OFFSET), "cfa-offset");
+	CHECK_EQ_STR(unwind_dump__reason_str(UNW_R_FP_RULE), "fp-rule");
+	CHECK_EQ_STR(unwind_dump__reason_str(UNW_R_FP_OFFSET), "fp-offset");
+	CHECK_EQ_STR(unwind_dump__reason_str(UNW_R_RA_RULE), "ra-rule");
+	CHECK_EQ_STR(unwind_dump__reason_str(UNW_R_RA_OFFSET), "ra-offset");
+	CHECK_EQ_STR(unwind_dump__reason_str(UNW_R_NR), "unknown");
 }
 
 int main(void)
