@@ -2,13 +2,12 @@
 /*
  * The symbolizer: addresses of the model's processes named from the images
  * of their files (core/model/model.h), JIT code from perf maps, kernel
- * symbols from kallsyms. See symbolize.h.
+ * addresses from kallsyms (core/symbols/ksyms.h). See symbolize.h.
  */
 #include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "../util/hashmap.h"
 #include "bpf/abi.h"
 #include "demangle.h"
+#include "ksyms.h"
 #include "../elf/elf.h"
 #include "../model/model.h"
 #include "../util/log.h"
@@ -96,22 +96,13 @@ struct symbolizer {
 	size_t nr_procs;
 	struct ksyms *ksyms;
 	bool ksyms_tried;
-	/* symbolizer__preload_kernel(): the thread reading them, into preloaded. */
-	pthread_t ksyms_thread;
-	bool ksyms_loading;
-	struct ksyms *preloaded;
+	struct ksyms_preload *ksyms_preload; /* symbolizer__preload_kernel()'s, until joined */
 	struct shared_index shared;
 	struct pending_locations pending;
 	bool no_lines;
 	struct dwarf_frame frames[DWARF_LINES_MAX_DEPTH]; /* of the last lookup */
 	/* The namer of the runtime of each unwinder (core/runtimes/runtimes.h), once it is found. */
 	void *namers[UNW_UW_NR];
-};
-
-struct ksyms {
-	struct ksym *syms;
-	size_t nr;
-	char *names; /* every name and module, NUL-separated */
 };
 
 /* Processes */
@@ -323,250 +314,12 @@ int symbolizer__lookup_file(struct symbolizer *sym, const char *path, uint64_t v
 
 /* Kernel symbols */
 
-static int ksym_cmp(const void *pa, const void *pb)
-{
-	const struct ksym *a = pa, *b = pb;
-
-	if (a->addr != b->addr)
-		return a->addr < b->addr ? -1 : 1;
-	return strcmp(a->name, b->name);
-}
-
-/* Text symbols only: t/T, and w/W (weak, in text in practice). */
-static bool ksym_type_wanted(char type)
-{
-	return type == 't' || type == 'T' || type == 'w' || type == 'W';
-}
-
-/* Parses "ADDR TYPE NAME[\t[MODULE]]" in place; returns false for lines to skip. */
-static bool ksym_parse_line(char *line, uint64_t *addr, char **name, char **module)
-{
-	char *end, *type, *rest, *mod;
-	size_t len;
-
-	errno = 0;
-	*addr = strtoull(line, &end, 16);
-	if (errno || end == line || *end != ' ')
-		return false;
-	type = end + 1;
-	if (!ksym_type_wanted(type[0]) || type[1] != ' ')
-		return false;
-	*name = type + 2;
-	len = strcspn(*name, "\t\n ");
-	if (!len)
-		return false;
-	rest = (*name)[len] ? *name + len + 1 : *name + len;
-	(*name)[len] = '\0';
-	*module = NULL;
-	mod = strchr(rest, '[');
-	if (mod) {
-		mod++;
-		mod[strcspn(mod, "]\n")] = '\0';
-		*module = mod;
-	}
-	return true;
-}
-
-struct ksyms_builder {
-	struct ksym *syms;
-	size_t nr, cap;
-	char *names; /* grows; ksym names are offsets until the end */
-	size_t len, names_cap;
-	bool nonzero;
-};
-
-static int builder_add_str(struct ksyms_builder *b, const char *s, size_t *off)
-{
-	size_t n = strlen(s) + 1;
-
-	if (b->len + n > b->names_cap) {
-		size_t cap = b->names_cap ? b->names_cap * 2 : 1 << 16;
-		char *names;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		names = realloc(b->names, cap);
-		if (!names)
-			return -ENOMEM;
-		b->names = names;
-		b->names_cap = cap;
-	}
-	memcpy(b->names + b->len, s, n);
-	*off = b->len;
-	b->len += n;
-	return 0;
-}
-
-static int builder_add(struct ksyms_builder *b, uint64_t addr, uint64_t size, const char *name,
-		       const char *module)
-{
-	size_t name_off, mod_off = SIZE_MAX;
-	int err;
-
-	if (b->nr == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 4096;
-		struct ksym *syms = reallocarray(b->syms, cap, sizeof(*syms));
-
-		if (!syms)
-			return -ENOMEM;
-		b->syms = syms;
-		b->cap = cap;
-	}
-	err = builder_add_str(b, name, &name_off);
-	if (!err && module)
-		err = builder_add_str(b, module, &mod_off);
-	if (err)
-		return err;
-	/* Offsets for now: the names buffer may still move. */
-	b->syms[b->nr].addr = addr;
-	b->syms[b->nr].size = size;
-	b->syms[b->nr].name = (const char *)(uintptr_t)name_off;
-	b->syms[b->nr].module = (const char *)(uintptr_t)mod_off;
-	b->nr++;
-	b->nonzero |= addr != 0;
-	return 0;
-}
-
-static struct ksyms *builder_finish(struct ksyms_builder *b)
-{
-	struct ksyms *ks = calloc(1, sizeof(*ks));
-
-	if (!ks)
-		return NULL;
-	for (size_t i = 0; i < b->nr; i++) {
-		size_t mod = (size_t)(uintptr_t)b->syms[i].module;
-
-		b->syms[i].name = b->names + (size_t)(uintptr_t)b->syms[i].name;
-		b->syms[i].module = mod == SIZE_MAX ? NULL : b->names + mod;
-	}
-	if (b->nr)
-		qsort(b->syms, b->nr, sizeof(*b->syms), ksym_cmp);
-	ks->syms = b->syms;
-	ks->nr = b->nr;
-	ks->names = b->names;
-	return ks;
-}
-
-/* Parses one line in place; false for lines to skip. */
-typedef bool (*sym_line_fn)(char *line, uint64_t *addr, uint64_t *size, char **name, char **module);
-
-static bool kallsyms_line(char *line, uint64_t *addr, uint64_t *size, char **name, char **module)
-{
-	*size = 0; /* kallsyms has none: a symbol reaches the next one */
-	return ksym_parse_line(line, addr, name, module);
-}
-
-/* Reads every line of f into b; 0 or -errno. */
-static int symbols_read(FILE *f, const char *name, sym_line_fn parse, struct ksyms_builder *b)
-{
-	char *line = NULL, *sym_name, *module;
-	uint64_t addr, size;
-	size_t cap = 0;
-	int err = 0;
-
-	while (!err && getline(&line, &cap, f) > 0)
-		if (parse(line, &addr, &size, &sym_name, &module))
-			err = builder_add(b, addr, size, sym_name, module);
-	free(line);
-	if (!err && ferror(f)) {
-		pr_err("%s: read error", name);
-		err = -EIO;
-	}
-	return err;
-}
-
-static struct ksyms *builder_result(struct ksyms_builder *b, int err)
-{
-	struct ksyms *ks = err ? NULL : builder_finish(b);
-
-	if (!ks) {
-		free(b->syms);
-		free(b->names);
-		errno = err ? -err : ENOMEM;
-	}
-	return ks;
-}
-
-struct ksyms *ksyms__parse(FILE *f, const char *name)
-{
-	struct ksyms_builder b = {};
-	int err = symbols_read(f, name, kallsyms_line, &b);
-
-	if (!err && !b.nonzero) {
-		/* kptr_restrict hides addresses from the unprivileged: useless, say so. */
-		err = b.nr ? -EPERM : -ENOENT;
-		pr_warn("%s: %s; kernel frames will not be symbolized", name,
-			b.nr ? "addresses hidden (kptr_restrict)" : "no text symbols");
-	}
-	return builder_result(&b, err);
-}
-
-struct ksyms *ksyms__load(const char *path)
-{
-	struct ksyms *ks;
-	FILE *f = fopen(path, "re");
-
-	if (!f) {
-		int err = errno;
-
-		pr_warn("cannot open %s: %s; kernel frames will not be symbolized", path,
-			strerror(err));
-		errno = err;
-		return NULL;
-	}
-	ks = ksyms__parse(f, path);
-	fclose(f);
-	return ks;
-}
-
-void ksyms__free(struct ksyms *ks)
-{
-	if (!ks)
-		return;
-	free(ks->syms);
-	free(ks->names);
-	free(ks);
-}
-
-size_t ksyms__count(const struct ksyms *ks)
-{
-	return ks ? ks->nr : 0;
-}
-
-const struct ksym *ksyms__lookup(const struct ksyms *ks, uint64_t addr)
-{
-	size_t past;
-
-	if (!ks)
-		return NULL;
-	past = SORTED_PAST(ks->syms, 0, ks->nr, addr, addr);
-	return past ? &ks->syms[past - 1] : NULL;
-}
-
-static void *ksyms_preload(void *arg)
-{
-	struct symbolizer *sym = arg;
-
-	sym->preloaded = ksyms__load(sym->kallsyms);
-	return NULL;
-}
-
 int symbolizer__preload_kernel(struct symbolizer *sym)
 {
-	sigset_t all, old;
-	int err;
-
-	if (sym->ksyms_tried || sym->ksyms_loading)
+	if (sym->ksyms_tried || sym->ksyms_preload)
 		return 0;
-	/* The thread takes no signal: they are the main thread's, which waits for them. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&sym->ksyms_thread, NULL, ksyms_preload, sym);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err)
-		return -err;
-	sym->ksyms_loading = true;
-	return 0;
+	sym->ksyms_preload = ksyms__preload(sym->kallsyms);
+	return sym->ksyms_preload ? 0 : -errno;
 }
 
 /* The kernel's symbols, once: what the preloading thread read, or read now. */
@@ -575,10 +328,9 @@ static void symbolizer__load_kernel(struct symbolizer *sym)
 	if (sym->ksyms_tried)
 		return;
 	sym->ksyms_tried = true;
-	if (sym->ksyms_loading) {
-		pthread_join(sym->ksyms_thread, NULL);
-		sym->ksyms_loading = false;
-		sym->ksyms = sym->preloaded;
+	if (sym->ksyms_preload) {
+		sym->ksyms = ksyms__preload_join(sym->ksyms_preload);
+		sym->ksyms_preload = NULL;
 		return;
 	}
 	sym->ksyms = ksyms__load(sym->kallsyms);
@@ -1127,10 +879,8 @@ void symbolizer__free(struct symbolizer *sym)
 	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++)
 		if (sym->namers[u])
 			runtime_of_unwinder(u)->namer->free(sym->namers[u]);
-	if (sym->ksyms_loading) {
-		pthread_join(sym->ksyms_thread, NULL);
-		ksyms__free(sym->preloaded);
-	}
+	if (sym->ksyms_preload)
+		ksyms__free(ksyms__preload_join(sym->ksyms_preload));
 	ksyms__free(sym->ksyms);
 	free(sym->kallsyms);
 	free(sym->perf_map_dir);

@@ -14,7 +14,8 @@
  * in every process. Anonymous executable memory (JIT code) is named from
  * the runtime's /tmp/perf-PID.map, or the jitdump it maps.
  *
- * Kernel: /proc/kallsyms, read once on the first kernel lookup.
+ * Kernel: /proc/kallsyms (core/symbols/ksyms.h), read once, on the first
+ * kernel lookup or before it in a thread of its own.
  */
 #ifndef UNWPROF_SYMBOLIZE_H
 #define UNWPROF_SYMBOLIZE_H
@@ -22,7 +23,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 struct dwarf_frame;
 struct model;
@@ -148,27 +148,5 @@ int symbolizer__end_process(struct symbolizer *sym, struct profile *p, uint32_t 
  * were added with profile__add_stack().
  */
 int symbolizer__symbolize_profile(struct symbolizer *sym, struct profile *p);
-
-/* Kernel symbols, sorted by address. */
-struct ksyms;
-
-struct ksym {
-	uint64_t addr;
-	uint64_t size; /* 0 when unknown (kallsyms): up to the next symbol */
-	const char *name;
-	const char *module; /* NULL for the kernel image */
-};
-
-/*
- * Parses text in the /proc/kallsyms format, keeping text symbols. name is
- * for messages. Returns NULL and sets errno on failure; all-zero addresses
- * (kptr_restrict, no privilege) give EPERM.
- */
-struct ksyms *ksyms__parse(FILE *f, const char *name);
-struct ksyms *ksyms__load(const char *path);
-void ksyms__free(struct ksyms *ks);
-/* The symbol at or before addr, or NULL. */
-const struct ksym *ksyms__lookup(const struct ksyms *ks, uint64_t addr);
-size_t ksyms__count(const struct ksyms *ks);
 
 #endif

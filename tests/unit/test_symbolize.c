@@ -3,7 +3,8 @@
  * The symbolizer (core/symbols/symbolize.c) on this test program and the
  * shared objects it loads (compared with what the dynamic linker says), on a
  * stripped copy with its debug file in a private /usr/lib/debug tree, after a
- * process has exited, and kallsyms parsing from text.
+ * process has exited, and kernel addresses named from a kallsyms file, read
+ * at the first lookup or before it (its parsing: test_ksyms.c).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -660,49 +661,7 @@ static const char kallsyms_text[] = "ffffffff81000000 T _stext\n"
 				    "ffffffffc0001000 t mod_func\t[mymod]\n"
 				    "ffffffffc0002000 t last_fn"; /* no newline at the end */
 
-static void test_kallsyms(void)
-{
-	FILE *f = fmemopen((void *)kallsyms_text, sizeof(kallsyms_text) - 1, "r");
-	struct ksyms *ks = ksyms__parse(f, "kallsyms sample");
-	const struct ksym *k;
-
-	fclose(f);
-	CHECK(ks != NULL);
-	if (!ks)
-		return;
-	CHECK_EQ_INT(ksyms__count(ks), 7);
-	k = ksyms__lookup(ks, 0xffffffff81000010ULL);
-	CHECK(k && k->addr == 0xffffffff81000000ULL && k->module == NULL);
-	k = ksyms__lookup(ks, 0xffffffff81000900ULL);
-	CHECK_EQ_STR(k ? k->name : NULL, "entry_SYSCALL_64");
-	k = ksyms__lookup(ks, 0xffffffff81001fffULL);
-	CHECK_EQ_STR(k ? k->name : NULL, "helper_fn");
-	k = ksyms__lookup(ks, 0xffffffff82000010ULL); /* data is not a function */
-	CHECK_EQ_STR(k ? k->name : NULL, "weak_fn");
-	k = ksyms__lookup(ks, 0xffffffffc0001004ULL);
-	CHECK_EQ_STR(k ? k->name : NULL, "mod_func");
-	CHECK_EQ_STR(k ? k->module : NULL, "mymod");
-	k = ksyms__lookup(ks, 0xffffffffc0002000ULL);
-	CHECK_EQ_STR(k ? k->name : NULL, "last_fn");
-	CHECK(ksyms__lookup(ks, 0x1000) == NULL);
-	ksyms__free(ks);
-}
-
-static void test_kallsyms_hidden(void)
-{
-	static const char hidden[] = "0000000000000000 T _stext\n0000000000000000 t helper\n";
-	FILE *f = fmemopen((void *)hidden, sizeof(hidden) - 1, "r");
-	struct ksyms *ks;
-
-	errno = 0;
-	ks = ksyms__parse(f, "hidden kallsyms");
-	fclose(f);
-	CHECK(ks == NULL);
-	CHECK_EQ_INT(errno, EPERM);
-	ksyms__free(NULL);
-}
-
-/* Kernel lookups through a kallsyms file given in the options. */
+/* Kernel lookups through a kallsyms file given in the options, preloaded or not. */
 static void test_kernel_lookup(void)
 {
 	char path[] = "/tmp/unwprof-test-kallsyms.XXXXXX";
@@ -717,11 +676,19 @@ static void test_kernel_lookup(void)
 	CHECK_EQ_INT(write(fd, kallsyms_text, sizeof(kallsyms_text) - 1),
 		     (long long)sizeof(kallsyms_text) - 1);
 	close(fd);
+	for (int preload = 0; preload < 2; preload++) {
+		sym = symbolizer__new(&opts);
+		if (preload)
+			CHECK_EQ_INT(symbolizer__preload_kernel(sym), 0);
+		CHECK_EQ_INT(symbolizer__lookup_kernel(sym, 0xffffffff81001004ULL, &info), 0);
+		CHECK_EQ_STR(info.name, "helper_fn");
+		CHECK_EQ_INT(info.offset, 4);
+		CHECK_EQ_STR(info.file, "[kernel.kallsyms]");
+		symbolizer__free(sym);
+	}
+	/* preloaded and never looked up: the thread is waited for and its symbols freed */
 	sym = symbolizer__new(&opts);
-	CHECK_EQ_INT(symbolizer__lookup_kernel(sym, 0xffffffff81001004ULL, &info), 0);
-	CHECK_EQ_STR(info.name, "helper_fn");
-	CHECK_EQ_INT(info.offset, 4);
-	CHECK_EQ_STR(info.file, "[kernel.kallsyms]");
+	CHECK_EQ_INT(symbolizer__preload_kernel(sym), 0);
 	symbolizer__free(sym);
 	unlink(path);
 }
@@ -742,8 +709,6 @@ int main(void)
 	RUN(test_debug_file);
 	RUN(test_perf_map);
 	RUN(test_marker_frames);
-	RUN(test_kallsyms);
-	RUN(test_kallsyms_hidden);
 	RUN(test_kernel_lookup);
 	return test_summary();
 }
