@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Kernel symbols (core/symbols/ksyms.h): kallsyms text parsed (text
+ * Kernel symbols (core/symbols/ksyms.c): kallsyms text parsed (text
  * symbols only, modules named, addresses hidden by kptr_restrict refused),
  * the same read from a file, in a thread of its own, and from
  * /proc/kallsyms when it can be read.
