@@ -386,49 +386,91 @@ enum unw_sample_flags {
 	UNW_SAMPLE_EXEC = 1 << 8,     /* inside execve past its point of no return */
 };
 
+/*
+ * How the summary of a recording shows a count, on stderr and in
+ * --stats-json (cmd/record_summary.c).
+ */
+enum unw_stat_show {
+	UNW_SHOW_COUNT,	 /* a line, the count; a number */
+	UNW_SHOW_SHARE,	 /* a line, the count and its share of the samples with a user stack */
+	UNW_SHOW_BESIDE, /* "(COUNT LABEL)" on the line before, when that one's is not 0; a share */
+	UNW_SHOW_BYTES,	 /* a line in MiB; bytes */
+	UNW_SHOW_LEFT_OUT, /* a line when not 0, its NOTE saying what was left out; a number */
+	UNW_SHOW_JSON,	   /* a number of --stats-json only */
+	UNW_SHOW_NONE,	   /* not shown apart: another part of the summary says it */
+};
+
+#define UNW_STR_(x) #x
+#define UNW_STR(x) UNW_STR_(x)
+
+/*
+ * What BPF counts of the samples (struct unw_tally: stats), defined once:
+ * X(ID, FIELD, KEY, LABEL, SHOW, NOTE) gives the enum (UNW_ST_ID), the
+ * field of core/session/session.h's struct session_stats, the KEY of
+ * --stats-json, the LABEL of the summary's line, how it is shown (enum
+ * unw_stat_show) and a NOTE in parentheses when it is not 0. tests/stats
+ * checks --stats-json has every KEY, tests/docs that unwprof-record(1)
+ * explains each.
+ */
+#define UNW_STATS(X)                                                                               \
+	X(SAMPLES, samples, "samples", "samples", UNW_SHOW_COUNT, "")                              \
+	X(COMPLETE, complete, "walked", "walked to the bottom", UNW_SHOW_SHARE, "")                \
+	/* with frame pointers, not to the bottom (the summary's counts all) */                    \
+	X(FP, fp, "frame_pointer", "with frame pointers", UNW_SHOW_SHARE, "")                      \
+	X(FP_COMPLETE, fp_complete, "frame_pointer_bottom", "to the bottom", UNW_SHOW_BESIDE, "")  \
+	X(TRUNCATED, truncated, "truncated", "truncated", UNW_SHOW_SHARE, "")                      \
+	X(ELIDED, elided, "elided", "elided", UNW_SHOW_SHARE,                                      \
+	  "deeper than " UNW_STR(UNW_DEPTH_MAX) " words: the middle left out")                     \
+	X(LOST, lost, "lost", "lost", UNW_SHOW_COUNT, "") /* the count map was full */             \
+	X(KERNEL, kernel, "", "", UNW_SHOW_NONE, "")	  /* taken in the kernel */                \
+	X(EXEC, exec, "", "", UNW_SHOW_NONE, "")	  /* inside execve: the outcomes say it */ \
+	X(EVENTS_LOST, events_lost, "events_lost", "events lost", UNW_SHOW_LEFT_OUT,               \
+	  "process events: ring buffer full")                                                      \
+	/* Frames looked up in a process's mappings, and of them, answered by the cache. */        \
+	X(LOOKUPS, lookups, "frames_looked_up", "frames looked up", UNW_SHOW_JSON, "")             \
+	X(LOOKUPS_CACHED, lookups_cached, "frames_cached", "frames cached", UNW_SHOW_JSON, "")
+
+/*
+ * What BPF counts of off-CPU blocks (bpf/offcpu.bpf.c), in the "off_cpu"
+ * object of --stats-json, as UNW_STATS: the blocks of the targets' threads
+ * that ended, and what became of each: walked, short, outside a system
+ * call, capped or exited (these four counted [unwalked]), lost (the count
+ * map was full), or still pending at the end; their ns; the blocks not
+ * timed, or timed otherwise; those under way when the run ended.
+ */
+#define UNW_OFF_STATS(X)                                                                         \
+	X(OFF_BLOCKS, off_blocks, "blocks", "off-CPU blocks", UNW_SHOW_JSON, "")                 \
+	X(OFF_WALKED, off_walked, "walked", "walked", UNW_SHOW_JSON, "")                         \
+	X(OFF_COMPLETE, off_complete, "walked_bottom", "to the bottom", UNW_SHOW_JSON, "")       \
+	X(OFF_SHORT, off_short, "short", "short", UNW_SHOW_JSON, "")                             \
+	X(OFF_OUTSIDE, off_outside, "outside_syscall", "outside a call", UNW_SHOW_JSON, "")      \
+	X(OFF_CAPPED, off_capped, "capped", "over the cap", UNW_SHOW_JSON, "")                   \
+	X(OFF_EXITED, off_exited, "exited", "exited", UNW_SHOW_JSON, "")                         \
+	X(OFF_LOST, off_lost, "lost", "lost", UNW_SHOW_JSON, "")                                 \
+	X(OFF_PENDING_AT_END, off_pending_at_end, "pending_at_end", "at the end", UNW_SHOW_JSON, \
+	  "")                                                                                    \
+	X(OFF_UNDER_WAY_AT_END, off_under_way_at_end, "under_way_at_end", "blocks under way",    \
+	  UNW_SHOW_JSON, "blocked when the run ended")                                           \
+	X(OFF_UNTIMED, off_untimed, "untimed", "blocks untimed", UNW_SHOW_JSON,                  \
+	  "no room for their thread: no time")                                                   \
+	X(OFF_END_UNSEEN, off_end_unseen, "switched_in_unseen", "switched in unseen",            \
+	  UNW_SHOW_JSON, "timed by the thread's CPU time since")                                 \
+	X(OFF_NO_KSTACK, off_no_kstack, "walked_without_kernel_stack", "no kernel stack",        \
+	  UNW_SHOW_JSON, "the thread's block before was short")                                  \
+	X(OFF_NS, off_ns, "walked_ns", "walked", UNW_SHOW_JSON, "")                              \
+	X(OFF_UNWALKED_NS, off_unwalked_ns, "unwalked_ns", "unwalked", UNW_SHOW_JSON, "")        \
+	X(OFF_LOST_NS, off_lost_ns, "lost_ns", "lost", UNW_SHOW_JSON, "")
+
 /* Indexes of the stats (struct unw_tally). */
+/* clang-format off */
 enum unw_stat {
-	UNW_ST_SAMPLES = 0,
-	UNW_ST_COMPLETE,
-	UNW_ST_FP,
-	UNW_ST_TRUNCATED,
-	UNW_ST_KERNEL,
-	UNW_ST_LOST,	       /* count map full */
-	UNW_ST_EVENTS_LOST,    /* ring buffer full */
-	UNW_ST_FP_COMPLETE,    /* of UNW_ST_FP, those that reached the bottom */
-	UNW_ST_LOOKUPS,	       /* frames looked up in a process's mappings */
-	UNW_ST_LOOKUPS_CACHED, /* of them, answered by the cache of lookups */
-	/*
-	 * Off-CPU (bpf/offcpu.bpf.c): the blocks of the targets' threads that
-	 * ended, and what became of each: walked, short, outside a system
-	 * call, capped or exited (these four counted [unwalked]), lost (the
-	 * count map was full), or still pending at the end (user space counts
-	 * those). Their ns: walked, unwalked or lost.
-	 */
-	UNW_ST_OFF_BLOCKS,
-	UNW_ST_OFF_WALKED,
-	UNW_ST_OFF_COMPLETE, /* of the walked, to the bottom with the tables */
-	UNW_ST_OFF_SHORT,    /* shorter than off_cpu_min_ns */
-	UNW_ST_OFF_OUTSIDE,  /* outside a system call: no exit to walk it at */
-	UNW_ST_OFF_CAPPED,   /* past off_cpu_walks in their second */
-	UNW_ST_OFF_EXITED,   /* pending when the thread exited */
-	UNW_ST_OFF_LOST,
-	UNW_ST_OFF_NS,
-	UNW_ST_OFF_UNWALKED_NS,
-	UNW_ST_OFF_LOST_NS,
-	/* Blocks not timed: no room for their thread's storage. */
-	UNW_ST_OFF_UNTIMED,
-	/* Blocks whose switch back in was not seen: timed by the thread's CPU time since. */
-	UNW_ST_OFF_END_UNSEEN,
-	/* Walked blocks without their kernel stack: the thread's block before was short. */
-	UNW_ST_OFF_NO_KSTACK,
-	/* When the run ended: blocks that had ended, not walked yet; blocks under way. */
-	UNW_ST_OFF_PENDING_AT_END,
-	UNW_ST_OFF_UNDER_WAY_AT_END,
-	UNW_ST_ELIDED, /* samples whose stack's middle was left out (UNW_SAMPLE_ELIDED) */
-	UNW_ST_EXEC,   /* samples inside execve past its point of no return (UNW_SAMPLE_EXEC) */
+#define UNW_STAT_ENUM(id, field, key, label, show, note) UNW_ST_##id,
+	UNW_STATS(UNW_STAT_ENUM)
+	UNW_OFF_STATS(UNW_STAT_ENUM)
+#undef UNW_STAT_ENUM
 	UNW_ST_NR,
 };
+/* clang-format on */
 
 /*
  * Why a walk stopped early or fell back: the samples that met each reason.

@@ -5,10 +5,17 @@
  * drained, or without a user stack (idle CPUs, kernel threads); the
  * counting is core/record/recorder.c's (recorder_result__*). See
  * unwprof-record(1), SUMMARY.
+ *
+ * One table (summary_entries) says what the summary shows, in order, a
+ * line and its keys of --stats-json each: a count of the lists that define
+ * them (bpf/abi.h's UNW_STATS, core/session/session.h's SESSION_STATS),
+ * shown as its row says, or a part of its own (the reasons, the outcomes,
+ * the times, each runtime's frames). The text and the JSON are made by
+ * going through it.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +27,42 @@
 #include "../core/util/json.h"
 #include "../core/util/log.h"
 
+#define FAILURES_SHOWN 3  /* in the summary */
+#define FAILURES_STATS 10 /* in --stats-json */
+#define PROCESSES_SHOWN 5 /* in the summary's time by process */
+
+/* A count of the lists: its key, its line's label, how it is shown, the note it may add. */
+struct stat_row {
+	const char *key;
+	const char *label;
+	enum unw_stat_show show;
+	const char *note;
+	size_t offset; /* of its field in struct session_stats */
+};
+
+#define STAT_ROW(id, field, key, label, show, note) \
+	{ key, label, show, note, offsetof(struct session_stats, field) },
+#define SESSION_ROW(field, key, label, show, note) \
+	{ key, label, show, note, offsetof(struct session_stats, field) },
+static const struct stat_row unw_rows[UNW_ST_NR] = { UNW_STATS(STAT_ROW) UNW_OFF_STATS(STAT_ROW) };
+static const struct stat_row session_rows[SESSION_ST_NR] = { SESSION_STATS(SESSION_ROW) };
+#undef STAT_ROW
+#undef SESSION_ROW
+
+/* What the summary is made of. */
+struct summary {
+	const struct recorder_result *res;
+	struct session_stats st; /* as shown: recorder_result__shown_stats() */
+	uint64_t user;		 /* the samples with a user stack: what shares are of */
+	unsigned int freq;
+	struct json_writer *jw; /* --stats-json; NULL for the text */
+};
+
+static uint64_t stat_value(const struct summary *s, const struct stat_row *row)
+{
+	return *(const uint64_t *)((const char *)&s->st + row->offset);
+}
+
 static double percent(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * part / whole : 0.0;
@@ -30,55 +73,219 @@ static double mib(uint64_t bytes)
 	return bytes / (1024.0 * 1024.0);
 }
 
+static double seconds(uint64_t ns)
+{
+	return ns / 1e9;
+}
+
+/* v >= 0 rounded to the nearest multiple of 1/scale, halves up. */
+static double round_to(double v, double scale)
+{
+	return (double)(uint64_t)(v * scale + 0.5) / scale;
+}
+
+/* {"count": N, "percent": P}, P rounded to 0.01 */
+static void put_share(struct json_writer *jw, const char *key, uint64_t n, uint64_t whole)
+{
+	jw_key(jw, key);
+	jw_object_start(jw);
+	jw_uint_field(jw, "count", n);
+	jw_double_field(jw, "percent", round_to(percent(n, whole), 100));
+	jw_object_end(jw);
+}
+
+/* ns to 0.1, null when < 0 (unknown). */
+static void put_ns(struct json_writer *jw, const char *key, double ns)
+{
+	jw_key(jw, key);
+	if (ns >= 0)
+		jw_double(jw, round_to(ns, 10));
+	else
+		jw_null(jw);
+}
+
+/* ---- a count of the lists, as its row says ---- */
+
+/*
+ * A count's line: its figures, then what the row after it (UNW_SHOW_BESIDE)
+ * adds in parentheses, then its note, when it is not 0. Returns whether
+ * the row after it was shown here.
+ */
+static bool stat_line(const struct summary *s, const struct stat_row *row,
+		      const struct stat_row *next)
+{
+	uint64_t v = stat_value(s, row);
+	bool beside = next && next->show == UNW_SHOW_BESIDE;
+
+	switch (row->show) {
+	case UNW_SHOW_COUNT:
+		fprintf(stderr, "  %-22s %10" PRIu64, row->label, v);
+		break;
+	case UNW_SHOW_SHARE:
+		fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%", row->label, v,
+			percent(v, s->user));
+		break;
+	case UNW_SHOW_BYTES:
+		fprintf(stderr, "  %-22s %10.1f MiB", row->label, mib(v));
+		break;
+	case UNW_SHOW_LEFT_OUT:
+		if (!v)
+			return beside;
+		fprintf(stderr, "  %-22s %10" PRIu64, row->label, v);
+		break;
+	default:
+		return false;
+	}
+	if (beside && v)
+		fprintf(stderr, "   (%" PRIu64 " %s)", stat_value(s, next), next->label);
+	if (v && row->note[0])
+		fprintf(stderr, "   (%s)", row->note);
+	fputc('\n', stderr);
+	return beside;
+}
+
+static void stat_json(const struct summary *s, const struct stat_row *row)
+{
+	uint64_t v = stat_value(s, row);
+
+	switch (row->show) {
+	case UNW_SHOW_SHARE:
+	case UNW_SHOW_BESIDE:
+		put_share(s->jw, row->key, v, s->user);
+		break;
+	case UNW_SHOW_NONE:
+		break;
+	default:
+		jw_uint_field(s->jw, row->key, v);
+		break;
+	}
+}
+
+/* ---- the parts of their own ---- */
+
+/* "recorded N s"; the schema, the duration and the rate of the samples. */
+static void run_text(const struct summary *s)
+{
+	const struct recorder_result *res = s->res;
+
+	fprintf(stderr, "unwprof: recorded %.1f s%s\n", res->elapsed,
+		res->targets_gone      ? " (every target exited)" :
+		res->ended_at_duration ? " (the command was still running: ended at -d)" :
+					 "");
+}
+
+static void run_json(const struct summary *s)
+{
+	jw_uint_field(s->jw, "schema", 3);
+	jw_double_field(s->jw, "duration_s", round_to(s->res->elapsed, 1000));
+	jw_uint_field(s->jw, "frequency_hz", s->freq);
+}
+
+/* The samples without a user stack, when there are some: what the shares are of. */
+static void user_text(const struct summary *s)
+{
+	const struct recorder_outcomes *o = &s->res->outcomes;
+
+	if (o->idle || o->kernel) {
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (no task on the CPU)\n", "idle", o->idle);
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (no user stack to walk)\n",
+			"kernel threads", o->kernel);
+	}
+	if (o->exec)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (the old stack gone: [exec])\n",
+			"inside exec", o->exec);
+	if (o->idle || o->kernel || o->exec)
+		fprintf(stderr, "  %-22s %10" PRIu64 "   (the shares below are of them)\n",
+			"with a user stack", s->user);
+}
+
+static void user_json(const struct summary *s)
+{
+	jw_uint_field(s->jw, "user_samples", s->user);
+}
+
 /* The samples with each runtime's frames, of those that had some. */
-static void print_runtimes(const struct session_stats *st, uint64_t user)
+static void runtimes_text(const struct summary *s)
 {
 	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++) {
 		const struct runtime *rt = runtime_of_unwinder(u);
 		char label[64];
 
-		if (!rt->namer || !st->runtime_samples[u])
+		if (!rt->namer || !s->st.runtime_samples[u])
 			continue;
 		snprintf(label, sizeof(label), "with %s frames", rt->title);
 		fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%   (%" PRIu64 " %s frames)\n",
-			label, st->runtime_samples[u], percent(st->runtime_samples[u], user),
-			st->runtime_frames[u], rt->title);
+			label, s->st.runtime_samples[u], percent(s->st.runtime_samples[u], s->user),
+			s->st.runtime_frames[u], rt->title);
 	}
 }
 
-static void print_errors(const struct session_stats *st)
+/* "NAME": the share of the samples with each runtime's frames, "NAME_frames": its frames. */
+static void runtimes_json(const struct summary *s)
 {
+	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++) {
+		const struct runtime *rt = runtime_of_unwinder(u);
+		char key[64];
+
+		if (!rt->namer)
+			continue;
+		put_share(s->jw, rt->name, s->st.runtime_samples[u], s->user);
+		snprintf(key, sizeof(key), "%s_frames", rt->name);
+		jw_uint_field(s->jw, key, s->st.runtime_frames[u]);
+	}
+}
+
+static void errors_text(const struct summary *s)
+{
+	const uint64_t *errors = s->st.errors;
 	uint64_t total = 0;
 	bool first = true;
 
-	for (unsigned int i = 0; i < ARRAY_SIZE(st->errors); i++)
-		total += st->errors[i];
+	for (unsigned int i = 0; i < SESSION_NR_ERRORS; i++)
+		total += errors[i];
 	fprintf(stderr, "  %-22s %10" PRIu64, "errors", total);
-	for (unsigned int i = 0; i < ARRAY_SIZE(st->errors); i++) {
+	for (unsigned int i = 0; i < SESSION_NR_ERRORS; i++) {
 		const char *name = session__error_name(i);
 
-		if (!st->errors[i])
+		if (!errors[i])
 			continue;
 		fprintf(stderr, "%s%s %" PRIu64, first ? "   " : ", ", name ? name : "other",
-			st->errors[i]);
+			errors[i]);
 		first = false;
 	}
 	fputc('\n', stderr);
 }
 
-#define FAILURES_SHOWN 3  /* in the summary */
-#define FAILURES_STATS 10 /* in --stats-json */
+/* Every reason by name, zeros included, so that the keys do not depend on the run. */
+static void errors_json(const struct summary *s)
+{
+	uint64_t other = 0;
+
+	jw_key(s->jw, "errors");
+	jw_object_start(s->jw);
+	for (unsigned int i = 0; i < SESSION_NR_ERRORS; i++) {
+		const char *name = session__error_name(i);
+
+		if (name)
+			jw_uint_field(s->jw, name, s->st.errors[i]);
+		else
+			other += s->st.errors[i];
+	}
+	if (other)
+		jw_uint_field(s->jw, "other", other);
+	jw_object_end(s->jw);
+}
 
 /* The files where the most walks stopped short, with the reason: where to look. */
-static void print_failures(const struct recorder_result *res)
+static void failures_text(const struct summary *s)
 {
-	size_t n = failures__count(res->failures);
+	size_t n = failures__count(s->res->failures);
 
 	if (!n)
 		return;
 	fprintf(stderr, "  %-22s", "failed most in");
 	for (size_t i = 0; i < n && i < FAILURES_SHOWN; i++) {
-		const struct failure *f = failures__get(res->failures, i);
+		const struct failure *f = failures__get(s->res->failures, i);
 		const char *name = session__error_name(f->reason);
 
 		fprintf(stderr, "%s%s (%s %" PRIu64 ")", i ? ", " : " ", record_base_name(f->file),
@@ -87,33 +294,162 @@ static void print_failures(const struct recorder_result *res)
 	fputc('\n', stderr);
 }
 
-/* Every sample in exactly one place, so that the parts add up to the samples. */
-static void print_outcomes(const struct recorder_result *res, const struct session_stats *st)
+static void failures_json(const struct summary *s)
 {
-	const struct recorder_outcomes *o = &res->outcomes;
-	int64_t late = recorder_result__not_drained(res, st);
+	jw_key(s->jw, "failures");
+	jw_array_start(s->jw);
+	for (size_t i = 0; i < failures__count(s->res->failures) && i < FAILURES_STATS; i++) {
+		const struct failure *f = failures__get(s->res->failures, i);
+		const char *name = session__error_name(f->reason);
+
+		jw_object_start(s->jw);
+		jw_string_field(s->jw, "file", f->file);
+		jw_string_field(s->jw, "reason", name ? name : "other");
+		jw_uint_field(s->jw, "samples", f->samples);
+		jw_object_end(s->jw);
+	}
+	jw_array_end(s->jw);
+}
+
+/* Every sample in exactly one place, so that the parts add up to the samples. */
+static void outcomes_text(const struct summary *s)
+{
+	const struct recorder_outcomes *o = &s->res->outcomes;
+	int64_t late = recorder_result__not_drained(s->res, &s->st);
 
 	fprintf(stderr,
 		"  %-22s %10" PRIu64 " = walked %" PRIu64 " + frame pointers %" PRIu64
 		" + failed %" PRIu64,
-		"samples accounted", st->samples, o->walked, o->fp, o->failed);
+		"samples accounted", s->st.samples, o->walked, o->fp, o->failed);
 	if (o->idle || o->kernel)
 		fprintf(stderr, " + idle %" PRIu64 " + kernel threads %" PRIu64, o->idle,
 			o->kernel);
 	if (o->exec)
 		fprintf(stderr, " + exec %" PRIu64, o->exec);
-	fprintf(stderr, " + lost %" PRIu64, st->lost);
+	fprintf(stderr, " + lost %" PRIu64, s->st.lost);
 	if (late)
 		fprintf(stderr, " + not drained %" PRId64, late);
 	fputc('\n', stderr);
 }
 
-/* What debuginfod fetched: only when DEBUGINFOD_URLS named servers. */
-static void print_debuginfod(const struct recorder_result *res)
+/* The samples split by outcome: walked + frame_pointer + failed + lost + not_drained. */
+static void outcomes_json(const struct summary *s)
 {
-	const struct debuginfod_stats *st = &res->debuginfod_stats;
+	const struct recorder_outcomes *o = &s->res->outcomes;
+	struct json_writer *jw = s->jw;
 
-	if (!res->debuginfod)
+	jw_key(jw, "outcomes");
+	jw_object_start(jw);
+	jw_uint_field(jw, "walked", o->walked);
+	jw_uint_field(jw, "frame_pointer", o->fp);
+	jw_uint_field(jw, "failed", o->failed);
+	jw_uint_field(jw, "idle", o->idle);
+	jw_uint_field(jw, "kernel_threads", o->kernel);
+	jw_uint_field(jw, "exec", o->exec);
+	jw_uint_field(jw, "lost", s->st.lost);
+	jw_int_field(jw, "not_drained", recorder_result__not_drained(s->res, &s->st));
+	jw_object_end(jw);
+}
+
+/* The rows loaded and what they take with their index (the rest of them are counts). */
+static void rows_text(const struct summary *s)
+{
+	const struct stat_row *row = &session_rows[SESSION_ST_rows_loaded];
+	const struct session_stats *st = &s->st;
+
+	fprintf(stderr, "  %-22s %10" PRIu64 "   %.1f MiB (%.1f bytes a row with their index)\n",
+		row->label, st->rows_loaded, mib(st->bytes_loaded),
+		st->rows_loaded ? (double)st->bytes_loaded / st->rows_loaded : 0.0);
+}
+
+static void rows_json(const struct summary *s)
+{
+	jw_uint_field(s->jw, session_rows[SESSION_ST_rows_loaded].key, s->st.rows_loaded);
+}
+
+static void rss_text(const struct summary *s)
+{
+	fprintf(stderr, "  %-22s %10.1f MiB\n", "peak RSS", mib(s->res->peak_rss));
+}
+
+static void rss_json(const struct summary *s)
+{
+	jw_uint_field(s->jw, "peak_rss_bytes", s->res->peak_rss);
+}
+
+/*
+ * The BPF time of a sample: the kernel's mean over every run of the
+ * program (the runs that leave at once too: another process's, an idle
+ * CPU's) when it counts it, and the median and p99 of the targets' samples
+ * from BPF's own histogram, which is always there. Silent when neither is.
+ */
+static void bpf_time_text(const struct summary *s)
+{
+	const struct sample_times *t = &s->res->times;
+
+	if (s->res->bpf_ns_per_sample < 0 && !t->count)
+		return;
+	fprintf(stderr, "  %-22s ", "BPF ns per sample");
+	if (s->res->bpf_ns_per_sample >= 0)
+		fprintf(stderr, "%10.0f", s->res->bpf_ns_per_sample);
+	else
+		fprintf(stderr, "%10s", "-");
+	if (t->count)
+		fprintf(stderr, "   (median %.0f, p99 %.0f)", t->p50, t->p99);
+	fputc('\n', stderr);
+}
+
+static void bpf_time_json(const struct summary *s)
+{
+	put_ns(s->jw, "bpf_ns_per_sample", s->res->bpf_ns_per_sample);
+	jw_uint_field(s->jw, "bpf_samples_timed", s->res->times.count);
+	put_ns(s->jw, "bpf_ns_sample_p50", s->res->times.p50);
+	put_ns(s->jw, "bpf_ns_sample_p99", s->res->times.p99);
+}
+
+/* How long an exec waited for its tables, its process held: only when one did. */
+static void exec_time_text(const struct summary *s)
+{
+	const struct sample_times *t = &s->st.exec_to_tables;
+
+	if (!t->count)
+		return;
+	fprintf(stderr, "  %-22s %10" PRIu64 "   (median %.1f ms, p99 %.1f ms)\n",
+		"execs to tables", t->count, t->p50 / 1e6, t->p99 / 1e6);
+}
+
+static void exec_time_json(const struct summary *s)
+{
+	const struct sample_times *t = &s->st.exec_to_tables;
+
+	jw_uint_field(s->jw, "execs_timed", t->count);
+	put_ns(s->jw, "exec_to_tables_ns_p50", t->count ? t->p50 : -1);
+	put_ns(s->jw, "exec_to_tables_ns_p99", t->count ? t->p99 : -1);
+}
+
+/* "bpf_sample_costs": for each cost, {"samples": N, "mean_ns": NS or null}. */
+static void costs_json(const struct summary *s)
+{
+	jw_key(s->jw, "bpf_sample_costs");
+	jw_object_start(s->jw);
+	for (uint32_t i = 0; i < UNW_COST_NR; i++) {
+		const struct unw_cost_sum *c = &s->res->costs[i];
+
+		jw_key(s->jw, sample_times__cost_name(i));
+		jw_object_start(s->jw);
+		jw_uint_field(s->jw, "samples", c->samples);
+		put_ns(s->jw, "mean_ns", c->samples ? (double)c->ns / (double)c->samples : -1);
+		jw_object_end(s->jw);
+	}
+	jw_object_end(s->jw);
+}
+
+/* What debuginfod fetched: only when DEBUGINFOD_URLS named servers. */
+static void debuginfod_text(const struct summary *s)
+{
+	const struct debuginfod_stats *st = &s->res->debuginfod_stats;
+
+	if (!s->res->debuginfod)
 		return;
 	fprintf(stderr, "  %-22s %10" PRIu64 "   of %" PRIu64 " asked for", "debug files fetched",
 		st->found, st->requested);
@@ -126,66 +462,81 @@ static void print_debuginfod(const struct recorder_result *res)
 	fputc('\n', stderr);
 }
 
-/* What kept processes or files from their tables; silent when nothing did. */
-static void print_left_out(const struct session_stats *st)
+/* "debuginfod": what the fetches came to (null without DEBUGINFOD_URLS). */
+static void debuginfod_json(const struct summary *s)
 {
-	const struct {
-		const char *label;
-		uint64_t n;
-		const char *why;
-	} lines[] = {
-		{ "events lost", st->events_lost, "process events: ring buffer full" },
-		{ "processes over limit", st->maps_over_limit, "mappings over the limit" },
-		{ "processes gone", st->processes_gone, "exited while their mappings were read" },
-		{ "files replaced", st->files_replaced, "the path led to another file" },
-		{ "files skipped", st->files_skipped, "walked with frame pointers" },
-	};
+	const struct debuginfod_stats *st = &s->res->debuginfod_stats;
+	struct json_writer *jw = s->jw;
 
-	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
-		if (lines[i].n)
-			fprintf(stderr, "  %-22s %10" PRIu64 "   (%s)\n", lines[i].label,
-				lines[i].n, lines[i].why);
+	jw_key(jw, "debuginfod");
+	if (!s->res->debuginfod) {
+		jw_null(jw);
+		return;
+	}
+	jw_object_start(jw);
+	jw_uint_field(jw, "requested", st->requested);
+	jw_uint_field(jw, "fetched", st->found);
+	jw_uint_field(jw, "not_found", st->absent);
+	jw_uint_field(jw, "failed", st->failed);
+	jw_uint_field(jw, "no_answer", st->abandoned);
+	jw_object_end(jw);
 }
 
-#define PROCESSES_SHOWN 5 /* in the summary's time by process */
-
-static double seconds(uint64_t ns)
-{
-	return ns / 1e9;
-}
+/* The label and value of off-CPU count id. */
+#define OFF(s, id) unw_rows[UNW_ST_##id].label, stat_value((s), &unw_rows[UNW_ST_##id])
 
 /* --off-cpu: what became of the blocks, and each kind's time; every block in one place. */
-static void print_off_cpu_blocks(const struct session_stats *st)
+static void off_cpu_text(const struct summary *s)
 {
+	static const enum unw_stat notes[] = { UNW_ST_OFF_UNDER_WAY_AT_END, UNW_ST_OFF_END_UNSEEN,
+					       UNW_ST_OFF_UNTIMED, UNW_ST_OFF_NO_KSTACK };
+	const struct session_stats *st = &s->st;
+
+	if (!s->res->off_cpu)
+		return;
 	fprintf(stderr,
-		"  %-22s %10" PRIu64 " = walked %" PRIu64 " + short %" PRIu64
-		" + outside a call %" PRIu64 " + over the cap %" PRIu64 " + exited %" PRIu64
-		" + lost %" PRIu64 " + at the end %" PRIu64 "\n",
-		"off-CPU blocks", st->off_blocks, st->off_walked, st->off_short, st->off_outside,
-		st->off_capped, st->off_exited, st->off_lost, st->off_pending_at_end);
-	if (st->off_under_way_at_end)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (blocked when the run ended)\n",
-			"blocks under way", st->off_under_way_at_end);
-	if (st->off_end_unseen)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (timed by the thread's CPU time since)\n",
-			"switched in unseen", st->off_end_unseen);
-	if (st->off_untimed)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (no room for their thread: no time)\n",
-			"blocks untimed", st->off_untimed);
-	if (st->off_no_kstack)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (the thread's block before was short)\n",
-			"no kernel stack", st->off_no_kstack);
+		"  %-22s %10" PRIu64 " = %s %" PRIu64 " + %s %" PRIu64 " + %s %" PRIu64
+		" + %s %" PRIu64 " + %s %" PRIu64 " + %s %" PRIu64 " + %s %" PRIu64 "\n",
+		unw_rows[UNW_ST_OFF_BLOCKS].label, st->off_blocks, OFF(s, OFF_WALKED),
+		OFF(s, OFF_SHORT), OFF(s, OFF_OUTSIDE), OFF(s, OFF_CAPPED), OFF(s, OFF_EXITED),
+		OFF(s, OFF_LOST), OFF(s, OFF_PENDING_AT_END));
+	for (size_t i = 0; i < ARRAY_SIZE(notes); i++) {
+		const struct stat_row *row = &unw_rows[notes[i]];
+
+		if (stat_value(s, row))
+			fprintf(stderr, "  %-22s %10" PRIu64 "   (%s)\n", row->label,
+				stat_value(s, row), row->note);
+	}
 	fprintf(stderr, "  %-22s %10.3f s = walked %.3f s + unwalked %.3f s + lost %.3f s\n",
 		"off-CPU time", seconds(st->off_ns + st->off_unwalked_ns + st->off_lost_ns),
 		seconds(st->off_ns), seconds(st->off_unwalked_ns), seconds(st->off_lost_ns));
 }
 
-/* --off-cpu: the processes with the most time, on the CPU and off it. */
-static void print_times_by_process(const struct recorder_result *res)
+/* "off_cpu": the blocks by what became of them, and their time (null without --off-cpu). */
+static void off_cpu_json(const struct summary *s)
 {
+	jw_key(s->jw, "off_cpu");
+	if (!s->res->off_cpu) {
+		jw_null(s->jw);
+		return;
+	}
+	jw_object_start(s->jw);
+#define OFF_JSON(id, ...) \
+	jw_uint_field(s->jw, unw_rows[UNW_ST_##id].key, stat_value(s, &unw_rows[UNW_ST_##id]));
+	UNW_OFF_STATS(OFF_JSON)
+#undef OFF_JSON
+	jw_object_end(s->jw);
+}
+
+/* --off-cpu: the processes with the most time, on the CPU and off it. */
+static void times_text(const struct summary *s)
+{
+	const struct recorder_result *res = s->res;
 	const struct proc_times *pt = res->times_by_process;
 	size_t n = proc_times__count(pt);
 
+	if (!res->off_cpu)
+		return;
 	fprintf(stderr, "  %-22s %10s %10s %10s %10s\n", "time by process", "on-CPU", "off walked",
 		"unwalked", "sum");
 	for (size_t i = 0; i < n && i < PROCESSES_SHOWN; i++) {
@@ -202,270 +553,12 @@ static void print_times_by_process(const struct recorder_result *res)
 		fprintf(stderr, "    %zu more (--stats-json has them all)\n", n - PROCESSES_SHOWN);
 }
 
-/*
- * The BPF time of a sample: the kernel's mean over every run of the
- * program (the runs that leave at once too: another process's, an idle
- * CPU's) when it counts it, and the median and p99 of the targets' samples
- * from BPF's own histogram, which is always there. Silent when neither is.
- */
-static void print_bpf_time(const struct recorder_result *res)
-{
-	const struct sample_times *t = &res->times;
-
-	if (res->bpf_ns_per_sample < 0 && !t->count)
-		return;
-	fprintf(stderr, "  %-22s ", "BPF ns per sample");
-	if (res->bpf_ns_per_sample >= 0)
-		fprintf(stderr, "%10.0f", res->bpf_ns_per_sample);
-	else
-		fprintf(stderr, "%10s", "-");
-	if (t->count)
-		fprintf(stderr, "   (median %.0f, p99 %.0f)", t->p50, t->p99);
-	fputc('\n', stderr);
-}
-
-/* How long an exec waited for its tables, its process held: only when one did. */
-static void print_exec_time(const struct session_stats *st)
-{
-	const struct sample_times *t = &st->exec_to_tables;
-
-	if (!t->count)
-		return;
-	fprintf(stderr, "  %-22s %10" PRIu64 "   (median %.1f ms, p99 %.1f ms)\n",
-		"execs to tables", t->count, t->p50 / 1e6, t->p99 / 1e6);
-}
-
-void record_print_summary(const struct recorder_result *res)
-{
-	const struct session_stats st = recorder_result__shown_stats(res);
-
-	fprintf(stderr, "unwprof: recorded %.1f s%s\n", res->elapsed,
-		res->targets_gone      ? " (every target exited)" :
-		res->ended_at_duration ? " (the command was still running: ended at -d)" :
-					 "");
-	uint64_t user = recorder_result__user_samples(res, &st);
-
-	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "samples", st.samples);
-	if (res->outcomes.idle || res->outcomes.kernel) {
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (no task on the CPU)\n", "idle",
-			res->outcomes.idle);
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (no user stack to walk)\n",
-			"kernel threads", res->outcomes.kernel);
-	}
-	if (res->outcomes.exec)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (the old stack gone: [exec])\n",
-			"inside exec", res->outcomes.exec);
-	if (res->outcomes.idle || res->outcomes.kernel || res->outcomes.exec)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (the shares below are of them)\n",
-			"with a user stack", user);
-	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "walked to the bottom", st.complete,
-		percent(st.complete, user));
-	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%", "with frame pointers", st.fp,
-		percent(st.fp, user));
-	if (st.fp)
-		fprintf(stderr, "   (%" PRIu64 " to the bottom)", st.fp_complete);
-	fputc('\n', stderr);
-	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%\n", "truncated", st.truncated,
-		percent(st.truncated, user));
-	fprintf(stderr, "  %-22s %10" PRIu64 "   %5.1f%%", "elided", st.elided,
-		percent(st.elided, user));
-	if (st.elided)
-		fprintf(stderr, "   (deeper than %d words: the middle left out)", UNW_DEPTH_MAX);
-	fputc('\n', stderr);
-	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "lost", st.lost);
-	print_runtimes(&st, user);
-	print_errors(&st);
-	print_failures(res);
-	print_outcomes(res, &st);
-	fprintf(stderr, "  %-22s %10" PRIu64 "\n", "processes", st.processes);
-	fprintf(stderr, "  %-22s %10" PRIu64 "   %.1f MiB (%.1f bytes a row with their index)\n",
-		"unwind rows loaded", st.rows_loaded, mib(st.bytes_loaded),
-		st.rows_loaded ? (double)st.bytes_loaded / st.rows_loaded : 0.0);
-	fprintf(stderr, "  %-22s %10.1f MiB\n", "peak RSS", mib(res->peak_rss));
-	fprintf(stderr, "  %-22s %10.1f MiB\n", "BPF map memory", mib(st.map_bytes));
-	print_bpf_time(res);
-	print_exec_time(&st);
-	print_debuginfod(res);
-	if (res->off_cpu) {
-		print_off_cpu_blocks(&st);
-		print_times_by_process(res);
-	}
-	if (st.rows_unplaced)
-		fprintf(stderr, "  %-22s %10" PRIu64 "   (raise --max-shards)\n",
-			"unwind rows left out", st.rows_unplaced);
-	print_left_out(&st);
-}
-
-/* --stats-json: the summary, schema 3 (stats_put) */
-
-/* v >= 0 rounded to the nearest multiple of 1/scale, halves up. */
-static double round_to(double v, double scale)
-{
-	return (double)(uint64_t)(v * scale + 0.5) / scale;
-}
-
-/* ns to 0.1, null when < 0 (unknown). */
-static void stats_put_ns(struct json_writer *jw, const char *key, double ns)
-{
-	jw_key(jw, key);
-	if (ns >= 0)
-		jw_double(jw, round_to(ns, 10));
-	else
-		jw_null(jw);
-}
-
-/* "bpf_sample_costs": for each cost, {"samples": N, "mean_ns": NS or null}. */
-static void stats_put_costs(struct json_writer *jw, const struct recorder_result *res)
-{
-	jw_key(jw, "bpf_sample_costs");
-	jw_object_start(jw);
-	for (uint32_t i = 0; i < UNW_COST_NR; i++) {
-		const struct unw_cost_sum *c = &res->costs[i];
-
-		jw_key(jw, sample_times__cost_name(i));
-		jw_object_start(jw);
-		jw_uint_field(jw, "samples", c->samples);
-		stats_put_ns(jw, "mean_ns", c->samples ? (double)c->ns / (double)c->samples : -1);
-		jw_object_end(jw);
-	}
-	jw_object_end(jw);
-}
-
-/* {"count": N, "percent": P}, P rounded to 0.01 */
-static void stats_put_share(struct json_writer *jw, const char *key, uint64_t n, uint64_t whole)
-{
-	jw_key(jw, key);
-	jw_object_start(jw);
-	jw_uint_field(jw, "count", n);
-	jw_double_field(jw, "percent", round_to(percent(n, whole), 100));
-	jw_object_end(jw);
-}
-
-/* "NAME": {"count", "percent"} of the samples with each runtime's frames, "NAME_frames": its frames. */
-static void stats_put_runtimes(struct json_writer *jw, const struct session_stats *st,
-			       uint64_t user)
-{
-	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++) {
-		const struct runtime *rt = runtime_of_unwinder(u);
-		char key[64];
-
-		if (!rt->namer)
-			continue;
-		stats_put_share(jw, rt->name, st->runtime_samples[u], user);
-		snprintf(key, sizeof(key), "%s_frames", rt->name);
-		jw_uint_field(jw, key, st->runtime_frames[u]);
-	}
-}
-
-/* Every reason by name, zeros included, so that the keys do not depend on the run. */
-static void stats_put_errors(struct json_writer *jw, const struct session_stats *st)
-{
-	uint64_t other = 0;
-
-	jw_key(jw, "errors");
-	jw_object_start(jw);
-	for (unsigned int i = 0; i < ARRAY_SIZE(st->errors); i++) {
-		const char *name = session__error_name(i);
-
-		if (name)
-			jw_uint_field(jw, name, st->errors[i]);
-		else
-			other += st->errors[i];
-	}
-	if (other)
-		jw_uint_field(jw, "other", other);
-	jw_object_end(jw);
-}
-
-/* The samples split by outcome: walked + frame_pointer + failed + lost + not_drained. */
-/* "failures": the files where the most samples failed, with the reason. */
-static void stats_put_failures(struct json_writer *jw, const struct recorder_result *res)
-{
-	jw_key(jw, "failures");
-	jw_array_start(jw);
-	for (size_t i = 0; i < failures__count(res->failures) && i < FAILURES_STATS; i++) {
-		const struct failure *f = failures__get(res->failures, i);
-		const char *name = session__error_name(f->reason);
-
-		jw_object_start(jw);
-		jw_string_field(jw, "file", f->file);
-		jw_string_field(jw, "reason", name ? name : "other");
-		jw_uint_field(jw, "samples", f->samples);
-		jw_object_end(jw);
-	}
-	jw_array_end(jw);
-}
-
-static void stats_put_outcomes(struct json_writer *jw, const struct recorder_result *res,
-			       const struct session_stats *st)
-{
-	int64_t late = recorder_result__not_drained(res, st);
-
-	jw_key(jw, "outcomes");
-	jw_object_start(jw);
-	jw_uint_field(jw, "walked", res->outcomes.walked);
-	jw_uint_field(jw, "frame_pointer", res->outcomes.fp);
-	jw_uint_field(jw, "failed", res->outcomes.failed);
-	jw_uint_field(jw, "idle", res->outcomes.idle);
-	jw_uint_field(jw, "kernel_threads", res->outcomes.kernel);
-	jw_uint_field(jw, "exec", res->outcomes.exec);
-	jw_uint_field(jw, "lost", st->lost);
-	jw_int_field(jw, "not_drained", late);
-	jw_object_end(jw);
-}
-
-/* "off_cpu": the blocks by what became of them, and their time (null without --off-cpu). */
-static void stats_put_off_cpu(struct json_writer *jw, const struct recorder_result *res,
-			      const struct session_stats *st)
-{
-	jw_key(jw, "off_cpu");
-	if (!res->off_cpu) {
-		jw_null(jw);
-		return;
-	}
-	jw_object_start(jw);
-	jw_uint_field(jw, "blocks", st->off_blocks);
-	jw_uint_field(jw, "walked", st->off_walked);
-	jw_uint_field(jw, "walked_bottom", st->off_complete);
-	jw_uint_field(jw, "short", st->off_short);
-	jw_uint_field(jw, "outside_syscall", st->off_outside);
-	jw_uint_field(jw, "capped", st->off_capped);
-	jw_uint_field(jw, "exited", st->off_exited);
-	jw_uint_field(jw, "lost", st->off_lost);
-	jw_uint_field(jw, "pending_at_end", st->off_pending_at_end);
-	jw_uint_field(jw, "under_way_at_end", st->off_under_way_at_end);
-	jw_uint_field(jw, "untimed", st->off_untimed);
-	jw_uint_field(jw, "switched_in_unseen", st->off_end_unseen);
-	jw_uint_field(jw, "walked_without_kernel_stack", st->off_no_kstack);
-	jw_uint_field(jw, "walked_ns", st->off_ns);
-	jw_uint_field(jw, "unwalked_ns", st->off_unwalked_ns);
-	jw_uint_field(jw, "lost_ns", st->off_lost_ns);
-	jw_object_end(jw);
-}
-
-/* "debuginfod": what the fetches came to (null without DEBUGINFOD_URLS). */
-static void stats_put_debuginfod(struct json_writer *jw, const struct recorder_result *res)
-{
-	const struct debuginfod_stats *st = &res->debuginfod_stats;
-
-	jw_key(jw, "debuginfod");
-	if (!res->debuginfod) {
-		jw_null(jw);
-		return;
-	}
-	jw_object_start(jw);
-	jw_uint_field(jw, "requested", st->requested);
-	jw_uint_field(jw, "fetched", st->found);
-	jw_uint_field(jw, "not_found", st->absent);
-	jw_uint_field(jw, "failed", st->failed);
-	jw_uint_field(jw, "no_answer", st->abandoned);
-	jw_object_end(jw);
-}
-
 /* "processes_time": each process's time on and off the CPU, the most first. */
-static void stats_put_times(struct json_writer *jw, const struct recorder_result *res)
+static void times_json(const struct summary *s)
 {
+	const struct recorder_result *res = s->res;
 	const struct proc_times *pt = res->times_by_process;
+	struct json_writer *jw = s->jw;
 
 	jw_key(jw, "processes_time");
 	jw_array_start(jw);
@@ -485,73 +578,122 @@ static void stats_put_times(struct json_writer *jw, const struct recorder_result
 	jw_array_end(jw);
 }
 
-static void stats_put(struct json_writer *jw, const struct recorder_result *res,
-		      const struct session_stats *st, unsigned int freq)
-{
-	uint64_t user = recorder_result__user_samples(res, st);
+/* ---- the table ---- */
 
-	jw_object_start(jw);
-	jw_uint_field(jw, "schema", 3);
-	jw_double_field(jw, "duration_s", round_to(res->elapsed, 1000));
-	jw_uint_field(jw, "frequency_hz", freq);
-	jw_uint_field(jw, "samples", st->samples);
-	jw_uint_field(jw, "user_samples", user);
-	stats_put_share(jw, "walked", st->complete, user);
-	stats_put_share(jw, "frame_pointer", st->fp, user);
-	stats_put_share(jw, "frame_pointer_bottom", st->fp_complete, user);
-	stats_put_share(jw, "truncated", st->truncated, user);
-	stats_put_share(jw, "elided", st->elided, user);
-	stats_put_runtimes(jw, st, user);
-	jw_uint_field(jw, "frames_looked_up", st->lookups);
-	jw_uint_field(jw, "frames_cached", st->lookups_cached);
-	stats_put_errors(jw, st);
-	stats_put_failures(jw, res);
-	jw_uint_field(jw, "lost", st->lost);
-	stats_put_outcomes(jw, res, st);
-	jw_uint_field(jw, "processes", st->processes);
-	jw_uint_field(jw, "rows_loaded", st->rows_loaded);
-	jw_uint_field(jw, "bytes_loaded", st->bytes_loaded);
-	jw_uint_field(jw, "rules_loaded", st->rules_loaded);
-	jw_uint_field(jw, "pages_loaded", st->pages_loaded);
-	jw_uint_field(jw, "rows_unplaced", st->rows_unplaced);
-	jw_uint_field(jw, "events_lost", st->events_lost);
-	jw_uint_field(jw, "maps_over_limit", st->maps_over_limit);
-	jw_uint_field(jw, "processes_gone", st->processes_gone);
-	jw_uint_field(jw, "files_replaced", st->files_replaced);
-	jw_uint_field(jw, "files_skipped", st->files_skipped);
-	jw_uint_field(jw, "peak_rss_bytes", res->peak_rss);
-	jw_uint_field(jw, "bpf_map_bytes", st->map_bytes);
-	stats_put_ns(jw, "bpf_ns_per_sample", res->bpf_ns_per_sample);
-	jw_uint_field(jw, "bpf_samples_timed", res->times.count);
-	stats_put_ns(jw, "bpf_ns_sample_p50", res->times.p50);
-	stats_put_ns(jw, "bpf_ns_sample_p99", res->times.p99);
-	jw_uint_field(jw, "execs_timed", st->exec_to_tables.count);
-	stats_put_ns(jw, "exec_to_tables_ns_p50",
-		     st->exec_to_tables.count ? st->exec_to_tables.p50 : -1);
-	stats_put_ns(jw, "exec_to_tables_ns_p99",
-		     st->exec_to_tables.count ? st->exec_to_tables.p99 : -1);
-	stats_put_costs(jw, res);
-	stats_put_off_cpu(jw, res, st);
-	stats_put_times(jw, res);
-	stats_put_debuginfod(jw, res);
-	jw_object_end(jw);
+/* A line of the summary and its keys: a count's row, or a part's two functions (either NULL). */
+struct summary_entry {
+	const struct stat_row *row;
+	void (*text)(const struct summary *s);
+	void (*json)(const struct summary *s);
+};
+
+#define STAT(id)                              \
+	{                                     \
+		.row = &unw_rows[UNW_ST_##id] \
+	}
+#define SESSION(field)                                   \
+	{                                                \
+		.row = &session_rows[SESSION_ST_##field] \
+	}
+#define PART(name)                                       \
+	{                                                \
+		.text = name##_text, .json = name##_json \
+	}
+#define JSON_PART(name)             \
+	{                           \
+		.json = name##_json \
+	}
+
+static const struct summary_entry summary_entries[] = {
+	PART(run),
+	STAT(SAMPLES),
+	PART(user),
+	STAT(COMPLETE),
+	STAT(FP),
+	STAT(FP_COMPLETE),
+	STAT(TRUNCATED),
+	STAT(ELIDED),
+	STAT(LOST),
+	PART(runtimes),
+	STAT(LOOKUPS),
+	STAT(LOOKUPS_CACHED),
+	PART(errors),
+	PART(failures),
+	PART(outcomes),
+	SESSION(processes),
+	PART(rows),
+	SESSION(bytes_loaded),
+	SESSION(rules_loaded),
+	SESSION(pages_loaded),
+	PART(rss),
+	SESSION(map_bytes),
+	PART(bpf_time),
+	PART(exec_time),
+	JSON_PART(costs),
+	PART(debuginfod),
+	PART(off_cpu),
+	PART(times),
+	SESSION(rows_unplaced),
+	STAT(EVENTS_LOST),
+	SESSION(maps_over_limit),
+	SESSION(processes_gone),
+	SESSION(files_replaced),
+	SESSION(files_skipped),
+};
+
+static struct summary summary_of(const struct recorder_result *res)
+{
+	struct summary s = { .res = res, .st = recorder_result__shown_stats(res) };
+
+	s.user = recorder_result__user_samples(res, &s.st);
+	return s;
+}
+
+void record_print_summary(const struct recorder_result *res)
+{
+	const struct summary s = summary_of(res);
+	size_t n = ARRAY_SIZE(summary_entries);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct summary_entry *e = &summary_entries[i];
+
+		if (e->row && stat_line(&s, e->row, i + 1 < n ? summary_entries[i + 1].row : NULL))
+			i++; /* the row beside it was shown with it */
+		else if (e->text)
+			e->text(&s);
+	}
+}
+
+static void summary_json(const struct summary *s)
+{
+	jw_object_start(s->jw);
+	for (size_t i = 0; i < ARRAY_SIZE(summary_entries); i++) {
+		const struct summary_entry *e = &summary_entries[i];
+
+		if (e->row)
+			stat_json(s, e->row);
+		else if (e->json)
+			e->json(s);
+	}
+	jw_object_end(s->jw);
 }
 
 int record_write_stats(FILE *f, const struct recorder_result *res, void *args)
 {
 	const struct recorder_opts *o = &((const struct record_args *)args)->opts;
-	const struct session_stats shown = recorder_result__shown_stats(res), *st = &shown;
-	struct json_writer *jw = json_writer__new(f, true);
+	struct summary s = summary_of(res);
 	int err;
 
-	if (!jw) {
+	s.freq = o->freq;
+	s.jw = json_writer__new(f, true);
+	if (!s.jw) {
 		err = -errno;
 		pr_err("%s: %s", o->stats_json, strerror(errno));
 		return err;
 	}
-	stats_put(jw, res, st, o->freq);
+	summary_json(&s);
 	errno = 0;
-	err = json_writer__free(jw);
+	err = json_writer__free(s.jw);
 	/* -EIO for any failed write: the flush's errno says which (ENOSPC, EDQUOT). */
 	if (err == -EIO && errno)
 		err = -errno;

@@ -72,23 +72,3 @@ int offcpu__end(struct unwind_bpf *k)
 	bpf_link__destroy(link);
 	return 0;
 }
-
-void offcpu__stats(const uint64_t *sum, struct session_stats *st)
-{
-	st->off_blocks = sum[UNW_ST_OFF_BLOCKS];
-	st->off_walked = sum[UNW_ST_OFF_WALKED];
-	st->off_complete = sum[UNW_ST_OFF_COMPLETE];
-	st->off_short = sum[UNW_ST_OFF_SHORT];
-	st->off_outside = sum[UNW_ST_OFF_OUTSIDE];
-	st->off_capped = sum[UNW_ST_OFF_CAPPED];
-	st->off_exited = sum[UNW_ST_OFF_EXITED];
-	st->off_lost = sum[UNW_ST_OFF_LOST];
-	st->off_ns = sum[UNW_ST_OFF_NS];
-	st->off_unwalked_ns = sum[UNW_ST_OFF_UNWALKED_NS];
-	st->off_lost_ns = sum[UNW_ST_OFF_LOST_NS];
-	st->off_untimed = sum[UNW_ST_OFF_UNTIMED];
-	st->off_end_unseen = sum[UNW_ST_OFF_END_UNSEEN];
-	st->off_no_kstack = sum[UNW_ST_OFF_NO_KSTACK];
-	st->off_pending_at_end = sum[UNW_ST_OFF_PENDING_AT_END];
-	st->off_under_way_at_end = sum[UNW_ST_OFF_UNDER_WAY_AT_END];
-}

@@ -12,7 +12,6 @@
 struct unwind_bpf;
 struct bpf_link;
 struct session_opts;
-struct session_stats;
 
 #define OFFCPU_NR_LINKS 3
 
@@ -29,8 +28,5 @@ int offcpu__attach(struct unwind_bpf *k, struct bpf_link *links[OFFCPU_NR_LINKS]
  * the drain that follows. 0 or -errno, said.
  */
 int offcpu__end(struct unwind_bpf *k);
-
-/* The off-CPU counts of the summed stats array (UNW_ST_NR values) into st. */
-void offcpu__stats(const uint64_t *sum, struct session_stats *st);
 
 #endif

@@ -2090,19 +2090,14 @@ void session__stats(const struct session *s, struct session_stats *st)
 	if (!s || !s->loaded)
 		return;
 	session__tally(s, &tally); /* all 0 when it cannot be read */
-	st->samples = sum[UNW_ST_SAMPLES];
-	st->complete = sum[UNW_ST_COMPLETE];
-	st->fp_complete = sum[UNW_ST_FP_COMPLETE];
+#define UNW_STAT_COPY(id, field, ...) st->field = sum[UNW_ST_##id];
+	UNW_STATS(UNW_STAT_COPY)
+	UNW_OFF_STATS(UNW_STAT_COPY)
+#undef UNW_STAT_COPY
+	st->fp += st->fp_complete; /* BPF counts those apart */
+	st->lost += s->lost;	   /* and user space those it could not read back */
 	memcpy(st->runtime_samples, tally.runtime_samples, sizeof(st->runtime_samples));
 	memcpy(st->runtime_frames, tally.runtime_frames, sizeof(st->runtime_frames));
-	st->lookups = sum[UNW_ST_LOOKUPS];
-	st->lookups_cached = sum[UNW_ST_LOOKUPS_CACHED];
-	st->fp = sum[UNW_ST_FP] + st->fp_complete;
-	st->truncated = sum[UNW_ST_TRUNCATED];
-	st->elided = sum[UNW_ST_ELIDED];
-	st->exec = sum[UNW_ST_EXEC];
-	st->lost = sum[UNW_ST_LOST] + s->lost;
-	st->events_lost = sum[UNW_ST_EVENTS_LOST];
 	memcpy(st->errors, tally.errors, sizeof(st->errors));
 	st->processes = s->procs_seen;
 	st->holds = s->holds;
@@ -2122,8 +2117,7 @@ void session__stats(const struct session *s, struct session_stats *st)
 	st->map_bytes = session__map_bytes(s);
 	if (st->map_bytes < s->map_bytes_peak)
 		st->map_bytes = s->map_bytes_peak;
-	offcpu__stats(sum, st);
-	/* Walked in BPF, but their user stack could not be read back. */
+	/* Off-CPU blocks walked in BPF, but whose user stack could not be read back. */
 	st->off_walked -= s->off_lost < st->off_walked ? s->off_lost : st->off_walked;
 	st->off_ns -= s->off_lost_ns < st->off_ns ? s->off_lost_ns : st->off_ns;
 	st->off_lost += s->off_lost;

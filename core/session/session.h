@@ -143,72 +143,84 @@ struct session_opts {
 	void *ctx;
 };
 
+/*
+ * What the session counts itself, as bpf/abi.h's UNW_STATS: X(FIELD, KEY,
+ * LABEL, SHOW, NOTE), a field of struct session_stats, its KEY in
+ * --stats-json, the LABEL of its line in the summary and how it is shown
+ * (enum unw_stat_show), with a NOTE when it is not 0.
+ */
+#define SESSION_STATS(X)                                                                             \
+	/* Whose mappings were read; a reused pid counts again. */                                   \
+	X(processes, "processes", "processes", UNW_SHOW_COUNT, "")                                   \
+	/* Times a process was stopped until its new code had tables. */                             \
+	X(holds, "", "", UNW_SHOW_NONE, "")                                                          \
+	/* Rows of the tables loaded; their bytes with the page map entries and rules. */            \
+	X(rows_loaded, "rows_loaded", "unwind rows loaded", UNW_SHOW_NONE, "")                       \
+	X(bytes_loaded, "bytes_loaded", "bytes loaded", UNW_SHOW_JSON, "")                           \
+	X(rules_loaded, "rules_loaded", "rules loaded", UNW_SHOW_JSON, "")                           \
+	X(pages_loaded, "pages_loaded", "pages loaded", UNW_SHOW_JSON, "")                           \
+	/*                                                                                      \
+	 * Kernel memory of unwprof's BPF maps, as charged to it (memlock in fdinfo):        \
+	 * the most it was at a drain, or now; hash maps that grow as they fill shrink.      \
+	 */    \
+	X(map_bytes, "bpf_map_bytes", "BPF map memory", UNW_SHOW_BYTES, "")                          \
+	/* What kept processes or files from their tables: */                                        \
+	/* rows that did not fit under max_shards (or max executables) */                            \
+	X(rows_unplaced, "rows_unplaced", "unwind rows left out", UNW_SHOW_LEFT_OUT,                 \
+	  "raise --max-shards")                                                                      \
+	/* processes with more than UNW_MAPS_MAX executable mappings: the rest use frame pointers */ \
+	X(maps_over_limit, "maps_over_limit", "processes over limit", UNW_SHOW_LEFT_OUT,             \
+	  "mappings over the limit")                                                                 \
+	X(processes_gone, "processes_gone", "processes gone", UNW_SHOW_LEFT_OUT,                     \
+	  "exited while their mappings were read")                                                   \
+	/*                                                                                      \
+	 * mapped files whose path, resolved inside the process's root, led to another       \
+	 * file than the mapped one (a planted symlink, a replaced file); the mapped inode   \
+	 * is then read through /proc/PID/map_files when it can                              \
+	 */    \
+	X(files_replaced, "files_replaced", "files replaced", UNW_SHOW_LEFT_OUT,                     \
+	  "the path led to another file")                                                            \
+	/* files not opened as the mapped inode, or not ELF: frame pointers */                       \
+	X(files_skipped, "files_skipped", "files skipped", UNW_SHOW_LEFT_OUT,                        \
+	  "walked with frame pointers")
+
+/* SESSION_ST_FIELD: the index of a row of SESSION_STATS. */
+enum session_stat {
+#define SESSION_STAT_ENUM(field, ...) SESSION_ST_##field,
+	SESSION_STATS(SESSION_STAT_ENUM)
+#undef SESSION_STAT_ENUM
+		SESSION_ST_NR,
+};
+
+/*
+ * The session's figures: what BPF counted (UNW_STATS, UNW_OFF_STATS) and what
+ * the session counts (SESSION_STATS), a field each, and the figures kept
+ * by reason, runtime and time. fp counts every sample with frame pointers,
+ * fp_complete those of them that reached the bottom (Go, code that keeps
+ * frame pointers); lost, the samples taken but not delivered (the count map
+ * was full, or their user stack could not be read back): after
+ * session__stop() and the drain that follows, walked + fp + failed + lost
+ * adds up to samples. The off-CPU blocks that ended add up: off_blocks =
+ * off_walked + off_short + off_outside + off_capped + off_exited + off_lost
+ * + off_pending_at_end.
+ */
 struct session_stats {
-	uint64_t samples; /* taken by BPF */
-	uint64_t complete;
-	uint64_t fp;
-	uint64_t fp_complete; /* of fp: reached the bottom (Go, code that keeps frame pointers) */
+#define SESSION_STAT_FIELD(field, ...) uint64_t field;
+#define UNW_STAT_FIELD(id, field, ...) uint64_t field;
+	UNW_STATS(UNW_STAT_FIELD)
+	UNW_OFF_STATS(UNW_STAT_FIELD)
+	SESSION_STATS(SESSION_STAT_FIELD)
+#undef UNW_STAT_FIELD
+#undef SESSION_STAT_FIELD
+	uint64_t errors[SESSION_NR_ERRORS]; /* samples per reason, see session__error_name() */
 	/* By runtime (enum unw_unwinder): samples with its frames, and its frames written. */
 	uint64_t runtime_samples[UNW_UW_NR];
 	uint64_t runtime_frames[UNW_UW_NR];
-	uint64_t lookups;	 /* frames looked up in a process's mappings */
-	uint64_t lookups_cached; /* of them, answered by BPF's per-CPU cache of lookups */
-	uint64_t truncated;	 /* not walked to the bottom within the walk's bounds */
-	uint64_t elided; /* deeper than a stored stack: both ends kept, the middle counted */
-	uint64_t exec;	 /* inside execve past its point of no return: no user stack */
-	/*
-	 * Samples taken but not delivered: the count map was full, or their
-	 * user stack could not be read back. After session__stop() and the
-	 * drain that follows, walked + fp + failed + lost adds up to samples.
-	 */
-	uint64_t lost;
-	uint64_t events_lost;		    /* process events dropped: the ring buffer was full */
-	uint64_t errors[SESSION_NR_ERRORS]; /* samples per reason, see session__error_name() */
-	uint64_t processes; /* whose mappings were read; a reused pid counts again */
-	uint64_t holds;	    /* times a process was stopped until its new code had tables */
 	/*
 	 * The time from an exec to its tables in BPF (its process held
 	 * meanwhile): how many were timed, the median and p99 in ns (< 0: none).
 	 */
 	struct sample_times exec_to_tables;
-	uint64_t rows_loaded;
-	uint64_t bytes_loaded; /* of the rows, the page map entries and the rules they use */
-	uint64_t rules_loaded; /* distinct rules of every row loaded */
-	uint64_t pages_loaded;
-	uint64_t rows_unplaced;	 /* did not fit under max_shards (or max executables) */
-	uint64_t processes_gone; /* exited while their mappings were read: skipped */
-	/*
-	 * Mapped files whose path, resolved inside the process's root, led to
-	 * another file than the mapped one (a planted symlink, a replaced file);
-	 * the mapped inode is then read through /proc/PID/map_files when it can.
-	 */
-	uint64_t files_replaced;
-	uint64_t files_skipped; /* not opened as the mapped inode, or not ELF: frame pointers */
-	/* Processes with more than UNW_MAPS_MAX executable mappings: the rest use frame pointers. */
-	uint64_t maps_over_limit;
-	/*
-	 * Kernel memory of unwprof's BPF maps, as charged to it (memlock in fdinfo): the
-	 * most it was at a drain, or now; hash maps that grow as they fill shrink at a drain.
-	 */
-	uint64_t map_bytes;
-	/*
-	 * Off-CPU (bpf/abi.h, UNW_ST_OFF_*): the blocks that ended, and
-	 * what became of each: walked, or counted [unwalked] (short, outside a
-	 * system call, capped, exited), or lost; with the ns of each kind.
-	 * Untimed: blocks whose end was not seen, their time unknown.
-	 */
-	uint64_t off_blocks, off_walked, off_complete, off_short, off_outside, off_capped;
-	uint64_t off_exited, off_lost, off_untimed, off_end_unseen;
-	uint64_t off_no_kstack; /* walked without their kernel stack: the block before was short */
-	uint64_t off_ns, off_unwalked_ns, off_lost_ns;
-	/*
-	 * When the run ended: blocks that had ended but were not walked yet,
-	 * and blocks under way (their time up to the end); counted [unwalked],
-	 * their time in off_unwalked_ns. The ended blocks add up: off_blocks =
-	 * off_walked + off_short + off_outside + off_capped + off_exited +
-	 * off_lost + off_pending_at_end.
-	 */
-	uint64_t off_pending_at_end, off_under_way_at_end;
 };
 
 /*

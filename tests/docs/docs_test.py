@@ -7,6 +7,8 @@
     docs_test.py man SRCDIR [SCDOC]           the man pages build with scdoc
     docs_test.py reasons SRCDIR               unwprof-record(1) names every reason of
                                               bpf/abi.h's UNW_ERRORS and the runtimes'
+    docs_test.py stats SRCDIR                 unwprof-record(1) names every key of
+                                              --stats-json the lists of counts define
     docs_test.py bash UNWPROF SRCDIR          bash completion, driven for real
     docs_test.py zsh UNWPROF SRCDIR           zsh completion, driven in a pty
     docs_test.py fish UNWPROF SRCDIR          fish completion, driven by complete -C
@@ -350,6 +352,38 @@ def test_reasons(src):
     return finish()
 
 
+def stat_keys(src):
+    """The --stats-json keys of the lists of counts: bpf/abi.h's UNW_STATS and UNW_OFF_STATS,
+    X(ID, FIELD, "KEY", ...), and core/session/session.h's SESSION_STATS, X(FIELD, "KEY",
+    ...); a row without a key is not in the file."""
+    keys = []
+    for header, macro in (('bpf/abi.h', 'UNW_STATS'), ('bpf/abi.h', 'UNW_OFF_STATS'),
+                          ('core/session/session.h', 'SESSION_STATS')):
+        with open(os.path.join(src, header)) as f:
+            text = f.read()
+        block = re.search(r'#define ' + macro + r'\(X\)((?:.*\\\n)*.*)', text)
+        if not block:
+            return None
+        keys += [k for k in re.findall(r'X\(\s*(?:\w+,\s*)?\w+,\s*"([^"]*)"',
+                                       block.group(1).replace('\\\n', ' ')) if k]
+    return keys
+
+
+def test_stats(src):
+    """Each key of --stats-json the lists of counts define is explained in the man page."""
+    keys = stat_keys(src)
+    if not keys:
+        fail('bpf/abi.h or core/session/session.h: a list of counts is missing')
+        return finish()
+    with open(man_path(src, 'record')) as f:
+        man = f.read()
+    for key in keys:
+        if f'*{key}*' not in man:
+            fail(f'{man_path(src, "record")} does not explain the --stats-json key {key}')
+    print(f'{len(keys)} keys')
+    return finish()
+
+
 def sleeper():
     return subprocess.Popen(['sleep', '60'])
 
@@ -472,6 +506,8 @@ def main(argv):
         return test_man(argv[2], argv[3] if len(argv) > 3 else '')
     if test == 'reasons' and len(argv) == 3:
         return test_reasons(argv[2])
+    if test == 'stats' and len(argv) == 3:
+        return test_stats(argv[2])
     tests = {'options': test_options, 'values': test_values, 'bash': test_bash,
              'zsh': test_zsh, 'fish': test_fish}
     if test not in tests or len(argv) != 4:

@@ -5,7 +5,8 @@
   check_stats.py JSON [--summary STDERR] [--min-walked PERCENT] [--max-not-drained N]
                 [--min-cached PERCENT]
 
-Schema 3: every key with its type; shares whose percent is their count over
+Schema 3: every key with its type (the counts' keys as bpf/abi.h's UNW_STATS and
+UNW_OFF_STATS and core/session/session.h's SESSION_STATS define them); shares whose percent is their count over
 the samples with a user stack (not idle, not of kernel threads, not inside
 exec); every such sample not walked to the bottom is accounted for as
 truncated or by an error reason; the outcomes (walked, frame pointers,
@@ -30,44 +31,61 @@ Exit status: 0 when every check holds, 1 otherwise (each failure on stderr).
 """
 import argparse
 import json
+import os
 import re
 import sys
 
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 # A row, an entry of the page map, a rule of the dictionary (bpf/abi.h).
 ROW_BYTES, PAGE_BYTES, RULE_BYTES = 4, 8, 16
-SHARES = ("walked", "frame_pointer", "frame_pointer_bottom", "truncated", "elided")
+
+
+def stat_rows(header, macro):
+    """The rows (key, label, show) of list macro of header: bpf/abi.h's UNW_STATS and
+    UNW_OFF_STATS, X(ID, FIELD, "KEY", "LABEL", SHOW, ...); session.h's SESSION_STATS,
+    X(FIELD, "KEY", "LABEL", SHOW, ...). Each key the summary has, defined once there."""
+    with open(os.path.join(SRC, header)) as f:
+        text = f.read()
+    block = re.search(r"#define " + macro + r"\(X\)((?:.*\\\n)*.*)", text)
+    if not block:
+        sys.exit(f"FAIL: {header}: no list {macro}")
+    rows = re.findall(r'X\(\s*(?:\w+,\s*)?\w+,\s*"([^"]*)",\s*"([^"]*)",\s*UNW_SHOW_(\w+)',
+                      block.group(1).replace("\\\n", " "))
+    if not rows:
+        sys.exit(f"FAIL: {header}: {macro} has no row")
+    return rows
+
+
+STAT_ROWS = (stat_rows("bpf/abi.h", "UNW_STATS") +
+             stat_rows("core/session/session.h", "SESSION_STATS"))
+OFF_CPU_KEYS = [key for key, _, _ in stat_rows("bpf/abi.h", "UNW_OFF_STATS")]
+# Shares: {count, percent} of the samples with a user stack.
+SHARES = tuple(key for key, _, show in STAT_ROWS if show in ("SHARE", "BESIDE"))
 # What kept processes or files from their tables: JSON key, summary label.
-LEFT_OUT = {
-    "events_lost": "events lost",
-    "maps_over_limit": "processes over limit",
-    "processes_gone": "processes gone",
-    "files_replaced": "files replaced",
-    "files_skipped": "files skipped",
-}
+LEFT_OUT = {key: label for key, label, show in STAT_ROWS if show == "LEFT_OUT"}
 OUTCOMES = ("walked", "frame_pointer", "failed", "idle", "kernel_threads", "exec", "lost")
 # Memory: JSON key (bytes), summary label (MiB).
-MEMORY = {"peak_rss_bytes": "peak RSS", "bpf_map_bytes": "BPF map memory"}
-COUNTS = ("samples", "user_samples", "lost", "processes", "rows_loaded", "bytes_loaded",
-          "rules_loaded", "pages_loaded", "rows_unplaced", "bpf_samples_timed",
-          "frames_looked_up", "frames_cached",
-          "frequency_hz") + tuple(LEFT_OUT) + tuple(MEMORY)
+MEMORY = {"peak_rss_bytes": "peak RSS"}
+MEMORY.update({key: label for key, label, show in STAT_ROWS if show == "BYTES"})
+COUNTS = (("user_samples", "bpf_samples_timed", "frequency_hz", "peak_rss_bytes") +
+          tuple(key for key, _, show in STAT_ROWS if key and show not in ("SHARE", "BESIDE")))
 # The percentiles of BPF's histogram of sample times: ns, null when no sample was timed.
 TIMES = ("bpf_ns_sample_p50", "bpf_ns_sample_p99")
 # What a sample paid for (bpf_sample_costs), then the samples that paid for none, or some.
 COSTS = ("switched", "process_lookup", "table_lookup", "stack_grown", "kernel_stack",
          "new_count", "new_stack", "event")
-# Summary lines: label, then the JSON value it shows.
-SUMMARY = {
-    "samples": lambda s: s["samples"],
-    "walked to the bottom": lambda s: s["walked"]["count"],
-    "with frame pointers": lambda s: s["frame_pointer"]["count"],
-    "truncated": lambda s: s["truncated"]["count"],
-    "elided": lambda s: s["elided"]["count"],
-    "lost": lambda s: s["lost"],
-    "errors": lambda s: sum(s["errors"].values()),
-    "processes": lambda s: s["processes"],
-    "unwind rows loaded": lambda s: s["rows_loaded"],
-}
+
+
+def shown_value(key, show):
+    return (lambda s: s[key]["count"]) if show in ("SHARE", "BESIDE") else (lambda s: s[key])
+
+
+# Summary lines: label, then the JSON value it shows: the rows shown on lines of their
+# own, the rows loaded (a line of its own, whose other figures are in MiB), the errors.
+SUMMARY = {label: shown_value(key, show) for key, label, show in STAT_ROWS
+           if show in ("COUNT", "SHARE")}
+SUMMARY["unwind rows loaded"] = lambda s: s["rows_loaded"]
+SUMMARY["errors"] = lambda s: sum(s["errors"].values())
 
 failures = 0
 
@@ -130,6 +148,10 @@ def check_types(s):
     for key in TIMES:
         v = s.get(key, "missing")
         check(v is None or is_number(v), f"{key} is {v!r}, expected ns or null")
+    off_cpu = s.get("off_cpu", "missing")
+    check(off_cpu is None or (isinstance(off_cpu, dict) and list(off_cpu) == OFF_CPU_KEYS and
+                              all(is_count(v) for v in off_cpu.values())),
+          f"off_cpu is {off_cpu!r}, expected null or the counts {', '.join(OFF_CPU_KEYS)}")
     costs = s.get("bpf_sample_costs")
     if check(isinstance(costs, dict) and set(costs) == set(COSTS) | {"none", "any"},
              f"bpf_sample_costs is {costs!r}, expected {', '.join(COSTS)}, none, any"):
@@ -278,8 +300,9 @@ def check_summary(s, path):
             continue
         check(shown[label][0] == get(s),
               f"{label}: {shown[label][0]} in the summary, {get(s)} in the JSON")
-    for label, key in (("walked to the bottom", "walked"), ("with frame pointers", "frame_pointer"),
-                       ("truncated", "truncated"), ("elided", "elided")):
+    for key, label, show in STAT_ROWS:
+        if show != "SHARE":
+            continue
         if label in shown and shown[label][1] is not None:
             check(abs(float(shown[label][1]) - s[key]["percent"]) < 0.051,
                   f"{label}: {shown[label][1]}% in the summary, {s[key]['percent']} in the JSON")
