@@ -8,7 +8,8 @@
  *				of its frames, its reasons (UNW_RT_ERRORS)
  *	bpf/unwind_RT.bpf.h	its walk: the BPF program that writes its frames
  *				or steps its frames, tail-called by the native
- *				walk (bpf/walk.bpf.h), and its per-CPU state
+ *				walk (bpf/walk.bpf.h), and its per-CPU state;
+ *				bpf/runtimes.bpf.c builds them (UNW_RUNTIMES_WALKS)
  *	core/runtimes/RT/	what it reads of a file, where it walks in a
  *				process and the value it places there, what
  *				dump-unwind shows of it, the namer of its frames
@@ -31,4 +32,15 @@
 #include "unwind_python.h"
 #include "unwind_ruby.h"
 
+#endif
+
+/*
+ * Each runtime's walk, for the unit that builds them (bpf/runtimes.bpf.c),
+ * which defines UNW_RUNTIMES_WALKS once it has what they use.
+ */
+#if defined(UNW_RUNTIMES_WALKS) && !defined(UNWPROF_BPF_RUNTIMES_WALKS)
+#define UNWPROF_BPF_RUNTIMES_WALKS
+#include "unwind_go.bpf.h"
+#include "unwind_python.bpf.h"
+#include "unwind_ruby.bpf.h"
 #endif

@@ -4,7 +4,7 @@
  * the program the native walk hands a frame of rb_vm_exec over to
  * (UNW_UW_RUBY). It writes the Ruby frames of the thread ahead of the walk
  * (struct frames_ahead), one segment per activation of rb_vm_exec,
- * innermost first, as Python's walk does. Its process entries are
+ * innermost first. Its process entries are
  * ruby_procs (bpf/maps.bpf.h).
  */
 #ifndef UNWPROF_UNWIND_RUBY_BPF_H
@@ -88,7 +88,7 @@ static __always_inline void rb_iseq_seen(__u32 pid, __u64 iseq, __u32 tag)
 		stat_inc(UNW_ST_EVENTS_LOST);
 }
 
-/* What rb_frame did, as py_frame's. */
+/* What rb_frame did: wrote a frame or not, and whether its activation ends there. */
 enum { RB_WROTE = 0, RB_SKIPPED, RB_END, RB_WROTE_END, RB_FULL };
 
 /*
@@ -139,7 +139,11 @@ static __always_inline int rb_frame(struct scratch *sc, struct ruby_walk *st,
 	return flags & RB_FRAME_FLAG_FINISH ? RB_WROTE_END : RB_WROTE;
 }
 
-/* One step of rb_fill, as py_fill_step is of py_fill. A global function. */
+/*
+ * One step of rb_fill: the frame at the cursor written ahead, and its
+ * activation's segment closed when it ends there. 1 to go on. A global
+ * function: the loop over the steps verifies one path per step.
+ */
 __noinline int rb_fill_step(struct scratch *sc, struct ruby_walk *st,
 			    const struct unw_ruby_proc *rb, __u32 pid)
 {
@@ -163,7 +167,9 @@ __noinline int rb_fill_step(struct scratch *sc, struct ruby_walk *st,
 
 /*
  * Writes ahead the Ruby frames of the activations of rb_vm_exec from the
- * cursor on, one segment each, as py_fill does Python's.
+ * cursor on, one segment each, until the bottom or until the ahead is
+ * full: an activation that does not fit is left for the next run, from its
+ * start (more), unless it is alone and still does not fit.
  */
 static __always_inline void rb_fill(struct scratch *sc, struct ruby_walk *st,
 				    const struct unw_ruby_proc *rb, __u32 pid)
@@ -192,7 +198,8 @@ static __always_inline void rb_fill(struct scratch *sc, struct ruby_walk *st,
 /*
  * Ruby's walk of frame s->n, handed over by the native walk: the Ruby
  * frames of the thread written ahead, from the sampled thread's current
- * control frame on, as python_step does.
+ * control frame on, as many as fit, from where the last run of this walk
+ * left off. The native walk writes them and steps the frame.
  */
 static __always_inline __u32 ruby_step(struct scratch *sc, struct walk_saved *s)
 {

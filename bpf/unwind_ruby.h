@@ -26,7 +26,7 @@ struct unw_ruby_proc {
 	__u16 cfp_ep;
 	__u16 iseq_body; /* an iseq's body: its tag */
 	__u16 me_def;	 /* a method entry's definition: its tag */
-	__u8 refused;	 /* a version not read: UNW_E_RB_VERSION, as unw_python_proc's */
+	__u8 refused;	 /* a version not read: UNW_E_RB_VERSION, nothing else set */
 	__u8 pad;
 };
 

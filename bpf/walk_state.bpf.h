@@ -18,7 +18,7 @@
 #include "ustack_ends.h"
 
 /*
- * Runtimes' code (Python code objects, Ruby iseqs) whose event was sent:
+ * Runtimes' code (an interpreter's code objects) whose event was sent:
  * each is read once, while its process lives. One evicted is sent again,
  * which user space, having read it, ignores.
  */
@@ -114,7 +114,7 @@ struct walk_saved {
  * by activation of its interpreter's loop, innermost first: the native walk
  * writes a segment before each frame of the loop it meets (ahead_write),
  * without going back to the runtime's program, so a stack of many
- * activations (CPython before 3.11 runs each Python call in one) costs two
+ * activations (an interpreter may run each call of its language in one) costs two
  * tail calls, not two an activation. Words past the segments are for the
  * runtime's next program run (more).
  */

@@ -32,7 +32,7 @@
 enum fg_kind {
 	FG_USER,
 	FG_INLINED,	/* a function the compiler inlined into its caller */
-	FG_INTERPRETED, /* a Python or Ruby function, run by its interpreter */
+	FG_INTERPRETED, /* a function of a runtime's language, run by its interpreter */
 	FG_KERNEL,
 	FG_UNKNOWN, /* no symbol */
 	FG_PROCESS,

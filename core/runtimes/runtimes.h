@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The runtimes whose code unwprof walks or names its own way (Go's stack
- * switch, CPython's eval loop, Ruby's VM loop), each one entry (struct
- * runtime) of one table, which the rest of unwprof goes through without
+ * The runtimes whose code unwprof walks or names its own way (a runtime's
+ * stack switch, an interpreter's loop), each one entry (struct runtime) of
+ * one table (bpf/runtimes.h lists them), which the rest of unwprof goes through without
  * naming any runtime:
  *
  *  - the model (core/model/model.h) keeps what each runtime read of an
@@ -21,8 +21,8 @@
  * Adding a runtime (bpf/runtimes.h says the same of its BPF side): its
  * folder core/runtimes/NAME/ (its meson.build lists its sources; its entry,
  * `const struct runtime runtime_NAME`, in NAME.c), bpf/unwind_NAME.h and
- * bpf/unwind_NAME.bpf.h, a line in UNW_RUNTIMES and UNW_RUNTIMES_ERRORS
- * (bpf/runtimes.h) and its name in core/runtimes/meson.build.
+ * bpf/unwind_NAME.bpf.h; and its name in the lists of bpf/runtimes.h (the
+ * runtimes, their reasons, the headers) and of core/runtimes/meson.build.
  */
 #ifndef UNWPROF_RUNTIMES_H
 #define UNWPROF_RUNTIMES_H
@@ -57,7 +57,7 @@ struct runtime_place {
 /* What a runtime's frame is named. */
 struct frame_name {
 	const char *function;
-	const char *file; /* NULL: none (a Ruby C method) */
+	const char *file; /* NULL: none (a function of the interpreter's own, in C) */
 	uint32_t line;	  /* the line being run; 0 when unknown */
 	uint32_t first_line;
 };
@@ -90,7 +90,7 @@ struct frame_namer_ops {
 struct runtime {
 	enum unw_unwinder unwinder;
 	const char *name;  /* its BPF programs and map are named after it (bpf/runtimes.h) */
-	const char *title; /* in what is said of it: "Go's stack switch", "Python", "Ruby" */
+	const char *title; /* in what is said of it: "with TITLE frames" */
 	/*
 	 * Its state of ef (named path in what is said of one it cannot read),
 	 * when ef holds it: a state, whose free frees it; NULL when not.

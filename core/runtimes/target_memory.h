@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The processes an interpreter's namer reads (core/runtimes/python/pyframes.c,
- * rbframes.c), through /proc/PID/mem: each is an entry of the namer's own
+ * The processes an interpreter's namer reads (core/runtimes/runtimes.h:
+ * struct frame_namer_ops), through /proc/PID/mem: each is an entry of the namer's own
  * type whose first member is a struct proc_mem, kept in an array. Memory
  * of a profiled process is untrusted: a read is all or nothing.
  */

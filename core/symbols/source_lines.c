@@ -393,7 +393,7 @@ static bool tag_holds_code(const struct unit *u, uint16_t tag)
 
 /*
  * A C unit's structures hold no functions, and walking their members was
- * most of the walk of a unit that includes a large header (Python.h).
+ * most of the walk of a unit that includes a large header (an interpreter's C API).
  * Languages not known here are taken to have functions in their types.
  */
 static bool language_has_methods(const struct dwarf_die *cu)

@@ -3,7 +3,7 @@
  * What `unwprof dump-unwind` shows of an ELF file: the compact unwind table
  * record would build for it (with its separate debug file), one row per
  * line like `readelf -wF` or as JSON, a summary, and what the walks of Go,
- * CPython and Ruby read in the file when it is one of theirs.
+ * each runtime (core/runtimes/runtimes.h) reads in the file when it is one of its.
  *
  *	d = unwind_dump__open(&opts);	the file, its debug file, its table
  *	unwind_dump__write_text(d, stdout);	or __write_json, __write_pc_*
