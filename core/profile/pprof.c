@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * pprof writer and reader on the code protoc-c generates from pprof.proto,
- * with zlib for the gzip layer. The writer builds every part of the message
+ * with core/util/gzip.h for the gzip layer. The writer builds every part of the message
  * but its samples in memory; the samples, which grow with the length of a
  * run, are packed one at a time and streamed through the compressor with
  * the rest, in field order, so the bytes are those of the whole message
@@ -11,15 +11,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "core/pprof.pb-c.h"
 #include "../util/common.h"
+#include "../util/gzip.h"
 #include "../util/log.h"
 #include "pprof.h"
 #include "profile.h"
@@ -672,163 +671,20 @@ static int builder__build(struct builder *b)
 	return 0;
 }
 
-/* gzip */
-
-/* A gzip stream written to a file as it is compressed. */
-struct gz_writer {
-	z_stream zs;
-	gz_header header; /* zlib reads it when it writes the first bytes */
-	FILE *f;
-	uint8_t out[1 << 16];
-};
-
-/* A fixed header (mtime 0, no name) keeps the bytes the same from run to run. */
-static int gz_writer__init(struct gz_writer *w, FILE *f)
-{
-	w->f = f;
-	w->header.os = 3; /* Unix */
-	if (deflateInit2(&w->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		return -ENOMEM;
-	deflateSetHeader(&w->zs, &w->header);
-	return 0;
-}
-
-static int gz_writer__run(struct gz_writer *w, const void *buf, size_t len, int flush)
-{
-	if (len > UINT_MAX)
-		return -EFBIG;
-	w->zs.next_in = (Bytef *)buf;
-	w->zs.avail_in = (uInt)len;
-	do {
-		size_t have;
-
-		w->zs.next_out = w->out;
-		w->zs.avail_out = sizeof(w->out);
-		if (deflate(&w->zs, flush) == Z_STREAM_ERROR)
-			return -EIO;
-		have = sizeof(w->out) - w->zs.avail_out;
-		errno = 0;
-		if (have && fwrite(w->out, 1, have, w->f) != have)
-			return errno ? -errno : -EIO;
-	} while (w->zs.avail_out == 0);
-	return 0;
-}
-
-static int gz_writer__write(struct gz_writer *w, const void *buf, size_t len)
-{
-	return gz_writer__run(w, buf, len, Z_NO_FLUSH);
-}
-
-static int gz_writer__finish(struct gz_writer *w)
-{
-	return gz_writer__run(w, NULL, 0, Z_FINISH);
-}
-
-static void gz_writer__free(struct gz_writer *w)
-{
-	if (w)
-		deflateEnd(&w->zs);
-	free(w);
-}
-
-bool pprof__is_gzip(const void *buf, size_t len)
-{
-	const uint8_t *b = buf;
-
-	return len >= 2 && b[0] == 0x1f && b[1] == 0x8b;
-}
-
-static int gunzip_grow(char **out, size_t *cap, size_t max)
-{
-	size_t n = *cap ? *cap * 2 : 1 << 16;
-	char *p;
-
-	if (*cap > max)
-		return -EFBIG;
-	if (n > max + 2)
-		n = max + 2; /* one byte over max tells it was exceeded */
-	p = realloc(*out, n);
-	if (!p)
-		return -ENOMEM;
-	*out = p;
-	*cap = n;
-	return 0;
-}
-
-/* Inflates members one after another (concatenated gzip files are one file). */
-static int gunzip_run(z_stream *zs, size_t len, size_t max, char **out, size_t *cap)
-{
-	for (;;) {
-		int ret, err;
-
-		if (zs->total_out + 1 >= *cap) {
-			err = gunzip_grow(out, cap, max);
-			if (err)
-				return err;
-		}
-		zs->next_out = (Bytef *)*out + zs->total_out;
-		zs->avail_out = (uInt)(*cap - 1 - zs->total_out);
-		ret = inflate(zs, Z_NO_FLUSH);
-		if (zs->total_out > max)
-			return -EFBIG;
-		if (ret == Z_STREAM_END) {
-			if (zs->total_in == len)
-				return 0;
-			if (!pprof__is_gzip(zs->next_in, zs->avail_in))
-				return -EBADMSG;
-			ret = inflateReset2(zs, 15 + 16);
-		}
-		if (ret == Z_BUF_ERROR && zs->avail_in == 0)
-			return -ENODATA;
-		if (ret == Z_MEM_ERROR)
-			return -ENOMEM;
-		if (ret != Z_OK && ret != Z_BUF_ERROR)
-			return -EBADMSG;
-	}
-}
-
-int pprof__gunzip(const void *buf, size_t len, size_t max, char **out, size_t *out_len)
-{
-	z_stream zs = {};
-	size_t cap = 0;
-	int err;
-
-	*out = NULL;
-	*out_len = 0;
-	if (len > UINT_MAX)
-		return -EFBIG;
-	if (inflateInit2(&zs, 15 + 16) != Z_OK)
-		return -ENOMEM;
-	zs.next_in = (Bytef *)buf;
-	zs.avail_in = (uInt)len;
-	err = gunzip_run(&zs, len, max, out, &cap);
-	*out_len = zs.total_out;
-	inflateEnd(&zs);
-	if (err) {
-		free(*out);
-		*out = NULL;
-		*out_len = 0;
-		return err;
-	}
-	(*out)[*out_len] = '\0';
-	return 0;
-}
-
 /* Writing */
 
 /* Packs part, some fields of the Profile message, and compresses it. */
-static int write_part(struct builder *b, struct gz_writer *gz, const Pprof__Profile *part)
+static int write_part(struct builder *b, struct gzip *gz, const Pprof__Profile *part)
 {
 	size_t len = pprof__profile__get_packed_size(part);
 	int err = grow_buf((void **)&b->packed, &b->cap_packed, len + 1, 1);
 
 	if (err)
 		return err;
-	return gz_writer__write(gz, b->packed, pprof__profile__pack(part, b->packed));
+	return gzip__write(gz, b->packed, pprof__profile__pack(part, b->packed));
 }
 
-static int write_samples(struct builder *b, struct gz_writer *gz)
+static int write_samples(struct builder *b, struct gzip *gz)
 {
 	size_t nr = profile__nr_samples(b->p);
 
@@ -841,7 +697,7 @@ static int write_samples(struct builder *b, struct gz_writer *gz)
 			continue;
 		err = builder__pack_sample(b, s, &len);
 		if (!err)
-			err = gz_writer__write(gz, b->packed, len);
+			err = gzip__write(gz, b->packed, len);
 		if (err)
 			return err;
 	}
@@ -849,7 +705,7 @@ static int write_samples(struct builder *b, struct gz_writer *gz)
 }
 
 /* Field 1 (the sample types), the samples (field 2), then every later field. */
-static int write_message(struct builder *b, struct gz_writer *gz)
+static int write_message(struct builder *b, struct gzip *gz)
 {
 	Pprof__Profile head = PPROF__PROFILE__INIT, tail = b->msg;
 	int err;
@@ -869,22 +725,20 @@ static int write_message(struct builder *b, struct gz_writer *gz)
 int pprof__write(FILE *f, const struct profile *p, const struct pprof_write_opts *opts)
 {
 	struct builder b = { .p = p, .opts = opts };
-	struct gz_writer *gz = calloc(1, sizeof(*gz));
+	struct gzip *gz = gzip__new(f);
 	int err;
 
 	if (!gz)
 		return -ENOMEM;
-	err = gz_writer__init(gz, f);
-	if (!err)
-		err = builder__build(&b);
+	err = builder__build(&b);
 	if (!err)
 		err = write_message(&b, gz);
 	if (!err)
-		err = gz_writer__finish(gz);
+		err = gzip__finish(gz);
 	errno = 0;
 	if (!err && (fflush(f) || ferror(f)))
 		err = errno ? -errno : -EIO;
-	gz_writer__free(gz);
+	gzip__free(gz);
 	builder__free(&b);
 	return err;
 }

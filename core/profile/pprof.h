@@ -65,16 +65,6 @@ struct pprof_write_opts {
  */
 int pprof__write(FILE *f, const struct profile *p, const struct pprof_write_opts *opts);
 
-/* True when buf starts with the gzip magic. */
-bool pprof__is_gzip(const void *buf, size_t len);
-
-/*
- * Decompresses a gzip buffer into *out (malloc'd, NUL-terminated, *out_len
- * without the NUL). More than max bytes is -EFBIG; corrupt data -EBADMSG;
- * data that ends early -ENODATA.
- */
-int pprof__gunzip(const void *buf, size_t len, size_t max, char **out, size_t *out_len);
-
 /*
  * Decodes an uncompressed pprof protocol buffer into p (which should be
  * empty) and fills meta. Errors are printed naming name and say what is

@@ -17,6 +17,7 @@
 
 #include "../util/common.h"
 #include "folded_read.h"
+#include "../util/gzip.h"
 #include "../util/log.h"
 #include "pprof.h"
 #include "profile.h"
@@ -102,7 +103,7 @@ static int gunzip(const char *path, char **buf, size_t *len)
 	size_t out_len;
 	int err;
 
-	err = pprof__gunzip(*buf, *len, PPROF_MAX_SIZE, &out, &out_len);
+	err = gzip__decompress(*buf, *len, PPROF_MAX_SIZE, &out, &out_len);
 	if (err == -EFBIG)
 		pr_err("%s: decompresses to more than the limit of %llu MiB", path,
 		       PPROF_MAX_SIZE >> 20);
@@ -187,7 +188,7 @@ int report__load(const char *path, struct profile **out, struct report_input *in
 	err = load_file(path, &buf, &len);
 	if (err)
 		return err;
-	in->gzip = pprof__is_gzip(buf, len);
+	in->gzip = gzip__has_magic(buf, len);
 	if (in->gzip) {
 		err = gunzip(path, &buf, &len);
 		if (err)

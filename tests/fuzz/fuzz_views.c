@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/profile/folded.h"
+#include "core/util/gzip.h"
 #include "core/util/log.h"
 #include "core/profile/pprof.h"
 #include "core/profile/profile.h"
@@ -131,7 +132,7 @@ static void check_pprof_round_trip(const struct profile *p)
 	err = pprof__write(f, p, &opts);
 	if (fclose(f) || err)
 		goto cleanup;
-	CHECK(pprof__gunzip(buf, len, FUZZ_GUNZIP_MAX << 4, &raw, &raw_len) == 0);
+	CHECK(gzip__decompress(buf, len, FUZZ_GUNZIP_MAX << 4, &raw, &raw_len) == 0);
 	back = profile__new();
 	if (!back)
 		goto cleanup;
@@ -207,8 +208,8 @@ void fuzz_profile_input(const uint8_t *data, size_t size, fuzz_reader_fn read)
 	if (!copy)
 		return;
 	memcpy(copy, data, size);
-	if (pprof__is_gzip(copy, size) &&
-	    pprof__gunzip(copy, size, FUZZ_GUNZIP_MAX, &raw, &raw_len))
+	if (gzip__has_magic(copy, size) &&
+	    gzip__decompress(copy, size, FUZZ_GUNZIP_MAX, &raw, &raw_len))
 		goto cleanup;
 	p = profile__new();
 	if (p && read(raw ? raw : copy, raw_len, p) == 0)

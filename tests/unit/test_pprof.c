@@ -16,6 +16,7 @@
 #include "core/profile/atomic_file.h"
 #include "core/util/common.h"
 #include "core/profile/folded.h"
+#include "core/util/gzip.h"
 #include "core/util/log.h"
 #include "core/profile/pprof.h"
 #include "core/pprof.pb-c.h"
@@ -156,8 +157,8 @@ static struct profile *read_mem(const char *gz, size_t len, struct pprof_meta *m
 	char *raw = NULL;
 	size_t raw_len = 0;
 
-	CHECK(pprof__is_gzip(gz, len));
-	CHECK_EQ_INT(pprof__gunzip(gz, len, PPROF_MAX_SIZE, &raw, &raw_len), 0);
+	CHECK(gzip__has_magic(gz, len));
+	CHECK_EQ_INT(gzip__decompress(gz, len, PPROF_MAX_SIZE, &raw, &raw_len), 0);
 	CHECK_EQ_INT(pprof__decode(raw, raw_len, "memory", q, meta), 0);
 	free(raw);
 	return q;
@@ -268,13 +269,13 @@ static void test_gunzip_errors(void)
 	size_t len = 0, out_len;
 	char *gz = write_mem(p, &demo_opts, &len), *out;
 
-	CHECK_EQ_INT(pprof__gunzip(gz, len / 2, PPROF_MAX_SIZE, &out, &out_len), -ENODATA);
+	CHECK_EQ_INT(gzip__decompress(gz, len / 2, PPROF_MAX_SIZE, &out, &out_len), -ENODATA);
 	CHECK(out == NULL);
-	CHECK_EQ_INT(pprof__gunzip(gz, len, 16, &out, &out_len), -EFBIG);
+	CHECK_EQ_INT(gzip__decompress(gz, len, 16, &out, &out_len), -EFBIG);
 	gz[12] ^= 0xff;
 	gz[13] ^= 0xff;
 	gz[14] ^= 0xff;
-	CHECK(pprof__gunzip(gz, len, PPROF_MAX_SIZE, &out, &out_len) < 0);
+	CHECK(gzip__decompress(gz, len, PPROF_MAX_SIZE, &out, &out_len) < 0);
 	free(gz);
 	profile__free(p);
 }
@@ -425,7 +426,7 @@ static Pprof__Profile *unpack(const char *gz, size_t len)
 	char *raw = NULL;
 	size_t raw_len = 0;
 
-	CHECK_EQ_INT(pprof__gunzip(gz, len, PPROF_MAX_SIZE, &raw, &raw_len), 0);
+	CHECK_EQ_INT(gzip__decompress(gz, len, PPROF_MAX_SIZE, &raw, &raw_len), 0);
 	msg = pprof__profile__unpack(NULL, raw_len, (const uint8_t *)raw);
 	free(raw);
 	return msg;
