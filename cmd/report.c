@@ -26,6 +26,7 @@
 #include "../core/util/json.h"
 #include "../core/util/log.h"
 #include "../core/profile/report.h"
+#include "../core/profile/report_diff.h"
 #include "../core/profile/report_view.h"
 
 /* A performance regression beyond --fail-above; documented in --help. */

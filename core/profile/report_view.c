@@ -20,6 +20,7 @@
 #include "pprof.h"
 #include "profile.h"
 #include "report.h"
+#include "report_diff.h"
 #include "report_view.h"
 
 /* Helpers */

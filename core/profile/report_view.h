@@ -16,6 +16,7 @@
 #include "folded.h"
 #include "format_names.h"
 #include "report.h"
+#include "report_diff.h"
 
 struct json_writer;
 

@@ -14,6 +14,7 @@
 #include "core/profile/pprof.h"
 #include "core/profile/profile.h"
 #include "core/profile/report.h"
+#include "core/profile/report_diff.h"
 #include "fuzz_views.h"
 
 /* A broken invariant is a finding: abort so that libFuzzer keeps the input. */
