@@ -20,8 +20,8 @@
 #include "record.h"
 #include "../core/util/big_alloc.h"
 #include "../core/util/common.h"
-#include "../core/profile/format_names.h"
 #include "../core/util/log.h"
+#include "../core/profile/out_format.h"
 #include "../core/record/recorder.h"
 
 #define DEFAULT_FREQ 99
@@ -168,7 +168,7 @@ static void output_format_of(struct argp_state *state, struct record_args *args)
 	argp_error(state,
 		   "-o %s: the format cannot be told from the name: give --format folded, pprof "
 		   "or svg, or a name ending in %s",
-		   o->output, out_format__extensions);
+		   o->output, out_format__extensions());
 }
 
 /* The values of -d, -F and the options that take a number. */

@@ -22,9 +22,9 @@
 #include "cmd.h"
 #include "../core/util/common.h"
 #include "../core/profile/folded.h"
-#include "../core/profile/format_names.h"
 #include "../core/util/json.h"
 #include "../core/util/log.h"
+#include "../core/profile/out_format.h"
 #include "../core/profile/report.h"
 #include "../core/profile/report_diff.h"
 #include "../core/profile/report_view.h"
@@ -183,7 +183,7 @@ static void output_format_of(struct argp_state *state, struct report_args *args)
 	argp_error(state,
 		   "-o %s: the format cannot be told from the name: give --format folded, pprof "
 		   "or svg, or a name ending in %s",
-		   args->output, out_format__extensions);
+		   args->output, out_format__extensions());
 tty:
 	if (out_format__binary(args->format) && strcmp(args->output, "-") == 0 &&
 	    isatty(STDOUT_FILENO))

@@ -14,9 +14,9 @@
 #include "atomic_file.h"
 #include "flamegraph.h"
 #include "folded.h"
-#include "format_names.h"
 #include "../util/json.h"
 #include "../util/log.h"
+#include "out_format.h"
 #include "pprof.h"
 #include "profile.h"
 #include "report.h"
@@ -707,24 +707,18 @@ int report_view__diff_svg(const char *path, const struct report_file *base,
 int report_view__convert(FILE *f, const struct report_file *l, const struct report_view_opts *o,
 			 enum out_format format)
 {
-	struct pprof_write_opts popts = { .meta = l->in.meta };
 	struct folded_opts fopts = report_view__folded_opts(l, o);
 	char subtitle[128];
-	struct flamegraph_opts gopts = {
-		.title = l->path,
-		.subtitle = subtitle,
+	struct out_format_opts opts = {
 		.pid = fopts.pid,
 		.tid = fopts.tid,
-		.kernel = true,
+		.kernel = fopts.kernel,
+		.lines = fopts.lines,
+		.meta = l->in.meta,
+		.title = l->path,
+		.subtitle = subtitle,
 	};
 
 	snprintf(subtitle, sizeof(subtitle), "%" PRIu64 " samples", profile__total(l->profile));
-	switch (format) {
-	case OUT_PPROF:
-		return pprof__write(f, l->profile, &popts);
-	case OUT_SVG:
-		return flamegraph__write(f, l->profile, &gopts);
-	default:
-		return folded__write(f, l->profile, &fopts);
-	}
+	return out_format__write(f, format, l->profile, &opts);
 }

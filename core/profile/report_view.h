@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "folded.h"
-#include "format_names.h"
+#include "out_format.h"
 #include "report.h"
 #include "report_diff.h"
 
@@ -67,7 +67,10 @@ bool report_view__diff_check(const struct report_diff *d, const struct report_vi
 int report_view__diff_svg(const char *path, const struct report_file *base,
 			  const struct report_file *cur);
 
-/* l's profile to f in format; 0 or the writer's -errno (not said). */
+/*
+ * l's profile to f in format, by the writer of out_format.h's table; 0 or
+ * the writer's -errno (not said), -EINVAL for a format not in the table.
+ */
 int report_view__convert(FILE *f, const struct report_file *l, const struct report_view_opts *o,
 			 enum out_format format);
 

@@ -29,7 +29,7 @@
 #include <sys/types.h>
 
 #include "../elf/debuginfod.h"
-#include "../profile/format_names.h"
+#include "../profile/out_format.h"
 #include "../session/session.h"
 #include "../session/sample_time_stats.h"
 #include "proc_times.h"
