@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The SVG flame graph writer. Every frame name (locations and processes) is
- * interned into a rank in name order, each sample is a path of ranks from
- * the process to the leaf, and the samples sorted by path are merged the
- * way flamegraph.pl does: walking them in order, a frame opens where a path
- * leaves the previous one and closes where the next one leaves it, so a
- * frame's position and width come out in samples without building a tree.
+ * The SVG flame graph writer. Every frame name (the profile's frames and
+ * processes, named by frames.h) is interned into a rank in name order, each
+ * sample is a path of ranks from the process to the leaf (frames.h's walk),
+ * and the samples sorted by path are merged the way flamegraph.pl does:
+ * walking them in order, a frame opens where a path leaves the previous one
+ * and closes where the next one leaves it, so a frame's position and width
+ * come out in samples without building a tree.
  * Paths are read from the profile as they are compared and merged, and
  * frames written as they close (after a first merge that measures them):
  * what the writer holds follows the locations and the samples, not the
@@ -18,6 +19,7 @@
 
 #include "../util/common.h"
 #include "flamegraph.h"
+#include "frames.h"
 #include "profile.h"
 
 #define FG_WIDTH 1200	  /* of the image, in pixels */
@@ -46,16 +48,12 @@ static const char *const kind_class[] = {
 	[FG_ROOT] = "root",	[FG_OFF_CPU] = "off-cpu",
 };
 
-/* The frames of off-CPU paths that are no location's, after each profile's processes. */
-enum { FG_SRC_UNWALKED, FG_SRC_OFF_CPU, FG_NR_EXTRA };
-static const char *const extra_names[FG_NR_EXTRA] = { "[unwalked]", "[off-cpu]" };
-
 struct fg_name {
 	char *name; /* valid UTF-8 without control characters */
 	enum fg_kind kind;
 	/*
-	 * a frame of a location or a process, numbered as flamegraph.first
-	 * says: the profile's, then the base's (diff)
+	 * a frame or a process, numbered as flamegraph.src says: the
+	 * profile's, then the base's (diff)
 	 */
 	uint32_t src;
 };
@@ -83,12 +81,12 @@ struct flamegraph {
 	struct fg_name *names; /* sorted and unique: the index is the rank */
 	size_t nr_names;
 	/*
-	 * Name sources: each location has one frame per source line (the
-	 * functions inlined there, innermost first), else one; first[0][id]
-	 * is the first of location id of the profile, first[0][nr_locations]
-	 * its first process; first[1] numbers the base's after them (diff).
+	 * Name sources: the frames of the profile (core/profile/frames.h),
+	 * then one process per sample, from src[0]; the base's after them
+	 * from src[1] (diff).
 	 */
-	uint32_t *first[2];
+	struct frames *fr[2];
+	uint32_t src[2];
 	uint32_t *rank;	      /* of each name source */
 	struct fg_ref *paths; /* the samples, in the order of their paths */
 	size_t nr_paths;
@@ -154,68 +152,6 @@ static void sanitize(char *s)
 	*out = '\0';
 }
 
-/* "libfoo.so" of "/usr/lib/libfoo.so", "vdso" of "[vdso]", as the folded writer names them. */
-static char *mapping_name(const char *file)
-{
-	const char *base = strrchr(file, '/');
-	size_t len;
-
-	base = base ? base + 1 : file;
-	len = strlen(base);
-	if (len > 2 && base[0] == '[' && base[len - 1] == ']')
-		return strndup(base + 1, len - 2);
-	return strdup(base);
-}
-
-/* The name of a frame of l: function, else where it is; "_[i]" when inlined, "_[k]" in the kernel. */
-static char *location_name(const struct profile *p, const struct profile_location *l,
-			   const char *function, bool inlined)
-{
-	const struct profile_mapping *m;
-	const char *k = l->kernel ? "_[k]" : inlined ? "_[i]" : "";
-	char *name = NULL, *base;
-	int n;
-
-	m = l->mapping == PROFILE_NONE ? NULL : profile__mapping(p, l->mapping);
-	if (function) {
-		n = asprintf(&name, "%s%s", function, k);
-	} else if (m && m->file) {
-		base = mapping_name(m->file);
-		if (!base)
-			return NULL;
-		n = asprintf(&name, "[%s+0x%" PRIx64 "]%s", base, l->addr - m->start + m->offset,
-			     k);
-		free(base);
-	} else {
-		n = asprintf(&name, "[unknown]%s", k);
-	}
-	return n < 0 ? NULL : name;
-}
-
-static char *process_name(const struct profile_sample *s, const struct flamegraph_opts *opts)
-{
-	char comm[PROFILE_COMM_LEN + 1] = {};
-	const char *c = comm;
-	char *name = NULL;
-	int n;
-
-	memcpy(comm, s->comm, sizeof(s->comm));
-	if (!comm[0])
-		c = "[unknown]";
-	char thread[PROFILE_COMM_LEN + 1] = {};
-
-	memcpy(thread, s->thread, sizeof(s->thread));
-	if (opts->tid && thread[0] && strcmp(thread, c) != 0)
-		n = asprintf(&name, "%s-%" PRIu32 "/%" PRIu32 " (%s)", c, s->pid, s->tid, thread);
-	else if (opts->tid)
-		n = asprintf(&name, "%s-%" PRIu32 "/%" PRIu32, c, s->pid, s->tid);
-	else if (opts->pid)
-		n = asprintf(&name, "%s-%" PRIu32, c, s->pid);
-	else
-		n = asprintf(&name, "%s", c);
-	return n < 0 ? NULL : name;
-}
-
 static int name_cmp(const void *a, const void *b)
 {
 	const struct fg_name *na = a, *nb = b;
@@ -238,46 +174,46 @@ static bool by_address(const char *function)
 	return len > 2 && function[0] == '[' && function[len - 1] == ']' && strstr(function, "+0x");
 }
 
-/* The name of frame j (innermost first) of location id of p, which has n source lines. */
-static void frame_name(const struct profile *p, uint32_t id, const struct profile_line *lines,
-		       size_t n, size_t j, struct fg_name *out)
+/* The name of frame i of fr and its kind, by which it is colored. */
+static void frame_name(const struct frames *fr, const struct profile *p, uint32_t i,
+		       struct fg_name *out)
 {
-	const struct profile_location *l = profile__location(p, id);
-	bool inlined = j + 1 < n;
-	/* the outermost line's function is the location's */
-	const char *function = !n || (!inlined && l->function) ? l->function : lines[j].function;
+	static const struct frames_name_opts name_opts = { .marks = FRAMES_MARKS_ONE };
+	const char *function = frames__function(fr, i, &name_opts);
+	uint32_t k, loc = frames__location(fr, i, &k);
+	const struct profile_location *l;
+	const struct frame_kind *kind;
 
-	out->name = location_name(p, l, function, inlined);
+	out->name = frames__name(fr, i, &name_opts);
+	if (loc == PROFILE_NONE) {
+		out->kind = FG_OFF_CPU;
+		return;
+	}
+	l = profile__location(p, loc);
+	kind = frames__kind(l->kind);
 	out->kind = !function || by_address(function) ? FG_UNKNOWN :
 		    l->kernel			      ? FG_KERNEL :
-		    l->kind != PROFILE_FRAME_NATIVE   ? FG_INTERPRETED :
-		    inlined			      ? FG_INLINED :
+		    kind && kind->interpreted	      ? FG_INTERPRETED :
+		    k > 0			      ? FG_INLINED :
 							FG_USER;
 }
 
 /*
- * Numbers the name sources of p from *nr on: the frames of every location,
- * then the processes of its samples; first[id] is the first of location id,
- * first[nr_locations] the first process.
+ * Numbers the name sources of the profile (which 0) or of the base (1)
+ * from *nr on: the frames of its locations and its own, then the
+ * processes of its samples.
  */
-static int count_sources(const struct profile *p, uint32_t **first, size_t *nr)
+static int flamegraph__count(struct flamegraph *fg, uint32_t which, size_t *nr)
 {
-	size_t nr_loc = profile__nr_locations(p);
+	const struct profile *p = which ? fg->base : fg->p;
 
-	*first = calloc(nr_loc + 1, sizeof(**first));
-	if (!*first)
-		return -ENOMEM;
-	for (size_t i = 0; i < nr_loc; i++) {
-		size_t n;
-
-		profile__lines(p, (uint32_t)i, &n);
-		(*first)[i] = (uint32_t)*nr;
-		*nr += n ? n : 1;
-		if (*nr > UINT32_MAX - profile__nr_samples(p))
-			return -E2BIG;
-	}
-	(*first)[nr_loc] = (uint32_t)*nr;
-	*nr += profile__nr_samples(p) + FG_NR_EXTRA;
+	fg->fr[which] = frames__new(p);
+	if (!fg->fr[which])
+		return -errno;
+	fg->src[which] = (uint32_t)*nr;
+	*nr += frames__nr(fg->fr[which]) + profile__nr_samples(p);
+	if (*nr > UINT32_MAX)
+		return -E2BIG;
 	return 0;
 }
 
@@ -287,39 +223,32 @@ static int flamegraph__count_sources(struct flamegraph *fg, size_t *nr)
 	int err;
 
 	*nr = 0;
-	err = count_sources(fg->p, &fg->first[0], nr);
+	err = flamegraph__count(fg, 0, nr);
 	if (!err && fg->base)
-		err = count_sources(fg->base, &fg->first[1], nr);
+		err = flamegraph__count(fg, 1, nr);
 	return err;
 }
 
-/* The names a frame of p can have, one per source (first: its numbering). */
-static int flamegraph__collect(struct flamegraph *fg, const struct profile *p,
-			       const uint32_t *first, struct fg_name *all)
+/* The names a frame of the profile (which 0) or of the base (1) can have, one per source. */
+static int flamegraph__collect(struct flamegraph *fg, uint32_t which, struct fg_name *all)
 {
-	size_t nr_loc = profile__nr_locations(p), nr_samples = profile__nr_samples(p);
-	uint32_t procs = first[nr_loc];
+	const struct profile *p = which ? fg->base : fg->p;
+	const struct frames *fr = fg->fr[which];
+	uint32_t first = fg->src[which], procs = first + frames__nr(fr);
+	size_t nr_samples = profile__nr_samples(p);
+	char name[FRAMES_PROCESS_MAX];
 
-	for (size_t i = 0; i < nr_loc; i++) {
-		size_t n;
-		const struct profile_line *lines = profile__lines(p, (uint32_t)i, &n);
-
-		for (size_t j = 0; j < (n ? n : 1); j++) {
-			frame_name(p, (uint32_t)i, lines, n, j, &all[first[i] + j]);
-			all[first[i] + j].src = first[i] + (uint32_t)j;
-		}
+	for (uint32_t i = 0; i < frames__nr(fr); i++) {
+		frame_name(fr, p, i, &all[first + i]);
+		all[first + i].src = first + i;
 	}
 	for (size_t i = 0; i < nr_samples; i++) {
-		all[procs + i].name = process_name(profile__sample(p, i), fg->opts);
+		frames__process_name(profile__sample(p, i), fg->opts->pid, fg->opts->tid, name);
+		all[procs + i].name = strdup(name);
 		all[procs + i].kind = FG_PROCESS;
 		all[procs + i].src = procs + (uint32_t)i;
 	}
-	for (size_t i = 0; i < FG_NR_EXTRA; i++) {
-		all[procs + nr_samples + i].name = strdup(extra_names[i]);
-		all[procs + nr_samples + i].kind = FG_OFF_CPU;
-		all[procs + nr_samples + i].src = procs + (uint32_t)(nr_samples + i);
-	}
-	for (size_t i = first[0]; i < procs + nr_samples + FG_NR_EXTRA; i++) {
+	for (size_t i = first; i < procs + nr_samples; i++) {
 		if (!all[i].name)
 			return -ENOMEM;
 		sanitize(all[i].name);
@@ -330,10 +259,10 @@ static int flamegraph__collect(struct flamegraph *fg, const struct profile *p,
 /* Every name a frame can have, before interning: the profile's, then the base's. */
 static int flamegraph__collect_names(struct flamegraph *fg, struct fg_name *all)
 {
-	int err = flamegraph__collect(fg, fg->p, fg->first[0], all);
+	int err = flamegraph__collect(fg, 0, all);
 
 	if (!err && fg->base)
-		err = flamegraph__collect(fg, fg->base, fg->first[1], all);
+		err = flamegraph__collect(fg, 1, all);
 	return err;
 }
 
@@ -379,39 +308,26 @@ cleanup:
 
 /*
  * Walks the path of a sample, the ranks of its frames from the process to
- * the leaf, without making it: a path is as long as its stack is deep.
+ * the leaf (core/profile/frames.h's walk), without making it: a path is as
+ * long as its stack is deep.
  */
 struct path_iter {
 	const uint32_t *rank;
-	const uint32_t *first; /* the numbering of the sources of the sample's profile */
-	const struct profile_sample *s;
+	uint32_t first;	  /* the source of the first frame of the sample's profile */
 	uint32_t process; /* its source, UINT32_MAX once given */
-	uint32_t extra;	  /* the source of the profile's first extra frame */
-	uint32_t nr_user; /* frames of user code: 1 for [unwalked] */
-	uint32_t nr_kernel;
-	uint32_t nr_frames; /* and [off-cpu] */
-	uint32_t frame;	    /* the next location: user ones root first, then kernel ones */
-	uint32_t src;	    /* the sources of the current location left, last first */
-	uint32_t left;
+	struct frames_walk walk;
 };
-
-/* The profile of ref: the profile's or the base's. */
-static const struct profile *profile_of(const struct flamegraph *fg, struct fg_ref ref)
-{
-	return ref.which ? fg->base : fg->p;
-}
 
 static void path_iter__init(struct path_iter *it, const struct flamegraph *fg, struct fg_ref ref)
 {
-	const struct profile *p = profile_of(fg, ref);
+	const struct profile *p = ref.which ? fg->base : fg->p;
+	const struct frames *fr = fg->fr[ref.which];
+	const struct frames_walk_opts walk_opts = { .kernel = fg->opts->kernel, .own = true };
 
-	*it = (struct path_iter){ .rank = fg->rank, .first = fg->first[ref.which] };
-	it->s = profile__sample(p, ref.sample);
-	it->process = it->first[profile__nr_locations(p)] + ref.sample;
-	it->extra = it->first[profile__nr_locations(p)] + (uint32_t)profile__nr_samples(p);
-	it->nr_user = it->s->flags & PROFILE_SAMPLE_UNWALKED ? 1 : it->s->nr_user;
-	it->nr_kernel = fg->opts->kernel ? it->s->nr_kernel : 0;
-	it->nr_frames = it->nr_user + it->nr_kernel + !!(it->s->flags & PROFILE_SAMPLE_OFF_CPU);
+	it->rank = fg->rank;
+	it->first = fg->src[ref.which];
+	it->process = it->first + frames__nr(fr) + ref.sample;
+	frames__walk_start(&it->walk, fr, profile__sample(p, ref.sample), &walk_opts);
 }
 
 /*
@@ -420,34 +336,16 @@ static void path_iter__init(struct path_iter *it, const struct flamegraph *fg, s
  */
 static bool path_iter__next(struct path_iter *it, uint32_t *rank)
 {
-	const struct profile_sample *s = it->s;
-	uint32_t id;
+	struct frames_step step;
 
 	if (it->process != UINT32_MAX) {
 		*rank = it->rank[it->process];
 		it->process = UINT32_MAX;
 		return true;
 	}
-	if (!it->left) {
-		if (it->frame >= it->nr_frames)
-			return false;
-		if (it->frame == it->nr_user + it->nr_kernel ||
-		    (it->frame < it->nr_user && (s->flags & PROFILE_SAMPLE_UNWALKED))) {
-			*rank = it->rank[it->extra + (it->frame < it->nr_user ? FG_SRC_UNWALKED :
-										FG_SRC_OFF_CPU)];
-			it->frame++;
-			return true;
-		}
-		if (it->frame < it->nr_user)
-			id = s->user[s->nr_user - 1 - it->frame];
-		else
-			id = s->kernel[s->nr_kernel - 1 - (it->frame - it->nr_user)];
-		it->frame++;
-		it->src = it->first[id + 1];
-		it->left = it->first[id + 1] - it->first[id];
-	}
-	it->left--;
-	*rank = it->rank[--it->src];
+	if (!frames__walk_next(&it->walk, &step))
+		return false;
+	*rank = it->rank[it->first + step.frame];
 	return true;
 }
 
@@ -1040,8 +938,8 @@ static void flamegraph__free(struct flamegraph *fg)
 		free(fg->names[i].name);
 	free(fg->names);
 	free(fg->rank);
-	free(fg->first[0]);
-	free(fg->first[1]);
+	frames__free(fg->fr[0]);
+	frames__free(fg->fr[1]);
 	free(fg->paths);
 	free(fg->open);
 }

@@ -8,7 +8,9 @@
  * comm-PID/TID with tid) like the first frame of the folded output, then user
  * frames root to leaf and kernel frames (suffix "_[k]"); a function the
  * compiler inlined into its caller is a frame of its own above it (suffix
- * "_[i]", class "inlined"). Frames are named as in the folded output.
+ * "_[i]", class "inlined"). Frames are named as in the folded output
+ * (core/profile/frames.h), but for one mark at most ("_[k]" before "_[i]"),
+ * and an interpreter's frame by its function alone (class "interpreted").
  * Siblings are sorted by name, so the same profile always gives the same
  * bytes; a frame's color is a hash of its name, in a warm hue for user code
  * (lighter for inlined frames), blue for the kernel, grey for frames without

@@ -1,240 +1,68 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The folded-stack writer: the text of each frame made once, the samples
- * sorted by the lines they would make, compared text by text, and each line
- * written as it is read, runs of one stack merged.
+ * The folded-stack writer: the text of each frame made once (named by
+ * frames.h), the samples sorted by the lines they would make (frames.h's
+ * walk), compared text by text, and each line written as it is read, runs
+ * of one stack merged.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/common.h"
 #include "folded.h"
+#include "frames.h"
 #include "profile.h"
 
-struct strbuf {
-	char *buf;
-	size_t len;
-	size_t cap;
-};
-
-static int strbuf__reserve(struct strbuf *sb, size_t more)
+/* Makes a name safe for a folded line in place: ';' would split a frame, a line break the line. */
+static void folded_escape(char *s)
 {
-	size_t cap = sb->cap ? sb->cap : 256;
-	char *n;
-
-	if (sb->len + more + 1 <= sb->cap)
-		return 0;
-	while (cap < sb->len + more + 1)
-		cap *= 2;
-	n = realloc(sb->buf, cap);
-	if (!n)
-		return -ENOMEM;
-	sb->buf = n;
-	sb->cap = cap;
-	return 0;
-}
-
-/* Appends s with the characters that would break a folded line replaced. */
-static int strbuf__add_name(struct strbuf *sb, const char *s)
-{
-	size_t len = strlen(s);
-	int err = strbuf__reserve(sb, len);
-
-	if (err)
-		return err;
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-
-		if (c == ';')
-			c = ':';
-		else if (c == '\n' || c == '\r')
-			c = ' ';
-		sb->buf[sb->len++] = c;
-	}
-	sb->buf[sb->len] = '\0';
-	return 0;
-}
-
-static int strbuf__addf(struct strbuf *sb, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int strbuf__addf(struct strbuf *sb, const char *fmt, ...)
-{
-	va_list ap;
-	int n, err;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -EINVAL;
-	err = strbuf__reserve(sb, n);
-	if (err)
-		return err;
-	va_start(ap, fmt);
-	vsnprintf(sb->buf + sb->len, n + 1, fmt, ap);
-	va_end(ap);
-	sb->len += n;
-	return 0;
-}
-
-/* "libfoo.so" of "/usr/lib/libfoo.so", "vdso" of "[vdso]". */
-static int add_mapping_name(struct strbuf *sb, const char *file)
-{
-	const char *base = strrchr(file, '/');
-	size_t len;
-
-	base = base ? base + 1 : file;
-	len = strlen(base);
-	if (len > 2 && base[0] == '[' && base[len - 1] == ']')
-		return strbuf__addf(sb, "%.*s", (int)(len - 2), base + 1);
-	return strbuf__add_name(sb, base);
-}
-
-/* A frame without a function name: "[file+0xOFFSET]", or "[unknown]" without a mapping. */
-static int add_address(struct strbuf *sb, const struct profile *p, const struct profile_location *l)
-{
-	const struct profile_mapping *m;
-	int err;
-
-	m = l->mapping == PROFILE_NONE ? NULL : profile__mapping(p, l->mapping);
-	if (!m || !m->file)
-		return strbuf__addf(sb, "[unknown]");
-	err = strbuf__addf(sb, "[");
-	if (!err)
-		err = add_mapping_name(sb, m->file);
-	if (!err)
-		err = strbuf__addf(sb, "+0x%" PRIx64 "]", l->addr - m->start + m->offset);
-	return err;
-}
-
-/* One frame: its name, ":LINE" when asked for, then "_[i]" (inlined) or "_[k]" (kernel). */
-static int add_one(struct strbuf *sb, const struct profile *p, const struct profile_location *l,
-		   const char *function, uint32_t line, bool inlined,
-		   const struct folded_opts *opts)
-{
-	int err;
-
-	err = strbuf__addf(sb, ";");
-	if (!err)
-		err = function ? strbuf__add_name(sb, function) : add_address(sb, p, l);
-	if (!err && opts->lines && line)
-		err = strbuf__addf(sb, ":%" PRIu32, line);
-	if (!err && inlined)
-		err = strbuf__addf(sb, "_[i]");
-	if (!err && l->kernel)
-		err = strbuf__addf(sb, "_[k]");
-	return err;
-}
-
-/* An interpreted frame, as py-spy writes it: "QUALNAME (FILE:LINE)". */
-static int add_interpreted(struct strbuf *sb, const struct profile_location *l,
-			   const struct profile_line *ln)
-{
-	int err = strbuf__addf(sb, ";");
-
-	if (!err)
-		err = strbuf__add_name(sb, l->function ? l->function : "<unknown>");
-	if (!err && ln && ln->file)
-		err = strbuf__addf(sb, " (");
-	if (!err && ln && ln->file)
-		err = strbuf__add_name(sb, ln->file);
-	if (!err && ln && ln->file)
-		err = strbuf__addf(sb, ":%" PRIu32 ")", ln->line);
-	return err;
-}
-
-/* The first frame, the process: "comm", "comm-PID", "comm-PID/TID (THREAD)". */
-#define COMM_TEXT_MAX 64
-
-static void comm_text(const struct profile_sample *s, const struct folded_opts *opts, char *out)
-{
-	char comm[PROFILE_COMM_LEN + 1] = {}, thread[PROFILE_COMM_LEN + 1] = {};
-	const char *c = comm;
-
-	memcpy(comm, s->comm, sizeof(s->comm));
-	memcpy(thread, s->thread, sizeof(s->thread));
-	if (!comm[0])
-		c = "[unknown]";
-	if (opts->tid && thread[0] && strcmp(thread, comm) != 0)
-		snprintf(out, COMM_TEXT_MAX, "%s-%" PRIu32 "/%" PRIu32 " (%s)", c, s->pid, s->tid,
-			 thread);
-	else if (opts->tid)
-		snprintf(out, COMM_TEXT_MAX, "%s-%" PRIu32 "/%" PRIu32, c, s->pid, s->tid);
-	else if (opts->pid)
-		snprintf(out, COMM_TEXT_MAX, "%s-%" PRIu32, c, s->pid);
-	else
-		snprintf(out, COMM_TEXT_MAX, "%s", c);
-	/* only the names can hold what would break the line */
-	for (; *out; out++) {
-		if (*out == ';')
-			*out = ':';
-		else if (*out == '\n' || *out == '\r')
-			*out = ' ';
+	for (; *s; s++) {
+		if (*s == ';')
+			*s = ':';
+		else if (*s == '\n' || *s == '\r')
+			*s = ' ';
 	}
 }
 
 /*
- * The writer's state: the text of every frame a location can be, ";NAME"
- * with its suffixes, made once and shared by every stack that has it, and
- * the samples in the order of their lines. Nothing grows with the depth of
- * the stacks: a line is compared and written frame by frame from these.
+ * The writer's state: the text of every frame (core/profile/frames.h),
+ * ";NAME" with its suffixes, made once and shared by every stack that has
+ * it, and the samples in the order of their lines. Nothing grows with the
+ * depth of the stacks: a line is compared and written frame by frame from
+ * these.
  */
 struct folded_writer {
 	const struct profile *p;
 	const struct folded_opts *opts;
-	/*
-	 * The frames of location id, root first, are texts[first[id]] up to
-	 * texts[first[id + 1]]; equal texts share one string.
-	 */
-	uint32_t *first;
-	char **texts;
+	struct frames *fr;
+	char **texts;	/* of each frame; equal texts share one string */
 	bool *borrowed; /* texts[i] is another slot's string */
 	size_t nr_texts;
 	size_t *order; /* sample indices, by line */
 	size_t nr_order;
 };
 
-/* A location's frames: its source lines (inlined functions), or one. */
-static size_t frames_of(const struct profile *p, uint32_t id)
+/* The text of frame i: ";NAME", ":LINE" when asked for, "_[i]" (inlined), "_[k]" (kernel). */
+static char *frame_text(const struct folded_writer *w, uint32_t i)
 {
-	size_t n;
+	const struct frames_name_opts name_opts = {
+		.marks = FRAMES_MARKS_BOTH,
+		.line = w->opts->lines ? FRAMES_LINE_NUMBER : FRAMES_LINE_NONE,
+		.interpreter_place = true,
+	};
+	char *name = frames__name(w->fr, i, &name_opts), *text;
 
-	if (profile__location(p, id)->kind != PROFILE_FRAME_NATIVE)
-		return 1;
-	profile__lines(p, id, &n);
-	return n ? n : 1;
-}
-
-/* The text of frame k (root first) of location id. */
-static char *frame_text(const struct profile *p, uint32_t id, size_t k,
-			const struct folded_opts *opts)
-{
-	const struct profile_location *l = profile__location(p, id);
-	size_t n;
-	const struct profile_line *lines = profile__lines(p, id, &n);
-	struct strbuf sb = {};
-	int err;
-
-	if (l->kind != PROFILE_FRAME_NATIVE) {
-		err = add_interpreted(&sb, l, n ? &lines[0] : NULL);
-	} else if (!n) {
-		err = add_one(&sb, p, l, l->function, 0, false, opts);
-	} else {
-		const struct profile_line *ln = &lines[n - 1 - k];
-		/* the outermost line's function is the location's */
-		const char *function = !k && l->function ? l->function : ln->function;
-
-		err = add_one(&sb, p, l, function, ln->line, k > 0, opts);
-	}
-	if (err) {
-		free(sb.buf);
+	if (!name)
 		return NULL;
+	text = malloc(strlen(name) + 2);
+	if (text) {
+		text[0] = ';';
+		strcpy(text + 1, name);
+		folded_escape(text + 1);
 	}
-	return sb.buf;
+	free(name);
+	return text;
 }
 
 static int text_cmp(const void *a, const void *b, void *arg)
@@ -269,89 +97,50 @@ static int folded_writer__share_texts(struct folded_writer *w)
 
 static int folded_writer__make_texts(struct folded_writer *w)
 {
-	size_t nr_loc = profile__nr_locations(w->p), n = 0;
-
-	w->first = calloc(nr_loc + 1, sizeof(*w->first));
-	if (!w->first)
-		return -ENOMEM;
-	for (size_t i = 0; i < nr_loc; i++) {
-		w->first[i] = (uint32_t)n;
-		n += frames_of(w->p, (uint32_t)i);
-		if (n > UINT32_MAX)
-			return -E2BIG;
-	}
-	w->first[nr_loc] = (uint32_t)n;
-	w->texts = calloc(n ? n : 1, sizeof(*w->texts));
-	w->borrowed = calloc(n ? n : 1, sizeof(*w->borrowed));
+	w->fr = frames__new(w->p);
+	if (!w->fr)
+		return -errno;
+	w->nr_texts = frames__nr(w->fr);
+	w->texts = calloc(w->nr_texts, sizeof(*w->texts));
+	w->borrowed = calloc(w->nr_texts, sizeof(*w->borrowed));
 	if (!w->texts || !w->borrowed)
 		return -ENOMEM;
-	w->nr_texts = n;
-	for (size_t i = 0; i < nr_loc; i++) {
-		for (uint32_t k = w->first[i]; k < w->first[i + 1]; k++) {
-			w->texts[k] = frame_text(w->p, (uint32_t)i, k - w->first[i], w->opts);
-			if (!w->texts[k])
-				return -ENOMEM;
-		}
+	for (uint32_t i = 0; i < w->nr_texts; i++) {
+		w->texts[i] = frame_text(w, i);
+		if (!w->texts[i])
+			return -ENOMEM;
 	}
 	return folded_writer__share_texts(w);
 }
 
-/* The frames an off-CPU line has besides its locations' (folded.h). */
-static char unwalked_text[] = ";[unwalked]";
-static char off_cpu_text[] = ";[off-cpu]";
-
 /*
- * Walks the texts of a line: the process, then each frame root first: the
- * user frames ([unwalked] in place of an unwalked one's), the kernel's, and
- * an off-CPU line's last, [off-cpu].
+ * Walks the texts of a line: the process, then each frame root first
+ * (core/profile/frames.h's walk): the user frames ([unwalked] in place of
+ * an unwalked one's), the kernel's, and an off-CPU line's last, [off-cpu].
  */
 struct line_iter {
 	const struct folded_writer *w;
-	const struct profile_sample *s;
-	uint32_t nr_user; /* texts of user frames: 1 for [unwalked] */
-	uint32_t nr_kernel;
-	uint32_t nr_frames; /* and [off-cpu] */
-	uint32_t frame;	    /* the next location: user ones root first, then kernel ones */
-	uint32_t text;	    /* the next text of the current location, end its end */
-	uint32_t end;
-	char comm[COMM_TEXT_MAX];
+	struct frames_walk walk;
+	char comm[FRAMES_PROCESS_MAX];
 };
 
 static void line_iter__init(struct line_iter *it, const struct folded_writer *w, size_t sample)
 {
-	*it = (struct line_iter){ .w = w, .s = profile__sample(w->p, sample) };
-	it->nr_user = it->s->flags & PROFILE_SAMPLE_UNWALKED ? 1 : it->s->nr_user;
-	it->nr_kernel = w->opts->kernel ? it->s->nr_kernel : 0;
-	it->nr_frames = it->nr_user + it->nr_kernel + !!(it->s->flags & PROFILE_SAMPLE_OFF_CPU);
-	comm_text(it->s, w->opts, it->comm);
+	const struct profile_sample *s = profile__sample(w->p, sample);
+	const struct frames_walk_opts walk_opts = { .kernel = w->opts->kernel, .own = true };
+
+	it->w = w;
+	frames__walk_start(&it->walk, w->fr, s, &walk_opts);
+	frames__process_name(s, w->opts->pid, w->opts->tid, it->comm);
+	folded_escape(it->comm);
 }
 
 /* The next text of the line, NULL at its end. */
 static const char *line_iter__next(struct line_iter *it)
 {
-	const struct profile_sample *s = it->s;
-	uint32_t id;
+	struct frames_step step;
 
-	if (it->text < it->end)
-		return it->w->texts[it->text++];
-	if (it->frame >= it->nr_frames)
-		return NULL;
-	if (it->frame == it->nr_user + it->nr_kernel) {
-		it->frame++;
-		return off_cpu_text;
-	}
-	if (it->frame < it->nr_user && (s->flags & PROFILE_SAMPLE_UNWALKED)) {
-		it->frame++;
-		return unwalked_text;
-	}
-	if (it->frame < it->nr_user)
-		id = s->user[s->nr_user - 1 - it->frame];
-	else
-		id = s->kernel[s->nr_kernel - 1 - (it->frame - it->nr_user)];
-	it->frame++;
-	it->text = it->w->first[id];
-	it->end = it->w->first[id + 1];
-	return it->w->texts[it->text++];
+	return frames__walk_next(&it->walk, &step) ? it->w->texts[step.frame] : NULL;
 }
 
 /*
@@ -459,8 +248,8 @@ static void folded_writer__free(struct folded_writer *w)
 			free(w->texts[i]);
 	free(w->texts);
 	free(w->borrowed);
-	free(w->first);
 	free(w->order);
+	frames__free(w->fr);
 }
 
 int folded__write(FILE *f, const struct profile *p, const struct folded_opts *opts)

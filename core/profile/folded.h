@@ -9,17 +9,21 @@
  *
  * The first frame is the process name (comm, the name of the process's main
  * thread), "comm-PID" with pid, and "comm-PID/TID" with tid, followed by
- * " (THREAD)" when the thread has a name of its own (pthread_setname_np). User frames come root to leaf, then kernel frames
- * root to leaf with the suffix "_[k]". A frame is its function name (no
- * offset): a function without a symbol is named by the symbolizer from its
- * file's CFI (core/symbols/cfi_names.h), "[file+0xSTART]"; a frame the
- * symbolizer could not name at all is "[file+0xOFFSET]": the basename of the
- * mapping and the address's offset in that file (addr - start + file offset
- * of the mapping, what /proc/PID/maps gives without opening the file; feed it
- * to `addr2line -e file` after converting with the file's PT_LOAD headers,
- * or directly for the usual PIE/shared-object layout where they coincide).
- * "[unknown]" is used only when no mapping covers the address. ';' and line
- * breaks in names become ':' and ' ' so every line parses.
+ * " (THREAD)" when the thread has a name of its own (pthread_setname_np).
+ * User frames come root to leaf, then kernel frames root to leaf with the
+ * suffix "_[k]". A frame is its function name (no offset): a function
+ * without a symbol is named by the symbolizer from its file's CFI
+ * (core/symbols/cfi_names.h), "[file+0xSTART]"; a frame the symbolizer could
+ * not name at all is "[file+0xOFFSET]": the basename of the mapping and the
+ * address's offset in that file (addr - start + file offset of the mapping,
+ * what /proc/PID/maps gives without opening the file; feed it to
+ * `addr2line -e file` after converting with the file's PT_LOAD headers, or
+ * directly for the usual PIE/shared-object layout where they coincide).
+ * "[unknown]" is used only when no mapping covers the address. An
+ * interpreter's frame (Python, Ruby) is named as py-spy writes it,
+ * "QUALNAME (FILE:LINE)". Frames and processes are named by
+ * core/profile/frames.h, as the flame graph and report name them. ';' and
+ * line breaks in names become ':' and ' ' so every line parses.
  *
  * A function the compiler inlined into its caller is a frame of its own,
  * after its caller's, with flamegraph.pl's suffix "_[i]":

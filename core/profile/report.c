@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 
 #include "../util/common.h"
 #include "folded_read.h"
+#include "frames.h"
 #include "../util/gzip.h"
 #include "../util/log.h"
 #include "pprof.h"
@@ -468,10 +468,11 @@ struct report {
 	const struct profile *p;
 	struct report_func *funcs; /* in the order they were met; names owned */
 	size_t nr_funcs, cap_funcs;
-	uint32_t *order;    /* funcs in display order */
-	void *names;	    /* tsearch tree of struct name_entry */
-	uint32_t *loc_func; /* location -> function + 1, 0 when not named yet */
-	uint64_t *seen;	    /* per function: the last sample + 1 that counted its total */
+	uint32_t *order;      /* funcs in display order */
+	void *names;	      /* tsearch tree of struct name_entry */
+	struct frames *fr;    /* the profile's frames (frames.h) */
+	uint32_t *frame_func; /* frame -> function + 1, 0 when not named yet */
+	uint64_t *seen;	      /* per function: the last sample + 1 that counted its total */
 	struct report_node *nodes;
 	size_t nr_nodes, cap_nodes;
 	uint32_t *children; /* node ids sorted by (parent, total desc, name) */
@@ -491,32 +492,6 @@ static int node_cmp(const void *a, const void *b)
 	uint64_t x = ((const struct node_entry *)a)->key, y = ((const struct node_entry *)b)->key;
 
 	return x < y ? -1 : x > y;
-}
-
-/* The frame as folded output names it, without the kernel suffix; malloc'd. */
-static char *frame_name(const struct profile *p, const struct profile_location *l)
-{
-	const struct profile_mapping *m;
-	const char *base;
-	char *s = NULL;
-	size_t len;
-
-	if (l->function)
-		return strdup(l->function);
-	m = l->mapping == PROFILE_NONE ? NULL : profile__mapping(p, l->mapping);
-	if (!m || !m->file)
-		return strdup("[unknown]");
-	base = strrchr(m->file, '/');
-	base = base ? base + 1 : m->file;
-	len = strlen(base);
-	if (len > 2 && base[0] == '[' && base[len - 1] == ']') {
-		base++;
-		len -= 2;
-	}
-	if (asprintf(&s, "[%.*s+0x%" PRIx64 "]", (int)len, base, l->addr - m->start + m->offset) <
-	    0)
-		return NULL;
-	return s;
 }
 
 /* The function index of name (taken over), added when new; -errno on failure. */
@@ -560,52 +535,31 @@ fail:
 	return -ENOMEM;
 }
 
-static int report__loc_func(struct report *r, uint32_t loc, uint32_t *func)
+/*
+ * The function of frame i (frames.h), named on first use as every writer
+ * names frames, without their marks: the tree marks inlined calls itself;
+ * with " FILE:LINE" when the report is by line.
+ */
+static int report__frame_func(struct report *r, uint32_t i, uint32_t *func)
 {
+	const struct frames_name_opts name_opts = {
+		.line = r->by_line ? FRAMES_LINE_PLACE : FRAMES_LINE_NONE,
+		.unnamed_as_location = true,
+	};
 	char *name;
 	int err;
 
-	if (!r->loc_func[loc]) {
-		name = frame_name(r->p, profile__location(r->p, loc));
+	if (!r->frame_func[i]) {
+		name = frames__name(r->fr, i, &name_opts);
 		if (!name)
 			return -ENOMEM;
-		err = report__intern(r, name, &r->loc_func[loc]);
+		err = report__intern(r, name, &r->frame_func[i]);
 		if (err)
 			return err;
-		r->loc_func[loc]++;
+		r->frame_func[i]++;
 	}
-	*func = r->loc_func[loc] - 1;
+	*func = r->frame_func[i] - 1;
 	return 0;
-}
-
-/*
- * The function of line i of location loc (i < n, its number of lines): its
- * name, the location's for the outermost line, with " file:line" when the
- * report is by line.
- */
-static int report__line_func(struct report *r, uint32_t loc, const struct profile_line *lines,
-			     size_t n, size_t i, uint32_t *func)
-{
-	const struct profile_location *l = profile__location(r->p, loc);
-	const struct profile_line *ln = &lines[i];
-	char *name, *full = NULL;
-
-	if ((i + 1 == n && l->function) || !ln->function)
-		name = frame_name(r->p, l);
-	else
-		name = strdup(ln->function);
-	if (!name)
-		return -ENOMEM;
-	if (r->by_line && (ln->file || ln->line)) {
-		if (asprintf(&full, "%s %s:%" PRIu32, name, ln->file ? ln->file : "??", ln->line) <
-		    0)
-			full = NULL;
-		free(name);
-		if (!full)
-			return -ENOMEM;
-		name = full;
-	}
-	return report__intern(r, name, func);
 }
 
 /* Where an inlined call is kept apart from a real one in the tree. */
@@ -676,43 +630,34 @@ static int report__count(struct report *r, size_t si, uint32_t func, bool inline
 	return 0;
 }
 
-/* Counts the frames of location loc: the functions inlined there after the one that holds them. */
-static int report__frame(struct report *r, size_t si, uint32_t loc, uint64_t count, bool leaf,
-			 uint32_t *node)
-{
-	size_t n;
-	const struct profile_line *lines = profile__lines(r->p, loc, &n);
-	uint32_t func;
-	int err = 0;
-
-	if (!n || (n == 1 && !r->by_line)) {
-		err = report__loc_func(r, loc, &func);
-		return err ? err : report__count(r, si, func, false, count, leaf, node);
-	}
-	for (size_t i = n; i > 0 && !err; i--) {
-		err = report__line_func(r, loc, lines, n, i - 1, &func);
-		if (!err)
-			err = report__count(r, si, func, i < n, count, leaf && i == 1, node);
-	}
-	return err;
-}
-
+/* Counts sample si frame by frame, root first (frames.h's walk); the last is its leaf. */
 static int report__add_sample(struct report *r, size_t si)
 {
 	const struct profile_sample *s = profile__sample(r->p, si);
-	uint32_t node = 0, n = s->nr_user + s->nr_kernel, depth = 0;
+	const struct frames_walk_opts walk_opts = { .kernel = true };
+	struct frames_step step, next;
+	struct frames_walk w;
+	uint32_t node = 0, func;
+	bool more;
 	int err = 0;
 
 	if (!s->count)
 		return 0;
 	r->total += s->count;
 	r->nodes[0].total += s->count;
-	if (!n)
+	frames__walk_start(&w, r->fr, s, &walk_opts);
+	more = frames__walk_next(&w, &step);
+	if (!more)
 		r->nodes[0].self += s->count;
-	for (uint32_t i = s->nr_user; i > 0 && !err; i--, depth++)
-		err = report__frame(r, si, s->user[i - 1], s->count, depth + 1 == n, &node);
-	for (uint32_t i = s->nr_kernel; i > 0 && !err; i--, depth++)
-		err = report__frame(r, si, s->kernel[i - 1], s->count, depth + 1 == n, &node);
+	while (more && !err) {
+		bool leaf = !frames__walk_next(&w, &next);
+
+		err = report__frame_func(r, step.frame, &func);
+		if (!err)
+			err = report__count(r, si, func, step.k > 0, s->count, leaf, &node);
+		step = next;
+		more = !leaf;
+	}
 	return err;
 }
 
@@ -750,14 +695,16 @@ static int report__sort_tree(struct report *r)
 
 static int report__build(struct report *r)
 {
-	size_t nr_locs = profile__nr_locations(r->p);
 	int err = 0;
 
+	r->fr = frames__new(r->p);
+	if (!r->fr)
+		return -errno;
 	r->cap_nodes = 256;
 	r->nodes = calloc(r->cap_nodes, sizeof(*r->nodes));
 	r->parent = calloc(r->cap_nodes, sizeof(*r->parent));
-	r->loc_func = calloc(nr_locs + 1, sizeof(*r->loc_func));
-	if (!r->nodes || !r->parent || !r->loc_func)
+	r->frame_func = calloc(frames__nr(r->fr), sizeof(*r->frame_func));
+	if (!r->nodes || !r->parent || !r->frame_func)
 		return -ENOMEM;
 	r->nr_nodes = 1; /* the root */
 	for (size_t i = 0; i < profile__nr_samples(r->p) && !err; i++)
@@ -802,7 +749,8 @@ void report__free(struct report *r)
 		free((char *)r->funcs[i].name);
 	free(r->funcs);
 	free(r->order);
-	free(r->loc_func);
+	free(r->frame_func);
+	frames__free(r->fr);
 	free(r->seen);
 	free(r->nodes);
 	free(r->children);

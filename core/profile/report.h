@@ -14,8 +14,10 @@
  *    the new one, the changes, and whether they are more than noise
  *    (core/profile/report_diff.h, built on the functions counted here).
  *
- * A function is named as in folded output: its readable name, else
- * "[file+0xOFFSET]", else "[unknown]".
+ * A function is a frame named as in folded output (core/profile/frames.h):
+ * its readable name, else "[file+0xOFFSET]", else "[unknown]", without the
+ * marks "_[i]" and "_[k]"; an inlined function without a name is named as
+ * the location it was inlined into.
  */
 #ifndef UNWPROF_REPORT_H
 #define UNWPROF_REPORT_H
