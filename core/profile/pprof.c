@@ -19,6 +19,7 @@
 #include "core/pprof.pb-c.h"
 #include "../util/common.h"
 #include "../util/gzip.h"
+#include "frames.h"
 #include "../util/log.h"
 #include "pprof.h"
 #include "profile.h"
@@ -28,13 +29,15 @@
 /*
  * Interpreters' frames (Python's, Ruby's: their addresses are code
  * objects', in no mapping) are given a mapping of their own, made up, by
- * which a reader knows them for what they are.
+ * which a reader knows them for what they are: their kind's pprof_mapping
+ * (frames.h). NULL for a frame of machine code.
  */
-static const char *const interp_mappings[] = {
-	[PROFILE_FRAME_PYTHON] = "[python]",
-	[PROFILE_FRAME_RUBY] = "[ruby]",
-};
-#define NR_FRAME_KINDS ARRAY_SIZE(interp_mappings)
+static const char *interp_mapping(uint8_t kind)
+{
+	const struct frame_kind *k = frames__kind(kind);
+
+	return k ? k->pprof_mapping : NULL;
+}
 
 /* Interned strings and functions, looked up through tsearch trees. */
 
@@ -68,6 +71,11 @@ static int func_entry_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* The mapping made up for the frames of an interpreter (id 0: none yet) and what it covers. */
+struct interp_map {
+	uint64_t id, lo, hi;
+};
+
 /* Everything the writer allocates; the message's pointers point into these arrays. */
 struct builder {
 	const struct profile *p;
@@ -95,9 +103,8 @@ struct builder {
 	uint8_t *map_has_lines; /* MAP_FILENAMES | MAP_LINE_NUMBERS | MAP_INLINE_FRAMES */
 	uint64_t kernel_map_id; /* made up for kernel frames without a mapping */
 	uint64_t kernel_lo, kernel_hi;
-	struct {
-		uint64_t id, lo, hi; /* made up for interpreters' frames, by frame kind */
-	} interp[NR_FRAME_KINDS];
+	struct interp_map *interp; /* by frame kind */
+	size_t nr_kinds;
 	Pprof__Mapping *maps;
 	Pprof__Mapping **map_ptrs;
 	/* the sample being packed */
@@ -126,6 +133,7 @@ static void builder__free(struct builder *b)
 	free(b->map_ids);
 	free(b->map_has_funcs);
 	free(b->map_has_lines);
+	free(b->interp);
 	free(b->maps);
 	free(b->map_ptrs);
 	free(b->sample_loc_ids);
@@ -243,7 +251,10 @@ static int builder__mark(struct builder *b)
 	b->map_ids = calloc(nr_maps + 1, sizeof(*b->map_ids));
 	b->map_has_funcs = calloc(nr_maps + 1, sizeof(*b->map_has_funcs));
 	b->map_has_lines = calloc(nr_maps + 1, sizeof(*b->map_has_lines));
-	if (!b->loc_ids || !b->map_ids || !b->map_has_funcs || !b->map_has_lines)
+	while (b->nr_kinds <= UINT8_MAX && frames__kind((uint8_t)b->nr_kinds))
+		b->nr_kinds++;
+	b->interp = calloc(b->nr_kinds, sizeof(*b->interp));
+	if (!b->loc_ids || !b->map_ids || !b->map_has_funcs || !b->map_has_lines || !b->interp)
 		return -ENOMEM;
 	for (size_t i = 0; i < profile__nr_samples(p); i++) {
 		const struct profile_sample *s = profile__sample(p, i);
@@ -262,7 +273,7 @@ static int builder__mark(struct builder *b)
 		if (!b->loc_ids[i])
 			continue;
 		kind = lines_kind(p, i, &b->nr_lines);
-		if (l->kind != PROFILE_FRAME_NATIVE && l->kind < NR_FRAME_KINDS) {
+		if (interp_mapping(l->kind)) {
 			builder__note_interp(b, l);
 		} else if (l->mapping != PROFILE_NONE) {
 			b->map_ids[l->mapping] = 1;
@@ -371,8 +382,8 @@ static int builder__mappings(struct builder *b)
 	int err = 0;
 
 	/* the model's, the kernel's and the interpreters' made up */
-	b->maps = calloc(nr + 1 + NR_FRAME_KINDS, sizeof(*b->maps));
-	b->map_ptrs = calloc(nr + 1 + NR_FRAME_KINDS, sizeof(*b->map_ptrs));
+	b->maps = calloc(nr + 1 + b->nr_kinds, sizeof(*b->maps));
+	b->map_ptrs = calloc(nr + 1 + b->nr_kinds, sizeof(*b->map_ptrs));
 	if (!b->maps || !b->map_ptrs)
 		return -ENOMEM;
 	b->msg.mapping = b->map_ptrs;
@@ -386,12 +397,12 @@ static int builder__mappings(struct builder *b)
 		err = builder__add_mapping(b, b->kernel_lo, b->kernel_hi, 0, KERNEL_MAPPING, NULL,
 					   false, 0);
 	}
-	for (size_t k = 0; k < NR_FRAME_KINDS && !err; k++) {
+	for (size_t k = 0; k < b->nr_kinds && !err; k++) {
 		if (!b->interp[k].id)
 			continue;
 		b->interp[k].id = b->msg.n_mapping + 1;
 		err = builder__add_mapping(b, b->interp[k].lo, b->interp[k].hi, 0,
-					   interp_mappings[k], NULL, true,
+					   interp_mapping((uint8_t)k), NULL, true,
 					   MAP_FILENAMES | MAP_LINE_NUMBERS);
 	}
 	return err;
@@ -453,7 +464,7 @@ static int builder__locations(struct builder *b)
 		*loc = (Pprof__Location)PPROF__LOCATION__INIT;
 		loc->id = b->loc_ids[i] = ++b->msg.n_location;
 		loc->address = l->addr;
-		if (l->kind != PROFILE_FRAME_NATIVE && l->kind < NR_FRAME_KINDS)
+		if (interp_mapping(l->kind))
 			loc->mapping_id = b->interp[l->kind].id;
 		else if (l->mapping != PROFILE_NONE)
 			loc->mapping_id = b->map_ids[l->mapping];
@@ -865,8 +876,8 @@ static bool is_kernel_file(const char *file)
 /* The kind of the frames in a mapping of file: an interpreter's made-up one, else native. */
 static uint8_t frame_kind_of(const char *file)
 {
-	for (size_t k = 0; file && k < NR_FRAME_KINDS; k++)
-		if (interp_mappings[k] && !strcmp(file, interp_mappings[k]))
+	for (unsigned int k = 0; file && k <= UINT8_MAX && frames__kind((uint8_t)k); k++)
+		if (interp_mapping((uint8_t)k) && !strcmp(file, interp_mapping((uint8_t)k)))
 			return (uint8_t)k;
 	return PROFILE_FRAME_NATIVE;
 }
