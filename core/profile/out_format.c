@@ -9,7 +9,7 @@
 #include "flamegraph.h"
 #include "folded.h"
 #include "out_format.h"
-#include "pprof.h"
+#include "pprof_writer.h"
 
 static int write_folded(FILE *f, const struct profile *p, const struct out_format_opts *o)
 {
@@ -27,13 +27,13 @@ static int write_folded(FILE *f, const struct profile *p, const struct out_forma
 
 static int write_pprof(FILE *f, const struct profile *p, const struct out_format_opts *o)
 {
-	struct pprof_write_opts opts = {
+	struct pprof_writer_opts opts = {
 		.meta = o->meta,
 		.main_file = o->main_file,
 		.no_kernel = !o->kernel,
 	};
 
-	return pprof__write(f, p, &opts);
+	return pprof_writer__write(f, p, &opts);
 }
 
 static int write_svg(FILE *f, const struct profile *p, const struct out_format_opts *o)

@@ -18,7 +18,7 @@
 #include "frames.h"
 #include "../util/gzip.h"
 #include "../util/log.h"
-#include "pprof.h"
+#include "pprof_reader.h"
 #include "profile.h"
 #include "report.h"
 
@@ -172,7 +172,7 @@ static int decode(const char *path, const char *buf, size_t len, struct profile 
 		return folded__read(buf, len, path, p, &in->folded);
 	}
 	in->format = REPORT_FORMAT_PPROF;
-	return pprof__decode(buf, len, path, p, &in->meta);
+	return pprof_reader__decode(buf, len, path, p, &in->meta);
 }
 
 int report__load(const char *path, struct profile **out, struct report_input *in)

@@ -9,7 +9,7 @@
  */
 #include <stdint.h>
 
-#include "core/profile/pprof.h"
+#include "core/profile/pprof_reader.h"
 #include "core/profile/profile.h"
 #include "fuzz_views.h"
 
@@ -19,7 +19,7 @@ static int read_pprof(const char *buf, size_t len, struct profile *p)
 {
 	struct pprof_meta meta;
 
-	return pprof__decode(buf, len, "fuzz-input", p, &meta);
+	return pprof_reader__decode(buf, len, "fuzz-input", p, &meta);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

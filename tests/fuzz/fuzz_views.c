@@ -11,7 +11,8 @@
 #include "core/profile/folded.h"
 #include "core/util/gzip.h"
 #include "core/util/log.h"
-#include "core/profile/pprof.h"
+#include "core/profile/pprof_reader.h"
+#include "core/profile/pprof_writer.h"
 #include "core/profile/profile.h"
 #include "core/profile/report.h"
 #include "core/profile/report_diff.h"
@@ -120,7 +121,7 @@ static void check_diff(const struct report *base, const struct report *cur)
 /* The filtered profile written as pprof and read back keeps every sample. */
 static void check_pprof_round_trip(const struct profile *p)
 {
-	struct pprof_write_opts opts = { .meta.period_ns = 1000000 };
+	struct pprof_writer_opts opts = { .meta.period_ns = 1000000 };
 	struct pprof_meta meta;
 	struct profile *back = NULL;
 	char *buf = NULL, *raw = NULL;
@@ -130,14 +131,14 @@ static void check_pprof_round_trip(const struct profile *p)
 
 	if (!f)
 		return;
-	err = pprof__write(f, p, &opts);
+	err = pprof_writer__write(f, p, &opts);
 	if (fclose(f) || err)
 		goto cleanup;
 	CHECK(gzip__decompress(buf, len, FUZZ_GUNZIP_MAX << 4, &raw, &raw_len) == 0);
 	back = profile__new();
 	if (!back)
 		goto cleanup;
-	CHECK(pprof__decode(raw, raw_len, "round-trip", back, &meta) == 0);
+	CHECK(pprof_reader__decode(raw, raw_len, "round-trip", back, &meta) == 0);
 	CHECK(profile__total(back) == profile__total(p));
 cleanup:
 	profile__free(back);

@@ -18,7 +18,8 @@
 #include "core/profile/folded.h"
 #include "core/util/gzip.h"
 #include "core/util/log.h"
-#include "core/profile/pprof.h"
+#include "core/profile/pprof_reader.h"
+#include "core/profile/pprof_writer.h"
 #include "core/pprof.pb-c.h"
 #include "core/profile/profile.h"
 #include "test.h"
@@ -110,7 +111,7 @@ static struct profile *demo_profile(void)
 	return p;
 }
 
-static const struct pprof_write_opts demo_opts = {
+static const struct pprof_writer_opts demo_opts = {
 	.meta = {
 		.start_ns = 1700000000000000000ULL,
 		.duration_ns = 2000000000ULL,
@@ -119,7 +120,7 @@ static const struct pprof_write_opts demo_opts = {
 };
 
 /* Writes p into memory. */
-static char *write_mem(const struct profile *p, const struct pprof_write_opts *opts, size_t *len)
+static char *write_mem(const struct profile *p, const struct pprof_writer_opts *opts, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -127,7 +128,7 @@ static char *write_mem(const struct profile *p, const struct pprof_write_opts *o
 
 	if (!f)
 		return NULL;
-	err = pprof__write(f, p, opts);
+	err = pprof_writer__write(f, p, opts);
 	CHECK_EQ_INT(err, 0);
 	if (fclose(f) || err) {
 		free(buf);
@@ -159,7 +160,7 @@ static struct profile *read_mem(const char *gz, size_t len, struct pprof_meta *m
 
 	CHECK(gzip__has_magic(gz, len));
 	CHECK_EQ_INT(gzip__decompress(gz, len, PPROF_MAX_SIZE, &raw, &raw_len), 0);
-	CHECK_EQ_INT(pprof__decode(raw, raw_len, "memory", q, meta), 0);
+	CHECK_EQ_INT(pprof_reader__decode(raw, raw_len, "memory", q, meta), 0);
 	free(raw);
 	return q;
 }
@@ -229,7 +230,7 @@ static void test_deterministic(void)
 static void test_main_file_and_no_kernel(void)
 {
 	struct profile *p = demo_profile(), *q;
-	struct pprof_write_opts opts = demo_opts;
+	struct pprof_writer_opts opts = demo_opts;
 	struct pprof_meta meta;
 	size_t len = 0;
 	char *gz;
@@ -250,7 +251,7 @@ static void test_main_file_and_no_kernel(void)
 static void test_no_period(void)
 {
 	struct profile *p = demo_profile(), *q;
-	struct pprof_write_opts opts = {};
+	struct pprof_writer_opts opts = {};
 	struct pprof_meta meta;
 	size_t len = 0;
 	char *gz = write_mem(p, &opts, &len);
@@ -298,16 +299,16 @@ static void test_decode_errors(void)
 
 	log_level = -1;
 	p = profile__new();
-	CHECK_EQ_INT(pprof__decode(bad_index, sizeof(bad_index), "bad", p, &meta), -EBADMSG);
+	CHECK_EQ_INT(pprof_reader__decode(bad_index, sizeof(bad_index), "bad", p, &meta), -EBADMSG);
 	profile__free(p);
 	p = profile__new();
-	CHECK_EQ_INT(pprof__decode(bad_first, sizeof(bad_first), "bad", p, &meta), -EBADMSG);
+	CHECK_EQ_INT(pprof_reader__decode(bad_first, sizeof(bad_first), "bad", p, &meta), -EBADMSG);
 	profile__free(p);
 	p = profile__new();
-	CHECK_EQ_INT(pprof__decode(bad_loc, sizeof(bad_loc), "bad", p, &meta), -EBADMSG);
+	CHECK_EQ_INT(pprof_reader__decode(bad_loc, sizeof(bad_loc), "bad", p, &meta), -EBADMSG);
 	profile__free(p);
 	p = profile__new();
-	CHECK_EQ_INT(pprof__decode(garbage, sizeof(garbage) - 1, "elf", p, &meta), -EBADMSG);
+	CHECK_EQ_INT(pprof_reader__decode(garbage, sizeof(garbage) - 1, "elf", p, &meta), -EBADMSG);
 	profile__free(p);
 	log_level = saved;
 }
@@ -320,7 +321,7 @@ static int write_file(const char *path, const struct profile *p)
 
 	if (!o)
 		return -errno;
-	err = pprof__write(outfile__stream(o), p, &demo_opts);
+	err = pprof_writer__write(outfile__stream(o), p, &demo_opts);
 	close_err = outfile__close(o, !err);
 	return err ? err : close_err;
 }
