@@ -20,7 +20,7 @@
  * `addr2line -e file` after converting with the file's PT_LOAD headers, or
  * directly for the usual PIE/shared-object layout where they coincide).
  * "[unknown]" is used only when no mapping covers the address. An
- * interpreter's frame (Python, Ruby) is named as py-spy writes it,
+ * interpreter's frame (a runtime's language's) is named as py-spy writes it,
  * "QUALNAME (FILE:LINE)". Frames and processes are named by
  * core/profile/frames.h, as the flame graph and report name them. ';' and
  * line breaks in names become ':' and ' ' so every line parses.

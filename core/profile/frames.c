@@ -17,11 +17,16 @@
 
 /* Kinds */
 
-static const struct frame_kind kinds[] = {
-	[PROFILE_FRAME_NATIVE] = { "native", false, NULL },
-	[PROFILE_FRAME_PYTHON] = { "python", true, "[python]" },
-	[PROFILE_FRAME_RUBY] = { "ruby", true, "[ruby]" },
-};
+/*
+ * Numbered as the unwinders that walk them (bpf/abi.h): machine code's, and
+ * a runtime's language's (bpf/runtimes.h), named after the runtime.
+ */
+#define RUNTIME_KIND(ID, name) [UNW_UW_##ID] = { #name, true, "[" #name "]" },
+static const struct frame_kind kinds[UNW_UW_NR] = { [UNW_UW_FP] = { "native", false, NULL },
+						    [UNW_UW_TABLE] = { "native", false, NULL },
+						    UNW_RUNTIMES(RUNTIME_KIND) };
+#undef RUNTIME_KIND
+_Static_assert((int)PROFILE_FRAME_NATIVE == (int)UNW_UW_FP, "machine code is kind 0");
 
 const struct frame_kind *frames__kind(uint8_t kind)
 {

@@ -41,10 +41,10 @@
  * reader ask.
  */
 struct frame_kind {
-	const char *name; /* "native", "python", "ruby" */
+	const char *name; /* "native", or the name of the runtime whose frames they are */
 	/* an interpreter's function: one frame a location, its function at its line */
 	bool interpreted;
-	/* pprof: the made-up mapping its frames are in ("[python]"); NULL: their own */
+	/* pprof: the made-up mapping its frames are in ("[NAME]"); NULL: their own */
 	const char *pprof_mapping;
 };
 

@@ -21,7 +21,7 @@
 #define KERNEL_MAPPING "[kernel.kallsyms]"
 
 /*
- * Interpreters' frames (Python's, Ruby's: their addresses are code
+ * Interpreters' frames (a runtime's language's: their addresses are code
  * objects', in no mapping) are given a mapping of their own, made up, by
  * which a reader knows them for what they are: their kind's pprof_mapping
  * (frames.h). NULL for a frame of machine code.

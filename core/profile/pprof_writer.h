@@ -6,7 +6,7 @@
  * samples and a period (the default type then cpu), period type
  * cpu/nanoseconds, the main binary as the first mapping, a mapping per
  * executable mapping (kernel frames in "[kernel.kallsyms]", an
- * interpreter's in one made up for its kind, "[python]", "[ruby]":
+ * interpreter's in one made up for its kind, "[NAME]" of its runtime:
  * core/profile/frames.h), a location per sampled address with a Line per
  * source line (the functions inlined there, innermost first, then the one
  * that holds the code; one Line naming the function when there are no

@@ -28,11 +28,14 @@ struct profile_mapping {
 	char *build_id;	 /* lowercase hex, NULL when unknown */
 };
 
-/* What a location is a frame of. */
+/*
+ * What a location is a frame of: machine code, or a function of a runtime's
+ * language, whose kind is the runtime's unwinder (bpf/runtimes.h): addr is
+ * its code (a code object, an iseq; what the runtime's namer keys it by),
+ * line its line. core/profile/frames.h names the kinds.
+ */
 enum profile_frame_kind {
-	PROFILE_FRAME_NATIVE = 0, /* machine code: addr is a pc (kernel when .kernel is set) */
-	PROFILE_FRAME_PYTHON,	  /* a Python function: addr is its code object, line its line */
-	PROFILE_FRAME_RUBY,	  /* a Ruby method or block: addr is its iseq (0: a C method) */
+	PROFILE_FRAME_NATIVE = 0, /* addr is a pc (kernel when .kernel is set) */
 };
 
 struct profile_location {

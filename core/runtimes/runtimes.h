@@ -68,7 +68,6 @@ struct frame_name {
  * be read leaves a name "<unknown>".
  */
 struct frame_namer_ops {
-	unsigned int profile_kind; /* its frames' in a profile (core/profile/profile.h) */
 	void *(*new)(void);
 	void (*free)(void *n);
 	/* Process pid runs the runtime read in state, loaded at bias: its frames are named from its memory. */

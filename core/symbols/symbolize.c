@@ -697,7 +697,8 @@ static int interp_location(struct symbolizer *sym, struct profile *p, uint32_t p
 
 	if (namer)
 		key = rt->namer->name(namer, pid, code, where, &name);
-	err = profile__intern_frame(p, pid, rt->namer->profile_kind, key, name.line, id, &added);
+	/* Its kind in the profile is its runtime's unwinder (core/profile/profile.h). */
+	err = profile__intern_frame(p, pid, rt->unwinder, key, name.line, id, &added);
 	if (err || !added)
 		return err;
 	err = profile__set_symbol(p, *id, PROFILE_NONE, name.function, NULL, 0);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "bpf/abi.h"
 #include "core/profile/frames.h"
 #include "core/profile/profile.h"
 #include "test.h"
@@ -56,7 +57,7 @@ static struct profile *build(void)
 	profile__set_lines(p, id, kinl, 2);
 	l = (struct profile_location){ .addr = 0x2345, .pid = 1, .mapping = mid };
 	profile__add_location(p, &l, &id);
-	profile__intern_frame(p, 1, PROFILE_FRAME_PYTHON, 0x77, 22, &id, &added);
+	profile__intern_frame(p, 1, UNW_UW_PYTHON, 0x77, 22, &id, &added);
 	profile__set_symbol(p, id, PROFILE_NONE, "Worker.work", NULL, 0);
 	profile__set_lines(p, id, &py, 1);
 	return p;
@@ -131,10 +132,10 @@ static void test_kinds(void)
 	CHECK(frames__kind(PROFILE_FRAME_NATIVE) &&
 	      !frames__kind(PROFILE_FRAME_NATIVE)->interpreted);
 	CHECK(frames__kind(PROFILE_FRAME_NATIVE)->pprof_mapping == NULL);
-	CHECK_EQ_STR(frames__kind(PROFILE_FRAME_PYTHON)->pprof_mapping, "[python]");
-	CHECK_EQ_STR(frames__kind(PROFILE_FRAME_RUBY)->pprof_mapping, "[ruby]");
-	CHECK(frames__kind(PROFILE_FRAME_RUBY)->interpreted);
-	CHECK(frames__kind(PROFILE_FRAME_RUBY + 1) == NULL);
+	CHECK_EQ_STR(frames__kind(UNW_UW_PYTHON)->pprof_mapping, "[python]");
+	CHECK_EQ_STR(frames__kind(UNW_UW_RUBY)->pprof_mapping, "[ruby]");
+	CHECK(frames__kind(UNW_UW_RUBY)->interpreted);
+	CHECK(frames__kind(UNW_UW_RUBY + 1) == NULL);
 }
 
 /* The frame numbers a walk of s gives, root first, into out; how many. */

@@ -524,14 +524,13 @@ static struct profile *interp_profile(void)
 		.pid = 4242, .tid = 4242, .comm = "pprof-demo", .user = ids, .nr_user = 3, .count = 9
 	};
 
-	CHECK_EQ_INT(profile__intern_frame(p, 4242, PROFILE_FRAME_PYTHON, 0x7f0000001000, 12,
-					   &ids[0], &added),
+	CHECK_EQ_INT(profile__intern_frame(p, 4242, UNW_UW_PYTHON, 0x7f0000001000, 12, &ids[0],
+					   &added),
 		     0);
 	CHECK_EQ_INT(profile__set_symbol(p, ids[0], PROFILE_NONE, py.function, NULL, 0), 0);
 	CHECK_EQ_INT(profile__set_lines(p, ids[0], &py, 1), 0);
-	CHECK_EQ_INT(profile__intern_frame(p, 4242, PROFILE_FRAME_RUBY, 0x7f0000002000, 7, &ids[1],
-					   &added),
-		     0);
+	CHECK_EQ_INT(
+		profile__intern_frame(p, 4242, UNW_UW_RUBY, 0x7f0000002000, 7, &ids[1], &added), 0);
 	CHECK_EQ_INT(profile__set_symbol(p, ids[1], PROFILE_NONE, rb.function, NULL, 0), 0);
 	CHECK_EQ_INT(profile__set_lines(p, ids[1], &rb, 1), 0);
 	CHECK_EQ_INT(profile__intern_location(p, 4242, EXE_START + 0x100, false, true, &ids[2]), 0);
@@ -570,9 +569,9 @@ static void test_interpreted(void)
 	for (uint32_t i = 0; q && i < profile__nr_locations(q); i++) {
 		const struct profile_location *l = profile__location(q, i);
 
-		if (l->kind == PROFILE_FRAME_PYTHON)
+		if (l->kind == UNW_UW_PYTHON)
 			kinds += l->line == 12 && l->mapping == PROFILE_NONE;
-		if (l->kind == PROFILE_FRAME_RUBY)
+		if (l->kind == UNW_UW_RUBY)
 			kinds += l->line == 7 && l->mapping == PROFILE_NONE;
 	}
 	CHECK_EQ_INT(kinds, 2);

@@ -13,7 +13,6 @@
 
 #include "../../util/common.h"
 #include "../../util/log.h"
-#include "../../profile/profile.h"
 #include "../runtimes.h"
 #include "pyframes.h"
 #include "pyruntime.h"
@@ -196,7 +195,6 @@ static uint64_t python_name(void *n, uint32_t pid, uint64_t code, uint64_t where
 }
 
 static const struct frame_namer_ops python_namer = {
-	.profile_kind = PROFILE_FRAME_PYTHON,
 	.new = python_namer_new,
 	.free = python_namer_free,
 	.add_process = python_add_process,

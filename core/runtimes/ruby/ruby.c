@@ -13,7 +13,6 @@
 
 #include "../../util/common.h"
 #include "../../util/log.h"
-#include "../../profile/profile.h"
 #include "../runtimes.h"
 #include "rbframes.h"
 #include "rbruntime.h"
@@ -154,7 +153,6 @@ static uint64_t ruby_name(void *n, uint32_t pid, uint64_t iseq, uint64_t where,
 }
 
 static const struct frame_namer_ops ruby_namer = {
-	.profile_kind = PROFILE_FRAME_RUBY,
 	.new = ruby_namer_new,
 	.free = ruby_namer_free,
 	.add_process = ruby_add_process,
