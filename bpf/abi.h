@@ -158,14 +158,18 @@ struct unw_exec {
 #define UNW_COMM_LEN 16
 
 /*
- * A walk goes on past UNW_DEPTH_MAX words, up to UNW_WALK_MAX frames and,
- * once past UNW_DEPTH_MAX frames, for UNW_WALK_NS more at most: of a deeper
- * stack the UNW_STACK_LEAF words nearest the leaf are kept, and the last
- * ones walked in the rest, with a frame of kind UNW_FRAME_ELIDED between
- * them (struct unw_ustack).
+ * A walk goes on past UNW_DEPTH_MAX words, up to UNW_WALK_MAX frames: of a
+ * deeper stack the UNW_STACK_LEAF words nearest the leaf are kept, and the
+ * last ones walked in the rest, with a frame of kind UNW_FRAME_ELIDED
+ * between them (struct unw_ustack). What the walks of a CPU cost is bounded
+ * by frames, never by time, so that a stack walks the same on a busy
+ * machine as on an idle one: each CPU has a budget of frames (struct
+ * unw_config: frames_per_sec, a bucket of frames_burst at most, refilled
+ * at each walk's start by the time since the last); once it is spent, its
+ * walks stop at UNW_DEPTH_MAX frames (UNW_E_FRAME_BUDGET) until it is
+ * filled again (bpf/walk.bpf.h, walk_budget).
  */
 #define UNW_WALK_MAX 32768
-#define UNW_WALK_NS 2000000ULL
 #define UNW_STACK_LEAF 512
 
 _Static_assert((UNW_SHARD_ROWS & (UNW_SHARD_ROWS - 1)) == 0, "masked shard indexes");
@@ -372,7 +376,7 @@ struct unw_ustack {
 enum unw_sample_flags {
 	UNW_SAMPLE_COMPLETE = 1 << 0, /* walked to the bottom of the stack */
 	UNW_SAMPLE_FP = 1 << 1,	      /* at least one frame from frame pointers */
-	/* Not walked to the bottom within UNW_WALK_MAX frames and UNW_WALK_NS. */
+	/* Not walked to the bottom within UNW_WALK_MAX frames or the CPU's budget of frames. */
 	UNW_SAMPLE_TRUNCATED = 1 << 2,
 	UNW_SAMPLE_KERNEL = 1 << 3, /* taken in kernel mode */
 	/*
@@ -501,6 +505,8 @@ enum unw_stat {
 	  "a mapping without a table (JIT, a file without CFI): frame pointers")           \
 	X(TAIL_CALL, "tail-call-failed",                                                   \
 	  "the tail call to the next walker failed: the walk stops")                       \
+	X(FRAME_BUDGET, "frame-budget-spent",                                              \
+	  "the CPU's budget of frames ran out: the walk stops, the stack truncated")       \
 	X(RUNTIME_UNLOADED, "runtime-not-loaded",                                          \
 	  "in a runtime's code whose walk is not loaded: native frames only")              \
 	X(RUNTIME_TAIL_CALLS, "runtime-tail-calls-spent",                                  \
@@ -617,7 +623,14 @@ struct unw_config {
 	/* Off-CPU (bpf/offcpu.bpf.c): shorter blocks are counted, not walked... */
 	__u64 off_cpu_min_ns;
 	__u32 off_cpu_walks; /* ...nor those past this many walks a second on a CPU */
-	__u32 pad2;
+	/*
+	 * The budget of frames of a CPU's walks (UNW_WALK_MAX): frames_per_sec
+	 * of the samples' walks, off_frames_per_sec of the off-CPU blocks', a
+	 * bucket of frames_burst at most. core/session/session.c sizes them.
+	 */
+	__u32 frames_burst;
+	__u64 frames_per_sec;
+	__u64 off_frames_per_sec;
 };
 
 _Static_assert(sizeof(struct unw_rule) == 16, "unw_rule layout");
@@ -632,7 +645,7 @@ _Static_assert(sizeof(struct unw_count_key) == 24, "unw_count_key layout");
 _Static_assert(sizeof(struct unw_count) == 32, "unw_count layout");
 _Static_assert(sizeof(struct unw_ustack) == 8 + 8 * UNW_DEPTH_MAX, "unw_ustack layout");
 _Static_assert(sizeof(struct unw_event) == 24, "unw_event layout");
-_Static_assert(sizeof(struct unw_config) == 40, "unw_config layout");
+_Static_assert(sizeof(struct unw_config) == 56, "unw_config layout");
 _Static_assert(sizeof(struct unw_cost_sum) == 16, "unw_cost_sum layout");
 _Static_assert(sizeof(struct unw_tally) % 8 == 0, "per-CPU values: a whole number of words");
 _Static_assert(sizeof(struct unw_fail_key) == 16, "unw_fail_key layout");

@@ -19,18 +19,49 @@
 #include "sample_time_hist.h"
 
 /*
- * Whether a walk that went past UNW_DEPTH_MAX frames has taken UNW_WALK_NS
- * since: the clock is read there, then every 64 frames. A stack of a few
- * thousand frames is walked to its root; a deeper one costs no more than
- * the bound, and is truncated.
+ * The frames the walk w may take (w->frames_max): UNW_DEPTH_MAX, what a
+ * stored stack holds whole, always; up to UNW_WALK_MAX while this CPU's
+ * budget of frames (struct unw_config) is not spent. The budget is filled
+ * first for the time since the CPU's walk before, read from the sample's
+ * clock (sc->t0, when the sample began; the clock now for an off-CPU
+ * block), never from the time a walk takes: a stack walks the same however
+ * busy the machine is. A deep walk takes what it walks, past 0: the walks
+ * after it are kept to UNW_DEPTH_MAX frames until the budget is filled
+ * again, so a deep stack is walked whole or counted cut, and a CPU walks
+ * at most frames_per_sec frames a second, and a walk more. A rate of 0: no
+ * budget.
  */
-static __always_inline int walk_overtime(struct scratch *sc, __u32 n)
+static __always_inline void walk_budget(struct scratch *sc, struct walk *w)
 {
-	if (n == UNW_DEPTH_MAX) {
-		sc->deep_t0 = bpf_ktime_get_ns();
-		return 0;
-	}
-	return !(n & 63) && bpf_ktime_get_ns() - sc->deep_t0 > UNW_WALK_NS;
+	__u64 rate = sc->family == WALK_OFF_CPU ? cfg.off_frames_per_sec : cfg.frames_per_sec;
+	__u64 now = sc->t0 ? sc->t0 : bpf_ktime_get_ns(), dt = now - sc->budget_at;
+
+	w->frames_max = UNW_WALK_MAX;
+	if (!rate)
+		return;
+	if (dt > 1000000000ULL || now < sc->budget_at)
+		dt = 1000000000ULL;
+	sc->budget_at = now;
+	sc->budget += dt * rate / 1000000000ULL;
+	if (sc->budget > (__s64)cfg.frames_burst)
+		sc->budget = cfg.frames_burst;
+	if (sc->budget <= 0)
+		w->frames_max = UNW_DEPTH_MAX;
+}
+
+/*
+ * The frames walk w took, taken from its CPU's budget; a walk that stopped
+ * where the budget kept it is counted (UNW_E_FRAME_BUDGET), truncated.
+ */
+static __always_inline void walk_budget_spend(struct scratch *sc, const struct walk *w)
+{
+	if (!w->walking)
+		return;
+	sc->budget -= w->n;
+	if (sc->budget < -(__s64)UNW_WALK_MAX)
+		sc->budget = -(__s64)UNW_WALK_MAX;
+	if (!w->done && w->n >= w->frames_max && w->frames_max < UNW_WALK_MAX)
+		err_inc(sc, UNW_E_FRAME_BUDGET);
 }
 
 /*
@@ -89,9 +120,10 @@ static long walk_frame(__u32 i, void *ctx)
 	__u64 pc = w->f.pc;
 	int more;
 
-	if (!sc || (n >= UNW_DEPTH_MAX && walk_overtime(sc, n)))
+	if (!sc || n >= w->frames_max)
 		return walk_stop(w, n);
 	sc->cur_pc = pc;
+	sc->cur_sp = w->f.sp;
 	/*
 	 * A return address points after the call: look up the call itself.
 	 * The leaf's pc, and a pc a signal interrupted, are the instruction.
@@ -129,11 +161,12 @@ static __always_inline void walk_run(struct walk *w)
 {
 	long walked;
 
-	if (!w->sc || !w->walking || w->done || w->n >= UNW_WALK_MAX)
+	if (!w->sc || !w->walking || w->done || w->n >= w->frames_max ||
+	    w->frames_max > UNW_WALK_MAX)
 		return;
 	w->n0 = w->n;
 	w->stopped = 0;
-	walked = bpf_loop(UNW_WALK_MAX - w->n, walk_frame, w, 0);
+	walked = bpf_loop(w->frames_max - w->n, walk_frame, w, 0);
 	if (!w->stopped && walked > 0)
 		w->n = w->n0 + walked;
 }
@@ -336,6 +369,7 @@ static __always_inline void walk_start(struct walk *w, const struct unw_frame *r
 			event_send(UNW_EV_UNKNOWN_PROC, w->pid, 0);
 		}
 	}
+	walk_budget(sc, w);
 	w->f = *regs;
 	w->hash = UNW_HASH_INIT;
 	/* Loads through the task's BTF: no helper call, as BPF_CORE_READ would make. */
@@ -434,6 +468,7 @@ static __always_inline void walk_save(struct scratch *sc, const struct walk *w)
 	s->done = w->done;
 	s->n = w->n;
 	s->native_at = w->native_at;
+	s->frames_max = w->frames_max;
 }
 
 /*
@@ -452,6 +487,7 @@ static __always_inline void walk_restore(struct scratch *sc, struct walk *w)
 	w->done = s->done;
 	w->n = s->n;
 	w->native_at = s->native_at;
+	w->frames_max = s->frames_max;
 	w->walking = 1;
 	if (s->resume == RESUME_FRAME)
 		w->native_at = w->n + 1;
@@ -648,6 +684,8 @@ static __always_inline void walk_finish(void *ctx, struct unw_count_key *key, st
 		if (key->kstack < 0)
 			err_inc(sc, UNW_E_KSTACK);
 	}
+	if (sc)
+		walk_budget_spend(sc, w);
 	key->flags = w->flags;
 	errors_flush(sc, key->pid, w->flags);
 	if (!sc)

@@ -68,14 +68,15 @@ struct walk {
 	__u32 pid;
 	__u32 flags;
 	__u32 done;
-	__u32 has_proc;	 /* the process has an entry: tables */
-	__u32 gen;	 /* the entry's gen */
-	__u32 n;	 /* frames walked */
-	__u32 n0;	 /* frames walked when the frame loop began (walk_run) */
-	__u32 stopped;	 /* the frame loop stopped before its bound */
-	__u32 handoff;	 /* the runtime (enum unw_unwinder) frame n is handed over to; 0: none */
-	__u32 native_at; /* n + 1 of a frame its runtime handed back: walked natively; 0: none */
-	__u32 walking;	 /* the walk of a user stack began (not a stack of exec, nor none) */
+	__u32 has_proc;	  /* the process has an entry: tables */
+	__u32 gen;	  /* the entry's gen */
+	__u32 n;	  /* frames walked */
+	__u32 n0;	  /* frames walked when the frame loop began (walk_run) */
+	__u32 stopped;	  /* the frame loop stopped before its bound */
+	__u32 handoff;	  /* the runtime (enum unw_unwinder) frame n is handed over to; 0: none */
+	__u32 native_at;  /* n + 1 of a frame its runtime handed back: walked natively; 0: none */
+	__u32 frames_max; /* frames it may walk: UNW_WALK_MAX, or the CPU's budget (walk_budget) */
+	__u32 walking;	  /* the walk of a user stack began (not a stack of exec, nor none) */
 };
 
 /*
@@ -103,7 +104,7 @@ struct walk_saved {
 	__u32 n;
 	__u32 native_at;
 	__u32 resume; /* enum walk_resume */
-	__u32 pad;
+	__u32 frames_max;
 	struct unw_count_key key; /* the count's: its pid, thread, kernel stack and flags */
 	__u64 count;		  /* samples, or blocks (off-CPU) */
 	__u64 ns;		  /* off-CPU: their time */
@@ -176,8 +177,11 @@ struct scratch {
 	/* Frames of each runtime written (by unwinder), for its stats. */
 	__u32 runtime_frames[UNW_UW_NR];
 	struct frames_ahead ahead;
-	/* When the walk went past UNW_DEPTH_MAX frames (walk_overtime). */
-	__u64 deep_t0;
+	/* The CPU's budget of frames (walk_budget): left (less than 0: spent), when last filled. */
+	__s64 budget;
+	__u64 budget_at;
+	/* The sp of the frame being walked: a window of the stack past the copy starts there. */
+	__u64 cur_sp;
 	/* The new program's name, of a sample inside execve (exec_stack). */
 	char exec_comm[UNW_COMM_LEN];
 	/* The last word pushed began a frame of two (unw_ustack__push). */
@@ -282,29 +286,15 @@ static __always_inline int stack_grow(struct scratch *sc, __u64 need)
 	return 0;
 }
 
-/* A word of the user stack: from the copy when it holds it (grown when it may), else read. */
-static __always_inline int stack_read(struct scratch *sc, __u64 addr, __u64 *val)
-{
-	__u64 off = addr - sc->sp0;
-
-	if (addr >= sc->sp0 && off + 8 > sc->copy_len && off + 8 <= sc->copy_max)
-		stack_grow(sc, off + 8);
-	if (addr >= sc->sp0 && off + 8 <= sc->copy_len) {
-		*val = *(__u64 *)&sc->copy[off & (UNW_STACK_COPY - 1)];
-		return 0;
-	}
-	return bpf_probe_read_user(val, sizeof(*val), (void *)addr);
-}
-
 /*
- * Starts the copy of the top of the user stack: it may grow to UNW_STACK_COPY
- * bytes, ending on a page boundary, and not past the end of the main
- * thread's stack mapping (the page holding the environment strings) when sp
- * is in it: a read that runs into unmapped memory fails whole, and costs
- * more than the copy. When the first bytes cannot be read, the rest of sp's
- * page is tried.
+ * A window of the user stack from sp: it may grow to UNW_STACK_COPY bytes,
+ * ending on a page boundary, and not past the end of the main thread's
+ * stack mapping (the page holding the environment strings) when sp is in
+ * it: a read that runs into unmapped memory fails whole, and costs more
+ * than the copy. When the first bytes cannot be read, the rest of sp's
+ * page is tried. 0, or -1 when nothing could be read.
  */
-static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
+static __always_inline int stack_window(struct scratch *sc, __u64 sp)
 {
 	const __u64 page = UNW_PAGE_MIN;
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -319,12 +309,59 @@ static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
 		len = UNW_STACK_COPY;
 	sc->copy_max = len;
 	if (stack_grow(sc, len < UNW_STACK_FIRST ? len : UNW_STACK_FIRST) == 0)
-		return;
+		return 0;
 	sc->copy_max = page - (sp & (page - 1));
 	if (sc->copy_max > len)
 		sc->copy_max = len;
-	if (stack_grow(sc, sc->copy_max))
+	return stack_grow(sc, sc->copy_max);
+}
+
+/* Starts the copy of the top of the user stack, at sp: a window (stack_window). */
+static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
+{
+	if (stack_window(sc, sp))
 		err_inc(sc, UNW_E_STACK_COPY);
+}
+
+/*
+ * The window of the stack moved up past the copy, to addr: a deep stack is
+ * read a window at a time, a few reads of a few KiB for hundreds of frames,
+ * not a read each word (a read costs about the same for 8 bytes as for 1
+ * KiB). It starts at the sp of the frame being walked, whose reads lie
+ * above it, unless addr is below that. 0, or -1 when it could not be read:
+ * no window then, every read past the copy on its own.
+ */
+static __always_inline int stack_slide(struct scratch *sc, __u64 addr)
+{
+	__u64 base = sc->cur_sp && sc->cur_sp <= addr ? sc->cur_sp : addr;
+
+	sc->costs |= 1u << UNW_COST_STACK_GROW;
+	if (stack_window(sc, base & ~7ULL) == 0)
+		return 0;
+	sc->sp0 = ~0ULL;
+	sc->copy_len = 0;
+	sc->copy_max = 0;
+	return -1;
+}
+
+/*
+ * A word of the user stack: from the copy when it holds it (grown when it
+ * may, moved up when the walk went past it), else read.
+ */
+static __always_inline int stack_read(struct scratch *sc, __u64 addr, __u64 *val)
+{
+	__u64 off = addr - sc->sp0;
+
+	if (addr >= sc->sp0 && off + 8 > sc->copy_len && off + 8 <= sc->copy_max)
+		stack_grow(sc, off + 8);
+	else if (addr >= sc->sp0 && off + 8 > sc->copy_max && sc->copy_len == sc->copy_max &&
+		 sc->copy_max && stack_slide(sc, addr) == 0)
+		off = addr - sc->sp0;
+	if (addr >= sc->sp0 && off + 8 <= sc->copy_len) {
+		*val = *(__u64 *)&sc->copy[off & (UNW_STACK_COPY - 1)];
+		return 0;
+	}
+	return bpf_probe_read_user(val, sizeof(*val), (void *)addr);
 }
 
 /* A word of the profiled process at addr + off; 0 when it cannot be read. */

@@ -301,6 +301,9 @@ static void session__size_maps(struct session *s)
 	k->rodata->cfg.kernel_stacks = s->opts.kernel_stacks;
 	k->rodata->cfg.follow_children = s->opts.follow_children;
 	k->rodata->cfg.page_size = sysconf(_SC_PAGESIZE);
+	k->rodata->cfg.frames_per_sec = (uint64_t)s->opts.freq * FRAMES_PER_SAMPLE;
+	k->rodata->cfg.off_frames_per_sec = (uint64_t)s->opts.off_cpu_walks * FRAMES_PER_SAMPLE;
+	k->rodata->cfg.frames_burst = FRAMES_BURST;
 	/* Short: a process that just exec'd maps its libraries within milliseconds. */
 	k->rodata->cfg.event_interval_ns = 5000000ULL;
 	offcpu__configure(k, &s->opts);

@@ -67,6 +67,16 @@ struct shards_placement;
 #define PROCS_SYSTEM 2048
 #define PROCS_TREE_MIN 256
 #define PROCS_PER_CPU 64
+/*
+ * The budget of frames of a CPU's walks (bpf/abi.h, struct unw_config): an
+ * average of FRAMES_PER_SAMPLE frames a sample (a walk of an off-CPU
+ * block), a bucket of FRAMES_BURST at most, so that the deepest walks
+ * (UNW_WALK_MAX) find room after a quiet time. At 999 Hz a CPU may walk 8
+ * million frames a second, some 120 ms of its time at 15 ns a frame; at 99
+ * Hz a tenth of that.
+ */
+#define FRAMES_PER_SAMPLE 8192
+#define FRAMES_BURST (2 * UNW_WALK_MAX)
 /* Threads of the -p targets sampled with perf events of their own, at most (two fds each). */
 #define TASK_EVENTS_MAX 128
 

@@ -32,6 +32,14 @@ except by stacks --inlined.
       leaf FRAME are ROOT (default {START};main), FRAME repeated, one frame
       "[... K frames ...]", FRAME repeated, the leaf, where K and the
       FRAMEs shown are exactly N: the frames left out are counted exactly.
+  e2e.py budget JSON FOLDED --comm NAME --frames N --min-cut R --min-whole R
+     [--frame FRAME] [--leaf FRAME] [--root REGEX]
+      A recursion deeper than a CPU's budget of frames (--stats-json JSON):
+      at least R of the samples with a user stack cut by the budget
+      (frame-budget-spent), every truncated one of them; at least R walked
+      whole (the recursion of N FRAME, default descend, to the leaf, default
+      bottom, its middle elided); no sample counted as walked to the bottom
+      that does not begin at a root.
   e2e.py exec FOLDED --comm NAME --old NAME [--min-samples N]
       Samples inside execve past its point of no return: those whose kernel
       stack frees the old program's memory (__mmput or exit_mmap under
@@ -296,6 +304,44 @@ def cmd_elided(args):
         show([s for s in samples if s not in good], "stacks that are not the whole recursion:", 4)
         fail(f"only {ratio:.2%} of the deep samples are the recursion with the frames "
              f"left out counted")
+
+
+def cmd_budget(args):
+    """Samples deeper than a CPU's budget of frames: some walked whole (the recursion of
+    --frames FRAME to the leaf, its middle elided), the others cut at their 1024th frame
+    and counted as frame-budget-spent; every sample counted as walked reached its root."""
+    with open(args.json) as f:
+        stats = json.load(f)
+    samples = [s for s in read_folded(args.folded) if comm_matches(s, args.comm)]
+    user = stats["user_samples"]
+    cut = stats["errors"].get("frame-budget-spent", 0)
+    truncated = stats["truncated"]["count"]
+    want = re.compile(expand(args.root) + ";" + re.escape(args.frame + ";") * args.frames +
+                      re.escape(args.leaf))
+    whole = 0
+    for s in samples:
+        marks = [i for i, f in enumerate(s.user) if ELIDED.fullmatch(f)]
+        if len(marks) != 1:
+            continue
+        i = marks[0]
+        k = int(ELIDED.fullmatch(s.user[i]).group(1).replace(",", ""))
+        if want.fullmatch(";".join(s.user[:i] + [args.frame] * k + s.user[i + 1:])):
+            whole += s.count
+    print(f"{user} samples with a user stack: {whole} walked whole at full depth, {cut} cut by "
+          f"the budget, {truncated} truncated, {stats['walked']['count']} counted walked",
+          file=sys.stderr)
+    if not user or cut < args.min_cut * user:
+        fail(f"{cut} of {user} samples cut by the budget, expected at least {args.min_cut:.0%}")
+    if whole < args.min_whole * user:
+        fail(f"{whole} of {user} samples walked whole, expected at least {args.min_whole:.0%}")
+    if truncated != cut:
+        fail(f"{truncated} samples truncated, {cut} of them by the budget: every truncated "
+             f"sample of this workload is the budget's")
+    root = re.compile(expand("{START}") + "(?:;|$)")
+    rooted = sum(s.count for s in read_folded(args.folded) if root.match(";".join(s.user)))
+    if stats["walked"]["count"] > rooted:
+        fail(f"{stats['walked']['count']} samples counted as walked to the bottom, "
+             f"only {rooted} begin at a root")
 
 
 def cmd_exec(args):
@@ -1481,6 +1527,17 @@ def main():
     s.add_argument("--root", default="{START};main")
     s.add_argument("--min-samples", type=int, default=100)
     s.set_defaults(fn=cmd_elided)
+    s = sub.add_parser("budget")
+    s.add_argument("json")
+    s.add_argument("folded")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--frames", type=int, required=True)
+    s.add_argument("--frame", default="descend")
+    s.add_argument("--leaf", default="bottom")
+    s.add_argument("--root", default="{START};main")
+    s.add_argument("--min-cut", type=float, required=True)
+    s.add_argument("--min-whole", type=float, required=True)
+    s.set_defaults(fn=cmd_budget)
     s = sub.add_parser("exec")
     s.add_argument("folded")
     s.add_argument("--comm", required=True)

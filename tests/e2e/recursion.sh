@@ -10,10 +10,13 @@
 #  - 1400 and 5000 deep: the samples keep both ends, the process's start
 #    and the leaf, with one frame between them that counts the frames left
 #    out exactly: put back, they give DEPTH + 1 descend. 99% of all the
-#    samples reach the root; the deep ones are elided. A walk past 1024
-#    frames is bounded in time (2 ms, UNW_WALK_NS): 5000 frames take about
-#    0.3 ms, but on a virtual machine the time the hypervisor steals
-#    counts too, so that 1 sample in 200 at most may end there, truncated.
+#    samples reach the root; the deep ones are elided; none is truncated: a
+#    walk is bounded by frames, never by time, and 5000 frames a sample at
+#    999 Hz is within a CPU's budget (8192 frames a sample on average).
+#  - 20000 deep: past the budget, a CPU walks some of the stacks whole and
+#    the others to their 1024th frame until its budget fills again; those
+#    are truncated, each counted as frame-budget-spent, and every sample
+#    counted as walked to the bottom was.
 #  - In tail calls (kernels before 5.17, forced with UNWPROF_BPF_TAIL_CALLS=1)
 #    the walk ends at 1024 frames: a deeper stack keeps the frames nearest
 #    its leaf and is counted truncated.
@@ -44,6 +47,12 @@ for depth in 1400 5000; do
 		--frames $((depth + 1)) --min-samples 200
 	check roots "$tmp/recurse$depth.folded" --comm recurse --min-ratio 0.99
 	check summary "$tmp/recurse$depth.err" elided --min 200
-	check summary "$tmp/recurse$depth.err" truncated --min 0 --max 10
+	check summary "$tmp/recurse$depth.err" truncated --min 0 --max 0
 done
+
+record recurse20000 -F 999 -o "$tmp/recurse20000.folded" --stats-json "$tmp/recurse20000.json" \
+	-- "$WORKLOADS/recurse" 2 20000
+expect_rc 0
+check budget "$tmp/recurse20000.json" "$tmp/recurse20000.folded" --comm recurse \
+	--frames 20001 --min-cut 0.2 --min-whole 0.2
 finish
