@@ -41,6 +41,8 @@ RECIPES = {
     "dlopen": (["dlopen", "1"], [], "dlopen"),
     "forker": (["forker", "100", "10"], [], "burn"),
     "all": (["chain-pie", "1"], ["-a"], "chain-pie"),
+    # 5000 frames deep, deeper than a stored stack: walked by frames, never by time
+    "deep": (["recurse", "1", "5000"], [], "recurse"),
 }
 ROOT = re.compile(r"^(?:_start|clone3|start_thread|_dl_start|_dl_start_user)(?:;|$)")
 failures = 0
