@@ -295,18 +295,32 @@ __weak __noinline int frame_place_of_pid(struct scratch *sc, __u32 pid, __u64 pc
 }
 
 /*
- * The place of pc in the walk's process: from the cache of lookups, else
- * from frame_place, in the process's entry, looked up there when the
- * sample did not look it up. It is not kept in the walk: a pointer the
+ * The place of pc in the walk's process: from the walk's places of late
+ * (struct scratch: recent, a recursion's few pcs), else from the cache of
+ * lookups, else from frame_place, in the process's entry, looked up there
+ * when the sample did not look it up. It is not kept in the walk: a pointer the
  * callback writes makes its verification a third longer, and a second
  * lookup in one sample finds the entry's lines in the CPU's cache.
  */
 static __always_inline void walk_place(struct walk *w, struct scratch *sc, __u64 pc,
 				       struct frame_place *pl)
 {
+	struct recent_place *r = &sc->recent[recent_slot(pc)];
+
 	if (w->has_proc) {
 		sc->lookups++;
+		if (r->pc == pc && r->gen == w->gen) {
+			pl->unwinder = r->unwinder;
+			pl->rule = r->rule;
+			pl->cached = 1;
+			sc->lookups_cached++;
+			return;
+		}
 		if (pc_cache_find(sc->family, w->gen, pc, pl)) {
+			r->pc = pc;
+			r->gen = w->gen;
+			r->unwinder = pl->unwinder;
+			r->rule = pl->rule;
 			sc->lookups_cached++;
 			return;
 		}

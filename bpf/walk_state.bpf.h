@@ -139,6 +139,27 @@ _Static_assert((AHEAD_WORDS & (AHEAD_WORDS - 1)) == 0 && (AHEAD_SEGS & (AHEAD_SE
 _Static_assert(AHEAD_WORDS <= 0xffff, "segment ends fit their slots");
 
 /*
+ * The places of the pcs a CPU's walks found of late, a few, in the scratch
+ * (bpf/native.bpf.h, walk_place): a recursion's frames repeat a few pcs,
+ * which are found here before the cache of lookups, in memory the walk
+ * touches anyway. As the cache of lookups, valid for one version (gen) of
+ * a process's mappings.
+ */
+#define RECENT_PLACES 8
+
+struct recent_place {
+	__u64 pc;
+	__u32 gen; /* 0: empty */
+	__u32 unwinder;
+	struct unw_rule rule;
+};
+
+static __always_inline __u32 recent_slot(__u64 pc)
+{
+	return (pc ^ (pc >> 5) ^ (pc >> 11)) & (RECENT_PLACES - 1);
+}
+
+/*
  * Tail calls a sample may make: the kernel's limit (MAX_TAIL_CALL_CNT).
  * A handover to a runtime and back takes two.
  */
@@ -177,6 +198,7 @@ struct scratch {
 	/* Frames of each runtime written (by unwinder), for its stats. */
 	__u32 runtime_frames[UNW_UW_NR];
 	struct frames_ahead ahead;
+	struct recent_place recent[RECENT_PLACES];
 	/* The CPU's budget of frames (walk_budget): left (less than 0: spent), when last filled. */
 	__s64 budget;
 	__u64 budget_at;
@@ -291,10 +313,11 @@ static __always_inline int stack_grow(struct scratch *sc, __u64 need)
  * ending on a page boundary, and not past the end of the main thread's
  * stack mapping (the page holding the environment strings) when sp is in
  * it: a read that runs into unmapped memory fails whole, and costs more
- * than the copy. When the first bytes cannot be read, the rest of sp's
- * page is tried. 0, or -1 when nothing could be read.
+ * than the copy. Its first bytes are copied at once, the rest as the walk
+ * reads them (stack_grow); when they cannot be read, the rest of sp's page
+ * is tried. 0, or -1 when nothing could be read.
  */
-static __always_inline int stack_window(struct scratch *sc, __u64 sp)
+static __always_inline int stack_window(struct scratch *sc, __u64 sp, __u64 first)
 {
 	const __u64 page = UNW_PAGE_MIN;
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -308,7 +331,7 @@ static __always_inline int stack_window(struct scratch *sc, __u64 sp)
 	if (len > UNW_STACK_COPY)
 		len = UNW_STACK_COPY;
 	sc->copy_max = len;
-	if (stack_grow(sc, len < UNW_STACK_FIRST ? len : UNW_STACK_FIRST) == 0)
+	if (stack_grow(sc, len < first ? len : first) == 0)
 		return 0;
 	sc->copy_max = page - (sp & (page - 1));
 	if (sc->copy_max > len)
@@ -319,7 +342,7 @@ static __always_inline int stack_window(struct scratch *sc, __u64 sp)
 /* Starts the copy of the top of the user stack, at sp: a window (stack_window). */
 static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
 {
-	if (stack_window(sc, sp))
+	if (stack_window(sc, sp, UNW_STACK_FIRST))
 		err_inc(sc, UNW_E_STACK_COPY);
 }
 
@@ -327,8 +350,9 @@ static __always_inline void stack_copy(struct scratch *sc, __u64 sp)
  * The window of the stack moved up past the copy, to addr: a deep stack is
  * read a window at a time, a few reads of a few KiB for hundreds of frames,
  * not a read each word (a read costs about the same for 8 bytes as for 1
- * KiB). It starts at the sp of the frame being walked, whose reads lie
- * above it, unless addr is below that. 0, or -1 when it could not be read:
+ * KiB), each window copied whole at once, as a walk this deep reads it all.
+ * It starts at the sp of the frame being walked, whose reads lie above it,
+ * unless addr is below that. 0, or -1 when it could not be read:
  * no window then, every read past the copy on its own.
  */
 static __always_inline int stack_slide(struct scratch *sc, __u64 addr)
@@ -336,7 +360,7 @@ static __always_inline int stack_slide(struct scratch *sc, __u64 addr)
 	__u64 base = sc->cur_sp && sc->cur_sp <= addr ? sc->cur_sp : addr;
 
 	sc->costs |= 1u << UNW_COST_STACK_GROW;
-	if (stack_window(sc, base & ~7ULL) == 0)
+	if (stack_window(sc, base & ~7ULL, UNW_STACK_COPY) == 0)
 		return 0;
 	sc->sp0 = ~0ULL;
 	sc->copy_len = 0;
