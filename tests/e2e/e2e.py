@@ -32,14 +32,17 @@ except by stacks --inlined.
       leaf FRAME are ROOT (default {START};main), FRAME repeated, one frame
       "[... K frames ...]", FRAME repeated, the leaf, where K and the
       FRAMEs shown are exactly N: the frames left out are counted exactly.
-  e2e.py budget JSON FOLDED --comm NAME --frames N --min-cut R --min-whole R
+  e2e.py budget JSON FOLDED --comm NAME --frames N --budget B
      [--frame FRAME] [--leaf FRAME] [--root REGEX]
-      A recursion deeper than a CPU's budget of frames (--stats-json JSON):
-      at least R of the samples with a user stack cut by the budget
-      (frame-budget-spent), every truncated one of them; at least R walked
-      whole (the recursion of N FRAME, default descend, to the leaf, default
-      bottom, its middle elided); no sample counted as walked to the bottom
-      that does not begin at a root.
+      A recursion deeper than a CPU's budget of frames (--stats-json JSON),
+      B frames a sample: the share of the samples with a user stack cut by
+      the budget (frame-budget-spent) within 0.25 of what the budget makes
+      of the rate the target was sampled at (none when the machine gave it
+      too little of a CPU for its walks to spend the budget), every truncated
+      one of them cut; 70% of the rest walked whole at full depth (the
+      recursion of N FRAME, default descend, to the leaf, default bottom,
+      its middle elided); no
+      sample counted as walked to the bottom that does not begin at a root.
   e2e.py exec FOLDED --comm NAME --old NAME [--min-samples N]
       Samples inside execve past its point of no return: those whose kernel
       stack frees the old program's memory (__mmput or exit_mmap under
@@ -307,9 +310,9 @@ def cmd_elided(args):
 
 
 def cmd_budget(args):
-    """Samples deeper than a CPU's budget of frames: some walked whole (the recursion of
-    --frames FRAME to the leaf, its middle elided), the others cut at their 1024th frame
-    and counted as frame-budget-spent; every sample counted as walked reached its root."""
+    """Samples deeper than a CPU's budget of frames: some walked whole, the others cut at
+    their 1024th frame, as many as the budget makes of the rate the target was sampled
+    at; every truncated sample cut; every sample counted as walked reached its root."""
     with open(args.json) as f:
         stats = json.load(f)
     samples = [s for s in read_folded(args.folded) if comm_matches(s, args.comm)]
@@ -327,13 +330,22 @@ def cmd_budget(args):
         k = int(ELIDED.fullmatch(s.user[i]).group(1).replace(",", ""))
         if want.fullmatch(";".join(s.user[:i] + [args.frame] * k + s.user[i + 1:])):
             whole += s.count
-    print(f"{user} samples with a user stack: {whole} walked whole at full depth, {cut} cut by "
-          f"the budget, {truncated} truncated, {stats['walked']['count']} counted walked",
-          file=sys.stderr)
-    if not user or cut < args.min_cut * user:
-        fail(f"{cut} of {user} samples cut by the budget, expected at least {args.min_cut:.0%}")
-    if whole < args.min_whole * user:
-        fail(f"{whole} of {user} samples walked whole, expected at least {args.min_whole:.0%}")
+    if not user:
+        fail("no sample with a user stack")
+    # A CPU walks B frames a sample period; the target, sampled `rate` times a second of
+    # its period's, takes D frames a whole walk and 1024 a cut one: whole x of them with
+    # x D + (1 - x) 1024 = B / rate.
+    rate = user / stats["duration_s"] / stats["frequency_hz"]
+    deep = args.frames + 4
+    x = min(1.0, max(0.0, (args.budget / rate - 1024) / (deep - 1024))) if rate else 1.0
+    print(f"{user} samples with a user stack ({rate:.0%} of a CPU's periods): {whole} walked "
+          f"whole at full depth, {cut} cut by the budget (expected {1 - x:.0%}), {truncated} "
+          f"truncated, {stats['walked']['count']} counted walked", file=sys.stderr)
+    if abs(cut / user - (1 - x)) > 0.25:
+        fail(f"{cut} of {user} samples cut by the budget, expected {1 - x:.0%}")
+    # the rest are mostly in bottom, at full depth; the others on the way down or up
+    if whole < 0.7 * (user - cut):
+        fail(f"{whole} of the {user - cut} samples not cut were walked whole at full depth")
     if truncated != cut:
         fail(f"{truncated} samples truncated, {cut} of them by the budget: every truncated "
              f"sample of this workload is the budget's")
@@ -1535,8 +1547,7 @@ def main():
     s.add_argument("--frame", default="descend")
     s.add_argument("--leaf", default="bottom")
     s.add_argument("--root", default="{START};main")
-    s.add_argument("--min-cut", type=float, required=True)
-    s.add_argument("--min-whole", type=float, required=True)
+    s.add_argument("--budget", type=int, required=True)
     s.set_defaults(fn=cmd_budget)
     s = sub.add_parser("exec")
     s.add_argument("folded")
