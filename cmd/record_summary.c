@@ -87,21 +87,21 @@ static double round_to(double v, double scale)
 /* {"count": N, "percent": P}, P rounded to 0.01 */
 static void put_share(struct json_writer *jw, const char *key, uint64_t n, uint64_t whole)
 {
-	jw_key(jw, key);
-	jw_object_start(jw);
-	jw_uint_field(jw, "count", n);
-	jw_double_field(jw, "percent", round_to(percent(n, whole), 100));
-	jw_object_end(jw);
+	json__key(jw, key);
+	json__object_start(jw);
+	json__uint_field(jw, "count", n);
+	json__double_field(jw, "percent", round_to(percent(n, whole), 100));
+	json__object_end(jw);
 }
 
 /* ns to 0.1, null when < 0 (unknown). */
 static void put_ns(struct json_writer *jw, const char *key, double ns)
 {
-	jw_key(jw, key);
+	json__key(jw, key);
 	if (ns >= 0)
-		jw_double(jw, round_to(ns, 10));
+		json__double(jw, round_to(ns, 10));
 	else
-		jw_null(jw);
+		json__null(jw);
 }
 
 /* ---- a count of the lists, as its row says ---- */
@@ -156,7 +156,7 @@ static void stat_json(const struct summary *s, const struct stat_row *row)
 	case UNW_SHOW_NONE:
 		break;
 	default:
-		jw_uint_field(s->jw, row->key, v);
+		json__uint_field(s->jw, row->key, v);
 		break;
 	}
 }
@@ -176,9 +176,9 @@ static void run_text(const struct summary *s)
 
 static void run_json(const struct summary *s)
 {
-	jw_uint_field(s->jw, "schema", 3);
-	jw_double_field(s->jw, "duration_s", round_to(s->res->elapsed, 1000));
-	jw_uint_field(s->jw, "frequency_hz", s->freq);
+	json__uint_field(s->jw, "schema", 3);
+	json__double_field(s->jw, "duration_s", round_to(s->res->elapsed, 1000));
+	json__uint_field(s->jw, "frequency_hz", s->freq);
 }
 
 /* The samples without a user stack, when there are some: what the shares are of. */
@@ -201,7 +201,7 @@ static void user_text(const struct summary *s)
 
 static void user_json(const struct summary *s)
 {
-	jw_uint_field(s->jw, "user_samples", s->user);
+	json__uint_field(s->jw, "user_samples", s->user);
 }
 
 /* The samples with each runtime's frames, of those that had some. */
@@ -231,7 +231,7 @@ static void runtimes_json(const struct summary *s)
 			continue;
 		put_share(s->jw, rt->name, s->st.runtime_samples[u], s->user);
 		snprintf(key, sizeof(key), "%s_frames", rt->name);
-		jw_uint_field(s->jw, key, s->st.runtime_frames[u]);
+		json__uint_field(s->jw, key, s->st.runtime_frames[u]);
 	}
 }
 
@@ -261,19 +261,19 @@ static void errors_json(const struct summary *s)
 {
 	uint64_t other = 0;
 
-	jw_key(s->jw, "errors");
-	jw_object_start(s->jw);
+	json__key(s->jw, "errors");
+	json__object_start(s->jw);
 	for (unsigned int i = 0; i < SESSION_NR_ERRORS; i++) {
 		const char *name = session__error_name(i);
 
 		if (name)
-			jw_uint_field(s->jw, name, s->st.errors[i]);
+			json__uint_field(s->jw, name, s->st.errors[i]);
 		else
 			other += s->st.errors[i];
 	}
 	if (other)
-		jw_uint_field(s->jw, "other", other);
-	jw_object_end(s->jw);
+		json__uint_field(s->jw, "other", other);
+	json__object_end(s->jw);
 }
 
 /* The files where the most walks stopped short, with the reason: where to look. */
@@ -296,19 +296,19 @@ static void failures_text(const struct summary *s)
 
 static void failures_json(const struct summary *s)
 {
-	jw_key(s->jw, "failures");
-	jw_array_start(s->jw);
+	json__key(s->jw, "failures");
+	json__array_start(s->jw);
 	for (size_t i = 0; i < failures__count(s->res->failures) && i < FAILURES_STATS; i++) {
 		const struct failure *f = failures__get(s->res->failures, i);
 		const char *name = session__error_name(f->reason);
 
-		jw_object_start(s->jw);
-		jw_string_field(s->jw, "file", f->file);
-		jw_string_field(s->jw, "reason", name ? name : "other");
-		jw_uint_field(s->jw, "samples", f->samples);
-		jw_object_end(s->jw);
+		json__object_start(s->jw);
+		json__string_field(s->jw, "file", f->file);
+		json__string_field(s->jw, "reason", name ? name : "other");
+		json__uint_field(s->jw, "samples", f->samples);
+		json__object_end(s->jw);
 	}
-	jw_array_end(s->jw);
+	json__array_end(s->jw);
 }
 
 /* Every sample in exactly one place, so that the parts add up to the samples. */
@@ -338,17 +338,17 @@ static void outcomes_json(const struct summary *s)
 	const struct recorder_outcomes *o = &s->res->outcomes;
 	struct json_writer *jw = s->jw;
 
-	jw_key(jw, "outcomes");
-	jw_object_start(jw);
-	jw_uint_field(jw, "walked", o->walked);
-	jw_uint_field(jw, "frame_pointer", o->fp);
-	jw_uint_field(jw, "failed", o->failed);
-	jw_uint_field(jw, "idle", o->idle);
-	jw_uint_field(jw, "kernel_threads", o->kernel);
-	jw_uint_field(jw, "exec", o->exec);
-	jw_uint_field(jw, "lost", s->st.lost);
-	jw_int_field(jw, "not_drained", recorder_result__not_drained(s->res, &s->st));
-	jw_object_end(jw);
+	json__key(jw, "outcomes");
+	json__object_start(jw);
+	json__uint_field(jw, "walked", o->walked);
+	json__uint_field(jw, "frame_pointer", o->fp);
+	json__uint_field(jw, "failed", o->failed);
+	json__uint_field(jw, "idle", o->idle);
+	json__uint_field(jw, "kernel_threads", o->kernel);
+	json__uint_field(jw, "exec", o->exec);
+	json__uint_field(jw, "lost", s->st.lost);
+	json__int_field(jw, "not_drained", recorder_result__not_drained(s->res, &s->st));
+	json__object_end(jw);
 }
 
 /* The rows loaded and what they take with their index (the rest of them are counts). */
@@ -364,7 +364,7 @@ static void rows_text(const struct summary *s)
 
 static void rows_json(const struct summary *s)
 {
-	jw_uint_field(s->jw, session_rows[SESSION_ST_rows_loaded].key, s->st.rows_loaded);
+	json__uint_field(s->jw, session_rows[SESSION_ST_rows_loaded].key, s->st.rows_loaded);
 }
 
 static void rss_text(const struct summary *s)
@@ -374,7 +374,7 @@ static void rss_text(const struct summary *s)
 
 static void rss_json(const struct summary *s)
 {
-	jw_uint_field(s->jw, "peak_rss_bytes", s->res->peak_rss);
+	json__uint_field(s->jw, "peak_rss_bytes", s->res->peak_rss);
 }
 
 /*
@@ -402,7 +402,7 @@ static void bpf_time_text(const struct summary *s)
 static void bpf_time_json(const struct summary *s)
 {
 	put_ns(s->jw, "bpf_ns_per_sample", s->res->bpf_ns_per_sample);
-	jw_uint_field(s->jw, "bpf_samples_timed", s->res->times.count);
+	json__uint_field(s->jw, "bpf_samples_timed", s->res->times.count);
 	put_ns(s->jw, "bpf_ns_sample_p50", s->res->times.p50);
 	put_ns(s->jw, "bpf_ns_sample_p99", s->res->times.p99);
 }
@@ -422,7 +422,7 @@ static void exec_time_json(const struct summary *s)
 {
 	const struct sample_times *t = &s->st.exec_to_tables;
 
-	jw_uint_field(s->jw, "execs_timed", t->count);
+	json__uint_field(s->jw, "execs_timed", t->count);
 	put_ns(s->jw, "exec_to_tables_ns_p50", t->count ? t->p50 : -1);
 	put_ns(s->jw, "exec_to_tables_ns_p99", t->count ? t->p99 : -1);
 }
@@ -430,18 +430,18 @@ static void exec_time_json(const struct summary *s)
 /* "bpf_sample_costs": for each cost, {"samples": N, "mean_ns": NS or null}. */
 static void costs_json(const struct summary *s)
 {
-	jw_key(s->jw, "bpf_sample_costs");
-	jw_object_start(s->jw);
+	json__key(s->jw, "bpf_sample_costs");
+	json__object_start(s->jw);
 	for (uint32_t i = 0; i < UNW_COST_NR; i++) {
 		const struct unw_cost_sum *c = &s->res->costs[i];
 
-		jw_key(s->jw, sample_times__cost_name(i));
-		jw_object_start(s->jw);
-		jw_uint_field(s->jw, "samples", c->samples);
+		json__key(s->jw, sample_times__cost_name(i));
+		json__object_start(s->jw);
+		json__uint_field(s->jw, "samples", c->samples);
 		put_ns(s->jw, "mean_ns", c->samples ? (double)c->ns / (double)c->samples : -1);
-		jw_object_end(s->jw);
+		json__object_end(s->jw);
 	}
-	jw_object_end(s->jw);
+	json__object_end(s->jw);
 }
 
 /* What debuginfod fetched: only when DEBUGINFOD_URLS named servers. */
@@ -468,18 +468,18 @@ static void debuginfod_json(const struct summary *s)
 	const struct debuginfod_stats *st = &s->res->debuginfod_stats;
 	struct json_writer *jw = s->jw;
 
-	jw_key(jw, "debuginfod");
+	json__key(jw, "debuginfod");
 	if (!s->res->debuginfod) {
-		jw_null(jw);
+		json__null(jw);
 		return;
 	}
-	jw_object_start(jw);
-	jw_uint_field(jw, "requested", st->requested);
-	jw_uint_field(jw, "fetched", st->found);
-	jw_uint_field(jw, "not_found", st->absent);
-	jw_uint_field(jw, "failed", st->failed);
-	jw_uint_field(jw, "no_answer", st->abandoned);
-	jw_object_end(jw);
+	json__object_start(jw);
+	json__uint_field(jw, "requested", st->requested);
+	json__uint_field(jw, "fetched", st->found);
+	json__uint_field(jw, "not_found", st->absent);
+	json__uint_field(jw, "failed", st->failed);
+	json__uint_field(jw, "no_answer", st->abandoned);
+	json__object_end(jw);
 }
 
 /* The label and value of off-CPU count id. */
@@ -515,17 +515,17 @@ static void off_cpu_text(const struct summary *s)
 /* "off_cpu": the blocks by what became of them, and their time (null without --off-cpu). */
 static void off_cpu_json(const struct summary *s)
 {
-	jw_key(s->jw, "off_cpu");
+	json__key(s->jw, "off_cpu");
 	if (!s->res->off_cpu) {
-		jw_null(s->jw);
+		json__null(s->jw);
 		return;
 	}
-	jw_object_start(s->jw);
+	json__object_start(s->jw);
 #define OFF_JSON(id, ...) \
-	jw_uint_field(s->jw, unw_rows[UNW_ST_##id].key, stat_value(s, &unw_rows[UNW_ST_##id]));
+	json__uint_field(s->jw, unw_rows[UNW_ST_##id].key, stat_value(s, &unw_rows[UNW_ST_##id]));
 	UNW_OFF_STATS(OFF_JSON)
 #undef OFF_JSON
-	jw_object_end(s->jw);
+	json__object_end(s->jw);
 }
 
 /* --off-cpu: the processes with the most time, on the CPU and off it. */
@@ -560,22 +560,22 @@ static void times_json(const struct summary *s)
 	const struct proc_times *pt = res->times_by_process;
 	struct json_writer *jw = s->jw;
 
-	jw_key(jw, "processes_time");
-	jw_array_start(jw);
+	json__key(jw, "processes_time");
+	json__array_start(jw);
 	for (size_t i = 0; i < proc_times__count(pt); i++) {
 		const struct proc_time *t = proc_times__get(pt, i);
 
-		jw_object_start(jw);
-		jw_uint_field(jw, "pid", t->pid);
-		jw_string_field(jw, "comm", t->comm);
-		jw_uint_field(jw, "on_cpu_ns", proc_time__on_cpu_ns(t, res->period_ns));
-		jw_uint_field(jw, "off_cpu_blocks", t->off_blocks);
-		jw_uint_field(jw, "off_cpu_walked_ns", t->off_walked_ns);
-		jw_uint_field(jw, "off_cpu_unwalked_ns", t->off_unwalked_ns);
-		jw_uint_field(jw, "total_ns", proc_time__total_ns(t, res->period_ns));
-		jw_object_end(jw);
+		json__object_start(jw);
+		json__uint_field(jw, "pid", t->pid);
+		json__string_field(jw, "comm", t->comm);
+		json__uint_field(jw, "on_cpu_ns", proc_time__on_cpu_ns(t, res->period_ns));
+		json__uint_field(jw, "off_cpu_blocks", t->off_blocks);
+		json__uint_field(jw, "off_cpu_walked_ns", t->off_walked_ns);
+		json__uint_field(jw, "off_cpu_unwalked_ns", t->off_unwalked_ns);
+		json__uint_field(jw, "total_ns", proc_time__total_ns(t, res->period_ns));
+		json__object_end(jw);
 	}
-	jw_array_end(jw);
+	json__array_end(jw);
 }
 
 /* ---- the table ---- */
@@ -666,7 +666,7 @@ void record_print_summary(const struct recorder_result *res)
 
 static void summary_json(const struct summary *s)
 {
-	jw_object_start(s->jw);
+	json__object_start(s->jw);
 	for (size_t i = 0; i < ARRAY_SIZE(summary_entries); i++) {
 		const struct summary_entry *e = &summary_entries[i];
 
@@ -675,7 +675,7 @@ static void summary_json(const struct summary *s)
 		else if (e->json)
 			e->json(s);
 	}
-	jw_object_end(s->jw);
+	json__object_end(s->jw);
 }
 
 int record_write_stats(FILE *f, const struct recorder_result *res, void *args)
@@ -685,7 +685,7 @@ int record_write_stats(FILE *f, const struct recorder_result *res, void *args)
 	int err;
 
 	s.freq = o->freq;
-	s.jw = json_writer__new(f, true);
+	s.jw = json__new(f, true);
 	if (!s.jw) {
 		err = -errno;
 		pr_err("%s: %s", o->stats_json, strerror(errno));
@@ -693,7 +693,7 @@ int record_write_stats(FILE *f, const struct recorder_result *res, void *args)
 	}
 	summary_json(&s);
 	errno = 0;
-	err = json_writer__free(s.jw);
+	err = json__free(s.jw);
 	/* -EIO for any failed write: the flush's errno says which (ENOSPC, EDQUOT). */
 	if (err == -EIO && errno)
 		err = -errno;

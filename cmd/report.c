@@ -323,7 +323,7 @@ static int finish_output(struct json_writer *jw)
 	int err;
 
 	errno = 0;
-	err = json_writer__free(jw);
+	err = json__free(jw);
 	if (!err && (fflush(stdout) || ferror(stdout)))
 		err = -EIO;
 	/* a write error of stdout is said by main() */
@@ -440,7 +440,7 @@ static int report_run(const struct report_args *args)
 		goto cleanup;
 	}
 	if (args->json) {
-		jw = json_writer__new(stdout, false);
+		jw = json__new(stdout, false);
 		if (!jw) {
 			err = -errno;
 			goto cleanup;

@@ -151,14 +151,14 @@ static const struct argp shards_argp = {
 
 static int print_json(const struct shards_report *rep)
 {
-	struct json_writer *jw = json_writer__new(stdout, false);
+	struct json_writer *jw = json__new(stdout, false);
 	int err;
 
 	if (!jw)
 		return -errno;
 	shards_report__write_json(rep, jw);
 	errno = 0;
-	err = json_writer__free(jw);
+	err = json__free(jw);
 	if (err == -EINVAL)
 		pr_err("internal error: the JSON output is not well-formed");
 	else if (err)

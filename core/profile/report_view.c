@@ -83,27 +83,27 @@ static void json_input(struct json_writer *jw, const struct report_file *l)
 {
 	const struct pprof_meta *m = &l->in.meta;
 
-	jw_object_start(jw);
-	jw_string_field(jw, "file", l->path);
-	jw_string_field(jw, "format", format_name(l->in.format));
-	jw_bool_field(jw, "gzip", l->in.gzip);
-	jw_uint_field(jw, "samples", profile__total(l->profile));
-	jw_key(jw, "sample_type"); /* the pprof sample type counted */
+	json__object_start(jw);
+	json__string_field(jw, "file", l->path);
+	json__string_field(jw, "format", format_name(l->in.format));
+	json__bool_field(jw, "gzip", l->in.gzip);
+	json__uint_field(jw, "samples", profile__total(l->profile));
+	json__key(jw, "sample_type"); /* the pprof sample type counted */
 	if (m->value_type[0])
-		jw_stringf(jw, "%s/%s", m->value_type, m->value_unit);
+		json__stringf(jw, "%s/%s", m->value_type, m->value_unit);
 	else
-		jw_null(jw);
-	jw_uint_field(jw, "period_ns", m->period_ns);
-	jw_uint_field(jw, "duration_ns", m->duration_ns);
-	jw_uint_field(jw, "start_ns", m->start_ns);
-	jw_object_end(jw);
+		json__null(jw);
+	json__uint_field(jw, "period_ns", m->period_ns);
+	json__uint_field(jw, "duration_ns", m->duration_ns);
+	json__uint_field(jw, "start_ns", m->start_ns);
+	json__object_end(jw);
 }
 
 static void json_begin(struct json_writer *jw, const char *view)
 {
-	jw_object_start(jw);
-	jw_uint_field(jw, "schema", 1);
-	jw_string_field(jw, "view", view);
+	json__object_start(jw);
+	json__uint_field(jw, "schema", 1);
+	json__string_field(jw, "view", view);
 }
 
 void report_view__top_json(struct json_writer *jw, const struct report_file *l,
@@ -115,27 +115,27 @@ void report_view__top_json(struct json_writer *jw, const struct report_file *l,
 	double sum = 0;
 
 	json_begin(jw, "top");
-	jw_key(jw, "input");
+	json__key(jw, "input");
 	json_input(jw, l);
-	jw_string_field(jw, "sort", o->sort == REPORT_SORT_SELF ? "self" : "total");
-	jw_uint_field(jw, "nr_functions", report__nr_funcs(r));
-	jw_key(jw, "functions");
-	jw_array_start(jw);
+	json__string_field(jw, "sort", o->sort == REPORT_SORT_SELF ? "self" : "total");
+	json__uint_field(jw, "nr_functions", report__nr_funcs(r));
+	json__key(jw, "functions");
+	json__array_start(jw);
 	for (size_t i = 0; i < nr; i++) {
 		const struct report_func *f = report__func(r, i);
 
 		sum += pct(f->self, total);
-		jw_object_start(jw);
-		jw_string_field(jw, "name", f->name);
-		jw_uint_field(jw, "self", f->self);
-		jw_double_field(jw, "self_percent", pct(f->self, total));
-		jw_double_field(jw, "sum_percent", sum);
-		jw_uint_field(jw, "total", f->total);
-		jw_double_field(jw, "total_percent", pct(f->total, total));
-		jw_object_end(jw);
+		json__object_start(jw);
+		json__string_field(jw, "name", f->name);
+		json__uint_field(jw, "self", f->self);
+		json__double_field(jw, "self_percent", pct(f->self, total));
+		json__double_field(jw, "sum_percent", sum);
+		json__uint_field(jw, "total", f->total);
+		json__double_field(jw, "total_percent", pct(f->total, total));
+		json__object_end(jw);
 	}
-	jw_array_end(jw);
-	jw_object_end(jw);
+	json__array_end(jw);
+	json__object_end(jw);
 }
 
 /* Tree */
@@ -269,17 +269,17 @@ void report_view__tree_text(FILE *f, const struct report_file *l, const struct r
 static void tree_json_node(struct json_writer *jw, const struct tree_ctx *t,
 			   const struct report_node *n, size_t id, size_t parent, size_t depth)
 {
-	jw_object_start(jw);
-	jw_uint_field(jw, "id", id);
-	jw_uint_field(jw, "parent", parent);
-	jw_uint_field(jw, "depth", depth);
-	jw_string_field(jw, "name", report__func_name(t->r, n->func));
-	jw_bool_field(jw, "inlined", n->inlined);
-	jw_uint_field(jw, "self", n->self);
-	jw_double_field(jw, "self_percent", pct(n->self, t->total));
-	jw_uint_field(jw, "total", n->total);
-	jw_double_field(jw, "total_percent", pct(n->total, t->total));
-	jw_object_end(jw);
+	json__object_start(jw);
+	json__uint_field(jw, "id", id);
+	json__uint_field(jw, "parent", parent);
+	json__uint_field(jw, "depth", depth);
+	json__string_field(jw, "name", report__func_name(t->r, n->func));
+	json__bool_field(jw, "inlined", n->inlined);
+	json__uint_field(jw, "self", n->self);
+	json__double_field(jw, "self_percent", pct(n->self, t->total));
+	json__uint_field(jw, "total", n->total);
+	json__double_field(jw, "total_percent", pct(n->total, t->total));
+	json__object_end(jw);
 }
 
 /* A node being walked: which child comes next, and the node's id in the output. */
@@ -341,14 +341,14 @@ int report_view__tree_json(struct json_writer *jw, const struct report_file *l,
 	int err;
 
 	json_begin(jw, "tree");
-	jw_key(jw, "input");
+	json__key(jw, "input");
 	json_input(jw, l);
-	jw_double_field(jw, "min_percent", o->min_percent);
-	jw_key(jw, "nodes");
-	jw_array_start(jw);
+	json__double_field(jw, "min_percent", o->min_percent);
+	json__key(jw, "nodes");
+	json__array_start(jw);
 	err = tree_json_nodes(jw, &t);
-	jw_array_end(jw);
-	jw_object_end(jw);
+	json__array_end(jw);
+	json__object_end(jw);
 	return err;
 }
 
@@ -390,21 +390,21 @@ int report_view__folded_json(struct json_writer *jw, const struct report_file *l
 		return err;
 	}
 	json_begin(jw, "folded");
-	jw_key(jw, "input");
+	json__key(jw, "input");
 	json_input(jw, l);
-	jw_key(jw, "stacks");
-	jw_array_start(jw);
+	json__key(jw, "stacks");
+	json__array_start(jw);
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *space = strrchr(line, ' ');
 
 		*space = '\0';
-		jw_object_start(jw);
-		jw_string_field(jw, "stack", line);
-		jw_uint_field(jw, "count", strtoull(space + 1, NULL, 10));
-		jw_object_end(jw);
+		json__object_start(jw);
+		json__string_field(jw, "stack", line);
+		json__uint_field(jw, "count", strtoull(space + 1, NULL, 10));
+		json__object_end(jw);
 	}
-	jw_array_end(jw);
-	jw_object_end(jw);
+	json__array_end(jw);
+	json__object_end(jw);
 	free(buf);
 	return 0;
 }
@@ -533,46 +533,46 @@ void report_view__diff_text(FILE *f, const struct report_diff *d, const struct r
 
 static void diff_json_row(struct json_writer *jw, const struct report_diff_row *row)
 {
-	jw_object_start(jw);
-	jw_string_field(jw, "name", row->name);
-	jw_uint_field(jw, "base_self", row->base_self);
-	jw_uint_field(jw, "base_total", row->base_total);
-	jw_uint_field(jw, "self", row->self);
-	jw_uint_field(jw, "total", row->total);
-	jw_double_field(jw, "base_self_time", row->base_self_time);
-	jw_double_field(jw, "base_total_time", row->base_total_time);
-	jw_double_field(jw, "self_time", row->self_time);
-	jw_double_field(jw, "total_time", row->total_time);
-	jw_double_field(jw, "delta_self_time", row->delta_self_time);
-	jw_double_field(jw, "delta_total_time", row->delta_total_time);
-	jw_double_field(jw, "delta_percent_of_base", row->delta_of_base);
-	jw_double_field(jw, "base_self_percent", row->base_self_pct);
-	jw_double_field(jw, "base_total_percent", row->base_total_pct);
-	jw_double_field(jw, "self_percent", row->self_pct);
-	jw_double_field(jw, "total_percent", row->total_pct);
-	jw_double_field(jw, "delta_self_points", row->delta_self);
-	jw_double_field(jw, "delta_total_points", row->delta_total);
-	jw_double_field(jw, "ratio", row->ratio); /* null for a function the base did not have */
-	jw_double_field(jw, "p_increase", row->p_increase);
-	jw_double_field(jw, "p_decrease", row->p_decrease);
-	jw_string_field(jw, "change",
-			row->change == REPORT_INCREASE ? "increase" :
-			row->change == REPORT_DECREASE ? "decrease" :
-							 "none");
-	jw_object_end(jw);
+	json__object_start(jw);
+	json__string_field(jw, "name", row->name);
+	json__uint_field(jw, "base_self", row->base_self);
+	json__uint_field(jw, "base_total", row->base_total);
+	json__uint_field(jw, "self", row->self);
+	json__uint_field(jw, "total", row->total);
+	json__double_field(jw, "base_self_time", row->base_self_time);
+	json__double_field(jw, "base_total_time", row->base_total_time);
+	json__double_field(jw, "self_time", row->self_time);
+	json__double_field(jw, "total_time", row->total_time);
+	json__double_field(jw, "delta_self_time", row->delta_self_time);
+	json__double_field(jw, "delta_total_time", row->delta_total_time);
+	json__double_field(jw, "delta_percent_of_base", row->delta_of_base);
+	json__double_field(jw, "base_self_percent", row->base_self_pct);
+	json__double_field(jw, "base_total_percent", row->base_total_pct);
+	json__double_field(jw, "self_percent", row->self_pct);
+	json__double_field(jw, "total_percent", row->total_pct);
+	json__double_field(jw, "delta_self_points", row->delta_self);
+	json__double_field(jw, "delta_total_points", row->delta_total);
+	json__double_field(jw, "ratio", row->ratio); /* null for a function the base did not have */
+	json__double_field(jw, "p_increase", row->p_increase);
+	json__double_field(jw, "p_decrease", row->p_decrease);
+	json__string_field(jw, "change",
+			   row->change == REPORT_INCREASE ? "increase" :
+			   row->change == REPORT_DECREASE ? "decrease" :
+							    "none");
+	json__object_end(jw);
 }
 
 static void diff_json_totals(struct json_writer *jw, const struct report_diff *d)
 {
-	jw_string_field(jw, "time_unit", d->timed ? "nanoseconds" : "samples");
-	jw_double_field(jw, "confidence", d->confidence);
-	jw_double_field(jw, "base_time", d->base_time);
-	jw_double_field(jw, "time", d->time);
-	jw_string_field(jw, "total_change",
-			d->change == REPORT_INCREASE ? "increase" :
-			d->change == REPORT_DECREASE ? "decrease" :
-						       "none");
-	jw_double_field(jw, "detectable_percent", report_diff__detectable(d));
+	json__string_field(jw, "time_unit", d->timed ? "nanoseconds" : "samples");
+	json__double_field(jw, "confidence", d->confidence);
+	json__double_field(jw, "base_time", d->base_time);
+	json__double_field(jw, "time", d->time);
+	json__string_field(jw, "total_change",
+			   d->change == REPORT_INCREASE ? "increase" :
+			   d->change == REPORT_DECREASE ? "decrease" :
+							  "none");
+	json__double_field(jw, "detectable_percent", report_diff__detectable(d));
 }
 
 void report_view__diff_json(struct json_writer *jw, const struct report_diff *d,
@@ -582,29 +582,29 @@ void report_view__diff_json(struct json_writer *jw, const struct report_diff *d,
 	size_t nr = diff_nr_shown(d, o), done = 0;
 
 	json_begin(jw, "diff");
-	jw_key(jw, "base");
+	json__key(jw, "base");
 	json_input(jw, base);
-	jw_key(jw, "input");
+	json__key(jw, "input");
 	json_input(jw, cur);
 	diff_json_totals(jw, d);
-	jw_key(jw, "fail_above");
+	json__key(jw, "fail_above");
 	if (isnan(o->fail_above))
-		jw_null(jw);
+		json__null(jw);
 	else
-		jw_double(jw, o->fail_above);
-	jw_bool_field(jw, "failed", failed);
-	jw_double_field(jw, "min_percent", o->min_percent);
-	jw_uint_field(jw, "nr_functions", d->nr);
-	jw_key(jw, "functions");
-	jw_array_start(jw);
+		json__double(jw, o->fail_above);
+	json__bool_field(jw, "failed", failed);
+	json__double_field(jw, "min_percent", o->min_percent);
+	json__uint_field(jw, "nr_functions", d->nr);
+	json__key(jw, "functions");
+	json__array_start(jw);
 	for (size_t i = 0; i < d->nr && done < nr; i++) {
 		if (!diff_row_shown(&d->rows[i], o->min_percent))
 			continue;
 		done++;
 		diff_json_row(jw, &d->rows[i]);
 	}
-	jw_array_end(jw);
-	jw_object_end(jw);
+	json__array_end(jw);
+	json__object_end(jw);
 }
 
 static int self_growth_cmp(const void *a, const void *b)

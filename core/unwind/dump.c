@@ -653,51 +653,51 @@ static void json_row(struct json_writer *jw, struct rule_texts *rt, const struct
 	int len;
 
 	*fmt_hex(pc, unwind_table__pc(t, r), 0) = '\0';
-	jw_object_start(jw);
-	jw_key(jw, "pc");
-	jw_string(jw, pc);
+	json__object_start(jw);
+	json__key(jw, "pc");
+	json__string(jw, pc);
 	if (row_is_end(r)) {
-		jw_key(jw, "end");
-		jw_bool(jw, true);
+		json__key(jw, "end");
+		json__bool(jw, true);
 	} else {
 		text = rule_texts__get(rt, rule, r, t->machine, scratch, &len);
-		jw_key(jw, "cfa");
-		jw_string(jw, text);
+		json__key(jw, "cfa");
+		json__string(jw, text);
 		text += strlen(text) + 1;
-		jw_key(jw, "fp");
-		jw_string(jw, text);
+		json__key(jw, "fp");
+		json__string(jw, text);
 		text += strlen(text) + 1;
-		jw_key(jw, "ra");
-		jw_string(jw, text);
+		json__key(jw, "ra");
+		json__string(jw, text);
 	}
-	jw_object_end(jw);
+	json__object_end(jw);
 }
 
 static void json_head(struct json_writer *jw, const struct unwind_dump *c)
 {
-	jw_object_start(jw);
-	jw_key(jw, "schema");
-	jw_uint(jw, 1);
-	jw_key(jw, "file");
-	jw_string(jw, c->opts.file);
+	json__object_start(jw);
+	json__key(jw, "schema");
+	json__uint(jw, 1);
+	json__key(jw, "file");
+	json__string(jw, c->opts.file);
 }
 
 static void json_go_funcs(struct json_writer *jw, const struct unwind_table *t)
 {
 	if (!t->nr_go_funcs && !go_refused(t))
 		return;
-	jw_key(jw, "go_funcs");
-	jw_object_start(jw);
-	jw_uint_field(jw, "described", t->nr_go_funcs);
-	jw_uint_field(jw, "switch_stacks", t->nr_go_sp_write);
-	jw_key(jw, "refused");
-	jw_object_start(jw);
+	json__key(jw, "go_funcs");
+	json__object_start(jw);
+	json__uint_field(jw, "described", t->nr_go_funcs);
+	json__uint_field(jw, "switch_stacks", t->nr_go_sp_write);
+	json__key(jw, "refused");
+	json__object_start(jw);
 	for (int r = 1; r < GOPCLNTAB_BAD_NR; r++) {
 		if (t->nr_go_refused[r])
-			jw_uint_field(jw, gopclntab_bad__str(r), t->nr_go_refused[r]);
+			json__uint_field(jw, gopclntab_bad__str(r), t->nr_go_refused[r]);
 	}
-	jw_object_end(jw);
-	jw_object_end(jw);
+	json__object_end(jw);
+	json__object_end(jw);
 }
 
 static void json_summary(struct json_writer *jw, const struct unwind_dump *c)
@@ -707,27 +707,27 @@ static void json_summary(struct json_writer *jw, const struct unwind_dump *c)
 	size_t nsrc;
 
 	build_id_hex(c->elf, hex);
-	jw_string_field(jw, "arch", arch_name(t->machine));
-	jw_string_field(jw, "build_id", hex[0] ? hex : NULL);
-	jw_key(jw, "sources");
-	jw_array_start(jw);
+	json__string_field(jw, "arch", arch_name(t->machine));
+	json__string_field(jw, "build_id", hex[0] ? hex : NULL);
+	json__key(jw, "sources");
+	json__array_start(jw);
 	nsrc = table_sources(c, src);
 	for (size_t i = 0; i < nsrc; i++)
-		jw_string(jw, src[i]);
-	jw_array_end(jw);
-	jw_uint_field(jw, "fdes", t->nr_fdes);
+		json__string(jw, src[i]);
+	json__array_end(jw);
+	json__uint_field(jw, "fdes", t->nr_fdes);
 	json_go_funcs(jw, t);
 }
 
 static void json_unsupported(struct json_writer *jw, const struct unwind_table *t)
 {
-	jw_key(jw, "unsupported");
-	jw_object_start(jw);
+	json__key(jw, "unsupported");
+	json__object_start(jw);
 	for (int r = 0; r < UNW_R_NR; r++) {
 		if (t->unsupported[r])
-			jw_uint_field(jw, unwind_dump__reason_str(r), t->unsupported[r]);
+			json__uint_field(jw, unwind_dump__reason_str(r), t->unsupported[r]);
 	}
-	jw_object_end(jw);
+	json__object_end(jw);
 }
 
 /*
@@ -739,7 +739,7 @@ static int json_finish(struct json_writer *jw)
 	int err;
 
 	errno = 0;
-	err = json_writer__free(jw);
+	err = json__free(jw);
 	if (err == -EIO && errno)
 		err = -errno;
 	if (err == -EINVAL)
@@ -754,15 +754,15 @@ static int json_rows(struct json_writer *jw, const struct unwind_table *t,
 
 	if (!rt)
 		return -ENOMEM;
-	jw_key(jw, "rows");
-	jw_array_start(jw);
+	json__key(jw, "rows");
+	json__array_start(jw);
 	for (size_t i = 0; i < t->nr_rows; i++) {
 		json_row(jw, rt, t, &t->rows[i], row_rules[i]);
 		/* Stop early when the output is gone; the error is reported at the end. */
 		if ((i & 4095) == 4095 && ferror(f))
 			break;
 	}
-	jw_array_end(jw);
+	json__array_end(jw);
 	rule_texts__free(rt);
 	return 0;
 }
@@ -776,7 +776,7 @@ int unwind_dump__write_json(const struct unwind_dump *c, FILE *f)
 
 	if (table_rules(c, c->opts.summary ? NULL : &row_rules, &cost))
 		return -ENOMEM;
-	jw = json_writer__new(f, false);
+	jw = json__new(f, false);
 	if (!jw) {
 		free(row_rules);
 		return -errno;
@@ -787,18 +787,18 @@ int unwind_dump__write_json(const struct unwind_dump *c, FILE *f)
 		if (c->rt.state[u])
 			runtime_of_unwinder(u)->print_json(jw, c->rt.state[u]);
 	if (c->opts.summary) {
-		jw_key(jw, "row_count");
-		jw_uint(jw, t->nr_rows);
-		jw_key(jw, "bpf_bytes");
-		jw_uint(jw, cost.bytes);
+		json__key(jw, "row_count");
+		json__uint(jw, t->nr_rows);
+		json__key(jw, "bpf_bytes");
+		json__uint(jw, cost.bytes);
 	} else if (json_rows(jw, t, row_rules, cost.rules, f)) {
 		free(row_rules);
-		json_writer__free(jw);
+		json__free(jw);
 		return -ENOMEM;
 	}
 	free(row_rules);
 	json_unsupported(jw, t);
-	jw_object_end(jw);
+	json__object_end(jw);
 	return json_finish(jw);
 }
 
@@ -809,21 +809,21 @@ int unwind_dump__write_pc_json(const struct unwind_dump *c, uint64_t pc, FILE *f
 	struct json_writer *jw;
 
 	rt = rule_texts__new(format_rule_json, 0);
-	jw = json_writer__new(f, false);
+	jw = json__new(f, false);
 	if (!rt || !jw) {
 		rule_texts__free(rt);
-		json_writer__free(jw);
+		json__free(jw);
 		return -ENOMEM;
 	}
 	json_head(jw, c);
-	jw_key(jw, "pc");
-	jw_stringf(jw, "0x%" PRIx64, pc);
-	jw_key(jw, "row");
+	json__key(jw, "pc");
+	json__stringf(jw, "0x%" PRIx64, pc);
+	json__key(jw, "row");
 	if (!r || row_is_end(r))
-		jw_null(jw);
+		json__null(jw);
 	else
 		json_row(jw, rt, c->table, r, ENCODER_NO_RULE);
-	jw_object_end(jw);
+	json__object_end(jw);
 	rule_texts__free(rt);
 	return json_finish(jw);
 }

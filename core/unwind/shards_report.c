@@ -649,26 +649,26 @@ static void json_chunks(struct json_writer *jw, const struct sh_exec *x)
 	const struct shards_placement *pl = x->pl;
 	const struct unwind_table *t = x->entry->table;
 
-	jw_key(jw, "chunk_index");
-	jw_array_start(jw);
+	json__key(jw, "chunk_index");
+	json__array_start(jw);
 	for (size_t c = 0; pl && c < pl->nr_chunks; c++) {
 		const struct shards_chunk *ch = &pl->chunks[c];
 
-		jw_object_start(jw);
-		jw_uint_field(jw, "shard", ch->shard);
-		jw_uint_field(jw, "low", ch->low);
-		jw_uint_field(jw, "high", ch->high);
-		jw_uint_field(jw, "first_row", ch->first_row);
-		jw_key(jw, "pc_lo");
-		jw_stringf(jw, "0x%" PRIx64, t->base + ch->pc_lo);
-		jw_key(jw, "pc_hi");
+		json__object_start(jw);
+		json__uint_field(jw, "shard", ch->shard);
+		json__uint_field(jw, "low", ch->low);
+		json__uint_field(jw, "high", ch->high);
+		json__uint_field(jw, "first_row", ch->first_row);
+		json__key(jw, "pc_lo");
+		json__stringf(jw, "0x%" PRIx64, t->base + ch->pc_lo);
+		json__key(jw, "pc_hi");
 		if (ch->pc_hi == SHARDS_PC_END)
-			jw_null(jw);
+			json__null(jw);
 		else
-			jw_stringf(jw, "0x%" PRIx64, t->base + ch->pc_hi);
-		jw_object_end(jw);
+			json__stringf(jw, "0x%" PRIx64, t->base + ch->pc_hi);
+		json__object_end(jw);
 	}
-	jw_array_end(jw);
+	json__array_end(jw);
 }
 
 static void json_exec(struct json_writer *jw, const struct sh_exec *x)
@@ -678,75 +678,75 @@ static void json_exec(struct json_writer *jw, const struct sh_exec *x)
 	char key[2 * ELF_BUILD_ID_MAX + 1];
 
 	exec_key_hex(x->entry, key);
-	jw_object_start(jw);
-	jw_string_field(jw, "path", x->entry->path);
-	jw_string_field(jw, "build_id", x->entry->build_id_len ? key : NULL);
+	json__object_start(jw);
+	json__string_field(jw, "path", x->entry->path);
+	json__string_field(jw, "build_id", x->entry->build_id_len ? key : NULL);
 	if (!x->entry->build_id_len) {
-		jw_string_field(jw, "content_hash", key);
+		json__string_field(jw, "content_hash", key);
 	}
-	jw_key(jw, "id");
+	json__key(jw, "id");
 	if (pl)
-		jw_uint(jw, pl->id);
+		json__uint(jw, pl->id);
 	else
-		jw_null(jw);
-	jw_string_field(jw, "status", exec_status(x));
-	jw_uint_field(jw, "rows", t ? t->nr_rows : 0);
-	jw_uint_field(jw, "unplaced_rows", exec_unplaced(x));
-	jw_uint_field(jw, "chunks", pl ? pl->nr_chunks : 0);
-	jw_key(jw, "shards");
-	jw_array_start(jw);
+		json__null(jw);
+	json__string_field(jw, "status", exec_status(x));
+	json__uint_field(jw, "rows", t ? t->nr_rows : 0);
+	json__uint_field(jw, "unplaced_rows", exec_unplaced(x));
+	json__uint_field(jw, "chunks", pl ? pl->nr_chunks : 0);
+	json__key(jw, "shards");
+	json__array_start(jw);
 	for (size_t c = 0; pl && c < pl->nr_chunks; c++)
 		if (!c || pl->chunks[c].shard != pl->chunks[c - 1].shard)
-			jw_uint(jw, pl->chunks[c].shard);
-	jw_array_end(jw);
-	jw_uint_field(jw, "bytes", x->bytes);
-	jw_key(jw, "pids");
-	jw_array_start(jw);
+			json__uint(jw, pl->chunks[c].shard);
+	json__array_end(jw);
+	json__uint_field(jw, "bytes", x->bytes);
+	json__key(jw, "pids");
+	json__array_start(jw);
 	for (size_t i = 0; i < x->nr_pids; i++)
-		jw_uint(jw, x->pids[i]);
-	jw_array_end(jw);
+		json__uint(jw, x->pids[i]);
+	json__array_end(jw);
 	json_chunks(jw, x);
-	jw_object_end(jw);
+	json__object_end(jw);
 }
 
 static void json_shards(struct json_writer *jw, const struct shards_report *rep, size_t shard_rows)
 {
-	jw_key(jw, "shards");
-	jw_array_start(jw);
+	json__key(jw, "shards");
+	json__array_start(jw);
 	for (size_t i = 0; i < rep->nr_shards; i++) {
 		const struct sh_shard *sh = &rep->shards[i];
 
-		jw_object_start(jw);
-		jw_uint_field(jw, "index", i);
-		jw_uint_field(jw, "rows", sh->rows);
-		jw_uint_field(jw, "free", shard_rows - sh->rows);
-		jw_key(jw, "executables");
-		jw_array_start(jw);
+		json__object_start(jw);
+		json__uint_field(jw, "index", i);
+		json__uint_field(jw, "rows", sh->rows);
+		json__uint_field(jw, "free", shard_rows - sh->rows);
+		json__key(jw, "executables");
+		json__array_start(jw);
 		for (size_t k = 0; k < sh->nr_execs; k++)
-			jw_string(jw, base_name(rep->execs[sh->execs[k]].entry->path));
-		jw_array_end(jw);
-		jw_object_end(jw);
+			json__string(jw, base_name(rep->execs[sh->execs[k]].entry->path));
+		json__array_end(jw);
+		json__object_end(jw);
 	}
-	jw_array_end(jw);
+	json__array_end(jw);
 }
 
 static void json_totals(struct json_writer *jw, const struct shards_report *rep,
 			const struct sh_totals *t)
 {
-	jw_key(jw, "totals");
-	jw_object_start(jw);
-	jw_uint_field(jw, "rows", t->rows);
-	jw_uint_field(jw, "bytes", t->bytes);
-	jw_uint_field(jw, "used_bytes", t->used.bytes);
-	jw_uint_field(jw, "pages", t->used.pages);
-	jw_uint_field(jw, "rules", t->used.rules);
-	jw_uint_field(jw, "shards", t->shards);
-	jw_uint_field(jw, "unplaced_rows", t->unplaced);
-	jw_uint_field(jw, "dedup_saved_rows", t->dedup_saved);
-	jw_uint_field(jw, "executables", rep->nr_execs);
-	jw_uint_field(jw, rep->opts.nr_pids ? "processes" : "files", rep->inputs);
-	jw_uint_field(jw, "skipped", rep->skipped);
-	jw_object_end(jw);
+	json__key(jw, "totals");
+	json__object_start(jw);
+	json__uint_field(jw, "rows", t->rows);
+	json__uint_field(jw, "bytes", t->bytes);
+	json__uint_field(jw, "used_bytes", t->used.bytes);
+	json__uint_field(jw, "pages", t->used.pages);
+	json__uint_field(jw, "rules", t->used.rules);
+	json__uint_field(jw, "shards", t->shards);
+	json__uint_field(jw, "unplaced_rows", t->unplaced);
+	json__uint_field(jw, "dedup_saved_rows", t->dedup_saved);
+	json__uint_field(jw, "executables", rep->nr_execs);
+	json__uint_field(jw, rep->opts.nr_pids ? "processes" : "files", rep->inputs);
+	json__uint_field(jw, "skipped", rep->skipped);
+	json__object_end(jw);
 }
 
 void shards_report__write_json(const struct shards_report *rep, struct json_writer *jw)
@@ -754,21 +754,21 @@ void shards_report__write_json(const struct shards_report *rep, struct json_writ
 	struct sh_totals t;
 
 	shards_report__totals(rep, &t);
-	jw_object_start(jw);
-	jw_uint_field(jw, "schema", 1);
-	jw_uint_field(jw, "shard_rows", t.shard_rows);
-	jw_uint_field(jw, "row_bytes", t.row_bytes);
-	jw_key(jw, "max_shards");
+	json__object_start(jw);
+	json__uint_field(jw, "schema", 1);
+	json__uint_field(jw, "shard_rows", t.shard_rows);
+	json__uint_field(jw, "row_bytes", t.row_bytes);
+	json__key(jw, "max_shards");
 	if (rep->opts.max_shards)
-		jw_uint(jw, rep->opts.max_shards);
+		json__uint(jw, rep->opts.max_shards);
 	else
-		jw_null(jw);
+		json__null(jw);
 	json_shards(jw, rep, t.shard_rows);
-	jw_key(jw, "executables");
-	jw_array_start(jw);
+	json__key(jw, "executables");
+	json__array_start(jw);
 	for (size_t i = 0; i < rep->nr_execs; i++)
 		json_exec(jw, &rep->execs[i]);
-	jw_array_end(jw);
+	json__array_end(jw);
 	json_totals(jw, rep, &t);
-	jw_object_end(jw);
+	json__object_end(jw);
 }

@@ -32,7 +32,7 @@ struct json_writer {
 	bool has_member[JW_MAX_DEPTH];
 };
 
-struct json_writer *json_writer__new(FILE *out, bool pretty)
+struct json_writer *json__new(FILE *out, bool pretty)
 {
 	struct json_writer *jw;
 
@@ -53,7 +53,7 @@ struct json_writer *json_writer__new(FILE *out, bool pretty)
  * buffered data show now), -EINVAL when the calls did not form one balanced
  * value, else 0. The stream stays open: it belongs to the caller.
  */
-int json_writer__free(struct json_writer *jw)
+int json__free(struct json_writer *jw)
 {
 	int err = 0;
 
@@ -69,7 +69,7 @@ int json_writer__free(struct json_writer *jw)
 	return err;
 }
 
-static void jw_newline(struct json_writer *jw)
+static void json__newline(struct json_writer *jw)
 {
 	putc_unlocked('\n', jw->out);
 	for (int i = 0; i < jw->depth; i++)
@@ -77,7 +77,7 @@ static void jw_newline(struct json_writer *jw)
 }
 
 /* Separator and indentation before a value or a key at the current level. */
-static void jw_before(struct json_writer *jw, bool is_key)
+static void json__before(struct json_writer *jw, bool is_key)
 {
 	int d = jw->depth;
 
@@ -100,12 +100,12 @@ static void jw_before(struct json_writer *jw, bool is_key)
 		putc_unlocked(',', jw->out);
 	jw->has_member[d - 1] = true;
 	if (jw->pretty)
-		jw_newline(jw);
+		json__newline(jw);
 }
 
-static void jw_open(struct json_writer *jw, bool object)
+static void json__open(struct json_writer *jw, bool object)
 {
-	jw_before(jw, false);
+	json__before(jw, false);
 	putc_unlocked(object ? '{' : '[', jw->out);
 	if (jw->depth == JW_MAX_DEPTH) {
 		jw->misuse = true;
@@ -116,7 +116,7 @@ static void jw_open(struct json_writer *jw, bool object)
 	jw->depth++;
 }
 
-static void jw_close(struct json_writer *jw, bool object)
+static void json__close(struct json_writer *jw, bool object)
 {
 	bool had_members;
 
@@ -128,28 +128,28 @@ static void jw_close(struct json_writer *jw, bool object)
 	had_members = jw->has_member[jw->depth - 1];
 	jw->depth--;
 	if (jw->pretty && had_members)
-		jw_newline(jw);
+		json__newline(jw);
 	putc_unlocked(object ? '}' : ']', jw->out);
 }
 
-void jw_object_start(struct json_writer *jw)
+void json__object_start(struct json_writer *jw)
 {
-	jw_open(jw, true);
+	json__open(jw, true);
 }
 
-void jw_object_end(struct json_writer *jw)
+void json__object_end(struct json_writer *jw)
 {
-	jw_close(jw, true);
+	json__close(jw, true);
 }
 
-void jw_array_start(struct json_writer *jw)
+void json__array_start(struct json_writer *jw)
 {
-	jw_open(jw, false);
+	json__open(jw, false);
 }
 
-void jw_array_end(struct json_writer *jw)
+void json__array_end(struct json_writer *jw)
 {
-	jw_close(jw, false);
+	json__close(jw, false);
 }
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 when invalid. */
@@ -176,7 +176,7 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-static void jw_escape(struct json_writer *jw, const char *str)
+static void json__escape(struct json_writer *jw, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), run = 0, i = 0;
@@ -238,25 +238,25 @@ static void jw_escape(struct json_writer *jw, const char *str)
 	putc_unlocked('"', out);
 }
 
-void jw_key(struct json_writer *jw, const char *key)
+void json__key(struct json_writer *jw, const char *key)
 {
-	jw_before(jw, true);
-	jw_escape(jw, key ? key : "");
+	json__before(jw, true);
+	json__escape(jw, key ? key : "");
 	fputs_unlocked(jw->pretty ? ": " : ":", jw->out);
 	jw->after_key = true;
 }
 
-void jw_string(struct json_writer *jw, const char *s)
+void json__string(struct json_writer *jw, const char *s)
 {
 	if (!s) {
-		jw_null(jw);
+		json__null(jw);
 		return;
 	}
-	jw_before(jw, false);
-	jw_escape(jw, s);
+	json__before(jw, false);
+	json__escape(jw, s);
 }
 
-void jw_stringf(struct json_writer *jw, const char *fmt, ...)
+void json__stringf(struct json_writer *jw, const char *fmt, ...)
 {
 	char small[256], *buf = small;
 	va_list ap;
@@ -267,27 +267,27 @@ void jw_stringf(struct json_writer *jw, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0) {
 		jw->misuse = true;
-		jw_null(jw);
+		json__null(jw);
 		return;
 	}
 	if ((size_t)n >= sizeof(small)) {
 		buf = malloc((size_t)n + 1);
 		if (!buf) {
 			jw->misuse = true;
-			jw_null(jw);
+			json__null(jw);
 			return;
 		}
 		va_start(ap, fmt);
 		vsnprintf(buf, (size_t)n + 1, fmt, ap);
 		va_end(ap);
 	}
-	jw_string(jw, buf);
+	json__string(jw, buf);
 	if (buf != small)
 		free(buf);
 }
 
 /* Decimal digits of v, with a minus sign when negative. */
-static void jw_number(struct json_writer *jw, uint64_t v, bool negative)
+static void json__number(struct json_writer *jw, uint64_t v, bool negative)
 {
 	char buf[24], *p = buf + sizeof(buf);
 
@@ -297,28 +297,28 @@ static void jw_number(struct json_writer *jw, uint64_t v, bool negative)
 	} while (v);
 	if (negative)
 		*--p = '-';
-	jw_before(jw, false);
+	json__before(jw, false);
 	fwrite_unlocked(p, 1, buf + sizeof(buf) - p, jw->out);
 }
 
-void jw_uint(struct json_writer *jw, uint64_t v)
+void json__uint(struct json_writer *jw, uint64_t v)
 {
-	jw_number(jw, v, false);
+	json__number(jw, v, false);
 }
 
-void jw_int(struct json_writer *jw, int64_t v)
+void json__int(struct json_writer *jw, int64_t v)
 {
 	/* The magnitude computed in unsigned arithmetic, so INT64_MIN works too. */
-	jw_number(jw, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0);
+	json__number(jw, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0);
 }
 
 /* The shortest of %.15g..%.17g that reads back as v; JSON has no NaN or infinity. */
-void jw_double(struct json_writer *jw, double v)
+void json__double(struct json_writer *jw, double v)
 {
 	char buf[40];
 
 	if (!isfinite(v)) {
-		jw_null(jw);
+		json__null(jw);
 		return;
 	}
 	for (int prec = 15; prec <= 17; prec++) {
@@ -326,54 +326,54 @@ void jw_double(struct json_writer *jw, double v)
 		if (strtod(buf, NULL) == v)
 			break;
 	}
-	jw_before(jw, false);
+	json__before(jw, false);
 	fputs_unlocked(buf, jw->out);
 }
 
-void jw_bool(struct json_writer *jw, bool v)
+void json__bool(struct json_writer *jw, bool v)
 {
-	jw_before(jw, false);
+	json__before(jw, false);
 	fputs_unlocked(v ? "true" : "false", jw->out);
 }
 
-void jw_null(struct json_writer *jw)
+void json__null(struct json_writer *jw)
 {
-	jw_before(jw, false);
+	json__before(jw, false);
 	fputs_unlocked("null", jw->out);
 }
 
-void jw_string_field(struct json_writer *jw, const char *key, const char *s)
+void json__string_field(struct json_writer *jw, const char *key, const char *s)
 {
-	jw_key(jw, key);
-	jw_string(jw, s);
+	json__key(jw, key);
+	json__string(jw, s);
 }
 
-void jw_uint_field(struct json_writer *jw, const char *key, uint64_t v)
+void json__uint_field(struct json_writer *jw, const char *key, uint64_t v)
 {
-	jw_key(jw, key);
-	jw_uint(jw, v);
+	json__key(jw, key);
+	json__uint(jw, v);
 }
 
-void jw_int_field(struct json_writer *jw, const char *key, int64_t v)
+void json__int_field(struct json_writer *jw, const char *key, int64_t v)
 {
-	jw_key(jw, key);
-	jw_int(jw, v);
+	json__key(jw, key);
+	json__int(jw, v);
 }
 
-void jw_double_field(struct json_writer *jw, const char *key, double v)
+void json__double_field(struct json_writer *jw, const char *key, double v)
 {
-	jw_key(jw, key);
-	jw_double(jw, v);
+	json__key(jw, key);
+	json__double(jw, v);
 }
 
-void jw_bool_field(struct json_writer *jw, const char *key, bool v)
+void json__bool_field(struct json_writer *jw, const char *key, bool v)
 {
-	jw_key(jw, key);
-	jw_bool(jw, v);
+	json__key(jw, key);
+	json__bool(jw, v);
 }
 
-void jw_null_field(struct json_writer *jw, const char *key)
+void json__null_field(struct json_writer *jw, const char *key)
 {
-	jw_key(jw, key);
-	jw_null(jw);
+	json__key(jw, key);
+	json__null(jw);
 }

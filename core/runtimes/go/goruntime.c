@@ -329,13 +329,13 @@ static void json_range(struct json_writer *jw, const char *key, uint64_t lo, uin
 {
 	char hex[24];
 
-	jw_key(jw, key);
-	jw_array_start(jw);
+	json__key(jw, key);
+	json__array_start(jw);
 	snprintf(hex, sizeof(hex), "%#" PRIx64, lo);
-	jw_string(jw, hex);
+	json__string(jw, hex);
 	snprintf(hex, sizeof(hex), "%#" PRIx64, hi);
-	jw_string(jw, hex);
-	jw_array_end(jw);
+	json__string(jw, hex);
+	json__array_end(jw);
 }
 
 /* The vDSO's callers the walk goes back from (core/runtimes/go/goruntime.h), when read. */
@@ -343,15 +343,15 @@ static void json_go_vdso(struct json_writer *jw, const struct go_runtime *g)
 {
 	if (!g->m_vdso_sp)
 		return;
-	jw_key(jw, "vdso");
-	jw_object_start(jw);
+	json__key(jw, "vdso");
+	json__object_start(jw);
 	if (g->now_hi)
 		json_range(jw, "time.now", g->now_lo, g->now_hi);
 	if (g->nanotime_hi)
 		json_range(jw, "runtime.nanotime1", g->nanotime_lo, g->nanotime_hi);
-	jw_uint_field(jw, "m_vdso_pc", g->m_vdso_pc);
-	jw_uint_field(jw, "m_vdso_sp", g->m_vdso_sp);
-	jw_object_end(jw);
+	json__uint_field(jw, "m_vdso_pc", g->m_vdso_pc);
+	json__uint_field(jw, "m_vdso_sp", g->m_vdso_sp);
+	json__object_end(jw);
 }
 
 void go_runtime__print_json(struct json_writer *jw, const struct go_runtime *g)
@@ -363,13 +363,13 @@ void go_runtime__print_json(struct json_writer *jw, const struct go_runtime *g)
 		     { "m_curg", g->m_curg },	  { "sched_sp", g->sched_sp },
 		     { "sched_pc", g->sched_pc }, { "sched_bp", g->sched_bp } };
 
-	jw_key(jw, "go_switch");
-	jw_object_start(jw);
+	json__key(jw, "go_switch");
+	json__object_start(jw);
 	json_range(jw, "systemstack", g->systemstack_lo, g->systemstack_hi);
 	json_range(jw, "morestack", g->morestack_lo, g->morestack_hi);
-	jw_int_field(jw, "tls_g", g->tls_g);
+	json__int_field(jw, "tls_g", g->tls_g);
 	for (size_t i = 0; i < ARRAY_SIZE(offs); i++)
-		jw_uint_field(jw, offs[i].name, offs[i].off);
+		json__uint_field(jw, offs[i].name, offs[i].off);
 	json_go_vdso(jw, g);
-	jw_object_end(jw);
+	json__object_end(jw);
 }

@@ -917,23 +917,23 @@ static void print_json_version(struct json_writer *jw, const struct py_runtime *
 {
 	char ver[32];
 
-	jw_key(jw, "python");
-	jw_object_start(jw);
-	jw_key(jw, "version");
-	jw_string(jw, py_runtime__version_str(p, ver, sizeof(ver)));
-	jw_key(jw, "version_hex");
-	jw_stringf(jw, "%#x", p->version_hex);
+	json__key(jw, "python");
+	json__object_start(jw);
+	json__key(jw, "version");
+	json__string(jw, py_runtime__version_str(p, ver, sizeof(ver)));
+	json__key(jw, "version_hex");
+	json__stringf(jw, "%#x", p->version_hex);
 }
 
 /* A CPython whose frames are not read: its version and why, nothing to read with. */
 static void print_json_refused(struct json_writer *jw, const struct py_runtime *p)
 {
 	print_json_version(jw, p);
-	jw_key(jw, "free_threaded");
-	jw_bool(jw, p->free_threaded);
-	jw_key(jw, "refused");
-	jw_string(jw, p->why);
-	jw_object_end(jw);
+	json__key(jw, "free_threaded");
+	json__bool(jw, p->free_threaded);
+	json__key(jw, "refused");
+	json__string(jw, p->why);
+	json__object_end(jw);
 }
 
 void py_runtime__print_json(struct json_writer *jw, const struct py_runtime *p, bool refused)
@@ -943,58 +943,58 @@ void py_runtime__print_json(struct json_writer *jw, const struct py_runtime *p, 
 		return;
 	}
 	print_json_version(jw, p);
-	jw_key(jw, "version_source");
-	jw_string(jw, py_version_sources[p->version_source]);
-	jw_key(jw, "offsets_source");
-	jw_string(jw, p->offsets_source == PY_OFFSETS_TABLE ? "table" : "_Py_DebugOffsets");
-	jw_key(jw, "frames");
-	jw_string(jw, py_frames_str(p));
-	jw_key(jw, "runtime_symbol");
-	jw_string(jw, p->runtime_symbol);
-	jw_key(jw, "runtime");
-	jw_stringf(jw, "%#" PRIx64, p->runtime);
-	jw_key(jw, "tls_key");
+	json__key(jw, "version_source");
+	json__string(jw, py_version_sources[p->version_source]);
+	json__key(jw, "offsets_source");
+	json__string(jw, p->offsets_source == PY_OFFSETS_TABLE ? "table" : "_Py_DebugOffsets");
+	json__key(jw, "frames");
+	json__string(jw, py_frames_str(p));
+	json__key(jw, "runtime_symbol");
+	json__string(jw, p->runtime_symbol);
+	json__key(jw, "runtime");
+	json__stringf(jw, "%#" PRIx64, p->runtime);
+	json__key(jw, "tls_key");
 	if (p->tls_key)
-		jw_stringf(jw, "%#" PRIx64, p->tls_key);
+		json__stringf(jw, "%#" PRIx64, p->tls_key);
 	else
-		jw_null(jw);
-	jw_key(jw, "eval_frame");
-	jw_array_start(jw);
+		json__null(jw);
+	json__key(jw, "eval_frame");
+	json__array_start(jw);
 	for (int i = 0; i < 2; i++) {
 		uint64_t lo = i ? p->cold_lo : p->eval_lo, hi = i ? p->cold_hi : p->eval_hi;
 
 		if (!lo)
 			continue;
-		jw_array_start(jw);
-		jw_stringf(jw, "%#" PRIx64, lo);
-		jw_stringf(jw, "%#" PRIx64, hi);
-		jw_array_end(jw);
+		json__array_start(jw);
+		json__stringf(jw, "%#" PRIx64, lo);
+		json__stringf(jw, "%#" PRIx64, hi);
+		json__array_end(jw);
 	}
-	jw_array_end(jw);
-	jw_key(jw, "cold_from");
+	json__array_end(jw);
+	json__key(jw, "cold_from");
 	if (p->cold_lo)
-		jw_string(jw, p->cold_from_fde ? ".eh_frame" : "symbol");
+		json__string(jw, p->cold_from_fde ? ".eh_frame" : "symbol");
 	else
-		jw_null(jw);
-	jw_key(jw, "offsets");
-	jw_object_start(jw);
+		json__null(jw);
+	json__key(jw, "offsets");
+	json__object_start(jw);
 	for (size_t i = 0; i < py_offset_names_count; i++) {
 		int32_t v = py_offsets__get(&p->off, i);
 
 		if (v == PY_OFF_NONE)
 			continue;
-		jw_key(jw, py_offset_names[i].name);
-		jw_int(jw, v);
+		json__key(jw, py_offset_names[i].name);
+		json__int(jw, v);
 	}
-	jw_object_end(jw);
-	jw_key(jw, "offset_sources");
-	jw_object_start(jw);
+	json__object_end(jw);
+	json__key(jw, "offset_sources");
+	json__object_start(jw);
 	for (size_t i = 0; i < py_offset_names_count; i++) {
 		if (py_offsets__get(&p->off, i) == PY_OFF_NONE)
 			continue;
-		jw_key(jw, py_offset_names[i].name);
-		jw_string(jw, py_runtime__offset_source(p, i));
+		json__key(jw, py_offset_names[i].name);
+		json__string(jw, py_runtime__offset_source(p, i));
 	}
-	jw_object_end(jw);
-	jw_object_end(jw);
+	json__object_end(jw);
+	json__object_end(jw);
 }

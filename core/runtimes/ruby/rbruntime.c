@@ -548,27 +548,27 @@ void rb_runtime__print(FILE *f, const struct rb_runtime *r)
 
 void rb_runtime__print_json(struct json_writer *jw, const struct rb_runtime *r)
 {
-	jw_key(jw, "ruby");
-	jw_object_start(jw);
-	jw_key(jw, "version");
-	jw_stringf(jw, "%u.%u.%u", r->major, r->minor, r->teeny);
-	jw_key(jw, "vm_exec");
-	jw_array_start(jw);
-	jw_stringf(jw, "%#" PRIx64, r->vm_exec_lo);
-	jw_stringf(jw, "%#" PRIx64, r->vm_exec_hi);
-	jw_array_end(jw);
-	jw_key(jw, "vm_exec_from");
-	jw_string(jw, r->vm_exec_from_code ? "rb_iseq_eval" : "symbol");
-	jw_key(jw, "ec_offset");
-	jw_stringf(jw, "%#" PRIx64, r->ec_offset);
-	jw_key(jw, "ec_module_got");
-	jw_stringf(jw, "%#" PRIx64, r->ec_module_got);
-	jw_key(jw, "ec_from");
-	jw_string(jw, r->ec_from_code ? "rb_thread_current" : "symbol");
-	jw_key(jw, "symbols");
+	json__key(jw, "ruby");
+	json__object_start(jw);
+	json__key(jw, "version");
+	json__stringf(jw, "%u.%u.%u", r->major, r->minor, r->teeny);
+	json__key(jw, "vm_exec");
+	json__array_start(jw);
+	json__stringf(jw, "%#" PRIx64, r->vm_exec_lo);
+	json__stringf(jw, "%#" PRIx64, r->vm_exec_hi);
+	json__array_end(jw);
+	json__key(jw, "vm_exec_from");
+	json__string(jw, r->vm_exec_from_code ? "rb_iseq_eval" : "symbol");
+	json__key(jw, "ec_offset");
+	json__stringf(jw, "%#" PRIx64, r->ec_offset);
+	json__key(jw, "ec_module_got");
+	json__stringf(jw, "%#" PRIx64, r->ec_module_got);
+	json__key(jw, "ec_from");
+	json__string(jw, r->ec_from_code ? "rb_thread_current" : "symbol");
+	json__key(jw, "symbols");
 	if (r->symbols_ids)
-		jw_stringf(jw, "%#" PRIx64, r->symbols_last_id);
+		json__stringf(jw, "%#" PRIx64, r->symbols_last_id);
 	else
-		jw_null(jw);
-	jw_object_end(jw);
+		json__null(jw);
+	json__object_end(jw);
 }
