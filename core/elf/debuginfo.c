@@ -20,7 +20,7 @@
 
 #include "../util/common.h"
 #include "debuginfo.h"
-#include "elf.h"
+#include "elf_file.h"
 #include "../util/log.h"
 #include "../targets/procfs.h"
 

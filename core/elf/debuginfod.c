@@ -36,7 +36,7 @@
 #include "../util/common.h"
 #include "../util/log.h"
 #include "debuginfod.h"
-#include "elf.h"
+#include "elf_file.h"
 
 #define BUILD_ID_HEX_MAX (2 * ELF_BUILD_ID_MAX)
 #ifndef P_PIDFD

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "../util/common.h"
-#include "elf.h"
+#include "elf_file.h"
 #include "gopclntab.h"
 #include "../util/leb128.h"
 #include "../util/log.h"
@@ -357,7 +357,7 @@ int gopclntab__lookup(const struct gopclntab *t, uint64_t pc, struct gopclntab_f
 	return gopclntab__func(t, lo - 1, f);
 }
 
-const char *gopclntab_bad__str(enum gopclntab_bad why)
+const char *gopclntab__bad_str(enum gopclntab_bad why)
 {
 	static const char *const names[GOPCLNTAB_BAD_NR] = {
 		[GOPCLNTAB_OK] = "none",

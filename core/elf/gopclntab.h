@@ -58,7 +58,7 @@ enum gopclntab_bad {
 };
 
 /* "record", "offset", "encoding", ...: as dump-unwind and the summary count them. */
-const char *gopclntab_bad__str(enum gopclntab_bad why);
+const char *gopclntab__bad_str(enum gopclntab_bad why);
 
 /*
  * The SP delta of a run of pcs [lo, hi) of a function: at those pcs, SP

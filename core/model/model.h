@@ -37,7 +37,7 @@
 #include <sys/types.h>
 
 #include "../util/common.h"
-#include "../elf/elf.h"
+#include "../elf/elf_file.h"
 #include "../runtimes/runtimes.h"
 #include "../targets/proc_maps.h"
 

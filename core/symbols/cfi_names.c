@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../elf/elf.h"
+#include "../elf/elf_file.h"
 #include "../unwind/cfi.h"
 #include "../util/common.h"
 #include "cfi_names.h"

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../elf/elf.h"
+#include "../elf/elf_file.h"
 #include "../util/cursor.h"
 
 /* The sections the reader uses; one that is absent has size 0. */

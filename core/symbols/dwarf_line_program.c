@@ -10,7 +10,7 @@
 #include <dwarf.h>
 
 #include "dwarf_line_program.h"
-#include "../elf/elf.h"
+#include "../elf/elf_file.h"
 #include "../util/common.h"
 #include "../util/cursor.h"
 

@@ -14,7 +14,7 @@
 #include "dwarf_die.h"
 #include "dwarf_line_program.h"
 #include "source_lines.h"
-#include "../elf/elf.h"
+#include "../elf/elf_file.h"
 #include "../util/common.h"
 #include "../util/log.h"
 #include "../util/radix.h"

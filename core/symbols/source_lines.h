@@ -4,7 +4,7 @@
  * address, the chain of functions inlined at it (DW_TAG_inlined_subroutine,
  * with the file and line each was called from) up to the function that holds
  * it, and the file and line of the address from .debug_line. DWARF 4 and 5;
- * compressed sections come decompressed from core/elf/elf.h.
+ * compressed sections come decompressed from core/elf/elf_file.h.
  *
  * Parsed lazily: opening reads the compilation units' address ranges only;
  * a unit's line table and function tree are read on the first lookup inside

@@ -20,7 +20,7 @@
 #include "bpf/abi.h"
 #include "demangle.h"
 #include "ksyms.h"
-#include "../elf/elf.h"
+#include "../elf/elf_file.h"
 #include "../model/model.h"
 #include "../util/log.h"
 #include "../profile/profile.h"

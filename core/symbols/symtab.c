@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../elf/elf.h"
+#include "../elf/elf_file.h"
 #include "../elf/gopclntab.h"
 #include "../util/common.h"
 #include "../util/log.h"

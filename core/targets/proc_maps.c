@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../util/common.h"
-#include "../elf/elf.h"
+#include "../elf/elf_file.h"
 #include "../util/log.h"
 #include "proc_maps.h"
 

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "table.h"
-#include "../elf/elf.h"
+#include "../elf/elf_file.h"
 #include "../util/log.h"
 #include "../../bpf/arch.h"
 

@@ -24,7 +24,7 @@
 #include "../util/common.h"
 #include "../elf/debuginfo.h"
 #include "dump.h"
-#include "../elf/elf.h"
+#include "../elf/elf_file.h"
 #include "../util/json.h"
 #include "../util/log.h"
 #include "../runtimes/runtimes.h"
@@ -527,7 +527,7 @@ static void print_go_funcs(FILE *f, const struct unwind_table *t)
 	for (int r = 0, first = 1; r < GOPCLNTAB_BAD_NR; r++) {
 		if (!t->nr_go_refused[r])
 			continue;
-		fprintf(f, "%s%s %zu", first ? " (" : ", ", gopclntab_bad__str(r),
+		fprintf(f, "%s%s %zu", first ? " (" : ", ", gopclntab__bad_str(r),
 			t->nr_go_refused[r]);
 		first = 0;
 	}
@@ -694,7 +694,7 @@ static void json_go_funcs(struct json_writer *jw, const struct unwind_table *t)
 	json__object_start(jw);
 	for (int r = 1; r < GOPCLNTAB_BAD_NR; r++) {
 		if (t->nr_go_refused[r])
-			json__uint_field(jw, gopclntab_bad__str(r), t->nr_go_refused[r]);
+			json__uint_field(jw, gopclntab__bad_str(r), t->nr_go_refused[r]);
 	}
 	json__object_end(jw);
 	json__object_end(jw);

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "cfi.h"
-#include "../elf/elf.h"
+#include "../elf/elf_file.h"
 #include "../util/big_alloc.h"
 #include "../util/leb128.h"
 #include "../util/log.h"

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../elf/elf.h"
+#include "../elf/elf_file.h"
 #include "../util/big_alloc.h"
 #include "../util/common.h"
 #include "../util/log.h"
@@ -190,7 +190,7 @@ static int func_rows(const struct gopclntab *t, size_t i, const struct go_code *
 	err = gopclntab__sp_deltas(t, i, func_run, &fc, &why);
 	if (err == -EINVAL) {
 		g->refused[why]++;
-		pr_debug("%s: SP deltas refused (%s)", f.name, gopclntab_bad__str(why));
+		pr_debug("%s: SP deltas refused (%s)", f.name, gopclntab__bad_str(why));
 		return 0;
 	}
 	if (err == -ENOENT)

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/elf/elf.h"
+#include "core/elf/elf_file.h"
 #include "core/util/log.h"
 #include "core/symbols/source_lines.h"
 

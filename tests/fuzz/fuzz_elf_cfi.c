@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/util/common.h"
-#include "core/elf/elf.h"
+#include "core/elf/elf_file.h"
 #include "core/util/log.h"
 #include "core/unwind/dump.h"
 #include "core/unwind/table.h"

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/elf/elf.h"
+#include "core/elf/elf_file.h"
 #include "core/elf/gopclntab.h"
 #include "core/unwind/table.h"
 #include "core/unwind/table_go.h"
@@ -74,7 +74,7 @@ static void check_deltas(const struct gopclntab *t, size_t i)
 		__builtin_trap(); /* a refusal says why */
 	if (err != -EINVAL && why != GOPCLNTAB_OK)
 		__builtin_trap();
-	gopclntab_bad__str(why);
+	gopclntab__bad_str(why);
 }
 
 /* The input itself as the code at the table's text start, where a function's code is read. */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/elf/elf.h"
+#include "core/elf/elf_file.h"
 #include "core/util/log.h"
 #include "core/runtimes/python/pyruntime.h"
 

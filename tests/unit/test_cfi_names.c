@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/elf/elf.h"
+#include "core/elf/elf_file.h"
 #include "core/symbols/cfi_names.h"
 #include "test.h"
 

@@ -16,7 +16,7 @@
 #include <zlib.h>
 
 #include "core/elf/debuginfo.h"
-#include "core/elf/elf.h"
+#include "core/elf/elf_file.h"
 #include "test.h"
 
 #define FX_MAX 1024

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "core/elf/elf.h"
+#include "core/elf/elf_file.h"
 #include "core/targets/proc_maps.h"
 #include "core/targets/procfs.h"
 #include "core/unwind/table.h"

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "core/util/common.h"
-#include "core/elf/elf.h"
+#include "core/elf/elf_file.h"
 #include "core/elf/gopclntab.h"
 #include "core/profile/profile.h"
 #include "core/symbols/symbolize.h"
@@ -729,7 +729,7 @@ static void expect_refused(const struct spec *s, void (*spoil)(struct table *, c
 		return;
 	CHECK_EQ_INT(gopclntab__sp_deltas(g, 1, got_run, &got, &got_why), err);
 	if (got_why != why)
-		fprintf(stderr, "  %s: %s\n", what, gopclntab_bad__str(got_why));
+		fprintf(stderr, "  %s: %s\n", what, gopclntab__bad_str(got_why));
 	CHECK_EQ_INT(got_why, why);
 	CHECK_EQ_INT(got.n, 0); /* nothing is given before the whole table was checked */
 	check_runs(g, 0, spec_runs(s)[0]);

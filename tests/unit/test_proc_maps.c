@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "core/elf/elf.h"
+#include "core/elf/elf_file.h"
 #include "core/util/log.h"
 #include "core/targets/proc_maps.h"
 #include "core/targets/procfs.h"

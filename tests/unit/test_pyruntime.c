@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "test.h"
-#include "../../core/elf/elf.h"
+#include "../../core/elf/elf_file.h"
 #include "../../core/util/log.h"
 #include "../../core/runtimes/python/pyruntime.h"
 

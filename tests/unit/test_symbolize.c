@@ -18,7 +18,7 @@
 #include <zlib.h>
 
 #include "bpf/abi.h"
-#include "core/elf/elf.h"
+#include "core/elf/elf_file.h"
 #include "core/targets/procfs.h"
 #include "core/profile/folded.h"
 #include "core/targets/proc_maps.h"

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "test.h"
-#include "core/elf/elf.h"
+#include "core/elf/elf_file.h"
 #include "core/unwind/shard_packer.h"
 #include "core/unwind/table.h"
 #include "core/unwind/table_encoding.h"

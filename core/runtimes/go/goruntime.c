@@ -39,7 +39,7 @@
 #include <elf.h>
 
 #include "../../util/common.h"
-#include "../../elf/elf.h"
+#include "../../elf/elf_file.h"
 #include "../../elf/gopclntab.h"
 #include "goruntime.h"
 #include "../../util/log.h"

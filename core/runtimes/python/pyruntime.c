@@ -17,7 +17,7 @@
 #include <elf.h>
 
 #include "../../util/common.h"
-#include "../../elf/elf.h"
+#include "../../elf/elf_file.h"
 #include "../../util/log.h"
 #include "../../util/json.h"
 #include "pyruntime.h"

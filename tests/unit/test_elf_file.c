@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ELF reading (core/elf/elf.c): a tiny ELF64 file is put together byte by
+ * ELF reading (core/elf/elf_file.c): a tiny ELF64 file is put together byte by
  * byte here (ELF header, a PT_LOAD and a PT_NOTE, a build-ID note,
  * .gnu_debuglink, a zlib-compressed .debug_frame, the section name table),
  * then damaged in the ways a truncated or hostile file is, each of which must
@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "core/elf/elf.h"
+#include "core/elf/elf_file.h"
 #include "core/util/log.h"
 #include "test.h"
 

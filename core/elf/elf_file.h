@@ -4,8 +4,8 @@
  * read from the file is checked against the file, so a truncated or hostile
  * file gives an error, never an out-of-bounds read.
  */
-#ifndef UNWPROF_ELF_H
-#define UNWPROF_ELF_H
+#ifndef UNWPROF_ELF_FILE_H
+#define UNWPROF_ELF_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>

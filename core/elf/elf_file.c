@@ -28,7 +28,7 @@
 #include <zlib.h>
 
 #include "../util/common.h"
-#include "elf.h"
+#include "elf_file.h"
 #include "../util/log.h"
 
 /* Decompressed section contents stay valid as long as the elf_file. */
