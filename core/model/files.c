@@ -24,7 +24,7 @@
 #include "../util/log.h"
 #include "internal.h"
 
-static void model_image__free(struct model_image *img)
+static void model__image_free(struct model_image *img)
 {
 	if (!img)
 		return;
@@ -43,7 +43,7 @@ static void model_image__free(struct model_image *img)
 void model__free_files(struct model *md)
 {
 	for (size_t i = 0; i < md->nr_images; i++)
-		model_image__free(md->images[i]);
+		model__image_free(md->images[i]);
 	for (size_t i = 0; i < md->nr_files; i++)
 		free(md->files[i]);
 	free(md->images);
@@ -106,7 +106,7 @@ static bool image_has_key(const void *value, const void *key)
 }
 
 /* The executable segments of img, the ones a mapping of code can be made for. */
-static void model_image__exec_segs(struct model_image *img)
+static void model__image_exec_segs(struct model_image *img)
 {
 	img->nr_exec_segs = 0;
 	for (size_t i = 0; i < img->nr_segs; i++) {
@@ -137,7 +137,7 @@ static char *build_id_hex(const uint8_t *id, size_t len)
 }
 
 /* The unwind table and runtimes of img, with its debug file's CFI. */
-static void model_image__build(struct model *md, struct model_image *img)
+static void model__image_build(struct model *md, struct model_image *img)
 {
 	const struct elf_file *ef = img->elf;
 
@@ -192,7 +192,7 @@ static struct model_image *model__new_image(struct model *md, struct elf_file *e
  * run or by the deadline of its end (debuginfod__finish()). Its unwind
  * table is built without it.
  */
-static void model_image__fetch_debug(struct model *md, struct model_image *img)
+static void model__image_fetch_debug(struct model *md, struct model_image *img)
 {
 	struct elf_section sec;
 
@@ -231,16 +231,16 @@ static struct model_image *model__image_of(struct model *md, struct elf_file *ef
 	if (!img)
 		return NULL;
 	img->nr_segs = elf_file__load_segments(ef, img->segs, MODEL_MAX_SEGS);
-	model_image__exec_segs(img);
+	model__image_exec_segs(img);
 	if (pid > 0)
 		dopts.path = path;
 	if (!md->opts.no_debuginfo)
 		img->debug = debuginfo__find(ef, &dopts);
 	if (!img->debug)
-		model_image__fetch_debug(md, img);
+		model__image_fetch_debug(md, img);
 	pr_info("%s: parsed once%s%s", path, img->debug ? ", its debug file " : "",
 		img->debug ? elf_file__path(img->debug) : "");
-	model_image__build(md, img);
+	model__image_build(md, img);
 	return img;
 }
 
@@ -431,7 +431,7 @@ static uint64_t page_size(void)
 	return page;
 }
 
-bool model_image__bias(const struct model_image *img, uint64_t start, uint64_t offset,
+bool model__image_bias(const struct model_image *img, uint64_t start, uint64_t offset,
 		       uint64_t base, uint64_t *bias)
 {
 	long i = unw_segs__find(img->exec_segs, img->nr_exec_segs, offset, page_size());
@@ -442,7 +442,7 @@ bool model_image__bias(const struct model_image *img, uint64_t start, uint64_t o
 	return true;
 }
 
-bool model_image__settled(struct model_image *img)
+bool model__image_settled(struct model_image *img)
 {
 	const char *path = NULL;
 
@@ -481,13 +481,13 @@ bool model__settle_fetches(struct model *md)
 	if (!md->nr_fetching)
 		return false;
 	for (size_t i = 0; i < md->nr_images; i++)
-		if (md->images[i]->fetching && !model_image__settled(md->images[i]))
+		if (md->images[i]->fetching && !model__image_settled(md->images[i]))
 			left++;
 	md->nr_fetching = left;
 	return left;
 }
 
-struct symtab *model_image__symtab(struct model_image *img)
+struct symtab *model__image_symtab(struct model_image *img)
 {
 	if (!img->symtab_tried) {
 		img->symtab_tried = true;
@@ -497,7 +497,7 @@ struct symtab *model_image__symtab(struct model_image *img)
 }
 
 /* The DWARF of its debug file, else its own. */
-struct dwarf_lines *model_image__dwarf(struct model_image *img)
+struct dwarf_lines *model__image_dwarf(struct model_image *img)
 {
 	if (img->dwarf_tried)
 		return img->dwarf;
@@ -509,7 +509,7 @@ struct dwarf_lines *model_image__dwarf(struct model_image *img)
 	return img->dwarf;
 }
 
-struct cfi_names *model_image__cfi_names(struct model_image *img)
+struct cfi_names *model__image_cfi_names(struct model_image *img)
 {
 	const char *base = strrchr(img->path, '/');
 

@@ -28,7 +28,7 @@ struct model *model__new(const struct model_opts *opts)
 	return md;
 }
 
-static void model_proc__free(struct model_proc *p)
+static void model__proc_free(struct model_proc *p)
 {
 	if (!p)
 		return;
@@ -41,7 +41,7 @@ void model__free(struct model *md)
 	if (!md)
 		return;
 	for (size_t i = 0; i < md->procs.cap; i++)
-		model_proc__free(md->procs.slots[i].value);
+		model__proc_free(md->procs.slots[i].value);
 	hashmap__exit(&md->procs);
 	for (size_t i = 0; i < md->paths.cap; i++)
 		free(md->paths.slots[i].value);
@@ -111,10 +111,10 @@ void model__remove_process(struct model *md, pid_t pid)
 	struct model_proc *p = model__process(md, pid);
 
 	if (p && hashmap__remove(&md->procs, hash_u64((uint64_t)pid), p))
-		model_proc__free(p);
+		model__proc_free(p);
 }
 
-const struct model_map *model_proc__find(const struct model_proc *p, uint64_t addr)
+const struct model_map *model__proc_find(const struct model_proc *p, uint64_t addr)
 {
 	size_t lo = 0, hi = p->nr;
 
@@ -131,7 +131,7 @@ const struct model_map *model_proc__find(const struct model_proc *p, uint64_t ad
 	return NULL;
 }
 
-static int model_map__cmp(const void *pa, const void *pb)
+static int model__map_cmp(const void *pa, const void *pb)
 {
 	const struct model_map *a = pa, *b = pb;
 
@@ -187,7 +187,7 @@ struct model_proc *model__add_maps(struct model *md, const struct procmaps *pm)
 		maps[nr] = p->maps[i];
 		maps[nr++].current = false;
 	}
-	qsort(maps, nr, sizeof(*maps), model_map__cmp);
+	qsort(maps, nr, sizeof(*maps), model__map_cmp);
 	free(p->maps);
 	p->maps = maps;
 	p->nr = nr;

@@ -12,11 +12,11 @@
  * so that no symlink it plants leads out (core/targets/procfs.h), and only
  * when it is the mapped inode. Its image is parsed when first seen: its
  * separate debug file looked up inside the same root (else asked of
- * debuginfod, for the symbolizer: model_image__settled()), its segments and the
- * one translation between a mapping's addresses and ELF addresses, its
+ * debuginfod, for the symbolizer: model__image_settled()), its segments and
+ * the one translation between a mapping's addresses and ELF addresses, its
  * unwind table, the runtimes found in it; its symbols, source lines and
- * functions named by their CFI are read on first use (model_image__symtab(),
- * __dwarf(), __cfi_names()).
+ * functions named by their CFI are read on first use (model__image_symtab(),
+ * model__image_dwarf(), model__image_cfi_names()).
  *
  *	md = model__new(&opts);
  *	p = model__read_process(md, pid);	 /proc/PID/maps read once, its files opened
@@ -75,7 +75,7 @@ struct model_image {
 	size_t index;	     /* its place in model__image() order */
 	struct elf_file *elf;
 	struct elf_file *debug; /* its separate debug file, NULL when none was found */
-	/* its debug file is on its way from debuginfod: model_image__settled() is false */
+	/* its debug file is on its way from debuginfod: model__image_settled() is false */
 	struct debuginfod *fetching;
 	struct elf_load_segment segs[MODEL_MAX_SEGS];
 	size_t nr_segs;
@@ -84,7 +84,7 @@ struct model_image {
 	uint32_t nr_exec_segs;
 	struct unwind_table *table; /* NULL when it could not be built, or no_tables */
 	struct image_runtimes rt;   /* what each runtime read of it (core/runtimes/runtimes.h) */
-	/* Read on first use: model_image__symtab(), __dwarf(), __cfi_names(). */
+	/* Read on first use: model__image_symtab(), model__image_dwarf(), model__image_cfi_names(). */
 	struct symtab *symtab;
 	struct dwarf_lines *dwarf;
 	struct cfi_names *cfi_names;
@@ -184,7 +184,7 @@ size_t model__key(const struct elf_file *ef, uint8_t *key, size_t *build_id_len)
  * (unw_file__bias() of bpf/unwind_step.h, which BPF runs). False when no
  * executable segment maps it.
  */
-bool model_image__bias(const struct model_image *img, uint64_t start, uint64_t offset,
+bool model__image_bias(const struct model_image *img, uint64_t start, uint64_t offset,
 		       uint64_t base, uint64_t *bias);
 
 /*
@@ -192,15 +192,15 @@ bool model_image__bias(const struct model_image *img, uint64_t start, uint64_t o
  * the file it fetched is opened, and what was read of the image without it
  * (symbols, DWARF) is read again on next use. Never waits.
  */
-bool model_image__settled(struct model_image *img);
+bool model__image_settled(struct model_image *img);
 
 /* Settles every image whose debug file was on its way: whether any still is. */
 bool model__settle_fetches(struct model *md);
 
 /* What is read of an image on first use; NULL when it has none (or no memory). */
-struct symtab *model_image__symtab(struct model_image *img);
-struct dwarf_lines *model_image__dwarf(struct model_image *img);
-struct cfi_names *model_image__cfi_names(struct model_image *img);
+struct symtab *model__image_symtab(struct model_image *img);
+struct dwarf_lines *model__image_dwarf(struct model_image *img);
+struct cfi_names *model__image_cfi_names(struct model_image *img);
 
 /*
  * Reads the executable mappings of pid and makes them its current ones,
@@ -228,6 +228,6 @@ int model__fork(struct model *md, pid_t ppid, pid_t pid);
 void model__remove_process(struct model *md, pid_t pid);
 
 /* The mapping of p that holds addr, or NULL. */
-const struct model_map *model_proc__find(const struct model_proc *p, uint64_t addr);
+const struct model_map *model__proc_find(const struct model_proc *p, uint64_t addr);
 
 #endif

@@ -53,7 +53,7 @@ static void session__fill_mapping(struct session *s, const struct loader_map *lm
 	 */
 	if (!vdso)
 		session__publish_file(s, f, exec_id);
-	if (!model_image__bias(f->image, m->start, m->offset, f->image->table->base, &bias)) {
+	if (!model__image_bias(f->image, m->start, m->offset, f->image->table->base, &bias)) {
 		pr_info("%s (pid %d): no table for the mapping at %#" PRIx64 " (offset %#" PRIx64
 			"): in no executable segment, frame pointers there",
 			m->path, (int)pid, m->start, m->offset);
@@ -123,7 +123,7 @@ static void session__add_runtime(struct session *s, pid_t pid, const struct load
 		uint64_t bias;
 
 		if (m->kind != PROCMAP_FILE || !state || !f->image->table ||
-		    !model_image__bias(f->image, m->start, m->offset, 0, &bias) ||
+		    !model__image_bias(f->image, m->start, m->offset, 0, &bias) ||
 		    !rt->place(state, bias, &rp))
 			continue;
 		if (!proc_info__cut(info, rp.ranges[0].lo, rp.ranges[0].hi, u))

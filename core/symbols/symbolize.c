@@ -205,7 +205,7 @@ static int note_jitdump(struct proc *p, const struct model_proc *mp)
  */
 static void lookup_by_cfi(struct model_image *img, uint64_t vaddr, struct symbol_info *info)
 {
-	struct cfi_names *names = model_image__cfi_names(img);
+	struct cfi_names *names = model__image_cfi_names(img);
 	uint64_t start;
 
 	if (!names)
@@ -221,8 +221,8 @@ static void lookup_in_image(struct symbolizer *sym, struct model_image *img, uin
 	const struct symtab_sym *s;
 	struct dwarf_lines *dwarf;
 
-	model_image__settled(img);
-	s = symtab__find(model_image__symtab(img), vaddr);
+	model__image_settled(img);
+	s = symtab__find(model__image_symtab(img), vaddr);
 	info->build_id = img->build_id;
 	if (s) {
 		info->name = s->name;
@@ -230,7 +230,7 @@ static void lookup_in_image(struct symbolizer *sym, struct model_image *img, uin
 	} else {
 		lookup_by_cfi(img, vaddr, info);
 	}
-	dwarf = sym->no_lines ? NULL : model_image__dwarf(img);
+	dwarf = sym->no_lines ? NULL : model__image_dwarf(img);
 	if (dwarf) {
 		info->frames = sym->frames;
 		info->nr_frames =
@@ -250,7 +250,7 @@ static void lookup_in_map(struct symbolizer *sym, const struct model_map *m, uin
 	info->map_end = m->map.end;
 	info->map_offset = m->map.offset;
 	/* The one translation of the model, which the walk uses too. */
-	if (img && model_image__bias(img, m->map.start, m->map.offset, 0, &bias))
+	if (img && model__image_bias(img, m->map.start, m->map.offset, 0, &bias))
 		lookup_in_image(sym, img, addr - bias, info);
 }
 
@@ -285,7 +285,7 @@ int symbolizer__lookup(struct symbolizer *sym, uint32_t pid, uint64_t addr,
 		       struct symbol_info *info)
 {
 	const struct model_proc *mp = model__process(sym->model, (pid_t)pid);
-	const struct model_map *m = mp ? model_proc__find(mp, addr) : NULL;
+	const struct model_map *m = mp ? model__proc_find(mp, addr) : NULL;
 	struct proc *p;
 
 	memset(info, 0, sizeof(*info));
@@ -638,7 +638,7 @@ static int user_location(struct symbolizer *sym, struct profile *p, uint32_t pid
 			 bool return_addr, uint32_t *id)
 {
 	const struct model_proc *mp = model__process(sym->model, (pid_t)pid);
-	const struct model_map *m = mp ? model_proc__find(mp, addr) : NULL;
+	const struct model_map *m = mp ? model__proc_find(mp, addr) : NULL;
 
 	if (m && m->file && m->file->image)
 		return shared_location(sym, p, m, addr, return_addr, id);

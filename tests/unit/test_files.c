@@ -91,7 +91,7 @@ static void test_bias(void)
 	if (!f || !f->image || !f->image->table)
 		goto cleanup;
 	t = f->image->table;
-	CHECK(model_image__bias(f->image, m->start, m->offset, t->base, &bias));
+	CHECK(model__image_bias(f->image, m->start, m->offset, t->base, &bias));
 	tpc = pc - bias;
 	for (size_t i = 0; i + 1 < t->nr_rows && !covered; i++)
 		covered = t->rows[i].pc <= tpc && tpc < t->rows[i + 1].pc &&
@@ -244,7 +244,7 @@ static void test_vdso(void)
 	CHECK(f->inode == 0 && f->image->nr_segs > 0);
 
 	t = f->image->table;
-	CHECK(model_image__bias(f->image, m->start, m->offset, t->base, &bias));
+	CHECK(model__image_bias(f->image, m->start, m->offset, t->base, &bias));
 	fn = vdso_clock_gettime(&fn_size);
 	CHECK(fn != 0 && fn_size > 0);
 	/* Table pcs of the function: the mapping starts at file offset 0, as its image. */

@@ -110,7 +110,7 @@ static void test_translation_and_symbols(void)
 	struct model *md = model__new(NULL);
 	const struct model_proc *p = md ? model__read_process(md, getpid()) : NULL;
 	uint64_t pc = (uint64_t)(uintptr_t)&model_test_marker, bias;
-	const struct model_map *m = p ? model_proc__find(p, pc) : NULL;
+	const struct model_map *m = p ? model__proc_find(p, pc) : NULL;
 	struct model_image *img = m && m->file ? m->file->image : NULL;
 	const struct symtab_sym *s;
 
@@ -119,12 +119,12 @@ static void test_translation_and_symbols(void)
 	if (!img)
 		goto cleanup;
 	CHECK(!img->symtab_tried); /* not before a lookup */
-	CHECK(model_image__bias(img, m->map.start, m->map.offset, 0, &bias));
-	s = symtab__find(model_image__symtab(img), pc - bias);
+	CHECK(model__image_bias(img, m->map.start, m->map.offset, 0, &bias));
+	s = symtab__find(model__image_symtab(img), pc - bias);
 	CHECK(img->symtab_tried);
 	CHECK(s && strcmp(s->name, "model_test_marker") == 0 && s->addr == pc - bias);
 	/* Not a mapping of an executable segment: no translation. */
-	CHECK(!model_image__bias(img, m->map.start, m->map.offset + (1ULL << 40), 0, &bias));
+	CHECK(!model__image_bias(img, m->map.start, m->map.offset + (1ULL << 40), 0, &bias));
 cleanup:
 	model__free(md);
 }
@@ -160,13 +160,13 @@ static void test_read_again_and_fork(void)
 	if (!p)
 		goto cleanup;
 	changes = p->changes;
-	CHECK_EQ_STR(model_proc__find(p, 0x110800)->map.path, "[jit]");
-	CHECK(model_proc__find(p, 0x101000) == NULL);
+	CHECK_EQ_STR(model__proc_find(p, 0x110800)->map.path, "[jit]");
+	CHECK(model__proc_find(p, 0x101000) == NULL);
 	/* [0x108000, 0x109000) and [0x118000, 0x119000): the old [jit] one is overlapped by none. */
 	p = model__add_maps(md, &second);
 	CHECK(p && p->nr == 4 && p->nr_current == 2 && p->changes != changes);
-	CHECK(p && model_proc__find(p, 0x100800) && !model_proc__find(p, 0x100800)->current);
-	CHECK(p && model_proc__find(p, 0x108800) && model_proc__find(p, 0x108800)->current);
+	CHECK(p && model__proc_find(p, 0x100800) && !model__proc_find(p, 0x100800)->current);
+	CHECK(p && model__proc_find(p, 0x108800) && model__proc_find(p, 0x108800)->current);
 	/* The paths of mappings outlive the procmaps they came from. */
 	b[1].path = NULL;
 	CHECK(p && p->maps[3].map.path && strcmp(p->maps[3].map.path, "[jit]") == 0);
