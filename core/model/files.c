@@ -394,7 +394,7 @@ struct model_file *model__file_of(struct model *md, const struct procmap *m, pid
 	struct model_file *f = NULL;
 	struct elf_file *ef;
 
-	if (procmap__is_vdso(m))
+	if (procmaps__is_vdso(m))
 		return model__vdso(md, m);
 	if (m->inode)
 		f = hashmap__find(&md->files_by_id,

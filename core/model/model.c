@@ -154,7 +154,7 @@ static int model__fill_maps(struct model *md, const struct procmaps *pm, struct 
 {
 	for (size_t i = 0; i < pm->nr; i++) {
 		const struct procmap *m = &pm->maps[i];
-		bool has_file = (m->kind == PROCMAP_FILE && m->path) || procmap__is_vdso(m);
+		bool has_file = (m->kind == PROCMAP_FILE && m->path) || procmaps__is_vdso(m);
 
 		out[i] = (struct model_map){ .map = *m, .current = true };
 		if (m->path && !(out[i].map.path = (char *)model__intern(md, m->path)))

@@ -39,7 +39,7 @@
 #include "../util/common.h"
 #include "../elf/elf_file.h"
 #include "../runtimes/runtimes.h"
-#include "../targets/proc_maps.h"
+#include "../targets/procmaps.h"
 
 struct cfi_names;
 struct debuginfod;
@@ -151,7 +151,7 @@ void model__free(struct model *md);
  * there), reported at debug level, and a table that cannot be built with a
  * warning.
  *
- * The [vdso] mapping (procmap__is_vdso()) of every process is one file, read
+ * The [vdso] mapping (procmaps__is_vdso()) of every process is one file, read
  * from unwprof's own vDSO: the kernel maps the same image into each of them.
  * It has no device and inode (0), and its image's path is "[vdso]". A [vdso]
  * of another length than unwprof's own is another image (a process restored

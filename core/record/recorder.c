@@ -44,7 +44,7 @@ struct recorder {
 	struct session *session;
 	struct profile *profile;
 	struct symbolizer *symbolizer;
-	struct proc_names *names;  /* the processes' names (core/targets/comm_names.h) */
+	struct comm_names *names;  /* the processes' names (core/targets/comm_names.h) */
 	struct failures *failures; /* where samples failed, by file and reason */
 	struct proc_times *times;  /* each process's time on and off the CPU */
 	/* fetches the debug files missing here; NULL unless DEBUGINFOD_URLS names servers */
@@ -240,7 +240,7 @@ static void on_sample(void *ctx, const struct session_sample *s)
 	struct profile_stack st = {
 		.pid = s->pid,
 		.tid = s->tid,
-		.comm = proc_names__get(r->names, s->pid, s->tid, s->comm),
+		.comm = comm_names__get(r->names, s->pid, s->tid, s->comm),
 		.thread = s->comm,
 		.flags = s->flags,
 		.user_addrs = s->user_pcs,
@@ -285,7 +285,7 @@ static void on_process(void *ctx, uint32_t pid)
 {
 	struct recorder *r = ctx;
 
-	proc_names__forget(r->names, pid);
+	comm_names__forget(r->names, pid);
 }
 
 static void on_runtime(void *ctx, uint32_t pid, const struct runtime *rt, const void *state,
@@ -319,7 +319,7 @@ static void on_process_exit(void *ctx, uint32_t pid)
 	struct recorder *r = ctx;
 	int err = symbolizer__end_process(r->symbolizer, r->profile, pid);
 
-	proc_names__forget(r->names, pid);
+	comm_names__forget(r->names, pid);
 	keep_error(r, err);
 }
 
@@ -802,7 +802,7 @@ static int init(struct recorder *r)
 		&(struct symbolizer_opts){ .model = r->model, .no_lines = r->opts.no_lines });
 	r->failures = failures__new();
 	r->times = proc_times__new();
-	r->names = proc_names__new();
+	r->names = comm_names__new();
 	if (!r->profile || !r->model || !r->symbolizer || !r->failures || !r->times || !r->names) {
 		pr_err("out of memory");
 		return -ENOMEM;
@@ -907,6 +907,6 @@ void recorder__free(struct recorder *r)
 	launch__free(r->launch);
 	invoker__exit(&r->invoker);
 	pid_targets__exit(&r->targets);
-	proc_names__free(r->names);
+	comm_names__free(r->names);
 	free(r);
 }

@@ -21,7 +21,7 @@
 #include "../util/log.h"
 #include "../model/model.h"
 #include "../runtimes/runtimes.h"
-#include "../targets/proc_maps.h"
+#include "../targets/procmaps.h"
 #include "../unwind/table.h"
 #include "../unwind/table_loader.h"
 #include "runtime_walks.h"
@@ -30,7 +30,7 @@ static void session__fill_mapping(struct session *s, const struct loader_map *lm
 				  struct unw_mapping *um)
 {
 	const struct procmap *m = lm->map;
-	bool vdso = procmap__is_vdso(m);
+	bool vdso = procmaps__is_vdso(m);
 	struct model_file *f = lm->file;
 	uint32_t exec_id;
 	uint64_t bias;

@@ -15,7 +15,7 @@ struct proc_name {
 	char name[PROFILE_COMM_LEN];
 };
 
-struct proc_names {
+struct comm_names {
 	void *root; /* tsearch tree of struct proc_name, by pid */
 };
 
@@ -26,12 +26,12 @@ static int proc_name_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct proc_names *proc_names__new(void)
+struct comm_names *comm_names__new(void)
 {
-	return calloc(1, sizeof(struct proc_names));
+	return calloc(1, sizeof(struct comm_names));
 }
 
-void proc_names__free(struct proc_names *n)
+void comm_names__free(struct comm_names *n)
 {
 	if (!n)
 		return;
@@ -39,7 +39,7 @@ void proc_names__free(struct proc_names *n)
 	free(n);
 }
 
-const char *proc_names__get(struct proc_names *n, uint32_t pid, uint32_t tid, const char *comm)
+const char *comm_names__get(struct comm_names *n, uint32_t pid, uint32_t tid, const char *comm)
 {
 	struct proc_name key = { .pid = pid }, *e, **found;
 
@@ -62,7 +62,7 @@ const char *proc_names__get(struct proc_names *n, uint32_t pid, uint32_t tid, co
 	return e->name;
 }
 
-void proc_names__forget(struct proc_names *n, uint32_t pid)
+void comm_names__forget(struct comm_names *n, uint32_t pid)
 {
 	struct proc_name key = { .pid = pid }, **found;
 	struct proc_name *e;

@@ -12,15 +12,15 @@
 
 #include <stdint.h>
 
-struct proc_names;
+struct comm_names;
 
-struct proc_names *proc_names__new(void);
-void proc_names__free(struct proc_names *n);
+struct comm_names *comm_names__new(void);
+void comm_names__free(struct comm_names *n);
 
 /* The name of process pid, sampled in its thread tid named comm; valid until forgotten. */
-const char *proc_names__get(struct proc_names *n, uint32_t pid, uint32_t tid, const char *comm);
+const char *comm_names__get(struct comm_names *n, uint32_t pid, uint32_t tid, const char *comm);
 
 /* Forgets the name of pid: it exited or exec'd. */
-void proc_names__forget(struct proc_names *n, uint32_t pid);
+void comm_names__forget(struct comm_names *n, uint32_t pid);
 
 #endif

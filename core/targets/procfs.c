@@ -23,7 +23,7 @@
 
 #include "../util/common.h"
 #include "../util/log.h"
-#include "proc_maps.h"
+#include "procmaps.h"
 #include "procfs.h"
 
 #define PROCFS_MAX_LINKS 40 /* as the kernel's own walk */

@@ -17,7 +17,7 @@
 #include "../util/json.h"
 #include "../util/log.h"
 #include "../model/model.h"
-#include "../targets/proc_maps.h"
+#include "../targets/procmaps.h"
 #include "shard_packer.h"
 #include "shards_report.h"
 #include "table.h"

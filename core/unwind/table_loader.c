@@ -140,7 +140,7 @@ int loader__add_process(struct loader *l, const struct model_proc *p, struct loa
 		lm = &lp->maps[lp->nr_maps++];
 		lm->map = &mm->map;
 		lm->file = mm->file;
-		if (mm->map.kind != PROCMAP_FILE && !procmap__is_vdso(&mm->map))
+		if (mm->map.kind != PROCMAP_FILE && !procmaps__is_vdso(&mm->map))
 			continue;
 		if (!lm->file)
 			e = -ENOMEM;

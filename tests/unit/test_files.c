@@ -18,7 +18,7 @@
 
 #include "test.h"
 #include "core/elf/elf_file.h"
-#include "core/targets/proc_maps.h"
+#include "core/targets/procmaps.h"
 #include "core/targets/procfs.h"
 #include "core/unwind/table.h"
 #include "core/model/model.h"
@@ -170,7 +170,7 @@ static void test_gone_process(void)
 static const struct procmap *own_vdso(const struct procmaps *pm)
 {
 	for (size_t i = 0; pm && i < pm->nr; i++)
-		if (procmap__is_vdso(&pm->maps[i]))
+		if (procmaps__is_vdso(&pm->maps[i]))
 			return &pm->maps[i];
 	return NULL;
 }

@@ -16,7 +16,7 @@
 #include "test.h"
 #include "core/model/model.h"
 #include "core/symbols/symtab.h"
-#include "core/targets/proc_maps.h"
+#include "core/targets/procmaps.h"
 #include "core/targets/procfs.h"
 
 static int __attribute__((noinline)) model_test_marker(int x)
@@ -33,7 +33,7 @@ static size_t distinct_files(const struct procmaps *pm)
 		const struct procmap *m = &pm->maps[i];
 		bool seen = false;
 
-		if (procmap__is_vdso(m)) {
+		if (procmaps__is_vdso(m)) {
 			n++;
 			continue;
 		}

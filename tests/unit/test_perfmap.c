@@ -14,7 +14,7 @@
 #include "core/symbols/perfmap.h"
 #include "core/model/model.h"
 #include "core/symbols/symbolize.h"
-#include "core/targets/proc_maps.h"
+#include "core/targets/procmaps.h"
 #include "core/util/common.h"
 #include "test.h"
 

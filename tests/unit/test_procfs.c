@@ -16,7 +16,7 @@
 
 #include "test.h"
 #include "core/targets/procfs.h"
-#include "core/targets/proc_maps.h"
+#include "core/targets/procmaps.h"
 
 typedef int (*open_fn)(int root_fd, const char *path, int flags);
 

@@ -21,7 +21,7 @@
 #include "core/elf/elf_file.h"
 #include "core/targets/procfs.h"
 #include "core/profile/folded.h"
-#include "core/targets/proc_maps.h"
+#include "core/targets/procmaps.h"
 #include "core/profile/profile.h"
 #include "core/model/model.h"
 #include "core/symbols/symbolize.h"

@@ -13,7 +13,7 @@
 #include "core/unwind/table_encoding.h"
 #include "core/unwind/table_loader.h"
 #include "core/targets/procfs.h"
-#include "core/targets/proc_maps.h"
+#include "core/targets/procmaps.h"
 #include "core/unwind/shard_packer.h"
 #include "core/unwind/table.h"
 #include "core/model/model.h"

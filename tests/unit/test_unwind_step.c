@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "core/targets/proc_maps.h"
+#include "core/targets/procmaps.h"
 #include "core/targets/procfs.h"
 
 #ifndef UNW_ARCH_AARCH64

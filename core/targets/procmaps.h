@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The executable mappings of a process, from /proc/PID/maps. */
-#ifndef UNWPROF_PROC_MAPS_H
-#define UNWPROF_PROC_MAPS_H
+#ifndef UNWPROF_PROCMAPS_H
+#define UNWPROF_PROCMAPS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -40,6 +40,6 @@ void procmaps__free(struct procmaps *pm);
 const struct procmap *procmaps__find(const struct procmaps *pm, uint64_t addr);
 
 /* Whether m is the [vdso]: not a file, but an ELF image with tables and symbols. */
-bool procmap__is_vdso(const struct procmap *m);
+bool procmaps__is_vdso(const struct procmap *m);
 
 #endif

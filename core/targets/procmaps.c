@@ -9,9 +9,9 @@
 #include "../util/common.h"
 #include "../elf/elf_file.h"
 #include "../util/log.h"
-#include "proc_maps.h"
+#include "procmaps.h"
 
-static enum procmap_kind procmap__kind(const char *path)
+static enum procmap_kind procmaps__kind(const char *path)
 {
 	if (!*path || strncmp(path, "[anon:", 6) == 0)
 		return PROCMAP_ANON;
@@ -25,7 +25,7 @@ static enum procmap_kind procmap__kind(const char *path)
  * fills m for an executable mapping, 0 for another mapping, -EINVAL when the
  * line is malformed.
  */
-static int procmap__parse_line(char *line, struct procmap *m)
+static int procmaps__parse_line(char *line, struct procmap *m)
 {
 	char perms[8];
 	int path_at = 0;
@@ -42,14 +42,14 @@ static int procmap__parse_line(char *line, struct procmap *m)
 	len = strlen(line + path_at);
 	while (len && (line[path_at + len - 1] == '\n' || line[path_at + len - 1] == ' '))
 		line[path_at + --len] = '\0';
-	m->kind = procmap__kind(line + path_at);
+	m->kind = procmaps__kind(line + path_at);
 	if (m->kind == PROCMAP_ANON && !line[path_at])
 		return 1;
 	m->path = strdup(line + path_at);
 	return m->path ? 1 : -ENOMEM;
 }
 
-static int procmap__cmp(const void *a, const void *b)
+static int procmaps__cmp(const void *a, const void *b)
 {
 	const struct procmap *x = a, *y = b;
 
@@ -84,7 +84,7 @@ struct procmaps *procmaps__parse(FILE *f, pid_t pid, const char *name)
 	pm->pid = pid;
 	while (getline(&line, &line_cap, f) > 0) {
 		lineno++;
-		err = procmap__parse_line(line, &m);
+		err = procmaps__parse_line(line, &m);
 		if (err == -EINVAL) {
 			pr_err("%s:%zu: malformed mapping line", name, lineno);
 			goto cleanup;
@@ -103,7 +103,7 @@ struct procmaps *procmaps__parse(FILE *f, pid_t pid, const char *name)
 	if (err)
 		pr_err("%s: read error", name);
 	else if (pm->nr)
-		qsort(pm->maps, pm->nr, sizeof(*pm->maps), procmap__cmp);
+		qsort(pm->maps, pm->nr, sizeof(*pm->maps), procmaps__cmp);
 cleanup:
 	free(line);
 	if (err) {
@@ -133,7 +133,7 @@ const struct procmap *procmaps__find(const struct procmaps *pm, uint64_t addr)
 	return &pm->maps[lo - 1];
 }
 
-bool procmap__is_vdso(const struct procmap *m)
+bool procmaps__is_vdso(const struct procmap *m)
 {
 	return m->kind == PROCMAP_SPECIAL && m->path && strcmp(m->path, "[vdso]") == 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * /proc/PID/maps parsing (core/targets/proc_maps.c), on fixed text and on
+ * /proc/PID/maps parsing (core/targets/procmaps.c), on fixed text and on
  * the test's own mappings.
  */
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include "test.h"
 #include "core/elf/elf_file.h"
 #include "core/util/log.h"
-#include "core/targets/proc_maps.h"
+#include "core/targets/procmaps.h"
 #include "core/targets/procfs.h"
 
 static const char maps_text[] =
