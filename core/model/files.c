@@ -20,7 +20,7 @@
 #include "../symbols/symtab.h"
 #include "../targets/procfs.h"
 #include "../unwind/shard_packer.h"
-#include "../unwind/table.h"
+#include "../unwind/unwind_table.h"
 #include "../util/log.h"
 #include "internal.h"
 

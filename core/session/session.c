@@ -54,7 +54,7 @@
 #include "count_ledger.h"
 #include "offcpu.h"
 #include "runtime_walks.h"
-#include "../unwind/table.h"
+#include "../unwind/unwind_table.h"
 #include "../unwind/table_encoding.h"
 #include "../unwind/table_loader.h"
 

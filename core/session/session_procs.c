@@ -22,7 +22,7 @@
 #include "../model/model.h"
 #include "../runtimes/runtimes.h"
 #include "../targets/procmaps.h"
-#include "../unwind/table.h"
+#include "../unwind/unwind_table.h"
 #include "../unwind/table_loader.h"
 #include "runtime_walks.h"
 

@@ -26,7 +26,7 @@
 #include "../util/common.h"
 #include "../util/log.h"
 #include "../model/model.h"
-#include "../unwind/table.h"
+#include "../unwind/unwind_table.h"
 #include "../unwind/table_encoding.h"
 #include "../unwind/shard_packer.h"
 #include "../unwind/table_loader.h"

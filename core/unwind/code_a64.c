@@ -23,7 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table.h"
+#include "code_a64.h"
+#include "unwind_table.h"
 #include "../elf/elf_file.h"
 #include "../util/log.h"
 #include "../../bpf/arch.h"
@@ -104,7 +105,7 @@ static size_t vdso_rows(struct table_row *rows, uint64_t lo, uint64_t hi, uint64
 	return n;
 }
 
-struct unwind_table *unwind_table__a64_vdso(const struct elf_file *ef)
+struct unwind_table *code_a64__vdso(const struct elf_file *ef)
 {
 	struct elf_symbol_query q = { .name = "__kernel_rt_sigreturn", .type = STT_NOTYPE };
 	struct unwind_table *t = NULL;
@@ -179,7 +180,7 @@ static size_t plt_rows(struct table_row *rows, uint64_t lo, uint64_t hi, const s
 	return n;
 }
 
-int unwind_table__a64_plt(struct unwind_table *t, const struct elf_file *ef)
+int code_a64__plt(struct unwind_table *t, const struct elf_file *ef)
 {
 	static const char *const names[] = { ".plt", ".iplt" };
 	struct table_row rows[PLT_ROWS_MAX];

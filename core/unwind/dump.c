@@ -28,7 +28,7 @@
 #include "../util/json.h"
 #include "../util/log.h"
 #include "../runtimes/runtimes.h"
-#include "table.h"
+#include "unwind_table.h"
 #include "table_encoding.h"
 
 /* What is printed, besides the table itself. */

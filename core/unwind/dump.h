@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "table.h"
+#include "unwind_table.h"
 
 struct unwind_dump;
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "shard_packer.h"
-#include "table.h"
+#include "unwind_table.h"
 
 struct shards_entry {
 	uint8_t *key;

@@ -20,7 +20,7 @@
 #include "../targets/procmaps.h"
 #include "shard_packer.h"
 #include "shards_report.h"
-#include "table.h"
+#include "unwind_table.h"
 #include "table_encoding.h"
 #include "table_loader.h"
 

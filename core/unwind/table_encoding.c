@@ -8,7 +8,7 @@
 #include "../util/big_alloc.h"
 #include "../util/hashmap.h"
 #include "shard_packer.h"
-#include "table.h"
+#include "unwind_table.h"
 #include "table_encoding.h"
 #include "../../bpf/unwind_step.h"
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Wire formats of the unwind tables. An encoder turns what the table builder
- * keeps (core/unwind/table.h) and what the packer decides (core/unwind/shard_packer.h) into the
- * bytes the BPF programs read: the rows of a chunk, at their place in a
- * shard, and the index of one table, which leads BPF from a pc to its rows.
+ * keeps (core/unwind/unwind_table.h) and what the packer decides
+ * (core/unwind/shard_packer.h) into the bytes the BPF programs read: the
+ * rows of a chunk, at their place in a shard, and the index of one table,
+ * which leads BPF from a pc to its rows.
  * Its geometry says how big each is: the inner maps of the shard map are
  * created with it, the packer fills shards of its rows and gives a table at
  * most its chunks, and every row size unwprof prints (dump-unwind, shards,

@@ -30,14 +30,14 @@
 /* mov $15 (__NR_rt_sigreturn), %rax; syscall: the whole of Go's signal restorer */
 static const uint8_t rt_sigreturn_code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
 
-/* What go_rows__build() passes along a function's deltas. */
+/* What table_go__build_rows() passes along a function's deltas. */
 struct func_ctx {
 	struct go_rows *g;
 	uint8_t flags;
 };
 
 /* Appends row r at ELF address pc; a row at the same pc replaces the one before. */
-static int go_rows__push(struct go_rows *g, uint64_t pc, const struct table_row *r)
+static int table_go__push_row(struct go_rows *g, uint64_t pc, const struct table_row *r)
 {
 	uint32_t off = (uint32_t)(pc - g->base);
 
@@ -116,11 +116,11 @@ static int restorer_rows(struct go_rows *g, const struct gopclntab_func *f)
 	/* the padding byte was the function before's: its rows end there */
 	while (g->nr && g->base + g->rows[g->nr - 1].pc >= from)
 		g->nr--;
-	err = go_rows__push(g, from, &r);
+	err = table_go__push_row(g, from, &r);
 	if (err)
 		return err;
 	r = (struct table_row){ .cfa = UNW_CFA_END };
-	return go_rows__push(g, f->end, &r);
+	return table_go__push_row(g, f->end, &r);
 }
 
 /* The row of a run with SP delta delta in a function with Go's flags flags. */
@@ -158,11 +158,11 @@ static int func_run(void *ctx, uint64_t lo, uint64_t hi, int64_t delta)
 	int err;
 
 	run_row(fc->flags, delta, &r);
-	err = go_rows__push(fc->g, lo, &r);
+	err = table_go__push_row(fc->g, lo, &r);
 	if (err)
 		return err;
 	r = (struct table_row){ .cfa = UNW_CFA_END };
-	return go_rows__push(fc->g, hi, &r);
+	return table_go__push_row(fc->g, hi, &r);
 }
 
 /* The rows of function i, or its reason counted when its deltas lie. */
@@ -203,7 +203,7 @@ static int func_rows(const struct gopclntab *t, size_t i, const struct go_code *
 	return 0;
 }
 
-int go_rows__build(const struct gopclntab *t, const struct go_code *code, struct go_rows *out)
+int table_go__build_rows(const struct gopclntab *t, const struct go_code *code, struct go_rows *out)
 {
 	size_t n = gopclntab__count(t);
 	struct gopclntab_func first, last;
@@ -222,11 +222,11 @@ int go_rows__build(const struct gopclntab *t, const struct go_code *code, struct
 	for (size_t i = 0; i < n && !err; i++)
 		err = func_rows(t, i, code, restorer, out);
 	if (err)
-		go_rows__free(out);
+		table_go__free_rows(out);
 	return err;
 }
 
-void go_rows__free(struct go_rows *g)
+void table_go__free_rows(struct go_rows *g)
 {
 	free(g->rows);
 	g->rows = NULL;
@@ -307,7 +307,7 @@ int table_go__add(struct unwind_table *t, const struct gopclntab *g, const struc
 
 	if (t->machine != EM_X86_64)
 		return 0;
-	err = go_rows__build(g, code, &gr);
+	err = table_go__build_rows(g, code, &gr);
 	if (err || !gr.nr)
 		goto cleanup;
 	err = merge_base(t, &gr, &m.base);
@@ -327,7 +327,7 @@ cleanup:
 		t->nr_go_sp_write = gr.nr_sp_write;
 		memcpy(t->nr_go_refused, gr.refused, sizeof(t->nr_go_refused));
 	}
-	go_rows__free(&gr);
+	table_go__free_rows(&gr);
 	return err;
 }
 

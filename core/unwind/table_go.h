@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A row source of the unwind table (core/unwind/table.h): Go's pclntab,
+ * A row source of the unwind table (core/unwind/unwind_table.h): Go's pclntab,
  * whose rows are merged here over those of the CFI.
  * Every Go binary keeps, stripped or not, each function's SP deltas (pcsp,
  * core/elf/gopclntab.h), which Go's own traceback unwinds every function
@@ -46,7 +46,7 @@
 #include <stdint.h>
 
 #include "../elf/gopclntab.h"
-#include "table.h"
+#include "unwind_table.h"
 
 /* The rows of a pclntab's functions, sorted, an END row after each function. */
 struct go_rows {
@@ -66,12 +66,13 @@ struct go_code {
 };
 
 /*
- * The rows of t's functions (x86_64) into *out, which go_rows__free()
+ * The rows of t's functions (x86_64) into *out, which table_go__free_rows()
  * releases; code, when not NULL, the file's code. 0; -E2BIG when its
  * functions span more than 4 GiB; -ENOMEM.
  */
-int go_rows__build(const struct gopclntab *t, const struct go_code *code, struct go_rows *out);
-void go_rows__free(struct go_rows *g);
+int table_go__build_rows(const struct gopclntab *t, const struct go_code *code,
+			 struct go_rows *out);
+void table_go__free_rows(struct go_rows *g);
 
 /*
  * Puts the rows of Go's pclntab g (x86_64) in place of t's over the

@@ -7,7 +7,7 @@
 #include "../util/log.h"
 #include "../model/model.h"
 #include "shard_packer.h"
-#include "table.h"
+#include "unwind_table.h"
 #include "table_encoding.h"
 #include "table_loader.h"
 

@@ -20,7 +20,7 @@
 
 #include "core/elf/elf_file.h"
 #include "core/elf/gopclntab.h"
-#include "core/unwind/table.h"
+#include "core/unwind/unwind_table.h"
 #include "core/unwind/table_go.h"
 #include "core/util/log.h"
 

@@ -23,7 +23,7 @@ pclntab alone. Then:
 - Go's signal restorer (runtime.sigreturn, runtime.sigreturn__sigaction
   from Go 1.21), alone of all functions, has the kernel's signal frame for
   its row, from the padding byte before it, as glibc's __restore_rt has it
-  (tests/unit/test_table.c); Go's CFI describes it as a function that was
+  (tests/unit/test_unwind_table.c); Go's CFI describes it as a function that was
   called. Its handler, runtime.sigtramp, is not a top frame: it returns there.
 - The stripped build has the same rows as the plain one, .gopclntab its only
   source, and no Go function refused.

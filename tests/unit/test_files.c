@@ -20,7 +20,7 @@
 #include "core/elf/elf_file.h"
 #include "core/targets/procmaps.h"
 #include "core/targets/procfs.h"
-#include "core/unwind/table.h"
+#include "core/unwind/unwind_table.h"
 #include "core/model/model.h"
 #include "core/symbols/symtab.h"
 

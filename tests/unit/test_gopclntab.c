@@ -33,7 +33,7 @@
 #include "core/profile/profile.h"
 #include "core/symbols/symbolize.h"
 #include "core/unwind/dump.h"
-#include "core/unwind/table.h"
+#include "core/unwind/unwind_table.h"
 #include "core/unwind/table_go.h"
 #include "test.h"
 
@@ -880,7 +880,7 @@ static void restorer_text(uint32_t off, bool padded)
 /*
  * Go's signal restorer, where its handler returns: the kernel's signal
  * frame from the padding byte before it (as glibc's __restore_rt has it,
- * tests/unit/test_table.c), whatever its SP deltas say, and its signal
+ * tests/unit/test_unwind_table.c), whatever its SP deltas say, and its signal
  * handler, a top frame for Go, returns there; not where the byte before it
  * ends a call, its code is another's, or its name another's.
  */

@@ -7,7 +7,7 @@
 
 #include "test.h"
 #include "core/unwind/shard_packer.h"
-#include "core/unwind/table.h"
+#include "core/unwind/unwind_table.h"
 #include "core/unwind/table_encoding.h"
 #include "bpf/unwind_step.h"
 

@@ -18,7 +18,7 @@
 #include "test.h"
 #include "core/elf/elf_file.h"
 #include "core/unwind/shard_packer.h"
-#include "core/unwind/table.h"
+#include "core/unwind/unwind_table.h"
 #include "core/unwind/table_encoding.h"
 
 /* The shards, as BPF reads them: rows of nr_shards x UNW_SHARD_ROWS. */

@@ -15,7 +15,7 @@
 #include "core/targets/procfs.h"
 #include "core/targets/procmaps.h"
 #include "core/unwind/shard_packer.h"
-#include "core/unwind/table.h"
+#include "core/unwind/unwind_table.h"
 #include "core/model/model.h"
 
 static struct loader *loader_new(struct encoder *enc, size_t max_execs)

@@ -21,7 +21,7 @@
 #include "../../util/log.h"
 #include "../../util/json.h"
 #include "pyruntime.h"
-#include "../../unwind/table.h"
+#include "../../unwind/unwind_table.h"
 
 #define N PY_OFF_NONE
 #define OFF(f) offsetof(struct py_offsets, f)

@@ -16,7 +16,7 @@
 #include "../../util/log.h"
 #include "../../util/json.h"
 #include "rbruntime.h"
-#include "../../unwind/table.h"
+#include "../../unwind/unwind_table.h"
 
 /*
  * The offsets of each version known, from its sources (vm_core.h, method.h,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The unwind-table builder (core/unwind/table.c) on hand-made CFI: exact rows
+ * The unwind-table builder (core/unwind/unwind_table.c) on hand-made CFI: exact rows
  * for each rule and expression shape, END markers, redundant-row removal, the
  * precedence of .eh_frame over .debug_frame, overlaps, lookups and the text
  * of each rule.
@@ -16,7 +16,7 @@
 #include "core/elf/elf_file.h"
 #include "core/util/log.h"
 #include "core/unwind/dump.h"
-#include "core/unwind/table.h"
+#include "core/unwind/unwind_table.h"
 #include "dwarf_builder.h"
 #include "test.h"
 

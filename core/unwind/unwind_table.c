@@ -28,11 +28,12 @@
 #include <string.h>
 
 #include "cfi.h"
+#include "code_a64.h"
 #include "../elf/elf_file.h"
 #include "../util/big_alloc.h"
 #include "../util/leb128.h"
 #include "../util/log.h"
-#include "table.h"
+#include "unwind_table.h"
 #include "table_go.h"
 
 /* The DWARF expression operations of the shapes the unwinder follows. */
@@ -1008,7 +1009,7 @@ struct unwind_table *unwind_table__build(const struct elf_file *elf, const struc
 		return NULL;
 	}
 	if (!nr && elf_file__machine(elf) == EM_AARCH64) {
-		t = unwind_table__a64_vdso(elf);
+		t = code_a64__vdso(elf);
 		if (t || errno != ENOENT)
 			return t;
 	}
@@ -1020,7 +1021,7 @@ struct unwind_table *unwind_table__build(const struct elf_file *elf, const struc
 					 nr_segs);
 	if (t)
 		table_go__add_elf(t, elf);
-	err = t ? unwind_table__a64_plt(t, elf) : 0;
+	err = t ? code_a64__plt(t, elf) : 0;
 	if (err) {
 		unwind_table__free(t);
 		errno = -err;

@@ -12,8 +12,8 @@
  * The rows are the builder's own: how they are laid out in the BPF maps,
  * and how many bytes that takes, is the encoder's (core/unwind/table_encoding.h).
  */
-#ifndef UNWPROF_TABLE_H
-#define UNWPROF_TABLE_H
+#ifndef UNWPROF_UNWIND_TABLE_H
+#define UNWPROF_UNWIND_TABLE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,7 +32,7 @@ struct elf_file;
  * aux_off is, on x86_64, M in *(REG+N)+M, the PLT threshold, or where a
  * signal frame saved the pc (sp+aux_off); on aarch64 the LR save offset
  * (CFA+aux_off). An unsupported rule keeps its reason in an offset it does
- * not use (core/unwind/table.c says which); reason is the first one.
+ * not use (core/unwind/unwind_table.c says which); reason is the first one.
  */
 struct table_row {
 	uint32_t pc;
@@ -77,16 +77,6 @@ struct unwind_table {
  */
 struct unwind_table *unwind_table__build(const struct elf_file *elf, const struct elf_file *debug);
 void unwind_table__free(struct unwind_table *t);
-
-/*
- * The rows of aarch64 code without CFI (core/unwind/code_a64.c). The table
- * of an aarch64 vDSO: NULL and errno ENOENT when ef is none, or its code is
- * not what the table would say. The rows of ef's PLT added to its table t:
- * 0 (also when the PLT is not what the rows would say, or CFI describes
- * it), or -ENOMEM.
- */
-struct unwind_table *unwind_table__a64_vdso(const struct elf_file *ef);
-int unwind_table__a64_plt(struct unwind_table *t, const struct elf_file *ef);
 
 /*
  * Adds rows[0, n) (pcs from lo) over [lo, hi), ELF addresses, and an END
