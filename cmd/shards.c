@@ -25,7 +25,7 @@
 #include "../core/util/json.h"
 #include "../core/util/log.h"
 #include "../core/unwind/shards_report.h"
-#include "../core/unwind/table_encoding.h"
+#include "../core/unwind/encoder.h"
 
 enum {
 	OPT_JSON = 256,

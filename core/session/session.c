@@ -6,7 +6,7 @@
  * (its files: session_priv.h). Which mappings get tables, in which order they
  * are packed and where each row goes is core/unwind/table_loader.c's, the same
  * code `unwprof shards` prints, so the two cannot disagree; the bytes uploaded
- * are core/unwind/table_encoding.c's.
+ * are core/unwind/encoder.c's.
  *
  * The rows live in shards created as the tables need them
  * (session_tables.c):
@@ -55,7 +55,7 @@
 #include "offcpu.h"
 #include "runtime_walks.h"
 #include "../unwind/unwind_table.h"
-#include "../unwind/table_encoding.h"
+#include "../unwind/encoder.h"
 #include "../unwind/table_loader.h"
 
 int session__check_environment(void)

@@ -17,7 +17,7 @@
 #include "../util/common.h"
 #include "../util/log.h"
 #include "../model/model.h"
-#include "../unwind/table_encoding.h"
+#include "../unwind/encoder.h"
 #include "../unwind/table_loader.h"
 
 static const char *const error_names[UNW_E_NR] = {

@@ -27,7 +27,7 @@
 #include "../util/log.h"
 #include "../model/model.h"
 #include "../unwind/unwind_table.h"
-#include "../unwind/table_encoding.h"
+#include "../unwind/encoder.h"
 #include "../unwind/shard_packer.h"
 #include "../unwind/table_loader.h"
 

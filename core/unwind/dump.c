@@ -29,7 +29,7 @@
 #include "../util/log.h"
 #include "../runtimes/runtimes.h"
 #include "unwind_table.h"
-#include "table_encoding.h"
+#include "encoder.h"
 
 /* What is printed, besides the table itself. */
 struct unwind_dump {

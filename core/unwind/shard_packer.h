@@ -15,7 +15,7 @@
  *
  * The packer only decides where rows go, in rows: how many a shard holds
  * and how many chunks a table's index may have are the encoder's
- * (core/unwind/table_encoding.h), which also writes the rows and the index there.
+ * (core/unwind/encoder.h), which also writes the rows and the index there.
  */
 #ifndef UNWPROF_SHARD_PACKER_H
 #define UNWPROF_SHARD_PACKER_H

@@ -21,7 +21,7 @@
 #include "shard_packer.h"
 #include "shards_report.h"
 #include "unwind_table.h"
-#include "table_encoding.h"
+#include "encoder.h"
 #include "table_loader.h"
 
 /* One distinct table (by build ID or content hash), as reported. */

@@ -8,7 +8,7 @@
 #include "../model/model.h"
 #include "shard_packer.h"
 #include "unwind_table.h"
-#include "table_encoding.h"
+#include "encoder.h"
 #include "table_loader.h"
 
 /* What became of one table, by its model_image.index. */

@@ -10,7 +10,7 @@
  * unsupported rules kept with a reason.
  *
  * The rows are the builder's own: how they are laid out in the BPF maps,
- * and how many bytes that takes, is the encoder's (core/unwind/table_encoding.h).
+ * and how many bytes that takes, is the encoder's (core/unwind/encoder.h).
  */
 #ifndef UNWPROF_UNWIND_TABLE_H
 #define UNWPROF_UNWIND_TABLE_H

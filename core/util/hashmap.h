@@ -8,7 +8,7 @@
  * indexes, the symbolizer's shared locations, the session's stacks and
  * counts, the interpreters' code objects. (The encoder's rules, looked up
  * at every row of a table, have a table of their own:
- * core/unwind/table_encoding.c.)
+ * core/unwind/encoder.c.)
  *
  *	struct hashmap h = {};
  *	v = hashmap__find(&h, hash, eq, key);	 NULL: none

@@ -8,7 +8,7 @@
 #include "test.h"
 #include "core/unwind/shard_packer.h"
 #include "core/unwind/unwind_table.h"
-#include "core/unwind/table_encoding.h"
+#include "core/unwind/encoder.h"
 #include "bpf/unwind_step.h"
 
 /* nr_funcs functions of func_rows rows each, every one closed by an END row. */

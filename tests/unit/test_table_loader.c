@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "core/unwind/table_encoding.h"
+#include "core/unwind/encoder.h"
 #include "core/unwind/table_loader.h"
 #include "core/targets/procfs.h"
 #include "core/targets/procmaps.h"

@@ -25,11 +25,11 @@
  * rows stay in one chunk: the packer splits tables only at page boundaries
  * (encoder_geometry.split_shift).
  *
- * Another format is one more entry of table_encoding.c's table: its geometry, its
+ * Another format is one more entry of encoder.c's table: its geometry, its
  * rows, its index, and the run-wide state it keeps.
  */
-#ifndef UNWPROF_TABLE_ENCODING_H
-#define UNWPROF_TABLE_ENCODING_H
+#ifndef UNWPROF_ENCODER_H
+#define UNWPROF_ENCODER_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The compact encoder (core/unwind/table_encoding.c) and the BPF lookup over
+ * The compact encoder (core/unwind/encoder.c) and the BPF lookup over
  * what it writes: tables are packed as record packs them, encoded into
  * shards, a page map and a rule dictionary held here, and then read back two
  * ways, both of which must give the builder's table again: decoding every
@@ -19,7 +19,7 @@
 #include "core/elf/elf_file.h"
 #include "core/unwind/shard_packer.h"
 #include "core/unwind/unwind_table.h"
-#include "core/unwind/table_encoding.h"
+#include "core/unwind/encoder.h"
 
 /* The shards, as BPF reads them: rows of nr_shards x UNW_SHARD_ROWS. */
 struct maps {

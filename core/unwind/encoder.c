@@ -9,7 +9,7 @@
 #include "../util/hashmap.h"
 #include "shard_packer.h"
 #include "unwind_table.h"
-#include "table_encoding.h"
+#include "encoder.h"
 #include "../../bpf/unwind_step.h"
 
 struct encoder_ops {
