@@ -7,7 +7,7 @@
  * saved.
  *
  * Here its options; the report is core/unwind/shards_report.c's, whose
- * loading and packing are record's (core/unwind/table_loader.c).
+ * loading and packing are record's (core/unwind/loader.c).
  */
 #include <argp.h>
 #include <errno.h>

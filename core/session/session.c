@@ -4,7 +4,7 @@
  * tables and process info, attaches the sampling perf events and the process
  * tracepoints, follows the events BPF sends, and drains the in-kernel counts
  * (its files: session_priv.h). Which mappings get tables, in which order they
- * are packed and where each row goes is core/unwind/table_loader.c's, the same
+ * are packed and where each row goes is core/unwind/loader.c's, the same
  * code `unwprof shards` prints, so the two cannot disagree; the bytes uploaded
  * are core/unwind/encoder.c's.
  *
@@ -56,7 +56,7 @@
 #include "runtime_walks.h"
 #include "../unwind/unwind_table.h"
 #include "../unwind/encoder.h"
-#include "../unwind/table_loader.h"
+#include "../unwind/loader.h"
 
 int session__check_environment(void)
 {

@@ -23,7 +23,7 @@
 #include "../runtimes/runtimes.h"
 #include "../targets/procmaps.h"
 #include "../unwind/unwind_table.h"
-#include "../unwind/table_loader.h"
+#include "../unwind/loader.h"
 #include "runtime_walks.h"
 
 static void session__fill_mapping(struct session *s, const struct loader_map *lm, pid_t pid,

@@ -18,7 +18,7 @@
 #include "../util/log.h"
 #include "../model/model.h"
 #include "../unwind/encoder.h"
-#include "../unwind/table_loader.h"
+#include "../unwind/loader.h"
 
 static const char *const error_names[UNW_E_NR] = {
 #define ERROR_NAME(id, name, what) [UNW_E_##id] = name,

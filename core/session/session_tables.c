@@ -29,7 +29,7 @@
 #include "../unwind/unwind_table.h"
 #include "../unwind/encoder.h"
 #include "../unwind/shard_packer.h"
-#include "../unwind/table_loader.h"
+#include "../unwind/loader.h"
 
 /* Creates the inner maps of the shard map up to shard, which the packer has just opened. */
 static int session__shard_create(struct session *s, size_t shard)

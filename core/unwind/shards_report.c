@@ -22,7 +22,7 @@
 #include "shards_report.h"
 #include "unwind_table.h"
 #include "encoder.h"
-#include "table_loader.h"
+#include "loader.h"
 
 /* One distinct table (by build ID or content hash), as reported. */
 struct sh_exec {

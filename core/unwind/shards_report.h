@@ -2,7 +2,7 @@
 /*
  * What `unwprof shards` shows: the unwind tables of some files, or of every
  * executable mapping of running processes, loaded and packed by the loader
- * (core/unwind/table_loader.h) as record loads them, and where their rows land:
+ * (core/unwind/loader.h) as record loads them, and where their rows land:
  * per shard, per executable, and in total, with what deduplication by build
  * ID saved.
  *

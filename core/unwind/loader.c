@@ -9,7 +9,7 @@
 #include "shard_packer.h"
 #include "unwind_table.h"
 #include "encoder.h"
-#include "table_loader.h"
+#include "loader.h"
 
 /* What became of one table, by its model_image.index. */
 enum loader_state {

@@ -27,8 +27,8 @@
  *  - Executable ids stay below max_execs: tables past it are never placed
  *    (frame pointers), and their rows are counted as dropped.
  */
-#ifndef UNWPROF_TABLE_LOADER_H
-#define UNWPROF_TABLE_LOADER_H
+#ifndef UNWPROF_LOADER_H
+#define UNWPROF_LOADER_H
 
 #include <stdbool.h>
 #include <stddef.h>

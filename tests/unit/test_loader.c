@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The loader record and `unwprof shards` share (core/unwind/table_loader.c):
+ * The loader record and `unwprof shards` share (core/unwind/loader.c):
  * which mappings of a process keep tables (past UNW_MAPS_MAX, the lowest and
  * the highest), tables of a batch packed smallest first, ids below max_execs,
  * a failed upload leaves no id. On synthetic mappings and tables, and on this
@@ -11,7 +11,7 @@
 
 #include "test.h"
 #include "core/unwind/encoder.h"
-#include "core/unwind/table_loader.h"
+#include "core/unwind/loader.h"
 #include "core/targets/procfs.h"
 #include "core/targets/procmaps.h"
 #include "core/unwind/shard_packer.h"
