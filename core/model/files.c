@@ -19,7 +19,7 @@
 #include "../symbols/source_lines.h"
 #include "../symbols/symtab.h"
 #include "../targets/procfs.h"
-#include "../unwind/shard_packer.h"
+#include "../unwind/shards.h"
 #include "../unwind/unwind_table.h"
 #include "../util/log.h"
 #include "internal.h"

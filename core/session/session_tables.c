@@ -28,7 +28,7 @@
 #include "../model/model.h"
 #include "../unwind/unwind_table.h"
 #include "../unwind/encoder.h"
-#include "../unwind/shard_packer.h"
+#include "../unwind/shards.h"
 #include "../unwind/loader.h"
 
 /* Creates the inner maps of the shard map up to shard, which the packer has just opened. */

@@ -7,7 +7,7 @@
 #include "../util/common.h"
 #include "../util/big_alloc.h"
 #include "../util/hashmap.h"
-#include "shard_packer.h"
+#include "shards.h"
 #include "unwind_table.h"
 #include "encoder.h"
 #include "../../bpf/unwind_step.h"

@@ -2,7 +2,7 @@
 /*
  * Wire formats of the unwind tables. An encoder turns what the table builder
  * keeps (core/unwind/unwind_table.h) and what the packer decides
- * (core/unwind/shard_packer.h) into the bytes the BPF programs read: the
+ * (core/unwind/shards.h) into the bytes the BPF programs read: the
  * rows of a chunk, at their place in a shard, and the index of one table,
  * which leads BPF from a pc to its rows.
  * Its geometry says how big each is: the inner maps of the shard map are

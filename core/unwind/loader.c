@@ -6,7 +6,7 @@
 
 #include "../util/log.h"
 #include "../model/model.h"
-#include "shard_packer.h"
+#include "shards.h"
 #include "unwind_table.h"
 #include "encoder.h"
 #include "loader.h"

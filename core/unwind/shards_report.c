@@ -18,7 +18,7 @@
 #include "../util/log.h"
 #include "../model/model.h"
 #include "../targets/procmaps.h"
-#include "shard_packer.h"
+#include "shards.h"
 #include "shards_report.h"
 #include "unwind_table.h"
 #include "encoder.h"

@@ -5,7 +5,7 @@
 Usage: shards_test.py CASE UNWPROF FIXTURES_BIN_DIR
 
 Cases:
-  split     tables split into chunks exactly as core/unwind/shard_packer.h promises: a
+  split     tables split into chunks exactly as core/unwind/shards.h promises: a
             chunk that stops before its table's end ends where a 64 KiB page
             of the table ends, the last such place that fits its room, or
             the next page starts a shard of its own; chunks are contiguous,
@@ -203,7 +203,7 @@ def check_splits(path, shard_rows):
     """A chunk that stops before the table's end (the room ran out) ends where
     a page ends, at the last such place within its room; the next chunk then
     starts its shard when its first page did not fit the room left
-    (core/unwind/shard_packer.h). Each chunk's pcs are those of its rows, so
+    (core/unwind/shards.h). Each chunk's pcs are those of its rows, so
     lookups through the pages find the same row as in the whole table."""
     where = "%s (--shard-rows %d)" % (os.path.basename(path), shard_rows)
     doc = shards_json(["--shard-rows", str(shard_rows), path])

@@ -17,7 +17,7 @@
 
 #include "test.h"
 #include "core/elf/elf_file.h"
-#include "core/unwind/shard_packer.h"
+#include "core/unwind/shards.h"
 #include "core/unwind/unwind_table.h"
 #include "core/unwind/encoder.h"
 

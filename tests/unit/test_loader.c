@@ -14,7 +14,7 @@
 #include "core/unwind/loader.h"
 #include "core/targets/procfs.h"
 #include "core/targets/procmaps.h"
-#include "core/unwind/shard_packer.h"
+#include "core/unwind/shards.h"
 #include "core/unwind/unwind_table.h"
 #include "core/model/model.h"
 

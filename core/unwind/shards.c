@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shard_packer.h"
+#include "shards.h"
 #include "unwind_table.h"
 
 struct shards_entry {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The shard packer (core/unwind/shard_packer.c), and the BPF unwinder's
+ * The shard packer (core/unwind/shards.c), and the BPF unwinder's
  * mapping search and rules (bpf/unwind_step.h, compiled here as plain C).
  */
 #include <stdlib.h>
 
 #include "test.h"
-#include "core/unwind/shard_packer.h"
+#include "core/unwind/shards.h"
 #include "core/unwind/unwind_table.h"
 #include "core/unwind/encoder.h"
 #include "bpf/unwind_step.h"

@@ -17,8 +17,8 @@
  * and how many chunks a table's index may have are the encoder's
  * (core/unwind/encoder.h), which also writes the rows and the index there.
  */
-#ifndef UNWPROF_SHARD_PACKER_H
-#define UNWPROF_SHARD_PACKER_H
+#ifndef UNWPROF_SHARDS_H
+#define UNWPROF_SHARDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
