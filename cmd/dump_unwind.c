@@ -2,7 +2,7 @@
 /*
  * unwprof dump-unwind: build the compact unwind table of one ELF file, as
  * record would, and print it (a table like `readelf -wF`, or JSON). Here
- * its options; the table and its printing are core/unwind/dump.c's.
+ * its options; the table and its printing are core/unwind/unwind_dump.c's.
  */
 #include <argp.h>
 #include <ctype.h>
@@ -15,7 +15,7 @@
 #include "cmd.h"
 #include "../core/util/big_alloc.h"
 #include "../core/util/common.h"
-#include "../core/unwind/dump.h"
+#include "../core/unwind/unwind_dump.h"
 #include "../core/util/log.h"
 
 enum {

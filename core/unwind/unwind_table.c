@@ -15,7 +15,7 @@
  * Rows of unsupported rules keep the reason of each rule in an offset field
  * the rule does not use (cfa_off, fp_off, and aux_off for the return address
  * when the CFA rule does not use it), so dump-unwind can say why each rule is
- * unsupported (core/unwind/dump.c); row->reason holds the first one.
+ * unsupported (core/unwind/unwind_dump.c); row->reason holds the first one.
  *
  * In a Go binary, the rows of Go's pclntab are then merged over these
  * (core/unwind/table_go.c), and take their place (unwind_table__replace_rows).

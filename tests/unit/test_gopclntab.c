@@ -32,7 +32,7 @@
 #include "core/elf/gopclntab.h"
 #include "core/profile/profile.h"
 #include "core/symbols/symbolize.h"
-#include "core/unwind/dump.h"
+#include "core/unwind/unwind_dump.h"
 #include "core/unwind/unwind_table.h"
 #include "core/unwind/table_go.h"
 #include "test.h"

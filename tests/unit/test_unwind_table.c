@@ -15,7 +15,7 @@
 #include "core/util/common.h"
 #include "core/elf/elf_file.h"
 #include "core/util/log.h"
-#include "core/unwind/dump.h"
+#include "core/unwind/unwind_dump.h"
 #include "core/unwind/unwind_table.h"
 #include "dwarf_builder.h"
 #include "test.h"

@@ -4,7 +4,7 @@
  * written out as `unwprof dump-unwind` shows it (a table like `readelf -wF`,
  * or JSON), with a summary and what the walks of the runtimes in the file
  * read there; the text of each rule of a row, and of each reason a rule is
- * unsupported, is written here. See dump.h.
+ * unsupported, is written here. See unwind_dump.h.
  *
  * Tables run to a million rows, so the text output formats each distinct
  * rule once (a whole library has a few thousand) and writes pcs with a hand
@@ -23,7 +23,7 @@
 
 #include "../util/common.h"
 #include "../elf/debuginfo.h"
-#include "dump.h"
+#include "unwind_dump.h"
 #include "../elf/elf_file.h"
 #include "../util/json.h"
 #include "../util/log.h"
