@@ -44,7 +44,7 @@ struct profile_location {
 	uint32_t line; /* an interpreter's frame: the line being run, part of what it is */
 	/*
 	 * Whose address space: 0 for the kernel's, and for a location that
-	 * every process mapping one file shares (core/symbols/symbolize.h), whose addr
+	 * every process mapping one file shares (core/symbols/symbolizer.h), whose addr
 	 * is then in the address space of its mapping.
 	 */
 	uint32_t pid;
@@ -126,7 +126,7 @@ int profile__add_stack(struct profile *p, const struct profile_stack *st, uint64
 
 /*
  * The same with the user frames' location ids set by user(), which decides
- * what a user frame is (core/symbols/symbolize.h shares them between processes, and
+ * what a user frame is (core/symbols/symbolizer.h shares them between processes, and
  * names interpreters' frames, several words of st->user_addrs each): it
  * returns how many it wrote to ids (at most st->nr_user), or -errno. Kernel
  * frames are interned as above.

@@ -28,7 +28,7 @@
 #include "../profile/atomic_file.h"
 #include "../profile/profile.h"
 #include "../runtimes/runtimes.h"
-#include "../symbols/symbolize.h"
+#include "../symbols/symbolizer.h"
 #include "../targets/comm_names.h"
 #include "../targets/launch.h"
 

@@ -11,7 +11,7 @@
  *  - the session (core/session/) loads a runtime's BPF programs when a
  *    process of it is found, cuts the pc ranges its walk takes out of their
  *    mappings and writes the value its program reads to its map (place);
- *  - the symbolizer (core/symbols/symbolize.c) names its frames (namer):
+ *  - the symbolizer (core/symbols/symbolizer.c) names its frames (namer):
  *    a frame is two words, (code, where), named from the process's memory,
  *    and a code object first seen arrives in an event (UNW_EV_CODE) to be
  *    read at once;

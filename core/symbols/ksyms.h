@@ -3,7 +3,7 @@
  * Kernel symbols: the text symbols of /proc/kallsyms, the kernel's and its
  * modules', sorted by address (libbpf-tools' trace_helpers.h has the same
  * lifecycle). The symbolizer names kernel frames with them
- * (core/symbols/symbolize.h).
+ * (core/symbols/symbolizer.h).
  *
  *	ks = ksyms__load("/proc/kallsyms");	or ksyms__parse(f, name)
  *	k = ksyms__lookup(ks, addr);		the symbol at or before addr

@@ -23,7 +23,7 @@
 #include "core/util/radix.h"
 #include "core/profile/profile.h"
 #include "core/symbols/source_lines.h"
-#include "core/symbols/symbolize.h"
+#include "core/symbols/symbolizer.h"
 
 /*
  * v in hex, 16 digits, and in decimal: printf's parsing of a format was a

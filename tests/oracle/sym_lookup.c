@@ -17,7 +17,7 @@
 #include "core/util/common.h"
 #include "core/util/log.h"
 #include "core/profile/profile.h"
-#include "core/symbols/symbolize.h"
+#include "core/symbols/symbolizer.h"
 
 static int lookup_lines(struct symbolizer *sym, const char *path)
 {

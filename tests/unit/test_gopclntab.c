@@ -31,7 +31,7 @@
 #include "core/elf/elf_file.h"
 #include "core/elf/gopclntab.h"
 #include "core/profile/profile.h"
-#include "core/symbols/symbolize.h"
+#include "core/symbols/symbolizer.h"
 #include "core/unwind/unwind_dump.h"
 #include "core/unwind/unwind_table.h"
 #include "core/unwind/table_go.h"

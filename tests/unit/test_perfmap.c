@@ -13,7 +13,7 @@
 #include "core/profile/profile.h"
 #include "core/symbols/perfmap.h"
 #include "core/model/model.h"
-#include "core/symbols/symbolize.h"
+#include "core/symbols/symbolizer.h"
 #include "core/targets/procmaps.h"
 #include "core/util/common.h"
 #include "test.h"

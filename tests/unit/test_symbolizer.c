@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The symbolizer (core/symbols/symbolize.c) on this test program and the
+ * The symbolizer (core/symbols/symbolizer.c) on this test program and the
  * shared objects it loads (compared with what the dynamic linker says), on a
  * stripped copy with its debug file in a private /usr/lib/debug tree, after a
  * process has exited, and kernel addresses named from a kallsyms file, read
@@ -24,7 +24,7 @@
 #include "core/targets/procmaps.h"
 #include "core/profile/profile.h"
 #include "core/model/model.h"
-#include "core/symbols/symbolize.h"
+#include "core/symbols/symbolizer.h"
 #include "test.h"
 
 /* Functions with known names; static, so only .symtab has them. */
@@ -88,7 +88,7 @@ static void test_self(void)
 	CHECK_EQ_INT(symbolizer__lookup(sym, getpid(), FN_ADDR(sym_test_alpha), &info), 0);
 	CHECK_EQ_STR(info.name, "sym_test_alpha");
 	CHECK_EQ_INT(info.offset, 0);
-	CHECK(info.file && strstr(info.file, "test_symbolize"));
+	CHECK(info.file && strstr(info.file, "test_symbolizer"));
 	CHECK(info.map_start <= FN_ADDR(sym_test_alpha) && FN_ADDR(sym_test_alpha) < info.map_end);
 	CHECK_EQ_INT(symbolizer__lookup(sym, getpid(), FN_ADDR(sym_test_beta) + 3, &info), 0);
 	CHECK_EQ_STR(info.name, "sym_test_beta");
@@ -115,7 +115,7 @@ static void test_fork(void)
 	CHECK_EQ_INT(model__fork(symbolizer__model(sym), getpid(), child), 0);
 	CHECK_EQ_INT(symbolizer__lookup(sym, child, FN_ADDR(sym_test_alpha), &info), 0);
 	CHECK_EQ_STR(info.name, "sym_test_alpha");
-	CHECK(info.file && strstr(info.file, "test_symbolize"));
+	CHECK(info.file && strstr(info.file, "test_symbolizer"));
 	/* the parent is untouched; an unknown parent gives nothing */
 	CHECK_EQ_INT(symbolizer__lookup(sym, getpid(), FN_ADDR(sym_test_beta), &info), 0);
 	CHECK_EQ_STR(info.name, "sym_test_beta");

@@ -2,7 +2,7 @@
 /*
  * The symbolizer: addresses of the model's processes named from the images
  * of their files (core/model/model.h), JIT code from perf maps, kernel
- * addresses from kallsyms (core/symbols/ksyms.h). See symbolize.h.
+ * addresses from kallsyms (core/symbols/ksyms.h). See symbolizer.h.
  */
 #include <elf.h>
 #include <errno.h>
@@ -28,7 +28,7 @@
 #include "cfi_names.h"
 #include "perfmap.h"
 #include "source_lines.h"
-#include "symbolize.h"
+#include "symbolizer.h"
 #include "symtab.h"
 
 #define KERNEL_MAPPING "[kernel.kallsyms]"

@@ -17,8 +17,8 @@
  * Kernel: /proc/kallsyms (core/symbols/ksyms.h), read once, on the first
  * kernel lookup or before it in a thread of its own.
  */
-#ifndef UNWPROF_SYMBOLIZE_H
-#define UNWPROF_SYMBOLIZE_H
+#ifndef UNWPROF_SYMBOLIZER_H
+#define UNWPROF_SYMBOLIZER_H
 
 #include <stdbool.h>
 #include <stddef.h>
