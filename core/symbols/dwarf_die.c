@@ -172,7 +172,7 @@ static int unit_header(const struct dwarf_sections *s, uint64_t off, struct dwar
 	return 1;
 }
 
-int dwarf_units__read(const struct dwarf_sections *s, struct dwarf_unit **units, size_t *nr)
+int dwarf_die__read_units(const struct dwarf_sections *s, struct dwarf_unit **units, size_t *nr)
 {
 	size_t cap = 0;
 	uint64_t off = 0;
@@ -189,7 +189,7 @@ int dwarf_units__read(const struct dwarf_sections *s, struct dwarf_unit **units,
 		if (!ok)
 			continue;
 		if (grow((void **)units, &cap, *nr, sizeof(**units))) {
-			dwarf_units__free(*units, *nr);
+			dwarf_die__free_units(*units, *nr);
 			*units = NULL;
 			*nr = 0;
 			return -ENOMEM;
@@ -201,14 +201,14 @@ int dwarf_units__read(const struct dwarf_sections *s, struct dwarf_unit **units,
 
 static void abbrevs_reset(struct dwarf_unit *u);
 
-void dwarf_units__free(struct dwarf_unit *units, size_t nr)
+void dwarf_die__free_units(struct dwarf_unit *units, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++)
 		abbrevs_reset(&units[i]);
 	free(units);
 }
 
-struct dwarf_unit *dwarf_units__find(struct dwarf_unit *units, size_t nr, uint64_t off)
+struct dwarf_unit *dwarf_die__find_unit(struct dwarf_unit *units, size_t nr, uint64_t off)
 {
 	size_t i = SORTED_PAST(units, 0, nr, off, off);
 
@@ -393,8 +393,8 @@ static void reader_fail(struct dwarf_reader *r, int error)
 	cursor_fail(&r->c);
 }
 
-void dwarf_reader__init(struct dwarf_reader *r, const struct dwarf_sections *s,
-			struct dwarf_unit *u, uint64_t off)
+void dwarf_die__reader_init(struct dwarf_reader *r, const struct dwarf_sections *s,
+			    struct dwarf_unit *u, uint64_t off)
 {
 	r->s = s;
 	r->u = u;
@@ -406,12 +406,12 @@ void dwarf_reader__init(struct dwarf_reader *r, const struct dwarf_sections *s,
 		r->c.p = s->info.data + off;
 }
 
-uint64_t dwarf_reader__off(const struct dwarf_reader *r)
+uint64_t dwarf_die__reader_off(const struct dwarf_reader *r)
 {
 	return (uint64_t)(r->c.p - r->s->info.data);
 }
 
-const struct dwarf_abbrev *dwarf_reader__next_slow(struct dwarf_reader *r, uint64_t *off)
+const struct dwarf_abbrev *dwarf_die__next_slow(struct dwarf_reader *r, uint64_t *off)
 {
 	const struct dwarf_abbrevs *t = &r->u->abbrevs;
 	const struct dwarf_abbrev *ab;
@@ -509,8 +509,8 @@ static inline uint64_t attr_value(struct dwarf_reader *r, const struct dwarf_abb
 	return read_value(r, *form, a->implicit);
 }
 
-void dwarf_reader__attrs(struct dwarf_reader *r, const struct dwarf_abbrev *ab, uint64_t off,
-			 struct dwarf_die *d)
+void dwarf_die__attrs(struct dwarf_reader *r, const struct dwarf_abbrev *ab, uint64_t off,
+		      struct dwarf_die *d)
 {
 	const struct dwarf_abbrev_attr *a = ab->nr ? &r->u->abbrevs.attrs[ab->first] : NULL;
 
@@ -530,7 +530,7 @@ void dwarf_reader__attrs(struct dwarf_reader *r, const struct dwarf_abbrev *ab, 
 		reader_fail(r, -EINVAL);
 }
 
-void dwarf_reader__skip_attrs_slow(struct dwarf_reader *r, const struct dwarf_abbrev *ab)
+void dwarf_die__skip_attrs_slow(struct dwarf_reader *r, const struct dwarf_abbrev *ab)
 {
 	const struct dwarf_abbrev_attr *a = ab->nr ? &r->u->abbrevs.attrs[ab->first] : NULL;
 
@@ -552,9 +552,9 @@ static uint64_t sane_sibling(const struct dwarf_reader *r, const struct dwarf_di
 {
 	uint64_t to;
 
-	if (!dwarf_die__has(d, DS_SIBLING) || !dwarf_value__ref(r->u, &d->v[DS_SIBLING], &to))
+	if (!dwarf_die__has(d, DS_SIBLING) || !dwarf_die__value_ref(r->u, &d->v[DS_SIBLING], &to))
 		return 0;
-	return to > dwarf_reader__off(r) && to <= r->u->end ? to : 0;
+	return to > dwarf_die__reader_off(r) && to <= r->u->end ? to : 0;
 }
 
 /*
@@ -570,28 +570,28 @@ static bool skip_by_sibling(struct dwarf_reader *r, const struct dwarf_abbrev *a
 		return false;
 	skip(&c, (uint64_t)ab->sibling_at);
 	to = r->u->off + get_u(&c, (size_t)ab->sibling_size);
-	attrs_end = dwarf_reader__off(r) + (uint64_t)ab->fixed_size;
+	attrs_end = dwarf_die__reader_off(r) + (uint64_t)ab->fixed_size;
 	if (c.bad || to <= attrs_end || to > r->u->end)
 		return false;
 	r->c.p = r->s->info.data + to;
 	return true;
 }
 
-void dwarf_reader__skip_die(struct dwarf_reader *r, const struct dwarf_abbrev *ab, uint64_t off)
+void dwarf_die__skip(struct dwarf_reader *r, const struct dwarf_abbrev *ab, uint64_t off)
 {
 	struct dwarf_die d;
 
 	if (!ab->children) {
-		dwarf_reader__skip_attrs(r, ab);
+		dwarf_die__skip_attrs(r, ab);
 		return;
 	}
 	if (skip_by_sibling(r, ab))
 		return;
-	dwarf_reader__attrs(r, ab, off, &d);
-	dwarf_reader__skip_children(r, &d);
+	dwarf_die__attrs(r, ab, off, &d);
+	dwarf_die__skip_children(r, &d);
 }
 
-void dwarf_reader__skip_children(struct dwarf_reader *r, const struct dwarf_die *d)
+void dwarf_die__skip_children(struct dwarf_reader *r, const struct dwarf_die *d)
 {
 	uint64_t to = d->children ? sane_sibling(r, d) : 0;
 	int depth = d->children;
@@ -605,7 +605,7 @@ void dwarf_reader__skip_children(struct dwarf_reader *r, const struct dwarf_die 
 		struct dwarf_die child;
 		uint64_t off;
 
-		ab = dwarf_reader__next(r, &off);
+		ab = dwarf_die__next(r, &off);
 		if (!ab)
 			return;
 		if (!ab->tag) {
@@ -613,12 +613,12 @@ void dwarf_reader__skip_children(struct dwarf_reader *r, const struct dwarf_die 
 			continue;
 		}
 		if (!ab->children) {
-			dwarf_reader__skip_attrs(r, ab);
+			dwarf_die__skip_attrs(r, ab);
 			continue;
 		}
 		if (skip_by_sibling(r, ab))
 			continue;
-		dwarf_reader__attrs(r, ab, off, &child);
+		dwarf_die__attrs(r, ab, off, &child);
 		to = sane_sibling(r, &child);
 		if (to)
 			r->c.p = r->s->info.data + to;
@@ -633,16 +633,16 @@ bool dwarf_die__read(const struct dwarf_sections *s, struct dwarf_unit *u, uint6
 	const struct dwarf_abbrev *ab;
 	struct dwarf_reader r;
 
-	dwarf_reader__init(&r, s, u, off);
-	ab = dwarf_reader__next(&r, &off);
+	dwarf_die__reader_init(&r, s, u, off);
+	ab = dwarf_die__next(&r, &off);
 	if (!ab || !ab->tag)
 		return false;
-	dwarf_reader__attrs(&r, ab, off, d);
+	dwarf_die__attrs(&r, ab, off, d);
 	return !r.error;
 }
 
-bool dwarf_unit__read_bases(const struct dwarf_sections *s, struct dwarf_unit *u,
-			    struct dwarf_die *d)
+bool dwarf_die__read_unit_bases(const struct dwarf_sections *s, struct dwarf_unit *u,
+				struct dwarf_die *d)
 {
 	uint64_t v;
 	bool ok = dwarf_die__read(s, u, u->die, d);
@@ -662,11 +662,12 @@ bool dwarf_unit__read_bases(const struct dwarf_sections *s, struct dwarf_unit *u
 							  DW_UT_compile;
 	}
 	if (dwarf_die__has(d, DS_STR_OFFSETS_BASE) &&
-	    dwarf_value__udata(&d->v[DS_STR_OFFSETS_BASE], &v))
+	    dwarf_die__value_udata(&d->v[DS_STR_OFFSETS_BASE], &v))
 		u->str_offsets_base = v;
-	if (dwarf_die__has(d, DS_ADDR_BASE) && dwarf_value__udata(&d->v[DS_ADDR_BASE], &v))
+	if (dwarf_die__has(d, DS_ADDR_BASE) && dwarf_die__value_udata(&d->v[DS_ADDR_BASE], &v))
 		u->addr_base = v;
-	if (dwarf_die__has(d, DS_RNGLISTS_BASE) && dwarf_value__udata(&d->v[DS_RNGLISTS_BASE], &v))
+	if (dwarf_die__has(d, DS_RNGLISTS_BASE) &&
+	    dwarf_die__value_udata(&d->v[DS_RNGLISTS_BASE], &v))
 		u->rnglists_base = v;
 	return true;
 }
@@ -686,8 +687,8 @@ static bool section_word(const struct elf_section *sec, uint64_t off, uint64_t i
 	return !c.bad;
 }
 
-bool dwarf_value__addr(const struct dwarf_sections *s, const struct dwarf_unit *u,
-		       const struct dwarf_value *v, uint64_t *addr)
+bool dwarf_die__value_addr(const struct dwarf_sections *s, const struct dwarf_unit *u,
+			   const struct dwarf_value *v, uint64_t *addr)
 {
 	switch (v->form) {
 	case DW_FORM_addr:
@@ -713,8 +714,8 @@ static const char *section_str(const struct elf_section *sec, uint64_t off)
 	return (const char *)sec->data + off;
 }
 
-const char *dwarf_value__str(const struct dwarf_sections *s, const struct dwarf_unit *u,
-			     const struct dwarf_value *v)
+const char *dwarf_die__value_str(const struct dwarf_sections *s, const struct dwarf_unit *u,
+				 const struct dwarf_value *v)
 {
 	uint64_t off;
 
@@ -740,7 +741,7 @@ const char *dwarf_value__str(const struct dwarf_sections *s, const struct dwarf_
 	}
 }
 
-bool dwarf_value__ref(const struct dwarf_unit *u, const struct dwarf_value *v, uint64_t *off)
+bool dwarf_die__value_ref(const struct dwarf_unit *u, const struct dwarf_value *v, uint64_t *off)
 {
 	switch (v->form) {
 	case DW_FORM_ref1:
@@ -760,7 +761,7 @@ bool dwarf_value__ref(const struct dwarf_unit *u, const struct dwarf_value *v, u
 	}
 }
 
-bool dwarf_value__udata(const struct dwarf_value *v, uint64_t *out)
+bool dwarf_die__value_udata(const struct dwarf_value *v, uint64_t *out)
 {
 	switch (v->form) {
 	case DW_FORM_sdata:
@@ -803,20 +804,20 @@ static int rnglist_each(const struct dwarf_sections *s, const struct dwarf_unit 
 			return c.bad ? -EINVAL : 0;
 		case DW_RLE_base_addressx:
 			x.val = get_uleb(&c);
-			if (!dwarf_value__addr(s, u, &x, &base))
+			if (!dwarf_die__value_addr(s, u, &x, &base))
 				return -EINVAL;
 			continue;
 		case DW_RLE_startx_endx:
 		case DW_RLE_startx_length:
 			x.val = get_uleb(&c);
 			b = get_uleb(&c);
-			if (!dwarf_value__addr(s, u, &x, &lo))
+			if (!dwarf_die__value_addr(s, u, &x, &lo))
 				return -EINVAL;
 			if (kind == DW_RLE_startx_length) {
 				hi = lo + b;
 			} else {
 				x.val = b;
-				if (!dwarf_value__addr(s, u, &x, &hi))
+				if (!dwarf_die__value_addr(s, u, &x, &hi))
 					return -EINVAL;
 			}
 			break;
@@ -887,18 +888,18 @@ int dwarf_die__ranges(const struct dwarf_sections *s, const struct dwarf_unit *u
 					  &off))
 				return -EINVAL;
 			off += u->rnglists_base;
-		} else if (!dwarf_value__udata(v, &off)) {
+		} else if (!dwarf_die__value_udata(v, &off)) {
 			return -EINVAL;
 		}
 		return u->version >= 5 ? rnglist_each(s, u, off, base, fn, ctx) :
 					 ranges_each(s, u, off, base, fn, ctx);
 	}
 	if (!dwarf_die__has(d, DS_LOW_PC) || !dwarf_die__has(d, DS_HIGH_PC) ||
-	    !dwarf_value__addr(s, u, &d->v[DS_LOW_PC], &lo))
+	    !dwarf_die__value_addr(s, u, &d->v[DS_LOW_PC], &lo))
 		return 0;
-	if (dwarf_value__addr(s, u, &d->v[DS_HIGH_PC], &hi))
+	if (dwarf_die__value_addr(s, u, &d->v[DS_HIGH_PC], &hi))
 		; /* an address */
-	else if (dwarf_value__udata(&d->v[DS_HIGH_PC], &hi) && hi <= UINT64_MAX - lo)
+	else if (dwarf_die__value_udata(&d->v[DS_HIGH_PC], &hi) && hi <= UINT64_MAX - lo)
 		hi += lo; /* an offset from low_pc */
 	else
 		return 0;

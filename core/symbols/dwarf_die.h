@@ -100,22 +100,22 @@ struct dwarf_unit {
 	uint16_t version;
 	uint8_t type; /* DW_UT_*, from the unit DIE's tag before DWARF 5 */
 	uint8_t addr_size, offset_size;
-	/* DWARF 5 bases, from the unit DIE (dwarf_unit__read_bases) */
+	/* DWARF 5 bases, from the unit DIE (dwarf_die__read_unit_bases) */
 	uint64_t str_offsets_base, addr_base, rnglists_base;
 	struct dwarf_abbrevs abbrevs;
 };
 
 /*
  * The unit headers of s->info, in section order, into *units (to free with
- * dwarf_units__free). A unit whose header cannot be read (a version not
+ * dwarf_die__free_units). A unit whose header cannot be read (a version not
  * known, a wrong address size) is left out; a length past the end of the
  * section ends the list, the units before it kept. 0 or -ENOMEM.
  */
-int dwarf_units__read(const struct dwarf_sections *s, struct dwarf_unit **units, size_t *nr);
-void dwarf_units__free(struct dwarf_unit *units, size_t nr);
+int dwarf_die__read_units(const struct dwarf_sections *s, struct dwarf_unit **units, size_t *nr);
+void dwarf_die__free_units(struct dwarf_unit *units, size_t nr);
 
 /* The unit whose bytes hold .debug_info offset off, NULL when none does. */
-struct dwarf_unit *dwarf_units__find(struct dwarf_unit *units, size_t nr, uint64_t off);
+struct dwarf_unit *dwarf_die__find_unit(struct dwarf_unit *units, size_t nr, uint64_t off);
 
 struct dwarf_die {
 	uint64_t off;	  /* of the DIE in .debug_info */
@@ -139,23 +139,23 @@ struct dwarf_reader {
 };
 
 /* A reader at .debug_info offset off, which must be inside u's DIEs. */
-void dwarf_reader__init(struct dwarf_reader *r, const struct dwarf_sections *s,
-			struct dwarf_unit *u, uint64_t off);
-uint64_t dwarf_reader__off(const struct dwarf_reader *r);
+void dwarf_die__reader_init(struct dwarf_reader *r, const struct dwarf_sections *s,
+			    struct dwarf_unit *u, uint64_t off);
+uint64_t dwarf_die__reader_off(const struct dwarf_reader *r);
 
 /*
  * The abbreviation of the next DIE, whose offset goes to *off; one whose
  * tag is 0 for a null entry. NULL when the reader is bad. Then the DIE's
- * attributes are read with dwarf_reader__attrs or passed over with
- * dwarf_reader__skip_attrs.
+ * attributes are read with dwarf_die__attrs or passed over with
+ * dwarf_die__skip_attrs.
  */
-const struct dwarf_abbrev *dwarf_reader__next_slow(struct dwarf_reader *r, uint64_t *off);
-void dwarf_reader__attrs(struct dwarf_reader *r, const struct dwarf_abbrev *ab, uint64_t off,
-			 struct dwarf_die *d);
-void dwarf_reader__skip_attrs_slow(struct dwarf_reader *r, const struct dwarf_abbrev *ab);
+const struct dwarf_abbrev *dwarf_die__next_slow(struct dwarf_reader *r, uint64_t *off);
+void dwarf_die__attrs(struct dwarf_reader *r, const struct dwarf_abbrev *ab, uint64_t off,
+		      struct dwarf_die *d);
+void dwarf_die__skip_attrs_slow(struct dwarf_reader *r, const struct dwarf_abbrev *ab);
 
 /* Inline for the common case (a one-byte code of a table read that far): a walk reads millions. */
-static inline const struct dwarf_abbrev *dwarf_reader__next(struct dwarf_reader *r, uint64_t *off)
+static inline const struct dwarf_abbrev *dwarf_die__next(struct dwarf_reader *r, uint64_t *off)
 {
 	const struct dwarf_abbrevs *t = &r->u->abbrevs;
 
@@ -163,40 +163,40 @@ static inline const struct dwarf_abbrev *dwarf_reader__next(struct dwarf_reader 
 		*off = (uint64_t)(r->c.p - r->s->info.data);
 		return &t->list[*r->c.p++ - 1];
 	}
-	return dwarf_reader__next_slow(r, off);
+	return dwarf_die__next_slow(r, off);
 }
 
-static inline void dwarf_reader__skip_attrs(struct dwarf_reader *r, const struct dwarf_abbrev *ab)
+static inline void dwarf_die__skip_attrs(struct dwarf_reader *r, const struct dwarf_abbrev *ab)
 {
 	if (ab->fixed_size >= 0 && (size_t)(r->c.end - r->c.p) >= (size_t)ab->fixed_size)
 		r->c.p += ab->fixed_size;
 	else
-		dwarf_reader__skip_attrs_slow(r, ab);
+		dwarf_die__skip_attrs_slow(r, ab);
 }
 
 /* After d's attributes: past all its children, by its DW_AT_sibling when it has a sane one. */
-void dwarf_reader__skip_children(struct dwarf_reader *r, const struct dwarf_die *d);
+void dwarf_die__skip_children(struct dwarf_reader *r, const struct dwarf_die *d);
 
 /* Instead of reading the attributes of the DIE at off: past it and its children. */
-void dwarf_reader__skip_die(struct dwarf_reader *r, const struct dwarf_abbrev *ab, uint64_t off);
+void dwarf_die__skip(struct dwarf_reader *r, const struct dwarf_abbrev *ab, uint64_t off);
 
 /* The whole DIE at off: false when it cannot be read. */
 bool dwarf_die__read(const struct dwarf_sections *s, struct dwarf_unit *u, uint64_t off,
 		     struct dwarf_die *d);
 
 /* Reads u's unit DIE into *d and takes its DWARF 5 bases; false when it cannot be read. */
-bool dwarf_unit__read_bases(const struct dwarf_sections *s, struct dwarf_unit *u,
-			    struct dwarf_die *d);
+bool dwarf_die__read_unit_bases(const struct dwarf_sections *s, struct dwarf_unit *u,
+				struct dwarf_die *d);
 
 /* Values, each false or NULL when the form does not give one or what it points to is not there */
-bool dwarf_value__addr(const struct dwarf_sections *s, const struct dwarf_unit *u,
-		       const struct dwarf_value *v, uint64_t *addr);
-const char *dwarf_value__str(const struct dwarf_sections *s, const struct dwarf_unit *u,
-			     const struct dwarf_value *v);
+bool dwarf_die__value_addr(const struct dwarf_sections *s, const struct dwarf_unit *u,
+			   const struct dwarf_value *v, uint64_t *addr);
+const char *dwarf_die__value_str(const struct dwarf_sections *s, const struct dwarf_unit *u,
+				 const struct dwarf_value *v);
 /* A reference, as an offset in .debug_info; references to other files give false. */
-bool dwarf_value__ref(const struct dwarf_unit *u, const struct dwarf_value *v, uint64_t *off);
+bool dwarf_die__value_ref(const struct dwarf_unit *u, const struct dwarf_value *v, uint64_t *off);
 /* A constant or a section offset; a negative one gives false. */
-bool dwarf_value__udata(const struct dwarf_value *v, uint64_t *out);
+bool dwarf_die__value_udata(const struct dwarf_value *v, uint64_t *out);
 
 typedef int (*dwarf_range_fn)(void *ctx, uint64_t lo, uint64_t hi);
 

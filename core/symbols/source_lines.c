@@ -133,7 +133,7 @@ static uint64_t die_udata(const struct dwarf_die *d, enum dwarf_slot slot)
 {
 	uint64_t v = 0;
 
-	if (dwarf_die__has(d, slot) && !dwarf_value__udata(&d->v[slot], &v))
+	if (dwarf_die__has(d, slot) && !dwarf_die__value_udata(&d->v[slot], &v))
 		v = 0;
 	return v;
 }
@@ -142,7 +142,7 @@ static uint64_t die_ref(const struct dwarf_unit *u, const struct dwarf_die *d, e
 {
 	uint64_t off = 0;
 
-	if (dwarf_die__has(d, slot) && !dwarf_value__ref(u, &d->v[slot], &off))
+	if (dwarf_die__has(d, slot) && !dwarf_die__value_ref(u, &d->v[slot], &off))
 		off = 0;
 	return off;
 }
@@ -150,7 +150,7 @@ static uint64_t die_ref(const struct dwarf_unit *u, const struct dwarf_die *d, e
 static const char *die_str(const struct dwarf_lines *dl, const struct dwarf_unit *u,
 			   const struct dwarf_die *d, enum dwarf_slot slot)
 {
-	return dwarf_die__has(d, slot) ? dwarf_value__str(&dl->sec, u, &d->v[slot]) : NULL;
+	return dwarf_die__has(d, slot) ? dwarf_die__value_str(&dl->sec, u, &d->v[slot]) : NULL;
 }
 
 /* The unit's DW_AT_low_pc: what range lists are relative to. */
@@ -160,7 +160,7 @@ static uint64_t unit_base(const struct dwarf_lines *dl, const struct dwarf_unit 
 	uint64_t base = 0;
 
 	if (dwarf_die__has(cu, DS_LOW_PC) &&
-	    !dwarf_value__addr(&dl->sec, u, &cu->v[DS_LOW_PC], &base))
+	    !dwarf_die__value_addr(&dl->sec, u, &cu->v[DS_LOW_PC], &base))
 		base = 0;
 	return base;
 }
@@ -209,7 +209,7 @@ static int index_units(struct dwarf_lines *dl)
 		struct dwarf_unit *du = &dl->dus[i];
 		struct dwarf_die cu;
 
-		if (!dwarf_unit__read_bases(&dl->sec, du, &cu) || !unit_has_code(du))
+		if (!dwarf_die__read_unit_bases(&dl->sec, du, &cu) || !unit_has_code(du))
 			continue;
 		if (grow((void **)&dl->units, &cap, dl->nr_units, sizeof(*dl->units)))
 			return -ENOMEM;
@@ -298,7 +298,7 @@ static int unit_read_lines(struct dwarf_lines *dl, struct unit *u, const struct 
 	int err;
 
 	if (!dwarf_die__has(cu, DS_STMT_LIST) ||
-	    !dwarf_value__udata(&cu->v[DS_STMT_LIST], &stmt_list))
+	    !dwarf_die__value_udata(&cu->v[DS_STMT_LIST], &stmt_list))
 		return 0;
 	err = debug_line__read(&dl->line, &dl->sec.line_str, &dl->sec.str, stmt_list,
 			       die_str(dl, u->du, cu, DS_COMP_DIR), &t);
@@ -400,7 +400,7 @@ static bool language_has_methods(const struct dwarf_die *cu)
 {
 	uint64_t lang;
 
-	if (!dwarf_die__has(cu, DS_LANGUAGE) || !dwarf_value__udata(&cu->v[DS_LANGUAGE], &lang))
+	if (!dwarf_die__has(cu, DS_LANGUAGE) || !dwarf_die__value_udata(&cu->v[DS_LANGUAGE], &lang))
 		return true;
 	return lang != DW_LANG_C89 && lang != DW_LANG_C && lang != DW_LANG_C99 &&
 	       lang != DW_LANG_C11 && lang != 0x002c /* DW_LANG_C17 */;
@@ -423,7 +423,7 @@ static int walk_scope(struct dwarf_lines *dl, const struct unit *u, struct tree 
 
 	if (!dwarf_die__has_code(d)) {
 		/* a declaration, or code the compiler dropped */
-		dwarf_reader__skip_children(r, d);
+		dwarf_die__skip_children(r, d);
 		return r->error;
 	}
 	ret = scope_push(t, parent, &sc.scope);
@@ -441,7 +441,7 @@ static int walk_scope(struct dwarf_lines *dl, const struct unit *u, struct tree 
 	if (descend && d->children) {
 		ret = walk_children(dl, u, t, r, sc.scope, depth + 1, true);
 	} else {
-		dwarf_reader__skip_children(r, d);
+		dwarf_die__skip_children(r, d);
 		ret = r->error;
 	}
 	t->scopes[sc.scope].end = (uint32_t)t->nr_scopes;
@@ -465,22 +465,22 @@ static int walk_children(struct dwarf_lines *dl, const struct unit *u, struct tr
 		uint64_t off;
 		int ret = 0;
 
-		ab = dwarf_reader__next(r, &off);
+		ab = dwarf_die__next(r, &off);
 		if (!ab)
 			return r->error;
 		if (!ab->tag)
 			return 0;
 		if (ab->tag == DW_TAG_subprogram || ab->tag == DW_TAG_inlined_subroutine) {
-			dwarf_reader__attrs(r, ab, off, &d);
+			dwarf_die__attrs(r, ab, off, &d);
 			ret = r->error ? r->error :
 					 walk_scope(dl, u, t, r, &d, parent, depth,
 						    ab->tag == DW_TAG_inlined_subroutine, descend);
 		} else if (ab->children && tag_holds_code(u, ab->tag)) {
-			dwarf_reader__skip_attrs(r, ab);
+			dwarf_die__skip_attrs(r, ab);
 			ret = r->error ? r->error :
 					 walk_children(dl, u, t, r, parent, depth + 1, descend);
 		} else {
-			dwarf_reader__skip_die(r, ab, off);
+			dwarf_die__skip(r, ab, off);
 			ret = r->error;
 		}
 		if (ret)
@@ -542,11 +542,11 @@ static bool reader_at_die(struct dwarf_lines *dl, struct dwarf_unit *du, uint64_
 {
 	const struct dwarf_abbrev *ab;
 
-	dwarf_reader__init(r, &dl->sec, du, off);
-	ab = dwarf_reader__next(r, &off);
+	dwarf_die__reader_init(r, &dl->sec, du, off);
+	ab = dwarf_die__next(r, &off);
 	if (!ab || !ab->tag)
 		return false;
-	dwarf_reader__attrs(r, ab, off, d);
+	dwarf_die__attrs(r, ab, off, d);
 	return !r->error;
 }
 
@@ -741,7 +741,7 @@ static void scope_name(struct dwarf_lines *dl, struct scope *s)
 
 	s->named = true;
 	for (int hop = 0; off && hop < MAX_ORIGIN_HOPS; hop++) {
-		struct dwarf_unit *du = dwarf_units__find(dl->dus, dl->nr_dus, off);
+		struct dwarf_unit *du = dwarf_die__find_unit(dl->dus, dl->nr_dus, off);
 		const char *linkage_name;
 		uint64_t decl_line;
 		struct dwarf_die d;
@@ -860,7 +860,7 @@ struct dwarf_lines *dwarf_lines__open(const struct elf_file *ef)
 		errno = ENOENT;
 		return NULL;
 	}
-	ret = dwarf_units__read(&dl->sec, &dl->dus, &dl->nr_dus);
+	ret = dwarf_die__read_units(&dl->sec, &dl->dus, &dl->nr_dus);
 	if (!ret && !dl->nr_dus)
 		ret = -EINVAL;
 	if (!ret)
@@ -887,7 +887,7 @@ void dwarf_lines__free(struct dwarf_lines *dl)
 		unit_drop(&dl->units[i]);
 	free(dl->units);
 	free(dl->index);
-	dwarf_units__free(dl->dus, dl->nr_dus);
+	dwarf_die__free_units(dl->dus, dl->nr_dus);
 	free(dl->scratch.scopes);
 	free(dl->scratch.ranges);
 	free(dl->sort_tmp);

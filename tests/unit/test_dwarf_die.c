@@ -166,7 +166,7 @@ static int dw_load(struct dw *w)
 	w->s.addr = section_of(&w->addr);
 	w->s.ranges = section_of(&w->ranges);
 	w->s.rnglists = section_of(&w->rnglists);
-	return dwarf_units__read(&w->s, &w->units, &w->nr);
+	return dwarf_die__read_units(&w->s, &w->units, &w->nr);
 }
 
 static void dw_free(struct dw *w)
@@ -177,7 +177,7 @@ static void dw_free(struct dw *w)
 
 	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++)
 		free((void *)secs[i]->data);
-	dwarf_units__free(w->units, w->nr);
+	dwarf_die__free_units(w->units, w->nr);
 	free(w);
 }
 
@@ -189,7 +189,7 @@ static uint64_t udata_of(const struct dwarf_die *d, enum dwarf_slot slot)
 {
 	uint64_t v;
 
-	if (!dwarf_die__has(d, slot) || !dwarf_value__udata(&d->v[slot], &v))
+	if (!dwarf_die__has(d, slot) || !dwarf_die__value_udata(&d->v[slot], &v))
 		return NONE;
 	return v;
 }
@@ -199,7 +199,7 @@ static uint64_t addr_of(const struct dw *w, const struct dwarf_unit *u, const st
 {
 	uint64_t v;
 
-	if (!dwarf_die__has(d, slot) || !dwarf_value__addr(&w->s, u, &d->v[slot], &v))
+	if (!dwarf_die__has(d, slot) || !dwarf_die__value_addr(&w->s, u, &d->v[slot], &v))
 		return NONE;
 	return v;
 }
@@ -208,7 +208,7 @@ static uint64_t ref_of(const struct dwarf_unit *u, const struct dwarf_die *d, en
 {
 	uint64_t v;
 
-	if (!dwarf_die__has(d, slot) || !dwarf_value__ref(u, &d->v[slot], &v))
+	if (!dwarf_die__has(d, slot) || !dwarf_die__value_ref(u, &d->v[slot], &v))
 		return NONE;
 	return v;
 }
@@ -216,14 +216,14 @@ static uint64_t ref_of(const struct dwarf_unit *u, const struct dwarf_die *d, en
 static const char *str_of(const struct dw *w, const struct dwarf_unit *u, const struct dwarf_die *d,
 			  enum dwarf_slot slot)
 {
-	return dwarf_die__has(d, slot) ? dwarf_value__str(&w->s, u, &d->v[slot]) : NULL;
+	return dwarf_die__has(d, slot) ? dwarf_die__value_str(&w->s, u, &d->v[slot]) : NULL;
 }
 
 /* The next DIE's abbreviation, its offset checked; NULL when the reader fails. */
 static const struct dwarf_abbrev *next_at(struct dwarf_reader *r, uint64_t want_off)
 {
 	uint64_t off = NONE;
-	const struct dwarf_abbrev *ab = dwarf_reader__next(r, &off);
+	const struct dwarf_abbrev *ab = dwarf_die__next(r, &off);
 
 	CHECK_EQ_INT(off, want_off);
 	return ab;
@@ -240,7 +240,7 @@ static void read_next(struct dwarf_reader *r, uint64_t want_off, uint16_t want_t
 	if (!ab)
 		return;
 	CHECK_EQ_INT(ab->tag, want_tag);
-	dwarf_reader__attrs(r, ab, want_off, d);
+	dwarf_die__attrs(r, ab, want_off, d);
 	CHECK_EQ_INT(r->error, 0);
 }
 
@@ -461,7 +461,7 @@ static void check_dw5_unit_die(struct dw *w, struct dw5 *x, struct dwarf_unit *u
 	CHECK_EQ_INT(u->die, x->cu);
 	CHECK_EQ_INT(u->end, w->info.n);
 
-	CHECK(dwarf_unit__read_bases(&w->s, u, &d));
+	CHECK(dwarf_die__read_unit_bases(&w->s, u, &d));
 	CHECK_EQ_INT(d.tag, DW_TAG_compile_unit);
 	CHECK(d.children);
 	CHECK_EQ_INT(u->str_offsets_base, x->str_base);
@@ -495,7 +495,7 @@ static void test_dwarf5_unit(void)
 	u = &w->units[0];
 	check_dw5_unit_die(w, &x, u);
 
-	dwarf_reader__init(&r, &w->s, u, u->die);
+	dwarf_die__reader_init(&r, &w->s, u, u->die);
 	read_next(&r, x.cu, DW_TAG_compile_unit, &d);
 	read_next(&r, x.big, DW_TAG_subprogram, &d);
 	CHECK_EQ_STR(str_of(w, u, &d, DS_NAME), "big");
@@ -620,7 +620,7 @@ static void check_die_b(struct dw *w, struct dwarf_unit *u, struct dwarf_reader 
 	CHECK_EQ_STR(str_of(w, u, &d, DS_NAME), "b");
 	CHECK_EQ_INT(udata_of(&d, DS_DECL_LINE), 0x1234);
 	CHECK_EQ_INT(addr_of(w, u, &d, DS_LOW_PC), 0x1122334455667788);
-	CHECK_EQ_INT(dwarf_reader__off(r), x->b + 1 + 4 + 2 + 8);
+	CHECK_EQ_INT(dwarf_die__reader_off(r), x->b + 1 + 4 + 2 + 8);
 }
 
 /* Every DIE's attributes read. */
@@ -630,7 +630,7 @@ static void check_forms_read(struct dw *w, struct dwarf_unit *u, const struct fo
 	struct dwarf_die d;
 	uint64_t v;
 
-	dwarf_reader__init(&r, &w->s, u, u->die);
+	dwarf_die__reader_init(&r, &w->s, u, u->die);
 	read_next(&r, u->die, DW_TAG_compile_unit, &d);
 	CHECK_EQ_STR(str_of(w, u, &d, DS_NAME), "cu");
 	read_next(&r, x->a, DW_TAG_variable, &d);
@@ -644,7 +644,7 @@ static void check_forms_read(struct dw *w, struct dwarf_unit *u, const struct fo
 	CHECK_EQ_INT(udata_of(&d, DS_CALL_LINE), 300);
 	CHECK_EQ_INT(d.v[DS_DECL_LINE].form, DW_FORM_sdata);
 	CHECK_EQ_INT((int64_t)d.v[DS_DECL_LINE].val, -5);
-	CHECK(!dwarf_value__udata(&d.v[DS_DECL_LINE], &v));
+	CHECK(!dwarf_die__value_udata(&d.v[DS_DECL_LINE], &v));
 	CHECK_EQ_INT(d.v[DS_NAME].val, x->m_name);
 	CHECK_EQ_STR(str_of(w, u, &d, DS_NAME), "inline_name");
 	CHECK_EQ_INT(d.present, (1u << DS_DECL_FILE) | (1u << DS_CALL_LINE) | (1u << DS_DECL_LINE) |
@@ -663,22 +663,22 @@ static void check_forms_skipped(struct dw *w, struct dwarf_unit *u, const struct
 	const struct dwarf_abbrev *ab;
 	struct dwarf_reader r;
 
-	dwarf_reader__init(&r, &w->s, u, x->a);
+	dwarf_die__reader_init(&r, &w->s, u, x->a);
 	ab = next_at(&r, x->a);
 	CHECK(ab != NULL);
 	if (!ab)
 		return;
-	dwarf_reader__skip_attrs(&r, ab);
+	dwarf_die__skip_attrs(&r, ab);
 	ab = next_at(&r, x->m);
 	CHECK(ab != NULL && ab->fixed_size < 0);
 	if (!ab)
 		return;
-	dwarf_reader__skip_attrs(&r, ab);
+	dwarf_die__skip_attrs(&r, ab);
 	ab = next_at(&r, x->f);
 	CHECK(ab != NULL && ab->fixed_size == 16 + 2 + 8);
 	if (!ab)
 		return;
-	dwarf_reader__skip_attrs(&r, ab);
+	dwarf_die__skip_attrs(&r, ab);
 	CHECK_EQ_INT(r.error, 0);
 	check_die_b(w, u, &r, x);
 }
@@ -823,43 +823,43 @@ static void kids_build(struct sec *b, struct kids *x)
 	patch_u32(b, p5_sib, (uint32_t)(x->p[5] - x->unit));
 }
 
-/* dwarf_reader__skip_die of each child of the unit DIE lands on the next. */
+/* dwarf_die__skip of each child of the unit DIE lands on the next. */
 static void check_skip_die(struct dw *w, struct dwarf_unit *u, const struct kids *x)
 {
 	for (int i = 0; i < NR_KIDS; i++) {
 		const struct dwarf_abbrev *ab;
 		struct dwarf_reader r;
 
-		dwarf_reader__init(&r, &w->s, u, x->p[i]);
+		dwarf_die__reader_init(&r, &w->s, u, x->p[i]);
 		ab = next_at(&r, x->p[i]);
 		CHECK(ab != NULL);
 		if (!ab)
 			continue;
-		dwarf_reader__skip_die(&r, ab, x->p[i]);
+		dwarf_die__skip(&r, ab, x->p[i]);
 		CHECK_EQ_INT(r.error, 0);
-		CHECK_EQ_INT(dwarf_reader__off(&r), x->p[i + 1]);
+		CHECK_EQ_INT(dwarf_die__reader_off(&r), x->p[i + 1]);
 	}
 }
 
-/* dwarf_reader__skip_children after the attributes, which have been read. */
+/* dwarf_die__skip_children after the attributes, which have been read. */
 static void check_skip_children(struct dw *w, struct dwarf_unit *u, const struct kids *x)
 {
 	struct dwarf_reader r;
 	struct dwarf_die d;
 
 	for (int i = 0; i < NR_KIDS; i++) {
-		dwarf_reader__init(&r, &w->s, u, x->p[i]);
+		dwarf_die__reader_init(&r, &w->s, u, x->p[i]);
 		read_next(&r, x->p[i], i == NR_KIDS - 1 ? DW_TAG_variable : DW_TAG_subprogram, &d);
-		dwarf_reader__skip_children(&r, &d);
+		dwarf_die__skip_children(&r, &d);
 		CHECK_EQ_INT(r.error, 0);
-		CHECK_EQ_INT(dwarf_reader__off(&r), x->p[i + 1]);
+		CHECK_EQ_INT(dwarf_die__reader_off(&r), x->p[i + 1]);
 	}
 	/* the unit DIE, past all of them */
-	dwarf_reader__init(&r, &w->s, u, u->die);
+	dwarf_die__reader_init(&r, &w->s, u, u->die);
 	read_next(&r, u->die, DW_TAG_compile_unit, &d);
-	dwarf_reader__skip_children(&r, &d);
+	dwarf_die__skip_children(&r, &d);
 	CHECK_EQ_INT(r.error, 0);
-	CHECK_EQ_INT(dwarf_reader__off(&r), u->end);
+	CHECK_EQ_INT(dwarf_die__reader_off(&r), u->end);
 }
 
 static void test_skip_children(void)
@@ -911,15 +911,15 @@ static void test_skip_depth(void)
 		const struct dwarf_abbrev *ab;
 		struct dwarf_reader r;
 
-		dwarf_reader__init(&r, &w->s, &w->units[i], first[i]);
+		dwarf_die__reader_init(&r, &w->s, &w->units[i], first[i]);
 		ab = next_at(&r, first[i]);
 		CHECK(ab != NULL);
 		if (!ab)
 			continue;
-		dwarf_reader__skip_die(&r, ab, first[i]);
+		dwarf_die__skip(&r, ab, first[i]);
 		if (i == 0) {
 			CHECK_EQ_INT(r.error, 0);
-			CHECK_EQ_INT(dwarf_reader__off(&r), after[0]);
+			CHECK_EQ_INT(dwarf_die__reader_off(&r), after[0]);
 		} else {
 			CHECK_EQ_INT(r.error, -ELOOP);
 		}
@@ -945,7 +945,7 @@ static void check_sparse(struct dw *w, struct dwarf_unit *u)
 	struct dwarf_die d;
 	uint64_t off = u->die;
 
-	dwarf_reader__init(&r, &w->s, u, u->die);
+	dwarf_die__reader_init(&r, &w->s, u, u->die);
 	read_next(&r, off, DW_TAG_compile_unit, &d);
 	CHECK_EQ_STR(str_of(w, u, &d, DS_NAME), "cu");
 	off += 4;
@@ -960,7 +960,7 @@ static void check_sparse(struct dw *w, struct dwarf_unit *u)
 	off += 2;
 	CHECK(next_at(&r, off) == NULL); /* code 4 */
 	CHECK_EQ_INT(r.error, -EINVAL);
-	CHECK(dwarf_reader__next(&r, &off) == NULL);
+	CHECK(dwarf_die__next(&r, &off) == NULL);
 }
 
 /* Codes 1 and 2 in order, read as far as needed; 3 is not there. */
@@ -969,7 +969,7 @@ static void check_dense(struct dw *w, struct dwarf_unit *u)
 	struct dwarf_reader r;
 	struct dwarf_die d;
 
-	dwarf_reader__init(&r, &w->s, u, u->die);
+	dwarf_die__reader_init(&r, &w->s, u, u->die);
 	read_next(&r, u->die, DW_TAG_compile_unit, &d);
 	read_next(&r, u->die + 1, DW_TAG_variable, &d);
 	CHECK_EQ_INT(udata_of(&d, DS_DECL_LINE), 6);
@@ -1049,7 +1049,7 @@ static void test_unit_end(void)
 	if (w->nr != 2)
 		goto out;
 	u = &w->units[0];
-	dwarf_reader__init(&r, &w->s, u, u->die);
+	dwarf_die__reader_init(&r, &w->s, u, u->die);
 	read_next(&r, u->die, DW_TAG_compile_unit, &d);
 	read_next(&r, u->die + 1, DW_TAG_subprogram, &d);
 	read_next(&r, u->die + 3, DW_TAG_variable, &d);
@@ -1057,16 +1057,16 @@ static void test_unit_end(void)
 	read_next(&r, u->end, 0, &d);
 	read_next(&r, u->end, 0, &d);
 
-	dwarf_reader__init(&r, &w->s, u, u->die);
+	dwarf_die__reader_init(&r, &w->s, u, u->die);
 	ab = next_at(&r, u->die);
 	CHECK(ab != NULL);
 	if (ab)
-		dwarf_reader__skip_die(&r, ab, u->die);
+		dwarf_die__skip(&r, ab, u->die);
 	CHECK_EQ_INT(r.error, 0);
-	CHECK_EQ_INT(dwarf_reader__off(&r), u->end);
+	CHECK_EQ_INT(dwarf_die__reader_off(&r), u->end);
 
 	/* the end is no DIE to start at */
-	dwarf_reader__init(&r, &w->s, u, u->end);
+	dwarf_die__reader_init(&r, &w->s, u, u->end);
 	CHECK_EQ_INT(r.error, -EINVAL);
 	CHECK(next_at(&r, u->end) == NULL);
 out:
@@ -1166,7 +1166,7 @@ static void check_dw4(struct dw *w, struct dw4 *x)
 	struct dwarf_die d;
 	struct ranges rs;
 
-	CHECK(dwarf_unit__read_bases(&w->s, u, &d));
+	CHECK(dwarf_die__read_unit_bases(&w->s, u, &d));
 	CHECK_EQ_INT(u->type, DW_UT_compile);
 	CHECK_EQ_INT(addr_of(w, u, &d, DS_LOW_PC), 0x10000);
 	CHECK_EQ_INT(ranges_of(w, u, &d, 0x10000, &rs, 0), 0);
@@ -1285,7 +1285,7 @@ static void check_user(struct dw *w, struct dwarf_unit *u, uint64_t user, const 
 	CHECK_EQ_INT(d.v[DS_ABSTRACT_ORIGIN].form, DW_FORM_ref_addr);
 	to = ref_of(u, &d, DS_ABSTRACT_ORIGIN);
 	CHECK_EQ_INT(to, x->target);
-	found = dwarf_units__find(w->units, w->nr, to);
+	found = dwarf_die__find_unit(w->units, w->nr, to);
 	CHECK(found == &w->units[0]);
 	if (found) {
 		CHECK(dwarf_die__read(&w->s, found, to, &d));
@@ -1312,10 +1312,10 @@ static void check_refs(struct dw *w, const struct refs *x)
 	CHECK_EQ_INT(ref_of(u, &d, DS_ABSTRACT_ORIGIN), NONE);
 	CHECK_EQ_INT(ref_of(u, &d, DS_SPECIFICATION), u->end - 1);
 
-	CHECK(dwarf_units__find(w->units, w->nr, 0) == &w->units[0]);
-	CHECK(dwarf_units__find(w->units, w->nr, w->units[0].end - 1) == &w->units[0]);
-	CHECK(dwarf_units__find(w->units, w->nr, w->units[0].end) == &w->units[1]);
-	CHECK(dwarf_units__find(w->units, w->nr, w->units[2].end) == NULL);
+	CHECK(dwarf_die__find_unit(w->units, w->nr, 0) == &w->units[0]);
+	CHECK(dwarf_die__find_unit(w->units, w->nr, w->units[0].end - 1) == &w->units[0]);
+	CHECK(dwarf_die__find_unit(w->units, w->nr, w->units[0].end) == &w->units[1]);
+	CHECK(dwarf_die__find_unit(w->units, w->nr, w->units[2].end) == NULL);
 }
 
 static void test_references(void)
@@ -1390,7 +1390,7 @@ static void test_dwarf64(void)
 	CHECK_EQ_INT(u->die, 12 + 2 + 1 + 1 + 8);
 	CHECK_EQ_INT(u->end, w->info.n);
 	CHECK_EQ_INT(u->str_offsets_base, 16);
-	CHECK(dwarf_unit__read_bases(&w->s, u, &d));
+	CHECK(dwarf_die__read_unit_bases(&w->s, u, &d));
 	CHECK_EQ_STR(str_of(w, u, &d, DS_NAME), "name64");
 	CHECK_EQ_INT(udata_of(&d, DS_STMT_LIST), 0x100000002);
 	CHECK_EQ_STR(str_of(w, u, &d, DS_LINKAGE_NAME), "link64");
@@ -1413,7 +1413,7 @@ static void put_tiny_unit(struct sec *b, uint16_t version)
 	unit_end(b, at);
 }
 
-/* How many units dwarf_units__read finds in info, with a one-entry .debug_abbrev. */
+/* How many units dwarf_die__read_units finds in info, with a one-entry .debug_abbrev. */
 static size_t units_in(const struct sec *info)
 {
 	struct dw *w = dw_new();
@@ -1543,20 +1543,20 @@ static void check_bad_die(struct dw *w, struct dwarf_unit *u, uint64_t die, bool
 	struct dwarf_die d;
 
 	CHECK(!dwarf_die__read(&w->s, u, die, &d));
-	dwarf_reader__init(&r, &w->s, u, die);
+	dwarf_die__reader_init(&r, &w->s, u, die);
 	ab = next_at(&r, die);
 	CHECK_EQ_INT(ab != NULL, code_read);
 	if (ab)
-		dwarf_reader__attrs(&r, ab, die, &d);
+		dwarf_die__attrs(&r, ab, die, &d);
 	CHECK_EQ_INT(r.error, -EINVAL);
-	CHECK(dwarf_reader__next(&r, &die) == NULL);
+	CHECK(dwarf_die__next(&r, &die) == NULL);
 
 	/* and passed over, as part of the unit DIE's children */
-	dwarf_reader__init(&r, &w->s, u, u->die);
+	dwarf_die__reader_init(&r, &w->s, u, u->die);
 	ab = next_at(&r, u->die);
 	CHECK(ab != NULL);
 	if (ab)
-		dwarf_reader__skip_die(&r, ab, u->die);
+		dwarf_die__skip(&r, ab, u->die);
 	CHECK_EQ_INT(r.error, -EINVAL);
 }
 
@@ -1576,7 +1576,7 @@ static void test_bad_dies(void)
 
 	/* an offset in the unit's header is no DIE */
 	if (w->nr) {
-		dwarf_reader__init(&r, &w->s, &w->units[0], w->units[0].die - 1);
+		dwarf_die__reader_init(&r, &w->s, &w->units[0], w->units[0].die - 1);
 		CHECK_EQ_INT(r.error, -EINVAL);
 		CHECK(next_at(&r, w->units[0].end) == NULL);
 	}
@@ -1624,7 +1624,7 @@ static const char *str_index(struct dw *w, struct dwarf_unit *u, uint64_t i)
 {
 	struct dwarf_value v = { i, DW_FORM_strx };
 
-	return dwarf_value__str(&w->s, u, &v);
+	return dwarf_die__value_str(&w->s, u, &v);
 }
 
 static int rnglist_index(struct dw *w, struct dwarf_unit *u, uint64_t i)
@@ -1656,16 +1656,16 @@ static void test_bad_values(void)
 	CHECK(str_index(w, u, 3) == NULL);
 	CHECK(str_index(w, u, UINT64_MAX / 2) == NULL);
 	v = (struct dwarf_value){ w->str.n, DW_FORM_strp };
-	CHECK(dwarf_value__str(&w->s, u, &v) == NULL);
+	CHECK(dwarf_die__value_str(&w->s, u, &v) == NULL);
 
 	v = (struct dwarf_value){ 0, DW_FORM_addrx };
-	CHECK(dwarf_value__addr(&w->s, u, &v, &addr) && addr == 0x1000);
+	CHECK(dwarf_die__value_addr(&w->s, u, &v, &addr) && addr == 0x1000);
 	v.val = 1;
-	CHECK(!dwarf_value__addr(&w->s, u, &v, &addr));
+	CHECK(!dwarf_die__value_addr(&w->s, u, &v, &addr));
 	v.val = UINT64_MAX / 4;
-	CHECK(!dwarf_value__addr(&w->s, u, &v, &addr));
+	CHECK(!dwarf_die__value_addr(&w->s, u, &v, &addr));
 	v = (struct dwarf_value){ 0, DW_FORM_data4 };
-	CHECK(!dwarf_value__addr(&w->s, u, &v, &addr));
+	CHECK(!dwarf_die__value_addr(&w->s, u, &v, &addr));
 
 	CHECK_EQ_INT(rnglist_index(w, u, 0), -EINVAL);
 	CHECK_EQ_INT(rnglist_index(w, u, 1), -EINVAL);
