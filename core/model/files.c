@@ -16,7 +16,7 @@
 #include "../elf/debuginfo.h"
 #include "../elf/debuginfod.h"
 #include "../symbols/cfi_names.h"
-#include "../symbols/source_lines.h"
+#include "../symbols/dwarf_lines.h"
 #include "../symbols/symtab.h"
 #include "../targets/procfs.h"
 #include "../unwind/shards.h"

@@ -2,7 +2,7 @@
 /*
  * The DIEs of .debug_info, read in place: unit headers, abbreviation
  * tables, and of each DIE its tag and the attributes the symbolizer uses
- * (core/symbols/source_lines.c), every other attribute skipped by its form.
+ * (core/symbols/dwarf_lines.c), every other attribute skipped by its form.
  * DWARF 2 to 5, 32- and 64-bit units, the GNU forms of split DWARF.
  *
  * It is a reader of our own rather than libdwarf because libdwarf builds an

@@ -27,7 +27,7 @@
 #include "../runtimes/runtimes.h"
 #include "cfi_names.h"
 #include "perfmap.h"
-#include "source_lines.h"
+#include "dwarf_lines.h"
 #include "symbolizer.h"
 #include "symtab.h"
 

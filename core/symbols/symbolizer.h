@@ -9,7 +9,7 @@
  * translation, the walk's; the image's symbols (core/symbols/symtab.h),
  * and its source lines and inlined frames from the DWARF of its debug file
  * (found here, else fetched by debuginfod: core/elf/debuginfod.h),
- * else of the file (core/symbols/source_lines.h), are read on the first
+ * else of the file (core/symbols/dwarf_lines.h), are read on the first
  * lookup in it. The [vdso] is unwprof's own, which is the same kernel image
  * in every process. Anonymous executable memory (JIT code) is named from
  * the runtime's /tmp/perf-PID.map, or the jitdump it maps.
@@ -45,7 +45,7 @@ struct symbol_info {
 	uint64_t map_end;
 	uint64_t map_offset;
 	/*
-	 * What the file's DWARF (core/symbols/source_lines.h) says of the address:
+	 * What the file's DWARF (core/symbols/dwarf_lines.h) says of the address:
 	 * innermost inlined function first. nr_frames is 0 without DWARF; the
 	 * array is valid until the next lookup.
 	 */

@@ -41,7 +41,7 @@ static inline int grow(void **arr, size_t *cap, size_t nr, size_t size)
  * or before key. Without a branch on the comparison, which compilers turn
  * into a conditional move: a search's steps go either way at random, and
  * their mispredicted branches were two fifths of the time to make the
- * trees of a library's functions (core/symbols/source_lines.c).
+ * trees of a library's functions (core/symbols/dwarf_lines.c).
  */
 #define SORTED_PAST(arr, lo, hi, member, key)                                                  \
 	({                                                                                     \

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Benchmark of source lines and inlined frames (core/symbols/source_lines.c) against
+# Benchmark of source lines and inlined frames (core/symbols/dwarf_lines.c) against
 # one batched binutils addr2line run over the same addresses, in the same
 # run. Builds nothing; not run by `meson test`.
 #

@@ -4,7 +4,7 @@
  * bytes, opening them as an ELF file and its DWARF, then looking up
  * addresses across its code and the units' ranges, must neither crash,
  * hang, leak nor read out of bounds; every frame a lookup gives must hold
- * what source_lines.h promises. Built with -Dfuzz=true under clang; replay.c
+ * what dwarf_lines.h promises. Built with -Dfuzz=true under clang; replay.c
  * runs the same function over corpus-dwarf/ in every build.
  */
 #include <stdint.h>
@@ -12,7 +12,7 @@
 
 #include "core/elf/elf_file.h"
 #include "core/util/log.h"
-#include "core/symbols/source_lines.h"
+#include "core/symbols/dwarf_lines.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@ and inline and inline-dwarf4: compressed DWARF 5, DWARF 5, DWARF 4), copied as
 they are; each BROKEN_FILE is also broken one section at a time in the ways hostile or damaged files are: the
 section cut to a third of its size in its header, a run of bytes in its
 middle set to 0xff, and its first bytes (a unit's length and version) set to
-0xff. The sections are the ones core/symbols/source_lines.c hands to libdwarf.
+0xff. The sections are the ones core/symbols/dwarf_lines.c hands to libdwarf.
 """
 
 import os

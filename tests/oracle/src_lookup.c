@@ -22,7 +22,7 @@
 #include "core/util/log.h"
 #include "core/util/radix.h"
 #include "core/profile/profile.h"
-#include "core/symbols/source_lines.h"
+#include "core/symbols/dwarf_lines.h"
 #include "core/symbols/symbolizer.h"
 
 /*

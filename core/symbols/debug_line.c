@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The .debug_line line number program, DWARF 2 to 5. See dwarf_line_program.h.
+ * The .debug_line line number program, DWARF 2 to 5. See debug_line.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 
 #include <dwarf.h>
 
-#include "dwarf_line_program.h"
+#include "debug_line.h"
 #include "../elf/elf_file.h"
 #include "../util/common.h"
 #include "../util/cursor.h"

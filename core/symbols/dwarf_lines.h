@@ -12,8 +12,8 @@
  * read (core/symbols/dwarf_die.h), a loop of abstract origins, a tree deeper or larger than the
  * limits below give no frames for that unit (counted), never a crash.
  */
-#ifndef UNWPROF_SOURCE_LINES_H
-#define UNWPROF_SOURCE_LINES_H
+#ifndef UNWPROF_DWARF_LINES_H
+#define UNWPROF_DWARF_LINES_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Source lines and inline chains from DWARF, read with the DIE reader of
- * core/symbols/dwarf_die.h and the line program decoder of dwarf_line_program.h.
- * See source_lines.h.
+ * core/symbols/dwarf_die.h and the line program decoder of debug_line.h.
+ * See dwarf_lines.h.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -12,8 +12,8 @@
 #include <dwarf.h>
 
 #include "dwarf_die.h"
-#include "dwarf_line_program.h"
-#include "source_lines.h"
+#include "debug_line.h"
+#include "dwarf_lines.h"
 #include "../elf/elf_file.h"
 #include "../util/common.h"
 #include "../util/log.h"
@@ -290,7 +290,7 @@ static const struct debug_line_row *sequence_row(const struct unit *u,
 	return i > sq->first ? &u->lines.rows[i - 1] : NULL;
 }
 
-/* The unit's line table, through core/symbols/dwarf_line_program.h; none is not an error. */
+/* The unit's line table, through core/symbols/debug_line.h; none is not an error. */
 static int unit_read_lines(struct dwarf_lines *dl, struct unit *u, const struct dwarf_die *cu)
 {
 	struct debug_line_table t;
@@ -706,7 +706,7 @@ static bool unit_line(struct unit *u, uint64_t vaddr, const char **file, uint32_
 			sq = &u->lines.seqs[i - 1];
 	if (!sq)
 		return false;
-	/* the last row at or before vaddr (dwarf_line_program.c keeps one row an address) */
+	/* the last row at or before vaddr (debug_line.c keeps one row an address) */
 	row = sequence_row(u, sq, (uint32_t)(vaddr - sq->lo));
 	if (!row)
 		return false;

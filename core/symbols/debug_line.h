@@ -15,8 +15,8 @@
  * proportion to what the header claims (rows and files grow with the bytes
  * that describe them).
  */
-#ifndef UNWPROF_DWARF_LINE_PROGRAM_H
-#define UNWPROF_DWARF_LINE_PROGRAM_H
+#ifndef UNWPROF_DEBUG_LINE_H
+#define UNWPROF_DEBUG_LINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
