@@ -27,7 +27,8 @@
 #include <string.h>
 
 #include "../util/cursor.h"
-#include "perfmap.h"
+#include "jit_map.h"
+#include "jitdump.h"
 
 #define JITDUMP_MAGIC 0x4a695444
 #define JITDUMP_HEADER_SIZE 40
@@ -53,16 +54,16 @@ static int code_load(struct cursor *c, struct jit_map_builder *b)
 	skip(c, 8); /* code_index */
 	name = get_str(c);
 	if (c->bad || !addr) {
-		jit_map_builder__refuse(b, JIT_MAP_GARBAGE);
+		jit_map__builder_refuse(b, JIT_MAP_GARBAGE);
 		return 0;
 	}
 	/* the code follows; a record whose code does not fit lies about its size */
 	if ((uint64_t)(c->end - c->p) < size) {
-		jit_map_builder__refuse(b,
+		jit_map__builder_refuse(b,
 					size > JIT_MAP_MAX_CODE ? JIT_MAP_HUGE : JIT_MAP_GARBAGE);
 		return 0;
 	}
-	return jit_map_builder__add(b, addr, size, name, strlen(name));
+	return jit_map__builder_add(b, addr, size, name, strlen(name));
 }
 
 /* CODE_MOVE: code loaded before, at old_code_addr, is now at new_code_addr too. */
@@ -76,12 +77,12 @@ static int code_move(struct cursor *c, struct jit_map_builder *b)
 	from = get_u(c, 8);
 	to = get_u(c, 8);
 	size = get_u(c, 8);
-	name = c->bad ? NULL : jit_map_builder__find(b, from, &len);
+	name = c->bad ? NULL : jit_map__builder_find(b, from, &len);
 	if (!name || !to) {
-		jit_map_builder__refuse(b, JIT_MAP_GARBAGE);
+		jit_map__builder_refuse(b, JIT_MAP_GARBAGE);
 		return 0;
 	}
-	return jit_map_builder__add(b, to, size, name, len);
+	return jit_map__builder_add(b, to, size, name, len);
 }
 
 static int record(uint32_t id, struct cursor *body, struct jit_map_builder *b)
@@ -92,7 +93,7 @@ static int record(uint32_t id, struct cursor *body, struct jit_map_builder *b)
 	case JIT_CODE_MOVE:
 		return code_move(body, b);
 	case JIT_CODE_UNWINDING_INFO:
-		jit_map_builder__unwind_record(b);
+		jit_map__builder_unwind_record(b);
 		return 0;
 	default:
 		return 0;
@@ -110,24 +111,24 @@ int jitdump__parse(const void *buf, size_t len, struct jit_map_builder *b)
 	header = (uint32_t)get_u(&c, 4);
 	if (c.bad || magic != JITDUMP_MAGIC || version != 1 || header < JITDUMP_HEADER_SIZE) {
 		/* another byte order is another machine's file: none of its addresses are ours */
-		jit_map_builder__refuse(b, JIT_MAP_GARBAGE);
+		jit_map__builder_refuse(b, JIT_MAP_GARBAGE);
 		return -EINVAL;
 	}
 	c.p = (const uint8_t *)buf;
 	skip(&c, header);
 	if (c.bad)
-		jit_map_builder__refuse(b, JIT_MAP_TRUNCATED);
+		jit_map__builder_refuse(b, JIT_MAP_TRUNCATED);
 	while (!err && !c.bad && c.p < c.end) {
 		struct cursor body = c;
 		uint32_t id = (uint32_t)get_u(&body, 4), size = (uint32_t)get_u(&body, 4);
 
 		if (!body.bad && size < JITDUMP_RECORD_SIZE) {
 			/* nothing says where the next record starts */
-			jit_map_builder__refuse(b, JIT_MAP_GARBAGE);
+			jit_map__builder_refuse(b, JIT_MAP_GARBAGE);
 			break;
 		}
 		if (body.bad || size > (size_t)(c.end - c.p)) {
-			jit_map_builder__refuse(b, JIT_MAP_TRUNCATED);
+			jit_map__builder_refuse(b, JIT_MAP_TRUNCATED);
 			break;
 		}
 		if (id == JIT_CODE_CLOSE)

@@ -26,7 +26,7 @@
 #include "../profile/profile.h"
 #include "../runtimes/runtimes.h"
 #include "cfi_names.h"
-#include "perfmap.h"
+#include "jit_map.h"
 #include "dwarf_lines.h"
 #include "symbolizer.h"
 #include "symtab.h"
@@ -41,7 +41,7 @@ struct proc {
 	uint32_t pid;
 	uint32_t *own; /* its locations outside files, symbolized at its end */
 	size_t nr_own, cap_own;
-	/* JIT symbols (core/symbols/perfmap.h): /tmp/perf-PID.map, made on the first lookup */
+	/* JIT symbols (core/symbols/jit_map.h): /tmp/perf-PID.map, made on the first lookup */
 	struct jit_map *perf_map;
 	struct jit_map *jitdump; /* the jit-PID.dump it maps, else the one next to the perf map */
 	bool jitdump_mapped;	 /* jitdump is the one it maps */

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/symbols/perfmap.h"
+#include "core/symbols/jit_map.h"
 
 static void fuzz_lookup(struct jit_map *m, uint64_t addr)
 {

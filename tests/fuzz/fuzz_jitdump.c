@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target for the jitdump reader (jit-PID.dump records) of
- * core/symbols/perfmap.h: the checks are fuzz_jit_map.h's. Built with
- * -Dfuzz=true under clang; replay.c runs the same function over
- * corpus-jitdump/ in every build.
+ * libFuzzer target for the jitdump reader (jit-PID.dump records,
+ * core/symbols/jitdump.h) of a JIT map (core/symbols/jit_map.h): the
+ * checks are fuzz_jit_map.h's. Built with -Dfuzz=true under clang;
+ * replay.c runs the same function over corpus-jitdump/ in every build.
  */
 #include <stdint.h>
 

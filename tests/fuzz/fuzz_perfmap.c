@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target for the perf map reader (/tmp/perf-PID.map text) of
- * core/symbols/perfmap.h: the checks are fuzz_jit_map.h's. Built with
+ * core/symbols/jit_map.h: the checks are fuzz_jit_map.h's. Built with
  * -Dfuzz=true under clang; replay.c runs the same function over
  * corpus-perfmap/ in every build.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * JIT maps (core/symbols/perfmap.c, and jitdump.c): the perf map text of node
+ * JIT maps (core/symbols/jit_map.c, and jitdump.c): the perf map text of node
  * and of the JVM, a jitdump's records, bad entries refused one by one with
  * their reason, and the file read again when it changed and an address is not
  * named, as a runtime that writes its map late or adds to it needs.
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "core/profile/profile.h"
-#include "core/symbols/perfmap.h"
+#include "core/symbols/jit_map.h"
 #include "core/model/model.h"
 #include "core/symbols/symbolizer.h"
 #include "core/targets/procmaps.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * JIT maps: their entries, read again as the file changes, and the perf map
- * text format. See perfmap.h; jitdump.c reads the binary format.
+ * text format. See jit_map.h; jitdump.c reads the binary format.
  *
  * Names live in a pool of their own that only grows, each distinct name
  * once: a name handed out stays valid when the file is read again, and a
@@ -21,7 +21,8 @@
 #include "../util/common.h"
 #include "../util/hashmap.h"
 #include "../util/log.h"
-#include "perfmap.h"
+#include "jit_map.h"
+#include "jitdump.h"
 
 #define POOL_CHUNK (64 * 1024)
 
@@ -145,21 +146,21 @@ static void pool_free(struct name_pool *np)
 
 /* Building the entries of one read */
 
-int jit_map_builder__add(struct jit_map_builder *b, uint64_t start, uint64_t size, const char *name,
+int jit_map__builder_add(struct jit_map_builder *b, uint64_t start, uint64_t size, const char *name,
 			 size_t len)
 {
 	const char *interned;
 
 	if (!size) {
-		jit_map_builder__refuse(b, JIT_MAP_EMPTY);
+		jit_map__builder_refuse(b, JIT_MAP_EMPTY);
 		return 0;
 	}
 	if (size > JIT_MAP_MAX_CODE || start + size < start) {
-		jit_map_builder__refuse(b, JIT_MAP_HUGE);
+		jit_map__builder_refuse(b, JIT_MAP_HUGE);
 		return 0;
 	}
 	if (!len || len > JIT_MAP_MAX_NAME || memchr(name, '\0', len)) {
-		jit_map_builder__refuse(b, JIT_MAP_GARBAGE);
+		jit_map__builder_refuse(b, JIT_MAP_GARBAGE);
 		return 0;
 	}
 	if (grow((void **)&b->v, &b->cap, b->nr, sizeof(*b->v)))
@@ -172,13 +173,13 @@ int jit_map_builder__add(struct jit_map_builder *b, uint64_t start, uint64_t siz
 	return 0;
 }
 
-void jit_map_builder__refuse(struct jit_map_builder *b, enum jit_map_reason r)
+void jit_map__builder_refuse(struct jit_map_builder *b, enum jit_map_reason r)
 {
 	if (r < JIT_MAP_NR_REASONS)
 		b->stats.refused[r]++;
 }
 
-void jit_map_builder__unwind_record(struct jit_map_builder *b)
+void jit_map__builder_unwind_record(struct jit_map_builder *b)
 {
 	b->stats.unwind_records++;
 }
@@ -186,7 +187,7 @@ void jit_map_builder__unwind_record(struct jit_map_builder *b)
 /* A jitdump moves code rarely, and soon after loading it: the search goes back so far. */
 #define FIND_BACK 4096
 
-const char *jit_map_builder__find(const struct jit_map_builder *b, uint64_t start, size_t *len)
+const char *jit_map__builder_find(const struct jit_map_builder *b, uint64_t start, size_t *len)
 {
 	for (size_t i = b->nr, n = 0; i > 0 && n < FIND_BACK; i--, n++) {
 		if (b->v[i - 1].start == start) {
@@ -290,10 +291,10 @@ static int perf_map_line(struct jit_map_builder *b, const char *p, const char *e
 	if (p == end)
 		return 0; /* a blank line says nothing */
 	if (!parse_hex(&p, end, &start) || !parse_hex(&p, end, &size) || p == end || !start) {
-		jit_map_builder__refuse(b, JIT_MAP_GARBAGE);
+		jit_map__builder_refuse(b, JIT_MAP_GARBAGE);
 		return 0;
 	}
-	return jit_map_builder__add(b, start, size, p, (size_t)(end - p));
+	return jit_map__builder_add(b, start, size, p, (size_t)(end - p));
 }
 
 static int perf_map_parse(const char *buf, size_t len, struct jit_map_builder *b)
@@ -306,7 +307,7 @@ static int perf_map_parse(const char *buf, size_t len, struct jit_map_builder *b
 
 		if (!nl) {
 			/* the runtime is writing it: it is read again once whole */
-			jit_map_builder__refuse(b, JIT_MAP_TRUNCATED);
+			jit_map__builder_refuse(b, JIT_MAP_TRUNCATED);
 			break;
 		}
 		err = perf_map_line(b, p, nl);

@@ -9,7 +9,7 @@
  *    `jcmd PID Compiler.perfmap` and -XX:+DumpPerfMapAtExit
  *    "0x00007f3c2d0e5a20 0x0000000000000128 long Spin.work(int)"); the
  *    name is the rest of the line, whole;
- *  - a jitdump, jit-PID.dump (core/symbols/jitdump.c): the binary records
+ *  - a jitdump, jit-PID.dump (core/symbols/jitdump.h): the binary records
  *    of perf's jitdump specification, which the process maps to say where
  *    it is (CPython's -X perf_jit, the JVM's agents, wasmtime).
  *
@@ -24,8 +24,8 @@
  * kept. Where entries overlap, the later one in the file wins, as the
  * runtime wrote it after the code it replaced.
  */
-#ifndef UNWPROF_PERFMAP_H
-#define UNWPROF_PERFMAP_H
+#ifndef UNWPROF_JIT_MAP_H
+#define UNWPROF_JIT_MAP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -93,14 +93,11 @@ const struct jit_map_stats *jit_map__stats(const struct jit_map *m);
  * returns 0 or -ENOMEM.
  */
 struct jit_map_builder;
-int jit_map_builder__add(struct jit_map_builder *b, uint64_t start, uint64_t size, const char *name,
+int jit_map__builder_add(struct jit_map_builder *b, uint64_t start, uint64_t size, const char *name,
 			 size_t len);
-void jit_map_builder__refuse(struct jit_map_builder *b, enum jit_map_reason r);
+void jit_map__builder_refuse(struct jit_map_builder *b, enum jit_map_reason r);
 /* The name of the latest entry that starts at start, and its size, for a jitdump's moves. */
-const char *jit_map_builder__find(const struct jit_map_builder *b, uint64_t start, size_t *len);
-void jit_map_builder__unwind_record(struct jit_map_builder *b);
-
-/* core/symbols/jitdump.c: the records of a jitdump into b; 0, -ENOMEM, or -EINVAL when it is none. */
-int jitdump__parse(const void *buf, size_t len, struct jit_map_builder *b);
+const char *jit_map__builder_find(const struct jit_map_builder *b, uint64_t start, size_t *len);
+void jit_map__builder_unwind_record(struct jit_map_builder *b);
 
 #endif
