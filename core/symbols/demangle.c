@@ -64,7 +64,7 @@ char *demangle__name(const char *name)
 		errno = EINVAL;
 		return NULL;
 	}
-	out = demangle__rust(name, &is_rust);
+	out = demangle_rust__name(name, &is_rust);
 	if (is_rust)
 		return out;
 	/* Only Itanium names: __cxa_demangle also accepts bare types ("i" → "int"). */

@@ -1501,7 +1501,7 @@ static char *demangle_v0(const char *name, size_t len)
 	return demangled(&out, err);
 }
 
-char *demangle__rust(const char *name, bool *is_rust)
+char *demangle_rust__name(const char *name, bool *is_rust)
 {
 	size_t len, end;
 

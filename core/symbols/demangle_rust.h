@@ -10,6 +10,6 @@
  * ending in a hash); then the demangled name as demangle__name() gives it,
  * or NULL and errno. When it is not, NULL and the caller goes on.
  */
-char *demangle__rust(const char *name, bool *is_rust);
+char *demangle_rust__name(const char *name, bool *is_rust);
 
 #endif
