@@ -208,7 +208,7 @@ static void user_json(const struct summary *s)
 static void runtimes_text(const struct summary *s)
 {
 	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++) {
-		const struct runtime *rt = runtime_of_unwinder(u);
+		const struct runtime *rt = runtimes__of_unwinder(u);
 		char label[64];
 
 		if (!rt->namer || !s->st.runtime_samples[u])
@@ -224,7 +224,7 @@ static void runtimes_text(const struct summary *s)
 static void runtimes_json(const struct summary *s)
 {
 	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++) {
-		const struct runtime *rt = runtime_of_unwinder(u);
+		const struct runtime *rt = runtimes__of_unwinder(u);
 		char key[64];
 
 		if (!rt->namer)

@@ -32,7 +32,7 @@ static void model__image_free(struct model_image *img)
 	dwarf_lines__free(img->dwarf);
 	cfi_names__free(img->cfi_names);
 	unwind_table__free(img->table);
-	image_runtimes__free(&img->rt);
+	runtimes__free_image(&img->rt);
 	elf_file__free(img->debug);
 	elf_file__free(img->elf);
 	free(img->build_id);
@@ -144,7 +144,7 @@ static void model__image_build(struct model *md, struct model_image *img)
 	if (md->opts.no_tables)
 		return;
 	img->table = unwind_table__build(ef, img->debug);
-	image_runtimes__read(&img->rt, ef, img->path);
+	runtimes__read_image(&img->rt, ef, img->path);
 	if (img->table &&
 	    (elf_file__truncated(ef) || (img->debug && elf_file__truncated(img->debug)))) {
 		/* Rows read from the zeros of a truncated file would unwind wrongly. */

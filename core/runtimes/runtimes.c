@@ -23,24 +23,24 @@ static const unsigned int unwinder_of_kind[UNW_FRAME_KIND_NR] = {
 #undef RUNTIME_KIND
 };
 
-const struct runtime *runtime_of_unwinder(unsigned int u)
+const struct runtime *runtimes__of_unwinder(unsigned int u)
 {
 	return u < UNW_UW_NR ? runtimes[u] : NULL;
 }
 
-const struct runtime *runtime_of_frame_kind(unsigned int kind)
+const struct runtime *runtimes__of_frame_kind(unsigned int kind)
 {
-	return kind < UNW_FRAME_KIND_NR ? runtime_of_unwinder(unwinder_of_kind[kind]) : NULL;
+	return kind < UNW_FRAME_KIND_NR ? runtimes__of_unwinder(unwinder_of_kind[kind]) : NULL;
 }
 
-void image_runtimes__read(struct image_runtimes *ir, const struct elf_file *ef, const char *path)
+void runtimes__read_image(struct image_runtimes *ir, const struct elf_file *ef, const char *path)
 {
 	*ir = (struct image_runtimes){ 0 };
 	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++)
 		ir->state[u] = runtimes[u]->read(ef, path);
 }
 
-void image_runtimes__free(struct image_runtimes *ir)
+void runtimes__free_image(struct image_runtimes *ir)
 {
 	if (!ir)
 		return;

@@ -109,12 +109,12 @@ struct runtime {
  * The runtime of unwinder u (enum unw_unwinder): every unwinder from
  * UNW_UW_RUNTIME to UNW_UW_NR is one's; NULL for the others.
  */
-const struct runtime *runtime_of_unwinder(unsigned int u);
+const struct runtime *runtimes__of_unwinder(unsigned int u);
 /* The runtime whose frames are of kind (UNW_FRAME_*); NULL: none. */
-const struct runtime *runtime_of_frame_kind(unsigned int kind);
+const struct runtime *runtimes__of_frame_kind(unsigned int kind);
 
 /* Each runtime's reading of ef into ir, named path in what is said of one that cannot be read. */
-void image_runtimes__read(struct image_runtimes *ir, const struct elf_file *ef, const char *path);
-void image_runtimes__free(struct image_runtimes *ir);
+void runtimes__read_image(struct image_runtimes *ir, const struct elf_file *ef, const char *path);
+void runtimes__free_image(struct image_runtimes *ir);
 
 #endif

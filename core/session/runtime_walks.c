@@ -39,7 +39,7 @@ struct runtime_walks {
 /* The program of walk kind k of runtime u in obj (name_walk, name_walk_off); NULL: none. */
 static struct bpf_program *runtime_program(struct bpf_object *obj, unsigned int u, enum walk_kind k)
 {
-	const struct runtime *rt = runtime_of_unwinder(u);
+	const struct runtime *rt = runtimes__of_unwinder(u);
 	char name[64];
 
 	if (!rt)
@@ -133,7 +133,7 @@ int runtime_walks__start(struct runtime_walks *rw, bool tail_calls)
 			continue;
 		err = runtime_walks__put(rw, u, k->obj);
 		if (err) {
-			pr_err("cannot set up the walk of %s: %s", runtime_of_unwinder(u)->title,
+			pr_err("cannot set up the walk of %s: %s", runtimes__of_unwinder(u)->title,
 			       strerror(-err));
 			return err;
 		}
@@ -186,7 +186,7 @@ fail:
 
 int runtime_walks__enable(struct runtime_walks *rw, unsigned int u)
 {
-	const struct runtime *rt = runtime_of_unwinder(u);
+	const struct runtime *rt = runtimes__of_unwinder(u);
 	int err;
 
 	if (!rt)
@@ -210,7 +210,7 @@ int runtime_walks__enable(struct runtime_walks *rw, unsigned int u)
 
 struct bpf_map *runtime_walks__procs_map(const struct runtime_walks *rw, unsigned int u)
 {
-	const struct runtime *rt = runtime_of_unwinder(u);
+	const struct runtime *rt = runtimes__of_unwinder(u);
 	char name[64];
 
 	if (!rt)

@@ -111,7 +111,7 @@ static bool proc_info__cut(struct unw_proc *info, uint64_t lo, uint64_t hi, uint
 static void session__add_runtime(struct session *s, pid_t pid, const struct loader_proc *lp,
 				 struct unw_proc *info, unsigned int u)
 {
-	const struct runtime *rt = runtime_of_unwinder(u);
+	const struct runtime *rt = runtimes__of_unwinder(u);
 	int fd = bpf_map__fd(runtime_walks__procs_map(s->walks, u));
 	uint32_t key = pid;
 

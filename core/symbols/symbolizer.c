@@ -661,7 +661,7 @@ int symbolizer__add_runtime(struct symbolizer *sym, uint32_t pid, const struct r
 
 void symbolizer__code_event(struct symbolizer *sym, const struct unw_event *ev, size_t size)
 {
-	const struct runtime *rt = runtime_of_unwinder(ev->unwinder);
+	const struct runtime *rt = runtimes__of_unwinder(ev->unwinder);
 
 	if (rt && rt->namer && sym->namers[rt->unwinder])
 		rt->namer->read_code(sym->namers[rt->unwinder], ev, size);
@@ -672,7 +672,7 @@ int symbolizer__fork(struct symbolizer *sym, uint32_t ppid, uint32_t pid)
 	int err = 0;
 
 	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR && !err; u++) {
-		const struct frame_namer_ops *ops = runtime_of_unwinder(u)->namer;
+		const struct frame_namer_ops *ops = runtimes__of_unwinder(u)->namer;
 
 		if (sym->namers[u] && ops->fork)
 			err = ops->fork(sym->namers[u], ppid, pid);
@@ -771,7 +771,7 @@ static int user_locations(struct profile *p, const struct profile_stack *st, uin
 		uint64_t word = st->user_addrs[i];
 		unsigned int kind = word >> UNW_FRAME_KIND_SHIFT;
 
-		const struct runtime *rt = runtime_of_frame_kind(kind);
+		const struct runtime *rt = runtimes__of_frame_kind(kind);
 
 		if (rt && rt->namer && i + 1 < st->nr_user) {
 			err = interp_location(sym, p, st->pid, rt, word & UNW_FRAME_VALUE_MASK,
@@ -800,7 +800,7 @@ int symbolizer__end_process(struct symbolizer *sym, struct profile *p, uint32_t 
 
 	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++)
 		if (sym->namers[u])
-			runtime_of_unwinder(u)->namer->remove_process(sym->namers[u], pid);
+			runtimes__of_unwinder(u)->namer->remove_process(sym->namers[u], pid);
 	if (!pr)
 		return err;
 	for (size_t i = 0; i < pr->nr_own; i++) {
@@ -879,7 +879,7 @@ void symbolizer__free(struct symbolizer *sym)
 	free(sym->pending.v);
 	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++)
 		if (sym->namers[u])
-			runtime_of_unwinder(u)->namer->free(sym->namers[u]);
+			runtimes__of_unwinder(u)->namer->free(sym->namers[u]);
 	if (sym->ksyms_preload)
 		ksyms__free(ksyms__preload_join(sym->ksyms_preload));
 	ksyms__free(sym->ksyms);

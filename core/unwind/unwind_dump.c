@@ -612,7 +612,7 @@ int unwind_dump__write_text(const struct unwind_dump *c, FILE *f)
 	print_summary(f, c, known ? &cost : NULL);
 	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++)
 		if (c->rt.state[u])
-			runtime_of_unwinder(u)->print(f, c->rt.state[u]);
+			runtimes__of_unwinder(u)->print(f, c->rt.state[u]);
 out:
 	free(row_rules);
 	return err;
@@ -785,7 +785,7 @@ int unwind_dump__write_json(const struct unwind_dump *c, FILE *f)
 	json_summary(jw, c);
 	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++)
 		if (c->rt.state[u])
-			runtime_of_unwinder(u)->print_json(jw, c->rt.state[u]);
+			runtimes__of_unwinder(u)->print_json(jw, c->rt.state[u]);
 	if (c->opts.summary) {
 		json__key(jw, "row_count");
 		json__uint(jw, t->nr_rows);
@@ -898,7 +898,7 @@ struct unwind_dump *unwind_dump__open(const struct unwind_dump_opts *opts)
 		pr_err("%s: out of memory", opts->file);
 		goto fail;
 	}
-	image_runtimes__read(&c->rt, c->elf, opts->file);
+	runtimes__read_image(&c->rt, c->elf, opts->file);
 	return c;
 fail:
 	unwind_dump__close(c);
@@ -917,7 +917,7 @@ void unwind_dump__close(struct unwind_dump *c)
 		return;
 	encoder__free(c->enc);
 	unwind_table__free(c->table);
-	image_runtimes__free(&c->rt);
+	runtimes__free_image(&c->rt);
 	elf_file__free(c->debug);
 	elf_file__free(c->elf);
 	free(c);

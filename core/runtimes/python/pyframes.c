@@ -15,7 +15,7 @@
 #include "pyframes.h"
 #include "pyruntime.h"
 #include "../runtimes.h"
-#include "../target_memory.h"
+#include "../proc_mem.h"
 
 #define NAME_MAX_LEN 1024	   /* longest name or path read */
 #define TABLE_MAX_LEN (256 * 1024) /* longest line table read */
@@ -326,7 +326,7 @@ static const struct py_code *code_get(struct py_proc *p, uint64_t addr, uint32_t
 
 static struct py_proc *proc_find(struct py_namer *n, uint32_t pid)
 {
-	return proc_mems__find(&n->procs, pid);
+	return proc_mem__find(&n->procs, pid);
 }
 
 /* Frees what the entry read, not its memory's fd: struct proc_mems closes it. */
@@ -354,7 +354,7 @@ void py_namer__free(struct py_namer *n)
 {
 	if (!n)
 		return;
-	proc_mems__free(&n->procs);
+	proc_mem__free(&n->procs);
 	free(n);
 }
 
@@ -368,7 +368,7 @@ int py_namer__add_process(struct py_namer *n, uint32_t pid, const struct py_runt
 	if (p && p->bias == bias && p->rt.version_hex == pr->version_hex &&
 	    p->rt.runtime == pr->runtime)
 		return 0;
-	err = proc_mems__open(&n->procs, pid, (void **)&p);
+	err = proc_mem__open(&n->procs, pid, (void **)&p);
 	if (p) {
 		p->rt = *pr;
 		p->bias = bias;
@@ -378,7 +378,7 @@ int py_namer__add_process(struct py_namer *n, uint32_t pid, const struct py_runt
 
 void py_namer__remove_process(struct py_namer *n, uint32_t pid)
 {
-	proc_mems__remove(&n->procs, pid);
+	proc_mem__remove(&n->procs, pid);
 }
 
 /* The copies of event e of size bytes into *v; false when they overrun it. */

@@ -19,7 +19,7 @@
 #include "rbframes.h"
 #include "rbruntime.h"
 #include "../runtimes.h"
-#include "../target_memory.h"
+#include "../proc_mem.h"
 
 #define NAME_MAX_LEN 1024	   /* longest label or path read */
 #define INSNS_MAX (1u << 20)	   /* most insns_info entries read */
@@ -558,7 +558,7 @@ static uint16_t where_tag(uint64_t where)
 
 static struct rb_proc *proc_find(struct rb_namer *n, uint32_t pid)
 {
-	return proc_mems__find(&n->procs, pid);
+	return proc_mem__find(&n->procs, pid);
 }
 
 /* Frees what the entry read, not its memory's fd: struct proc_mems closes it. */
@@ -594,7 +594,7 @@ void rb_namer__free(struct rb_namer *n)
 {
 	if (!n)
 		return;
-	proc_mems__free(&n->procs);
+	proc_mem__free(&n->procs);
 	free(n);
 }
 
@@ -606,7 +606,7 @@ int rb_namer__add_process(struct rb_namer *n, uint32_t pid, const struct rb_runt
 
 	if (p && same_runtime(p, rr, bias))
 		return 0;
-	err = proc_mems__open(&n->procs, pid, (void **)&p);
+	err = proc_mem__open(&n->procs, pid, (void **)&p);
 	if (p) {
 		p->rt = *rr;
 		p->bias = bias;
@@ -625,7 +625,7 @@ int rb_namer__fork(struct rb_namer *n, uint32_t ppid, uint32_t pid)
 		return 0;
 	rt = parent->rt;
 	bias = parent->bias;
-	err = proc_mems__open(&n->procs, pid, (void **)&p);
+	err = proc_mem__open(&n->procs, pid, (void **)&p);
 	if (!p)
 		return err;
 	p->rt = rt;
@@ -638,7 +638,7 @@ int rb_namer__fork(struct rb_namer *n, uint32_t ppid, uint32_t pid)
 
 void rb_namer__remove_process(struct rb_namer *n, uint32_t pid)
 {
-	proc_mems__remove(&n->procs, pid);
+	proc_mem__remove(&n->procs, pid);
 }
 
 void rb_namer__read_iseq(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64_t where)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The processes an interpreter's namer reads. See target_memory.h.
+ * The processes an interpreter's namer reads. See proc_mem.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../util/common.h"
-#include "target_memory.h"
+#include "proc_mem.h"
 
 int proc_mem__read(const struct proc_mem *m, uint64_t addr, void *buf, size_t len)
 {
@@ -22,15 +22,15 @@ int proc_mem__read(const struct proc_mem *m, uint64_t addr, void *buf, size_t le
 	return n == (ssize_t)len ? 0 : -EFAULT;
 }
 
-void *proc_mems__at(const struct proc_mems *s, size_t i)
+void *proc_mem__at(const struct proc_mems *s, size_t i)
 {
 	return (char *)s->entries + i * s->size;
 }
 
-void *proc_mems__find(const struct proc_mems *s, uint32_t pid)
+void *proc_mem__find(const struct proc_mems *s, uint32_t pid)
 {
 	for (size_t i = 0; i < s->nr; i++) {
-		struct proc_mem *m = proc_mems__at(s, i);
+		struct proc_mem *m = proc_mem__at(s, i);
 
 		if (m->pid == pid)
 			return m;
@@ -38,9 +38,9 @@ void *proc_mems__find(const struct proc_mems *s, uint32_t pid)
 	return NULL;
 }
 
-int proc_mems__open(struct proc_mems *s, uint32_t pid, void **out)
+int proc_mem__open(struct proc_mems *s, uint32_t pid, void **out)
 {
-	struct proc_mem *m = proc_mems__find(s, pid);
+	struct proc_mem *m = proc_mem__find(s, pid);
 	char path[64];
 
 	*out = NULL;
@@ -51,7 +51,7 @@ int proc_mems__open(struct proc_mems *s, uint32_t pid, void **out)
 	} else {
 		if (grow(&s->entries, &s->cap, s->nr, s->size))
 			return -ENOMEM;
-		m = proc_mems__at(s, s->nr++);
+		m = proc_mem__at(s, s->nr++);
 	}
 	memset(m, 0, s->size);
 	m->pid = pid;
@@ -61,22 +61,22 @@ int proc_mems__open(struct proc_mems *s, uint32_t pid, void **out)
 	return m->fd < 0 ? -errno : 0;
 }
 
-void proc_mems__remove(struct proc_mems *s, uint32_t pid)
+void proc_mem__remove(struct proc_mems *s, uint32_t pid)
 {
-	struct proc_mem *m = proc_mems__find(s, pid);
+	struct proc_mem *m = proc_mem__find(s, pid);
 
 	if (!m)
 		return;
 	s->clear(m);
 	if (m->fd >= 0)
 		close(m->fd);
-	memmove(m, proc_mems__at(s, --s->nr), s->size);
+	memmove(m, proc_mem__at(s, --s->nr), s->size);
 }
 
-void proc_mems__free(struct proc_mems *s)
+void proc_mem__free(struct proc_mems *s)
 {
 	for (size_t i = 0; i < s->nr; i++) {
-		struct proc_mem *m = proc_mems__at(s, i);
+		struct proc_mem *m = proc_mem__at(s, i);
 
 		s->clear(m);
 		if (m->fd >= 0)

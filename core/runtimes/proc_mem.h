@@ -5,8 +5,8 @@
  * type whose first member is a struct proc_mem, kept in an array. Memory
  * of a profiled process is untrusted: a read is all or nothing.
  */
-#ifndef UNWPROF_TARGET_MEMORY_H
-#define UNWPROF_TARGET_MEMORY_H
+#ifndef UNWPROF_PROC_MEM_H
+#define UNWPROF_PROC_MEM_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -27,21 +27,21 @@ struct proc_mems {
 };
 
 /* The entry of pid, or NULL. */
-void *proc_mems__find(const struct proc_mems *s, uint32_t pid);
+void *proc_mem__find(const struct proc_mems *s, uint32_t pid);
 /* Entry i of nr. */
-void *proc_mems__at(const struct proc_mems *s, size_t i);
+void *proc_mem__at(const struct proc_mems *s, size_t i);
 
 /*
  * The entry of pid, zeroed, its memory opened anew, in *out (the entry
  * pid had, cleared, or a new one). 0, -errno of the open (the entry is
  * kept, its fd -1), or -ENOMEM (*out NULL).
  */
-int proc_mems__open(struct proc_mems *s, uint32_t pid, void **out);
+int proc_mem__open(struct proc_mems *s, uint32_t pid, void **out);
 
 /* Clears and removes the entry of pid. */
-void proc_mems__remove(struct proc_mems *s, uint32_t pid);
+void proc_mem__remove(struct proc_mems *s, uint32_t pid);
 
 /* Clears every entry, closes its memory and frees the array. */
-void proc_mems__free(struct proc_mems *s);
+void proc_mem__free(struct proc_mems *s);
 
 #endif
