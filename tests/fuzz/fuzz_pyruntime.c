@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define PY_MINOR_MAX 15
 
 /* A refused interpreter keeps its version and eval loop, nothing to read with. */
-static void check_refused(const struct py_runtime *pr)
+static void check_refused(const struct pyruntime *pr)
 {
 	if (pr->eval_lo && (pr->eval_lo >= pr->eval_hi || !pr->version_hex))
 		__builtin_trap();
@@ -38,7 +38,7 @@ static void check_refused(const struct py_runtime *pr)
 		__builtin_trap();
 }
 
-static void check(const struct py_runtime *pr)
+static void check(const struct pyruntime *pr)
 {
 	char ver[32];
 
@@ -46,24 +46,24 @@ static void check(const struct py_runtime *pr)
 	    pr->eval_lo >= pr->eval_hi || (pr->cold_lo && pr->cold_lo >= pr->cold_hi))
 		__builtin_trap();
 	for (size_t i = 0; i < py_offset_names_count; i++) {
-		int32_t v = py_offsets__get(&pr->off, i);
+		int32_t v = pyruntime__offset(&pr->off, i);
 
 		if (v != PY_OFF_NONE && (v < 0 || v > OFFSET_MAX))
 			__builtin_trap();
 	}
-	if (strlen(py_runtime__version_str(pr, ver, sizeof(ver))) < 5)
+	if (strlen(pyruntime__version_str(pr, ver, sizeof(ver))) < 5)
 		__builtin_trap();
 }
 
 static void read_as(const uint8_t *data, size_t size, const char *name)
 {
 	struct elf_file *ef = elf_file__open_mem(data, size, name);
-	struct py_runtime pr;
+	struct pyruntime pr;
 	int err;
 
 	if (!ef)
 		return;
-	err = py_runtime__read(ef, &pr);
+	err = pyruntime__read(ef, &pr);
 	if (err == 0)
 		check(&pr);
 	else if (err == -ENOTSUP)

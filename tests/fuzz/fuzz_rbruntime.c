@@ -17,9 +17,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check(const struct rb_runtime *rr)
+static void check(const struct rbruntime *rr)
 {
-	if (!rb_offsets__of(rr->major, rr->minor) || rr->vm_exec_lo >= rr->vm_exec_hi ||
+	if (!rbruntime__offsets_of(rr->major, rr->minor) || rr->vm_exec_lo >= rr->vm_exec_hi ||
 	    !rr->ec_module_got || rr->ec_offset % 8 || rr->ec_offset >= 65536 ||
 	    (rr->symbols_ids && rr->symbols_ids != rr->symbols_last_id + 16))
 		__builtin_trap();
@@ -28,7 +28,7 @@ static void check(const struct rb_runtime *rr)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct elf_file *ef;
-	struct rb_runtime rr;
+	struct rbruntime rr;
 	uint8_t *copy;
 
 	log_level = -1;
@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data, size);
 	ef = elf_file__open_mem(copy, size, "fuzz-input");
-	if (ef && rb_runtime__read(ef, &rr) == 0)
+	if (ef && rbruntime__read(ef, &rr) == 0)
 		check(&rr);
 	elf_file__free(ef);
 	free(copy);

@@ -24,9 +24,9 @@
 #define FIRST_LINE 40
 
 /* A layout of 3.8's kind (f_lasti in bytes, co_lnotab), at offsets of its own. */
-static struct py_runtime runtime(void)
+static struct pyruntime runtime(void)
 {
-	struct py_runtime pr = { .major = 3, .minor = 8, .frame_layout = PY_FRAME_OBJECT };
+	struct pyruntime pr = { .major = 3, .minor = 8, .frame_layout = PY_FRAME_OBJECT };
 	struct py_offsets *o = &pr.off;
 
 	memset(o, 0xff, sizeof(*o)); /* every offset PY_OFF_NONE */
@@ -112,7 +112,7 @@ static struct py_frame_name name_frame(struct py_namer *n, uint64_t lasti, uint6
 
 static struct py_namer *namer(void)
 {
-	struct py_runtime pr = runtime();
+	struct pyruntime pr = runtime();
 	struct py_namer *n = py_namer__new();
 
 	CHECK(n != NULL);

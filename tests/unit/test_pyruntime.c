@@ -188,15 +188,15 @@ static const struct sym_spec syms_310[] = {
 	{ "_PyEval_EvalFrameDefault", EVAL_OFF, 64, STT_FUNC },
 };
 
-/* py_runtime__read of the image, opened under name. */
-static int read_image(const struct image *img, const char *name, struct py_runtime *pr)
+/* pyruntime__read of the image, opened under name. */
+static int read_image(const struct image *img, const char *name, struct pyruntime *pr)
 {
 	struct elf_file *ef = elf_file__open_mem(img->buf, img->size, name);
 	int err;
 
 	if (!ef)
 		return -1000;
-	err = py_runtime__read(ef, pr);
+	err = pyruntime__read(ef, pr);
 	elf_file__free(ef);
 	return err;
 }
@@ -212,12 +212,12 @@ static void image_313(struct image *img, uint64_t debug_version)
 static void test_debug_offsets(void)
 {
 	static struct image img;
-	struct py_runtime pr;
+	struct pyruntime pr;
 	char ver[32];
 
 	image_313(&img, 0x030d00f0);
 	CHECK_EQ_INT(read_image(&img, "libpython3.13.so.1.0", &pr), 0);
-	CHECK_EQ_STR(py_runtime__version_str(&pr, ver, sizeof(ver)), "3.13.0");
+	CHECK_EQ_STR(pyruntime__version_str(&pr, ver, sizeof(ver)), "3.13.0");
 	CHECK_EQ_INT(pr.offsets_source, PY_OFFSETS_DEBUG_OFFSETS);
 	CHECK_EQ_INT(pr.frame_layout, PY_FRAME_INTERPRETER);
 	CHECK_EQ_INT(pr.runtime, BASE + RUNTIME_OFF);
@@ -244,7 +244,7 @@ static void test_bad_debug_offsets(void)
 		{ "_PyEval_EvalFrameDefault", EVAL_OFF, 64, STT_FUNC },
 	};
 	static struct image img;
-	struct py_runtime pr;
+	struct pyruntime pr;
 
 	/* the cookie */
 	image_313(&img, 0x030d00f0);
@@ -346,7 +346,7 @@ static void test_debug_offsets_314_315(void)
 {
 	const struct made_up *layouts[] = { &made_up_314, &made_up_315 };
 	static struct image img;
-	struct py_runtime pr;
+	struct pyruntime pr;
 	char ver[32];
 
 	for (size_t i = 0; i < 2; i++) {
@@ -379,9 +379,9 @@ static void test_debug_offsets_314_315(void)
 		CHECK_EQ_INT(pr.off.str_state, 32);
 		CHECK_EQ_INT(pr.off.str_length, 16);
 		CHECK_EQ_INT(pr.off.str_data, 40);
-		CHECK_EQ_STR(py_runtime__offset_source(&pr, PY_O_TSTATE_THREAD_ID),
+		CHECK_EQ_STR(pyruntime__offset_source(&pr, PY_O_TSTATE_THREAD_ID),
 			     "_Py_DebugOffsets");
-		CHECK_EQ_STR(py_runtime__offset_source(&pr, PY_O_STR_ASCII_BIT), "constant");
+		CHECK_EQ_STR(pyruntime__offset_source(&pr, PY_O_STR_ASCII_BIT), "constant");
 	}
 	/* 3.15's table read with 3.14's layout is refused, not misread: the sizes disagree */
 	image_made_up(&img, &made_up_315, 0x030e0af0);
@@ -390,7 +390,7 @@ static void test_debug_offsets_314_315(void)
 	/* a minor version whose layout is not known: refused, its version and loop kept */
 	image_made_up(&img, &made_up_315, 0x031000f0);
 	CHECK_EQ_INT(read_image(&img, "python3.16", &pr), -ENOTSUP);
-	CHECK_EQ_STR(py_runtime__version_str(&pr, ver, sizeof(ver)), "3.16.0");
+	CHECK_EQ_STR(pyruntime__version_str(&pr, ver, sizeof(ver)), "3.16.0");
 	CHECK_EQ_INT(pr.eval_lo, BASE + EVAL_OFF);
 	CHECK_EQ_INT(pr.cold_lo, BASE + EVAL_OFF + 64);
 	CHECK_EQ_INT(pr.runtime, 0);
@@ -402,7 +402,7 @@ static void test_debug_offsets_314_315(void)
 static void test_bad_debug_offsets_314(void)
 {
 	static struct image img;
-	struct py_runtime pr;
+	struct pyruntime pr;
 
 	/* free-threaded: refused as a build not supported, the loop kept */
 	image_made_up(&img, &made_up_314, 0x030e0af0);
@@ -453,7 +453,7 @@ static void test_bad_debug_offsets_314(void)
 static void test_versions(void)
 {
 	static struct image img;
-	struct py_runtime pr;
+	struct pyruntime pr;
 	char ver[32];
 
 	/* 3.11: the table */
@@ -461,7 +461,7 @@ static void test_versions(void)
 	put_py_version(&img, 0x030b07f0);
 	finish(&img, syms_313, 4, DATA_END);
 	CHECK_EQ_INT(read_image(&img, "python3.11", &pr), 0);
-	CHECK_EQ_STR(py_runtime__version_str(&pr, ver, sizeof(ver)), "3.11.7");
+	CHECK_EQ_STR(pyruntime__version_str(&pr, ver, sizeof(ver)), "3.11.7");
 	CHECK_EQ_INT(pr.offsets_source, PY_OFFSETS_TABLE);
 	CHECK_EQ_INT(pr.off.runtime_tss_key, 592);
 	CHECK_EQ_INT(pr.tls_key, BASE + RUNTIME_OFF + 592 + 4);
@@ -493,14 +493,14 @@ static void test_getversion(void)
 {
 	static const char format[] = "%.80s (%.80s) %.80s";
 	static struct image img;
-	struct py_runtime pr;
+	struct pyruntime pr;
 	char ver[32];
 
 	memset(&img, 0, sizeof(img));
 	put_getversion(&img, format, "3.10.13");
 	finish(&img, syms_310, 3, DATA_END);
 	CHECK_EQ_INT(read_image(&img, "libpython3.10.so.1.0", &pr), 0);
-	CHECK_EQ_STR(py_runtime__version_str(&pr, ver, sizeof(ver)), "3.10.13");
+	CHECK_EQ_STR(pyruntime__version_str(&pr, ver, sizeof(ver)), "3.10.13");
 	CHECK_EQ_INT(pr.version_hex, 0x030a0df0);
 	CHECK_EQ_INT(pr.version_source, PY_VERSION_FROM_GETVERSION);
 	CHECK_EQ_INT(pr.frame_layout, PY_FRAME_OBJECT);
@@ -510,7 +510,7 @@ static void test_getversion(void)
 	put_getversion(&img, format, "3.9.0rc2");
 	finish(&img, syms_310, 3, DATA_END);
 	CHECK_EQ_INT(read_image(&img, "libpython3.9.so", &pr), 0);
-	CHECK_EQ_STR(py_runtime__version_str(&pr, ver, sizeof(ver)), "3.9.0rc2");
+	CHECK_EQ_STR(pyruntime__version_str(&pr, ver, sizeof(ver)), "3.9.0rc2");
 	CHECK_EQ_INT(pr.version_hex, 0x030900c2);
 
 	/* the name says another version; the format is not Py_GetVersion's; not a version */
@@ -556,7 +556,7 @@ static void test_not_python(void)
 		{ "_PyEval_EvalFrameDefault", EVAL_OFF, 64, STT_FUNC },
 	};
 	static struct image img;
-	struct py_runtime pr;
+	struct pyruntime pr;
 
 	memset(&img, 0, sizeof(img));
 	put_py_version(&img, 0x030b07f0);
@@ -598,11 +598,11 @@ static void test_jumps_into(void)
 	memcpy(code + at + 1, &rel, 4);
 	at += 5;
 	code[at++] = 0xc3;
-	CHECK_EQ_INT(py_jumps_into(code, at, 0x1000, 0x2000, 0x2100), 2);
-	CHECK_EQ_INT(py_jumps_into(code, at, 0x1000, 0x2010, 0x2011), 1);
-	CHECK_EQ_INT(py_jumps_into(code, at, 0x1000, 0x4000, 0x5000), 0);
+	CHECK_EQ_INT(pyruntime__jumps_into(code, at, 0x1000, 0x2000, 0x2100), 2);
+	CHECK_EQ_INT(pyruntime__jumps_into(code, at, 0x1000, 0x2010, 0x2011), 1);
+	CHECK_EQ_INT(pyruntime__jumps_into(code, at, 0x1000, 0x4000, 0x5000), 0);
 	/* a jump cut short by the end of the code is none */
-	CHECK_EQ_INT(py_jumps_into(code, 4, 0x1000, 0x2000, 0x2100), 0);
+	CHECK_EQ_INT(pyruntime__jumps_into(code, 4, 0x1000, 0x2000, 0x2100), 0);
 }
 
 int main(void)

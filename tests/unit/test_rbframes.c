@@ -62,10 +62,10 @@ static void put64(void *base, size_t off, uint64_t v)
 	memcpy((uint8_t *)base + off, &v, sizeof(v));
 }
 
-static struct rb_runtime runtime(void)
+static struct rbruntime runtime(void)
 {
-	return (struct rb_runtime){
-		.major = 3, .minor = 1, .teeny = 4, .off = *rb_offsets__of(3, 1)
+	return (struct rbruntime){
+		.major = 3, .minor = 1, .teeny = 4, .off = *rbruntime__offsets_of(3, 1)
 	};
 }
 
@@ -138,7 +138,7 @@ static void fake_lines(struct fake *f, const int32_t *lines, uint32_t n, const u
 
 static struct rb_namer *namer(void)
 {
-	struct rb_runtime rr = runtime();
+	struct rbruntime rr = runtime();
 	struct rb_namer *n = rb_namer__new();
 
 	CHECK(n != NULL);
@@ -364,7 +364,9 @@ static void test_layout_33(void)
 	static struct fake f;
 	static const int32_t lines[] = { 10, 12 };
 	static const uint32_t positions[] = { 0, 4 };
-	struct rb_runtime rr = { .major = 3, .minor = 3, .teeny = 8, .off = *rb_offsets__of(3, 3) };
+	struct rbruntime rr = {
+		.major = 3, .minor = 3, .teeny = 8, .off = *rbruntime__offsets_of(3, 3)
+	};
 	struct rb_namer *n = rb_namer__new();
 	uint64_t p = embed_string_33(path, "/srv/app.rb", 11), iseq;
 	uint32_t first = 9, node_id = 77, size = 2;
@@ -488,7 +490,7 @@ static struct {
 
 static struct rb_namer *namer_with_symbols(uint64_t serial, const char *name)
 {
-	struct rb_runtime rr = runtime();
+	struct rbruntime rr = runtime();
 	struct rb_namer *n = rb_namer__new();
 
 	memset(&symbols, 0, sizeof(symbols));
@@ -621,7 +623,7 @@ static void test_processes(void)
 {
 	static uint64_t label[5], path[5];
 	static struct fake f;
-	struct rb_runtime rr = runtime();
+	struct rbruntime rr = runtime();
 	uint32_t pid = (uint32_t)getpid();
 	struct rb_namer *n = namer();
 	uint64_t iseq =

@@ -35,8 +35,8 @@ static void test_tls_load(void)
 	int32_t disp = -1;
 
 	/* Debian's 3.3.8: the GOT pair at 0x45fab8, the variable at the address returned */
-	CHECK_EQ_INT(rb_tls_load(thread_current_33, sizeof(thread_current_33), 0x23ad70, &slot,
-				 &disp),
+	CHECK_EQ_INT(rbruntime__tls_load(thread_current_33, sizeof(thread_current_33), 0x23ad70,
+					 &slot, &disp),
 		     0);
 	CHECK_EQ_INT(slot, 0x45fab8);
 	CHECK_EQ_INT(disp, 0);
@@ -44,16 +44,18 @@ static void test_tls_load(void)
 	/* a load 16 bytes on (disp8, into %r12), one 0x1000 on (disp32) */
 	memcpy(code, thread_current_33, sizeof(thread_current_33));
 	memcpy(code + 24, (uint8_t[]){ 0x4c, 0x8b, 0x60, 0x10 }, 4);
-	CHECK_EQ_INT(rb_tls_load(code, sizeof(thread_current_33), 0x23ad70, &slot, &disp), 0);
+	CHECK_EQ_INT(rbruntime__tls_load(code, sizeof(thread_current_33), 0x23ad70, &slot, &disp),
+		     0);
 	CHECK_EQ_INT(disp, 16);
 	memcpy(code + 24, (uint8_t[]){ 0x48, 0x8b, 0x80, 0x00, 0x10, 0x00, 0x00 }, 7);
-	CHECK_EQ_INT(rb_tls_load(code, sizeof(thread_current_33), 0x23ad70, &slot, &disp), 0);
+	CHECK_EQ_INT(rbruntime__tls_load(code, sizeof(thread_current_33), 0x23ad70, &slot, &disp),
+		     0);
 	CHECK_EQ_INT(disp, 0x1000);
 
 	/* -fno-plt: call *__tls_get_addr@GOTPCREL(%rip), padded to 8 bytes as the ABI says */
 	memcpy(code, thread_current_33, sizeof(thread_current_33));
 	memcpy(code + 16, (uint8_t[]){ 0x66, 0x48, 0xff, 0x15, 0x10, 0x20, 0x00, 0x00 }, 8);
-	CHECK_EQ_INT(rb_tls_load(code, sizeof(thread_current_33), 0x1000, &slot, &disp), 0);
+	CHECK_EQ_INT(rbruntime__tls_load(code, sizeof(thread_current_33), 0x1000, &slot, &disp), 0);
 	CHECK_EQ_INT(slot, 0x1000 + 16 + 0x224d38);
 }
 
@@ -65,26 +67,26 @@ static void test_tls_load_bad(void)
 	int32_t disp;
 
 	/* no code, or cut before the load ends */
-	CHECK_EQ_INT(rb_tls_load(NULL, 64, 0, &slot, &disp), -ENOENT);
-	CHECK_EQ_INT(rb_tls_load(thread_current_33, 26, 0, &slot, &disp), -ENOENT);
-	CHECK_EQ_INT(rb_tls_load(thread_current_33, 16, 0, &slot, &disp), -ENOENT);
+	CHECK_EQ_INT(rbruntime__tls_load(NULL, 64, 0, &slot, &disp), -ENOENT);
+	CHECK_EQ_INT(rbruntime__tls_load(thread_current_33, 26, 0, &slot, &disp), -ENOENT);
+	CHECK_EQ_INT(rbruntime__tls_load(thread_current_33, 16, 0, &slot, &disp), -ENOENT);
 	/* the lea without its call: another sequence (a local-dynamic one) is not read */
 	memcpy(code, thread_current_33, n);
 	code[19] = 0x90;
-	CHECK_EQ_INT(rb_tls_load(code, n, 0, &slot, &disp), -ENOENT);
+	CHECK_EQ_INT(rbruntime__tls_load(code, n, 0, &slot, &disp), -ENOENT);
 	/* what follows is not a load from %rax: from another register, or a register move */
 	memcpy(code, thread_current_33, n);
 	code[26] = 0x03; /* mov (%rbx),%rax */
-	CHECK_EQ_INT(rb_tls_load(code, n, 0, &slot, &disp), -ENOENT);
+	CHECK_EQ_INT(rbruntime__tls_load(code, n, 0, &slot, &disp), -ENOENT);
 	code[26] = 0xc0; /* mov %rax,%rax */
-	CHECK_EQ_INT(rb_tls_load(code, n, 0, &slot, &disp), -ENOENT);
+	CHECK_EQ_INT(rbruntime__tls_load(code, n, 0, &slot, &disp), -ENOENT);
 	code[24] = 0x8b; /* no REX.W: a 32-bit load, not a pointer */
 	code[26] = 0x00;
-	CHECK_EQ_INT(rb_tls_load(code, n, 0, &slot, &disp), -ENOENT);
+	CHECK_EQ_INT(rbruntime__tls_load(code, n, 0, &slot, &disp), -ENOENT);
 	/* a disp32 load cut short */
 	memcpy(code, thread_current_33, n);
 	memcpy(code + 24, (uint8_t[]){ 0x48, 0x8b, 0x80, 0x00 }, 4);
-	CHECK_EQ_INT(rb_tls_load(code, 28, 0, &slot, &disp), -ENOENT);
+	CHECK_EQ_INT(rbruntime__tls_load(code, 28, 0, &slot, &disp), -ENOENT);
 }
 
 /* A function at vaddr of len bytes: nops, a jmp rel32 to each of targets at its end. */
@@ -109,33 +111,37 @@ static void test_common_jump(void)
 
 	fake_fn(a, sizeof(a), 0x2854b0, ta, 1);
 	fake_fn(b, sizeof(b), 0x285560, tb, 1);
-	CHECK_EQ_INT(rb_common_jump(a, sizeof(a), 0x2854b0, b, sizeof(b), 0x285560), 0x284aa0);
+	CHECK_EQ_INT(rbruntime__common_jump(a, sizeof(a), 0x2854b0, b, sizeof(b), 0x285560),
+		     0x284aa0);
 	/* a jump of one only is not common; one into itself or the other is no function */
 	fake_fn(b, sizeof(b), 0x285560, other, 2);
-	CHECK_EQ_INT(rb_common_jump(a, sizeof(a), 0x2854b0, b, sizeof(b), 0x285560), 0x284aa0);
+	CHECK_EQ_INT(rbruntime__common_jump(a, sizeof(a), 0x2854b0, b, sizeof(b), 0x285560),
+		     0x284aa0);
 	fake_fn(a, sizeof(a), 0x2854b0, self, 2);
-	CHECK_EQ_INT(rb_common_jump(a, sizeof(a), 0x2854b0, b, sizeof(b), 0x285560), 0x284aa0);
+	CHECK_EQ_INT(rbruntime__common_jump(a, sizeof(a), 0x2854b0, b, sizeof(b), 0x285560),
+		     0x284aa0);
 	/* two in common: which one is the VM's is not known */
 	fake_fn(a, sizeof(a), 0x2854b0, two, 2);
-	CHECK_EQ_INT(rb_common_jump(a, sizeof(a), 0x2854b0, b, sizeof(b), 0x285560), 0);
+	CHECK_EQ_INT(rbruntime__common_jump(a, sizeof(a), 0x2854b0, b, sizeof(b), 0x285560), 0);
 	/* none, no code, code cut before the jump ends */
 	fake_fn(a, sizeof(a), 0x2854b0, ta, 1);
 	fake_fn(b, sizeof(b), 0x285560, (const uint64_t[]){ 0x1000 }, 1);
-	CHECK_EQ_INT(rb_common_jump(a, sizeof(a), 0x2854b0, b, sizeof(b), 0x285560), 0);
-	CHECK_EQ_INT(rb_common_jump(NULL, 64, 0x2854b0, b, sizeof(b), 0x285560), 0);
+	CHECK_EQ_INT(rbruntime__common_jump(a, sizeof(a), 0x2854b0, b, sizeof(b), 0x285560), 0);
+	CHECK_EQ_INT(rbruntime__common_jump(NULL, 64, 0x2854b0, b, sizeof(b), 0x285560), 0);
 	fake_fn(b, sizeof(b), 0x285560, tb, 1);
-	CHECK_EQ_INT(rb_common_jump(a, sizeof(a) - 1, 0x2854b0, b, sizeof(b), 0x285560), 0);
+	CHECK_EQ_INT(rbruntime__common_jump(a, sizeof(a) - 1, 0x2854b0, b, sizeof(b), 0x285560), 0);
 }
 
 /* The table: the versions whose builds were checked, and no other. */
 static void test_offsets(void)
 {
-	const struct rb_offsets *o31 = rb_offsets__of(3, 1), *o33 = rb_offsets__of(3, 3);
+	const struct rb_offsets *o31 = rbruntime__offsets_of(3, 1),
+				*o33 = rbruntime__offsets_of(3, 3);
 
 	CHECK(o31 != NULL && o33 != NULL);
-	CHECK(rb_offsets__of(3, 2) == NULL);
-	CHECK(rb_offsets__of(3, 4) == NULL);
-	CHECK(rb_offsets__of(2, 7) == NULL);
+	CHECK(rbruntime__offsets_of(3, 2) == NULL);
+	CHECK(rbruntime__offsets_of(3, 4) == NULL);
+	CHECK(rbruntime__offsets_of(2, 7) == NULL);
 	/* what the walk relies on: whole fields inside the control frame it steps by */
 	CHECK(o33->cfp_ep + 8 <= o33->cfp_size && o31->cfp_ep + 8 <= o31->cfp_size);
 	CHECK(o33->cfp_iseq + 8 <= o33->cfp_size && o31->cfp_iseq + 8 <= o31->cfp_size);

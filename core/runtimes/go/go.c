@@ -16,10 +16,10 @@
 
 static void *go_read(const struct elf_file *ef, const char *path)
 {
-	struct go_runtime *g = malloc(sizeof(*g));
+	struct goruntime *g = malloc(sizeof(*g));
 
 	(void)path;
-	if (g && go_runtime__read(ef, g) == 0)
+	if (g && goruntime__read(ef, g) == 0)
 		return g;
 	free(g);
 	return NULL;
@@ -38,7 +38,7 @@ static uint64_t go_hi(uint64_t hi, uint64_t bias)
 
 static bool go_place(const void *state, uint64_t bias, struct runtime_place *rp)
 {
-	const struct go_runtime *g = state;
+	const struct goruntime *g = state;
 	struct unw_go_proc v = {
 		.morestack_lo = g->morestack_lo + bias,
 		.morestack_hi = g->morestack_hi + bias,
@@ -73,12 +73,12 @@ static bool go_place(const void *state, uint64_t bias, struct runtime_place *rp)
 
 static void go_print(FILE *f, const void *state)
 {
-	go_runtime__print(f, state);
+	goruntime__print(f, state);
 }
 
 static void go_print_json(struct json_writer *jw, const void *state)
 {
-	go_runtime__print_json(jw, state);
+	goruntime__print_json(jw, state);
 }
 
 _Static_assert(sizeof(struct unw_go_proc) <= RUNTIME_VALUE_MAX, "Go's value fits a place");

@@ -135,7 +135,7 @@ static bool offset_ok(int32_t d)
 }
 
 /* The offsets systemstack uses. */
-static int read_systemstack(struct code c, struct go_runtime *gr)
+static int read_systemstack(struct code c, struct goruntime *gr)
 {
 	int32_t tls, g_m, gsignal, g0, curg, sched_sp;
 	int g, m, g0_reg;
@@ -158,7 +158,7 @@ static int read_systemstack(struct code c, struct go_runtime *gr)
 }
 
 /* The sched offsets mcall stores to: pc, sp (both from rbx), then bp. */
-static int read_mcall(struct code c, struct go_runtime *gr)
+static int read_mcall(struct code c, struct goruntime *gr)
 {
 	int32_t pc, sp, bp;
 
@@ -176,7 +176,7 @@ static int read_mcall(struct code c, struct go_runtime *gr)
 }
 
 /* The offsets of m.vdsoPC and m.vdsoSP a caller of the vDSO loads and stores. */
-static int read_vdso_caller(struct code c, const struct go_runtime *gr, int32_t *pc, int32_t *sp)
+static int read_vdso_caller(struct code c, const struct goruntime *gr, int32_t *pc, int32_t *sp)
 {
 	int32_t g_m, pc_store, sp_store;
 
@@ -230,7 +230,7 @@ static int find_functions(const struct gopclntab *t, struct gopclntab_func *fs)
  * read and all agree; otherwise none, and the walk stops at them as before.
  */
 static void read_vdso_callers(const struct elf_section *text, const struct gopclntab_func *fs,
-			      struct go_runtime *gr)
+			      struct goruntime *gr)
 {
 	int32_t pc = 0, sp = 0;
 
@@ -263,7 +263,7 @@ static void read_vdso_callers(const struct elf_section *text, const struct gopcl
 	}
 }
 
-int go_runtime__read(const struct elf_file *ef, struct go_runtime *gr)
+int goruntime__read(const struct elf_file *ef, struct goruntime *gr)
 {
 	struct gopclntab_func fs[GO_NR_FUNCS] = {};
 	struct elf_section text, note;
@@ -307,7 +307,7 @@ int go_runtime__read(const struct elf_file *ef, struct go_runtime *gr)
 }
 
 /* How the walk follows Go's stack switches in this file, as dump-unwind shows it. */
-void go_runtime__print(FILE *f, const struct go_runtime *g)
+void goruntime__print(FILE *f, const struct goruntime *g)
 {
 	fprintf(f,
 		"Go switch:   runtime.systemstack %#" PRIx64 "-%#" PRIx64
@@ -339,7 +339,7 @@ static void json_range(struct json_writer *jw, const char *key, uint64_t lo, uin
 }
 
 /* The vDSO's callers the walk goes back from (core/runtimes/go/goruntime.h), when read. */
-static void json_go_vdso(struct json_writer *jw, const struct go_runtime *g)
+static void json_go_vdso(struct json_writer *jw, const struct goruntime *g)
 {
 	if (!g->m_vdso_sp)
 		return;
@@ -354,7 +354,7 @@ static void json_go_vdso(struct json_writer *jw, const struct go_runtime *g)
 	json__object_end(jw);
 }
 
-void go_runtime__print_json(struct json_writer *jw, const struct go_runtime *g)
+void goruntime__print_json(struct json_writer *jw, const struct goruntime *g)
 {
 	const struct {
 		const char *name;

@@ -36,7 +36,7 @@
 
 struct elf_file;
 
-struct go_runtime {
+struct goruntime {
 	uint64_t systemstack_lo, systemstack_hi; /* ELF virtual addresses: [lo, hi) */
 	uint64_t morestack_lo, morestack_hi;
 	uint64_t mcall_lo, mcall_hi;
@@ -59,11 +59,11 @@ struct go_runtime {
  * Go binary (no pclntab, no runtime.systemstack); -ENOTSUP when its code
  * does not have the shape read here (another architecture, an older Go).
  */
-int go_runtime__read(const struct elf_file *ef, struct go_runtime *gr);
+int goruntime__read(const struct elf_file *ef, struct goruntime *gr);
 
 struct json_writer;
 /* What dump-unwind shows of g: lines of its summary, or its "go_switch" member. */
-void go_runtime__print(FILE *f, const struct go_runtime *g);
-void go_runtime__print_json(struct json_writer *jw, const struct go_runtime *g);
+void goruntime__print(FILE *f, const struct goruntime *g);
+void goruntime__print_json(struct json_writer *jw, const struct goruntime *g);
 
 #endif

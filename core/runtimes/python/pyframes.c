@@ -38,7 +38,7 @@ struct py_code {
 
 struct py_proc {
 	struct proc_mem mem; /* first: an entry of struct proc_mems */
-	struct py_runtime rt;
+	struct pyruntime rt;
 	uint64_t bias;
 	struct hashmap codes; /* of struct py_code, by address and tag */
 };
@@ -230,7 +230,7 @@ static uint8_t *read_bytes(const struct py_view *v, uint64_t addr, size_t *len)
 	if (!addr || n == 0 || n > TABLE_MAX_LEN)
 		return NULL;
 	b = malloc(n);
-	if (b && mem_read(v, addr + py_bytes_data_off(&v->p->rt.off), b, n)) {
+	if (b && mem_read(v, addr + pyruntime__bytes_data_off(&v->p->rt.off), b, n)) {
 		free(b);
 		return NULL;
 	}
@@ -244,7 +244,7 @@ static void code_read(const struct py_view *v, uint64_t addr, struct py_code *c)
 	uint32_t first = 0;
 
 	c->addr = addr;
-	c->name_ptr = mem_word(v, addr, py_code_name_off(o));
+	c->name_ptr = mem_word(v, addr, pyruntime__code_name_off(o));
 	c->file_ptr = mem_word(v, addr, o->code_filename);
 	c->tag = UNW_PY_TAG(c->file_ptr);
 	c->qualname = read_str(v, c->name_ptr);
@@ -252,7 +252,7 @@ static void code_read(const struct py_view *v, uint64_t addr, struct py_code *c)
 	if (o->code_firstlineno != PY_OFF_NONE)
 		mem_read(v, addr + o->code_firstlineno, &first, sizeof(first));
 	c->first_line = first;
-	c->table = read_bytes(v, mem_word(v, addr, py_code_table_off(o)), &c->table_len);
+	c->table = read_bytes(v, mem_word(v, addr, pyruntime__code_table_off(o)), &c->table_len);
 	if (o->code_adaptive != PY_OFF_NONE)
 		c->first_instr = addr + o->code_adaptive;
 }
@@ -358,7 +358,7 @@ void py_namer__free(struct py_namer *n)
 	free(n);
 }
 
-int py_namer__add_process(struct py_namer *n, uint32_t pid, const struct py_runtime *pr,
+int py_namer__add_process(struct py_namer *n, uint32_t pid, const struct pyruntime *pr,
 			  uint64_t bias)
 {
 	struct py_proc *p = proc_find(n, pid);

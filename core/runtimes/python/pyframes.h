@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct py_runtime;
+struct pyruntime;
 struct py_namer;
 struct unw_py_code_event;
 
@@ -33,7 +33,7 @@ void py_namer__free(struct py_namer *n);
  * Process pid runs the interpreter pr loaded at bias (process address =
  * ELF address + bias); called again, it replaces what was known (an exec).
  */
-int py_namer__add_process(struct py_namer *n, uint32_t pid, const struct py_runtime *pr,
+int py_namer__add_process(struct py_namer *n, uint32_t pid, const struct pyruntime *pr,
 			  uint64_t bias);
 /* The process exited: its memory and code objects are dropped. */
 void py_namer__remove_process(struct py_namer *n, uint32_t pid);

@@ -64,7 +64,7 @@ _Static_assert(sizeof(struct py_offsets) == ARRAY_SIZE(py_offset_names) * sizeof
 		       ARRAY_SIZE(py_offset_names) == PY_O_NR && PY_O_NR <= 32,
 	       "every offset has a name, and a bit in from_debug_offsets");
 
-int32_t py_offsets__get(const struct py_offsets *off, size_t i)
+int32_t pyruntime__offset(const struct py_offsets *off, size_t i)
 {
 	int32_t v;
 
@@ -74,7 +74,7 @@ int32_t py_offsets__get(const struct py_offsets *off, size_t i)
 	return v;
 }
 
-const char *py_runtime__offset_source(const struct py_runtime *pr, size_t i)
+const char *pyruntime__offset_source(const struct pyruntime *pr, size_t i)
 {
 	if (i < PY_O_NR && (pr->from_debug_offsets & (1u << i)))
 		return "_Py_DebugOffsets";
@@ -83,7 +83,7 @@ const char *py_runtime__offset_source(const struct py_runtime *pr, size_t i)
 
 /* Says why ef is refused, in pr->why and at debug level; returns err. */
 __attribute__((format(printf, 4, 5))) static int
-py_refuse(const struct elf_file *ef, struct py_runtime *pr, int err, const char *fmt, ...)
+py_refuse(const struct elf_file *ef, struct pyruntime *pr, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -297,7 +297,7 @@ static const struct elf_symbol_query py_sym_names[SYM_NR] = {
 
 /* ---- the version ---- */
 
-static void set_version_hex(struct py_runtime *pr, uint32_t hex)
+static void set_version_hex(struct pyruntime *pr, uint32_t hex)
 {
 	pr->version_hex = hex;
 	pr->major = hex >> 24;
@@ -306,7 +306,7 @@ static void set_version_hex(struct py_runtime *pr, uint32_t hex)
 }
 
 static int version_from_symbol(const struct elf_file *ef, const struct elf_symbol_query *s,
-			       struct py_runtime *pr)
+			       struct pyruntime *pr)
 {
 	const uint8_t *p;
 	uint32_t hex;
@@ -357,7 +357,7 @@ static int parse_version(const char *s, uint32_t *hex)
  * tail of a longer one (the install prefix of pyenv's builds ends with it).
  */
 static int version_from_getversion(const struct elf_file *ef, const struct elf_symbol_query *s,
-				   struct py_runtime *pr)
+				   struct pyruntime *pr)
 {
 	static const char format[] = "%.80s (%.80s) %.80s";
 	uint64_t fmt_at = 0, ver_at = 0;
@@ -556,7 +556,7 @@ static int do_read_field(const uint8_t *t, const struct do_field *f, struct py_o
  * offset inside the struct it belongs to.
  */
 static int do_check(const struct elf_file *ef, const struct elf_symbol_query *runtime,
-		    const struct do_layout *l, const uint8_t **table, struct py_runtime *pr)
+		    const struct do_layout *l, const uint8_t **table, struct pyruntime *pr)
 {
 	const uint8_t *t;
 
@@ -588,7 +588,7 @@ static int do_check(const struct elf_file *ef, const struct elf_symbol_query *ru
 }
 
 static int read_debug_offsets(const struct elf_file *ef, const struct elf_symbol_query *runtime,
-			      struct py_runtime *pr)
+			      struct pyruntime *pr)
 {
 	const struct do_layout *l = do_layout_of(pr->minor);
 	struct do_field fields[DO_FIELDS_MAX];
@@ -627,7 +627,7 @@ static int read_debug_offsets(const struct elf_file *ef, const struct elf_symbol
 /* ---- all of it ---- */
 
 static int read_offsets(const struct elf_file *ef, const struct elf_symbol_query *syms,
-			struct py_runtime *pr)
+			struct pyruntime *pr)
 {
 	pr->frame_layout = pr->minor >= 11 ? PY_FRAME_INTERPRETER : PY_FRAME_OBJECT;
 	if (pr->minor >= 13)
@@ -644,7 +644,7 @@ static int read_offsets(const struct elf_file *ef, const struct elf_symbol_query
 
 /* The anchor of the thread list and the TLS key, once the version is known. */
 static int read_anchors(const struct elf_file *ef, const struct elf_symbol_query *syms,
-			struct py_runtime *pr)
+			struct pyruntime *pr)
 {
 	const struct elf_symbol_query *anchor =
 		&syms[pr->minor == 6 ? SYM_INTERP_HEAD : SYM_RUNTIME];
@@ -677,7 +677,8 @@ static int read_anchors(const struct elf_file *ef, const struct elf_symbol_query
 #define COLD_LEAD 4		/* ...and this many times as many as any other function */
 #define COLD_MAX_LEN (1u << 20) /* a function longer than this is not looked into */
 
-uint32_t py_jumps_into(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t lo, uint64_t hi)
+uint32_t pyruntime__jumps_into(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t lo,
+			       uint64_t hi)
 {
 	uint32_t n = 0;
 
@@ -717,7 +718,7 @@ static int cold_candidate(void *ctx, uint64_t lo, uint64_t hi)
 	if ((lo < cs->eval_hi && hi > cs->eval_lo) || hi - lo > COLD_MAX_LEN)
 		return 0;
 	code = elf_file__vaddr_bytes(cs->ef, lo, hi - lo);
-	n = code ? py_jumps_into(code, hi - lo, lo, cs->eval_lo, cs->eval_hi) : 0;
+	n = code ? pyruntime__jumps_into(code, hi - lo, lo, cs->eval_lo, cs->eval_hi) : 0;
 	if (n > cs->best) {
 		cs->other = cs->best;
 		cs->best = n;
@@ -736,7 +737,7 @@ static int cold_candidate(void *ctx, uint64_t lo, uint64_t hi)
  * other function jumps into the middle of it. The FDE that jumps into it
  * most, far more than any other, is that part.
  */
-static void find_cold(const struct elf_file *ef, struct py_runtime *pr)
+static void find_cold(const struct elf_file *ef, struct pyruntime *pr)
 {
 	struct cold_search cs = { .ef = ef, .eval_lo = pr->eval_lo, .eval_hi = pr->eval_hi };
 
@@ -753,7 +754,7 @@ static void find_cold(const struct elf_file *ef, struct py_runtime *pr)
 }
 
 static int read_eval(const struct elf_file *ef, const struct elf_symbol_query *syms,
-		     struct py_runtime *pr)
+		     struct pyruntime *pr)
 {
 	const struct elf_symbol_query *e = &syms[SYM_EVAL], *c = &syms[SYM_EVAL_COLD];
 
@@ -774,7 +775,7 @@ static int read_eval(const struct elf_file *ef, const struct elf_symbol_query *s
 
 /* The version (Py_Version, or Py_GetVersion's string), which the file's name must not contradict. */
 static int read_version(const struct elf_file *ef, const struct elf_symbol_query *syms,
-			struct py_runtime *pr)
+			struct pyruntime *pr)
 {
 	unsigned int name_minor;
 	int err;
@@ -807,9 +808,9 @@ static int read_version(const struct elf_file *ef, const struct elf_symbol_query
  * and the eval loop, by which the samples of a refused interpreter are
  * counted.
  */
-static void py_runtime_clear(struct py_runtime *pr, int err)
+static void pyruntime__clear(struct pyruntime *pr, int err)
 {
-	struct py_runtime keep = {};
+	struct pyruntime keep = {};
 
 	memcpy(keep.why, pr->why, sizeof(keep.why));
 	if (err == -ENOTSUP) {
@@ -825,7 +826,7 @@ static void py_runtime_clear(struct py_runtime *pr, int err)
 	*pr = keep;
 }
 
-int py_runtime__read(const struct elf_file *ef, struct py_runtime *pr)
+int pyruntime__read(const struct elf_file *ef, struct pyruntime *pr)
 {
 	struct elf_symbol_query syms[SYM_NR];
 	int err;
@@ -849,11 +850,11 @@ int py_runtime__read(const struct elf_file *ef, struct py_runtime *pr)
 	if ((!err || (err == -ENOTSUP && pr->version_hex)) && read_eval(ef, syms, pr))
 		err = -EINVAL;
 	if (err)
-		py_runtime_clear(pr, err);
+		pyruntime__clear(pr, err);
 	return err;
 }
 
-const char *py_runtime__version_str(const struct py_runtime *pr, char *buf, size_t size)
+const char *pyruntime__version_str(const struct pyruntime *pr, char *buf, size_t size)
 {
 	unsigned int level = (pr->version_hex >> 4) & 0xf, serial = pr->version_hex & 0xf;
 	const char *lv = level == 0xa ? "a" : level == 0xb ? "b" : level == 0xc ? "rc" : "";
@@ -870,25 +871,25 @@ static const char *const py_version_sources[] = {
 	[PY_VERSION_FROM_GETVERSION] = "Py_GetVersion",
 };
 
-static const char *py_frames_str(const struct py_runtime *p)
+static const char *py_frames_str(const struct pyruntime *p)
 {
 	return p->frame_layout == PY_FRAME_OBJECT ? "PyFrameObject" : "_PyInterpreterFrame";
 }
 
 /* What a walk of CPython's frames reads in this file, as dump-unwind shows it; of one refused, why. */
-void py_runtime__print(FILE *f, const struct py_runtime *p, bool refused)
+void pyruntime__print(FILE *f, const struct pyruntime *p, bool refused)
 {
 	size_t n = 0;
 	char ver[32];
 
 	if (refused) {
 		fprintf(f, "Python:      CPython %s%s, frames not read: %s\n",
-			py_runtime__version_str(p, ver, sizeof(ver)),
+			pyruntime__version_str(p, ver, sizeof(ver)),
 			p->free_threaded ? " (free-threaded)" : "", p->why);
 		return;
 	}
 	fprintf(f, "Python:      CPython %s (%s), offsets from %s, %s frames\n",
-		py_runtime__version_str(p, ver, sizeof(ver)), py_version_sources[p->version_source],
+		pyruntime__version_str(p, ver, sizeof(ver)), py_version_sources[p->version_source],
 		p->offsets_source == PY_OFFSETS_TABLE ? "unwprof's table" : "_Py_DebugOffsets",
 		py_frames_str(p));
 	fprintf(f, "             %s %#" PRIx64 ", TLS key ", p->runtime_symbol, p->runtime);
@@ -902,7 +903,7 @@ void py_runtime__print(FILE *f, const struct py_runtime *p, bool refused)
 			p->cold_from_fde ? " (from .eh_frame)" : "");
 	/* the offsets the version has, four a line */
 	for (size_t i = 0; i < py_offset_names_count; i++) {
-		int32_t v = py_offsets__get(&p->off, i);
+		int32_t v = pyruntime__offset(&p->off, i);
 
 		if (v == PY_OFF_NONE)
 			continue;
@@ -913,20 +914,20 @@ void py_runtime__print(FILE *f, const struct py_runtime *p, bool refused)
 }
 
 /* Opens the "python" member with the version: the part every CPython found has. */
-static void print_json_version(struct json_writer *jw, const struct py_runtime *p)
+static void print_json_version(struct json_writer *jw, const struct pyruntime *p)
 {
 	char ver[32];
 
 	json__key(jw, "python");
 	json__object_start(jw);
 	json__key(jw, "version");
-	json__string(jw, py_runtime__version_str(p, ver, sizeof(ver)));
+	json__string(jw, pyruntime__version_str(p, ver, sizeof(ver)));
 	json__key(jw, "version_hex");
 	json__stringf(jw, "%#x", p->version_hex);
 }
 
 /* A CPython whose frames are not read: its version and why, nothing to read with. */
-static void print_json_refused(struct json_writer *jw, const struct py_runtime *p)
+static void print_json_refused(struct json_writer *jw, const struct pyruntime *p)
 {
 	print_json_version(jw, p);
 	json__key(jw, "free_threaded");
@@ -936,7 +937,7 @@ static void print_json_refused(struct json_writer *jw, const struct py_runtime *
 	json__object_end(jw);
 }
 
-void py_runtime__print_json(struct json_writer *jw, const struct py_runtime *p, bool refused)
+void pyruntime__print_json(struct json_writer *jw, const struct pyruntime *p, bool refused)
 {
 	if (refused) {
 		print_json_refused(jw, p);
@@ -979,7 +980,7 @@ void py_runtime__print_json(struct json_writer *jw, const struct py_runtime *p, 
 	json__key(jw, "offsets");
 	json__object_start(jw);
 	for (size_t i = 0; i < py_offset_names_count; i++) {
-		int32_t v = py_offsets__get(&p->off, i);
+		int32_t v = pyruntime__offset(&p->off, i);
 
 		if (v == PY_OFF_NONE)
 			continue;
@@ -990,10 +991,10 @@ void py_runtime__print_json(struct json_writer *jw, const struct py_runtime *p, 
 	json__key(jw, "offset_sources");
 	json__object_start(jw);
 	for (size_t i = 0; i < py_offset_names_count; i++) {
-		if (py_offsets__get(&p->off, i) == PY_OFF_NONE)
+		if (pyruntime__offset(&p->off, i) == PY_OFF_NONE)
 			continue;
 		json__key(jw, py_offset_names[i].name);
-		json__string(jw, py_runtime__offset_source(p, i));
+		json__string(jw, pyruntime__offset_source(p, i));
 	}
 	json__object_end(jw);
 	json__object_end(jw);

@@ -140,13 +140,13 @@ enum py_frame_layout {
 };
 
 /* The field of a code object its name is read from: co_qualname where there is one. */
-static inline int32_t py_code_name_off(const struct py_offsets *o)
+static inline int32_t pyruntime__code_name_off(const struct py_offsets *o)
 {
 	return o->code_qualname != PY_OFF_NONE ? o->code_qualname : o->code_name;
 }
 
 /* Its line table: co_linetable (3.10+) or co_lnotab, a bytes object. */
-static inline int32_t py_code_table_off(const struct py_offsets *o)
+static inline int32_t pyruntime__code_table_off(const struct py_offsets *o)
 {
 	return o->code_linetable != PY_OFF_NONE ? o->code_linetable : o->code_lnotab;
 }
@@ -154,12 +154,12 @@ static inline int32_t py_code_table_off(const struct py_offsets *o)
 /* PyBytesObject.ob_sval, where the table gives none (3.11, 3.12). */
 #define PY_BYTES_SVAL_311 32
 
-static inline int32_t py_bytes_data_off(const struct py_offsets *o)
+static inline int32_t pyruntime__bytes_data_off(const struct py_offsets *o)
 {
 	return o->bytes_sval != PY_OFF_NONE ? o->bytes_sval : PY_BYTES_SVAL_311;
 }
 
-struct py_runtime {
+struct pyruntime {
 	uint32_t version_hex; /* as PY_VERSION_HEX: 0x030b07f0 is 3.11.7 final */
 	uint8_t major, minor, micro;
 	enum py_version_source version_source;
@@ -186,7 +186,7 @@ struct py_runtime {
  * level); after -ENOTSUP, the version and the eval loop's ranges are set
  * when they could be read (version_hex and eval_lo not 0), the offsets not.
  */
-int py_runtime__read(const struct elf_file *ef, struct py_runtime *pr);
+int pyruntime__read(const struct elf_file *ef, struct pyruntime *pr);
 
 struct json_writer;
 /*
@@ -194,18 +194,19 @@ struct json_writer;
  * member; of a CPython refused (its version known, its frames not read),
  * its version and why.
  */
-void py_runtime__print(FILE *f, const struct py_runtime *p, bool refused);
-void py_runtime__print_json(struct json_writer *jw, const struct py_runtime *p, bool refused);
+void pyruntime__print(FILE *f, const struct pyruntime *p, bool refused);
+void pyruntime__print_json(struct json_writer *jw, const struct pyruntime *p, bool refused);
 
 /*
  * Jumps (jmp and jcc with a 32-bit displacement, x86_64) in the len bytes
  * of code at vaddr whose target is in [lo, hi): how the .cold part of a
  * stripped eval loop is found (exposed for the tests).
  */
-uint32_t py_jumps_into(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t lo, uint64_t hi);
+uint32_t pyruntime__jumps_into(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t lo,
+			       uint64_t hi);
 
 /* "3.11.7", "3.13.0rc1" into buf; returns buf. */
-const char *py_runtime__version_str(const struct py_runtime *pr, char *buf, size_t size);
+const char *pyruntime__version_str(const struct pyruntime *pr, char *buf, size_t size);
 
 /* The offsets by name ("tstate.next", ...), for printing and tests. */
 struct py_offset_name {
@@ -216,7 +217,7 @@ extern const struct py_offset_name py_offset_names[];
 extern const size_t py_offset_names_count;
 
 /* The value of py_offset_names[i] in off. */
-int32_t py_offsets__get(const struct py_offsets *off, size_t i);
+int32_t pyruntime__offset(const struct py_offsets *off, size_t i);
 
 /*
  * Where offset i of pr came from, for dump-unwind: "_Py_DebugOffsets",
@@ -224,6 +225,6 @@ int32_t py_offsets__get(const struct py_offsets *off, size_t i);
  * _Py_DebugOffsets does not hold: the bits of a string's state, fixed by
  * CPython's ABI and checked against the DWARF of each build).
  */
-const char *py_runtime__offset_source(const struct py_runtime *pr, size_t i);
+const char *pyruntime__offset_source(const struct pyruntime *pr, size_t i);
 
 #endif

@@ -19,7 +19,7 @@
 
 /* What Python reads of an image. */
 struct python_image {
-	struct py_runtime rt;
+	struct pyruntime rt;
 	bool refused; /* a version or build not known: its eval loop only */
 };
 
@@ -36,12 +36,12 @@ static void *python_read(const struct elf_file *ef, const char *path)
 
 	if (!img)
 		return NULL;
-	err = py_runtime__read(ef, &img->rt);
+	err = pyruntime__read(ef, &img->rt);
 	img->refused = err == -ENOTSUP && img->rt.version_hex && img->rt.eval_lo;
 	if (img->refused)
 		pr_warn("%s: CPython %s%s is not supported (%s): its samples show the "
 			"interpreter's native frames only, counted as python-version-unsupported",
-			path, py_runtime__version_str(&img->rt, ver, sizeof(ver)),
+			path, pyruntime__version_str(&img->rt, ver, sizeof(ver)),
 			img->rt.free_threaded ? " (free-threaded)" : "", img->rt.why);
 	else if (err == -ENOTSUP || err == -EINVAL)
 		pr_warn("%s: a CPython whose frames are not read: %s", path, img->rt.why);
@@ -82,7 +82,7 @@ static uint16_t python_code_len(const struct py_offsets *o)
 }
 
 /* What the Python walk reads of an interpreter pr loaded with bias (bpf/unwind_python.h). */
-static struct unw_python_proc python_proc_of(const struct py_runtime *pr, uint64_t bias)
+static struct unw_python_proc python_proc_of(const struct pyruntime *pr, uint64_t bias)
 {
 	const struct py_offsets *o = &pr->off;
 	struct unw_python_proc v = {
@@ -111,12 +111,12 @@ static struct unw_python_proc python_proc_of(const struct py_runtime *pr, uint64
 	}
 	v.code_id = o->code_filename;
 	v.frame_len = python_frame_len(&v);
-	v.code_name = py_code_name_off(o);
-	v.code_table = py_code_table_off(o);
+	v.code_name = pyruntime__code_name_off(o);
+	v.code_table = pyruntime__code_table_off(o);
 	v.code_len = python_code_len(o);
 	v.str_length = o->str_length;
 	v.str_data = o->str_data;
-	v.bytes_data = py_bytes_data_off(o);
+	v.bytes_data = pyruntime__bytes_data_off(o);
 	return v;
 }
 
@@ -124,7 +124,7 @@ static struct unw_python_proc python_proc_of(const struct py_runtime *pr, uint64
 static bool python_place(const void *state, uint64_t bias, struct runtime_place *rp)
 {
 	const struct python_image *img = state;
-	const struct py_runtime *pr = &img->rt;
+	const struct pyruntime *pr = &img->rt;
 	struct unw_python_proc v = img->refused ? (struct unw_python_proc){ .refused = 1 } :
 						  python_proc_of(pr, bias);
 
@@ -144,14 +144,14 @@ static void python_print(FILE *f, const void *state)
 {
 	const struct python_image *img = state;
 
-	py_runtime__print(f, &img->rt, img->refused);
+	pyruntime__print(f, &img->rt, img->refused);
 }
 
 static void python_print_json(struct json_writer *jw, const void *state)
 {
 	const struct python_image *img = state;
 
-	py_runtime__print_json(jw, &img->rt, img->refused);
+	pyruntime__print_json(jw, &img->rt, img->refused);
 }
 
 /* The namer's operations (pyframes.h). */

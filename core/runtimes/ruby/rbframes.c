@@ -63,7 +63,7 @@ struct rb_iseq {
 
 struct rb_proc {
 	struct proc_mem mem; /* first: an entry of struct proc_mems */
-	struct rb_runtime rt;
+	struct rbruntime rt;
 	uint64_t bias;
 	struct hashmap iseqs; /* of struct rb_iseq, by address, kind and tag */
 };
@@ -248,7 +248,7 @@ static char *read_path(const struct rb_proc *p, uint64_t v)
  */
 static char *id_name(const struct rb_proc *p, uint64_t id)
 {
-	const struct rb_runtime *rt = &p->rt;
+	const struct rbruntime *rt = &p->rt;
 	uint64_t serial = id > rt->off.last_op_id ? id >> ID_SCOPE_SHIFT : id, ids, chunk;
 	uint32_t last = 0;
 
@@ -573,7 +573,7 @@ static void proc_clear(void *entry)
 }
 
 /* The same interpreter at the same place: what was read of it still holds. */
-static bool same_runtime(const struct rb_proc *p, const struct rb_runtime *rr, uint64_t bias)
+static bool same_runtime(const struct rb_proc *p, const struct rbruntime *rr, uint64_t bias)
 {
 	return p->bias == bias && p->rt.major == rr->major && p->rt.minor == rr->minor &&
 	       p->rt.teeny == rr->teeny && p->rt.vm_exec_lo == rr->vm_exec_lo &&
@@ -598,7 +598,7 @@ void rb_namer__free(struct rb_namer *n)
 	free(n);
 }
 
-int rb_namer__add_process(struct rb_namer *n, uint32_t pid, const struct rb_runtime *rr,
+int rb_namer__add_process(struct rb_namer *n, uint32_t pid, const struct rbruntime *rr,
 			  uint64_t bias)
 {
 	struct rb_proc *p = proc_find(n, pid);
@@ -617,7 +617,7 @@ int rb_namer__add_process(struct rb_namer *n, uint32_t pid, const struct rb_runt
 int rb_namer__fork(struct rb_namer *n, uint32_t ppid, uint32_t pid)
 {
 	struct rb_proc *parent = proc_find(n, ppid), *p;
-	struct rb_runtime rt;
+	struct rbruntime rt;
 	uint64_t bias;
 	int err;
 

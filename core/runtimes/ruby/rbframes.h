@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rb_runtime;
+struct rbruntime;
 struct rb_namer;
 
 struct rb_frame_name {
@@ -35,7 +35,7 @@ void rb_namer__free(struct rb_namer *n);
  * ELF address + bias); called again with the same, it keeps what it knows
  * (a new mapping), with another one it starts over (an exec).
  */
-int rb_namer__add_process(struct rb_namer *n, uint32_t pid, const struct rb_runtime *rr,
+int rb_namer__add_process(struct rb_namer *n, uint32_t pid, const struct rbruntime *rr,
 			  uint64_t bias);
 /*
  * Process pid was forked from ppid, a process of the namer: it runs the

@@ -165,7 +165,7 @@ static uint64_t rip_operand(const uint8_t *code, size_t size, uint64_t vaddr, co
  * the code is not of that shape: C methods are then "<cfunc>".
  */
 static void read_symbols(const struct elf_file *ef, const struct elf_symbol_query *id2str,
-			 struct rb_runtime *rr)
+			 struct rbruntime *rr)
 {
 	static const uint8_t cmp_edi[] = { 0x39, 0x3d }, mov_rdi[] = { 0x48, 0x8b, 0x3d };
 	size_t n = id2str->size < ID2STR_CODE_MAX ? id2str->size : ID2STR_CODE_MAX;
@@ -189,7 +189,7 @@ static void read_symbols(const struct elf_file *ef, const struct elf_symbol_quer
 
 /* "3.1.2" into rr's version; -EINVAL when it is not one. */
 static int read_version(const struct elf_file *ef, const struct elf_symbol_query *s,
-			struct rb_runtime *rr)
+			struct rbruntime *rr)
 {
 	const char *str = s->size ? elf_file__vaddr_string(ef, s->value, s->size) : NULL;
 	unsigned int major, minor, teeny;
@@ -284,7 +284,8 @@ static int tls_load_disp(const uint8_t *code, size_t len, int32_t *disp)
 	return 0;
 }
 
-int rb_tls_load(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *slot, int32_t *disp)
+int rbruntime__tls_load(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *slot,
+			int32_t *disp)
 {
 	/* data16 lea disp32(%rip),%rdi; data16 data16 rex.W call rel32, or its -fno-plt form */
 	static const uint8_t lea[] = { 0x66, 0x48, 0x8d, 0x3d };
@@ -311,7 +312,7 @@ int rb_tls_load(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *slot,
  * DTPOFF64 relocation without a symbol adds).
  */
 static int ec_from_code(const struct elf_file *ef, const struct elf_symbol_query *fn,
-			struct rb_runtime *rr)
+			struct rbruntime *rr)
 {
 	size_t n = fn->size < TLS_CODE_MAX ? fn->size : TLS_CODE_MAX;
 	const uint8_t *code = fn->found ? elf_file__vaddr_bytes(ef, fn->value, n) : NULL, *word;
@@ -319,7 +320,7 @@ static int ec_from_code(const struct elf_file *ef, const struct elf_symbol_query
 	int32_t disp;
 	Elf64_Rela r;
 
-	if (rb_tls_load(code, n, fn->value, &slot, &disp)) {
+	if (rbruntime__tls_load(code, n, fn->value, &slot, &disp)) {
 		pr_debug("%s: rb_thread_current does not load ruby_current_ec as known",
 			 elf_file__path(ef));
 		return -ENOTSUP;
@@ -354,8 +355,8 @@ static bool jumps_to(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t t
 	return false;
 }
 
-uint64_t rb_common_jump(const uint8_t *a, size_t alen, uint64_t avaddr, const uint8_t *b,
-			size_t blen, uint64_t bvaddr)
+uint64_t rbruntime__common_jump(const uint8_t *a, size_t alen, uint64_t avaddr, const uint8_t *b,
+				size_t blen, uint64_t bvaddr)
 {
 	uint64_t found = 0;
 
@@ -400,13 +401,13 @@ static const uint8_t *fn_code(const struct elf_file *ef, const struct elf_symbol
  * The target is the start of an FDE, whose range is the function's.
  */
 static int vm_exec_from_code(const struct elf_file *ef, const struct elf_symbol_query *syms,
-			     struct rb_runtime *rr)
+			     struct rbruntime *rr)
 {
 	const struct elf_symbol_query *a = &syms[SYM_ISEQ_EVAL], *b = &syms[SYM_ISEQ_EVAL_MAIN];
 	size_t alen, blen;
 	const uint8_t *acode = fn_code(ef, a, &alen), *bcode = fn_code(ef, b, &blen);
-	struct fde_search fs = { .lo = rb_common_jump(acode, alen, a->value, bcode, blen,
-						      b->value) };
+	struct fde_search fs = { .lo = rbruntime__common_jump(acode, alen, a->value, bcode, blen,
+							      b->value) };
 
 	if (!fs.lo) {
 		pr_debug("%s: rb_iseq_eval and rb_iseq_eval_main do not end in one function",
@@ -424,7 +425,7 @@ static int vm_exec_from_code(const struct elf_file *ef, const struct elf_symbol_
 	return 0;
 }
 
-const struct rb_offsets *rb_offsets__of(unsigned int major, unsigned int minor)
+const struct rb_offsets *rbruntime__offsets_of(unsigned int major, unsigned int minor)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(rb_table); i++)
 		if (rb_table[i].major == major && rb_table[i].minor == minor)
@@ -432,9 +433,9 @@ const struct rb_offsets *rb_offsets__of(unsigned int major, unsigned int minor)
 	return NULL;
 }
 
-static int read_offsets(const struct elf_file *ef, struct rb_runtime *rr)
+static int read_offsets(const struct elf_file *ef, struct rbruntime *rr)
 {
-	const struct rb_offsets *off = rb_offsets__of(rr->major, rr->minor);
+	const struct rb_offsets *off = rbruntime__offsets_of(rr->major, rr->minor);
 
 	if (off) {
 		rr->off = *off;
@@ -446,7 +447,7 @@ static int read_offsets(const struct elf_file *ef, struct rb_runtime *rr)
 
 /* rb_vm_exec's range, by its symbol or from the code that calls it. */
 static int read_vm_exec(const struct elf_file *ef, const struct elf_symbol_query *syms,
-			struct rb_runtime *rr)
+			struct rbruntime *rr)
 {
 	const struct elf_symbol_query *exec = &syms[SYM_VM_EXEC];
 
@@ -467,7 +468,7 @@ static int read_vm_exec(const struct elf_file *ef, const struct elf_symbol_query
  * symbol (a libruby not stripped): it must then agree with the code.
  */
 static int read_ec(const struct elf_file *ef, const struct elf_symbol_query *syms,
-		   struct rb_runtime *rr)
+		   struct rbruntime *rr)
 {
 	const struct elf_symbol_query *ec = &syms[SYM_EC];
 	int err;
@@ -487,7 +488,7 @@ static int read_ec(const struct elf_file *ef, const struct elf_symbol_query *sym
 	return err;
 }
 
-int rb_runtime__read(const struct elf_file *ef, struct rb_runtime *rr)
+int rbruntime__read(const struct elf_file *ef, struct rbruntime *rr)
 {
 	struct elf_symbol_query syms[SYM_NR];
 	int err;
@@ -530,7 +531,7 @@ int rb_runtime__read(const struct elf_file *ef, struct rb_runtime *rr)
 }
 
 /* What a walk of Ruby's frames reads in this file, as dump-unwind shows it. */
-void rb_runtime__print(FILE *f, const struct rb_runtime *r)
+void rbruntime__print(FILE *f, const struct rbruntime *r)
 {
 	fprintf(f,
 		"Ruby:        %u.%u.%u, rb_vm_exec %#" PRIx64 "-%#" PRIx64
@@ -546,7 +547,7 @@ void rb_runtime__print(FILE *f, const struct rb_runtime *r)
 		fprintf(f, "             no symbol table found (C methods are <cfunc>)\n");
 }
 
-void rb_runtime__print_json(struct json_writer *jw, const struct rb_runtime *r)
+void rbruntime__print_json(struct json_writer *jw, const struct rbruntime *r)
 {
 	json__key(jw, "ruby");
 	json__object_start(jw);

@@ -107,7 +107,7 @@ struct rb_offsets {
 #define RB_ARRAY_EMBED (1u << 13)
 #define RB_ARRAY_EMBED_LEN_SHIFT 15
 
-struct rb_runtime {
+struct rbruntime {
 	uint8_t major, minor, teeny;
 	uint64_t vm_exec_lo, vm_exec_hi; /* rb_vm_exec: [lo, hi), ELF virtual addresses */
 	uint64_t ec_module_got;		 /* the GOT slot of ruby_current_ec's DTPMOD64 */
@@ -133,15 +133,15 @@ struct rb_runtime {
  * debug level); -EINVAL when what it says lies outside the file or its
  * code contradicts its symbols.
  */
-int rb_runtime__read(const struct elf_file *ef, struct rb_runtime *rr);
+int rbruntime__read(const struct elf_file *ef, struct rbruntime *rr);
 
 struct json_writer;
 /* What dump-unwind shows of r: lines of its summary, or its "ruby" member. */
-void rb_runtime__print(FILE *f, const struct rb_runtime *r);
-void rb_runtime__print_json(struct json_writer *jw, const struct rb_runtime *r);
+void rbruntime__print(FILE *f, const struct rbruntime *r);
+void rbruntime__print_json(struct json_writer *jw, const struct rbruntime *r);
 
 /* The offsets of Ruby major.minor, from the table checked against its builds; NULL: unknown. */
-const struct rb_offsets *rb_offsets__of(unsigned int major, unsigned int minor);
+const struct rb_offsets *rbruntime__offsets_of(unsigned int major, unsigned int minor);
 
 /*
  * Where the code at vaddr (len bytes) loads a thread-local variable first
@@ -150,13 +150,14 @@ const struct rb_offsets *rb_offsets__of(unsigned int major, unsigned int minor);
  * mov disp(%rax), %reg). 0, or -ENOENT when the code has no such load.
  * Exposed for the tests.
  */
-int rb_tls_load(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *slot, int32_t *disp);
+int rbruntime__tls_load(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *slot,
+			int32_t *disp);
 
 /*
  * The one address outside both pieces of code that each jumps to (jmp
  * rel32), 0 when there is none or more than one. Exposed for the tests.
  */
-uint64_t rb_common_jump(const uint8_t *a, size_t alen, uint64_t avaddr, const uint8_t *b,
-			size_t blen, uint64_t bvaddr);
+uint64_t rbruntime__common_jump(const uint8_t *a, size_t alen, uint64_t avaddr, const uint8_t *b,
+				size_t blen, uint64_t bvaddr);
 
 #endif

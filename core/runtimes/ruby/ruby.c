@@ -19,7 +19,7 @@
 
 /* What Ruby reads of an image. */
 struct ruby_image {
-	struct rb_runtime rt;
+	struct rbruntime rt;
 	bool refused; /* a version not known: rb_vm_exec only */
 };
 
@@ -27,15 +27,15 @@ struct ruby_image {
 static void *ruby_read(const struct elf_file *ef, const char *path)
 {
 	struct ruby_image *img = calloc(1, sizeof(*img));
-	const struct rb_runtime *r;
+	const struct rbruntime *r;
 	int err;
 
 	if (!img)
 		return NULL;
 	r = &img->rt;
-	err = rb_runtime__read(ef, &img->rt);
+	err = rbruntime__read(ef, &img->rt);
 	img->refused = err == -ENOTSUP && r->major && r->vm_exec_lo &&
-		       !rb_offsets__of(r->major, r->minor);
+		       !rbruntime__offsets_of(r->major, r->minor);
 	if (img->refused)
 		pr_warn("%s: Ruby %u.%u.%u is not supported: its samples show the interpreter's "
 			"native frames only, counted as ruby-version-unsupported",
@@ -60,7 +60,7 @@ static void ruby_free(void *state)
 static bool ruby_place(const void *state, uint64_t bias, struct runtime_place *rp)
 {
 	const struct ruby_image *img = state;
-	const struct rb_runtime *rr = &img->rt;
+	const struct rbruntime *rr = &img->rt;
 	const struct rb_offsets *o = &rr->off;
 	struct unw_ruby_proc v = { .refused = 1 };
 
@@ -90,7 +90,7 @@ static void ruby_print(FILE *f, const void *state)
 	const struct ruby_image *img = state;
 
 	if (!img->refused)
-		rb_runtime__print(f, &img->rt);
+		rbruntime__print(f, &img->rt);
 }
 
 static void ruby_print_json(struct json_writer *jw, const void *state)
@@ -98,7 +98,7 @@ static void ruby_print_json(struct json_writer *jw, const void *state)
 	const struct ruby_image *img = state;
 
 	if (!img->refused)
-		rb_runtime__print_json(jw, &img->rt);
+		rbruntime__print_json(jw, &img->rt);
 }
 
 /* The namer's operations (rbframes.h). */
