@@ -101,32 +101,32 @@ static size_t event(struct unw_py_code_event *e, unsigned skip)
 }
 
 /* The frame at f_lasti of code object CODE, with the tag of file pointer file. */
-static struct py_frame_name name_frame(struct py_namer *n, uint64_t lasti, uint64_t file)
+static struct py_frame_name name_frame(struct pyframes *n, uint64_t lasti, uint64_t file)
 {
 	struct py_frame_name out;
 	uint64_t where = lasti | (uint64_t)UNW_PY_TAG(file) << UNW_PY_TAG_SHIFT;
 
-	CHECK_EQ_INT(py_namer__name(n, (uint32_t)getpid(), CODE, where, &out), 0);
+	CHECK_EQ_INT(pyframes__name(n, (uint32_t)getpid(), CODE, where, &out), 0);
 	return out;
 }
 
-static struct py_namer *namer(void)
+static struct pyframes *namer(void)
 {
 	struct pyruntime pr = runtime();
-	struct py_namer *n = py_namer__new();
+	struct pyframes *n = pyframes__new();
 
 	CHECK(n != NULL);
-	CHECK_EQ_INT(py_namer__add_process(n, (uint32_t)getpid(), &pr, 0), 0);
+	CHECK_EQ_INT(pyframes__add_process(n, (uint32_t)getpid(), &pr, 0), 0);
 	return n;
 }
 
 static void test_named_from_copies(void)
 {
 	static struct unw_py_code_event e;
-	struct py_namer *n = namer();
+	struct pyframes *n = namer();
 	struct py_frame_name f;
 
-	py_namer__read_code(n, &e, event(&e, 0));
+	pyframes__read_code(n, &e, event(&e, 0));
 	f = name_frame(n, 4, FILE_);
 	CHECK_EQ_STR(f.qualname, "spin");
 	CHECK_EQ_STR(f.file, "/srv/app.py");
@@ -137,44 +137,44 @@ static void test_named_from_copies(void)
 	/* another code object at the same address later: not this one's name */
 	f = name_frame(n, 4, FILE_ + 0x10000);
 	CHECK_EQ_STR(f.qualname, "<unknown>");
-	py_namer__free(n);
+	pyframes__free(n);
 }
 
 static void test_cut_short(void)
 {
 	static struct unw_py_code_event e;
-	struct py_namer *n = namer();
+	struct pyframes *n = namer();
 	size_t size = event(&e, 0);
 
 	/* the copies say more bytes than the event has: none of it is used */
-	py_namer__read_code(n, &e, size - 1);
-	py_namer__read_code(n, &e, 8);
+	pyframes__read_code(n, &e, size - 1);
+	pyframes__read_code(n, &e, 8);
 	CHECK_EQ_STR(name_frame(n, 4, FILE_).qualname, "<unknown>");
-	py_namer__free(n);
+	pyframes__free(n);
 }
 
 static void test_parts_left_out(void)
 {
 	static struct unw_py_code_event e;
-	struct py_namer *n = namer();
+	struct pyframes *n = namer();
 	struct py_frame_name f;
 
 	/* a line table too big to copy: named, its line unknown (0) */
-	py_namer__read_code(n, &e, event(&e, 1 << UNW_PY_PART_TABLE));
+	pyframes__read_code(n, &e, event(&e, 1 << UNW_PY_PART_TABLE));
 	f = name_frame(n, 4, FILE_);
 	CHECK_EQ_STR(f.qualname, "spin");
 	CHECK_EQ_STR(f.file, "/srv/app.py");
 	CHECK_EQ_INT(f.line, 0);
-	py_namer__free(n);
+	pyframes__free(n);
 
 	/* no copy of the name: the file is still known */
 	n = namer();
-	py_namer__read_code(n, &e, event(&e, 1 << UNW_PY_PART_NAME));
+	pyframes__read_code(n, &e, event(&e, 1 << UNW_PY_PART_NAME));
 	f = name_frame(n, 4, FILE_);
 	CHECK_EQ_STR(f.qualname, "<unknown>");
 	CHECK_EQ_STR(f.file, "/srv/app.py");
 	CHECK_EQ_INT(f.line, FIRST_LINE + 1);
-	py_namer__free(n);
+	pyframes__free(n);
 }
 
 int main(void)

@@ -136,13 +136,13 @@ static void fake_lines(struct fake *f, const int32_t *lines, uint32_t n, const u
 	put64(f->body, 144, succ);
 }
 
-static struct rb_namer *namer(void)
+static struct rbframes *namer(void)
 {
 	struct rbruntime rr = runtime();
-	struct rb_namer *n = rb_namer__new();
+	struct rbframes *n = rbframes__new();
 
 	CHECK(n != NULL);
-	CHECK_EQ_INT(rb_namer__add_process(n, (uint32_t)getpid(), &rr, 0), 0);
+	CHECK_EQ_INT(rbframes__add_process(n, (uint32_t)getpid(), &rr, 0), 0);
 	return n;
 }
 
@@ -162,11 +162,11 @@ static uint64_t where_of(uint64_t iseq, uint64_t pc)
 	return pc | (uint64_t)UNW_RB_TAG(body) << UNW_RB_TAG_SHIFT;
 }
 
-static struct rb_frame_name name_at(struct rb_namer *n, uint64_t iseq, uint64_t pc)
+static struct rb_frame_name name_at(struct rbframes *n, uint64_t iseq, uint64_t pc)
 {
 	struct rb_frame_name out;
 
-	CHECK_EQ_INT(rb_namer__name(n, (uint32_t)getpid(), iseq, where_of(iseq, pc), &out), 0);
+	CHECK_EQ_INT(rbframes__name(n, (uint32_t)getpid(), iseq, where_of(iseq, pc), &out), 0);
 	return out;
 }
 
@@ -278,7 +278,7 @@ static void test_embedded_names(void)
 	static struct fake f;
 	static const uint32_t positions[] = { 0, 3, 7 };
 	static const int32_t lines[] = { 41, 42, 44 };
-	struct rb_namer *n = namer();
+	struct rbframes *n = namer();
 	uint64_t iseq = fake_iseq(&f, embed_string(label, "spin"),
 				  embed_string(path, "/srv/app.rb"), FIX(40));
 	struct rb_frame_name r;
@@ -301,7 +301,7 @@ static void test_embedded_names(void)
 	CHECK_EQ_INT(r.line, 0);
 	CHECK_EQ_STR(r.label, "spin");
 	CHECK_EQ_INT(name_at(n, iseq, 0).line, 0);
-	rb_namer__free(n);
+	rbframes__free(n);
 }
 
 static void test_heap_names(void)
@@ -311,7 +311,7 @@ static void test_heap_names(void)
 	static uint64_t label[5], path[5], real[5], pathobj[5], elems[2];
 	static struct fake f1, f2, f3;
 	static const int32_t one[] = { 7 };
-	struct rb_namer *n = namer();
+	struct rbframes *n = namer();
 	uint64_t l = heap_string(label, long_label, strlen(long_label));
 	uint64_t p = heap_string(path, long_path, strlen(long_path));
 	uint64_t rp = embed_string(real, "/real/app.rb");
@@ -341,7 +341,7 @@ static void test_heap_names(void)
 	/* pathobj was rewritten: i2 keeps what it read */
 	CHECK_EQ_STR(name_at(n, i3, pc_of(0)).file, "/real/app.rb");
 	CHECK_EQ_STR(name_at(n, i2, pc_of(0)).file, long_path);
-	rb_namer__free(n);
+	rbframes__free(n);
 }
 
 /*
@@ -367,12 +367,12 @@ static void test_layout_33(void)
 	struct rbruntime rr = {
 		.major = 3, .minor = 3, .teeny = 8, .off = *rbruntime__offsets_of(3, 3)
 	};
-	struct rb_namer *n = rb_namer__new();
+	struct rbframes *n = rbframes__new();
 	uint64_t p = embed_string_33(path, "/srv/app.rb", 11), iseq;
 	uint32_t first = 9, node_id = 77, size = 2;
 	struct rb_frame_name r;
 
-	CHECK_EQ_INT(rb_namer__add_process(n, (uint32_t)getpid(), &rr, 0), 0);
+	CHECK_EQ_INT(rbframes__add_process(n, (uint32_t)getpid(), &rr, 0), 0);
 	/* an embedded Array of 4, a length 3.1's two bits of flags would read as 0 */
 	memset(pathobj, 0, sizeof(pathobj));
 	pathobj[0] = RB_T_ARRAY | RB_ARRAY_EMBED | 4ULL << RB_ARRAY_EMBED_LEN_SHIFT;
@@ -390,18 +390,18 @@ static void test_layout_33(void)
 	CHECK_EQ_STR(r.file, "/srv/app.rb");
 	CHECK_EQ_INT(r.first_line, 9);
 	CHECK_EQ_INT(r.line, 12);
-	rb_namer__free(n);
+	rbframes__free(n);
 
 	/* a length past the bound in the len field; a first_lineno not positive */
-	n = rb_namer__new();
-	CHECK_EQ_INT(rb_namer__add_process(n, (uint32_t)getpid(), &rr, 0), 0);
+	n = rbframes__new();
+	CHECK_EQ_INT(rbframes__add_process(n, (uint32_t)getpid(), &rr, 0), 0);
 	iseq = fake_iseq(&f, embed_string_33(big, "x", 1u << 20), p, 0);
 	memcpy(f.body + 64 + 24, &(int32_t){ -3 }, 4);
 	r = name_at(n, iseq, pc_of(0));
 	CHECK_EQ_STR(r.label, "<unknown>");
 	CHECK_EQ_STR(r.file, "/srv/app.rb");
 	CHECK_EQ_INT(r.first_line, 0);
-	rb_namer__free(n);
+	rbframes__free(n);
 }
 
 static void test_succ_lookup(void)
@@ -418,20 +418,21 @@ static void test_succ_lookup(void)
 			int bad = 0;
 
 			for (uint32_t x = 0; x < max_pos[m]; x++)
-				bad += rb_succ_index_lookup(table, len, x) !=
+				bad += rbframes__succ_index_lookup(table, len, x) !=
 				       brute_rank(pos, nr, x);
 			CHECK_EQ_INT(bad, 0);
 			/* past what the table holds */
 			if (max_pos[m] < 54)
-				CHECK_EQ_INT(rb_succ_index_lookup(table, len, len / 8 * 9), 0);
+				CHECK_EQ_INT(rbframes__succ_index_lookup(table, len, len / 8 * 9),
+					     0);
 			else
-				CHECK_EQ_INT(rb_succ_index_lookup(table, len,
-								  54 + (len - 48) / 80 * 512),
+				CHECK_EQ_INT(rbframes__succ_index_lookup(
+						     table, len, 54 + (len - 48) / 80 * 512),
 					     0);
 		}
 	}
-	CHECK_EQ_INT(rb_succ_index_lookup(NULL, 0, 0), 0);
-	CHECK_EQ_INT(rb_succ_index_lookup(table, 7, 0), 0);
+	CHECK_EQ_INT(rbframes__succ_index_lookup(NULL, 0, 0), 0);
+	CHECK_EQ_INT(rbframes__succ_index_lookup(table, 7, 0), 0);
 }
 
 /* An iseq of insns instructions whose n positions are found by a succinct table. */
@@ -441,7 +442,7 @@ static void check_succ_iseq(const uint32_t *pos, uint32_t n, uint32_t insns)
 	static int32_t lines[MAX_ENTRIES];
 	static uint64_t label[5], path[5];
 	static struct fake f;
-	struct rb_namer *n_ = namer();
+	struct rbframes *n_ = namer();
 	size_t len = succ_build(built, insns, pos, n), map_len;
 	void *map, *table = at_mapping_end(built, len, &map, &map_len);
 	uint64_t iseq;
@@ -452,7 +453,7 @@ static void check_succ_iseq(const uint32_t *pos, uint32_t n, uint32_t insns)
 	iseq = fake_iseq(&f, embed_string(label, "handler"), embed_string(path, "/srv/x.rb"),
 			 FIX(999));
 	fake_lines(&f, lines, n, NULL, addr(table));
-	rb_namer__read_iseq(n_, (uint32_t)getpid(), iseq, where_of(iseq, 0));
+	rbframes__read_iseq(n_, (uint32_t)getpid(), iseq, where_of(iseq, 0));
 	/* read once, at first sight: the table can go */
 	munmap(map, map_len);
 	for (uint32_t i = 0; i < insns; i++)
@@ -460,7 +461,7 @@ static void check_succ_iseq(const uint32_t *pos, uint32_t n, uint32_t insns)
 		       (uint32_t)expected_line(pos, lines, n, i);
 	CHECK_EQ_INT(bad, 0);
 	CHECK_EQ_STR(name_at(n_, iseq, pc_of(0)).label, "handler");
-	rb_namer__free(n_);
+	rbframes__free(n_);
 }
 
 static void test_succ_lines(void)
@@ -488,10 +489,10 @@ static struct {
 	uint64_t me[5];
 } symbols __attribute__((aligned(8)));
 
-static struct rb_namer *namer_with_symbols(uint64_t serial, const char *name)
+static struct rbframes *namer_with_symbols(uint64_t serial, const char *name)
 {
 	struct rbruntime rr = runtime();
-	struct rb_namer *n = rb_namer__new();
+	struct rbframes *n = rbframes__new();
 
 	memset(&symbols, 0, sizeof(symbols));
 	symbols.last_id = 1000;
@@ -506,40 +507,40 @@ static struct rb_namer *namer_with_symbols(uint64_t serial, const char *name)
 	rr.symbols_last_id = addr(&symbols.last_id);
 	rr.symbols_ids = addr(&symbols.ids);
 	CHECK(n != NULL);
-	CHECK_EQ_INT(rb_namer__add_process(n, (uint32_t)getpid(), &rr, 0), 0);
+	CHECK_EQ_INT(rbframes__add_process(n, (uint32_t)getpid(), &rr, 0), 0);
 	return n;
 }
 
 static void test_cfunc(void)
 {
-	struct rb_namer *n = namer();
+	struct rbframes *n = namer();
 	struct rb_frame_name r = name_at(n, 0x1000, UNW_RB_CFUNC);
 
 	/* no symbol table: unnamed */
 	CHECK_EQ_STR(r.label, "<cfunc>");
 	CHECK_EQ_STR(r.file, "<cfunc>");
 	CHECK_EQ_INT(r.line, 0);
-	rb_namer__free(n);
+	rbframes__free(n);
 
 	/* named by its ID, read when first seen: the name outlives the entry */
 	n = namer_with_symbols(700, "each");
-	rb_namer__read_iseq(n, (uint32_t)getpid(), addr(symbols.me),
+	rbframes__read_iseq(n, (uint32_t)getpid(), addr(symbols.me),
 			    where_of(addr(symbols.me), UNW_RB_CFUNC));
 	memset(symbols.name_obj, 0, sizeof(symbols.name_obj));
 	CHECK_EQ_STR(name_at(n, addr(symbols.me), UNW_RB_CFUNC).label, "each");
 	/* the same address as an iseq is another thing */
 	CHECK_EQ_STR(name_at(n, addr(symbols.me), pc_of(0)).label, "<unknown>");
-	rb_namer__free(n);
+	rbframes__free(n);
 
 	/* a serial past last_id, or its entry not a String: unnamed */
 	n = namer_with_symbols(700, "each");
 	symbols.last_id = 600;
 	CHECK_EQ_STR(name_at(n, addr(symbols.me), UNW_RB_CFUNC).label, "<cfunc>");
-	rb_namer__free(n);
+	rbframes__free(n);
 	n = namer_with_symbols(5, "each");
 	symbols.entries[10] = FIX(3);
 	CHECK_EQ_STR(name_at(n, addr(symbols.me), UNW_RB_CFUNC).label, "<cfunc>");
-	rb_namer__free(n);
+	rbframes__free(n);
 }
 
 static void test_bad_input(void)
@@ -550,7 +551,7 @@ static void test_bad_input(void)
 	static const uint32_t positions[] = { 0, 60 };
 	static const int32_t lines[] = { 3, 4 };
 	static struct fake f;
-	struct rb_namer *n = namer();
+	struct rbframes *n = namer();
 	uint64_t good = embed_string(label, "ok"), iseq;
 	struct rb_frame_name r;
 
@@ -560,7 +561,7 @@ static void test_bad_input(void)
 	CHECK_EQ_STR(r.label, "<unknown>");
 	CHECK_EQ_STR(r.file, "<unknown>");
 	CHECK_EQ_INT(r.first_line, 0);
-	rb_namer__free(n);
+	rbframes__free(n);
 
 	/* a length over the bound, a negative one; a pointer to nothing; an empty Array */
 	memset(long_chars, 'a', sizeof(long_chars));
@@ -571,14 +572,14 @@ static void test_bad_input(void)
 	CHECK_EQ_STR(r.label, "<unknown>");
 	CHECK_EQ_STR(r.file, "<unknown>");
 	CHECK_EQ_INT(r.first_line, 0);
-	rb_namer__free(n);
+	rbframes__free(n);
 	n = namer();
 	iseq = fake_iseq(&f, heap_string(gone, (const char *)0x1000, 4), heap_array(empty, NULL, 0),
 			 8 /* Qnil */);
 	r = name_at(n, iseq, pc_of(0));
 	CHECK_EQ_STR(r.label, "<unknown>");
 	CHECK_EQ_STR(r.file, "<unknown>");
-	rb_namer__free(n);
+	rbframes__free(n);
 
 	/* more entries than the bound; entries at nothing; a table whose ranks are not */
 	n = namer();
@@ -588,12 +589,12 @@ static void test_bad_input(void)
 	r = name_at(n, iseq, pc_of(0));
 	CHECK_EQ_STR(r.label, "ok");
 	CHECK_EQ_INT(r.line, 0);
-	rb_namer__free(n);
+	rbframes__free(n);
 	n = namer();
 	fake_lines(&f, lines, 2, positions, 0);
 	put64(f.body, 120, 0x1000);
 	CHECK_EQ_INT(name_at(n, iseq, pc_of(0)).line, 0);
-	rb_namer__free(n);
+	rbframes__free(n);
 	n = namer();
 	succ_build(bad_table, 100, positions, 2);
 	bad_table[48] = 7; /* block 0's rank */
@@ -601,7 +602,7 @@ static void test_bad_input(void)
 	r = name_at(n, iseq, pc_of(62));
 	CHECK_EQ_STR(r.file, "/a.rb");
 	CHECK_EQ_INT(r.line, 0);
-	rb_namer__free(n);
+	rbframes__free(n);
 
 	/* an iseq at nothing, or whose body is at nothing */
 	n = namer();
@@ -616,7 +617,7 @@ static void test_bad_input(void)
 	/* not kept: read once it can be */
 	f.iseq[2] = addr(f.body);
 	CHECK_EQ_STR(name_at(n, addr(f.iseq), pc_of(0)).label, "ok");
-	rb_namer__free(n);
+	rbframes__free(n);
 }
 
 static void test_processes(void)
@@ -625,41 +626,41 @@ static void test_processes(void)
 	static struct fake f;
 	struct rbruntime rr = runtime();
 	uint32_t pid = (uint32_t)getpid();
-	struct rb_namer *n = namer();
+	struct rbframes *n = namer();
 	uint64_t iseq =
 		fake_iseq(&f, embed_string(label, "first"), embed_string(path, "/a.rb"), FIX(1));
 	struct rb_frame_name r;
 
 	/* read when first seen: what the process does with it after does not matter */
-	rb_namer__read_iseq(n, pid, iseq, where_of(iseq, 0));
+	rbframes__read_iseq(n, pid, iseq, where_of(iseq, 0));
 	embed_string(label, "later");
 	CHECK_EQ_STR(name_at(n, iseq, pc_of(0)).label, "first");
 	/* the same interpreter again (a new mapping): still known */
-	CHECK_EQ_INT(rb_namer__add_process(n, pid, &rr, 0), 0);
+	CHECK_EQ_INT(rbframes__add_process(n, pid, &rr, 0), 0);
 	CHECK_EQ_STR(name_at(n, iseq, pc_of(0)).label, "first");
 	/* another one (an exec): read again */
-	CHECK_EQ_INT(rb_namer__add_process(n, pid, &rr, 0x1000), 0);
+	CHECK_EQ_INT(rbframes__add_process(n, pid, &rr, 0x1000), 0);
 	CHECK_EQ_STR(name_at(n, iseq, pc_of(0)).label, "later");
 
 	/* a process never added, or removed */
-	CHECK_EQ_INT(rb_namer__name(n, pid + 1, iseq, pc_of(0), &r), -ENOENT);
+	CHECK_EQ_INT(rbframes__name(n, pid + 1, iseq, pc_of(0), &r), -ENOENT);
 	CHECK_EQ_STR(r.label, "<unknown>");
 	CHECK_EQ_STR(r.file, "<unknown>");
-	rb_namer__read_iseq(n, pid + 1, iseq, 0);
-	rb_namer__remove_process(n, pid);
-	CHECK_EQ_INT(rb_namer__name(n, pid, iseq, pc_of(0), &r), -ENOENT);
-	CHECK_EQ_INT(rb_namer__name(n, pid, iseq, UNW_RB_CFUNC, &r), -ENOENT);
-	rb_namer__remove_process(n, pid);
-	rb_namer__free(n);
-	rb_namer__free(NULL);
+	rbframes__read_iseq(n, pid + 1, iseq, 0);
+	rbframes__remove_process(n, pid);
+	CHECK_EQ_INT(rbframes__name(n, pid, iseq, pc_of(0), &r), -ENOENT);
+	CHECK_EQ_INT(rbframes__name(n, pid, iseq, UNW_RB_CFUNC, &r), -ENOENT);
+	rbframes__remove_process(n, pid);
+	rbframes__free(n);
+	rbframes__free(NULL);
 }
 
 /* The name of iseq at pc 0 in process pid's memory, as the namer reads it. */
-static const char *label_of(struct rb_namer *n, uint32_t pid, uint64_t iseq)
+static const char *label_of(struct rbframes *n, uint32_t pid, uint64_t iseq)
 {
 	struct rb_frame_name r;
 
-	return rb_namer__name(n, pid, iseq, where_of(iseq, pc_of(0)), &r) ? NULL : r.label;
+	return rbframes__name(n, pid, iseq, where_of(iseq, pc_of(0)), &r) ? NULL : r.label;
 }
 
 /*
@@ -671,7 +672,7 @@ static void test_fork(void)
 {
 	static uint64_t label[5], path[5];
 	static struct fake f;
-	struct rb_namer *n = namer();
+	struct rbframes *n = namer();
 	uint32_t self = (uint32_t)getpid();
 	uint64_t iseq =
 		fake_iseq(&f, embed_string(label, "before"), embed_string(path, "/a.rb"), FIX(1));
@@ -687,15 +688,15 @@ static void test_fork(void)
 	CHECK(alive > 0 && gone > 0);
 	waitpid(gone, NULL, 0);
 	embed_string(label, "after");
-	CHECK_EQ_INT(rb_namer__fork(n, self, (uint32_t)alive), 0);
-	CHECK_EQ_INT(rb_namer__fork(n, self, (uint32_t)gone), 0);
+	CHECK_EQ_INT(rbframes__fork(n, self, (uint32_t)alive), 0);
+	CHECK_EQ_INT(rbframes__fork(n, self, (uint32_t)gone), 0);
 	CHECK_EQ_STR(label_of(n, (uint32_t)alive, iseq), "before");
 	CHECK_EQ_STR(label_of(n, (uint32_t)gone, iseq), "after");
-	CHECK_EQ_INT(rb_namer__fork(n, self + 1000000, self + 1000001), 0);
+	CHECK_EQ_INT(rbframes__fork(n, self + 1000000, self + 1000001), 0);
 	CHECK(label_of(n, self + 1000001, iseq) == NULL);
 	kill(alive, SIGKILL);
 	waitpid(alive, NULL, 0);
-	rb_namer__free(n);
+	rbframes__free(n);
 }
 
 /* An iseq freed and its slot reused by another: each frame named after its own. */
@@ -703,7 +704,7 @@ static void test_slot_reused(void)
 {
 	static uint64_t label[5], label2[5], path[5];
 	static struct fake f, g;
-	struct rb_namer *n = namer();
+	struct rbframes *n = namer();
 	uint64_t iseq =
 		fake_iseq(&f, embed_string(label, "old"), embed_string(path, "/a.rb"), FIX(1));
 	uint64_t old_where = where_of(iseq, 0);
@@ -716,9 +717,9 @@ static void test_slot_reused(void)
 	CHECK(where_of(iseq, 0) != old_where);
 	CHECK_EQ_STR(name_at(n, iseq, 0).label, "new");
 	/* a frame recorded before keeps the old name */
-	CHECK_EQ_INT(rb_namer__name(n, (uint32_t)getpid(), iseq, old_where, &r), 0);
+	CHECK_EQ_INT(rbframes__name(n, (uint32_t)getpid(), iseq, old_where, &r), 0);
 	CHECK_EQ_STR(r.label, "old");
-	rb_namer__free(n);
+	rbframes__free(n);
 }
 
 int main(void)

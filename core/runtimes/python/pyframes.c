@@ -43,7 +43,8 @@ struct py_proc {
 	struct hashmap codes; /* of struct py_code, by address and tag */
 };
 
-struct py_namer {
+/* The namer of Python frames: the processes it reads. */
+struct pyframes {
 	struct proc_mems procs; /* of struct py_proc */
 };
 
@@ -141,7 +142,8 @@ static uint32_t line_36(const uint8_t *t, size_t size, uint32_t first_line, uint
 	return line <= 0 ? 0 : (uint32_t)line;
 }
 
-uint32_t py_line_of(const uint8_t *table, size_t size, int minor, uint32_t first_line, uint64_t at)
+uint32_t pyframes__line_of(const uint8_t *table, size_t size, int minor, uint32_t first_line,
+			   uint64_t at)
 {
 	if (!table)
 		return 0;
@@ -324,7 +326,7 @@ static const struct py_code *code_get(struct py_proc *p, uint64_t addr, uint32_t
 
 /* The namer */
 
-static struct py_proc *proc_find(struct py_namer *n, uint32_t pid)
+static struct py_proc *proc_find(struct pyframes *n, uint32_t pid)
 {
 	return proc_mem__find(&n->procs, pid);
 }
@@ -340,9 +342,9 @@ static void proc_clear(void *entry)
 	hashmap__exit(&p->codes);
 }
 
-struct py_namer *py_namer__new(void)
+struct pyframes *pyframes__new(void)
 {
-	struct py_namer *n = calloc(1, sizeof(struct py_namer));
+	struct pyframes *n = calloc(1, sizeof(struct pyframes));
 
 	if (n)
 		n->procs =
@@ -350,7 +352,7 @@ struct py_namer *py_namer__new(void)
 	return n;
 }
 
-void py_namer__free(struct py_namer *n)
+void pyframes__free(struct pyframes *n)
 {
 	if (!n)
 		return;
@@ -358,7 +360,7 @@ void py_namer__free(struct py_namer *n)
 	free(n);
 }
 
-int py_namer__add_process(struct py_namer *n, uint32_t pid, const struct pyruntime *pr,
+int pyframes__add_process(struct pyframes *n, uint32_t pid, const struct pyruntime *pr,
 			  uint64_t bias)
 {
 	struct py_proc *p = proc_find(n, pid);
@@ -376,7 +378,7 @@ int py_namer__add_process(struct py_namer *n, uint32_t pid, const struct pyrunti
 	return err;
 }
 
-void py_namer__remove_process(struct py_namer *n, uint32_t pid)
+void pyframes__remove_process(struct pyframes *n, uint32_t pid)
 {
 	proc_mem__remove(&n->procs, pid);
 }
@@ -399,7 +401,7 @@ static bool view_of_event(struct py_view *v, const struct unw_py_code_event *e, 
 	return true;
 }
 
-void py_namer__read_code(struct py_namer *n, const struct unw_py_code_event *e, size_t size)
+void pyframes__read_code(struct pyframes *n, const struct unw_py_code_event *e, size_t size)
 {
 	struct py_proc *p;
 	struct py_view v = {};
@@ -412,7 +414,7 @@ void py_namer__read_code(struct py_namer *n, const struct unw_py_code_event *e, 
 		code_get(p, e->ev.addr, e->ev.tag, &v);
 }
 
-int py_namer__name(struct py_namer *n, uint32_t pid, uint64_t code, uint64_t where,
+int pyframes__name(struct pyframes *n, uint32_t pid, uint64_t code, uint64_t where,
 		   struct py_frame_name *out)
 {
 	struct py_proc *p = proc_find(n, pid);
@@ -436,6 +438,6 @@ int py_namer__name(struct py_namer *n, uint32_t pid, uint64_t code, uint64_t whe
 			return 0;
 		at = (where - c->first_instr) / CODE_UNIT;
 	}
-	out->line = py_line_of(c->table, c->table_len, p->rt.minor, c->first_line, at);
+	out->line = pyframes__line_of(c->table, c->table_len, p->rt.minor, c->first_line, at);
 	return 0;
 }

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 struct pyruntime;
-struct py_namer;
+struct pyframes;
 struct unw_py_code_event;
 
 struct py_frame_name {
@@ -26,31 +26,31 @@ struct py_frame_name {
 	uint32_t first_line;  /* co_firstlineno */
 };
 
-struct py_namer *py_namer__new(void);
-void py_namer__free(struct py_namer *n);
+struct pyframes *pyframes__new(void);
+void pyframes__free(struct pyframes *n);
 
 /*
  * Process pid runs the interpreter pr loaded at bias (process address =
  * ELF address + bias); called again, it replaces what was known (an exec).
  */
-int py_namer__add_process(struct py_namer *n, uint32_t pid, const struct pyruntime *pr,
+int pyframes__add_process(struct pyframes *n, uint32_t pid, const struct pyruntime *pr,
 			  uint64_t bias);
 /* The process exited: its memory and code objects are dropped. */
-void py_namer__remove_process(struct py_namer *n, uint32_t pid);
+void pyframes__remove_process(struct pyframes *n, uint32_t pid);
 
 /*
  * Reads the code object of event e (size bytes, as BPF sent it) now, if it
  * was not read yet: from the copies the event holds, the rest from the
  * process. Its names then outlive the code object and the process.
  */
-void py_namer__read_code(struct py_namer *n, const struct unw_py_code_event *e, size_t size);
+void pyframes__read_code(struct pyframes *n, const struct unw_py_code_event *e, size_t size);
 
 /*
  * Names frame (code, where) of pid into *out (where as BPF writes it, the
  * code object's tag in its top bits); the strings stay valid until
  * the process is removed. 0, or -ENOENT when pid was never added.
  */
-int py_namer__name(struct py_namer *n, uint32_t pid, uint64_t code, uint64_t where,
+int pyframes__name(struct pyframes *n, uint32_t pid, uint64_t code, uint64_t where,
 		   struct py_frame_name *out);
 
 /*
@@ -60,6 +60,7 @@ int py_namer__name(struct py_namer *n, uint32_t pid, uint64_t code, uint64_t whe
  * first_line; at counts code units from 3.10 on, bytes before (f_lasti as
  * each version has it). 0 when the table has no line for it.
  */
-uint32_t py_line_of(const uint8_t *table, size_t size, int minor, uint32_t first_line, uint64_t at);
+uint32_t pyframes__line_of(const uint8_t *table, size_t size, int minor, uint32_t first_line,
+			   uint64_t at);
 
 #endif

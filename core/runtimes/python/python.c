@@ -158,29 +158,29 @@ static void python_print_json(struct json_writer *jw, const void *state)
 
 static void *python_namer_new(void)
 {
-	return py_namer__new();
+	return pyframes__new();
 }
 
 static void python_namer_free(void *n)
 {
-	py_namer__free(n);
+	pyframes__free(n);
 }
 
 static int python_add_process(void *n, uint32_t pid, const void *state, uint64_t bias)
 {
 	const struct python_image *img = state;
 
-	return img->refused ? -ENOENT : py_namer__add_process(n, pid, &img->rt, bias);
+	return img->refused ? -ENOENT : pyframes__add_process(n, pid, &img->rt, bias);
 }
 
 static void python_remove_process(void *n, uint32_t pid)
 {
-	py_namer__remove_process(n, pid);
+	pyframes__remove_process(n, pid);
 }
 
 static void python_read_code(void *n, const struct unw_event *ev, size_t size)
 {
-	py_namer__read_code(n, (const struct unw_py_code_event *)ev, size);
+	pyframes__read_code(n, (const struct unw_py_code_event *)ev, size);
 }
 
 /* A code object is told apart from an earlier one at its address by its tag (where's top bits). */
@@ -189,7 +189,7 @@ static uint64_t python_name(void *n, uint32_t pid, uint64_t code, uint64_t where
 {
 	struct py_frame_name name = { out->function, out->file, out->line, out->first_line };
 
-	py_namer__name(n, pid, code, where, &name);
+	pyframes__name(n, pid, code, where, &name);
 	*out = (struct frame_name){ name.qualname, name.file, name.line, name.first_line };
 	return code | (where >> UNW_PY_TAG_SHIFT) << UNW_PY_TAG_SHIFT;
 }

@@ -68,7 +68,8 @@ struct rb_proc {
 	struct hashmap iseqs; /* of struct rb_iseq, by address, kind and tag */
 };
 
-struct rb_namer {
+/* The namer of Ruby frames: the processes it reads. */
+struct rbframes {
 	struct proc_mems procs; /* of struct rb_proc */
 };
 
@@ -82,7 +83,7 @@ static uint64_t load64(const uint8_t *b)
 	return v;
 }
 
-uint32_t rb_succ_index_lookup(const uint8_t *table, size_t size, uint32_t pos)
+uint32_t rbframes__succ_index_lookup(const uint8_t *table, size_t size, uint32_t pos)
 {
 	uint32_t bit, small, small_rank = 0, rank;
 	const uint8_t *block;
@@ -144,7 +145,7 @@ static uint32_t iseq_line(const struct rb_iseq *s, uint64_t pc)
 	} else if (s->positions) {
 		i = positions_index(s->positions, s->nr_lines, pos);
 	} else {
-		rank = rb_succ_index_lookup(s->succ, s->succ_len, (uint32_t)pos);
+		rank = rbframes__succ_index_lookup(s->succ, s->succ_len, (uint32_t)pos);
 		if (!rank || rank > s->nr_lines)
 			return 0;
 		i = rank - 1;
@@ -319,7 +320,7 @@ static int64_t succ_imm_rank(const uint8_t *t, size_t len, uint32_t nr)
 	uint32_t last = 0;
 
 	for (uint32_t x = 0; x < len / 8 * 9; x++) {
-		uint32_t r = rb_succ_index_lookup(t, len, x);
+		uint32_t r = rbframes__succ_index_lookup(t, len, x);
 
 		if (r < last || r > last + 1)
 			return -1;
@@ -374,7 +375,7 @@ static int succ_read_blocks(const struct rb_proc *p, uint64_t addr, uint8_t **t,
 
 /*
  * The succinct index table at addr of nr positions, read whole, laid out
- * as the process has it (rb_succ_index_lookup reads it); its size in *len.
+ * as the process has it (rbframes__succ_index_lookup reads it); its size in *len.
  * Its length is not kept with it (it follows from iseq_size): it is read
  * until it holds nr positions. NULL when it cannot be read or is not one.
  */
@@ -556,7 +557,7 @@ static uint16_t where_tag(uint64_t where)
 
 /* The namer */
 
-static struct rb_proc *proc_find(struct rb_namer *n, uint32_t pid)
+static struct rb_proc *proc_find(struct rbframes *n, uint32_t pid)
 {
 	return proc_mem__find(&n->procs, pid);
 }
@@ -580,9 +581,9 @@ static bool same_runtime(const struct rb_proc *p, const struct rbruntime *rr, ui
 	       p->rt.vm_exec_hi == rr->vm_exec_hi;
 }
 
-struct rb_namer *rb_namer__new(void)
+struct rbframes *rbframes__new(void)
 {
-	struct rb_namer *n = calloc(1, sizeof(struct rb_namer));
+	struct rbframes *n = calloc(1, sizeof(struct rbframes));
 
 	if (n)
 		n->procs =
@@ -590,7 +591,7 @@ struct rb_namer *rb_namer__new(void)
 	return n;
 }
 
-void rb_namer__free(struct rb_namer *n)
+void rbframes__free(struct rbframes *n)
 {
 	if (!n)
 		return;
@@ -598,7 +599,7 @@ void rb_namer__free(struct rb_namer *n)
 	free(n);
 }
 
-int rb_namer__add_process(struct rb_namer *n, uint32_t pid, const struct rbruntime *rr,
+int rbframes__add_process(struct rbframes *n, uint32_t pid, const struct rbruntime *rr,
 			  uint64_t bias)
 {
 	struct rb_proc *p = proc_find(n, pid);
@@ -614,7 +615,7 @@ int rb_namer__add_process(struct rb_namer *n, uint32_t pid, const struct rbrunti
 	return err;
 }
 
-int rb_namer__fork(struct rb_namer *n, uint32_t ppid, uint32_t pid)
+int rbframes__fork(struct rbframes *n, uint32_t ppid, uint32_t pid)
 {
 	struct rb_proc *parent = proc_find(n, ppid), *p;
 	struct rbruntime rt;
@@ -636,12 +637,12 @@ int rb_namer__fork(struct rb_namer *n, uint32_t ppid, uint32_t pid)
 	return 0;
 }
 
-void rb_namer__remove_process(struct rb_namer *n, uint32_t pid)
+void rbframes__remove_process(struct rbframes *n, uint32_t pid)
 {
 	proc_mem__remove(&n->procs, pid);
 }
 
-void rb_namer__read_iseq(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64_t where)
+void rbframes__read_iseq(struct rbframes *n, uint32_t pid, uint64_t iseq, uint64_t where)
 {
 	struct rb_proc *p = proc_find(n, pid);
 
@@ -649,7 +650,7 @@ void rb_namer__read_iseq(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64
 		iseq_get(p, iseq, where & UNW_RB_CFUNC, where_tag(where));
 }
 
-int rb_namer__name(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64_t where,
+int rbframes__name(struct rbframes *n, uint32_t pid, uint64_t iseq, uint64_t where,
 		   struct rb_frame_name *out)
 {
 	struct rb_proc *p = proc_find(n, pid);

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 struct rbruntime;
-struct rb_namer;
+struct rbframes;
 
 struct rb_frame_name {
 	const char *label;   /* the iseq's label ("block in handler"); "<cfunc>" for a C method */
@@ -27,15 +27,15 @@ struct rb_frame_name {
 	uint32_t first_line; /* the iseq's first_lineno */
 };
 
-struct rb_namer *rb_namer__new(void);
-void rb_namer__free(struct rb_namer *n);
+struct rbframes *rbframes__new(void);
+void rbframes__free(struct rbframes *n);
 
 /*
  * Process pid runs the interpreter rr loaded at bias (process address =
  * ELF address + bias); called again with the same, it keeps what it knows
  * (a new mapping), with another one it starts over (an exec).
  */
-int rb_namer__add_process(struct rb_namer *n, uint32_t pid, const struct rbruntime *rr,
+int rbframes__add_process(struct rbframes *n, uint32_t pid, const struct rbruntime *rr,
 			  uint64_t bias);
 /*
  * Process pid was forked from ppid, a process of the namer: it runs the
@@ -43,16 +43,16 @@ int rb_namer__add_process(struct rb_namer *n, uint32_t pid, const struct rbrunti
  * from its own memory, or from its parent's, which held the same ones when
  * it forked, when it is gone already. 0; -ENOMEM.
  */
-int rb_namer__fork(struct rb_namer *n, uint32_t ppid, uint32_t pid);
+int rbframes__fork(struct rbframes *n, uint32_t ppid, uint32_t pid);
 
 /* The process exited: its memory and iseqs are dropped. */
-void rb_namer__remove_process(struct rb_namer *n, uint32_t pid);
+void rbframes__remove_process(struct rbframes *n, uint32_t pid);
 
 /*
  * Reads iseq (an address of pid) now, if it was not read yet: its names
  * then outlive the process. Called when BPF first sees it (UNW_EV_CODE).
  */
-void rb_namer__read_iseq(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64_t where);
+void rbframes__read_iseq(struct rbframes *n, uint32_t pid, uint64_t iseq, uint64_t where);
 
 /*
  * Names frame (iseq, where) of pid into *out, the iseq's address without
@@ -61,7 +61,7 @@ void rb_namer__read_iseq(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64
  * The strings stay valid until the process is removed. 0, or -ENOENT when
  * pid was never added.
  */
-int rb_namer__name(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64_t where,
+int rbframes__name(struct rbframes *n, uint32_t pid, uint64_t iseq, uint64_t where,
 		   struct rb_frame_name *out);
 
 /*
@@ -71,6 +71,6 @@ int rb_namer__name(struct rb_namer *n, uint32_t pid, uint64_t iseq, uint64_t whe
  * the rank's minus one. 0 when the table does not reach pos. Exposed for
  * the tests.
  */
-uint32_t rb_succ_index_lookup(const uint8_t *table, size_t size, uint32_t pos);
+uint32_t rbframes__succ_index_lookup(const uint8_t *table, size_t size, uint32_t pos);
 
 #endif

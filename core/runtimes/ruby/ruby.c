@@ -105,36 +105,36 @@ static void ruby_print_json(struct json_writer *jw, const void *state)
 
 static void *ruby_namer_new(void)
 {
-	return rb_namer__new();
+	return rbframes__new();
 }
 
 static void ruby_namer_free(void *n)
 {
-	rb_namer__free(n);
+	rbframes__free(n);
 }
 
 static int ruby_add_process(void *n, uint32_t pid, const void *state, uint64_t bias)
 {
 	const struct ruby_image *img = state;
 
-	return img->refused ? -ENOENT : rb_namer__add_process(n, pid, &img->rt, bias);
+	return img->refused ? -ENOENT : rbframes__add_process(n, pid, &img->rt, bias);
 }
 
 static void ruby_remove_process(void *n, uint32_t pid)
 {
-	rb_namer__remove_process(n, pid);
+	rbframes__remove_process(n, pid);
 }
 
 static int ruby_fork(void *n, uint32_t ppid, uint32_t pid)
 {
-	return rb_namer__fork(n, ppid, pid);
+	return rbframes__fork(n, ppid, pid);
 }
 
 /* The event carries the iseq's word's top 16 bits, its tag, as where has them. */
 static void ruby_read_code(void *n, const struct unw_event *ev, size_t size)
 {
 	(void)size;
-	rb_namer__read_iseq(n, ev->pid, ev->addr, (uint64_t)ev->tag << UNW_RB_TAG_SHIFT);
+	rbframes__read_iseq(n, ev->pid, ev->addr, (uint64_t)ev->tag << UNW_RB_TAG_SHIFT);
 }
 
 /*
@@ -146,7 +146,7 @@ static uint64_t ruby_name(void *n, uint32_t pid, uint64_t iseq, uint64_t where,
 {
 	struct rb_frame_name name = { out->function, out->file, out->line, out->first_line };
 
-	rb_namer__name(n, pid, iseq, where, &name);
+	rbframes__name(n, pid, iseq, where, &name);
 	*out = (struct frame_name){ name.label, where & UNW_RB_CFUNC ? NULL : name.file, name.line,
 				    name.first_line };
 	return iseq | (where & ~((1ULL << UNW_RB_TAG_SHIFT) - 1));
