@@ -23,7 +23,7 @@
 #include "../core/util/common.h"
 #include "../core/runtimes/runtimes.h"
 #include "../core/session/failures.h"
-#include "../core/session/sample_time_stats.h"
+#include "../core/session/sample_times.h"
 #include "../core/util/json.h"
 #include "../core/util/log.h"
 

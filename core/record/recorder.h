@@ -31,7 +31,7 @@
 #include "../elf/debuginfod.h"
 #include "../profile/out_format.h"
 #include "../session/session.h"
-#include "../session/sample_time_stats.h"
+#include "../session/sample_times.h"
 #include "proc_times.h"
 
 /* What to record and where to write it; the arrays and strings outlive the recorder. */

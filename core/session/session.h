@@ -24,7 +24,7 @@
 
 #include "../util/common.h"
 #include "bpf/abi.h"
-#include "sample_time_stats.h"
+#include "sample_times.h"
 
 struct model;
 struct runtime;

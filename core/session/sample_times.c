@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The count and percentiles of the sample times BPF counted. See sample_time_stats.h. */
+/* The count and percentiles of the sample times BPF counted. See sample_times.h. */
 #include <stddef.h>
 
-#include "sample_time_stats.h"
+#include "sample_times.h"
 #include "bpf/sample_time_hist.h"
 
 static uint64_t total_of(const uint64_t buckets[UNW_HIST_BUCKETS])

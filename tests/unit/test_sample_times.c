@@ -3,12 +3,12 @@
  * The histogram of sample times: the bucket BPF counts a time in
  * (bpf/sample_time_hist.h, compiled here as plain C) against the bounds user
  * space reads, and the median and p99 user space computes from buckets of
- * known distributions (core/session/sample_time_stats.c).
+ * known distributions (core/session/sample_times.c).
  */
 #include <stdint.h>
 
 #include "bpf/sample_time_hist.h"
-#include "core/session/sample_time_stats.h"
+#include "core/session/sample_times.h"
 #include "test.h"
 
 #define LAST (UNW_HIST_BUCKETS - 1)

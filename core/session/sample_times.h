@@ -9,8 +9,8 @@
  *	ns = sample_times__percentile(buckets, 0.99);
  *	name = sample_times__cost_name(UNW_COST_SWITCHED);	what a sample paid for
  */
-#ifndef UNWPROF_SAMPLE_TIME_STATS_H
-#define UNWPROF_SAMPLE_TIME_STATS_H
+#ifndef UNWPROF_SAMPLE_TIMES_H
+#define UNWPROF_SAMPLE_TIMES_H
 
 #include <stdint.h>
 
