@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "args.h"
-#include "../core/profile/atomic_file.h"
+#include "../core/profile/outfile.h"
 #include "cmd.h"
 #include "../core/util/common.h"
 #include "../core/profile/folded.h"

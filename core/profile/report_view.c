@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic_file.h"
+#include "outfile.h"
 #include "flamegraph.h"
 #include "folded.h"
 #include "../util/json.h"

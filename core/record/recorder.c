@@ -25,7 +25,7 @@
 #include "../elf/debuginfod.h"
 #include "../model/model.h"
 #include "../session/failures.h"
-#include "../profile/atomic_file.h"
+#include "../profile/outfile.h"
 #include "../profile/profile.h"
 #include "../runtimes/runtimes.h"
 #include "../symbols/symbolizer.h"

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/profile/atomic_file.h"
+#include "core/profile/outfile.h"
 #include "core/util/common.h"
 #include "core/profile/folded.h"
 #include "core/util/gzip.h"

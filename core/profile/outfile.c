@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Output files written whole or not at all (see atomic_file.h).
+ * Output files written whole or not at all (see outfile.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "atomic_file.h"
+#include "outfile.h"
 #include "../util/common.h"
 #include "../util/log.h"
 

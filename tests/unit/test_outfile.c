@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The output writer (core/profile/atomic_file.c): a file appears whole at
+ * The output writer (core/profile/outfile.c): a file appears whole at
  * close or not at all, an old file stays until then, a symlink's target is
  * replaced and the link kept, nothing is left behind after a failure.
  */
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/profile/atomic_file.h"
+#include "core/profile/outfile.h"
 #include "core/util/log.h"
 #include "test.h"
 

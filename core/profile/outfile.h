@@ -18,8 +18,8 @@
  * Every error is printed naming path, and the functions return 0 or
  * -errno (-ENOSPC for a full disk).
  */
-#ifndef UNWPROF_ATOMIC_FILE_H
-#define UNWPROF_ATOMIC_FILE_H
+#ifndef UNWPROF_OUTFILE_H
+#define UNWPROF_OUTFILE_H
 
 #include <stdbool.h>
 #include <stdio.h>
