@@ -273,7 +273,7 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		args->filter.no_kernel = true;
 		return 0;
 	case OPT_SAMPLE_TYPE:
-		if (report_sample_type__parse(arg, &args->filter.type))
+		if (report__parse_sample_type(arg, &args->filter.type))
 			argp_error(state, "--sample-type: '%s' is not cpu, off-cpu or wall", arg);
 		return 0;
 	case OPT_JSON:
@@ -342,7 +342,7 @@ static int run_diff(const struct report_args *args, struct report_file *cur, str
 	bool failed;
 	int err;
 
-	err = report_file__open(&base, args->base, &args->filter, true);
+	err = report__open_file(&base, args->base, &args->filter, true);
 	if (err)
 		goto cleanup;
 	dopts.base_period_ns = base.in.meta.period_ns;
@@ -363,7 +363,7 @@ static int run_diff(const struct report_args *args, struct report_file *cur, str
 	*regressed = failed;
 cleanup:
 	report_diff__free(d);
-	report_file__close(&base);
+	report__close_file(&base);
 	return err;
 }
 
@@ -432,7 +432,7 @@ static int report_run(const struct report_args *args)
 	bool regressed = false;
 	int err, out_err;
 
-	err = report_file__open(&l, args->input, &args->filter, args->view != VIEW_CONVERT);
+	err = report__open_file(&l, args->input, &args->filter, args->view != VIEW_CONVERT);
 	if (err)
 		goto cleanup;
 	if (args->view == VIEW_CONVERT) {
@@ -451,7 +451,7 @@ static int report_run(const struct report_args *args)
 	if (out_err && !err)
 		err = out_err;
 cleanup:
-	report_file__close(&l);
+	report__close_file(&l);
 	if (err)
 		return EXIT_FAIL;
 	return regressed ? EXIT_REGRESSION : EXIT_OK;

@@ -372,7 +372,7 @@ static int path_cmp(const void *pa, const void *pb, void *arg)
 /* The width of a sample of the profile: its count, or with times its time. */
 static uint64_t sample_value(const struct flamegraph *fg, const struct profile_sample *s)
 {
-	return fg->opts->times ? profile_sample__time_ns(s, fg->opts->period_ns) : s->count;
+	return fg->opts->times ? profile__sample_time_ns(s, fg->opts->period_ns) : s->count;
 }
 
 /* The samples with a count, of the profile then of the base, sorted by path. */

@@ -199,7 +199,7 @@ static uint64_t folded_writer__value(const struct folded_writer *w, size_t i)
 {
 	const struct profile_sample *s = profile__sample(w->p, i);
 
-	return w->opts->times ? profile_sample__time_ns(s, w->opts->period_ns) : s->count;
+	return w->opts->times ? profile__sample_time_ns(s, w->opts->period_ns) : s->count;
 }
 
 static int folded_writer__put_line(const struct folded_writer *w, FILE *f, size_t sample,

@@ -42,7 +42,7 @@ struct folded_reader {
 	size_t lineno;
 };
 
-bool folded__is_text(const char *buf, size_t len)
+bool folded_read__is_text(const char *buf, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = buf[i];
@@ -358,8 +358,8 @@ static int folded_reader__line(struct folded_reader *r, const struct line *l)
 	return profile__add_sample(r->p, &ps);
 }
 
-int folded__read(const char *buf, size_t len, const char *name, struct profile *p,
-		 struct folded_read_info *info)
+int folded_read__parse(const char *buf, size_t len, const char *name, struct profile *p,
+		       struct folded_read_info *info)
 {
 	struct folded_reader r = { .name = name, .p = p, .info = info };
 	size_t pos = 0, n, nr_lines;

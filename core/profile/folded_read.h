@@ -38,10 +38,10 @@ struct folded_read_info {
  * Errors are printed as name:LINE: what is wrong; returns 0, -EBADMSG for a
  * malformed line, or -ENOMEM.
  */
-int folded__read(const char *buf, size_t len, const char *name, struct profile *p,
-		 struct folded_read_info *info);
+int folded_read__parse(const char *buf, size_t len, const char *name, struct profile *p,
+		       struct folded_read_info *info);
 
 /* True when buf looks like text (no control characters but tab, CR and LF). */
-bool folded__is_text(const char *buf, size_t len);
+bool folded_read__is_text(const char *buf, size_t len);
 
 #endif

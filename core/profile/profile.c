@@ -625,7 +625,7 @@ bool profile__has_off_cpu(const struct profile *p)
 	return false;
 }
 
-uint64_t profile_sample__time_ns(const struct profile_sample *s, uint64_t period_ns)
+uint64_t profile__sample_time_ns(const struct profile_sample *s, uint64_t period_ns)
 {
 	return s->flags & PROFILE_SAMPLE_OFF_CPU ? s->off_cpu_ns : s->count * period_ns;
 }

@@ -198,6 +198,6 @@ bool profile__has_off_cpu(const struct profile *p);
  * The time a sample stands for: an on-CPU one's count times period_ns (the
  * CPU time of a sample), an off-CPU one's time blocked.
  */
-uint64_t profile_sample__time_ns(const struct profile_sample *s, uint64_t period_ns);
+uint64_t profile__sample_time_ns(const struct profile_sample *s, uint64_t period_ns);
 
 #endif

@@ -167,9 +167,9 @@ static int decode(const char *path, const char *buf, size_t len, struct profile 
 		return -EBADMSG;
 	}
 	/* Folded stacks are text; a protocol buffer has bytes below 0x20 in its tags and sizes. */
-	if (folded__is_text(buf, len)) {
+	if (folded_read__is_text(buf, len)) {
 		in->format = REPORT_FORMAT_FOLDED;
-		return folded__read(buf, len, path, p, &in->folded);
+		return folded_read__parse(buf, len, path, p, &in->folded);
 	}
 	in->format = REPORT_FORMAT_PPROF;
 	return pprof_reader__decode(buf, len, path, p, &in->meta);
@@ -267,7 +267,7 @@ static int filter_location(struct filter_ctx *c, uint32_t id, uint32_t *out)
 	return 0;
 }
 
-int report_sample_type__parse(const char *name, enum report_sample_type *t)
+int report__parse_sample_type(const char *name, enum report_sample_type *t)
 {
 	static const char *const names[] = {
 		[REPORT_CPU] = "cpu", [REPORT_OFF_CPU] = "off-cpu", [REPORT_WALL] = "wall"
@@ -293,7 +293,7 @@ static uint64_t typed_count(const struct profile_sample *s, const struct report_
 	case REPORT_OFF_CPU:
 		return off ? (s->off_cpu_ns + REPORT_TIME_UNIT_NS / 2) / REPORT_TIME_UNIT_NS : 0;
 	case REPORT_WALL:
-		return (profile_sample__time_ns(s, f->period_ns) + REPORT_TIME_UNIT_NS / 2) /
+		return (profile__sample_time_ns(s, f->period_ns) + REPORT_TIME_UNIT_NS / 2) /
 		       REPORT_TIME_UNIT_NS;
 	default:
 		return s->count;
@@ -377,7 +377,7 @@ cleanup:
  * default sample type) when it has any; times off the CPU are counted in
  * REPORT_TIME_UNIT_NS, which is then the views' period.
  */
-static int report_file__sample_type(struct report_file *l, const struct profile *all,
+static int report__file_sample_type(struct report_file *l, const struct profile *all,
 				    const struct report_filter *filter, struct report_filter *typed)
 {
 	struct pprof_meta *m = &l->in.meta;
@@ -410,7 +410,7 @@ static int report_file__sample_type(struct report_file *l, const struct profile 
 	return 0;
 }
 
-int report_file__open(struct report_file *l, const char *path, const struct report_filter *filter,
+int report__open_file(struct report_file *l, const char *path, const struct report_filter *filter,
 		      bool need_report)
 {
 	struct report_filter typed;
@@ -420,7 +420,7 @@ int report_file__open(struct report_file *l, const char *path, const struct repo
 	l->path = path;
 	err = report__load(path, &all, &l->in);
 	if (!err)
-		err = report_file__sample_type(l, all, filter, &typed);
+		err = report__file_sample_type(l, all, filter, &typed);
 	if (err) {
 		profile__free(all);
 		return err;
@@ -446,7 +446,7 @@ int report_file__open(struct report_file *l, const char *path, const struct repo
 	return err;
 }
 
-void report_file__close(struct report_file *l)
+void report__close_file(struct report_file *l)
 {
 	report__free(l->report);
 	profile__free(l->profile);

@@ -69,7 +69,7 @@ enum report_sample_type {
 #define REPORT_TIME_UNIT_NS 1000
 
 /* "cpu", "off-cpu", "wall" into *t; -EINVAL for another name. */
-int report_sample_type__parse(const char *name, enum report_sample_type *t);
+int report__parse_sample_type(const char *name, enum report_sample_type *t);
 
 /* Filters applied before every view. */
 struct report_filter {
@@ -96,7 +96,7 @@ struct report_file {
 	struct profile *profile;
 	struct report_input in;
 	struct report *report;
-	bool by_line; /* set before report_file__open: functions are "NAME FILE:LINE" */
+	bool by_line; /* set before report__open_file: functions are "NAME FILE:LINE" */
 };
 
 /*
@@ -105,10 +105,10 @@ struct report_file {
  * for); the report too when need_report. 0 or -errno, said naming the
  * file: the errors of report__load, no off-CPU samples, no sample left.
  */
-int report_file__open(struct report_file *l, const char *path, const struct report_filter *filter,
+int report__open_file(struct report_file *l, const char *path, const struct report_filter *filter,
 		      bool need_report);
-/* What report_file__open() made, even when it failed. */
-void report_file__close(struct report_file *l);
+/* What report__open_file() made, even when it failed. */
+void report__close_file(struct report_file *l);
 
 /* Top and tree */
 

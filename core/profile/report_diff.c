@@ -205,7 +205,7 @@ void report_diff__free(struct report_diff *d)
 	free(d);
 }
 
-bool report_diff_row__exceeds(const struct report_diff_row *row, double pct)
+bool report_diff__row_exceeds(const struct report_diff_row *row, double pct)
 {
 	return row->change == REPORT_INCREASE && row->delta_of_base > pct;
 }
@@ -213,7 +213,7 @@ bool report_diff_row__exceeds(const struct report_diff_row *row, double pct)
 bool report_diff__exceeds(const struct report_diff *d, double pct)
 {
 	for (size_t i = 0; i < d->nr; i++)
-		if (report_diff_row__exceeds(&d->rows[i], pct))
+		if (report_diff__row_exceeds(&d->rows[i], pct))
 			return true;
 	return false;
 }

@@ -76,7 +76,7 @@ void report_diff__free(struct report_diff *d);
  * True when the function of row's total time grew significantly by more
  * than pct percent of the base's whole time (--fail-above)...
  */
-bool report_diff_row__exceeds(const struct report_diff_row *row, double pct);
+bool report_diff__row_exceeds(const struct report_diff_row *row, double pct);
 
 /* ...and when some function's did. */
 bool report_diff__exceeds(const struct report_diff *d, double pct);

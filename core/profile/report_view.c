@@ -650,7 +650,7 @@ bool report_view__diff_check(const struct report_diff *d, const struct report_vi
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct report_diff_row *row = order ? order[i] : &d->rows[i];
 
-		if (!report_diff_row__exceeds(row, limit))
+		if (!report_diff__row_exceeds(row, limit))
 			continue;
 		format_time(dt, sizeof(dt), row->delta_total_time, d->timed, true);
 		pr_err("%s: %s%s, %+.2f%% of the base's time (more than --fail-above %.2f; p = %.2g)",

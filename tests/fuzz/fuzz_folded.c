@@ -19,9 +19,9 @@ static int read_folded(const char *buf, size_t len, struct profile *p)
 {
 	struct folded_read_info info;
 
-	/* report checks folded__is_text first; the reader is given any bytes here. */
-	folded__is_text(buf, len);
-	return folded__read(buf, len, "fuzz-input", p, &info);
+	/* report checks folded_read__is_text first; the reader is given any bytes here. */
+	folded_read__is_text(buf, len);
+	return folded_read__parse(buf, len, "fuzz-input", p, &info);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -23,7 +23,7 @@ static struct profile *read_str(const char *text, struct folded_read_info *info,
 {
 	struct profile *p = profile__new();
 
-	CHECK_EQ_INT(folded__read(text, strlen(text), "test", p, info), expect);
+	CHECK_EQ_INT(folded_read__parse(text, strlen(text), "test", p, info), expect);
 	return p;
 }
 
@@ -123,8 +123,8 @@ static void test_folded_parse(void)
 	p = read_str("app;main 99999999999999999999999\n", &info, -EBADMSG);
 	profile__free(p);
 	log_level = saved;
-	CHECK(folded__is_text("a;b 1\n", 6));
-	CHECK(!folded__is_text("a\0b", 3));
+	CHECK(folded_read__is_text("a;b 1\n", 6));
+	CHECK(!folded_read__is_text("a\0b", 3));
 }
 
 static const struct report_func *find_func(const struct report *r, const char *name)
