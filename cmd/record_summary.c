@@ -3,7 +3,7 @@
  * The summary of a record run: on stderr, and as JSON (--stats-json). Every
  * sample is accounted for once: walked, frame pointers, failed, lost, not
  * drained, or without a user stack (idle CPUs, kernel threads); the
- * counting is core/record/recorder.c's (recorder_result__*). See
+ * counting is core/record/recorder.c's (recorder__result_*). See
  * unwprof-record(1), SUMMARY.
  *
  * One table (summary_entries) says what the summary shows, in order, a
@@ -52,7 +52,7 @@ static const struct stat_row session_rows[SESSION_ST_NR] = { SESSION_STATS(SESSI
 /* What the summary is made of. */
 struct summary {
 	const struct recorder_result *res;
-	struct session_stats st; /* as shown: recorder_result__shown_stats() */
+	struct session_stats st; /* as shown: recorder__result_shown_stats() */
 	uint64_t user;		 /* the samples with a user stack: what shares are of */
 	unsigned int freq;
 	struct json_writer *jw; /* --stats-json; NULL for the text */
@@ -315,7 +315,7 @@ static void failures_json(const struct summary *s)
 static void outcomes_text(const struct summary *s)
 {
 	const struct recorder_outcomes *o = &s->res->outcomes;
-	int64_t late = recorder_result__not_drained(s->res, &s->st);
+	int64_t late = recorder__result_not_drained(s->res, &s->st);
 
 	fprintf(stderr,
 		"  %-22s %10" PRIu64 " = walked %" PRIu64 " + frame pointers %" PRIu64
@@ -347,7 +347,7 @@ static void outcomes_json(const struct summary *s)
 	json__uint_field(jw, "kernel_threads", o->kernel);
 	json__uint_field(jw, "exec", o->exec);
 	json__uint_field(jw, "lost", s->st.lost);
-	json__int_field(jw, "not_drained", recorder_result__not_drained(s->res, &s->st));
+	json__int_field(jw, "not_drained", recorder__result_not_drained(s->res, &s->st));
 	json__object_end(jw);
 }
 
@@ -545,9 +545,9 @@ static void times_text(const struct summary *s)
 
 		snprintf(who, sizeof(who), "%s (%u)", t->comm, t->pid);
 		fprintf(stderr, "    %-20s %9.3fs %9.3fs %9.3fs %9.3fs\n", who,
-			seconds(proc_time__on_cpu_ns(t, res->period_ns)), seconds(t->off_walked_ns),
-			seconds(t->off_unwalked_ns),
-			seconds(proc_time__total_ns(t, res->period_ns)));
+			seconds(proc_times__on_cpu_ns(t, res->period_ns)),
+			seconds(t->off_walked_ns), seconds(t->off_unwalked_ns),
+			seconds(proc_times__total_ns(t, res->period_ns)));
 	}
 	if (n > PROCESSES_SHOWN)
 		fprintf(stderr, "    %zu more (--stats-json has them all)\n", n - PROCESSES_SHOWN);
@@ -568,11 +568,11 @@ static void times_json(const struct summary *s)
 		json__object_start(jw);
 		json__uint_field(jw, "pid", t->pid);
 		json__string_field(jw, "comm", t->comm);
-		json__uint_field(jw, "on_cpu_ns", proc_time__on_cpu_ns(t, res->period_ns));
+		json__uint_field(jw, "on_cpu_ns", proc_times__on_cpu_ns(t, res->period_ns));
 		json__uint_field(jw, "off_cpu_blocks", t->off_blocks);
 		json__uint_field(jw, "off_cpu_walked_ns", t->off_walked_ns);
 		json__uint_field(jw, "off_cpu_unwalked_ns", t->off_unwalked_ns);
-		json__uint_field(jw, "total_ns", proc_time__total_ns(t, res->period_ns));
+		json__uint_field(jw, "total_ns", proc_times__total_ns(t, res->period_ns));
 		json__object_end(jw);
 	}
 	json__array_end(jw);
@@ -643,9 +643,9 @@ static const struct summary_entry summary_entries[] = {
 
 static struct summary summary_of(const struct recorder_result *res)
 {
-	struct summary s = { .res = res, .st = recorder_result__shown_stats(res) };
+	struct summary s = { .res = res, .st = recorder__result_shown_stats(res) };
 
-	s.user = recorder_result__user_samples(res, &s.st);
+	s.user = recorder__result_user_samples(res, &s.st);
 	return s;
 }
 

@@ -81,21 +81,21 @@ int proc_times__add(struct proc_times *pt, uint32_t pid, const char *comm, uint3
 	return 0;
 }
 
-uint64_t proc_time__on_cpu_ns(const struct proc_time *t, uint64_t period_ns)
+uint64_t proc_times__on_cpu_ns(const struct proc_time *t, uint64_t period_ns)
 {
 	return t->on_cpu_samples * period_ns;
 }
 
-uint64_t proc_time__total_ns(const struct proc_time *t, uint64_t period_ns)
+uint64_t proc_times__total_ns(const struct proc_time *t, uint64_t period_ns)
 {
-	return proc_time__on_cpu_ns(t, period_ns) + t->off_walked_ns + t->off_unwalked_ns;
+	return proc_times__on_cpu_ns(t, period_ns) + t->off_walked_ns + t->off_unwalked_ns;
 }
 
 static int by_time(const void *pa, const void *pb, void *ctx)
 {
 	const struct proc_time *a = pa, *b = pb;
 	uint64_t period_ns = *(const uint64_t *)ctx;
-	uint64_t ta = proc_time__total_ns(a, period_ns), tb = proc_time__total_ns(b, period_ns);
+	uint64_t ta = proc_times__total_ns(a, period_ns), tb = proc_times__total_ns(b, period_ns);
 
 	if (ta != tb)
 		return ta > tb ? -1 : 1;

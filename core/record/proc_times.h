@@ -36,8 +36,8 @@ void proc_times__sort(struct proc_times *pt, uint64_t period_ns);
 size_t proc_times__count(const struct proc_times *pt);
 const struct proc_time *proc_times__get(const struct proc_times *pt, size_t i);
 /* A process's on-CPU, off-CPU and total time in ns. */
-uint64_t proc_time__on_cpu_ns(const struct proc_time *t, uint64_t period_ns);
-uint64_t proc_time__total_ns(const struct proc_time *t, uint64_t period_ns);
+uint64_t proc_times__on_cpu_ns(const struct proc_time *t, uint64_t period_ns);
+uint64_t proc_times__total_ns(const struct proc_time *t, uint64_t period_ns);
 void proc_times__free(struct proc_times *pt);
 
 #endif

@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "recorder.h"
-#include "pids.h"
+#include "pid_targets.h"
 #include "proc_times.h"
-#include "profile_writer.h"
+#include "record_output.h"
 #include "sudo_user.h"
 #include "../util/big_alloc.h"
 #include "../util/common.h"
@@ -39,7 +39,7 @@
 struct recorder {
 	struct recorder_opts opts;
 	struct pid_targets targets; /* -p's processes, or -t's: watched until they exit */
-	struct invoker invoker;
+	struct sudo_user sudo_user;
 	struct model *model; /* the processes and files, the session's and the symbolizer's */
 	struct session *session;
 	struct profile *profile;
@@ -109,7 +109,7 @@ unsigned int recorder__no_user_reason(void)
  * The stats as the summary shows them: the samples without a user stack
  * (idle, kernel threads) are not "no-user-stack" errors.
  */
-struct session_stats recorder_result__shown_stats(const struct recorder_result *res)
+struct session_stats recorder__result_shown_stats(const struct recorder_result *res)
 {
 	struct session_stats st = res->stats;
 	unsigned int r = recorder__no_user_reason();
@@ -121,7 +121,7 @@ struct session_stats recorder_result__shown_stats(const struct recorder_result *
 }
 
 /* The samples that had a user stack to walk: the base of the shares. */
-uint64_t recorder_result__user_samples(const struct recorder_result *res,
+uint64_t recorder__result_user_samples(const struct recorder_result *res,
 				       const struct session_stats *st)
 {
 	uint64_t none = res->outcomes.idle + res->outcomes.kernel + res->outcomes.exec;
@@ -134,7 +134,7 @@ uint64_t recorder_result__user_samples(const struct recorder_result *res,
  * counted as lost. 0 when sampling stopped before the last drain, as it
  * does; shown when not, so that the parts still add up to the samples.
  */
-int64_t recorder_result__not_drained(const struct recorder_result *res,
+int64_t recorder__result_not_drained(const struct recorder_result *res,
 				     const struct session_stats *st)
 {
 	const struct recorder_outcomes *o = &res->outcomes;
@@ -343,9 +343,9 @@ static struct outfile_opts outfile_opts_of(const struct recorder *r)
 {
 	/* Under sudo, the files written belong to the user who ran it. */
 	return (struct outfile_opts){
-		.set_owner = r->invoker.set,
-		.uid = r->invoker.uid,
-		.gid = r->invoker.gid,
+		.set_owner = r->sudo_user.set,
+		.uid = r->sudo_user.uid,
+		.gid = r->sudo_user.gid,
 	};
 }
 
@@ -462,14 +462,14 @@ static int write_profile(struct recorder *r)
 /* Forks the command, held before its exec; under sudo it will run as the invoking user. */
 static int launch_command(struct recorder *r)
 {
-	const struct invoker *inv = &r->invoker;
+	const struct sudo_user *su = &r->sudo_user;
 	struct launch_opts opts = {
 		.argv = r->opts.command,
-		.set_user = inv->set && !r->opts.as_root,
-		.uid = inv->uid,
-		.gid = inv->gid,
-		.groups = inv->groups,
-		.nr_groups = inv->nr_groups,
+		.set_user = su->set && !r->opts.as_root,
+		.uid = su->uid,
+		.gid = su->gid,
+		.groups = su->groups,
+		.nr_groups = su->nr_groups,
 		/* the profile goes to stdout: the command's output must not mix with it */
 		.stdout_to_stderr = !r->opts.output || strcmp(r->opts.output, "-") == 0,
 		.spare = r->debuginfod ? debuginfod__pid(r->debuginfod) : 0,
@@ -785,7 +785,7 @@ static int init(struct recorder *r)
 	if (!err)
 		err = pid_targets__init(&r->targets, o->pids, o->nr_pids, o->tids, o->nr_tids);
 	if (!err)
-		err = invoker__init(&r->invoker);
+		err = sudo_user__init(&r->sudo_user);
 	if (!err && o->stats_json)
 		err = open_stats(r);
 	if (!err)
@@ -905,7 +905,7 @@ void recorder__free(struct recorder *r)
 	outfile__close(r->stats_out, false);
 	free(r->main_file);
 	launch__free(r->launch);
-	invoker__exit(&r->invoker);
+	sudo_user__exit(&r->sudo_user);
 	pid_targets__exit(&r->targets);
 	comm_names__free(r->names);
 	free(r);

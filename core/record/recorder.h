@@ -152,10 +152,10 @@ unsigned int recorder__no_user_reason(void);
  * errors; of them, the samples that had a user stack to walk (the base of
  * the shares), and those BPF took but user space never received.
  */
-struct session_stats recorder_result__shown_stats(const struct recorder_result *res);
-uint64_t recorder_result__user_samples(const struct recorder_result *res,
+struct session_stats recorder__result_shown_stats(const struct recorder_result *res);
+uint64_t recorder__result_user_samples(const struct recorder_result *res,
 				       const struct session_stats *st);
-int64_t recorder_result__not_drained(const struct recorder_result *res,
+int64_t recorder__result_not_drained(const struct recorder_result *res,
 				     const struct session_stats *st);
 
 #endif

@@ -27,7 +27,7 @@ static int env_id(const char *name, unsigned int *id)
 	return 0;
 }
 
-int invoker__init(struct invoker *inv)
+int sudo_user__init(struct sudo_user *su)
 {
 	const char *user = getenv("SUDO_USER");
 	unsigned int uid, gid;
@@ -42,31 +42,31 @@ int invoker__init(struct invoker *inv)
 		return err == -ENOENT ? 0 : err;
 	if (uid == 0)
 		return 0;
-	inv->uid = uid;
-	inv->gid = gid;
+	su->uid = uid;
+	su->gid = gid;
 	if (user && *user && getgrouplist(user, gid, NULL, &n) < 0 && n > 0) {
-		inv->groups = calloc(n, sizeof(*inv->groups));
-		if (!inv->groups)
+		su->groups = calloc(n, sizeof(*su->groups));
+		if (!su->groups)
 			return -ENOMEM;
-		if (getgrouplist(user, gid, inv->groups, &n) < 0)
+		if (getgrouplist(user, gid, su->groups, &n) < 0)
 			n = 0;
 	}
 	if (n <= 0) {
-		free(inv->groups);
-		inv->groups = malloc(sizeof(*inv->groups));
-		if (!inv->groups)
+		free(su->groups);
+		su->groups = malloc(sizeof(*su->groups));
+		if (!su->groups)
 			return -ENOMEM;
-		inv->groups[0] = gid;
+		su->groups[0] = gid;
 		n = 1;
 	}
-	inv->nr_groups = n;
-	inv->set = true;
+	su->nr_groups = n;
+	su->set = true;
 	pr_debug("running as uid %u gid %u with %d groups under sudo", uid, gid, n);
 	return 0;
 }
 
-void invoker__exit(struct invoker *inv)
+void sudo_user__exit(struct sudo_user *su)
 {
-	free(inv->groups);
-	inv->groups = NULL;
+	free(su->groups);
+	su->groups = NULL;
 }

@@ -3,10 +3,10 @@
  * Under sudo, the user who ran it: a launched command runs as that user and
  * the files written belong to them, not to root.
  *
- *	struct invoker inv = {};
- *	err = invoker__init(&inv);	set only under sudo, by a user other than root
- *	if (inv.set) ... inv.uid, inv.gid, inv.groups
- *	invoker__exit(&inv);
+ *	struct sudo_user su = {};
+ *	err = sudo_user__init(&su);	set only under sudo, by a user other than root
+ *	if (su.set) ... su.uid, su.gid, su.groups
+ *	sudo_user__exit(&su);
  */
 #ifndef UNWPROF_SUDO_USER_H
 #define UNWPROF_SUDO_USER_H
@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-struct invoker {
+struct sudo_user {
 	bool set;
 	uid_t uid;
 	gid_t gid;
@@ -25,10 +25,10 @@ struct invoker {
 /*
  * Under sudo (root, SUDO_UID and SUDO_GID set, not root themselves), the
  * invoking user and their supplementary groups, as initgroups would set
- * them; inv is left unset otherwise. 0, or -EINVAL for an id that is not
+ * them; su is left unset otherwise. 0, or -EINVAL for an id that is not
  * one (said), -ENOMEM.
  */
-int invoker__init(struct invoker *inv);
-void invoker__exit(struct invoker *inv);
+int sudo_user__init(struct sudo_user *su);
+void sudo_user__exit(struct sudo_user *su);
 
 #endif

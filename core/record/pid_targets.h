@@ -11,8 +11,8 @@
  *	while (!pid_targets__exited(&t)) ...
  *	pid_targets__exit(&t);
  */
-#ifndef UNWPROF_PIDS_H
-#define UNWPROF_PIDS_H
+#ifndef UNWPROF_PID_TARGETS_H
+#define UNWPROF_PID_TARGETS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * of core/profile/out_format.h's table: folded stacks, pprof with the
  * run's times, or a flame graph titled with the command line that made it.
  */
-#ifndef UNWPROF_PROFILE_WRITER_H
-#define UNWPROF_PROFILE_WRITER_H
+#ifndef UNWPROF_RECORD_OUTPUT_H
+#define UNWPROF_RECORD_OUTPUT_H
 
 #include <stdint.h>
 #include <stdio.h>

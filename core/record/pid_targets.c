@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The processes given by pid, checked and watched until they exit. See pids.h. */
+/* The processes given by pid, checked and watched until they exit. See pid_targets.h. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -9,7 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "pids.h"
+#include "pid_targets.h"
 #include "../util/log.h"
 
 /* The process of thread tid (Tgid in /proc/TID/status); 0 when there is no such thread. */

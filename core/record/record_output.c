@@ -2,13 +2,13 @@
 /*
  * The recording's profile in its format: what the run tells the writers
  * (its times, the flame graph's title), then the format's writer from the
- * table of core/profile/out_format.h. See profile_writer.h.
+ * table of core/profile/out_format.h. See record_output.h.
  */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 
-#include "profile_writer.h"
+#include "record_output.h"
 #include "../profile/out_format.h"
 #include "../profile/profile.h"
 
