@@ -71,7 +71,7 @@ struct interp_map {
 };
 
 /* Everything the writer allocates; the message's pointers point into these arrays. */
-struct builder {
+struct pprof_builder {
 	const struct profile *p;
 	const struct pprof_writer_opts *opts;
 	Pprof__Profile msg;
@@ -112,7 +112,7 @@ struct builder {
 	bool off_cpu; /* a third sample type, off-cpu/nanoseconds */
 };
 
-static void builder__free(struct builder *b)
+static void pprof_builder__free(struct pprof_builder *b)
 {
 	tdestroy(b->str_tree, free);
 	tdestroy(b->func_tree, free);
@@ -135,7 +135,7 @@ static void builder__free(struct builder *b)
 }
 
 /* The string table index of s (NULL is ""), adding it when new; -1 when out of memory. */
-static int64_t builder__str(struct builder *b, const char *s)
+static int64_t pprof_builder__str(struct pprof_builder *b, const char *s)
 {
 	struct str_entry key = { .s = s ? s : "" }, *e, **found;
 
@@ -168,15 +168,16 @@ static int64_t builder__str(struct builder *b, const char *s)
  * The pprof id of the function (name, system_name, filename, start_line),
  * adding it when new; 0 when out of memory.
  */
-static uint64_t builder__func(struct builder *b, const char *name, const char *system_name,
-			      const char *filename, uint32_t start_line)
+static uint64_t pprof_builder__func(struct pprof_builder *b, const char *name,
+				    const char *system_name, const char *filename,
+				    uint32_t start_line)
 {
 	struct func_entry key, *e, **found;
 	Pprof__Function *f;
 
-	key.name = builder__str(b, name ? name : system_name);
-	key.system_name = builder__str(b, system_name ? system_name : name);
-	key.filename = builder__str(b, filename);
+	key.name = pprof_builder__str(b, name ? name : system_name);
+	key.system_name = pprof_builder__str(b, system_name ? system_name : name);
+	key.filename = pprof_builder__str(b, filename);
 	key.start_line = start_line;
 	if (key.name < 0 || key.system_name < 0 || key.filename < 0)
 		return 0;
@@ -226,7 +227,7 @@ static uint8_t lines_kind(const struct profile *p, uint32_t id, size_t *nr)
 }
 
 /* An interpreter's frame l: the made-up mapping of its kind covers it. */
-static void builder__note_interp(struct builder *b, const struct profile_location *l)
+static void pprof_builder__note_interp(struct pprof_builder *b, const struct profile_location *l)
 {
 	if (!b->interp[l->kind].id || l->addr < b->interp[l->kind].lo)
 		b->interp[l->kind].lo = l->addr;
@@ -236,7 +237,7 @@ static void builder__note_interp(struct builder *b, const struct profile_locatio
 }
 
 /* Marks the locations and mappings the samples use. */
-static int builder__mark(struct builder *b)
+static int pprof_builder__mark(struct pprof_builder *b)
 {
 	const struct profile *p = b->p;
 	size_t nr_locs = profile__nr_locations(p), nr_maps = profile__nr_mappings(p);
@@ -268,7 +269,7 @@ static int builder__mark(struct builder *b)
 			continue;
 		kind = lines_kind(p, i, &b->nr_lines);
 		if (interp_mapping(l->kind)) {
-			builder__note_interp(b, l);
+			pprof_builder__note_interp(b, l);
 		} else if (l->mapping != PROFILE_NONE) {
 			b->map_ids[l->mapping] = 1;
 			b->map_has_funcs[l->mapping] |= l->function || l->system_name;
@@ -295,7 +296,7 @@ static bool is_special(const char *file)
  * their libraries), else the first file-backed mapping used, else the first
  * mapping used.
  */
-static uint32_t builder__main_mapping(const struct builder *b)
+static uint32_t pprof_builder__main_mapping(const struct pprof_builder *b)
 {
 	const struct profile *p = b->p;
 	uint32_t best = PROFILE_NONE, pid = 0;
@@ -334,9 +335,9 @@ static uint32_t builder__main_mapping(const struct builder *b)
 	return best;
 }
 
-static int builder__add_mapping(struct builder *b, uint64_t start, uint64_t limit, uint64_t offset,
-				const char *file, const char *build_id, bool has_funcs,
-				uint8_t has_lines)
+static int pprof_builder__add_mapping(struct pprof_builder *b, uint64_t start, uint64_t limit,
+				      uint64_t offset, const char *file, const char *build_id,
+				      bool has_funcs, uint8_t has_lines)
 {
 	size_t n = b->msg.n_mapping;
 	Pprof__Mapping *m = &b->maps[n];
@@ -346,8 +347,8 @@ static int builder__add_mapping(struct builder *b, uint64_t start, uint64_t limi
 	m->memory_start = start;
 	m->memory_limit = limit;
 	m->file_offset = offset;
-	m->filename = builder__str(b, file);
-	m->build_id = builder__str(b, build_id);
+	m->filename = pprof_builder__str(b, file);
+	m->build_id = pprof_builder__str(b, build_id);
 	if (m->filename < 0 || m->build_id < 0)
 		return -ENOMEM;
 	/* Symbolized here: pprof need not look for the binary. */
@@ -360,19 +361,19 @@ static int builder__add_mapping(struct builder *b, uint64_t start, uint64_t limi
 	return 0;
 }
 
-static int builder__add_model_mapping(struct builder *b, uint32_t id)
+static int pprof_builder__add_model_mapping(struct pprof_builder *b, uint32_t id)
 {
 	const struct profile_mapping *m = profile__mapping(b->p, id);
 
 	b->map_ids[id] = b->msg.n_mapping + 1;
-	return builder__add_mapping(b, m->start, m->limit, m->offset, m->file, m->build_id,
-				    b->map_has_funcs[id], b->map_has_lines[id]);
+	return pprof_builder__add_mapping(b, m->start, m->limit, m->offset, m->file, m->build_id,
+					  b->map_has_funcs[id], b->map_has_lines[id]);
 }
 
-static int builder__mappings(struct builder *b)
+static int pprof_builder__mappings(struct pprof_builder *b)
 {
 	size_t nr = profile__nr_mappings(b->p);
-	uint32_t main_id = builder__main_mapping(b);
+	uint32_t main_id = pprof_builder__main_mapping(b);
 	int err = 0;
 
 	/* the model's, the kernel's and the interpreters' made up */
@@ -382,28 +383,28 @@ static int builder__mappings(struct builder *b)
 		return -ENOMEM;
 	b->msg.mapping = b->map_ptrs;
 	if (main_id != PROFILE_NONE)
-		err = builder__add_model_mapping(b, main_id);
+		err = pprof_builder__add_model_mapping(b, main_id);
 	for (uint32_t i = 0; i < nr && !err; i++)
 		if (b->map_ids[i] && i != main_id)
-			err = builder__add_model_mapping(b, i);
+			err = pprof_builder__add_model_mapping(b, i);
 	if (!err && b->kernel_map_id) {
 		b->kernel_map_id = b->msg.n_mapping + 1;
-		err = builder__add_mapping(b, b->kernel_lo, b->kernel_hi, 0, KERNEL_MAPPING, NULL,
-					   false, 0);
+		err = pprof_builder__add_mapping(b, b->kernel_lo, b->kernel_hi, 0, KERNEL_MAPPING,
+						 NULL, false, 0);
 	}
 	for (size_t k = 0; k < b->nr_kinds && !err; k++) {
 		if (!b->interp[k].id)
 			continue;
 		b->interp[k].id = b->msg.n_mapping + 1;
-		err = builder__add_mapping(b, b->interp[k].lo, b->interp[k].hi, 0,
-					   interp_mapping((uint8_t)k), NULL, true,
-					   MAP_FILENAMES | MAP_LINE_NUMBERS);
+		err = pprof_builder__add_mapping(b, b->interp[k].lo, b->interp[k].hi, 0,
+						 interp_mapping((uint8_t)k), NULL, true,
+						 MAP_FILENAMES | MAP_LINE_NUMBERS);
 	}
 	return err;
 }
 
 /* The Line entries of location i (model id) in loc: one per source line, else its function. */
-static int builder__lines(struct builder *b, uint32_t i, Pprof__Location *loc)
+static int pprof_builder__lines(struct pprof_builder *b, uint32_t i, Pprof__Location *loc)
 {
 	const struct profile_location *l = profile__location(b->p, i);
 	size_t n, used = 0;
@@ -422,8 +423,9 @@ static int builder__lines(struct builder *b, uint32_t i, Pprof__Location *loc)
 		*line = (Pprof__Line)PPROF__LINE__INIT;
 		if (n)
 			line->line = lines[j].line;
-		line->function_id = builder__func(b, name, system_name, n ? lines[j].file : NULL,
-						  n ? lines[j].start_line : 0);
+		line->function_id = pprof_builder__func(b, name, system_name,
+							n ? lines[j].file : NULL,
+							n ? lines[j].start_line : 0);
 		if (!line->function_id)
 			return -ENOMEM;
 		b->line_ptrs[b->nr_lines++] = line;
@@ -433,7 +435,7 @@ static int builder__lines(struct builder *b, uint32_t i, Pprof__Location *loc)
 	return 0;
 }
 
-static int builder__locations(struct builder *b)
+static int pprof_builder__locations(struct pprof_builder *b)
 {
 	size_t nr = profile__nr_locations(b->p), nr_lines = b->nr_lines;
 	int err = 0;
@@ -464,7 +466,7 @@ static int builder__locations(struct builder *b)
 			loc->mapping_id = b->map_ids[l->mapping];
 		else if (l->kernel)
 			loc->mapping_id = b->kernel_map_id;
-		err = builder__lines(b, i, loc);
+		err = pprof_builder__lines(b, i, loc);
 		b->loc_ptrs[loc->id - 1] = loc;
 	}
 	b->msg.n_function = b->nr_funcs;
@@ -487,18 +489,18 @@ static int nr_labels(const struct profile_sample *s)
 }
 
 /* Strings of the off-CPU labels, into the table before the first sample. */
-static int builder__off_cpu_strings(struct builder *b)
+static int pprof_builder__off_cpu_strings(struct pprof_builder *b)
 {
 	static const char *const strs[] = { "state", "unwalked", "S", "D", "true" };
 
 	for (size_t i = 0; b->off_cpu && i < sizeof(strs) / sizeof(strs[0]); i++)
-		if (builder__str(b, strs[i]) < 0)
+		if (pprof_builder__str(b, strs[i]) < 0)
 			return -ENOMEM;
 	return 0;
 }
 
 /* The string table must be whole before the first sample is packed: the labels' strings. */
-static int builder__sample_strings(struct builder *b)
+static int pprof_builder__sample_strings(struct pprof_builder *b)
 {
 	size_t nr = profile__nr_samples(b->p);
 
@@ -507,29 +509,29 @@ static int builder__sample_strings(struct builder *b)
 		int labels = nr_labels(s);
 
 		for (int j = 0; s->count && j < labels; j++)
-			if (builder__str(b, label_keys[j]) < 0)
+			if (pprof_builder__str(b, label_keys[j]) < 0)
 				return -ENOMEM;
-		if (s->count && s->comm[0] && builder__str(b, s->comm) < 0)
+		if (s->count && s->comm[0] && pprof_builder__str(b, s->comm) < 0)
 			return -ENOMEM;
-		if (s->count && s->thread[0] && s->comm[0] && builder__str(b, s->thread) < 0)
+		if (s->count && s->thread[0] && s->comm[0] && pprof_builder__str(b, s->thread) < 0)
 			return -ENOMEM;
 	}
-	return builder__off_cpu_strings(b);
+	return pprof_builder__off_cpu_strings(b);
 }
 
 /* The labels of s into l and ptrs; their strings are in the table already. */
-static size_t builder__labels(struct builder *b, const struct profile_sample *s, Pprof__Label *l,
-			      Pprof__Label **ptrs)
+static size_t pprof_builder__labels(struct pprof_builder *b, const struct profile_sample *s,
+				    Pprof__Label *l, Pprof__Label **ptrs)
 {
 	size_t n = (size_t)nr_labels(s);
 
 	for (size_t i = 0; i < n; i++) {
 		l[i] = (Pprof__Label)PPROF__LABEL__INIT;
-		l[i].key = builder__str(b, label_keys[i]);
+		l[i].key = pprof_builder__str(b, label_keys[i]);
 		if (i == LABEL_COMM)
-			l[i].str = builder__str(b, s->comm);
+			l[i].str = pprof_builder__str(b, s->comm);
 		else if (i == LABEL_THREAD)
-			l[i].str = builder__str(b, s->thread);
+			l[i].str = pprof_builder__str(b, s->thread);
 		else
 			l[i].num = i == LABEL_PID ? s->pid : s->tid;
 		ptrs[i] = &l[i];
@@ -537,14 +539,14 @@ static size_t builder__labels(struct builder *b, const struct profile_sample *s,
 	if (!(s->flags & PROFILE_SAMPLE_OFF_CPU))
 		return n;
 	l[n] = (Pprof__Label)PPROF__LABEL__INIT;
-	l[n].key = builder__str(b, off_cpu_label_keys[LABEL_STATE]);
-	l[n].str = builder__str(b, s->flags & PROFILE_SAMPLE_STATE_D ? "D" : "S");
+	l[n].key = pprof_builder__str(b, off_cpu_label_keys[LABEL_STATE]);
+	l[n].str = pprof_builder__str(b, s->flags & PROFILE_SAMPLE_STATE_D ? "D" : "S");
 	ptrs[n] = &l[n];
 	n++;
 	if (s->flags & PROFILE_SAMPLE_UNWALKED) {
 		l[n] = (Pprof__Label)PPROF__LABEL__INIT;
-		l[n].key = builder__str(b, off_cpu_label_keys[LABEL_UNWALKED]);
-		l[n].str = builder__str(b, "true");
+		l[n].key = pprof_builder__str(b, off_cpu_label_keys[LABEL_UNWALKED]);
+		l[n].str = pprof_builder__str(b, "true");
 		ptrs[n] = &l[n];
 		n++;
 	}
@@ -579,7 +581,8 @@ static size_t varint_put(uint8_t *out, uint64_t v)
 #define SAMPLE_FIELD_TAG 0x12 /* Profile.sample: field 2, length-delimited */
 
 /* Packs s as a Profile.sample field into b->packed; *len its length. */
-static int builder__pack_sample(struct builder *b, const struct profile_sample *s, size_t *len)
+static int pprof_builder__pack_sample(struct pprof_builder *b, const struct profile_sample *s,
+				      size_t *len)
 {
 	Pprof__Sample out = PPROF__SAMPLE__INIT;
 	Pprof__Label labels[NR_LABELS + NR_OFF_CPU_LABELS];
@@ -606,7 +609,7 @@ static int builder__pack_sample(struct builder *b, const struct profile_sample *
 	out.value = values;
 	out.n_value = b->msg.n_sample_type;
 	out.label = label_ptrs;
-	out.n_label = builder__labels(b, s, labels, label_ptrs);
+	out.n_label = pprof_builder__labels(b, s, labels, label_ptrs);
 	size = pprof__sample__get_packed_size(&out);
 	err = grow_buf((void **)&b->packed, &b->cap_packed, size + 11, 1);
 	if (err)
@@ -622,7 +625,7 @@ static int builder__pack_sample(struct builder *b, const struct profile_sample *
  * period is known, and off-cpu/nanoseconds with off-CPU samples (period
  * type cpu, the default sample type too).
  */
-static int builder__header(struct builder *b)
+static int pprof_builder__header(struct pprof_builder *b)
 {
 	const struct pprof_meta *meta = &b->opts->meta;
 	size_t nr = meta->period_ns ? 2 : 1;
@@ -635,8 +638,8 @@ static int builder__header(struct builder *b)
 		nr = 3;
 	for (size_t i = 0; i < nr; i++) {
 		b->value_types[i] = (Pprof__ValueType)PPROF__VALUE_TYPE__INIT;
-		b->value_types[i].type = builder__str(b, names[i][0]);
-		b->value_types[i].unit = builder__str(b, names[i][1]);
+		b->value_types[i].type = pprof_builder__str(b, names[i][0]);
+		b->value_types[i].unit = pprof_builder__str(b, names[i][1]);
 		b->value_type_ptrs[i] = &b->value_types[i];
 	}
 	b->msg.sample_type = b->value_type_ptrs;
@@ -653,22 +656,22 @@ static int builder__header(struct builder *b)
 	return 0;
 }
 
-static int builder__build(struct builder *b)
+static int pprof_builder__build(struct pprof_builder *b)
 {
 	int err;
 
 	b->msg = (Pprof__Profile)PPROF__PROFILE__INIT;
-	if (builder__str(b, "") != 0)
+	if (pprof_builder__str(b, "") != 0)
 		return -ENOMEM;
-	err = builder__header(b);
+	err = pprof_builder__header(b);
 	if (!err)
-		err = builder__mark(b);
+		err = pprof_builder__mark(b);
 	if (!err)
-		err = builder__mappings(b);
+		err = pprof_builder__mappings(b);
 	if (!err)
-		err = builder__locations(b);
+		err = pprof_builder__locations(b);
 	if (!err)
-		err = builder__sample_strings(b);
+		err = pprof_builder__sample_strings(b);
 	if (err)
 		return err;
 	b->msg.string_table = b->strs;
@@ -677,7 +680,7 @@ static int builder__build(struct builder *b)
 }
 
 /* Packs part, some fields of the Profile message, and compresses it. */
-static int write_part(struct builder *b, struct gzip *gz, const Pprof__Profile *part)
+static int write_part(struct pprof_builder *b, struct gzip *gz, const Pprof__Profile *part)
 {
 	size_t len = pprof__profile__get_packed_size(part);
 	int err = grow_buf((void **)&b->packed, &b->cap_packed, len + 1, 1);
@@ -687,7 +690,7 @@ static int write_part(struct builder *b, struct gzip *gz, const Pprof__Profile *
 	return gzip__write(gz, b->packed, pprof__profile__pack(part, b->packed));
 }
 
-static int write_samples(struct builder *b, struct gzip *gz)
+static int write_samples(struct pprof_builder *b, struct gzip *gz)
 {
 	size_t nr = profile__nr_samples(b->p);
 
@@ -698,7 +701,7 @@ static int write_samples(struct builder *b, struct gzip *gz)
 
 		if (!s->count)
 			continue;
-		err = builder__pack_sample(b, s, &len);
+		err = pprof_builder__pack_sample(b, s, &len);
 		if (!err)
 			err = gzip__write(gz, b->packed, len);
 		if (err)
@@ -708,7 +711,7 @@ static int write_samples(struct builder *b, struct gzip *gz)
 }
 
 /* Field 1 (the sample types), the samples (field 2), then every later field. */
-static int write_message(struct builder *b, struct gzip *gz)
+static int write_message(struct pprof_builder *b, struct gzip *gz)
 {
 	Pprof__Profile head = PPROF__PROFILE__INIT, tail = b->msg;
 	int err;
@@ -727,13 +730,13 @@ static int write_message(struct builder *b, struct gzip *gz)
 
 int pprof_writer__write(FILE *f, const struct profile *p, const struct pprof_writer_opts *opts)
 {
-	struct builder b = { .p = p, .opts = opts };
+	struct pprof_builder b = { .p = p, .opts = opts };
 	struct gzip *gz = gzip__new(f);
 	int err;
 
 	if (!gz)
 		return -ENOMEM;
-	err = builder__build(&b);
+	err = pprof_builder__build(&b);
 	if (!err)
 		err = write_message(&b, gz);
 	if (!err)
@@ -742,6 +745,6 @@ int pprof_writer__write(FILE *f, const struct profile *p, const struct pprof_wri
 	if (!err && (fflush(f) || ferror(f)))
 		err = errno ? -errno : -EIO;
 	gzip__free(gz);
-	builder__free(&b);
+	pprof_builder__free(&b);
 	return err;
 }

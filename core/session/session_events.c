@@ -126,7 +126,7 @@ void session__reload_dirty(struct session *s)
  */
 static void session__proc_exit(struct session *s, pid_t pid)
 {
-	struct sess_proc *p = session__proc_find(s, pid);
+	struct session_proc *p = session__proc_find(s, pid);
 
 	session__unmark_dirty(s, pid);
 	session__release(s, pid, true);
@@ -147,7 +147,7 @@ static void session__proc_exit(struct session *s, pid_t pid)
  */
 static bool session__proc_unknown(struct session *s, pid_t pid)
 {
-	struct sess_proc *p = session__proc_find(s, pid);
+	struct session_proc *p = session__proc_find(s, pid);
 	uint32_t key = pid;
 	struct unw_proc *info;
 	bool gone;

@@ -81,7 +81,7 @@ struct shards_placement;
 #define TASK_EVENTS_MAX 128
 
 /* A live process whose mappings were read; freed when BPF reports its exit. */
-struct sess_proc {
+struct session_proc {
 	pid_t pid;
 	bool over_limit; /* more than UNW_MAPS_MAX executable mappings */
 	bool in_map;	 /* its process info was written to BPF */
@@ -118,7 +118,7 @@ struct session {
 	/* Tables uploaded, and how many of them were when their files were last published. */
 	size_t tables_placed, tables_published;
 
-	struct sess_proc *procs; /* live ones only */
+	struct session_proc *procs; /* live ones only */
 	size_t nr_procs, cap_procs;
 	uint32_t proc_gen_last;	  /* of the process entries written here (struct unw_proc): even */
 	uint64_t procs_seen;	  /* every process ever read, for the stats */
@@ -182,7 +182,7 @@ void session__publish_files(struct session *s);
 int session__map_dictionary(struct session *s);
 
 /* session_procs.c */
-struct sess_proc *session__proc_find(struct session *s, pid_t pid);
+struct session_proc *session__proc_find(struct session *s, pid_t pid);
 int session__load_process(struct session *s, pid_t pid, struct model_proc *mp, bool quiet);
 
 /* session_events.c */

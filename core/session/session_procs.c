@@ -179,7 +179,7 @@ static bool session__fill_mappings(struct session *s, const struct model_proc *p
 	return over;
 }
 
-struct sess_proc *session__proc_find(struct session *s, pid_t pid)
+struct session_proc *session__proc_find(struct session *s, pid_t pid)
 {
 	for (size_t i = 0; i < s->nr_procs; i++)
 		if (s->procs[i].pid == pid)
@@ -187,16 +187,16 @@ struct sess_proc *session__proc_find(struct session *s, pid_t pid)
 	return NULL;
 }
 
-static struct sess_proc *session__proc_add(struct session *s, pid_t pid)
+static struct session_proc *session__proc_add(struct session *s, pid_t pid)
 {
-	struct sess_proc *p = session__proc_find(s, pid);
+	struct session_proc *p = session__proc_find(s, pid);
 
 	if (p)
 		return p;
 	if (grow((void **)&s->procs, &s->cap_procs, s->nr_procs, sizeof(*s->procs)))
 		return NULL;
 	p = &s->procs[s->nr_procs++];
-	*p = (struct sess_proc){ .pid = pid };
+	*p = (struct session_proc){ .pid = pid };
 	s->procs_seen++;
 	return p;
 }
@@ -282,7 +282,8 @@ static void session__keep_bpf_mappings(struct session *s, uint32_t pid, struct u
 }
 
 /* Writes the process info of mp; a full map is warned about once, not an error. */
-static int session__write_proc(struct session *s, const struct model_proc *mp, struct sess_proc *p)
+static int session__write_proc(struct session *s, const struct model_proc *mp,
+			       struct session_proc *p)
 {
 	struct unw_proc *info = calloc(1, sizeof(*info));
 	uint32_t key = mp->pid;
@@ -334,7 +335,7 @@ static struct model_proc *session__read_process(struct session *s, pid_t pid, bo
 int session__load_process(struct session *s, pid_t pid, struct model_proc *mp, bool quiet)
 {
 	int pidfd = syscall(SYS_pidfd_open, pid, 0);
-	struct sess_proc *p;
+	struct session_proc *p;
 	int err = 0;
 
 	/* The exit of an earlier process under this pid is told first, and forgotten. */

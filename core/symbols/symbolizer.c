@@ -37,7 +37,7 @@
  * What the symbolizer keeps of a process of the model, or of a pid it never
  * read: its locations outside files and its JIT maps.
  */
-struct proc {
+struct symbolizer_proc {
 	uint32_t pid;
 	uint32_t *own; /* its locations outside files, symbolized at its end */
 	size_t nr_own, cap_own;
@@ -92,7 +92,7 @@ struct symbolizer {
 	bool own_model; /* made by symbolizer__new(), freed with it */
 	char *kallsyms;
 	char *perf_map_dir;
-	struct proc *procs; /* sorted by pid */
+	struct symbolizer_proc *procs; /* sorted by pid */
 	size_t nr_procs;
 	struct ksyms *ksyms;
 	bool ksyms_tried;
@@ -107,7 +107,7 @@ struct symbolizer {
 
 /* Processes */
 
-static struct proc *proc_find(const struct symbolizer *sym, uint32_t pid)
+static struct symbolizer_proc *proc_find(const struct symbolizer *sym, uint32_t pid)
 {
 	size_t lo = 0, hi = sym->nr_procs;
 
@@ -124,9 +124,9 @@ static struct proc *proc_find(const struct symbolizer *sym, uint32_t pid)
 	return NULL;
 }
 
-static struct proc *proc_get(struct symbolizer *sym, uint32_t pid)
+static struct symbolizer_proc *proc_get(struct symbolizer *sym, uint32_t pid)
 {
-	struct proc *procs, *p = proc_find(sym, pid);
+	struct symbolizer_proc *procs, *p = proc_find(sym, pid);
 	size_t at = 0;
 
 	if (p)
@@ -139,18 +139,18 @@ static struct proc *proc_get(struct symbolizer *sym, uint32_t pid)
 		at++;
 	memmove(&procs[at + 1], &procs[at], (sym->nr_procs - at) * sizeof(*procs));
 	sym->nr_procs++;
-	procs[at] = (struct proc){ .pid = pid };
+	procs[at] = (struct symbolizer_proc){ .pid = pid };
 	return &procs[at];
 }
 
-static void proc_free(struct proc *p)
+static void proc_free(struct symbolizer_proc *p)
 {
 	free(p->own);
 	jit_map__free(p->perf_map);
 	jit_map__free(p->jitdump);
 }
 
-static void proc_remove(struct symbolizer *sym, struct proc *p)
+static void proc_remove(struct symbolizer *sym, struct symbolizer_proc *p)
 {
 	size_t at = p - sym->procs;
 
@@ -177,7 +177,7 @@ static bool is_jitdump(const char *path)
  * where it is: its path names the file (as the process sees it). Looked for
  * whenever the process's mappings changed since the last look.
  */
-static int note_jitdump(struct proc *p, const struct model_proc *mp)
+static int note_jitdump(struct symbolizer_proc *p, const struct model_proc *mp)
 {
 	if (!mp || p->jitdump_mapped || p->changes_seen == mp->changes)
 		return 0;
@@ -259,8 +259,8 @@ static void lookup_in_map(struct symbolizer *sym, const struct model_map *m, uin
  * read, named by the runtime's perf map, else by its jitdump. Each is read
  * (again) when an address is not named and the file changed.
  */
-static void lookup_jit(struct symbolizer *sym, struct proc *p, const struct model_proc *mp,
-		       uint64_t addr, struct symbol_info *info)
+static void lookup_jit(struct symbolizer *sym, struct symbolizer_proc *p,
+		       const struct model_proc *mp, uint64_t addr, struct symbol_info *info)
 {
 	char path[PATH_MAX];
 
@@ -286,7 +286,7 @@ int symbolizer__lookup(struct symbolizer *sym, uint32_t pid, uint64_t addr,
 {
 	const struct model_proc *mp = model__process(sym->model, (pid_t)pid);
 	const struct model_map *m = mp ? model__proc_find(mp, addr) : NULL;
-	struct proc *p;
+	struct symbolizer_proc *p;
 
 	memset(info, 0, sizeof(*info));
 	if (!mp && !proc_find(sym, pid))
@@ -607,7 +607,7 @@ static int own_location(struct symbolizer *sym, struct profile *p, uint32_t pid,
 			bool return_addr, uint32_t *id)
 {
 	size_t before = profile__nr_locations(p);
-	struct proc *pr;
+	struct symbolizer_proc *pr;
 	int err;
 
 	err = profile__intern_location(p, pid, addr, false, return_addr, id);
@@ -795,7 +795,7 @@ int symbolizer__add_stack(struct symbolizer *sym, struct profile *p, const struc
 
 int symbolizer__end_process(struct symbolizer *sym, struct profile *p, uint32_t pid)
 {
-	struct proc *pr = proc_find(sym, pid);
+	struct symbolizer_proc *pr = proc_find(sym, pid);
 	int err = symbolizer__flush(sym); /* while its mappings are in the model */
 
 	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++)

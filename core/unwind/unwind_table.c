@@ -81,7 +81,8 @@ struct pieces {
 	size_t mapped; /* of v: util/big_alloc.h */
 };
 
-struct builder {
+/* A table being built from the rules of the CFI of its pieces, one piece at a time. */
+struct table_builder {
 	struct unwind_table *t;
 	int machine;
 	uint32_t sp_reg, fp_reg;
@@ -198,7 +199,7 @@ static int match_plt(const uint8_t *p, const uint8_t *end, int *k)
  * A CFA expression: bregR N alone (the same as def_cfa), the PLT shape, or
  * bregR N; deref, optionally followed by plus_uconst M or a constant and plus.
  */
-static enum unw_reason cfa_expr(const struct builder *b, const uint8_t *p, uint32_t len,
+static enum unw_reason cfa_expr(const struct table_builder *b, const uint8_t *p, uint32_t len,
 				struct table_row *r)
 {
 	const uint8_t *end = p + len;
@@ -246,7 +247,7 @@ static enum unw_reason cfa_expr(const struct builder *b, const uint8_t *p, uint3
 	return UNW_R_NONE;
 }
 
-static enum unw_reason cfa_rule(const struct builder *b, const struct cfi_cfa *cfa,
+static enum unw_reason cfa_rule(const struct table_builder *b, const struct cfi_cfa *cfa,
 				struct table_row *r)
 {
 	switch (cfa->kind) {
@@ -270,7 +271,7 @@ static enum unw_reason cfa_rule(const struct builder *b, const struct cfi_cfa *c
  * goes on with the current value, which only matters if a caller's CFA is
  * fp-based, and such a caller saved its fp in a frame of its own.
  */
-static enum unw_reason fp_rule(const struct builder *b, const struct cfi_rule *fp,
+static enum unw_reason fp_rule(const struct table_builder *b, const struct cfi_rule *fp,
 			       struct table_row *r)
 {
 	const uint8_t *p;
@@ -304,7 +305,7 @@ static enum unw_reason fp_rule(const struct builder *b, const struct cfi_rule *f
 	}
 }
 
-static enum unw_reason ra_rule(const struct builder *b, const struct cfi_rule *ra,
+static enum unw_reason ra_rule(const struct table_builder *b, const struct cfi_rule *ra,
 			       struct table_row *r)
 {
 	if (ra->kind == CFI_RULE_UNDEFINED) {
@@ -354,7 +355,8 @@ static bool expr_rsp(const uint8_t *p, uint32_t len, bool deref, int64_t *n)
  * the saved rsp, *(rsp+N), rbp is at rsp+M and rip at rsp+K. Only this exact
  * shape is taken; any other stays with the rules of row_from_state.
  */
-static bool signal_rule(const struct builder *b, const struct cfi_state *st, struct table_row *r)
+static bool signal_rule(const struct table_builder *b, const struct cfi_state *st,
+			struct table_row *r)
 {
 	int64_t n, m, k;
 
@@ -380,7 +382,8 @@ static bool signal_rule(const struct builder *b, const struct cfi_state *st, str
 	return true;
 }
 
-static void row_from_state(const struct builder *b, const struct cfi_state *st, struct table_row *r)
+static void row_from_state(const struct table_builder *b, const struct cfi_state *st,
+			   struct table_row *r)
 {
 	enum unw_reason why;
 
@@ -441,7 +444,7 @@ static void rows_trim(struct unwind_table *t)
 }
 
 /* Twice the room for rows: rare, as the estimate reserves them all. */
-static __attribute__((noinline)) int builder_grow(struct builder *b)
+static __attribute__((noinline)) int table_builder_grow(struct table_builder *b)
 {
 	size_t cap = b->cap ? b->cap * 2 : 1024;
 
@@ -451,8 +454,8 @@ static __attribute__((noinline)) int builder_grow(struct builder *b)
 	return 0;
 }
 
-/* Small enough to inline, so the row made in builder_row() stays in registers. */
-static inline int builder_push(struct builder *b, const struct table_row *r)
+/* Small enough to inline, so the row made in table_builder_row() stays in registers. */
+static inline int table_builder_push(struct table_builder *b, const struct table_row *r)
 {
 	struct unwind_table *t = b->t;
 
@@ -461,16 +464,16 @@ static inline int builder_push(struct builder *b, const struct table_row *r)
 		t->unsupported[t->rows[--t->nr_rows].reason]--;
 	if (t->nr_rows && unwind_table__same_rules(&t->rows[t->nr_rows - 1], r))
 		return 0;
-	if (t->nr_rows == b->cap && builder_grow(b))
+	if (t->nr_rows == b->cap && table_builder_grow(b))
 		return -ENOMEM;
 	t->rows[t->nr_rows++] = *r;
 	t->unsupported[r->reason]++;
 	return 0;
 }
 
-static int builder_row(void *ctx, uint64_t start, uint64_t end, const struct cfi_state *st)
+static int table_builder_row(void *ctx, uint64_t start, uint64_t end, const struct cfi_state *st)
 {
-	struct builder *b = ctx;
+	struct table_builder *b = ctx;
 	struct table_row r = { 0 };
 
 	if (start < b->win_lo)
@@ -481,14 +484,14 @@ static int builder_row(void *ctx, uint64_t start, uint64_t end, const struct cfi
 		return 0;
 	r.pc = (uint32_t)(start - b->base);
 	row_from_state(b, st, &r);
-	return builder_push(b, &r);
+	return table_builder_push(b, &r);
 }
 
-static int builder_end_row(struct builder *b, uint64_t pc)
+static int table_builder_end_row(struct table_builder *b, uint64_t pc)
 {
 	struct table_row r = { .pc = (uint32_t)(pc - b->base), .cfa = UNW_CFA_END };
 
-	return builder_push(b, &r);
+	return table_builder_push(b, &r);
 }
 
 /* ---- FDEs to pieces ---- */
@@ -566,8 +569,8 @@ static bool in_segments(const struct elf_load_segment *segs, size_t nr, uint64_t
 }
 
 /* The non-empty FDEs of one section inside the executable segments, sorted by address. */
-static int section_pieces(struct builder *b, struct cfi *cfi, const struct elf_load_segment *segs,
-			  size_t nr_segs, struct pieces *out)
+static int section_pieces(struct table_builder *b, struct cfi *cfi,
+			  const struct elf_load_segment *segs, size_t nr_segs, struct pieces *out)
 {
 	bool sorted = true;
 	size_t i;
@@ -597,7 +600,7 @@ static int section_pieces(struct builder *b, struct cfi *cfi, const struct elf_l
 }
 
 /* Clips overlapping pieces of one section: the first by address keeps the overlap. */
-static void pieces_clip_overlaps(struct builder *b, struct pieces *ps)
+static void pieces_clip_overlaps(struct table_builder *b, struct pieces *ps)
 {
 	uint64_t covered = 0;
 	size_t i, n = 0;
@@ -681,7 +684,7 @@ static int pieces_merge(struct pieces *cov, const struct pieces *add)
 
 /* ---- interpreting the pieces ---- */
 
-static int builder_run(struct builder *b, const struct pieces *cov)
+static int table_builder_run(struct table_builder *b, const struct pieces *cov)
 {
 	struct unwind_table *t = b->t;
 	uint64_t last_end = 0;
@@ -694,14 +697,14 @@ static int builder_run(struct builder *b, const struct pieces *cov)
 
 		saved = t->nr_rows;
 		if (any && p->lo != last_end) {
-			err = builder_end_row(b, last_end);
+			err = table_builder_end_row(b, last_end);
 			if (err)
 				return err;
 		}
 		b->win_lo = p->lo;
 		b->win_hi = p->hi;
 		b->signal_frame = p->fde->cie->signal_frame;
-		err = cfi__run_fde(p->cfi, p->fde, builder_row, b);
+		err = cfi__run_fde(p->cfi, p->fde, table_builder_row, b);
 		if (err == -EINVAL) { /* malformed: counted by cfi, its rows dropped */
 			while (t->nr_rows > saved)
 				t->unsupported[t->rows[--t->nr_rows].reason]--;
@@ -718,7 +721,7 @@ static int builder_run(struct builder *b, const struct pieces *cov)
 		last_end = p->hi;
 	}
 	if (any)
-		return builder_end_row(b, last_end);
+		return table_builder_end_row(b, last_end);
 	return 0;
 }
 
@@ -755,7 +758,7 @@ static size_t rows_estimate(const struct pieces *cov)
 	return n;
 }
 
-static int table_fill(struct builder *b, struct cfi **cfis, size_t nr,
+static int table_fill(struct table_builder *b, struct cfi **cfis, size_t nr,
 		      const struct elf_load_segment *segs, size_t nr_segs)
 {
 	struct pieces cov = { 0 }, add = { 0 };
@@ -795,7 +798,7 @@ static int table_fill(struct builder *b, struct cfi **cfis, size_t nr,
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = builder_run(b, &cov);
+	err = table_builder_run(b, &cov);
 	if (!err)
 		table_finish(b->t);
 	if (!err && b->t->nr_rows < b->cap)
@@ -812,7 +815,7 @@ struct unwind_table *unwind_table__build_sections(int machine, const struct cfi_
 {
 	struct unwind_table *t = NULL;
 	struct cfi *cfis[TABLE_MAX_SECTIONS] = { 0 };
-	struct builder b = { 0 };
+	struct table_builder b = { 0 };
 	size_t i;
 	int err = 0;
 

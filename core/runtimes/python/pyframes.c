@@ -36,7 +36,8 @@ struct py_code {
 	uint64_t first_instr; /* address of its first instruction (3.11+) */
 };
 
-struct py_proc {
+/* A process the Python namer reads: its memory, its interpreter, the code objects read. */
+struct pyframes_proc {
 	struct proc_mem mem; /* first: an entry of struct proc_mems */
 	struct pyruntime rt;
 	uint64_t bias;
@@ -45,7 +46,7 @@ struct py_proc {
 
 /* The namer of Python frames: the processes it reads. */
 struct pyframes {
-	struct proc_mems procs; /* of struct py_proc */
+	struct proc_mems procs; /* of struct pyframes_proc */
 };
 
 /* Line tables */
@@ -162,7 +163,7 @@ uint32_t pyframes__line_of(const uint8_t *table, size_t size, int minor, uint32_
  * for what they do not hold.
  */
 struct py_view {
-	const struct py_proc *p;
+	const struct pyframes_proc *p;
 	struct {
 		uint64_t addr;
 		const uint8_t *bytes;
@@ -285,7 +286,7 @@ static bool code_has_key(const void *value, const void *key)
 	return c->addr == k->addr && c->tag == k->tag;
 }
 
-static struct py_code *code_find(const struct py_proc *p, uint64_t addr, uint32_t tag)
+static struct py_code *code_find(const struct pyframes_proc *p, uint64_t addr, uint32_t tag)
 {
 	return hashmap__find(&p->codes, code_hash(addr, tag), code_has_key,
 			     &(struct code_key){ addr, tag });
@@ -296,7 +297,7 @@ static struct py_code *code_find(const struct py_proc *p, uint64_t addr, uint32_
  * now if it was not read yet; NULL when the process has another one there
  * now (it was freed and its memory reused) or it cannot be read.
  */
-static const struct py_code *code_get(struct py_proc *p, uint64_t addr, uint32_t tag,
+static const struct py_code *code_get(struct pyframes_proc *p, uint64_t addr, uint32_t tag,
 				      const struct py_view *copied)
 {
 	struct py_view mem = { .p = p };
@@ -326,7 +327,7 @@ static const struct py_code *code_get(struct py_proc *p, uint64_t addr, uint32_t
 
 /* The namer */
 
-static struct py_proc *proc_find(struct pyframes *n, uint32_t pid)
+static struct pyframes_proc *proc_find(struct pyframes *n, uint32_t pid)
 {
 	return proc_mem__find(&n->procs, pid);
 }
@@ -334,7 +335,7 @@ static struct py_proc *proc_find(struct pyframes *n, uint32_t pid)
 /* Frees what the entry read, not its memory's fd: struct proc_mems closes it. */
 static void proc_clear(void *entry)
 {
-	struct py_proc *p = entry;
+	struct pyframes_proc *p = entry;
 
 	for (size_t i = 0; i < p->codes.cap; i++)
 		if (p->codes.slots[i].value)
@@ -347,8 +348,8 @@ struct pyframes *pyframes__new(void)
 	struct pyframes *n = calloc(1, sizeof(struct pyframes));
 
 	if (n)
-		n->procs =
-			(struct proc_mems){ .size = sizeof(struct py_proc), .clear = proc_clear };
+		n->procs = (struct proc_mems){ .size = sizeof(struct pyframes_proc),
+					       .clear = proc_clear };
 	return n;
 }
 
@@ -363,7 +364,7 @@ void pyframes__free(struct pyframes *n)
 int pyframes__add_process(struct pyframes *n, uint32_t pid, const struct pyruntime *pr,
 			  uint64_t bias)
 {
-	struct py_proc *p = proc_find(n, pid);
+	struct pyframes_proc *p = proc_find(n, pid);
 	int err;
 
 	/* Read again (a new mapping): what it knows stays, unless an exec changed the interpreter. */
@@ -403,7 +404,7 @@ static bool view_of_event(struct py_view *v, const struct unw_py_code_event *e, 
 
 void pyframes__read_code(struct pyframes *n, const struct unw_py_code_event *e, size_t size)
 {
-	struct py_proc *p;
+	struct pyframes_proc *p;
 	struct py_view v = {};
 
 	if (size < offsetof(struct unw_py_code_event, data))
@@ -417,7 +418,7 @@ void pyframes__read_code(struct pyframes *n, const struct unw_py_code_event *e, 
 int pyframes__name(struct pyframes *n, uint32_t pid, uint64_t code, uint64_t where,
 		   struct py_frame_name *out)
 {
-	struct py_proc *p = proc_find(n, pid);
+	struct pyframes_proc *p = proc_find(n, pid);
 	uint32_t tag = where >> UNW_PY_TAG_SHIFT;
 	const struct py_code *c;
 	uint64_t at;

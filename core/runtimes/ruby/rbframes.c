@@ -61,7 +61,8 @@ struct rb_iseq {
 	size_t succ_len;
 };
 
-struct rb_proc {
+/* A process the Ruby namer reads: its memory, its interpreter, the iseqs read. */
+struct rbframes_proc {
 	struct proc_mem mem; /* first: an entry of struct proc_mems */
 	struct rbruntime rt;
 	uint64_t bias;
@@ -70,7 +71,7 @@ struct rb_proc {
 
 /* The namer of Ruby frames: the processes it reads. */
 struct rbframes {
-	struct proc_mems procs; /* of struct rb_proc */
+	struct proc_mems procs; /* of struct rbframes_proc */
 };
 
 /* Line tables */
@@ -155,12 +156,12 @@ static uint32_t iseq_line(const struct rb_iseq *s, uint64_t pc)
 
 /* Reading the process */
 
-static int mem_read(const struct rb_proc *p, uint64_t addr, void *buf, size_t len)
+static int mem_read(const struct rbframes_proc *p, uint64_t addr, void *buf, size_t len)
 {
 	return proc_mem__read(&p->mem, addr, buf, len);
 }
 
-static uint64_t mem_word(const struct rb_proc *p, uint64_t addr, int32_t off)
+static uint64_t mem_word(const struct rbframes_proc *p, uint64_t addr, int32_t off)
 {
 	uint64_t w = 0;
 
@@ -170,7 +171,7 @@ static uint64_t mem_word(const struct rb_proc *p, uint64_t addr, int32_t off)
 }
 
 /* The flags of the object VALUE v (its type in RB_T_MASK), 0 when it is not one. */
-static uint64_t object_flags(const struct rb_proc *p, uint64_t v)
+static uint64_t object_flags(const struct rbframes_proc *p, uint64_t v)
 {
 	/* special constants (nil, Fixnums, Symbols) are not pointers to 8-byte slots */
 	if (v & 7)
@@ -179,7 +180,7 @@ static uint64_t object_flags(const struct rb_proc *p, uint64_t v)
 }
 
 /* The characters of String v, whose flags are flags, bounded; NULL when not one. */
-static char *string_chars(const struct rb_proc *p, uint64_t v, uint64_t flags)
+static char *string_chars(const struct rbframes_proc *p, uint64_t v, uint64_t flags)
 {
 	const struct rb_offsets *o = &p->rt.off;
 	uint64_t len, chars;
@@ -210,13 +211,13 @@ static char *string_chars(const struct rb_proc *p, uint64_t v, uint64_t flags)
 	return s;
 }
 
-static char *read_string(const struct rb_proc *p, uint64_t v)
+static char *read_string(const struct rbframes_proc *p, uint64_t v)
 {
 	return string_chars(p, v, object_flags(p, v));
 }
 
 /* Element i of Array v, whose flags are flags; 0 when there is none. */
-static uint64_t array_entry(const struct rb_proc *p, uint64_t v, uint64_t flags, uint64_t i)
+static uint64_t array_entry(const struct rbframes_proc *p, uint64_t v, uint64_t flags, uint64_t i)
 {
 	const struct rb_offsets *o = &p->rt.off;
 	uint64_t len, elems;
@@ -234,7 +235,7 @@ static uint64_t array_entry(const struct rb_proc *p, uint64_t v, uint64_t flags,
 }
 
 /* A location's pathobj: a String, or an Array [path, realpath] of one. */
-static char *read_path(const struct rb_proc *p, uint64_t v)
+static char *read_path(const struct rbframes_proc *p, uint64_t v)
 {
 	uint64_t flags = object_flags(p, v);
 
@@ -247,7 +248,7 @@ static char *read_path(const struct rb_proc *p, uint64_t v)
  * The name of ID id from the symbol table (core/runtimes/ruby/rbruntime.h): the String
  * at ids[serial / 512][serial % 512 * 2]; NULL when it cannot be read.
  */
-static char *id_name(const struct rb_proc *p, uint64_t id)
+static char *id_name(const struct rbframes_proc *p, uint64_t id)
 {
 	const struct rbruntime *rt = &p->rt;
 	uint64_t serial = id > rt->off.last_op_id ? id >> ID_SCOPE_SHIFT : id, ids, chunk;
@@ -263,7 +264,7 @@ static char *id_name(const struct rb_proc *p, uint64_t id)
 }
 
 /* The line of each of the n insns_info entries at addr; NULL when they cannot be read. */
-static int32_t *read_lines(const struct rb_proc *p, uint64_t addr, uint32_t n)
+static int32_t *read_lines(const struct rbframes_proc *p, uint64_t addr, uint32_t n)
 {
 	const struct rb_offsets *o = &p->rt.off;
 	size_t size = (size_t)o->insn_entry_size;
@@ -287,7 +288,7 @@ cleanup:
 	return lines;
 }
 
-static uint32_t *read_positions(const struct rb_proc *p, uint64_t addr, uint32_t n)
+static uint32_t *read_positions(const struct rbframes_proc *p, uint64_t addr, uint32_t n)
 {
 	uint32_t *positions = malloc(n * sizeof(*positions));
 
@@ -304,7 +305,7 @@ static uint32_t *read_positions(const struct rb_proc *p, uint64_t addr, uint32_t
  * SUCC_IMM_POS is only as long as the words they need, maybe at the end
  * of a mapping: the read stops there, short.
  */
-static size_t succ_read_imm(const struct rb_proc *p, uint64_t addr, uint8_t *t)
+static size_t succ_read_imm(const struct rbframes_proc *p, uint64_t addr, uint8_t *t)
 {
 	ssize_t n = p->mem.fd >= 0 ? pread(p->mem.fd, t, SUCC_IMM_BYTES, (off_t)addr) : -1;
 
@@ -340,8 +341,8 @@ static int64_t succ_imm_rank(const uint8_t *t, size_t len, uint32_t nr)
  * read; each block's rank must be what those before it hold. The number
  * of blocks read, or a negative errno.
  */
-static int succ_read_blocks(const struct rb_proc *p, uint64_t addr, uint8_t **t, uint32_t held,
-			    uint32_t nr)
+static int succ_read_blocks(const struct rbframes_proc *p, uint64_t addr, uint8_t **t,
+			    uint32_t held, uint32_t nr)
 {
 	size_t nr_blocks = 0;
 
@@ -379,7 +380,7 @@ static int succ_read_blocks(const struct rb_proc *p, uint64_t addr, uint8_t **t,
  * Its length is not kept with it (it follows from iseq_size): it is read
  * until it holds nr positions. NULL when it cannot be read or is not one.
  */
-static uint8_t *succ_read(const struct rb_proc *p, uint64_t addr, uint32_t nr, size_t *len)
+static uint8_t *succ_read(const struct rbframes_proc *p, uint64_t addr, uint32_t nr, size_t *len)
 {
 	uint8_t *t = malloc(SUCC_IMM_BYTES);
 	int64_t held = -1;
@@ -406,7 +407,7 @@ static uint8_t *succ_read(const struct rb_proc *p, uint64_t addr, uint32_t nr, s
 }
 
 /* Reads into *s what finds the line of each of its pcs, from its body at body. */
-static void read_line_table(const struct rb_proc *p, uint64_t body, struct rb_iseq *s)
+static void read_line_table(const struct rbframes_proc *p, uint64_t body, struct rb_iseq *s)
 {
 	const struct rb_offsets *o = &p->rt.off;
 	uint64_t positions;
@@ -436,7 +437,7 @@ static void read_line_table(const struct rb_proc *p, uint64_t body, struct rb_is
 }
 
 /* The first_lineno of the iseq location at loc; 0 when it is not a line. */
-static uint32_t first_lineno(const struct rb_proc *p, uint64_t loc)
+static uint32_t first_lineno(const struct rbframes_proc *p, uint64_t loc)
 {
 	const struct rb_offsets *o = &p->rt.off;
 	uint64_t first = mem_word(p, loc, o->location_first_lineno);
@@ -454,7 +455,7 @@ static uint32_t first_lineno(const struct rb_proc *p, uint64_t loc)
 }
 
 /* Reads the iseq at addr into *s; false when its body cannot be read (not one, or gone). */
-static bool iseq_read(const struct rb_proc *p, uint64_t addr, struct rb_iseq *s)
+static bool iseq_read(const struct rbframes_proc *p, uint64_t addr, struct rb_iseq *s)
 {
 	const struct rb_offsets *o = &p->rt.off;
 	uint64_t body = mem_word(p, addr, o->iseq_body), loc;
@@ -499,14 +500,15 @@ static bool iseq_has_key(const void *value, const void *key)
 	return s->addr == k->addr && s->cfunc == k->cfunc && s->tag == k->tag;
 }
 
-static struct rb_iseq *iseq_find(const struct rb_proc *p, uint64_t addr, bool cfunc, uint16_t tag)
+static struct rb_iseq *iseq_find(const struct rbframes_proc *p, uint64_t addr, bool cfunc,
+				 uint16_t tag)
 {
 	return hashmap__find(&p->iseqs, iseq_hash(addr, cfunc, tag), iseq_has_key,
 			     &(struct iseq_key){ addr, cfunc, tag });
 }
 
 /* A C method's method entry at addr into *s: its name; false when it has none. */
-static bool cfunc_read(const struct rb_proc *p, uint64_t addr, struct rb_iseq *s)
+static bool cfunc_read(const struct rbframes_proc *p, uint64_t addr, struct rb_iseq *s)
 {
 	*s = (struct rb_iseq){ .addr = addr,
 			       .cfunc = true,
@@ -522,7 +524,8 @@ static bool cfunc_read(const struct rb_proc *p, uint64_t addr, struct rb_iseq *s
  * failed pread costing little), or when the process has another one there
  * now (the slot was freed and reused), which is kept under its own tag.
  */
-static const struct rb_iseq *iseq_get(struct rb_proc *p, uint64_t addr, bool cfunc, uint16_t tag)
+static const struct rb_iseq *iseq_get(struct rbframes_proc *p, uint64_t addr, bool cfunc,
+				      uint16_t tag)
 {
 	struct rb_iseq *s, *known;
 
@@ -557,7 +560,7 @@ static uint16_t where_tag(uint64_t where)
 
 /* The namer */
 
-static struct rb_proc *proc_find(struct rbframes *n, uint32_t pid)
+static struct rbframes_proc *proc_find(struct rbframes *n, uint32_t pid)
 {
 	return proc_mem__find(&n->procs, pid);
 }
@@ -565,7 +568,7 @@ static struct rb_proc *proc_find(struct rbframes *n, uint32_t pid)
 /* Frees what the entry read, not its memory's fd: struct proc_mems closes it. */
 static void proc_clear(void *entry)
 {
-	struct rb_proc *p = entry;
+	struct rbframes_proc *p = entry;
 
 	for (size_t i = 0; i < p->iseqs.cap; i++)
 		if (p->iseqs.slots[i].value)
@@ -574,7 +577,7 @@ static void proc_clear(void *entry)
 }
 
 /* The same interpreter at the same place: what was read of it still holds. */
-static bool same_runtime(const struct rb_proc *p, const struct rbruntime *rr, uint64_t bias)
+static bool same_runtime(const struct rbframes_proc *p, const struct rbruntime *rr, uint64_t bias)
 {
 	return p->bias == bias && p->rt.major == rr->major && p->rt.minor == rr->minor &&
 	       p->rt.teeny == rr->teeny && p->rt.vm_exec_lo == rr->vm_exec_lo &&
@@ -586,8 +589,8 @@ struct rbframes *rbframes__new(void)
 	struct rbframes *n = calloc(1, sizeof(struct rbframes));
 
 	if (n)
-		n->procs =
-			(struct proc_mems){ .size = sizeof(struct rb_proc), .clear = proc_clear };
+		n->procs = (struct proc_mems){ .size = sizeof(struct rbframes_proc),
+					       .clear = proc_clear };
 	return n;
 }
 
@@ -602,7 +605,7 @@ void rbframes__free(struct rbframes *n)
 int rbframes__add_process(struct rbframes *n, uint32_t pid, const struct rbruntime *rr,
 			  uint64_t bias)
 {
-	struct rb_proc *p = proc_find(n, pid);
+	struct rbframes_proc *p = proc_find(n, pid);
 	int err;
 
 	if (p && same_runtime(p, rr, bias))
@@ -617,7 +620,7 @@ int rbframes__add_process(struct rbframes *n, uint32_t pid, const struct rbrunti
 
 int rbframes__fork(struct rbframes *n, uint32_t ppid, uint32_t pid)
 {
-	struct rb_proc *parent = proc_find(n, ppid), *p;
+	struct rbframes_proc *parent = proc_find(n, ppid), *p;
 	struct rbruntime rt;
 	uint64_t bias;
 	int err;
@@ -644,7 +647,7 @@ void rbframes__remove_process(struct rbframes *n, uint32_t pid)
 
 void rbframes__read_iseq(struct rbframes *n, uint32_t pid, uint64_t iseq, uint64_t where)
 {
-	struct rb_proc *p = proc_find(n, pid);
+	struct rbframes_proc *p = proc_find(n, pid);
 
 	if (p)
 		iseq_get(p, iseq, where & UNW_RB_CFUNC, where_tag(where));
@@ -653,7 +656,7 @@ void rbframes__read_iseq(struct rbframes *n, uint32_t pid, uint64_t iseq, uint64
 int rbframes__name(struct rbframes *n, uint32_t pid, uint64_t iseq, uint64_t where,
 		   struct rb_frame_name *out)
 {
-	struct rb_proc *p = proc_find(n, pid);
+	struct rbframes_proc *p = proc_find(n, pid);
 	const struct rb_iseq *s;
 
 	*out = (struct rb_frame_name){ .label = unknown, .file = unknown };
