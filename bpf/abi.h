@@ -29,7 +29,7 @@ enum unw_cfa_rule {
 	UNW_CFA_DEREF_SP,    /* CFA = *(sp + cfa_off) + aux_off */
 	UNW_CFA_DEREF_FP,    /* CFA = *(fp + cfa_off) + aux_off (gcc's stack realignment) */
 	UNW_CFA_SIGNAL,	     /* signal frame: CFA = *(sp + cfa_off) */
-	UNW_CFA_UNSUPPORTED, /* the unwinder cannot follow it; see reason */
+	UNW_CFA_UNSUPPORTED, /* the unwinder cannot follow it; see unsupported */
 };
 
 /* How to recover the caller's frame pointer (rbp / x29). */
@@ -38,7 +38,7 @@ enum unw_fp_rule {
 	UNW_FP_AT_CFA,	      /* saved at CFA + fp_off */
 	UNW_FP_AT_FP,	      /* saved at fp + fp_off (gcc's stack realignment) */
 	UNW_FP_AT_SP,	      /* saved at sp + fp_off (signal frames) */
-	UNW_FP_UNSUPPORTED,   /* the unwinder cannot follow it; see reason */
+	UNW_FP_UNSUPPORTED,   /* the unwinder cannot follow it; see unsupported */
 };
 
 /* How to recover the return address. */
@@ -47,22 +47,22 @@ enum unw_ra_rule {
 	UNW_RA_UNDEFINED,   /* bottom of the stack: the walk ends here */
 	UNW_RA_LR,	    /* aarch64: still in the link register (x30) */
 	UNW_RA_AT_SP,	    /* signal frames: the interrupted pc, saved at sp + aux_off */
-	UNW_RA_UNSUPPORTED, /* the unwinder cannot follow it; see reason */
+	UNW_RA_UNSUPPORTED, /* the unwinder cannot follow it; see unsupported */
 };
 
 /* Why a row is unsupported. Kept in the table so nothing is silently approximated. */
-enum unw_reason {
-	UNW_R_NONE = 0,
-	UNW_R_CFA_REGISTER,   /* CFA based on a register other than sp or fp */
-	UNW_R_CFA_EXPRESSION, /* a CFA expression of a shape the unwinder does not know */
-	UNW_R_CFA_OFFSET,     /* a CFA offset that does not fit the row */
-	UNW_R_FP_RULE,	      /* fp saved in a register, as a value, or by an expression */
-	UNW_R_FP_OFFSET,      /* an fp save offset that does not fit the row */
-	UNW_R_RA_RULE,	      /* return address not where the ABI puts it */
-	UNW_R_RA_OFFSET,      /* aarch64: an LR save offset that does not fit the row */
-	UNW_R_RULES_FULL,     /* BPF's rule map was full (never in a table, only in the map) */
-	UNW_R_GO_SP_WRITE,    /* a Go function that switches stacks: its SP deltas do not hold */
-	UNW_R_NR,
+enum unw_unsupported {
+	UNW_UNSUP_NONE = 0,
+	UNW_UNSUP_CFA_REGISTER,	  /* CFA based on a register other than sp or fp */
+	UNW_UNSUP_CFA_EXPRESSION, /* a CFA expression of a shape the unwinder does not know */
+	UNW_UNSUP_CFA_OFFSET,	  /* a CFA offset that does not fit the row */
+	UNW_UNSUP_FP_RULE,	  /* fp saved in a register, as a value, or by an expression */
+	UNW_UNSUP_FP_OFFSET,	  /* an fp save offset that does not fit the row */
+	UNW_UNSUP_RA_RULE,	  /* return address not where the ABI puts it */
+	UNW_UNSUP_RA_OFFSET,	  /* aarch64: an LR save offset that does not fit the row */
+	UNW_UNSUP_RULES_FULL,	  /* BPF's rule map was full (never in a table, only in the map) */
+	UNW_UNSUP_GO_SP_WRITE, /* a Go function that switches stacks: its SP deltas do not hold */
+	UNW_UNSUP_NR,
 };
 
 /*
@@ -94,19 +94,19 @@ enum unw_reason {
 struct unw_rule {
 	__s32 cfa_off;
 	__s32 fp_off;
-	__s32 aux_off; /* x86_64: M in *(REG+N)+M, the PLT threshold, the pc of a signal frame
-			* at sp+aux_off; aarch64: LR at CFA+aux_off */
-	__u8 cfa;      /* enum unw_cfa_rule */
-	__u8 fp;       /* enum unw_fp_rule */
-	__u8 ra;       /* enum unw_ra_rule */
-	__u8 reason;   /* enum unw_reason, set when any rule is unsupported */
+	__s32 aux_off;	  /* x86_64: M in *(REG+N)+M, the PLT threshold, the pc of a signal frame
+			   * at sp+aux_off; aarch64: LR at CFA+aux_off */
+	__u8 cfa;	  /* enum unw_cfa_rule */
+	__u8 fp;	  /* enum unw_fp_rule */
+	__u8 ra;	  /* enum unw_ra_rule */
+	__u8 unsupported; /* enum unw_unsupported, set when any rule is unsupported */
 };
 
 /*
  * Rules the rule map holds: about 3,600 distinct ones govern every row of the
  * 350 largest ELF files of a Debian system. Index 0 is no rule (a value of
  * the maps left zero means none); rule 1 says the map was full when a row
- * needed a place (UNW_R_RULES_FULL: frame pointers there, counted).
+ * needed a place (UNW_UNSUP_RULES_FULL: frame pointers there, counted).
  */
 #define UNW_RULES_MAX (1u << 14)
 #define UNW_RULE_NONE 0

@@ -71,7 +71,7 @@ _Static_assert(sizeof(struct unw_rule) ==
 			       sizeof(struct table_row) - offsetof(struct table_row, cfa_off) &&
 		       ROW_RULE_SAME_PLACE(fp_off) && ROW_RULE_SAME_PLACE(aux_off) &&
 		       ROW_RULE_SAME_PLACE(cfa) && ROW_RULE_SAME_PLACE(fp) &&
-		       ROW_RULE_SAME_PLACE(ra) && ROW_RULE_SAME_PLACE(reason),
+		       ROW_RULE_SAME_PLACE(ra) && ROW_RULE_SAME_PLACE(unsupported),
 	       "the bytes of a row after its pc are a rule");
 
 /*
@@ -92,7 +92,7 @@ static const struct unw_rule rule_full = {
 	.cfa = UNW_CFA_UNSUPPORTED,
 	.fp = UNW_FP_UNSUPPORTED,
 	.ra = UNW_RA_UNSUPPORTED,
-	.reason = UNW_R_RULES_FULL,
+	.unsupported = UNW_UNSUP_RULES_FULL,
 };
 
 /* A rule is two words: mixed, a row at a time of a million-row table. */

@@ -50,11 +50,11 @@ static int table_go__push_row(struct go_rows *g, uint64_t pc, const struct table
 	return 0;
 }
 
-static void unsupported_cfa(struct table_row *r, enum unw_reason why)
+static void unsupported_cfa(struct table_row *r, enum unw_unsupported why)
 {
 	r->cfa = UNW_CFA_UNSUPPORTED;
 	r->cfa_off = why;
-	r->reason = why;
+	r->unsupported = why;
 }
 
 /* Whether a function's name is Go's name, with or without its ABI0 suffix. */
@@ -130,7 +130,7 @@ static void run_row(uint8_t flags, int64_t delta, struct table_row *r)
 
 	*r = (struct table_row){ .cfa = UNW_CFA_SP, .fp = UNW_FP_UNCHANGED, .ra = UNW_RA_AT_CFA };
 	if (cfa_off > INT32_MAX) {
-		unsupported_cfa(r, UNW_R_CFA_OFFSET);
+		unsupported_cfa(r, UNW_UNSUP_CFA_OFFSET);
 		return;
 	}
 	r->cfa_off = (int32_t)cfa_off;
@@ -140,14 +140,14 @@ static void run_row(uint8_t flags, int64_t delta, struct table_row *r)
 		return;
 	}
 	if (flags & GOPCLNTAB_SPWRITE) {
-		unsupported_cfa(r, UNW_R_GO_SP_WRITE);
+		unsupported_cfa(r, UNW_UNSUP_GO_SP_WRITE);
 		return;
 	}
 	if (delta < 0) {
 		/* Its return address was popped off the stack (into a register). */
 		r->ra = UNW_RA_UNSUPPORTED;
-		r->aux_off = UNW_R_RA_RULE;
-		r->reason = UNW_R_RA_RULE;
+		r->aux_off = UNW_UNSUP_RA_RULE;
+		r->unsupported = UNW_UNSUP_RA_RULE;
 	}
 }
 

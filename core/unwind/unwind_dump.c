@@ -102,24 +102,24 @@ static bool row_is_end(const struct table_row *r)
 
 /* ---- the text of a row's rules ---- */
 
-const char *unwind_dump__reason_str(enum unw_reason reason)
+const char *unwind_dump__unsupported_str(enum unw_unsupported why)
 {
-	static const char *const names[UNW_R_NR] = {
-		[UNW_R_NONE] = "none",
-		[UNW_R_CFA_REGISTER] = "cfa-register",
-		[UNW_R_CFA_EXPRESSION] = "cfa-expression",
-		[UNW_R_CFA_OFFSET] = "cfa-offset",
-		[UNW_R_FP_RULE] = "fp-rule",
-		[UNW_R_FP_OFFSET] = "fp-offset",
-		[UNW_R_RA_RULE] = "ra-rule",
-		[UNW_R_RA_OFFSET] = "ra-offset",
-		[UNW_R_RULES_FULL] = "rules-full",
-		[UNW_R_GO_SP_WRITE] = "go-sp-write",
+	static const char *const names[UNW_UNSUP_NR] = {
+		[UNW_UNSUP_NONE] = "none",
+		[UNW_UNSUP_CFA_REGISTER] = "cfa-register",
+		[UNW_UNSUP_CFA_EXPRESSION] = "cfa-expression",
+		[UNW_UNSUP_CFA_OFFSET] = "cfa-offset",
+		[UNW_UNSUP_FP_RULE] = "fp-rule",
+		[UNW_UNSUP_FP_OFFSET] = "fp-offset",
+		[UNW_UNSUP_RA_RULE] = "ra-rule",
+		[UNW_UNSUP_RA_OFFSET] = "ra-offset",
+		[UNW_UNSUP_RULES_FULL] = "rules-full",
+		[UNW_UNSUP_GO_SP_WRITE] = "go-sp-write",
 	};
 
-	if ((unsigned int)reason >= UNW_R_NR)
+	if ((unsigned int)why >= UNW_UNSUP_NR)
 		return "unknown";
-	return names[reason];
+	return names[why];
 }
 
 static const char *sp_name(int machine)
@@ -144,12 +144,12 @@ static unsigned long long mag(long long v)
 }
 
 /* The reason kept in a rule's offset field, or fallback when it is not one of want. */
-static const char *kept_reason(long long v, enum unw_reason first, enum unw_reason last,
-			       enum unw_reason fallback)
+static const char *kept_unsupported(long long v, enum unw_unsupported first,
+				    enum unw_unsupported last, enum unw_unsupported fallback)
 {
 	if (v >= first && v <= last)
-		return unwind_dump__reason_str((enum unw_reason)v);
-	return unwind_dump__reason_str(fallback);
+		return unwind_dump__unsupported_str((enum unw_unsupported)v);
+	return unwind_dump__unsupported_str(fallback);
 }
 
 char *unwind_dump__cfa_str(const struct table_row *r, int machine, char *buf, size_t len)
@@ -181,10 +181,10 @@ char *unwind_dump__cfa_str(const struct table_row *r, int machine, char *buf, si
 		break;
 	default:
 		snprintf(buf, len, "unsupported:%s",
-			 r->cfa_off == UNW_R_GO_SP_WRITE ?
-				 unwind_dump__reason_str(UNW_R_GO_SP_WRITE) :
-				 kept_reason(r->cfa_off, UNW_R_CFA_REGISTER, UNW_R_CFA_OFFSET,
-					     UNW_R_CFA_EXPRESSION));
+			 r->cfa_off == UNW_UNSUP_GO_SP_WRITE ?
+				 unwind_dump__unsupported_str(UNW_UNSUP_GO_SP_WRITE) :
+				 kept_unsupported(r->cfa_off, UNW_UNSUP_CFA_REGISTER,
+						  UNW_UNSUP_CFA_OFFSET, UNW_UNSUP_CFA_EXPRESSION));
 		break;
 	}
 	return buf;
@@ -209,7 +209,8 @@ char *unwind_dump__fp_str(const struct table_row *r, int machine, char *buf, siz
 		break;
 	default:
 		snprintf(buf, len, "unsupported:%s",
-			 kept_reason(r->fp_off, UNW_R_FP_RULE, UNW_R_FP_OFFSET, UNW_R_FP_RULE));
+			 kept_unsupported(r->fp_off, UNW_UNSUP_FP_RULE, UNW_UNSUP_FP_OFFSET,
+					  UNW_UNSUP_FP_RULE));
 		break;
 	}
 	return buf;
@@ -237,12 +238,12 @@ char *unwind_dump__ra_str(const struct table_row *r, int machine, char *buf, siz
 	default:
 		if (unwind_table__cfa_uses_aux(r))
 			snprintf(buf, len, "unsupported:%s",
-				 kept_reason(r->reason, UNW_R_RA_RULE, UNW_R_RA_OFFSET,
-					     UNW_R_RA_RULE));
+				 kept_unsupported(r->unsupported, UNW_UNSUP_RA_RULE,
+						  UNW_UNSUP_RA_OFFSET, UNW_UNSUP_RA_RULE));
 		else
 			snprintf(buf, len, "unsupported:%s",
-				 kept_reason(r->aux_off, UNW_R_RA_RULE, UNW_R_RA_OFFSET,
-					     UNW_R_RA_RULE));
+				 kept_unsupported(r->aux_off, UNW_UNSUP_RA_RULE,
+						  UNW_UNSUP_RA_OFFSET, UNW_UNSUP_RA_RULE));
 		break;
 	}
 	return buf;
@@ -577,13 +578,13 @@ static void print_summary(FILE *f, const struct unwind_dump *c, const struct enc
 	fprintf(f, "debug file:  %s\n", debug_file_text(c));
 	fprintf(f, "FDEs:        %zu\n", t->nr_fdes);
 	fprintf(f, "rows:        %zu\n", t->nr_rows);
-	for (int r = 0; r < UNW_R_NR; r++)
+	for (int r = 0; r < UNW_UNSUP_NR; r++)
 		total += t->unsupported[r];
 	fprintf(f, "unsupported: %zu", total);
-	for (int r = 0, first = 1; r < UNW_R_NR; r++) {
+	for (int r = 0, first = 1; r < UNW_UNSUP_NR; r++) {
 		if (!t->unsupported[r])
 			continue;
-		fprintf(f, "%s%s %zu", first ? " (" : ", ", unwind_dump__reason_str(r),
+		fprintf(f, "%s%s %zu", first ? " (" : ", ", unwind_dump__unsupported_str(r),
 			t->unsupported[r]);
 		first = 0;
 	}
@@ -723,9 +724,9 @@ static void json_unsupported(struct json_writer *jw, const struct unwind_table *
 {
 	json__key(jw, "unsupported");
 	json__object_start(jw);
-	for (int r = 0; r < UNW_R_NR; r++) {
+	for (int r = 0; r < UNW_UNSUP_NR; r++) {
 		if (t->unsupported[r])
-			json__uint_field(jw, unwind_dump__reason_str(r), t->unsupported[r]);
+			json__uint_field(jw, unwind_dump__unsupported_str(r), t->unsupported[r]);
 	}
 	json__object_end(jw);
 }

@@ -63,6 +63,6 @@ char *unwind_dump__cfa_str(const struct table_row *r, int machine, char *buf, si
 char *unwind_dump__fp_str(const struct table_row *r, int machine, char *buf, size_t len);
 char *unwind_dump__ra_str(const struct table_row *r, int machine, char *buf, size_t len);
 /* The name of a reason a rule is unsupported: "cfa-register", "cfa-expression", ... */
-const char *unwind_dump__reason_str(enum unw_reason reason);
+const char *unwind_dump__unsupported_str(enum unw_unsupported why);
 
 #endif

@@ -15,7 +15,7 @@
  * Rows of unsupported rules keep the reason of each rule in an offset field
  * the rule does not use (cfa_off, fp_off, and aux_off for the return address
  * when the CFA rule does not use it), so dump-unwind can say why each rule is
- * unsupported (core/unwind/unwind_dump.c); row->reason holds the first one.
+ * unsupported (core/unwind/unwind_dump.c); row->unsupported holds the first one.
  *
  * In a Go binary, the rows of Go's pclntab are then merged over these
  * (core/unwind/table_go.c), and take their place (unwind_table__replace_rows).
@@ -199,8 +199,8 @@ static int match_plt(const uint8_t *p, const uint8_t *end, int *k)
  * A CFA expression: bregR N alone (the same as def_cfa), the PLT shape, or
  * bregR N; deref, optionally followed by plus_uconst M or a constant and plus.
  */
-static enum unw_reason cfa_expr(const struct table_builder *b, const uint8_t *p, uint32_t len,
-				struct table_row *r)
+static enum unw_unsupported cfa_expr(const struct table_builder *b, const uint8_t *p, uint32_t len,
+				     struct table_row *r)
 {
 	const uint8_t *end = p + len;
 	uint64_t reg, u;
@@ -208,61 +208,61 @@ static enum unw_reason cfa_expr(const struct table_builder *b, const uint8_t *p,
 	int k;
 
 	if (expr_breg(&p, end, &reg, &n))
-		return UNW_R_CFA_EXPRESSION;
+		return UNW_UNSUP_CFA_EXPRESSION;
 	if (p == end) {
 		if (reg != b->sp_reg && reg != b->fp_reg)
-			return UNW_R_CFA_REGISTER;
+			return UNW_UNSUP_CFA_REGISTER;
 		if (!fits_s32(n))
-			return UNW_R_CFA_OFFSET;
+			return UNW_UNSUP_CFA_OFFSET;
 		r->cfa = reg == b->sp_reg ? UNW_CFA_SP : UNW_CFA_FP;
 		r->cfa_off = (int32_t)n;
-		return UNW_R_NONE;
+		return UNW_UNSUP_NONE;
 	}
 	if (b->machine == EM_X86_64 && reg == X86_64_RSP && !match_plt(p, end, &k)) {
 		if (!fits_s32(n))
-			return UNW_R_CFA_OFFSET;
+			return UNW_UNSUP_CFA_OFFSET;
 		r->cfa = UNW_CFA_PLT;
 		r->cfa_off = (int32_t)n;
 		r->aux_off = k;
-		return UNW_R_NONE;
+		return UNW_UNSUP_NONE;
 	}
 	if (*p++ != DW_OP_deref || (reg != b->sp_reg && reg != b->fp_reg))
-		return UNW_R_CFA_EXPRESSION;
+		return UNW_UNSUP_CFA_EXPRESSION;
 	if (p < end && *p == DW_OP_plus_uconst) {
 		p++;
 		if (read_uleb(&p, end, &u) || u > INT64_MAX)
-			return UNW_R_CFA_EXPRESSION;
+			return UNW_UNSUP_CFA_EXPRESSION;
 		m = (int64_t)u;
 	} else if (p < end) {
 		if (expr_const(&p, end, &m) || p >= end || *p++ != DW_OP_plus)
-			return UNW_R_CFA_EXPRESSION;
+			return UNW_UNSUP_CFA_EXPRESSION;
 	}
 	if (p != end)
-		return UNW_R_CFA_EXPRESSION;
+		return UNW_UNSUP_CFA_EXPRESSION;
 	if (!fits_s32(n) || !fits_s32(m))
-		return UNW_R_CFA_OFFSET;
+		return UNW_UNSUP_CFA_OFFSET;
 	r->cfa = reg == b->sp_reg ? UNW_CFA_DEREF_SP : UNW_CFA_DEREF_FP;
 	r->cfa_off = (int32_t)n;
 	r->aux_off = (int32_t)m;
-	return UNW_R_NONE;
+	return UNW_UNSUP_NONE;
 }
 
-static enum unw_reason cfa_rule(const struct table_builder *b, const struct cfi_cfa *cfa,
-				struct table_row *r)
+static enum unw_unsupported cfa_rule(const struct table_builder *b, const struct cfi_cfa *cfa,
+				     struct table_row *r)
 {
 	switch (cfa->kind) {
 	case CFI_CFA_REG:
 		if (cfa->reg != b->sp_reg && cfa->reg != b->fp_reg)
-			return UNW_R_CFA_REGISTER;
+			return UNW_UNSUP_CFA_REGISTER;
 		if (!fits_s32(cfa->off))
-			return UNW_R_CFA_OFFSET;
+			return UNW_UNSUP_CFA_OFFSET;
 		r->cfa = cfa->reg == b->sp_reg ? UNW_CFA_SP : UNW_CFA_FP;
 		r->cfa_off = (int32_t)cfa->off;
-		return UNW_R_NONE;
+		return UNW_UNSUP_NONE;
 	case CFI_CFA_EXPR:
 		return cfa_expr(b, cfa->expr, cfa->expr_len, r);
 	default:
-		return UNW_R_CFA_REGISTER; /* no CFA rule at all */
+		return UNW_UNSUP_CFA_REGISTER; /* no CFA rule at all */
 	}
 }
 
@@ -271,8 +271,8 @@ static enum unw_reason cfa_rule(const struct table_builder *b, const struct cfi_
  * goes on with the current value, which only matters if a caller's CFA is
  * fp-based, and such a caller saved its fp in a frame of its own.
  */
-static enum unw_reason fp_rule(const struct table_builder *b, const struct cfi_rule *fp,
-			       struct table_row *r)
+static enum unw_unsupported fp_rule(const struct table_builder *b, const struct cfi_rule *fp,
+				    struct table_row *r)
 {
 	const uint8_t *p;
 	uint64_t reg;
@@ -283,55 +283,55 @@ static enum unw_reason fp_rule(const struct table_builder *b, const struct cfi_r
 	case CFI_RULE_SAME_VALUE:
 	case CFI_RULE_UNDEFINED:
 		r->fp = UNW_FP_UNCHANGED;
-		return UNW_R_NONE;
+		return UNW_UNSUP_NONE;
 	case CFI_RULE_OFFSET:
 		if (!fits_s32(fp->off))
-			return UNW_R_FP_OFFSET;
+			return UNW_UNSUP_FP_OFFSET;
 		r->fp = UNW_FP_AT_CFA;
 		r->fp_off = (int32_t)fp->off;
-		return UNW_R_NONE;
+		return UNW_UNSUP_NONE;
 	case CFI_RULE_EXPRESSION:
 		p = fp->expr;
 		if (expr_breg(&p, fp->expr + fp->expr_len, &reg, &n) ||
 		    p != fp->expr + fp->expr_len || reg != b->fp_reg)
-			return UNW_R_FP_RULE;
+			return UNW_UNSUP_FP_RULE;
 		if (!fits_s32(n))
-			return UNW_R_FP_OFFSET;
+			return UNW_UNSUP_FP_OFFSET;
 		r->fp = UNW_FP_AT_FP;
 		r->fp_off = (int32_t)n;
-		return UNW_R_NONE;
+		return UNW_UNSUP_NONE;
 	default:
-		return UNW_R_FP_RULE;
+		return UNW_UNSUP_FP_RULE;
 	}
 }
 
-static enum unw_reason ra_rule(const struct table_builder *b, const struct cfi_rule *ra,
-			       struct table_row *r)
+static enum unw_unsupported ra_rule(const struct table_builder *b, const struct cfi_rule *ra,
+				    struct table_row *r)
 {
 	if (ra->kind == CFI_RULE_UNDEFINED) {
 		r->ra = UNW_RA_UNDEFINED;
-		return UNW_R_NONE;
+		return UNW_UNSUP_NONE;
 	}
 	if (b->machine != EM_AARCH64) {
 		if (ra->kind != CFI_RULE_OFFSET || ra->off != -8)
-			return UNW_R_RA_RULE;
+			return UNW_UNSUP_RA_RULE;
 		r->ra = UNW_RA_AT_CFA;
-		return UNW_R_NONE;
+		return UNW_UNSUP_NONE;
 	}
 	switch (ra->kind) {
 	case CFI_RULE_UNCHANGED:
 	case CFI_RULE_SAME_VALUE:
 		r->ra = UNW_RA_LR;
-		return UNW_R_NONE;
+		return UNW_UNSUP_NONE;
 	case CFI_RULE_OFFSET:
 		/* aux_off holds the LR offset, unless the CFA rule needs it */
 		if (!fits_s32(ra->off) || r->cfa == UNW_CFA_DEREF_SP || r->cfa == UNW_CFA_DEREF_FP)
-			return UNW_R_RA_OFFSET;
+			return UNW_UNSUP_RA_OFFSET;
 		r->ra = UNW_RA_AT_CFA;
 		r->aux_off = (int32_t)ra->off;
-		return UNW_R_NONE;
+		return UNW_UNSUP_NONE;
 	default:
-		return UNW_R_RA_RULE;
+		return UNW_UNSUP_RA_RULE;
 	}
 }
 
@@ -385,7 +385,7 @@ static bool signal_rule(const struct table_builder *b, const struct cfi_state *s
 static void row_from_state(const struct table_builder *b, const struct cfi_state *st,
 			   struct table_row *r)
 {
-	enum unw_reason why;
+	enum unw_unsupported why;
 
 	if (signal_rule(b, st, r))
 		return;
@@ -394,22 +394,22 @@ static void row_from_state(const struct table_builder *b, const struct cfi_state
 		r->cfa = UNW_CFA_UNSUPPORTED;
 		r->cfa_off = why;
 		r->aux_off = 0;
-		r->reason = why;
+		r->unsupported = why;
 	}
 	why = fp_rule(b, &st->fp, r);
 	if (why) {
 		r->fp = UNW_FP_UNSUPPORTED;
 		r->fp_off = why;
-		if (!r->reason)
-			r->reason = why;
+		if (!r->unsupported)
+			r->unsupported = why;
 	}
 	why = ra_rule(b, &st->ra, r);
 	if (why) {
 		r->ra = UNW_RA_UNSUPPORTED;
 		if (!unwind_table__cfa_uses_aux(r))
 			r->aux_off = why;
-		if (!r->reason)
-			r->reason = why;
+		if (!r->unsupported)
+			r->unsupported = why;
 	}
 }
 
@@ -461,13 +461,13 @@ static inline int table_builder_push(struct table_builder *b, const struct table
 
 	/* a later rule at the same pc replaces the earlier one */
 	if (t->nr_rows && t->rows[t->nr_rows - 1].pc == r->pc)
-		t->unsupported[t->rows[--t->nr_rows].reason]--;
+		t->unsupported[t->rows[--t->nr_rows].unsupported]--;
 	if (t->nr_rows && unwind_table__same_rules(&t->rows[t->nr_rows - 1], r))
 		return 0;
 	if (t->nr_rows == b->cap && table_builder_grow(b))
 		return -ENOMEM;
 	t->rows[t->nr_rows++] = *r;
-	t->unsupported[r->reason]++;
+	t->unsupported[r->unsupported]++;
 	return 0;
 }
 
@@ -707,7 +707,7 @@ static int table_builder_run(struct table_builder *b, const struct pieces *cov)
 		err = cfi__run_fde(p->cfi, p->fde, table_builder_row, b);
 		if (err == -EINVAL) { /* malformed: counted by cfi, its rows dropped */
 			while (t->nr_rows > saved)
-				t->unsupported[t->rows[--t->nr_rows].reason]--;
+				t->unsupported[t->rows[--t->nr_rows].unsupported]--;
 			continue;
 		}
 		if (err)
@@ -731,7 +731,7 @@ static void table_finish(struct unwind_table *t)
 	uint32_t shift;
 	size_t i;
 
-	t->unsupported[UNW_R_NONE] = 0;
+	t->unsupported[UNW_UNSUP_NONE] = 0;
 	if (!t->nr_rows) {
 		t->base = 0;
 		return;
@@ -871,8 +871,8 @@ void unwind_table__replace_rows(struct unwind_table *t, struct table_row *rows, 
 	t->base = base;
 	memset(t->unsupported, 0, sizeof(t->unsupported));
 	for (size_t i = 0; i < t->nr_rows; i++)
-		t->unsupported[t->rows[i].reason]++;
-	t->unsupported[UNW_R_NONE] = 0;
+		t->unsupported[t->rows[i].unsupported]++;
+	t->unsupported[UNW_UNSUP_NONE] = 0;
 	table_finish(t);
 	rows_trim(t);
 }

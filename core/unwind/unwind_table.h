@@ -31,18 +31,18 @@ struct elf_file;
  * follows (enum unw_cfa_rule, unw_fp_rule, unw_ra_rule of bpf/abi.h):
  * aux_off is, on x86_64, M in *(REG+N)+M, the PLT threshold, or where a
  * signal frame saved the pc (sp+aux_off); on aarch64 the LR save offset
- * (CFA+aux_off). An unsupported rule keeps its reason in an offset it does
- * not use (core/unwind/unwind_table.c says which); reason is the first one.
+ * (CFA+aux_off). An unsupported rule keeps why in an offset it does not
+ * use (core/unwind/unwind_table.c says which); unsupported is the first one.
  */
 struct table_row {
 	uint32_t pc;
 	int32_t cfa_off;
 	int32_t fp_off;
 	int32_t aux_off;
-	uint8_t cfa;	/* enum unw_cfa_rule */
-	uint8_t fp;	/* enum unw_fp_rule */
-	uint8_t ra;	/* enum unw_ra_rule */
-	uint8_t reason; /* enum unw_reason, set when any rule is unsupported */
+	uint8_t cfa;	     /* enum unw_cfa_rule */
+	uint8_t fp;	     /* enum unw_fp_rule */
+	uint8_t ra;	     /* enum unw_ra_rule */
+	uint8_t unsupported; /* enum unw_unsupported, set when any rule is unsupported */
 };
 
 enum {
@@ -59,14 +59,14 @@ struct unwind_table {
 	uint64_t base;		/* rows[i].pc is an offset from this ELF virtual address */
 	struct table_row *rows; /* NULL once released (unwind_table__release_rows()) */
 	size_t nr_rows;
-	size_t nr_fdes;		      /* FDEs that contributed rows */
-	unsigned int sources;	      /* TABLE_SRC_* */
-	size_t unsupported[UNW_R_NR]; /* rows per reason */
-	size_t rows_mapped;	      /* of rows: util/big_alloc.h */
-	size_t nr_bad_fdes;	      /* malformed FDEs skipped (warned about) */
-	size_t nr_overlaps;	      /* FDEs clipped or dropped: overlapping another one */
-	size_t nr_go_funcs;	      /* Go functions described by their SP deltas */
-	size_t nr_go_sp_write;	      /* of those, the ones that switch stacks (unsupported) */
+	size_t nr_fdes;			  /* FDEs that contributed rows */
+	unsigned int sources;		  /* TABLE_SRC_* */
+	size_t unsupported[UNW_UNSUP_NR]; /* rows by why they are unsupported */
+	size_t rows_mapped;		  /* of rows: util/big_alloc.h */
+	size_t nr_bad_fdes;		  /* malformed FDEs skipped (warned about) */
+	size_t nr_overlaps;		  /* FDEs clipped or dropped: overlapping another one */
+	size_t nr_go_funcs;		  /* Go functions described by their SP deltas */
+	size_t nr_go_sp_write;		  /* of those, the ones that switch stacks (unsupported) */
 	size_t nr_go_refused[GOPCLNTAB_BAD_NR]; /* Go functions whose deltas lie, by reason */
 };
 
@@ -142,7 +142,8 @@ static inline uint64_t unwind_table__pc(const struct unwind_table *t, const stru
 static inline bool unwind_table__same_rules(const struct table_row *a, const struct table_row *b)
 {
 	return a->cfa_off == b->cfa_off && a->fp_off == b->fp_off && a->aux_off == b->aux_off &&
-	       a->cfa == b->cfa && a->fp == b->fp && a->ra == b->ra && a->reason == b->reason;
+	       a->cfa == b->cfa && a->fp == b->fp && a->ra == b->ra &&
+	       a->unsupported == b->unsupported;
 }
 
 /* Whether the CFA rule of r takes aux_off, where an unsupported RA rule keeps its reason else. */

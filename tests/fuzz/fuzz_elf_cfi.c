@@ -28,7 +28,7 @@ static void print_row(const struct unwind_table *t, const struct table_row *r)
 	unwind_dump__cfa_str(r, t->machine, buf, sizeof(buf));
 	unwind_dump__fp_str(r, t->machine, buf, sizeof(buf));
 	unwind_dump__ra_str(r, t->machine, buf, sizeof(buf));
-	unwind_dump__reason_str((enum unw_reason)r->reason);
+	unwind_dump__unsupported_str((enum unw_unsupported)r->unsupported);
 	/* A buffer too small for the text must truncate, not overflow. */
 	unwind_dump__cfa_str(r, t->machine, buf, 4);
 }

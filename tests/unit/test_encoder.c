@@ -74,7 +74,7 @@ static bool same_rule(const struct unw_rule *w, const struct table_row *r)
 {
 	return w && w->cfa_off == r->cfa_off && w->fp_off == r->fp_off &&
 	       w->aux_off == r->aux_off && w->cfa == r->cfa && w->fp == r->fp && w->ra == r->ra &&
-	       w->reason == r->reason;
+	       w->unsupported == r->unsupported;
 }
 
 /* Whether the lookup of key gives what the table says, over its placed rows. */
@@ -238,12 +238,12 @@ static const struct table_row odd_rows[] = {
 	  .aux_off = 168 },
 	{ .pc = 0x30,
 	  .cfa = UNW_CFA_UNSUPPORTED,
-	  .cfa_off = UNW_R_CFA_EXPRESSION,
+	  .cfa_off = UNW_UNSUP_CFA_EXPRESSION,
 	  .fp = UNW_FP_UNSUPPORTED,
-	  .fp_off = UNW_R_FP_RULE,
+	  .fp_off = UNW_UNSUP_FP_RULE,
 	  .ra = UNW_RA_UNSUPPORTED,
-	  .aux_off = UNW_R_RA_RULE,
-	  .reason = UNW_R_CFA_EXPRESSION },
+	  .aux_off = UNW_UNSUP_RA_RULE,
+	  .unsupported = UNW_UNSUP_CFA_EXPRESSION },
 	{ .pc = 0x40, .cfa = UNW_CFA_SP, .ra = UNW_RA_UNDEFINED },
 	{ .pc = 0xffff, .cfa = UNW_CFA_SP, .cfa_off = 8 },   /* the last pc of page 0 */
 	{ .pc = 0x10000, .cfa = UNW_CFA_SP, .cfa_off = 16 }, /* the first of page 1 */
@@ -416,7 +416,7 @@ static void test_dictionary_full(void)
 	CHECK_EQ_INT(encoder__table_cost(pk.enc, t, &cost), 0);
 	CHECK_EQ_INT(cost.rules, UNW_RULES_MAX);
 	r = lookup(&pk.m, &e, 16 * (n - 1));
-	CHECK(r && r->cfa == UNW_CFA_UNSUPPORTED && r->reason == UNW_R_RULES_FULL);
+	CHECK(r && r->cfa == UNW_CFA_UNSUPPORTED && r->unsupported == UNW_UNSUP_RULES_FULL);
 	CHECK(!unw_rule__usable(r));
 	CHECK(same_rule(lookup(&pk.m, &e, 16 * 100), &t->rows[100]));
 	packed_fini(&pk);

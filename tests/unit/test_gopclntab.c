@@ -972,8 +972,8 @@ static void test_rows(void)
 	check_rows(&t, want, ARRAY_SIZE(want));
 	CHECK_EQ_INT(t.nr_go_funcs, 3);
 	CHECK_EQ_INT(t.nr_go_sp_write, 1);
-	CHECK_EQ_INT(t.unsupported[UNW_R_GO_SP_WRITE], 1);
-	CHECK_EQ_INT(t.unsupported[UNW_R_RA_RULE], 1);
+	CHECK_EQ_INT(t.unsupported[UNW_UNSUP_GO_SP_WRITE], 1);
+	CHECK_EQ_INT(t.unsupported[UNW_UNSUP_RA_RULE], 1);
 	CHECK(t.sources & TABLE_SRC_GOPCLNTAB);
 	free(t.rows);
 

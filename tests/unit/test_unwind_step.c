@@ -183,7 +183,7 @@ static void test_end_row_falls_back(void)
 /* An unsupported rule falls back too, with its own reason. */
 static void test_unsupported_row_falls_back(void)
 {
-	struct unw_rule r = { .cfa = UNW_CFA_UNSUPPORTED, .reason = UNW_R_CFA_EXPRESSION };
+	struct unw_rule r = { .cfa = UNW_CFA_UNSUPPORTED, .unsupported = UNW_UNSUP_CFA_EXPRESSION };
 	struct mem m = {};
 	struct unw_frame f = { .pc = 0x401000, .sp = at(0), .fp = 0 };
 	__u32 flags = 0;

@@ -327,9 +327,9 @@ static void test_ra_rules(void)
 		     "unsupported:ra-rule" },
 		   { 0x1100, "end", NULL, NULL });
 	if (t && t->nr_rows) {
-		CHECK_EQ_INT(t->rows[0].reason, UNW_R_CFA_REGISTER);
-		CHECK_EQ_INT(t->unsupported[UNW_R_CFA_REGISTER], 1);
-		CHECK_EQ_INT(t->unsupported[UNW_R_NONE], 0);
+		CHECK_EQ_INT(t->rows[0].unsupported, UNW_UNSUP_CFA_REGISTER);
+		CHECK_EQ_INT(t->unsupported[UNW_UNSUP_CFA_REGISTER], 1);
+		CHECK_EQ_INT(t->unsupported[UNW_UNSUP_NONE], 0);
 	}
 	unwind_table__free(t);
 	/* fp's reason before ra's; ra's still printed next to a dereferenced CFA */
@@ -338,7 +338,7 @@ static void test_ra_rules(void)
 	CHECK_ROWS(t, { 0x1000, "*(rsp+8)+16", "unsupported:fp-offset", "unsupported:ra-rule" },
 		   { 0x1100, "end", NULL, NULL });
 	if (t && t->nr_rows)
-		CHECK_EQ_INT(t->rows[0].reason, UNW_R_FP_OFFSET);
+		CHECK_EQ_INT(t->rows[0].unsupported, UNW_UNSUP_FP_OFFSET);
 	unwind_table__free(t);
 }
 
@@ -395,10 +395,10 @@ static void test_signal_frame(void)
 		CHECK_EQ_INT(r->fp_off, 120);
 		CHECK_EQ_INT(r->ra, UNW_RA_AT_SP);
 		CHECK_EQ_INT(r->aux_off, 168);
-		CHECK_EQ_INT(r->reason, UNW_R_NONE);
+		CHECK_EQ_INT(r->unsupported, UNW_UNSUP_NONE);
 	}
 	if (t) {
-		for (int i = 0; i < UNW_R_NR; i++)
+		for (int i = 0; i < UNW_UNSUP_NR; i++)
 			CHECK_EQ_INT(t->unsupported[i], 0);
 	}
 	unwind_table__free(t);
@@ -425,8 +425,8 @@ static void test_signal_frame_shapes(void)
 		   { 0x1010, "signal:*(rsp+160)", "*(rsp+120)", "*(rsp+168)" },
 		   { 0x1020, "end", NULL, NULL });
 	if (t) {
-		CHECK_EQ_INT(t->unsupported[UNW_R_FP_RULE], 1);
-		CHECK_EQ_INT(t->unsupported[UNW_R_RA_RULE], 0);
+		CHECK_EQ_INT(t->unsupported[UNW_UNSUP_FP_RULE], 1);
+		CHECK_EQ_INT(t->unsupported[UNW_UNSUP_RA_RULE], 0);
 	}
 	unwind_table__free(t);
 	/* the CFA not dereferenced, or from rbp, or with a trailing operation */
@@ -471,10 +471,10 @@ static void test_unsupported_counts(void)
 	CHECK(t != NULL);
 	if (!t)
 		return;
-	CHECK_EQ_INT(t->unsupported[UNW_R_CFA_REGISTER], 1);
-	CHECK_EQ_INT(t->unsupported[UNW_R_FP_RULE], 1);
-	CHECK_EQ_INT(t->unsupported[UNW_R_CFA_EXPRESSION], 1);
-	CHECK_EQ_INT(t->unsupported[UNW_R_RA_RULE], 0);
+	CHECK_EQ_INT(t->unsupported[UNW_UNSUP_CFA_REGISTER], 1);
+	CHECK_EQ_INT(t->unsupported[UNW_UNSUP_FP_RULE], 1);
+	CHECK_EQ_INT(t->unsupported[UNW_UNSUP_CFA_EXPRESSION], 1);
+	CHECK_EQ_INT(t->unsupported[UNW_UNSUP_RA_RULE], 0);
 	unwind_table__free(t);
 }
 
@@ -814,7 +814,7 @@ static void test_strings(void)
 	CHECK_EQ_STR(unwind_dump__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "cfa-16");
 	r = (struct table_row){ .fp = UNW_FP_AT_FP, .fp_off = 0 };
 	CHECK_EQ_STR(unwind_dump__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "*(rbp+0)");
-	r = (struct table_row){ .fp = UNW_FP_UNSUPPORTED, .reason = UNW_R_FP_RULE };
+	r = (struct table_row){ .fp = UNW_FP_UNSUPPORTED, .unsupported = UNW_UNSUP_FP_RULE };
 	CHECK_EQ_STR(unwind_dump__fp_str(&r, EM_X86_64, buf, sizeof(buf)), "unsupported:fp-rule");
 	r = (struct table_row){ .ra = UNW_RA_AT_CFA, .aux_off = 8 };
 	CHECK_EQ_STR(unwind_dump__ra_str(&r, EM_X86_64, buf, sizeof(buf)), "cfa-8");
@@ -826,14 +826,14 @@ static void test_strings(void)
 	/* a short buffer is truncated, not overrun */
 	r = (struct table_row){ .cfa = UNW_CFA_SP, .cfa_off = 123456 };
 	CHECK_EQ_STR(unwind_dump__cfa_str(&r, EM_X86_64, buf, 5), "rsp+");
-	CHECK_EQ_STR(unwind_dump__reason_str(UNW_R_CFA_REGISTER), "cfa-register");
-	CHECK_EQ_STR(unwind_dump__reason_str(UNW_R_CFA_EXPRESSION), "cfa-expression");
-	CHECK_EQ_STR(unwind_dump__reason_str(UNW_R_CFA_OFFSET), "cfa-offset");
-	CHECK_EQ_STR(unwind_dump__reason_str(UNW_R_FP_RULE), "fp-rule");
-	CHECK_EQ_STR(unwind_dump__reason_str(UNW_R_FP_OFFSET), "fp-offset");
-	CHECK_EQ_STR(unwind_dump__reason_str(UNW_R_RA_RULE), "ra-rule");
-	CHECK_EQ_STR(unwind_dump__reason_str(UNW_R_RA_OFFSET), "ra-offset");
-	CHECK_EQ_STR(unwind_dump__reason_str(UNW_R_NR), "unknown");
+	CHECK_EQ_STR(unwind_dump__unsupported_str(UNW_UNSUP_CFA_REGISTER), "cfa-register");
+	CHECK_EQ_STR(unwind_dump__unsupported_str(UNW_UNSUP_CFA_EXPRESSION), "cfa-expression");
+	CHECK_EQ_STR(unwind_dump__unsupported_str(UNW_UNSUP_CFA_OFFSET), "cfa-offset");
+	CHECK_EQ_STR(unwind_dump__unsupported_str(UNW_UNSUP_FP_RULE), "fp-rule");
+	CHECK_EQ_STR(unwind_dump__unsupported_str(UNW_UNSUP_FP_OFFSET), "fp-offset");
+	CHECK_EQ_STR(unwind_dump__unsupported_str(UNW_UNSUP_RA_RULE), "ra-rule");
+	CHECK_EQ_STR(unwind_dump__unsupported_str(UNW_UNSUP_RA_OFFSET), "ra-offset");
+	CHECK_EQ_STR(unwind_dump__unsupported_str(UNW_UNSUP_NR), "unknown");
 }
 
 int main(void)
