@@ -2,8 +2,8 @@
 /*
  * The lookups and the frame step of the unwinder, written once for both
  * sides: the BPF program walks with them, and user space compiles the same
- * code to test it against tables packed by core/unwind/shard_packer.c. Every loop has a
- * fixed bound and every array index is masked, as the verifier wants.
+ * code to test it against tables packed by core/unwind/shards.c. Every loop
+ * has a fixed bound and every array index is masked, as the verifier wants.
  */
 #ifndef UNWPROF_UNWIND_STEP_H
 #define UNWPROF_UNWIND_STEP_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The pprof writer and reader (core/profile/pprof.c): a profile with
+ * The pprof writer and reader (core/profile/pprof_writer.c, pprof_reader.c): a profile with
  * mappings, build IDs, kernel frames, mangled names and an unsymbolized frame
  * survives a round trip; the bytes are the same every time; the main binary
  * comes first; broken input is refused; a location's source lines and inlined
