@@ -83,13 +83,14 @@ install_pythons() {
 	done
 }
 
-# Newer interpreters than bookworm's (CPython 3.14 and 3.15, Ruby 3.3) need sid's glibc,
-# so they live in a root of their own, as they would in a container: built once with
+# Newer interpreters than bookworm's (CPython 3.14 and 3.15, Ruby 3.3, Perl 5.42 with
+# NYTProf, PHP 8.4 with excimer, node 24) need sid's glibc, so they live in a root of
+# their own, as they would in a container: built once with
 # debootstrap from the machine's own Debian mirror and reused while it holds
 # SID_PACKAGES. Tests that need it skip with the reason when it could not be built (or
 # fail in CI), so a failure here is reported, not fatal.
 SID_ROOT=${UNWPROF_SID_ROOT:-/var/cache/unwprof-tests/sid}
-SID_PACKAGES=python3.14,python3.15,ruby3.3
+SID_PACKAGES=python3.14,python3.15,ruby3.3,nodejs,php8.4-cli,php8.4-excimer,libdevel-nytprof-perl
 
 apt_mirror() {
 	local f

@@ -180,13 +180,15 @@ def hist_pct(counts, q):
 
 
 def hist_read():
-    """The counts of the running sampler's histogram (its map sample_ns), summed over CPUs."""
-    out = subprocess.run(["bpftool", "-j", "map", "dump", "name", "sample_ns"],
+    """The counts of the running sampler's histogram (sample_ns of its per-CPU
+    tally, struct unw_tally), summed over CPUs and the tally's entries."""
+    out = subprocess.run(["bpftool", "-j", "map", "dump", "name", "tally"],
                          capture_output=True, text=True).stdout
     counts = [0] * 256
     for e in json.loads(out or "[]"):
-        f = e.get("formatted", e)
-        counts[f["key"]] += sum(int(v["value"]) for v in f["values"])
+        for v in e["formatted"]["values"]:
+            for b, n in enumerate(v["value"]["sample_ns"]):
+                counts[b] += int(n)
     return counts
 
 
