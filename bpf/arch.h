@@ -76,7 +76,7 @@
 /* x86_64: call pushed it just below the CFA. */
 #define UNW_ARCH_RA_AT_CFA(cfa, aux_off) ((cfa)-8)
 #define UNW_ARCH_HAS_LR 0
-#define UNW_ARCH_RA_STRIP(ra, va_mask) (ra)
+#define UNW_ARCH_RA_STRIP(ra, va_mask) ((void)(va_mask), (ra)) /* no bits to clear */
 #endif
 
 /*

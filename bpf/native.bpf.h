@@ -377,4 +377,48 @@ __weak __noinline int native_step(struct unw_frame *f, const struct unw_rule *r,
 	return unw_step_native(f, r, sc->start_stack, sc, flags);
 }
 
+/*
+ * Frames the walk need not take one by one, from frame f on, its stack's
+ * hash *hash, in version gen of the process's mappings: each found in the
+ * walk's places of late with a rule of its table that unw_step_plain
+ * follows inside the copy of the stack, its word pushed and its caller's
+ * frame made, up to PLAIN_FRAMES of them and no more than max. Not a frame
+ * a signal interrupted, whose own pc is looked up. A global function: a call
+ * costs about what a frame's step does, and one call walks a run of a deep
+ * stack's frames; its loop is verified once. The frames walked, with
+ * PLAIN_FULL set when the stack held no more.
+ */
+#define PLAIN_FRAMES 8
+#define PLAIN_FULL (1 << 16)
+
+__weak __noinline int walk_plain(struct unw_frame *f, __u64 *hash, struct scratch *sc, __u32 gen,
+				 __u32 max)
+{
+	struct unw_frame next;
+	int k, full = 0;
+
+	if (!f || !hash || !sc || !gen || cfg.fp_only)
+		return 0;
+	for (k = 0; k < PLAIN_FRAMES && (__u32)k < max; k++) {
+		__u64 pc = f->pc, look = pc - 1;
+		const struct recent_place *r = &sc->recent[recent_slot(look)];
+
+		if (f->signal || r->pc != look || r->gen != gen || r->unwinder != UNW_UW_TABLE)
+			break;
+		next = *f;
+		if (!unw_step_plain(&next, &r->rule, sc->copy, sc->sp0, sc->copy_len,
+				    UNW_VA_MASK(sc)))
+			break;
+		if (unw_ustack__push(&sc->stack, &sc->stack_opens, pc)) {
+			full = PLAIN_FULL;
+			break;
+		}
+		*hash = unw_hash__add(*hash, pc);
+		*f = next;
+	}
+	sc->lookups += k;
+	sc->lookups_cached += k;
+	return k | full;
+}
+
 #endif

@@ -199,7 +199,7 @@ int walk_tc(struct bpf_perf_event_data *ctx)
 	walk_restore(sc, &w);
 	w.n0 = w.n;
 	for (int i = 0; i < FRAMES_PER_PROG && !w.done && w.n0 + i < UNW_DEPTH_MAX; i++) {
-		if (walk_frame(i, &w))
+		if (walk_frame_one(i, &w))
 			break;
 		w.n = w.n0 + i + 1;
 	}

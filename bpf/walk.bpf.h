@@ -107,18 +107,19 @@ static __always_inline long walk_stop(struct walk *w, __u32 n)
 }
 
 /*
- * One frame of the walk: the frame is recorded, then the native step goes
- * to its caller, unless the frame is a runtime's, which its program walks.
- * Runs in the bpf_loop callback and in the tail-called walk_tc.
+ * One frame of the walk, the loop's i-th: the frame is recorded, then the
+ * native step goes to its caller, unless the frame is a runtime's, which
+ * its program walks; then, with runs, the plain frames after it
+ * (walk_plain). Runs in the bpf_loop callback and in the tail-called
+ * walk_tc, which keeps to a stored stack's frames, one by one.
  */
-static long walk_frame(__u32 i, void *ctx)
+static __always_inline long walk_frame_at(__u32 i, struct walk *w, int runs)
 {
-	struct walk *w = ctx;
 	struct scratch *sc = w->sc;
 	struct frame_place pl = { .unwinder = UNW_UW_FP };
-	__u32 n = w->n0 + i;
+	__u32 n = w->n0 + (runs ? w->plain : 0) + i;
 	__u64 pc = w->f.pc;
-	int more;
+	int more, plain;
 
 	if (!sc || n >= w->frames_max)
 		return walk_stop(w, n);
@@ -148,14 +149,33 @@ static long walk_frame(__u32 i, void *ctx)
 		w->done = 1;
 		return walk_stop(w, n + 1);
 	}
+	if (!runs || !w->has_proc)
+		return 0;
+	plain = walk_plain(&w->f, &w->hash, sc, w->gen, w->frames_max - (n + 1));
+	w->plain += plain & (PLAIN_FULL - 1);
+	if (plain & PLAIN_FULL)
+		return walk_stop(w, n + 1 + (plain & (PLAIN_FULL - 1))); /* truncated */
 	return 0;
+}
+
+/* The bpf_loop callback: a frame and the plain run after it. */
+static long walk_frame(__u32 i, void *ctx)
+{
+	return walk_frame_at(i, ctx, 1);
+}
+
+/* walk_tc's frame: one only, a function of its own as walk_frame is. */
+static __noinline long walk_frame_one(__u32 i, struct walk *w)
+{
+	return walk_frame_at(i, w, 0);
 }
 
 /*
  * Walks frames from w->n on, in bpf_loop, until the walk ends or hands a
- * frame over. The callback counts frames by its index from w->n0, and
- * writes w->n only as it stops: a count in the walk that grows at every
- * frame would make each frame a state of its own to the verifier.
+ * frame over. The callback counts frames by its index from w->n0, plus the
+ * plain frames walked in runs (w->plain, by walk_plain's unknown counts),
+ * and writes w->n only as it stops: a count in the walk that grows by one
+ * at every frame would make each frame a state of its own to the verifier.
  */
 static __always_inline void walk_run(struct walk *w)
 {
@@ -165,10 +185,11 @@ static __always_inline void walk_run(struct walk *w)
 	    w->frames_max > UNW_WALK_MAX)
 		return;
 	w->n0 = w->n;
+	w->plain = 0;
 	w->stopped = 0;
 	walked = bpf_loop(w->frames_max - w->n, walk_frame, w, 0);
 	if (!w->stopped && walked > 0)
-		w->n = w->n0 + walked;
+		w->n = w->n0 + w->plain + walked;
 }
 
 /*

@@ -77,6 +77,7 @@ struct walk {
 	__u32 native_at;  /* n + 1 of a frame its runtime handed back: walked natively; 0: none */
 	__u32 frames_max; /* frames it may walk: UNW_WALK_MAX, or the CPU's budget (walk_budget) */
 	__u32 walking;	  /* the walk of a user stack began (not a stack of exec, nor none) */
+	__u32 plain;	  /* frames walk_plain walked since n0, past the loop's count */
 };
 
 /*

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <linux/types.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -694,6 +695,79 @@ cleanup:
 	free(buf);
 }
 
+/* A number from a fixed sequence (xorshift), for the randomized comparison below. */
+static __u64 next_random(__u64 *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+/* plain half the time, else any value up to last. */
+static __u8 half_plain(__u64 *seed, __u8 plain, __u8 last)
+{
+	return next_random(seed) % 2 ? plain : next_random(seed) % (last + 1);
+}
+
+/*
+ * unw_step_plain against the full step, on random rows, frames and stacks:
+ * where the plain step takes a frame, the full step takes it too and makes
+ * the same caller's frame; where it declines, the frame is untouched. Every
+ * word is aligned, as the test's memory wants (the copy would read the
+ * others too). Both outcomes must occur often, or the comparison says
+ * nothing.
+ */
+static void test_plain_step_matches_full(void)
+{
+	static __u8 copy[2 * UNW_STACK_COPY];
+	__u64 seed = 0x9e3779b97f4a7c15ULL;
+	int taken = 0, declined = 0;
+
+	for (int trial = 0; trial < 200000; trial++) {
+		struct mem m = {};
+		/* Half the rows plain in each of their rules, the rest anything. */
+		struct unw_rule r = {
+			.cfa = half_plain(&seed, UNW_CFA_SP + next_random(&seed) % 2,
+					  UNW_CFA_UNSUPPORTED),
+			.fp = half_plain(&seed, next_random(&seed) % 2, UNW_FP_UNSUPPORTED),
+			.ra = half_plain(&seed, UNW_RA_AT_CFA, UNW_RA_UNSUPPORTED),
+			.cfa_off = 8 * (__s32)(next_random(&seed) % 24) - 32,
+			.fp_off = 8 * (__s32)(next_random(&seed) % 8) - 32,
+			.aux_off = 8 * (__s32)(next_random(&seed) % 4) - 16,
+		};
+		__u64 base = at((int)(next_random(&seed) % 8));
+		__u64 len = 8 * (next_random(&seed) % (STACK_WORDS + 1));
+		struct unw_frame f = { .pc = 0x401000,
+				       .sp = at((int)(next_random(&seed) % 48)),
+				       .fp = at((int)(next_random(&seed) % 64)) };
+		struct unw_frame plain, full;
+		__u32 flags = 0;
+
+		for (int w = 0; w < STACK_WORDS; w++)
+			m.words[w] = next_random(&seed) % 5 ?
+					     0x400000 + next_random(&seed) % 0x10000 :
+					     0;
+		if (UNW_ARCH_AARCH64 && next_random(&seed) % 2)
+			m.va_mask = (1ULL << 48) - 1;
+		if (base + len > at(STACK_WORDS))
+			len = at(STACK_WORDS) - base;
+		memcpy(copy, &m.words[(base - STACK_BASE) / 8], len);
+		plain = full = f;
+		if (!unw_step_plain(&plain, &r, copy, base, len, m.va_mask)) {
+			declined++;
+			CHECK(memcmp(&plain, &f, sizeof(f)) == 0);
+			continue;
+		}
+		taken++;
+		CHECK_EQ_INT(unw_step_native(&full, &r, 0, &m, &flags), 1);
+		CHECK(memcmp(&plain, &full, sizeof(full)) == 0);
+		CHECK_EQ_INT(m.notes, 0);
+	}
+	CHECK(taken > 5000);
+	CHECK(declined > 5000);
+}
+
 int main(void)
 {
 	RUN(test_fp_chain);
@@ -705,6 +779,7 @@ int main(void)
 	RUN(test_unsupported_row_falls_back);
 	RUN(test_zero_return_address);
 	RUN(test_row_no_progress);
+	RUN(test_plain_step_matches_full);
 #if !UNW_ARCH_AARCH64
 	RUN(test_x86_chain);
 	RUN(test_x86_realigned);
