@@ -231,8 +231,9 @@ int session__drain(struct session *s)
 	ustack_cache__age(&s->ustacks);
 	for (size_t i = 0; i < s->nr_exits; i++) {
 		if (s->opts.on_exit)
-			s->opts.on_exit(s->opts.ctx, s->exits[i]);
-		model__remove_process(s->model, s->exits[i]);
+			s->opts.on_exit(s->opts.ctx, s->exits[i].pid);
+		model__remove_process(s->model, s->exits[i].pid);
+		session__forget_exited(s, &s->exits[i]);
 	}
 	s->nr_exits = 0;
 	return 0;

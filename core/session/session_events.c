@@ -127,6 +127,7 @@ void session__reload_dirty(struct session *s)
 static void session__proc_exit(struct session *s, pid_t pid)
 {
 	struct session_proc *p = session__proc_find(s, pid);
+	struct session_exit e = { .pid = pid, .gen = p && p->in_map ? p->gen : 0 };
 
 	session__unmark_dirty(s, pid);
 	session__release(s, pid, true);
@@ -136,7 +137,7 @@ static void session__proc_exit(struct session *s, pid_t pid)
 	else if (!model__process(s->model, pid))
 		return;
 	if (grow((void **)&s->exits, &s->cap_exits, s->nr_exits, sizeof(*s->exits)) == 0)
-		s->exits[s->nr_exits++] = pid;
+		s->exits[s->nr_exits++] = e;
 }
 
 /*

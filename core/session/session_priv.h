@@ -85,6 +85,13 @@ struct session_proc {
 	pid_t pid;
 	bool over_limit; /* more than UNW_MAPS_MAX executable mappings */
 	bool in_map;	 /* its process info was written to BPF */
+	uint32_t gen;	 /* the gen of that write (even: user space's) */
+};
+
+/* A process whose exit was told, and the gen of its entry written here (0: none). */
+struct session_exit {
+	pid_t pid;
+	uint32_t gen;
 };
 
 struct session {
@@ -123,7 +130,7 @@ struct session {
 	uint32_t proc_gen_last;	  /* of the process entries written here (struct unw_proc): even */
 	uint64_t procs_seen;	  /* every process ever read, for the stats */
 	uint64_t maps_over_limit; /* of them, with more than UNW_MAPS_MAX mappings */
-	pid_t *exits;		  /* exited, reported after the next drain */
+	struct session_exit *exits; /* exited, reported after the next drain */
 	size_t nr_exits, cap_exits;
 	bool stopped; /* the perf events are disabled */
 	pid_t *dirty; /* mappings to read again after this batch of events */
@@ -184,6 +191,7 @@ int session__map_dictionary(struct session *s);
 /* session_procs.c */
 struct session_proc *session__proc_find(struct session *s, pid_t pid);
 int session__load_process(struct session *s, pid_t pid, struct model_proc *mp, bool quiet);
+void session__forget_exited(struct session *s, const struct session_exit *e);
 
 /* session_events.c */
 int session__on_event(void *ctx, void *data, size_t size);

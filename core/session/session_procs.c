@@ -204,7 +204,7 @@ static struct session_proc *session__proc_add(struct session *s, pid_t pid)
 static bool session__exit_pending(const struct session *s, pid_t pid)
 {
 	for (size_t i = 0; i < s->nr_exits; i++)
-		if (s->exits[i] == pid)
+		if (s->exits[i].pid == pid)
 			return true;
 	return false;
 }
@@ -232,6 +232,49 @@ static void session__check_alive(struct session *s, int pidfd, pid_t pid)
 	if (poll(&pfd, 1, 0) == 1 &&
 	    bpf_map_delete_elem(bpf_map__fd(s->skel->maps.procs), &key) == 0)
 		session__procs_changed(s);
+}
+
+/*
+ * The exit of e's process was told, a drain ago: BPF deleted its entries at
+ * the exit, unless user space wrote them after it, in the moment between
+ * the exit and the pidfd telling of it (session__check_alive), where they
+ * would stay forever. Deleted now if no process holds the pid any more (one
+ * that does may be a new process under it, whose entries they are) and the
+ * process entry is still the one written last.
+ */
+void session__forget_exited(struct session *s, const struct session_exit *e)
+{
+	int pidfd = syscall(SYS_pidfd_open, e->pid, 0);
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+	struct unw_proc *info;
+	uint32_t key = e->pid;
+	bool ours;
+
+	if (!e->gen)
+		return;
+	if (pidfd >= 0) {
+		bool alive = poll(&pfd, 1, 0) != 1;
+
+		close(pidfd);
+		if (alive)
+			return;
+	} else if (errno != ESRCH) {
+		return;
+	}
+	info = malloc(sizeof(*info));
+	if (!info)
+		return;
+	ours = bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.procs), &key, info) == 0 &&
+	       info->gen == e->gen;
+	free(info);
+	if (!ours)
+		return;
+	for (unsigned int u = UNW_UW_RUNTIME; u < UNW_UW_NR; u++)
+		bpf_map_delete_elem(bpf_map__fd(runtime_walks__procs_map(s->walks, u)), &key);
+	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.procs), &key) == 0) {
+		session__procs_changed(s);
+		pr_debug("process %u: its entries, written as it exited, deleted", key);
+	}
 }
 
 /* Whether [start, end) overlaps a mapping of info. */
@@ -296,7 +339,7 @@ static int session__write_proc(struct session *s, const struct model_proc *mp,
 	}
 	/* BPF's gens are odd: an entry BPF wrote last may hold mappings newer than the read. */
 	session__keep_bpf_mappings(s, key, info);
-	info->gen = s->proc_gen_last += 2;
+	info->gen = p->gen = s->proc_gen_last += 2;
 	p->in_map = bpf_map_update_elem(bpf_map__fd(s->skel->maps.procs), &key, info, BPF_ANY) == 0;
 	if (p->in_map) {
 		session__procs_changed(s);
