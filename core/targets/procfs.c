@@ -49,11 +49,14 @@ static bool flags_ok(int flags)
 	return !(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE;
 }
 
-int procfs__open_in_root(int root_fd, const char *path, int flags)
+static int resolve_in_root(int root_fd, const char *path, int flags, bool no_links);
+
+static int open_in_root(int root_fd, const char *path, int flags, bool no_links)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS |
+			   (no_links ? RESOLVE_NO_SYMLINKS : 0),
 	};
 	long fd = -1;
 
@@ -72,7 +75,17 @@ int procfs__open_in_root(int root_fd, const char *path, int flags)
 	}
 	if (!no_openat2)
 		return -EAGAIN;
-	return procfs__resolve_in_root(root_fd, path, flags);
+	return resolve_in_root(root_fd, path, flags, no_links);
+}
+
+int procfs__open_in_root(int root_fd, const char *path, int flags)
+{
+	return open_in_root(root_fd, path, flags, false);
+}
+
+int procfs__open_in_root_no_links(int root_fd, const char *path, int flags)
+{
+	return open_in_root(root_fd, path, flags, true);
 }
 
 /* The directories walked so far; dirs[0] is the root, not ours to close. */
@@ -81,6 +94,7 @@ struct walk {
 	size_t depth;
 	char *todo; /* what is left of the path, owned */
 	int links;
+	bool no_links; /* a symlink is -ELOOP, not followed (RESOLVE_NO_SYMLINKS) */
 };
 
 static int walk__cur(const struct walk *w)
@@ -139,7 +153,11 @@ static int walk__step(struct walk *w, const char *name, const char *rest, int fl
 		err = -errno;
 		goto cleanup;
 	}
-	if (S_ISLNK(st.st_mode)) {
+	/* A last component with O_NOFOLLOW is opened below, as open(2) does: a link then fails. */
+	if (S_ISLNK(st.st_mode) && (*rest || !(flags & O_NOFOLLOW))) {
+		err = -ELOOP;
+		if (w->no_links)
+			goto cleanup;
 		n = readlinkat(fd, "", target, sizeof(target) - 1);
 		err = n < 0 ? -errno : 0;
 		if (!err) {
@@ -185,7 +203,7 @@ static int walk__next(struct walk *w, char *name, size_t size, const char **rest
 	return 1;
 }
 
-int procfs__resolve_in_root(int root_fd, const char *path, int flags)
+static int resolve_in_root(int root_fd, const char *path, int flags, bool no_links)
 {
 	char name[NAME_MAX + 1];
 	struct walk *w = NULL;
@@ -199,6 +217,7 @@ int procfs__resolve_in_root(int root_fd, const char *path, int flags)
 	if (!w)
 		goto cleanup;
 	w->dirs[0] = root_fd;
+	w->no_links = no_links;
 	w->todo = strdup(path);
 	if (!w->todo)
 		goto cleanup;
@@ -228,6 +247,11 @@ cleanup:
 	}
 	free(w);
 	return err < 0 ? err : fd;
+}
+
+int procfs__resolve_in_root(int root_fd, const char *path, int flags)
+{
+	return resolve_in_root(root_fd, path, flags, false);
 }
 
 static bool is_deleted(const char *path)
@@ -458,4 +482,85 @@ ssize_t procfs__threads(pid_t pid, pid_t *tids, size_t max)
 	}
 	closedir(d);
 	return n;
+}
+
+/* A small /proc file whole into buf, NUL-terminated. 0, -ESRCH when it is gone, or -errno. */
+static int read_small(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return errno == ESRCH ? -ESRCH : -EIO;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The numbers of the line that key ("\nName:") begins in text, up to max into v; how many. */
+static size_t status_numbers(const char *text, const char *key, long long *v, size_t max)
+{
+	const char *p = strstr(text, key);
+	size_t n = 0;
+	char *end;
+
+	if (!p)
+		return 0;
+	p += strlen(key);
+	while (n < max && (*p == ' ' || *p == '\t')) {
+		long long x = strtoll(p, &end, 10);
+
+		if (end == p)
+			break;
+		v[n++] = x;
+		p = end;
+	}
+	return n;
+}
+
+/* The user ID uid_map maps 0 to: the root of the process's user namespace; -1 when none. */
+static uid_t userns_root(pid_t pid)
+{
+	char path[64], text[4096];
+	const char *p = text;
+
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+	if (read_small(path, text, sizeof(text)))
+		return (uid_t)-1;
+	/* "inside outside count" a line */
+	while (p && *p) {
+		unsigned long long in, out, count;
+
+		if (sscanf(p, "%llu %llu %llu", &in, &out, &count) == 3 && in == 0 && count)
+			return (uid_t)out;
+		p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+	}
+	return (uid_t)-1;
+}
+
+int procfs__ids(pid_t pid, struct procfs_ids *ids)
+{
+	char path[64], text[8192];
+	long long v[32];
+	size_t n;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	err = read_small(path, text, sizeof(text));
+	if (err)
+		return err;
+	n = status_numbers(text, "\nUid:", v, ARRAY_SIZE(ids->uids));
+	if (n != ARRAY_SIZE(ids->uids))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		ids->uids[i] = (uid_t)v[i];
+	/* NSpid: outermost first; without it (before Linux 4.1) one namespace */
+	n = status_numbers(text, "\nNSpid:", v, ARRAY_SIZE(v));
+	ids->nspid = n && v[n - 1] > 0 ? (pid_t)v[n - 1] : pid;
+	ids->ns_root = userns_root(pid);
+	return 0;
 }

@@ -10,6 +10,7 @@
  *	fd = procfs__open_mapping(pid, &pm->maps[i], &replaced);
  *	pm = procfs__read_maps(pid);
  *	n = procfs__threads(pid, tids, max);
+ *	err = procfs__ids(pid, &ids);		 its pid and users as its files know them
  */
 #ifndef UNWPROF_PROCFS_H
 #define UNWPROF_PROCFS_H
@@ -22,6 +23,17 @@ struct procmaps;
 
 /* /proc/PID/root as an O_PATH directory: the fd, or -ESRCH when the process is gone. */
 int procfs__open_root(pid_t pid);
+
+/* Who process pid is, to the files it names (/proc/PID/status, /proc/PID/uid_map). */
+struct procfs_ids {
+	pid_t nspid;   /* its pid in its own pid namespace (the last of NSpid): perf-NSPID.map */
+	uid_t uids[4]; /* real, effective, saved and filesystem user IDs */
+	/* The user ID that is root in its user namespace (0 in the machine's); -1 when none. */
+	uid_t ns_root;
+};
+
+/* The ids of process pid. 0, -ESRCH when it is gone, or another -errno. */
+int procfs__ids(pid_t pid, struct procfs_ids *ids);
 
 /*
  * The name of process pid (/proc/PID/comm: its main thread's, what ps
@@ -46,6 +58,13 @@ ssize_t procfs__threads(pid_t pid, pid_t *tids, size_t max);
  * before 5.6. Returns the fd or -errno.
  */
 int procfs__open_in_root(int root_fd, const char *path, int flags);
+
+/*
+ * The same, following no symlink at all (RESOLVE_NO_SYMLINKS): one in the
+ * path is -ELOOP, but for a last one opened with O_PATH | O_NOFOLLOW, which
+ * is opened itself. For a path the kernel showed resolved (a mapping's).
+ */
+int procfs__open_in_root_no_links(int root_fd, const char *path, int flags);
 
 /*
  * The same without openat2: component by component with O_PATH|O_NOFOLLOW,

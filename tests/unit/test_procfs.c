@@ -3,8 +3,11 @@
  * Opening files inside a process's root (core/targets/procfs.c): in a fake
  * root made here, a symlink planted inside (absolute, "../../..", a loop, a
  * /proc magic link) never opens the file outside it, with openat2 and with
- * the fallback walk. Also: the mapped-file check, reading the maps of a
- * process and listing its threads.
+ * the fallback walk; with no link allowed (a mapping's path), none is
+ * followed, and a last one opened with O_PATH | O_NOFOLLOW is the link
+ * itself, as openat2 gives it. Also: the mapped-file check, reading the maps
+ * of a process and listing its threads, its ids (its pid in its namespace,
+ * its users).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -159,6 +162,53 @@ static void test_resolve_fallback(void)
 	close(root_fd);
 }
 
+/* Whether fn's fd of path, opened O_PATH | O_NOFOLLOW, is a symbolic link. */
+static bool opens_link(open_fn fn, int root_fd, const char *path)
+{
+	int fd = fn(root_fd, path, O_PATH | O_NOFOLLOW);
+	struct stat st;
+	bool link = fd >= 0 && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode);
+
+	if (fd >= 0)
+		close(fd);
+	return link;
+}
+
+static void test_no_links(void)
+{
+	int root_fd = open(root, O_PATH | O_DIRECTORY);
+
+	CHECK(root_fd >= 0);
+	check_opens(procfs__open_in_root_no_links, root_fd, "/inside.txt", "inside");
+	check_opens(procfs__open_in_root_no_links, root_fd, "/sub/../inside.txt", "inside");
+	CHECK_EQ_INT(procfs__open_in_root_no_links(root_fd, "/abs_inside", O_RDONLY), -ELOOP);
+	CHECK_EQ_INT(procfs__open_in_root_no_links(root_fd, "/dirlink/rel", O_RDONLY), -ELOOP);
+	CHECK_EQ_INT(procfs__open_in_root_no_links(root_fd, "/dirlink/rel", O_PATH | O_NOFOLLOW),
+		     -ELOOP);
+	CHECK(opens_link(procfs__open_in_root_no_links, root_fd, "/abs_inside"));
+	/* the same without the rule, by openat2 and by the walk: the link, not its file */
+	CHECK(opens_link(procfs__open_in_root, root_fd, "/abs"));
+	CHECK(opens_link(procfs__resolve_in_root, root_fd, "/abs"));
+	CHECK(opens_link(procfs__resolve_in_root, root_fd, "/dirlink/rel"));
+	CHECK_EQ_INT(procfs__resolve_in_root(root_fd, "/abs_inside", O_RDONLY | O_NOFOLLOW),
+		     -ELOOP);
+	close(root_fd);
+}
+
+/* This process's ids: in the test's pid namespace its pid there is its pid here. */
+static void test_ids(void)
+{
+	struct procfs_ids ids;
+
+	CHECK_EQ_INT(procfs__ids(getpid(), &ids), 0);
+	CHECK_EQ_INT(ids.uids[0], getuid());
+	CHECK_EQ_INT(ids.uids[1], geteuid());
+	/* getpid() is its pid in its own namespace, as NSpid's last */
+	CHECK_EQ_INT(ids.nspid, getpid());
+	/* a pid no process has */
+	CHECK_EQ_INT(procfs__ids(0x3fffffff, &ids), -ESRCH);
+}
+
 /* The mapping of this test's own code, as /proc/self/maps lists it. */
 static const struct procmap *own_text(const struct procmaps *pm)
 {
@@ -281,6 +331,8 @@ int main(void)
 	CHECK(chdir(top) == 0);
 	RUN(test_in_root);
 	RUN(test_resolve_fallback);
+	RUN(test_no_links);
+	RUN(test_ids);
 	RUN(test_open_mapping);
 	RUN(test_read_maps_gone);
 	RUN(test_threads);
