@@ -23,14 +23,25 @@
 #include "elf_file.h"
 #include "../util/log.h"
 #include "../targets/procfs.h"
+#include "../targets/proc_view.h"
 
 #define DEBUGINFO_DEFAULT_DIR "/usr/lib/debug"
 
+/*
+ * A debug file inside a process's root: links followed there (Fedora's
+ * .build-id entries are links), what they reach checked; no larger than
+ * elf_file reads.
+ */
+static const struct proc_view_rules debug_rules = {
+	.max_size = ELF_FILE_MAX,
+	.follow = true,
+};
+
 struct debuginfo_search {
 	const struct elf_file *elf;
-	const char *root; /* "" when none */
-	int root_fd;	  /* >= 0: paths are resolved inside it, root is "" */
-	const char *path; /* elf's path inside the root */
+	const char *root;	      /* "" when none */
+	const struct proc_view *view; /* paths are resolved inside its root; root is "" */
+	const char *path;	      /* elf's path inside the root */
 	const char *debug_dir;
 	struct stat self; /* the file itself, never its own debug file */
 	bool have_self;
@@ -55,33 +66,63 @@ static bool same_file(const struct debuginfo_search *s, const struct stat *st)
 	return s->have_self && st->st_dev == s->self.st_dev && st->st_ino == s->self.st_ino;
 }
 
-/* path (already under the root) opened with flags, inside root_fd when there is one. */
-static int open_candidate(const struct debuginfo_search *s, const char *path, int flags)
+/*
+ * path (already under the root) without opening it (O_PATH), inside the
+ * view's root when there is one: where elf itself is.
+ */
+static int open_path(const struct debuginfo_search *s, const char *path)
 {
 	int fd;
 
-	if (s->root_fd >= 0)
-		return procfs__open_in_root(s->root_fd, path, flags);
-	fd = open(path, flags | O_CLOEXEC);
+	if (s->view)
+		return procfs__open_in_root(s->view->root_fd, path, O_PATH);
+	fd = open(path, O_PATH | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
-/* The ELF file at path, opened as a regular file that is not elf itself; NULL otherwise. */
+/*
+ * path (already under the root) opened for reading when it is a regular
+ * file: through the view's checks, or on the host without blocking on a
+ * FIFO. The fd, or -errno.
+ */
+static int open_candidate(const struct debuginfo_search *s, const char *path, struct stat *st)
+{
+	enum proc_view_refusal why;
+	int fd;
+
+	if (s->view) {
+		fd = proc_view__open(s->view, path, &debug_rules, st, &why);
+		if (fd == -EPERM) {
+			pr_warn("%s: debug file candidate %s (inside the root of process %d) not "
+				"read: %s",
+				s->path, path, (int)s->view->pid, proc_view__refusal_text(why, st));
+			proc_view__count(s->view, why);
+		}
+		return fd;
+	}
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+/* The ELF file at path, a regular file that is not elf itself; NULL otherwise. */
 static struct elf_file *open_regular(const struct debuginfo_search *s, const char *path)
 {
 	struct elf_file *debug = NULL;
 	struct stat st;
 	int fd;
 
-	fd = open_candidate(s, path, s->root_fd >= 0 ? O_RDONLY : O_PATH);
+	fd = open_candidate(s, path, &st);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !same_file(s, &st)) {
-		/* Through the fd: what was checked is what is read (O_PATH outside a root). */
-		if (s->root_fd >= 0)
-			debug = elf_file__open_fd(fd, path, ELF_OPEN_QUIET);
-		else
-			debug = elf_file__open_flags(path, ELF_OPEN_QUIET);
+	/* Through the fd: what was checked is what is read. */
+	if (!same_file(s, &st)) {
+		debug = elf_file__open_fd(fd, path, ELF_OPEN_QUIET);
 		if (!debug)
 			pr_debug("%s: debug file candidate %s is not a readable ELF file", s->path,
 				 path);
@@ -168,7 +209,7 @@ struct elf_file *debuginfo__find(const struct elf_file *elf, const struct debugi
 	struct debuginfo_search s = {
 		.elf = elf,
 		.root = opts && opts->root ? opts->root : "",
-		.root_fd = -1,
+		.view = opts ? opts->view : NULL,
 		.debug_dir = opts && opts->debug_dir ? opts->debug_dir : DEBUGINFO_DEFAULT_DIR,
 	};
 	struct elf_file *debug = NULL;
@@ -176,12 +217,9 @@ struct elf_file *debuginfo__find(const struct elf_file *elf, const struct debugi
 	char root_buf[PATH_MAX], self[PATH_MAX];
 	int n, fd;
 
-	if (opts && opts->pid > 0) {
+	if (s.view) {
 		s.root = "";
 		root_len = 0;
-		s.root_fd = procfs__open_root(opts->pid);
-		if (s.root_fd < 0)
-			goto cleanup;
 	}
 	/* "/" and "/x/" as root mean the same as "" and "/x". */
 	if (root_len && s.root[root_len - 1] == '/') {
@@ -190,7 +228,7 @@ struct elf_file *debuginfo__find(const struct elf_file *elf, const struct debugi
 	}
 	s.path = opts && opts->path ? opts->path : inner_path(elf_file__path(elf), s.root);
 	n = snprintf(self, sizeof(self), "%s%s", s.root, s.path);
-	fd = n > 0 && (size_t)n < sizeof(self) ? open_candidate(&s, self, O_PATH) : -ENAMETOOLONG;
+	fd = n > 0 && (size_t)n < sizeof(self) ? open_path(&s, self) : -ENAMETOOLONG;
 	s.have_self = fd >= 0 && fstat(fd, &s.self) == 0;
 	if (fd >= 0)
 		close(fd);
@@ -198,9 +236,6 @@ struct elf_file *debuginfo__find(const struct elf_file *elf, const struct debugi
 	debug = find_by_build_id(&s);
 	if (!debug)
 		debug = find_by_debuglink(&s);
-cleanup:
-	if (s.root_fd >= 0)
-		close(s.root_fd);
 	if (!debug)
 		errno = ENOENT;
 	return debug;
@@ -211,7 +246,6 @@ struct elf_file *debuginfo__open_matching(const struct elf_file *elf, const char
 	const struct debuginfo_search s = {
 		.elf = elf,
 		.root = "",
-		.root_fd = -1,
 		.path = elf_file__path(elf),
 	};
 

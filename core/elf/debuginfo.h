@@ -3,7 +3,8 @@
  * Finding the separate debug file of an ELF file: an explicit path, then
  * /usr/lib/debug/.build-id/xx/rest.debug, then .gnu_debuglink next to the
  * file, in its .debug/ directory and under /usr/lib/debug. A candidate is
- * taken only when its build ID (or the debug link's CRC) matches.
+ * taken only when its build ID (or the debug link's CRC) matches, and read
+ * only when it is a regular file (never a FIFO, which would block).
  */
 #ifndef UNWPROF_DEBUGINFO_H
 #define UNWPROF_DEBUGINFO_H
@@ -11,6 +12,7 @@
 #include <sys/types.h>
 
 struct elf_file;
+struct proc_view;
 
 struct debuginfo_opts {
 	/*
@@ -21,12 +23,14 @@ struct debuginfo_opts {
 	const char *root;
 	const char *debug_dir; /* default /usr/lib/debug */
 	/*
-	 * > 0: look up under /proc/PID/root, every path resolved inside that
-	 * root (procfs__open_in_root), so the process cannot point a lookup at
-	 * a host file; root is then ignored. Found files are named
-	 * /proc/self/fd/N.
+	 * A process's view of its files (core/targets/proc_view.h): every path
+	 * is looked up inside its root, links resolved there, so the process
+	 * cannot point a lookup at a host file; a candidate is read only when
+	 * proc_view__open() accepts it (a refusal is warned about and counted
+	 * where the view says). root is then ignored. Found files are named by
+	 * their path inside the root.
 	 */
-	pid_t pid;
+	const struct proc_view *view;
 	const char *path; /* elf's path inside the root; NULL: elf_file__path(elf) */
 };
 

@@ -83,8 +83,6 @@ struct elf_file {
  */
 #define ELF_INFLATE_MAX (1ULL << 30)
 #define ELF_INFLATE_RATIO 1032
-/* Larger than any real library or debug file: refused rather than mapped. */
-#define ELF_FILE_MAX (2ULL << 30)
 /* The vDSO is a few pages: a larger claim is a corrupt header, not an image to read. */
 #define ELF_VDSO_MAX (1ULL << 20)
 

@@ -21,6 +21,8 @@ struct elf_section {
 };
 
 #define ELF_BUILD_ID_MAX 64
+/* Larger than any real library or debug file: refused rather than mapped. */
+#define ELF_FILE_MAX (2ULL << 30)
 
 /*
  * Opens an ELF64 x86_64 or aarch64 file. Returns NULL and sets errno on

@@ -208,13 +208,13 @@ static void model__image_fetch_debug(struct model *md, struct model_image *img)
 
 /*
  * The image of ef (taken: freed when its key is known already), parsed on
- * first sight; debug files are looked up inside the root of pid (0: /),
+ * first sight; debug files are looked up as view says (NULL: on the host),
  * where ef is at path, which names it in messages.
  */
-static struct model_image *model__image_of(struct model *md, struct elf_file *ef, pid_t pid,
-					   const char *path)
+static struct model_image *model__image_of(struct model *md, struct elf_file *ef,
+					   const struct proc_view *view, const char *path)
 {
-	struct debuginfo_opts dopts = { .debug_dir = md->opts.debug_dir, .pid = pid };
+	struct debuginfo_opts dopts = { .debug_dir = md->opts.debug_dir, .view = view };
 	uint8_t key[MODEL_KEY_MAX];
 	size_t id_len, len = model__key(ef, key, &id_len);
 	struct image_key k = { key, len };
@@ -232,7 +232,7 @@ static struct model_image *model__image_of(struct model *md, struct elf_file *ef
 		return NULL;
 	img->nr_segs = elf_file__load_segments(ef, img->segs, MODEL_MAX_SEGS);
 	model__image_exec_segs(img);
-	if (pid > 0)
+	if (view)
 		dopts.path = path;
 	if (!md->opts.no_debuginfo)
 		img->debug = debuginfo__find(ef, &dopts);
@@ -261,7 +261,7 @@ struct model_image *model__image_of_path(struct model *md, const char *path)
 	ef = elf_file__open(path);
 	if (!ef)
 		return NULL;
-	img = model__image_of(md, ef, 0, path);
+	img = model__image_of(md, ef, NULL, path);
 	if (img && !strcmp(img->path, path) && hashmap__add(&md->images_by_path, h, img)) {
 		errno = ENOMEM;
 		return NULL;
@@ -368,7 +368,7 @@ static struct model_file *model__own_vdso(struct model *md, const struct procmap
 	page = sysconf(_SC_PAGESIZE);
 	md->vdso_len = (size + page - 1) & ~(uint64_t)(page - 1);
 	md->stats.files_opened++;
-	md->vdso->image = model__image_of(md, ef, 0, "[vdso]");
+	md->vdso->image = model__image_of(md, ef, NULL, "[vdso]");
 	return md->vdso->image ? md->vdso : NULL;
 }
 
@@ -392,6 +392,7 @@ static struct model_file *model__vdso(struct model *md, const struct procmap *m)
 struct model_file *model__file_of(struct model *md, const struct procmap *m, pid_t pid)
 {
 	struct model_file *f = NULL;
+	struct proc_view view;
 	struct elf_file *ef;
 
 	if (procmaps__is_vdso(m))
@@ -416,7 +417,8 @@ struct model_file *model__file_of(struct model *md, const struct procmap *m, pid
 	md->stats.files_opened++;
 	pr_info("%s: opened once (device %u:%u, inode %" PRIu64 ")", m->path, m->dev_major,
 		m->dev_minor, m->inode);
-	f->image = model__image_of(md, ef, pid, m->path);
+	model__view(md, pid, &view);
+	f->image = model__image_of(md, ef, &view, m->path);
 	return f->image ? f : NULL;
 }
 

@@ -6,6 +6,18 @@
 #include "../util/hashmap.h"
 #include "model.h"
 
+/*
+ * A root that processes see, opened once (O_PATH) and shared while a
+ * process of the model has it: by mount namespace and root directory, which
+ * together say how a path resolves from it.
+ */
+struct model_root {
+	uint64_t mnt_ns;
+	uint64_t dev, ino;
+	int fd;
+	size_t refs;
+};
+
 struct model {
 	struct model_opts opts;
 	char *debug_dir;
@@ -19,8 +31,11 @@ struct model {
 	struct hashmap images_by_path; /* model__image_of_path()'s, by the path given */
 	struct hashmap paths;	       /* the paths of mappings, each kept once */
 	struct hashmap procs;	       /* by pid */
+	struct hashmap roots;	       /* of struct model_root, by key */
+	struct model_root *own_root;   /* unwprof's, for processes never read */
 	struct model_stats stats;
-	size_t nr_fetching; /* images whose debug file is on its way from debuginfod */
+	struct proc_view_counts refused; /* what the views count: stats.files_refused */
+	size_t nr_fetching;		 /* images whose debug file is on its way from debuginfod */
 	/* Also in files: unwprof's own [vdso], and a file without an image for any other. */
 	struct model_file *vdso, *vdso_other;
 	uint64_t vdso_len; /* of unwprof's own [vdso] mapping: its image in whole pages */

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The model's processes and their mappings, and its lifecycle. See model.h. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../targets/procfs.h"
 #include "../util/log.h"
@@ -28,10 +32,120 @@ struct model *model__new(const struct model_opts *opts)
 	return md;
 }
 
-static void model__proc_free(struct model_proc *p)
+/* ---- roots ---- */
+
+static uint64_t root_hash(const struct model_root *r)
+{
+	return hash_u64(r->mnt_ns ^ hash_u64(r->dev ^ hash_u64(r->ino)));
+}
+
+static bool root_is(const void *value, const void *key)
+{
+	const struct model_root *a = value, *b = key;
+
+	return a->mnt_ns == b->mnt_ns && a->dev == b->dev && a->ino == b->ino;
+}
+
+/*
+ * The root of process pid (0: unwprof's own), shared with the processes
+ * that have it, one reference more; NULL and errno when it cannot be opened.
+ */
+static struct model_root *model__root_get(struct model *md, pid_t pid)
+{
+	struct model_root key = { .fd = -1 }, *r;
+	char path[64];
+	struct stat st;
+	int fd;
+
+	fd = pid ? procfs__open_root(pid) : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && !pid)
+		fd = -errno;
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	snprintf(path, sizeof(path), pid ? "/proc/%d/ns/mnt" : "/proc/self/ns/mnt", (int)pid);
+	if (fstat(fd, &st) == 0)
+		key = (struct model_root){ .dev = st.st_dev, .ino = st.st_ino, .fd = fd, .refs = 1 };
+	if (key.fd < 0 || stat(path, &st)) {
+		close(fd);
+		errno = ESRCH;
+		return NULL;
+	}
+	key.mnt_ns = st.st_ino;
+	r = hashmap__find(&md->roots, root_hash(&key), root_is, &key);
+	if (r) {
+		close(fd);
+		r->refs++;
+		return r;
+	}
+	r = malloc(sizeof(*r));
+	if (r)
+		*r = key;
+	if (!r || hashmap__add(&md->roots, root_hash(r), r)) {
+		free(r);
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return r;
+}
+
+/* One reference less to r (may be NULL): closed with the last, so a container's mounts go. */
+static void model__root_put(struct model *md, struct model_root *r)
+{
+	if (!r || --r->refs)
+		return;
+	hashmap__remove(&md->roots, root_hash(r), r);
+	close(r->fd);
+	free(r);
+}
+
+int model__own_root(struct model *md)
+{
+	if (!md->own_root)
+		md->own_root = model__root_get(md, 0);
+	return md->own_root ? md->own_root->fd : -1;
+}
+
+void model__view(struct model *md, pid_t pid, struct proc_view *v)
+{
+	const struct model_proc *p = model__process(md, pid);
+
+	if (p && p->root) {
+		*v = p->view;
+		return;
+	}
+	proc_view__default(v, model__own_root(md), pid);
+	v->counts = &md->refused;
+}
+
+/*
+ * Reads how p sees the files it names: its ids and its root, now. The view
+ * read before stays when the process is gone.
+ */
+static void model__read_view(struct model *md, struct model_proc *p)
+{
+	struct model_root *root;
+	struct proc_view v;
+
+	if (proc_view__read(p->pid, &v))
+		return;
+	root = model__root_get(md, p->pid);
+	if (!root)
+		return;
+	model__root_put(md, p->root);
+	p->root = root;
+	p->view = v;
+	p->view.root_fd = root->fd;
+	p->view.counts = &md->refused;
+}
+
+static void model__proc_free(struct model *md, struct model_proc *p)
 {
 	if (!p)
 		return;
+	model__root_put(md, p->root);
 	free(p->maps);
 	free(p);
 }
@@ -41,8 +155,10 @@ void model__free(struct model *md)
 	if (!md)
 		return;
 	for (size_t i = 0; i < md->procs.cap; i++)
-		model__proc_free(md->procs.slots[i].value);
+		model__proc_free(md, md->procs.slots[i].value);
 	hashmap__exit(&md->procs);
+	model__root_put(md, md->own_root);
+	hashmap__exit(&md->roots);
 	for (size_t i = 0; i < md->paths.cap; i++)
 		free(md->paths.slots[i].value);
 	hashmap__exit(&md->paths);
@@ -54,6 +170,7 @@ void model__free(struct model *md)
 void model__stats(const struct model *md, struct model_stats *st)
 {
 	*st = md->stats;
+	memcpy(st->files_refused, md->refused.refused, sizeof(st->files_refused));
 }
 
 static bool str_is(const void *value, const void *key)
@@ -111,7 +228,7 @@ void model__remove_process(struct model *md, pid_t pid)
 	struct model_proc *p = model__process(md, pid);
 
 	if (p && hashmap__remove(&md->procs, hash_u64((uint64_t)pid), p))
-		model__proc_free(p);
+		model__proc_free(md, p);
 }
 
 const struct model_map *model__proc_find(const struct model_proc *p, uint64_t addr)
@@ -208,11 +325,32 @@ struct model_proc *model__read_process(struct model *md, pid_t pid)
 	if (!pm)
 		return NULL;
 	md->stats.maps_read++;
-	p = model__add_maps(md, pm);
+	/* First: its files' debug files are looked up as it sees them. */
+	p = model__proc_get(md, pid);
+	if (p)
+		model__read_view(md, p);
+	p = p ? model__add_maps(md, pm) : NULL;
 	err = errno;
 	procmaps__free(pm);
 	errno = err;
 	return p;
+}
+
+/*
+ * A child sees files as its parent, in its root; its own pid there is read
+ * while it lives, else known only when its parent's is its pid here.
+ */
+static void model__fork_view(struct model *md, const struct model_proc *parent,
+			     struct model_proc *child)
+{
+	model__read_view(md, child);
+	if (child->root || !parent->root)
+		return;
+	child->root = parent->root;
+	child->root->refs++;
+	child->view = parent->view;
+	child->view.pid = child->pid;
+	child->view.nspid = parent->view.nspid == parent->pid ? child->pid : 0;
 }
 
 int model__fork(struct model *md, pid_t ppid, pid_t pid)
@@ -235,5 +373,6 @@ int model__fork(struct model *md, pid_t ppid, pid_t pid)
 		child->maps[i].current = false;
 	child->nr = parent->nr;
 	child->changes++;
+	model__fork_view(md, parent, child);
 	return 0;
 }

@@ -22,6 +22,7 @@
  *	p = model__read_process(md, pid);	 /proc/PID/maps read once, its files opened
  *	p->maps[i].file->image->table		 a mapping's unwind table, or NULL
  *	model__fork(md, ppid, pid);		 a child runs its parent's mappings
+ *	model__view(md, pid, &v);		 how it sees the files it names
  *	model__remove_process(md, pid);		 it exited
  *	model__free(md);
  *
@@ -40,6 +41,7 @@
 #include "../elf/elf_file.h"
 #include "../runtimes/runtimes.h"
 #include "../targets/procmaps.h"
+#include "../targets/proc_view.h"
 
 struct cfi_names;
 struct debuginfod;
@@ -117,11 +119,20 @@ struct model_map {
  * last read of its maps are current; earlier ones that no current mapping
  * overlaps stay, so that samples taken before still find them.
  */
+struct model_root;
 struct model_proc {
 	pid_t pid;
 	struct model_map *maps;
 	size_t nr, nr_current;
 	uint32_t changes; /* bumped whenever its mappings change: readers notice it */
+	/*
+	 * How it sees the files it names (core/targets/proc_view.h), read with
+	 * its mappings: its root, kept open until it is removed (a file it
+	 * names is read after it exited), its pid there, its users. root NULL:
+	 * never read (model__view() then gives unwprof's own root).
+	 */
+	struct proc_view view;
+	struct model_root *root;
 };
 
 /* Mapped files that could not be opened, by reason, and what was opened. */
@@ -138,6 +149,8 @@ struct model_stats {
 	size_t files_opened;	 /* distinct files (device and inode) opened, each once */
 	size_t images_parsed;	 /* distinct images (key) parsed, each once */
 	size_t maps_read;	 /* times a process's maps were read */
+	/* Files named by a process (debug files, JIT maps) refused, by reason (proc_view.h). */
+	size_t files_refused[PROC_VIEW_NR];
 };
 
 /* NULL and errno on failure. */
@@ -226,6 +239,17 @@ int model__fork(struct model *md, pid_t ppid, pid_t pid);
 
 /* Forgets process pid (it exited); its files stay for the others. */
 void model__remove_process(struct model *md, pid_t pid);
+
+/*
+ * How process pid sees the files it names, into *v: as read with its
+ * mappings (its root, valid until it is removed), else unwprof's root, its
+ * pid as its namespace's and the owners of proc_view__default(). Refusals
+ * are counted in the model's stats (files_refused).
+ */
+void model__view(struct model *md, pid_t pid, struct proc_view *v);
+
+/* unwprof's own root (O_PATH), the model's; -1 when it cannot be opened. */
+int model__own_root(struct model *md);
 
 /* The mapping of p that holds addr, or NULL. */
 const struct model_map *model__proc_find(const struct model_proc *p, uint64_t addr);
