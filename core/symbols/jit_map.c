@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "../util/common.h"
 #include "../util/hashmap.h"
 #include "../util/log.h"
+#include "../targets/proc_view.h"
 #include "jit_map.h"
 #include "jitdump.h"
 
@@ -55,13 +57,19 @@ struct file_id {
 };
 
 struct jit_map {
-	char *path;
+	char *path; /* inside the process's root */
 	enum jit_map_format format;
+	/* whose file: its view (root_fd a dup of its own, closed with the map), the rules */
+	struct proc_view view;
+	bool has_view;
+	struct proc_view_rules rules;
+	uint32_t pid;		   /* a jitdump's header must name it; 0: any */
+	bool refused;		   /* the file last seen was refused: it names nothing */
+	bool warned;		   /* a refusal was said: once a map */
 	struct jit_entry *entries; /* sorted by start, not overlapping */
 	size_t nr;
 	struct name_pool pool;
-	bool read;	  /* at least once */
-	bool from_buffer; /* given its text by jit_map__parse(): no file to read */
+	bool read; /* at least once */
 	struct file_id seen;
 	struct jit_map_stats stats;
 };
@@ -182,6 +190,11 @@ void jit_map__builder_refuse(struct jit_map_builder *b, enum jit_map_reason r)
 void jit_map__builder_unwind_record(struct jit_map_builder *b)
 {
 	b->stats.unwind_records++;
+}
+
+uint32_t jit_map__builder_pid(const struct jit_map_builder *b)
+{
+	return b->m->pid;
 }
 
 /* A jitdump moves code rarely, and soon after loading it: the search goes back so far. */
@@ -336,7 +349,7 @@ static int jit_map__parse_buf(struct jit_map *m, const void *buf, size_t len)
 
 int jit_map__parse(struct jit_map *m, const void *buf, size_t len)
 {
-	m->from_buffer = true;
+	m->has_view = false;
 	return jit_map__parse_buf(m, buf, len);
 }
 
@@ -356,33 +369,21 @@ static bool file_id_eq(const struct file_id *a, const struct file_id *b)
 		a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec);
 }
 
-/* The whole of fd into *buf (malloc'd), at most JIT_MAP_MAX_FILE bytes. */
-static int read_all(int fd, size_t hint, char **buf, size_t *len)
+/*
+ * The size bytes of fd into *buf (malloc'd), and no more: a file that grows
+ * while it is read (a runtime appending, or someone keeping it busy) is read
+ * as it was, and the rest next time. *len is less at the end of the file.
+ */
+static int read_all(int fd, size_t size, char **buf, size_t *len)
 {
-	size_t cap = hint + 4096, n = 0;
-	char *b = malloc(cap);
+	char *b = malloc(size + 1);
+	size_t n = 0;
 
 	if (!b)
 		return -ENOMEM;
-	for (;;) {
-		ssize_t r;
+	while (n < size) {
+		ssize_t r = read(fd, b + n, size - n);
 
-		if (n == cap) {
-			char *bigger;
-
-			if (cap >= JIT_MAP_MAX_FILE) {
-				free(b);
-				return -EFBIG;
-			}
-			cap *= 2;
-			bigger = realloc(b, cap);
-			if (!bigger) {
-				free(b);
-				return -ENOMEM;
-			}
-			b = bigger;
-		}
-		r = read(fd, b + n, cap - n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -398,46 +399,83 @@ static int read_all(int fd, size_t hint, char **buf, size_t *len)
 	return 0;
 }
 
-/* Reads the file again; a file that went away leaves the entries read before. */
-static int jit_map__read(struct jit_map *m, const struct file_id *id)
+/* The process and its file, as messages name them. */
+static void jit_map__label(const struct jit_map *m, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s (process %d)", m->path, (int)m->view.pid);
+}
+
+/* The file was refused: it names nothing; said once a map, counted once a file. */
+static void jit_map__refuse(struct jit_map *m, enum proc_view_refusal why, const struct stat *st)
+{
+	char label[PATH_MAX + 32];
+
+	m->refused = true;
+	proc_view__count(&m->view, why);
+	if (m->warned)
+		return;
+	m->warned = true;
+	jit_map__label(m, label, sizeof(label));
+	pr_warn("%s: not read: %s; its JIT code stays unnamed", label,
+		proc_view__refusal_text(why, st));
+}
+
+/* Reads the open file of st again; a jitdump that is not one of this process is refused. */
+static void jit_map__read(struct jit_map *m, int fd, const struct stat *st)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	int fd, err;
+	int err;
 
-	m->seen = *id;
-	if (!id->exists)
-		return 0;
-	if ((uint64_t)id->size > JIT_MAP_MAX_FILE) {
-		pr_warn("%s: %" PRIu64 " bytes, more than a JIT map can be: not read", m->path,
-			(uint64_t)id->size);
-		return -EFBIG;
-	}
-	fd = open(m->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = read_all(fd, (size_t)id->size, &buf, &len);
-	close(fd);
+	err = read_all(fd, (size_t)st->st_size, &buf, &len);
 	m->stats.reads++;
 	if (!err)
 		err = jit_map__parse_buf(m, buf, len);
 	free(buf);
+	if (err == -EINVAL && m->format == JIT_MAP_JITDUMP) {
+		/* its header: no entry read, and the refusal said, not its entries' */
+		m->stats.refused[JIT_MAP_GARBAGE] = 0;
+		/* shorter than a header: the runtime is writing it, read again once it changed */
+		if (len >= JITDUMP_HEADER_SIZE)
+			jit_map__refuse(m, PROC_VIEW_FORGED, st);
+		return;
+	}
+	m->refused = false;
 	pr_debug("%s: read %zu times, %zu entries", m->path, m->stats.reads, m->stats.entries);
-	return err;
 }
 
-/* Reads the file when it never was, or when it changed since. */
+/*
+ * Reads the file when it never was, or when it changed since: a file that
+ * went away leaves the entries read before; a refused one names nothing.
+ */
 static void jit_map__refresh(struct jit_map *m)
 {
+	enum proc_view_refusal why = PROC_VIEW_NR;
 	struct file_id id = {};
 	struct stat st;
+	int fd;
 
-	if (stat(m->path, &st) == 0)
+	fd = proc_view__open(&m->view, m->path, &m->rules, &st, &why);
+	if (fd >= 0 || fd == -EPERM)
 		file_id_of(&st, &id);
-	if (m->read && file_id_eq(&id, &m->seen))
+	if (m->read && file_id_eq(&id, &m->seen)) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	m->read = true;
-	jit_map__read(m, &id);
+	m->seen = id;
+	if (fd == -EPERM) {
+		jit_map__refuse(m, why, &st);
+		free(m->entries);
+		m->entries = NULL;
+		m->nr = 0;
+		return;
+	}
+	if (fd < 0)
+		return;
+	jit_map__read(m, fd, &st);
+	close(fd);
 }
 
 static const struct jit_entry *jit_map__find(const struct jit_map *m, uint64_t addr)
@@ -452,7 +490,7 @@ int jit_map__lookup(struct jit_map *m, uint64_t addr, const char **name, uint64_
 {
 	const struct jit_entry *e = jit_map__find(m, addr);
 
-	if (!e && !m->from_buffer) {
+	if (!e && m->has_view) {
 		jit_map__refresh(m);
 		e = jit_map__find(m, addr);
 	}
@@ -468,20 +506,36 @@ const struct jit_map_stats *jit_map__stats(const struct jit_map *m)
 	return &m->stats;
 }
 
-struct jit_map *jit_map__new(const char *path, enum jit_map_format format)
+struct jit_map *jit_map__new(const char *path, enum jit_map_format format,
+			     const struct jit_map_opts *opts)
 {
 	struct jit_map *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
 	m->format = format;
+	m->view.root_fd = -1;
 	m->path = strdup(path);
-	if (!m->path) {
-		free(m);
-		errno = ENOMEM;
-		return NULL;
+	if (!m->path)
+		goto nomem;
+	if (opts && opts->view) {
+		m->view = *opts->view;
+		m->view.root_fd = fcntl(opts->view->root_fd, F_DUPFD_CLOEXEC, 0);
+		m->has_view = true;
+		m->rules = (struct proc_view_rules){
+			.max_size = JIT_MAP_MAX_FILE,
+			.no_links = opts->mapped,
+			.dev = opts->dev,
+			.ino = opts->ino,
+		};
 	}
+	if (opts)
+		m->pid = opts->pid;
 	return m;
+nomem:
+	free(m);
+	errno = ENOMEM;
+	return NULL;
 }
 
 /* What the last read refused, said once: the file is the runtime's, a bad entry is its bug. */
@@ -512,8 +566,10 @@ void jit_map__free(struct jit_map *m)
 {
 	if (!m)
 		return;
-	if (m->read)
+	if (m->read && !m->refused)
 		jit_map__report(m);
+	if (m->view.root_fd >= 0)
+		close(m->view.root_fd);
 	free(m->entries);
 	pool_free(&m->pool);
 	free(m->path);

@@ -19,16 +19,24 @@
  * size, modification time) since it was last read: a lookup after the
  * process exited sees everything it wrote.
  *
- * The files are the process's and untrusted: an entry that cannot be
- * right is refused, counted by reason (jit_map__stats), and the others
- * kept. Where entries overlap, the later one in the file wins, as the
- * runtime wrote it after the code it replaced.
+ * The files are the process's and untrusted. A file is looked up inside
+ * the process's root and read only when core/targets/proc_view.h accepts
+ * it: a regular file, not a link, of at most JIT_MAP_MAX_FILE bytes, owned
+ * by root or a user of the process, and for a jitdump the process maps,
+ * that very file; a jitdump whose header is not one, or names another
+ * process than its file name, is refused too. A refused file is warned
+ * about once, counted where the view counts, and names nothing. In a file
+ * read, an entry that cannot be right is refused, counted by reason
+ * (jit_map__stats), and the others kept. Where entries overlap, the later
+ * one in the file wins, as the runtime wrote it after the code it replaced.
  */
 #ifndef UNWPROF_JIT_MAP_H
 #define UNWPROF_JIT_MAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 enum jit_map_format {
 	JIT_MAP_PERF_MAP,
@@ -63,12 +71,27 @@ struct jit_map_stats {
 const char *jit_map__reason_name(enum jit_map_reason r);
 
 struct jit_map;
+struct proc_view;
+
+/* Whose file a map is, and what it must be. */
+struct jit_map_opts {
+	/* the process (core/targets/proc_view.h): the root it is found in, who may own it */
+	const struct proc_view *view;
+	/* a jitdump the process maps: no link in its path, and the mapped file (0, 0: any) */
+	dev_t dev;
+	ino_t ino;
+	bool mapped;
+	/* a jitdump's header must name this pid, its file name's (0: any) */
+	uint32_t pid;
+};
 
 /*
- * The map of the file at path, in format; nothing is read yet. NULL and
- * errno on failure.
+ * The map of the file at path, in format, as opts say; nothing is read
+ * yet. opts NULL: a map only ever given its text (jit_map__parse()). NULL
+ * and errno on failure.
  */
-struct jit_map *jit_map__new(const char *path, enum jit_map_format format);
+struct jit_map *jit_map__new(const char *path, enum jit_map_format format,
+			     const struct jit_map_opts *opts);
 void jit_map__free(struct jit_map *m);
 
 /*
@@ -99,5 +122,7 @@ void jit_map__builder_refuse(struct jit_map_builder *b, enum jit_map_reason r);
 /* The name of the latest entry that starts at start, and its size, for a jitdump's moves. */
 const char *jit_map__builder_find(const struct jit_map_builder *b, uint64_t start, size_t *len);
 void jit_map__builder_unwind_record(struct jit_map_builder *b);
+/* The pid a jitdump's header must name; 0: any. */
+uint32_t jit_map__builder_pid(const struct jit_map_builder *b);
 
 #endif

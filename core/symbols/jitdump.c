@@ -20,7 +20,11 @@
  *			frame pointers)
  *
  * Records of other ids are skipped by their size. A record cut short (the
- * runtime is writing it) ends the reading: it is read again whole.
+ * runtime is writing it) ends the reading: it is read again whole. A header
+ * that names another process than the one the file is of (the pid in its
+ * name, jit-PID.dump, which the runtime wrote as its own), or flags the
+ * specification does not define, makes the file no jitdump of this
+ * process: none of it is read.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -31,8 +35,8 @@
 #include "jitdump.h"
 
 #define JITDUMP_MAGIC 0x4a695444
-#define JITDUMP_HEADER_SIZE 40
 #define JITDUMP_RECORD_SIZE 16
+#define JITDUMP_FLAGS_KNOWN 1ULL /* JITDUMP_FLAGS_ARCH_TIMESTAMP */
 
 enum {
 	JIT_CODE_LOAD = 0,
@@ -103,13 +107,19 @@ static int record(uint32_t id, struct cursor *body, struct jit_map_builder *b)
 int jitdump__parse(const void *buf, size_t len, struct jit_map_builder *b)
 {
 	struct cursor c = { buf, (const uint8_t *)buf + len, false };
-	uint32_t magic, version, header;
+	uint32_t magic, version, header, pid, want = jit_map__builder_pid(b);
+	uint64_t flags;
 	int err = 0;
 
 	magic = (uint32_t)get_u(&c, 4);
 	version = (uint32_t)get_u(&c, 4);
 	header = (uint32_t)get_u(&c, 4);
-	if (c.bad || magic != JITDUMP_MAGIC || version != 1 || header < JITDUMP_HEADER_SIZE) {
+	skip(&c, 4 + 4); /* elf_mach, pad1 */
+	pid = (uint32_t)get_u(&c, 4);
+	skip(&c, 8); /* timestamp */
+	flags = get_u(&c, 8);
+	if (c.bad || magic != JITDUMP_MAGIC || version != 1 || header < JITDUMP_HEADER_SIZE ||
+	    (want && pid != want) || (flags & ~JITDUMP_FLAGS_KNOWN)) {
 		/* another byte order is another machine's file: none of its addresses are ours */
 		jit_map__builder_refuse(b, JIT_MAP_GARBAGE);
 		return -EINVAL;

@@ -11,7 +11,13 @@
 
 struct jit_map_builder;
 
-/* The records of a jitdump into b; 0, -ENOMEM, or -EINVAL when it is none. */
+/* The size of a jitdump's header: a file shorter is one being written. */
+#define JITDUMP_HEADER_SIZE 40
+
+/*
+ * The records of a jitdump into b; 0, -ENOMEM, or -EINVAL when it is none:
+ * not its header, or one of another process than jit_map__builder_pid(b).
+ */
 int jitdump__parse(const void *buf, size_t len, struct jit_map_builder *b);
 
 #endif

@@ -4,6 +4,7 @@
  * of their files (core/model/model.h), JIT code from perf maps, kernel
  * addresses from kallsyms (core/symbols/ksyms.h). See symbolizer.h.
  */
+#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "../util/common.h"
@@ -41,7 +43,7 @@ struct symbolizer_proc {
 	uint32_t pid;
 	uint32_t *own; /* its locations outside files, symbolized at its end */
 	size_t nr_own, cap_own;
-	/* JIT symbols (core/symbols/jit_map.h): /tmp/perf-PID.map, made on the first lookup */
+	/* JIT symbols (core/symbols/jit_map.h): its /tmp/perf-NSPID.map, made on the first lookup */
 	struct jit_map *perf_map;
 	struct jit_map *jitdump; /* the jit-PID.dump it maps, else the one next to the perf map */
 	bool jitdump_mapped;	 /* jitdump is the one it maps */
@@ -159,36 +161,77 @@ static void proc_remove(struct symbolizer *sym, struct symbolizer_proc *p)
 	sym->nr_procs--;
 }
 
-/* Whether path names a jitdump: "jit-PID.dump", as perf looks for it. */
-static bool is_jitdump(const char *path)
+/* The pid a path names a jitdump of: "jit-PID.dump", as perf looks for it; 0: none. */
+static uint32_t jitdump_pid(const char *path)
 {
 	const char *base = strrchr(path, '/');
-	size_t digits;
+	unsigned long pid;
+	char *end;
 
 	base = base ? base + 1 : path;
-	if (strncmp(base, "jit-", 4) != 0)
-		return false;
-	digits = strspn(base + 4, "0123456789");
-	return digits && strcmp(base + 4 + digits, ".dump") == 0;
+	if (strncmp(base, "jit-", 4) != 0 || !isdigit((unsigned char)base[4]))
+		return 0;
+	errno = 0;
+	pid = strtoul(base + 4, &end, 10);
+	return !errno && pid <= UINT32_MAX && strcmp(end, ".dump") == 0 ? (uint32_t)pid : 0;
+}
+
+/*
+ * The jitdump mapped by m, read as the file it maps: its path as maps
+ * shows it, which is its path from the root of its mount (inside the
+ * process's root for a container's, unwprof's for a chroot), with no link
+ * on the way and that very inode at the end. NULL when neither root has it.
+ */
+static struct jit_map *mapped_jitdump(struct symbolizer *sym, const struct model_map *m,
+				      const struct proc_view *view, uint32_t pid)
+{
+	struct jit_map_opts opts = {
+		.view = view,
+		.dev = makedev(m->map.dev_major, m->map.dev_minor),
+		.ino = m->map.inode,
+		.mapped = true,
+		.pid = pid,
+	};
+	const struct proc_view_rules rules = {
+		.max_size = JIT_MAP_MAX_FILE,
+		.no_links = true,
+		.dev = opts.dev,
+		.ino = opts.ino,
+	};
+	struct proc_view own = *view;
+	enum proc_view_refusal why;
+	struct stat st;
+	int fd;
+
+	fd = proc_view__open(view, m->map.path, &rules, &st, &why);
+	if (fd >= 0)
+		close(fd);
+	if (fd == -ENOENT || (fd == -EPERM && why == PROC_VIEW_REPLACED)) {
+		own.root_fd = model__own_root(sym->model);
+		opts.view = &own;
+	}
+	return jit_map__new(m->map.path, JIT_MAP_JITDUMP, &opts);
 }
 
 /*
  * A runtime that writes a jitdump maps it, executable, so that perf sees
- * where it is: its path names the file (as the process sees it). Looked for
- * whenever the process's mappings changed since the last look.
+ * where it is: its path names the file. Looked for whenever the process's
+ * mappings changed since the last look.
  */
-static int note_jitdump(struct symbolizer_proc *p, const struct model_proc *mp)
+static int note_jitdump(struct symbolizer *sym, struct symbolizer_proc *p,
+			const struct model_proc *mp, const struct proc_view *view)
 {
 	if (!mp || p->jitdump_mapped || p->changes_seen == mp->changes)
 		return 0;
 	p->changes_seen = mp->changes;
 	for (size_t i = 0; i < mp->nr; i++) {
-		const char *path = mp->maps[i].map.path;
+		const struct model_map *m = &mp->maps[i];
+		uint32_t pid = m->map.path ? jitdump_pid(m->map.path) : 0;
 
-		if (path && is_jitdump(path)) {
+		if (pid && m->map.path[0] == '/') {
 			/* it replaces the one a lookup before looked for by default */
 			jit_map__free(p->jitdump);
-			p->jitdump = jit_map__new(path, JIT_MAP_JITDUMP);
+			p->jitdump = mapped_jitdump(sym, m, view, pid);
 			if (!p->jitdump)
 				return -ENOMEM;
 			p->jitdump_mapped = true;
@@ -256,26 +299,35 @@ static void lookup_in_map(struct symbolizer *sym, const struct model_map *m, uin
 
 /*
  * JIT code: anonymous memory, or memory mapped after the process was last
- * read, named by the runtime's perf map, else by its jitdump. Each is read
- * (again) when an address is not named and the file changed.
+ * read, named by the runtime's perf map, else by its jitdump, where the
+ * process writes them: perf-NSPID.map in its /tmp, under its pid in its own
+ * pid namespace, inside its root (as perf does for a container's). Each is
+ * read (again) when an address is not named and the file changed.
  */
 static void lookup_jit(struct symbolizer *sym, struct symbolizer_proc *p,
 		       const struct model_proc *mp, uint64_t addr, struct symbol_info *info)
 {
+	struct proc_view view;
 	char path[PATH_MAX];
 
+	model__view(sym->model, (pid_t)p->pid, &view);
+	if (!view.nspid)
+		return; /* its pid there is not known: its files cannot be named */
 	if (!p->perf_map) {
-		snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map", sym->perf_map_dir, p->pid);
-		p->perf_map = jit_map__new(path, JIT_MAP_PERF_MAP);
+		snprintf(path, sizeof(path), "%s/perf-%d.map", sym->perf_map_dir, (int)view.nspid);
+		p->perf_map = jit_map__new(path, JIT_MAP_PERF_MAP,
+					   &(struct jit_map_opts){ .view = &view });
 	}
 	if (p->perf_map && jit_map__lookup(p->perf_map, addr, &info->name, &info->offset) == 0)
 		return;
-	if (note_jitdump(p, mp))
+	if (note_jitdump(sym, p, mp, &view))
 		return;
 	/* not seen mapped: where runtimes write it by default, next to the perf map */
 	if (!p->jitdump) {
-		snprintf(path, sizeof(path), "%s/jit-%" PRIu32 ".dump", sym->perf_map_dir, p->pid);
-		p->jitdump = jit_map__new(path, JIT_MAP_JITDUMP);
+		snprintf(path, sizeof(path), "%s/jit-%d.dump", sym->perf_map_dir, (int)view.nspid);
+		p->jitdump = jit_map__new(path, JIT_MAP_JITDUMP,
+					  &(struct jit_map_opts){ .view = &view,
+								  .pid = (uint32_t)view.nspid });
 	}
 	if (p->jitdump)
 		jit_map__lookup(p->jitdump, addr, &info->name, &info->offset);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The body of the two JIT map targets (fuzz_perfmap.c, fuzz_jitdump.c):
- * whatever the bytes, parsing them as a map of the format and looking
+ * whatever the bytes, parsing them as a map of the format (a jitdump of pid
+ * 4242, as the seeds are) and looking
  * addresses up must neither crash, hang, leak nor read out of bounds; an
  * address found is inside its entry, and its name is a string of at most
  * JIT_MAP_MAX_NAME bytes.
@@ -28,7 +29,9 @@ static void fuzz_lookup(struct jit_map *m, uint64_t addr)
 /* Addresses the input is likely to name: every 8 bytes of it, read as one, and around. */
 static void fuzz_jit_map(const uint8_t *data, size_t size, enum jit_map_format format)
 {
-	struct jit_map *m = jit_map__new("fuzz-input", format);
+	/* a jitdump's header must name the seeds' pid, as a file's must its name's */
+	struct jit_map *m =
+		jit_map__new("fuzz-input", format, &(struct jit_map_opts){ .pid = 4242 });
 	size_t total = 0;
 
 	if (!m)

@@ -10,7 +10,8 @@ lines, overlapping entries, then garbage lines, sizes of 0 and past 64 MiB,
 an address that wraps, a NUL inside a line, a last line cut short.
 Jitdumps: the records of perf's jitdump specification (code loads, a move,
 debug and unwinding information, an unknown record, the close), and the
-same cut short, with the other byte order, a record smaller than its
+same cut short, with the other byte order, with flags the specification
+does not define, a record smaller than its
 header, a record longer than the file, a name without its NUL, code that
 does not fit its record. Written from the specification, independently of
 core/symbols/jitdump.c and of the unit test's builder.
@@ -44,8 +45,9 @@ PERF_MAPS = {
 MAGIC = 0x4A695444
 
 
-def header(magic=MAGIC, version=1, size=40, order="<"):
-    return struct.pack(order + "IIIIIIQQ", magic, version, size, 62, 0, 4242, 1, 0) + b"\0" * (size - 40)
+def header(magic=MAGIC, version=1, size=40, order="<", flags=0):
+    return (struct.pack(order + "IIIIIIQQ", magic, version, size, 62, 0, 4242, 1, flags)
+            + b"\0" * (size - 40))
 
 
 def record(rid, body, size=None, order="<"):
@@ -80,6 +82,7 @@ JITDUMPS = {
     "long-header": header(size=64) + load(0x1000, 0x10, b"f"),
     "swapped": header(order=">") + load(0x1000, 0x10, b"f", order=">"),
     "version2": header(version=2) + load(0x1000, 0x10, b"f"),
+    "reserved-flags": header(flags=2) + load(0x1000, 0x10, b"f"),
     "short-header": header()[:12],
     "tiny-record": header() + record(0, b"", size=8) + load(0x1000, 0x10, b"f"),
     "long-record": header() + record(0, b"\0" * 8, size=4096),

@@ -3,18 +3,24 @@
  * JIT maps (core/symbols/jit_map.c, and jitdump.c): the perf map text of node
  * and of the JVM, a jitdump's records, bad entries refused one by one with
  * their reason, and the file read again when it changed and an address is not
- * named, as a runtime that writes its map late or adds to it needs.
+ * named, as a runtime that writes its map late or adds to it needs; files a
+ * runtime would not write refused whole (a FIFO, a link, another user's, a
+ * huge one, a jitdump of another process or not the one mapped), counted
+ * once each, their names never used.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/profile/profile.h"
 #include "core/symbols/jit_map.h"
 #include "core/model/model.h"
 #include "core/symbols/symbolizer.h"
 #include "core/targets/procmaps.h"
+#include "core/targets/proc_view.h"
 #include "core/util/common.h"
 #include "test.h"
 
@@ -33,7 +39,7 @@ static const char *name_at(struct jit_map *m, uint64_t addr, uint64_t *offset)
 
 static struct jit_map *parsed(enum jit_map_format format, const void *buf, size_t len, int *err)
 {
-	struct jit_map *m = jit_map__new("test.map", format);
+	struct jit_map *m = jit_map__new("test.map", format, NULL);
 
 	CHECK(m != NULL);
 	*err = m ? jit_map__parse(m, buf, len) : -ENOMEM;
@@ -145,6 +151,8 @@ static void write_text(const char *path, const char *text, const char *mode)
 static void test_read_again(void)
 {
 	char dir[] = "/tmp/unwprof-test-perfmap.XXXXXX", path[PATH_MAX];
+	int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct proc_view view;
 	struct jit_map *m;
 	const char *kept;
 
@@ -152,8 +160,9 @@ static void test_read_again(void)
 		CHECK(!"mkdtemp");
 		return;
 	}
+	proc_view__default(&view, root, getpid());
 	snprintf(path, sizeof(path), "%s/perf-77.map", dir);
-	m = jit_map__new(path, JIT_MAP_PERF_MAP);
+	m = jit_map__new(path, JIT_MAP_PERF_MAP, &(struct jit_map_opts){ .view = &view });
 	CHECK(name_at(m, 0x1000, NULL) == NULL);
 	CHECK_EQ_INT(jit_map__stats(m)->reads, 0); /* nothing to read */
 	write_text(path, "1000 10 written late\n", "w");
@@ -177,6 +186,7 @@ static void test_read_again(void)
 	jit_map__free(m);
 	unlink(path);
 	rmdir(dir);
+	close(root);
 }
 
 /* A jitdump made here, record by record. */
@@ -215,6 +225,12 @@ static void dump_header(struct dump *d, uint32_t magic, uint32_t version, uint32
 	put64(d, 0);
 	for (uint32_t i = 40; i < size; i++)
 		put(d, "", 1);
+}
+
+/* The pid the header names (4242 as written): a jitdump's must be its file name's. */
+static void dump_set_pid(struct dump *d, uint32_t pid)
+{
+	memcpy(d->buf + 20, &pid, sizeof(pid));
 }
 
 static void dump_record(struct dump *d, uint32_t id, uint32_t size)
@@ -434,6 +450,7 @@ static void test_jitdump_seen_late(void)
 	snprintf(name, sizeof(name), "jit-%u.dump", pid);
 	snprintf(dump_path, sizeof(dump_path), "%s/%s", sub, name);
 	dump_header(&d, 0x4a695444, 1, 40);
+	dump_set_pid(&d, pid);
 	dump_load(&d, 0x10100, 0x40, "found by its mapping", true);
 	test_write_file(sub, name, d.buf, d.len);
 	sym = symbolizer__new(&opts);
@@ -453,6 +470,106 @@ static void test_jitdump_seen_late(void)
 	rmdir(dir);
 }
 
+/* A map at path, looked up at 0x1004 through view: whether it names it, and the counts. */
+static const char *refused_lookup(const struct proc_view *view, const char *path,
+				  enum jit_map_format format, const struct jit_map_opts *extra)
+{
+	struct jit_map_opts opts = extra ? *extra : (struct jit_map_opts){};
+	static char name[64];
+	const char *found;
+	struct jit_map *m;
+
+	opts.view = view;
+	m = jit_map__new(path, format, &opts);
+	found = name_at(m, 0x1004, NULL);
+	snprintf(name, sizeof(name), "%s", found ? found : "");
+	/* looked up again, the same file: neither read nor counted again */
+	name_at(m, 0x1008, NULL);
+	jit_map__free(m);
+	return name[0] ? name : NULL;
+}
+
+/*
+ * Files a runtime would not write: each refused whole, counted once by its
+ * reason, nothing named from it, nothing blocking (a FIFO without a writer).
+ */
+static void test_refused_files(void)
+{
+	char dir[] = "/tmp/unwprof-test-refused.XXXXXX", path[PATH_MAX], target[PATH_MAX];
+	static const char map[] = "1000 10 planted\n";
+	int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), fd;
+	struct proc_view_counts counts = {};
+	struct proc_view view, stranger;
+	struct dump d = {};
+	struct stat st;
+
+	if (!mkdtemp(dir)) {
+		CHECK(!"mkdtemp");
+		return;
+	}
+	proc_view__default(&view, root, 77);
+	view.counts = &counts;
+	/* the reference: the same text in a regular file of the process's user is read */
+	test_write_file(dir, "perf-77.map", map, sizeof(map) - 1);
+	snprintf(path, sizeof(path), "%s/perf-77.map", dir);
+	CHECK_EQ_STR(refused_lookup(&view, path, JIT_MAP_PERF_MAP, NULL), "planted");
+
+	/* owned by no user of the process */
+	stranger = view;
+	stranger.owners[0] = 4000000000u;
+	stranger.nr_owners = 1;
+	CHECK(refused_lookup(&stranger, path, JIT_MAP_PERF_MAP, NULL) == NULL);
+	CHECK_EQ_INT(counts.refused[PROC_VIEW_OWNER], 1);
+
+	/* a link to it */
+	snprintf(target, sizeof(target), "%s/link.map", dir);
+	CHECK_EQ_INT(symlink(path, target), 0);
+	CHECK(refused_lookup(&view, target, JIT_MAP_PERF_MAP, NULL) == NULL);
+	CHECK_EQ_INT(counts.refused[PROC_VIEW_LINK], 1);
+
+	/* a FIFO without a writer: an open for reading would wait for one */
+	snprintf(target, sizeof(target), "%s/fifo.map", dir);
+	CHECK_EQ_INT(mkfifo(target, 0600), 0);
+	CHECK(refused_lookup(&view, target, JIT_MAP_PERF_MAP, NULL) == NULL);
+	CHECK_EQ_INT(counts.refused[PROC_VIEW_NOT_REGULAR], 1);
+
+	/* 2 GiB, sparse, the map's line first */
+	snprintf(target, sizeof(target), "%s/huge.map", dir);
+	fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, map, sizeof(map) - 1) == (ssize_t)sizeof(map) - 1 &&
+	      ftruncate(fd, 2LL << 30) == 0);
+	if (fd >= 0)
+		close(fd);
+	CHECK(refused_lookup(&view, target, JIT_MAP_PERF_MAP, NULL) == NULL);
+	CHECK_EQ_INT(counts.refused[PROC_VIEW_TOO_LARGE], 1);
+	unlink(target);
+
+	/* a jitdump whose header names another process than its file name */
+	dump_header(&d, 0x4a695444, 1, 40); /* of pid 4242 */
+	dump_load(&d, 0x1000, 0x10, "planted", true);
+	test_write_file(dir, "jit-77.dump", d.buf, d.len);
+	snprintf(target, sizeof(target), "%s/jit-77.dump", dir);
+	CHECK(refused_lookup(&view, target, JIT_MAP_JITDUMP, &(struct jit_map_opts){ .pid = 77 }) ==
+	      NULL);
+	CHECK_EQ_INT(counts.refused[PROC_VIEW_FORGED], 1);
+	CHECK_EQ_STR(refused_lookup(&view, target, JIT_MAP_JITDUMP,
+				    &(struct jit_map_opts){ .pid = 4242 }),
+		     "planted");
+
+	/* a mapped jitdump: another file at its path now */
+	CHECK_EQ_INT(stat(path, &st), 0);
+	CHECK(refused_lookup(&view, target, JIT_MAP_JITDUMP,
+			     &(struct jit_map_opts){
+				     .mapped = true, .dev = st.st_dev, .ino = st.st_ino }) == NULL);
+	CHECK_EQ_INT(counts.refused[PROC_VIEW_REPLACED], 1);
+	CHECK_EQ_INT(counts.refused[PROC_VIEW_LINK], 1);
+	CHECK_EQ_INT(counts.refused[PROC_VIEW_OWNER], 1);
+
+	snprintf(target, sizeof(target), "rm -rf '%s'", dir);
+	CHECK_EQ_INT(system(target), 0);
+	close(root);
+}
+
 int main(void)
 {
 	RUN(test_node_and_jvm_lines);
@@ -463,5 +580,6 @@ int main(void)
 	RUN(test_jitdump_bad);
 	RUN(test_symbolizer);
 	RUN(test_jitdump_seen_late);
+	RUN(test_refused_files);
 	return test_summary();
 }
