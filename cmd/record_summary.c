@@ -30,6 +30,7 @@
 #define FAILURES_SHOWN 3  /* in the summary */
 #define FAILURES_STATS 10 /* in --stats-json */
 #define PROCESSES_SHOWN 5 /* in the summary's time by process */
+#define UNNAMED_SHOWN 3	  /* files with frames unnamed for want of symbols, in the summary */
 
 /* A count of the lists: its key, its line's label, how it is shown, the note it may add. */
 struct stat_row {
@@ -482,6 +483,50 @@ static void debuginfod_json(const struct summary *s)
 	json__object_end(jw);
 }
 
+/*
+ * The frames left unnamed for want of symbols and the files they are in,
+ * the most first: the debug files to install. Only when there are some.
+ */
+static void unnamed_text(const struct summary *s)
+{
+	const struct recorder_result *res = s->res;
+	size_t n = res->nr_unnamed < ARRAY_SIZE(res->unnamed) ? res->nr_unnamed :
+								ARRAY_SIZE(res->unnamed);
+
+	if (!res->unnamed_frames)
+		return;
+	fprintf(stderr, "  %-22s %10" PRIu64 "   (in", "frames without symbols",
+		res->unnamed_frames);
+	for (size_t i = 0; i < n && i < UNNAMED_SHOWN; i++)
+		fprintf(stderr, "%s %s %" PRIu64, i ? "," : "",
+			record_base_name(res->unnamed[i].file), res->unnamed[i].frames);
+	if (res->nr_unnamed > UNNAMED_SHOWN)
+		fprintf(stderr, ", %zu more files", res->nr_unnamed - UNNAMED_SHOWN);
+	fprintf(stderr, "; their debug files name them: install them%s)\n",
+		res->debuginfod ? "" : ", or set DEBUGINFOD_URLS");
+}
+
+/* "frames_without_symbols", and "files_without_symbols": each file, its build ID, its frames. */
+static void unnamed_json(const struct summary *s)
+{
+	const struct recorder_result *res = s->res;
+	struct json_writer *jw = s->jw;
+
+	json__uint_field(jw, "frames_without_symbols", res->unnamed_frames);
+	json__key(jw, "files_without_symbols");
+	json__array_start(jw);
+	for (size_t i = 0; i < res->nr_unnamed && i < ARRAY_SIZE(res->unnamed); i++) {
+		const struct symbolizer_unnamed *u = &res->unnamed[i];
+
+		json__object_start(jw);
+		json__string_field(jw, "file", u->file);
+		json__string_field(jw, "build_id", u->build_id); /* null without one */
+		json__uint_field(jw, "frames", u->frames);
+		json__object_end(jw);
+	}
+	json__array_end(jw);
+}
+
 /* The label and value of off-CPU count id. */
 #define OFF(s, id) unw_rows[UNW_ST_##id].label, stat_value((s), &unw_rows[UNW_ST_##id])
 
@@ -639,6 +684,13 @@ static const struct summary_entry summary_entries[] = {
 	SESSION(processes_gone),
 	SESSION(files_replaced),
 	SESSION(files_skipped),
+	SESSION(refused_link),
+	SESSION(refused_not_regular),
+	SESSION(refused_too_large),
+	SESSION(refused_owner),
+	SESSION(refused_replaced),
+	SESSION(refused_forged),
+	PART(unnamed),
 };
 
 static struct summary summary_of(const struct recorder_result *res)

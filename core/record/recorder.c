@@ -436,6 +436,7 @@ static int write_profile(struct recorder *r)
 		.elapsed = r->result.elapsed,
 		.main_file = r->main_file,
 	};
+	ssize_t n;
 	double t;
 	int err;
 
@@ -449,6 +450,13 @@ static int write_profile(struct recorder *r)
 	}
 	step_done(&t, "the profile symbolized");
 	say_files(r);
+	/* the files read while symbolizing (JIT maps, debug files) are counted now */
+	session__model_stats(r->model, &r->result.stats);
+	n = symbolizer__unnamed(r->symbolizer, r->profile, r->result.unnamed,
+				ARRAY_SIZE(r->result.unnamed), &r->result.unnamed_frames);
+	if (n < 0)
+		return (int)n;
+	r->result.nr_unnamed = (size_t)n;
 	err = record_output__write(outfile__stream(r->out), r->profile, &r->opts, &run);
 	if (err)
 		pr_err("%s: cannot write: %s", outfile__name(r->out), strerror(-err));

@@ -32,6 +32,7 @@
 #include "../profile/out_format.h"
 #include "../session/session.h"
 #include "../session/sample_times.h"
+#include "../symbols/symbolizer.h"
 #include "proc_times.h"
 
 /* What to record and where to write it; the arrays and strings outlive the recorder. */
@@ -82,6 +83,8 @@ struct recorder_outcomes {
 	uint64_t exec;	 /* inside execve past its point of no return: the old stack is gone */
 };
 
+#define RECORDER_UNNAMED_MAX 10 /* files whose unnamed frames are told */
+
 /* What a run took: filled by recorder__run(), the peak by recorder__write(). */
 struct recorder_result {
 	double elapsed;		/* seconds sampled */
@@ -101,6 +104,15 @@ struct recorder_result {
 	/* What debuginfod fetched (core/elf/debuginfod.h), when DEBUGINFOD_URLS named servers. */
 	bool debuginfod;
 	struct debuginfod_stats debuginfod_stats;
+	/*
+	 * The frames of the profile left unnamed for want of symbols, and the
+	 * files they are in, the most first (core/symbols/symbolizer.h): what
+	 * a debug file would name. nr_unnamed may be more than there is room
+	 * for. Filled by recorder__write().
+	 */
+	uint64_t unnamed_frames;
+	struct symbolizer_unnamed unnamed[RECORDER_UNNAMED_MAX];
+	size_t nr_unnamed;
 };
 
 /* Writes the content of the --stats-json file to f. 0 or -errno (said). */

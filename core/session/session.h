@@ -182,7 +182,24 @@ struct session_opts {
 	  "the path led to another file")                                                            \
 	/* files not opened as the mapped inode, or not ELF: frame pointers */                       \
 	X(files_skipped, "files_skipped", "files skipped", UNW_SHOW_LEFT_OUT,                        \
-	  "walked with frame pointers")
+	  "walked with frame pointers")                                                              \
+	/*                                                                                      \
+	 * Files a process names rather than maps (perf maps, jitdumps, debug files)         \
+	 * refused, by reason (core/targets/proc_view.h): never read, nothing named from     \
+	 * them; each warned about                                                           \
+	 */    \
+	X(refused_link, "files_refused_link", "refused: links", UNW_SHOW_LEFT_OUT,                   \
+	  "a link where the process's file should be")                                               \
+	X(refused_not_regular, "files_refused_not_regular", "refused: not files",                    \
+	  UNW_SHOW_LEFT_OUT, "FIFOs, devices, directories: never opened")                            \
+	X(refused_too_large, "files_refused_too_large", "refused: too large", UNW_SHOW_LEFT_OUT,     \
+	  "more than a JIT map or an ELF file can be")                                               \
+	X(refused_owner, "files_refused_owner", "refused: not its own", UNW_SHOW_LEFT_OUT,           \
+	  "owned by neither root nor a user of the process")                                         \
+	X(refused_replaced, "files_refused_replaced", "refused: replaced", UNW_SHOW_LEFT_OUT,        \
+	  "not the jitdump the process maps")                                                        \
+	X(refused_forged, "files_refused_forged", "refused: forged", UNW_SHOW_LEFT_OUT,              \
+	  "a jitdump whose header is not of its process")
 
 /* SESSION_ST_FIELD: the index of a row of SESSION_STATS. */
 enum session_stat {
@@ -249,6 +266,13 @@ int session__drain(struct session *s);
  */
 int session__stop(struct session *s);
 void session__stats(const struct session *s, struct session_stats *st);
+/*
+ * The counts of the model's files into st (files_replaced, files_skipped,
+ * refused_*): the symbolizer reads files after the run (JIT maps, debug
+ * files of the last processes), so a caller reads them again once the
+ * profile is written.
+ */
+void session__model_stats(const struct model *md, struct session_stats *st);
 /*
  * Run time and run count of the sampling program attached to the perf
  * events (with tail calls, the walks it chains to are inside its time).

@@ -107,11 +107,25 @@ cleanup:
 	return err;
 }
 
+void session__model_stats(const struct model *md, struct session_stats *st)
+{
+	struct model_stats ms;
+
+	model__stats(md, &ms);
+	st->files_replaced = ms.files_replaced;
+	st->files_skipped = ms.files_unreadable;
+	st->refused_link = ms.files_refused[PROC_VIEW_LINK];
+	st->refused_not_regular = ms.files_refused[PROC_VIEW_NOT_REGULAR];
+	st->refused_too_large = ms.files_refused[PROC_VIEW_TOO_LARGE];
+	st->refused_owner = ms.files_refused[PROC_VIEW_OWNER];
+	st->refused_replaced = ms.files_refused[PROC_VIEW_REPLACED];
+	st->refused_forged = ms.files_refused[PROC_VIEW_FORGED];
+}
+
 void session__stats(const struct session *s, struct session_stats *st)
 {
 	struct unw_tally tally;
 	const uint64_t *sum = (const uint64_t *)tally.stats;
-	struct model_stats ms;
 	struct loader_stats ls;
 	struct encoder_cost cost;
 
@@ -140,9 +154,7 @@ void session__stats(const struct session *s, struct session_stats *st)
 	st->pages_loaded = cost.pages;
 	st->rows_unplaced = ls.rows_unplaced + ls.rows_dropped + s->rows_unindexed;
 	st->processes_gone = s->procs_gone;
-	model__stats(s->model, &ms);
-	st->files_replaced = ms.files_replaced;
-	st->files_skipped = ms.files_unreadable;
+	session__model_stats(s->model, st);
 	st->map_bytes = session__map_bytes(s);
 	if (st->map_bytes < s->map_bytes_peak)
 		st->map_bytes = s->map_bytes_peak;

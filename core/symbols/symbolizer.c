@@ -105,6 +105,12 @@ struct symbolizer {
 	struct dwarf_frame frames[DWARF_LINES_MAX_DEPTH]; /* of the last lookup */
 	/* The namer of the runtime of each unwinder (core/runtimes/runtimes.h), once it is found. */
 	void *namers[UNW_UW_NR];
+	/*
+	 * By location id: the image + 1 (its model__image() index) of a
+	 * location left unnamed for want of symbols, else 0.
+	 */
+	size_t *unnamed;
+	size_t cap_unnamed;
 };
 
 /* Processes */
@@ -258,6 +264,14 @@ static void lookup_by_cfi(struct model_image *img, uint64_t vaddr, struct symbol
 		info->offset = vaddr - start;
 }
 
+/* Whether img has the symbols a debug file adds: a .symtab of its own or of its debug file. */
+static bool has_full_symbols(const struct model_image *img)
+{
+	struct elf_section sec;
+
+	return img->debug || elf_file__section(img->elf, ".symtab", &sec) == 0;
+}
+
 static void lookup_in_image(struct symbolizer *sym, struct model_image *img, uint64_t vaddr,
 			    struct symbol_info *info)
 {
@@ -267,10 +281,12 @@ static void lookup_in_image(struct symbolizer *sym, struct model_image *img, uin
 	model__image_settled(img);
 	s = symtab__find(model__image_symtab(img), vaddr);
 	info->build_id = img->build_id;
+	info->image = img;
 	if (s) {
 		info->name = s->name;
 		info->offset = vaddr - s->addr;
 	} else {
+		info->wants_symbols = !has_full_symbols(img);
 		lookup_by_cfi(img, vaddr, info);
 	}
 	dwarf = sym->no_lines ? NULL : model__image_dwarf(img);
@@ -625,6 +641,26 @@ static int pending_cmp(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
+/* Location id stayed unnamed for want of img's symbols. 0 or -ENOMEM. */
+static int mark_unnamed(struct symbolizer *sym, uint32_t id, const struct model_image *img)
+{
+	if (id >= sym->cap_unnamed) {
+		size_t cap = sym->cap_unnamed ? sym->cap_unnamed : 1024;
+		size_t *v;
+
+		while (cap <= id)
+			cap *= 2;
+		v = reallocarray(sym->unnamed, cap, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		memset(v + sym->cap_unnamed, 0, (cap - sym->cap_unnamed) * sizeof(*v));
+		sym->unnamed = v;
+		sym->cap_unnamed = cap;
+	}
+	sym->unnamed[id] = img->index + 1;
+	return 0;
+}
+
 int symbolizer__flush(struct symbolizer *sym)
 {
 	struct pending_locations *pl = &sym->pending;
@@ -649,6 +685,8 @@ int symbolizer__flush(struct symbolizer *sym)
 		err = frame_lookup(&src, profile__location(pl->profile, e->id), &info, &at);
 		if (!err)
 			err = set_symbol(pl->profile, e->id, &info, at);
+		if (!err && info.wants_symbols)
+			err = mark_unnamed(sym, e->id, info.image);
 	}
 	pl->nr = kept;
 	return err;
@@ -884,6 +922,59 @@ int symbolizer__symbolize_profile(struct symbolizer *sym, struct profile *p)
 	return 0;
 }
 
+/* Frames unnamed for want of symbols */
+
+struct unnamed_count {
+	size_t image; /* model__image() index */
+	uint64_t frames;
+};
+
+static int unnamed_cmp(const void *pa, const void *pb)
+{
+	const struct unnamed_count *a = pa, *b = pb;
+
+	if (a->frames != b->frames)
+		return a->frames > b->frames ? -1 : 1;
+	return a->image < b->image ? -1 : a->image > b->image;
+}
+
+ssize_t symbolizer__unnamed(const struct symbolizer *sym, const struct profile *p,
+			    struct symbolizer_unnamed *out, size_t max, uint64_t *frames)
+{
+	size_t nr_images = model__nr_images(sym->model), n = 0;
+	struct unnamed_count *c = calloc(nr_images ? nr_images : 1, sizeof(*c));
+
+	*frames = 0;
+	if (!c)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr_images; i++)
+		c[i].image = i;
+	for (size_t i = 0; i < profile__nr_samples(p); i++) {
+		const struct profile_sample *smp = profile__sample(p, i);
+
+		for (uint32_t f = 0; f < smp->nr_user; f++) {
+			uint32_t id = smp->user[f];
+			size_t img = id < sym->cap_unnamed ? sym->unnamed[id] : 0;
+
+			if (img && img <= nr_images) {
+				c[img - 1].frames += smp->count;
+				*frames += smp->count;
+			}
+		}
+	}
+	qsort(c, nr_images, sizeof(*c), unnamed_cmp);
+	while (n < nr_images && c[n].frames) {
+		const struct model_image *img = model__image(sym->model, c[n].image);
+
+		if (n < max)
+			out[n] = (struct symbolizer_unnamed){ img->path, img->build_id,
+							      c[n].frames };
+		n++;
+	}
+	free(c);
+	return (ssize_t)n;
+}
+
 /* Lifecycle */
 
 struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
@@ -937,6 +1028,7 @@ void symbolizer__free(struct symbolizer *sym)
 	ksyms__free(sym->ksyms);
 	free(sym->kallsyms);
 	free(sym->perf_map_dir);
+	free(sym->unnamed);
 	if (sym->own_model)
 		model__free(sym->model);
 	free(sym);

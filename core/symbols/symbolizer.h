@@ -23,10 +23,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct dwarf_frame;
 struct model;
+struct model_image;
 struct profile;
+struct profile_stack;
 
 struct symbolizer_opts {
 	struct model *model;   /* the processes and files; NULL: one of its own, without tables */
@@ -51,6 +54,13 @@ struct symbol_info {
 	 */
 	const struct dwarf_frame *frames;
 	size_t nr_frames;
+	/*
+	 * No symbol holds the address, and its file has none but its dynamic
+	 * ones (stripped, no debug file found): a debug file would name it. The
+	 * image is then in image.
+	 */
+	bool wants_symbols;
+	const struct model_image *image;
 };
 
 struct symbolizer;
@@ -148,5 +158,22 @@ int symbolizer__end_process(struct symbolizer *sym, struct profile *p, uint32_t 
  * were added with profile__add_stack().
  */
 int symbolizer__symbolize_profile(struct symbolizer *sym, struct profile *p);
+
+/* A file whose frames stayed unnamed for want of symbols, and how many. */
+struct symbolizer_unnamed {
+	const char *file;     /* its path, as the process that mapped it first named it */
+	const char *build_id; /* lowercase hex, NULL without one */
+	uint64_t frames;      /* frames of p's samples, each sample's count times */
+};
+
+/*
+ * After symbolizer__symbolize_profile(): the files whose frames stayed
+ * unnamed for want of symbols (info.wants_symbols), the most first, up to
+ * max into out; returns how many there are (which may be more than max),
+ * and their frames in all in *frames. Strings stay valid as long as the
+ * symbolizer's model. -ENOMEM on failure.
+ */
+ssize_t symbolizer__unnamed(const struct symbolizer *sym, const struct profile *p,
+			    struct symbolizer_unnamed *out, size_t max, uint64_t *frames);
 
 #endif

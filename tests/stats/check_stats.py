@@ -13,13 +13,17 @@ truncated or by an error reason; the outcomes (walked, frame pointers,
 failed, idle, kernel threads, exec, lost, not drained) add up to the samples; bytes_loaded is
 rows_loaded 4-byte rows with their page map and rules; the memory (peak RSS, BPF maps) is measured;
 bpf_ns_per_sample is a number when kernel.bpf_stats_enabled is 1, else null;
+the files with frames left unnamed for want of symbols (at most 10, the most
+first) hold the frames counted in frames_without_symbols (all of them when fewer
+than 10 files are listed);
 BPF's own histogram timed every sample (bpf_samples_timed), and its median and
 p99 (bpf_ns_sample_p50 <= bpf_ns_sample_p99) are more than 0 ns; the same
 samples by what they paid for (bpf_sample_costs) add up to them.
 --summary: the numbers equal those of the summary record printed on stderr,
 including the "samples accounted" line and the lines of what was left out
 (events lost, processes over limit, processes gone, files replaced, files
-skipped), which the summary prints only when they are not 0.
+skipped, files refused by reason) and of the frames without symbols, which the
+summary prints only when they are not 0.
 --min-walked: at least PERCENT of the samples walked to the bottom.
 --max-not-drained: how many samples may be taken but never delivered nor
 counted as lost (default 0: after the last drain every sample is somewhere).
@@ -67,7 +71,8 @@ OUTCOMES = ("walked", "frame_pointer", "failed", "idle", "kernel_threads", "exec
 # Memory: JSON key (bytes), summary label (MiB).
 MEMORY = {"peak_rss_bytes": "peak RSS"}
 MEMORY.update({key: label for key, label, show in STAT_ROWS if show == "BYTES"})
-COUNTS = (("user_samples", "bpf_samples_timed", "frequency_hz", "peak_rss_bytes") +
+COUNTS = (("user_samples", "bpf_samples_timed", "frequency_hz", "peak_rss_bytes",
+           "frames_without_symbols") +
           tuple(key for key, _, show in STAT_ROWS if key and show not in ("SHARE", "BESIDE")))
 # The percentiles of BPF's histogram of sample times: ns, null when no sample was timed.
 TIMES = ("bpf_ns_sample_p50", "bpf_ns_sample_p99")
@@ -152,6 +157,12 @@ def check_types(s):
     check(off_cpu is None or (isinstance(off_cpu, dict) and list(off_cpu) == OFF_CPU_KEYS and
                               all(is_count(v) for v in off_cpu.values())),
           f"off_cpu is {off_cpu!r}, expected null or the counts {', '.join(OFF_CPU_KEYS)}")
+    unnamed = s.get("files_without_symbols")
+    check(isinstance(unnamed, list) and len(unnamed) <= 10 and all(
+        isinstance(f, dict) and set(f) == {"file", "build_id", "frames"} and
+        isinstance(f["file"], str) and is_count(f["frames"]) and f["frames"] > 0 and
+        (f["build_id"] is None or re.fullmatch(r"[0-9a-f]+", f["build_id"])) for f in unnamed),
+        f"files_without_symbols is {unnamed!r}, expected a list of file, build_id, frames")
     costs = s.get("bpf_sample_costs")
     if check(isinstance(costs, dict) and set(costs) == set(COSTS) | {"none", "any"},
              f"bpf_sample_costs is {costs!r}, expected {', '.join(COSTS)}, none, any"):
@@ -188,6 +199,14 @@ def check_sums(s, max_not_drained, min_cached):
     check(abs(o["not_drained"]) <= max_not_drained,
           f"{o['not_drained']} samples neither delivered nor lost, at most {max_not_drained}")
     check(o["lost"] == s["lost"], f"outcomes.lost {o['lost']}, lost {s['lost']}")
+    unnamed = s["files_without_symbols"]
+    in_files = sum(f["frames"] for f in unnamed)
+    check(in_files <= s["frames_without_symbols"] and
+          (len(unnamed) == 10 or in_files == s["frames_without_symbols"]),
+          f"files_without_symbols: {in_files} frames in {len(unnamed)} files, "
+          f"frames_without_symbols {s['frames_without_symbols']}")
+    check(all(a["frames"] >= b["frames"] for a, b in zip(unnamed, unnamed[1:])),
+          "files_without_symbols: not the most first")
     check_times(s)
     check_costs(s)
     check_lookups(s, min_cached)
@@ -333,6 +352,9 @@ def check_summary(s, path):
     check(n == s["outcomes"]["exec"],
           f"inside exec: {n} in the summary, {s['outcomes']['exec']} in the JSON")
     check_summary_times(s, open(path).read(), path)
+    n = shown.get("frames without symbols", (0, None))[0]
+    check(n == s["frames_without_symbols"],
+          f"frames without symbols: {n} in the summary, {s['frames_without_symbols']} in the JSON")
     left_out = shown.get("unwind rows left out", (0, None))[0]
     check(left_out == s["rows_unplaced"],
           f"rows left out: {left_out} in the summary, {s['rows_unplaced']} in the JSON")
