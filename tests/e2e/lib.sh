@@ -21,9 +21,16 @@
 #   start_workload NAME ARGS...  runs a workload in the background, pid in
 #                        $workload_pid; killed when the test ends
 #   finish               exit status of the test: 1 if anything failed
+#   container_root DIR   makes DIR a root for "$in_container" DIR CMD...
+#                        (in_container.sh: CMD as pid 1 of a pid namespace,
+#                        chrooted into DIR, the host's /usr bound there, a
+#                        /tmp of its own)
+#   container_pid COMM   the pid here of pid 1 of a namespace named COMM
 set -u
 
 e2e_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck disable=SC2034 # used by the scripts that source this file
+in_container=$e2e_dir/in_container.sh
 fails=0
 background=()
 tmp=$(mktemp -d)
@@ -121,6 +128,33 @@ finish() {
 		exit 1
 	fi
 	exit 0
+}
+
+container_root() {
+	local root=$1 d
+
+	command -v unshare > /dev/null || e2e_skip "unshare is not installed (util-linux)"
+	command -v chroot > /dev/null || e2e_skip "chroot is not installed"
+	mkdir -p "$root/tmp" "$root/usr" "$root/proc" "$root/dev"
+	chmod 1777 "$root/tmp"
+	for d in bin sbin lib lib32 lib64 libx32; do
+		if [ -L "/$d" ]; then
+			ln -sfn "$(readlink "/$d")" "$root/$d"
+		elif [ -d "/$d" ]; then
+			mkdir -p "$root/$d"
+		fi
+	done
+}
+
+# The pid here of process 1 of a pid namespace whose comm is $1, the newest.
+container_pid() {
+	local p
+
+	for p in $(pgrep -x "$1" | sort -rn); do
+		grep -Eq '^NSpid:[[:space:]]+[0-9]+[[:space:]]+1$' "/proc/$p/status" 2> /dev/null &&
+			echo "$p" && return 0
+	done
+	return 1
 }
 
 e2e_require_bpf
