@@ -82,6 +82,11 @@ except by stacks --inlined.
       [anon+0x...], anonymous memory without a name), the share named must
       be at least R, with at least N such samples; with --expect-leaf, NAME
       (the map's text, whole) is the most frequent leaf among them.
+  e2e.py jit-unnamed FOLDED MAP --comm NAME --max-ratio R [--min-named N]
+      Of the samples of NAME's main thread (its tid is its pid: --tid
+      folded), at most R have a JIT frame left unnamed ([anon+0x...]) among
+      their user frames, and at least N (default 100) have a frame named from
+      MAP, the runtime's perf map.
   e2e.py fde-starts FOLDED ELF --comm NAME [--min-ratio R] [--min-frames N]
       Frames of a file without symbols named by the function that holds
       them: among the user frames of NAME's samples that are
@@ -563,14 +568,39 @@ def cmd_roots(args):
              f"{args.min_ratio:.0%}")
 
 
-def cmd_jit_named(args):
+def perf_map_names(path):
+    """The names of a perf map, as the folded writer writes them."""
     names = set()
-    with open(args.map, errors="replace") as f:
+    with open(path, errors="replace") as f:
         for line in f:
             parts = line.rstrip("\r\n").split(maxsplit=2)
             if len(parts) == 3:
-                # as the folded writer writes a name
                 names.add(parts[2].strip().replace(";", ":"))
+    return names
+
+
+def cmd_jit_unnamed(args):
+    names = perf_map_names(args.map)
+    anon = re.compile(r"\[anon\+0x[0-9a-f]+\]")
+    total = unnamed = named = 0
+    for s in read_folded(args.folded):
+        if not comm_matches(s, args.comm) or s.tid != s.pid:
+            continue
+        total += s.count
+        unnamed += s.count if any(anon.fullmatch(f) for f in s.user) else 0
+        named += s.count if any(f in names for f in s.user) else 0
+    ratio = unnamed / total if total else 1
+    print(f"samples of {args.comm}'s main thread: {total}, with a JIT frame named from "
+          f"{args.map}: {named}, with one unnamed: {unnamed} ({ratio:.2%})", file=sys.stderr)
+    if named < args.min_named:
+        fail(f"{named} samples with a JIT frame named from the map, expected {args.min_named}")
+    if ratio > args.max_ratio:
+        fail(f"{ratio:.2%} of the main thread's samples have an unnamed JIT frame, expected "
+             f"at most {args.max_ratio:.0%}")
+
+
+def cmd_jit_named(args):
+    names = perf_map_names(args.map)
     anon = re.compile(r"\[anon\+0x[0-9a-f]+\]")
     leaves = collections.Counter()
     for s in read_folded(args.folded):
@@ -1594,6 +1624,13 @@ def main():
     s.add_argument("--min-samples", type=int, default=100)
     s.add_argument("--expect-leaf")
     s.set_defaults(fn=cmd_jit_named)
+    s = sub.add_parser("jit-unnamed")
+    s.add_argument("folded")
+    s.add_argument("map")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--max-ratio", type=float, required=True)
+    s.add_argument("--min-named", type=int, default=100)
+    s.set_defaults(fn=cmd_jit_unnamed)
     s = sub.add_parser("fde-starts")
     s.add_argument("folded")
     s.add_argument("elf")
