@@ -62,6 +62,8 @@ static __always_inline __u64 py_buf_word(const struct python_walk *st, __u32 off
  * one of the interpreter's threads whose pthread_t is the thread's fs base
  * (glibc: pthread_self() is the TCB), not the one holding the GIL; 0 when
  * none is (a thread that never ran Python, more threads than searched).
+ * Not by native_thread_id: that is the thread's id in its own pid
+ * namespace, which in a container is not the kernel's tid here.
  */
 __noinline __u64 py_thread_frame(struct scratch *sc, const struct unw_python_proc *py)
 {
