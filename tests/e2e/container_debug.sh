@@ -9,7 +9,10 @@
 #    which file (--stats-json: files_without_symbols, its build ID);
 #  - with it, the chain is named whole, and no frame of it is unnamed;
 #  - the debug file owned by nobody (the process is root's), then a FIFO
-#    at its place: not read, said once, counted, and the run ends on time.
+#    at its place: not read, said once, counted, and the run ends on time;
+#  - none in the root, but DEBUGINFOD_URLS naming a debuginfod (Debian's, on
+#    a loopback port) that serves it: fetched by its build ID, the chain
+#    named whole (skipped without debuginfod).
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -79,4 +82,29 @@ mkfifo "$debug"
 run fifo
 grep -q "debug file candidate .*not read: a FIFO" "$tmp/fifo.err" ||
 	fail "no warning that the FIFO was refused"
+rm -f "$debug"
+
+if ! command -v debuginfod > /dev/null || ! command -v debuginfod-find > /dev/null; then
+	echo "debuginfod is not installed: its run is skipped" >&2
+	finish
+fi
+mkdir "$tmp/served"
+objcopy --only-keep-debug "$WORKLOADS/chain-static" "$tmp/served/work.debug"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# (the server itself without DEBUGINFOD_URLS: it would ask itself what it lacks)
+env -u DEBUGINFOD_URLS debuginfod -F "$tmp/served" -p "$port" -d "$tmp/debuginfod.sqlite" \
+	> "$tmp/server.log" 2>&1 &
+background+=("$!")
+export DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$tmp/cache
+# a cache per try: the client remembers a miss (before the first scan) for 10 minutes
+for i in $(seq 150); do
+	DEBUGINFOD_CACHE_PATH=$tmp/cache-probe-$i debuginfod-find debuginfo "$build_id" \
+		> /dev/null 2>&1 && break
+	sleep 0.2
+done
+run fetched
+check stacks "$tmp/fetched.folded" --comm work --leaf leaf --expect "$chain" --min-ratio 0.95 \
+	--min-samples 500
+n=$(unnamed fetched)
+[ "$n" -eq 0 ] || fail "with its debug file from debuginfod, $n frames of bin/work unnamed"
 finish
