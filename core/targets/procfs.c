@@ -279,6 +279,27 @@ static int check_mapped(int fd, const struct procmap *m)
 	return -ESTALE;
 }
 
+/*
+ * The file of m open for reading, from path_fd, which opens nothing (O_PATH),
+ * or -errno passed through: reopened only once it is the mapped inode, so
+ * that a FIFO swapped in at its path (which an open would wait on) or a
+ * device is never opened.
+ */
+static int reopen_mapped(int path_fd, const struct procmap *m)
+{
+	char self[64];
+	int fd;
+
+	path_fd = check_mapped(path_fd, m);
+	if (path_fd < 0)
+		return path_fd;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", path_fd);
+	fd = open(self, O_RDONLY | O_CLOEXEC);
+	fd = check_mapped(fd < 0 ? -errno : fd, m);
+	close(path_fd);
+	return fd;
+}
+
 static int open_by_path(pid_t pid, const struct procmap *m)
 {
 	int root, fd;
@@ -286,9 +307,9 @@ static int open_by_path(pid_t pid, const struct procmap *m)
 	root = procfs__open_root(pid);
 	if (root < 0)
 		return root;
-	fd = procfs__open_in_root(root, m->path, O_RDONLY);
+	fd = procfs__open_in_root(root, m->path, O_PATH);
 	close(root);
-	return check_mapped(fd, m);
+	return reopen_mapped(fd, m);
 }
 
 int procfs__open_mapping(pid_t pid, const struct procmap *m, bool *replaced)
@@ -307,8 +328,8 @@ int procfs__open_mapping(pid_t pid, const struct procmap *m, bool *replaced)
 		*replaced = fd == -ESTALE;
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
 		 m->end);
-	mfd = open(path, O_RDONLY | O_CLOEXEC);
-	mfd = check_mapped(mfd < 0 ? -errno : mfd, m);
+	mfd = open(path, O_PATH | O_CLOEXEC);
+	mfd = reopen_mapped(mfd < 0 ? -errno : mfd, m);
 	if (mfd >= 0 || fd == -ESTALE)
 		return mfd >= 0 ? mfd : -ESTALE;
 	return mfd;

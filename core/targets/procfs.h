@@ -77,7 +77,8 @@ int procfs__resolve_in_root(int root_fd, const char *path, int flags);
  * The file mapped by the file-backed mapping m of pid, read-only: its path
  * inside the process's root, else /proc/PID/map_files/START-END (the kernel's
  * own reference, which also reaches deleted files), and in either case only
- * when its device and inode are those of the maps line. *replaced (may be
+ * when its device and inode are those of the maps line, checked before it
+ * is opened (a FIFO put at its path is never opened). *replaced (may be
  * NULL) tells that the path led to another file. Returns the fd, -ESTALE
  * when no file with that identity could be opened, -ESRCH when the process
  * is gone, or another -errno.
