@@ -33,6 +33,7 @@ struct model {
 	struct hashmap procs;	       /* by pid */
 	struct hashmap roots;	       /* of struct model_root, by key */
 	struct model_root *own_root;   /* unwprof's, for processes never read */
+	uint64_t own_pid_ns;	       /* unwprof's pid namespace, once read */
 	struct model_stats stats;
 	struct proc_view_counts refused; /* what the views count: stats.files_refused */
 	size_t nr_fetching;		 /* images whose debug file is on its way from debuginfod */

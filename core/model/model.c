@@ -141,6 +141,83 @@ static void model__read_view(struct model *md, struct model_proc *p)
 	p->view.counts = &md->refused;
 }
 
+/* unwprof's pid namespace (the inode of /proc/self/ns/pid), 0 when unknown. */
+static uint64_t model__own_pid_ns(struct model *md)
+{
+	struct stat st;
+
+	if (!md->own_pid_ns && stat("/proc/self/ns/pid", &st) == 0)
+		md->own_pid_ns = st.st_ino;
+	return md->own_pid_ns;
+}
+
+/*
+ * Whether p's view still holds after an exec: the same pid and mount
+ * namespaces, the same root and the same effective user (the owner of
+ * /proc/PID; root's for a process that changed users, read again then).
+ * Stats of /proc cost a third of a view's reads, and every exec asks.
+ */
+static bool model__view_holds(const struct model_proc *p)
+{
+	struct stat st;
+	char path[32];
+	bool holds;
+	int dir;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)p->pid);
+	dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return true; /* gone: what was read stays */
+	holds = fstat(dir, &st) == 0 && st.st_uid == p->view.euid &&
+		fstatat(dir, "ns/pid", &st, 0) == 0 && st.st_ino == p->view.pid_ns &&
+		fstatat(dir, "ns/mnt", &st, 0) == 0 && st.st_ino == p->root->mnt_ns &&
+		fstatat(dir, "root", &st, 0) == 0 && st.st_dev == p->root->dev &&
+		st.st_ino == p->root->ino;
+	close(dir);
+	return holds;
+}
+
+/*
+ * Whether p may have exec'd since its view was read: it was told
+ * (model__exec()), or pm replaces every mapping p had (an exec whose event
+ * was lost; a child's first read, its mappings its parent's). Both are in
+ * order of address: one walk.
+ */
+static bool model__exec_seen(const struct model_proc *p, const struct procmaps *pm)
+{
+	size_t i = 0, j = 0;
+
+	if (p->exec)
+		return true;
+	while (i < p->nr && j < pm->nr) {
+		const struct procmap *old = &p->maps[i].map, *m = &pm->maps[j];
+
+		if (!p->maps[i].current || old->start < m->start) {
+			i++;
+		} else if (m->start < old->start) {
+			j++;
+		} else {
+			if (m->end == old->end && m->inode == old->inode)
+				return false;
+			i++;
+			j++;
+		}
+	}
+	return true;
+}
+
+/*
+ * How p sees its files, read when it never was or an exec may have changed
+ * it, before its files are opened (their debug files are looked up as it
+ * sees them).
+ */
+static void model__update_view(struct model *md, struct model_proc *p, const struct procmaps *pm)
+{
+	if (!p->root || !p->view.nspid || (model__exec_seen(p, pm) && !model__view_holds(p)))
+		model__read_view(md, p);
+	p->exec = false;
+}
+
 static void model__proc_free(struct model *md, struct model_proc *p)
 {
 	if (!p)
@@ -221,6 +298,14 @@ static struct model_proc *model__proc_get(struct model *md, pid_t pid)
 		return NULL;
 	}
 	return p;
+}
+
+void model__exec(struct model *md, pid_t pid)
+{
+	struct model_proc *p = model__process(md, pid);
+
+	if (p)
+		p->exec = true;
 }
 
 void model__remove_process(struct model *md, pid_t pid)
@@ -325,10 +410,9 @@ struct model_proc *model__read_process(struct model *md, pid_t pid)
 	if (!pm)
 		return NULL;
 	md->stats.maps_read++;
-	/* First: its files' debug files are looked up as it sees them. */
 	p = model__proc_get(md, pid);
 	if (p)
-		model__read_view(md, p);
+		model__update_view(md, p, pm);
 	p = p ? model__add_maps(md, pm) : NULL;
 	err = errno;
 	procmaps__free(pm);
@@ -337,20 +421,29 @@ struct model_proc *model__read_process(struct model *md, pid_t pid)
 }
 
 /*
- * A child sees files as its parent, in its root; its own pid there is read
- * while it lives, else known only when its parent's is its pid here.
+ * A child sees files as its parent, in its root. Its pid there is its pid
+ * here when its parent is in unwprof's pid namespace (a child in a new one
+ * is checked at its first read: model__update_view()): forks are many, and
+ * reading a view costs some 50 us of /proc. A container's child's is read
+ * while it lives; 0 (unknown) when it cannot be.
  */
 static void model__fork_view(struct model *md, const struct model_proc *parent,
 			     struct model_proc *child)
 {
-	model__read_view(md, child);
-	if (child->root || !parent->root)
+	bool own_ns;
+
+	if (!parent->root)
+		return;
+	own_ns = parent->view.nspid && parent->view.pid_ns == model__own_pid_ns(md);
+	if (!own_ns)
+		model__read_view(md, child);
+	if (child->root)
 		return;
 	child->root = parent->root;
 	child->root->refs++;
 	child->view = parent->view;
 	child->view.pid = child->pid;
-	child->view.nspid = parent->view.nspid == parent->pid ? child->pid : 0;
+	child->view.nspid = own_ns ? child->pid : 0;
 }
 
 int model__fork(struct model *md, pid_t ppid, pid_t pid)

@@ -22,6 +22,7 @@
  *	p = model__read_process(md, pid);	 /proc/PID/maps read once, its files opened
  *	p->maps[i].file->image->table		 a mapping's unwind table, or NULL
  *	model__fork(md, ppid, pid);		 a child runs its parent's mappings
+ *	model__exec(md, pid);			 its view is checked at its next read
  *	model__view(md, pid, &v);		 how it sees the files it names
  *	model__remove_process(md, pid);		 it exited
  *	model__free(md);
@@ -133,6 +134,7 @@ struct model_proc {
 	 */
 	struct proc_view view;
 	struct model_root *root;
+	bool exec; /* it exec'd since it was read: its view is checked (model__exec()) */
 };
 
 /* Mapped files that could not be opened, by reason, and what was opened. */
@@ -236,6 +238,13 @@ struct model_proc *model__process(const struct model *md, pid_t pid);
  * known already or ppid is not. 0 or -ENOMEM.
  */
 int model__fork(struct model *md, pid_t ppid, pid_t pid);
+
+/*
+ * Process pid exec'd: at its next read, its view is read again unless it
+ * kept its namespaces, its root and its user (an exec may enter a container
+ * or change users). Nothing when pid is not known.
+ */
+void model__exec(struct model *md, pid_t pid);
 
 /* Forgets process pid (it exited); its files stay for the others. */
 void model__remove_process(struct model *md, pid_t pid);

@@ -196,6 +196,7 @@ int session__on_event(void *ctx, void *data, size_t size)
 		break;
 	case UNW_EV_EXEC:
 		session__exec_started(s, ev->pid, ev->addr);
+		model__exec(s->model, ev->pid);
 		session__mark_dirty(s, ev->pid);
 		break;
 	case UNW_EV_MAPPED:

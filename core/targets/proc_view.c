@@ -38,11 +38,20 @@ static void add_owner(struct proc_view *v, uid_t uid)
 int proc_view__read(pid_t pid, struct proc_view *v)
 {
 	struct procfs_ids ids;
+	char path[64];
+	struct stat st;
 	int err = procfs__ids(pid, &ids);
 
 	if (err)
 		return err;
-	*v = (struct proc_view){ .root_fd = -1, .pid = pid, .nspid = ids.nspid };
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	if (stat(path, &st))
+		return errno == ENOENT ? -ESRCH : -errno;
+	*v = (struct proc_view){ .root_fd = -1,
+				 .pid = pid,
+				 .nspid = ids.nspid,
+				 .pid_ns = st.st_ino,
+				 .euid = ids.uids[1] };
 	add_owner(v, 0);
 	/* The root of its user namespace owns its container's files, as seen from here. */
 	add_owner(v, ids.ns_root);

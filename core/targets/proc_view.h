@@ -56,9 +56,11 @@ struct proc_view_counts {
 #define PROC_VIEW_OWNERS 6
 
 struct proc_view {
-	int root_fd; /* its root (O_PATH), not owned: unwprof's own root is one too */
-	pid_t pid;   /* as unwprof knows it */
-	pid_t nspid; /* in its own pid namespace: what it names its files after */
+	int root_fd;	 /* its root (O_PATH), not owned: unwprof's own root is one too */
+	pid_t pid;	 /* as unwprof knows it */
+	pid_t nspid;	 /* in its own pid namespace: what it names its files after */
+	uint64_t pid_ns; /* its pid namespace (the inode of /proc/PID/ns/pid) */
+	uid_t euid;	 /* its effective user, the owner of /proc/PID */
 	uid_t owners[PROC_VIEW_OWNERS]; /* whose files it may read: root, its users */
 	size_t nr_owners;
 	struct proc_view_counts *counts; /* where refusals are counted; NULL: nowhere */
@@ -81,8 +83,8 @@ struct proc_view_rules {
 };
 
 /*
- * The ids of pid: its pid in its namespace and its users (root_fd is left
- * -1, counts NULL). 0, -ESRCH when it is gone, or another -errno.
+ * The ids of pid: its pid in its namespace, that namespace and its users
+ * (root_fd is left -1, counts NULL). 0, -ESRCH when it is gone, or another -errno.
  */
 int proc_view__read(pid_t pid, struct proc_view *v);
 

@@ -5,7 +5,9 @@
  * processes map it, as /proc/PID/maps lists them; a process read again
  * keeps its earlier mappings that nothing replaced; a fork runs its
  * parent's; symbols read on first use, at the address the walk's
- * translation gives.
+ * translation gives; how a process sees its files read again only after an
+ * exec that may have changed it, a fork in unwprof's pid namespace given
+ * its parent's.
  */
 #include <errno.h>
 #include <signal.h>
@@ -195,11 +197,49 @@ static void test_no_such_process(void)
 	model__free(md);
 }
 
+/*
+ * The view of this process: read with its first mappings, kept while its
+ * mappings are read again, and after an exec that kept its user, root and
+ * namespaces; read again after one that did not (its user here made up). A
+ * child forked in unwprof's pid namespace is its own pid there, unread.
+ */
+static void test_view_kept(void)
+{
+	struct model *md = model__new(NULL);
+	struct model_proc *p, *child;
+
+	CHECK(md != NULL);
+	if (!md)
+		return;
+	p = model__read_process(md, getpid());
+	CHECK(p && p->root && p->view.nspid && p->view.pid_ns);
+	if (!p || !p->root)
+		goto cleanup;
+	p->view.nspid = 0x7ffffff0; /* made up: a view read again puts it right */
+	p = model__read_process(md, getpid());
+	CHECK(p && p->view.nspid == 0x7ffffff0);
+	model__exec(md, getpid());
+	p = model__read_process(md, getpid());
+	CHECK(p && p->view.nspid == 0x7ffffff0 && !p->exec);
+	p->view.euid = geteuid() + 1;
+	model__exec(md, getpid());
+	p = model__read_process(md, getpid());
+	CHECK(p && p->view.nspid != 0x7ffffff0 && p->view.euid == geteuid());
+	if (p->view.nspid != getpid()) /* this test in a pid namespace of its own */
+		goto cleanup;
+	CHECK_EQ_INT(model__fork(md, getpid(), 0x7ffffff1), 0);
+	child = model__process(md, 0x7ffffff1);
+	CHECK(child && child->root == p->root && child->view.nspid == 0x7ffffff1);
+cleanup:
+	model__free(md);
+}
+
 int main(void)
 {
 	RUN(test_files_opened_once);
 	RUN(test_translation_and_symbols);
 	RUN(test_read_again_and_fork);
 	RUN(test_no_such_process);
+	RUN(test_view_kept);
 	return test_summary();
 }
