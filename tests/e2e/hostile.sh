@@ -150,7 +150,7 @@ forged)
 	mkdir "$tmp/dumps"
 	start_jit "$tmp/dumps"
 	dump=$tmp/dumps/jit-$pid.dump
-	[ -s "$dump" ] && [ ! -e "/tmp/perf-$pid.map" ] || fail "the workload wrote no jitdump alone"
+	{ [ -s "$dump" ] && [ ! -e "/tmp/perf-$pid.map" ]; } || fail "the workload wrote no jitdump alone"
 	# in place (the mapped file), as long as it was: another pid, names planted_*
 	python3 - "$dump" "$((pid + 1))" << 'PY'
 import struct, sys

@@ -32,7 +32,7 @@ rm -f "$croot/tmp/perf-1.map"
 background+=("$!")
 for _ in $(seq 50); do grep -q '^ready' "$tmp/attached.out" && break; sleep 0.1; done
 pid=$(container_pid jit)
-[ -n "$pid" ] && grep -qx 'ready 1' "$tmp/attached.out" ||
+{ [ -n "$pid" ] && grep -qx 'ready 1' "$tmp/attached.out"; } ||
 	fail "the workload is not pid 1 of its namespace: $(cat "$tmp/attached.out")"
 sed 's/jit_/decoy_/' "$croot/tmp/perf-1.map" > "/tmp/perf-$pid.map"
 record attached -F 999 -p "$pid" -d 2 -o "$tmp/attached.folded"
@@ -46,7 +46,7 @@ rm -f "$croot/tmp/perf-1.map"
 # Its jitdump, /tmp/jit-1.dump in its root, found by the mapping of the file.
 record jitdump -F 999 -o "$tmp/jitdump.folded" -- "$in_container" "$croot" /jit 3 /tmp
 expect_rc 0
-[ -s "$croot/tmp/jit-1.dump" ] && [ ! -e "$croot/tmp/perf-1.map" ] ||
+{ [ -s "$croot/tmp/jit-1.dump" ] && [ ! -e "$croot/tmp/perf-1.map" ]; } ||
 	fail "the workload did not write its jitdump alone in its root"
 check stacks "$tmp/jitdump.folded" --comm jit --leaf jit_framed --expect "$chain" \
 	--min-ratio 0.95 --min-samples 300
