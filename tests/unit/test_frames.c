@@ -135,7 +135,8 @@ static void test_kinds(void)
 	CHECK_EQ_STR(frames__kind(UNW_UW_PYTHON)->pprof_mapping, "[python]");
 	CHECK_EQ_STR(frames__kind(UNW_UW_RUBY)->pprof_mapping, "[ruby]");
 	CHECK(frames__kind(UNW_UW_RUBY)->interpreted);
-	CHECK(frames__kind(UNW_UW_RUBY + 1) == NULL);
+	CHECK_EQ_STR(frames__kind(UNW_UW_PERL)->pprof_mapping, "[perl]");
+	CHECK(frames__kind(UNW_UW_NR) == NULL); /* the first past the runtimes' */
 }
 
 /* The frame numbers a walk of s gives, root first, into out; how many. */

@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The walk of Perl's context stacks (bpf/unwind_perl.h, core/runtimes/perl/):
+ * the program the native walk hands a frame of the run loop
+ * (Perl_runops_standard) over to (UNW_UW_PERL). It writes the Perl frames
+ * of the thread's interpreter ahead of the walk (struct frames_ahead), one
+ * segment per activation of the run loop, innermost first. Its process
+ * entries are perl_procs (bpf/maps.bpf.h).
+ *
+ * Perl keeps no frame per call of the run loop: a sub's context (CXt_SUB)
+ * says the sub and, in blk_oldcop, the statement of its caller that called
+ * it; PL_curcop is the statement being run. The contexts of an
+ * interpreter's stack infos, innermost first, give the frames: a sub or
+ * format, a string eval, require or do FILE, a sort BLOCK (CXt_NULL on a
+ * sort's stack info), the main program at the bottom of the main stack
+ * info; a frame's statement is PL_curcop for the first, the blk_oldcop of
+ * the frame before it for the others. Loops, bare blocks, eval {} and
+ * try {} are no frames (Perl's caller() skips them too). An activation of
+ * the run loop begins with a context C pushed before it called the loop:
+ * a sub or eval whose return op is none (call_sv, eval_sv, MULTICALL), a
+ * sort BLOCK; such a context at the top while PL_op is none is between
+ * its calls (the sort's comparisons, the MULTICALL's items): its
+ * activation is not on the thread's stack, and it is no frame.
+ */
+#ifndef UNWPROF_UNWIND_PERL_BPF_H
+#define UNWPROF_UNWIND_PERL_BPF_H
+
+#include <bpf/bpf_core_read.h>
+
+#include "walk.bpf.h"
+
+/*
+ * Steps of one run of the program: a context, or a stack info, each. A
+ * sub's frame often comes with a loop's or a block's context: twice as many
+ * steps as the ahead holds frames, and more.
+ */
+#define PL_FILL_STEPS (2 * AHEAD_WORDS)
+/* The buffer a context is read into: a power of two, past the bytes read. */
+#define PL_CX_BUF 128
+#define PL_CXIX_MAX (1 << 20) /* a context index past this is not one */
+_Static_assert(UNW_PL_CX_READ <= PL_CX_BUF, "a context fits its buffer");
+
+/* Where the walk of the contexts is: the next context to read, and the statement run there. */
+struct perl_cursor {
+	__u64 si;      /* the stack info; 0: the walk is at its end */
+	__u64 cxstack; /* its contexts */
+	__u64 cop;     /* the statement the next frame runs */
+	__s32 ix;      /* the next context, counting down; < 0: the stack info's end */
+	__s32 si_type;
+	__u32 idle; /* PL_op is none: an activation's first context at the top is between calls */
+	__u32 top;  /* no frame written yet: the next is the innermost */
+};
+
+/* What the Perl walk keeps of a walk, between its runs. */
+struct perl_walk {
+	__u64 walk_id; /* the walk it is of (struct scratch) */
+	struct perl_cursor cur;
+	/* The activation being written: where its words and frames began, and its frames. */
+	struct perl_cursor seg_cursor;
+	__u32 seg_start;
+	__u32 seg_frames;
+	/* The context being read. */
+	__u8 buf[PL_CX_BUF];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, WALK_FAMILIES);
+	__type(key, __u32);
+	__type(value, struct perl_walk);
+} perl_walks SEC(".maps");
+
+/* The word at off of the context read into st->buf; 0 past it. */
+static __always_inline __u64 pl_buf_word(const struct perl_walk *st, __u32 off)
+{
+	__u64 v;
+
+	if (off > UNW_PL_CX_READ - sizeof(v))
+		return 0;
+	__builtin_memcpy(&v, &st->buf[off & (PL_CX_BUF - 1)], sizeof(v));
+	return v;
+}
+
+/* The 32-bit word at addr + off of the process; 0 when it cannot be read. */
+static __always_inline __u32 pl_user_u32(__u64 addr, __u32 off)
+{
+	__u32 v = 0;
+
+	if (addr)
+		bpf_probe_read_user(&v, sizeof(v), (void *)(addr + off));
+	return v;
+}
+
+/* The cursor at the top of stack info si (its type, contexts and index); 0 when it is not one. */
+static __always_inline int pl_stackinfo(struct perl_cursor *c, const struct unw_perl_proc *pl,
+					__u64 si)
+{
+	__s32 ix = (__s32)pl_user_u32(si, pl->si_cxix), max = (__s32)pl_user_u32(si, pl->si_cxmax);
+
+	c->si = si;
+	c->cxstack = user_word(si, pl->si_cxstack);
+	c->si_type = (__s32)pl_user_u32(si, pl->si_type);
+	c->ix = ix;
+	/* -1 is an empty stack info */
+	return si && c->cxstack && ix >= -1 && ix <= max && max < PL_CXIX_MAX;
+}
+
+/*
+ * The sampled thread's interpreter, from PL_current_context (its own, not
+ * the first interpreter's: each ithread has one), and where its walk
+ * starts: its current stack info, statement and op. 0 when it has none.
+ */
+__noinline int pl_thread_start(struct scratch *sc, struct perl_cursor *c,
+			       const struct unw_perl_proc *pl)
+{
+	__u64 fsbase = 0, got, var, interp;
+
+	if (!sc || !c || !pl)
+		return 0;
+#ifdef __TARGET_ARCH_x86 /* core/runtimes/perl/plruntime.c reads amd64 binaries only */
+	fsbase = BPF_CORE_READ(bpf_get_current_task_btf(), thread.fsbase);
+#endif
+	got = user_word(pl->tls_got, 0);
+	if (pl->tls_static)
+		var = fsbase && got ? fsbase + got : 0;
+	else
+		var = got && got < 4096 ? user_word(user_word(fsbase, 8), got * 16) : 0;
+	if (!pl->tls_static && var && var != (__u64)-1)
+		var += pl->tls_offset;
+	interp = var && var != (__u64)-1 ? user_word(var, 0) : 0;
+	if (!interp || !pl_stackinfo(c, pl, user_word(interp, pl->interp_curstackinfo))) {
+		err_inc(sc, UNW_E_PL_THREAD);
+		return 0;
+	}
+	c->cop = user_word(interp, pl->interp_curcop);
+	c->idle = user_word(interp, pl->interp_op) == 0;
+	c->top = 1;
+	return 1;
+}
+
+/*
+ * The first word of the frame of sub cv: its GV (the effective one, as
+ * caller() names it), or the CV itself when it has a name HEK and no GV;
+ * 0 when cv is not a CV, or its GV not a GV with its GP (counted).
+ */
+__noinline __u64 pl_sub_word(struct scratch *sc, const struct unw_perl_proc *pl, __u64 cv)
+{
+	__u64 body, gv, egv;
+
+	if (!sc || !pl)
+		return 0;
+	if ((pl_user_u32(cv, pl->sv_flags) & UNW_PL_SVt_MASK) != UNW_PL_SVt_PVCV)
+		goto bad;
+	body = user_word(cv, 0);
+	if (pl_user_u32(body, pl->cv_flags) & UNW_PL_CVf_NAMED)
+		return UNW_FRAME_WORD(UNW_FRAME_PERL,
+				      (__u64)UNW_PL_SUB_NAMED << UNW_PL_KIND_SHIFT | cv);
+	gv = user_word(body, pl->cv_gv);
+	if ((pl_user_u32(gv, pl->sv_flags) & (UNW_PL_SVt_MASK | UNW_PL_SVpgv_GP)) !=
+	    (UNW_PL_SVt_PVGV | UNW_PL_SVpgv_GP))
+		goto bad;
+	egv = user_word(user_word(gv, pl->sv_u), pl->gp_egv);
+	if (egv && (pl_user_u32(egv, pl->sv_flags) & (UNW_PL_SVt_MASK | UNW_PL_SVpgv_GP)) ==
+			   (UNW_PL_SVt_PVGV | UNW_PL_SVpgv_GP))
+		gv = egv;
+	return UNW_FRAME_WORD(UNW_FRAME_PERL, (__u64)UNW_PL_SUB << UNW_PL_KIND_SHIFT | gv);
+bad:
+	err_inc(sc, UNW_E_PL_FRAME);
+	return 0;
+}
+
+/*
+ * The first statement of sub cv, its first op when that is a COP; 0 when
+ * it is not. The innermost sub whose statement is still the one its
+ * caller called it from has not run one of its own: it is at its first.
+ */
+__noinline __u64 pl_sub_start(const struct unw_perl_proc *pl, __u64 cv)
+{
+	__u64 start;
+	__u16 type;
+
+	if (!pl)
+		return 0;
+	start = user_word(user_word(cv, 0), pl->cv_start);
+	type = (__u16)pl_user_u32(start, pl->op_type) & UNW_PL_OP_TYPE_MASK;
+	return type == pl->op_nextstate || type == pl->op_dbstate ? start : 0;
+}
+
+/*
+ * Writes the frame word what ahead at statement cop of pid; the first
+ * time the COP is seen, user space is told, to read its file and line.
+ */
+__noinline int pl_frame_push(struct scratch *sc, const struct unw_perl_proc *pl, __u32 pid,
+			     __u64 what, __u64 cop)
+{
+	struct unw_event ev = { .type = UNW_EV_CODE, .unwinder = UNW_UW_PERL, .pid = pid };
+	__u64 file = 0;
+	__u32 line = 0;
+
+	if (!sc || !pl)
+		return 0;
+	if (cop) {
+		bpf_probe_read_user(&line, sizeof(line), (void *)(cop + pl->cop_line));
+		bpf_probe_read_user(&file, sizeof(file), (void *)(cop + pl->cop_file));
+	}
+	ev.addr = cop & UNW_PL_VALUE_MASK;
+	ev.tag = UNW_PL_TAG(file, line);
+	if (cop && code_first_seen(pid, ev.tag, ev.addr) &&
+	    bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		stat_inc(UNW_ST_EVENTS_LOST);
+	ahead_push(sc, what);
+	ahead_push(sc, ev.addr | (__u64)ev.tag << UNW_PL_TAG_SHIFT);
+	return 0;
+}
+
+/* What pl_context did: wrote a frame or not, and whether its activation ends there. */
+enum { PL_WROTE = 0, PL_SKIPPED, PL_END, PL_WROTE_END, PL_FULL, PL_BOTTOM };
+
+/*
+ * Whether the sub or eval context read into st->buf began an activation of
+ * the run loop: its return op is none (the loop ends when it returns), and
+ * it is not the last op of a sort BLOCK, the context below it, whose ops
+ * end with none too: a sub called there is the BLOCK's, in its activation.
+ */
+static __always_inline int pl_entry(const struct perl_walk *st, const struct unw_perl_proc *pl)
+{
+	const struct perl_cursor *c = &st->cur;
+	__u8 below = 0xff;
+
+	if (pl_buf_word(st, pl->cx_retop))
+		return 0;
+	if (c->si_type != UNW_PL_PERLSI_SORT || c->ix < 0)
+		return 1;
+	bpf_probe_read_user(&below, sizeof(below),
+			    (void *)(c->cxstack + (__u64)c->ix * pl->cx_size));
+	return (below & UNW_PL_CXTYPEMASK) != UNW_PL_CXt_NULL;
+}
+
+/*
+ * The frame word of the context read into st->buf, of type type, that is
+ * one (see above); 0 when it is no frame, or when its sub does not check
+ * out. *entry: it began an activation of the run loop.
+ */
+static __always_inline __u64 pl_context_word(struct scratch *sc, struct perl_walk *st,
+					     const struct unw_perl_proc *pl, __u8 type, int *entry)
+{
+	__u8 t = type & UNW_PL_CXTYPEMASK;
+	__u16 u16;
+
+	*entry = 0;
+	if ((t == UNW_PL_CXt_SUB || t == UNW_PL_CXt_FORMAT) && !(type & UNW_PL_CXp_SUB_RE_FAKE)) {
+		*entry = pl_entry(st, pl);
+		return pl_sub_word(sc, pl, pl_buf_word(st, pl->cx_cv));
+	}
+	if (t == UNW_PL_CXt_EVAL && !(type & (UNW_PL_CXp_EVALBLOCK | UNW_PL_CXp_TRY))) {
+		*entry = pl_entry(st, pl);
+		/* blk_u16: the op that began it, in its bits 7 to 15 */
+		__builtin_memcpy(&u16, &st->buf[2], sizeof(u16));
+		return UNW_FRAME_WORD(UNW_FRAME_PERL,
+				      (__u64)UNW_PL_EVAL << UNW_PL_KIND_SHIFT | (u16 >> 7));
+	}
+	if (t == UNW_PL_CXt_NULL && st->cur.si_type == UNW_PL_PERLSI_SORT) {
+		*entry = 1;
+		return UNW_FRAME_WORD(UNW_FRAME_PERL, (__u64)UNW_PL_SORT << UNW_PL_KIND_SHIFT);
+	}
+	return 0;
+}
+
+/*
+ * The end of the cursor's stack info: the main program's frame at the
+ * bottom of the main one, which ends the walk, or the stack info below.
+ */
+static __always_inline int pl_stackinfo_end(struct scratch *sc, struct perl_walk *st,
+					    const struct unw_perl_proc *pl, __u32 pid)
+{
+	struct perl_cursor *c = &st->cur;
+
+	if (c->si_type == UNW_PL_PERLSI_MAIN) {
+		pl_frame_push(sc, pl, pid,
+			      UNW_FRAME_WORD(UNW_FRAME_PERL,
+					     (__u64)UNW_PL_MAIN << UNW_PL_KIND_SHIFT),
+			      c->cop);
+		c->si = 0;
+		return PL_WROTE_END;
+	}
+	if (!pl_stackinfo(c, pl, user_word(c->si, pl->si_prev))) {
+		c->si = 0;
+		return PL_END;
+	}
+	return PL_SKIPPED;
+}
+
+/*
+ * Writes the frame of the context at the cursor ahead, if it is one, and
+ * moves the cursor to the context below. PL_BOTTOM when the walk is at its
+ * end, PL_FULL when the ahead has no room left (the cursor unmoved).
+ */
+static __always_inline int pl_context(struct scratch *sc, struct perl_walk *st,
+				      const struct unw_perl_proc *pl, __u32 pid)
+{
+	struct perl_cursor *c = &st->cur;
+	__u64 what, cx, start;
+	int entry;
+	__u8 type;
+
+	if (!c->si)
+		return PL_BOTTOM;
+	if (sc->ahead.nr_words + 2 > AHEAD_WORDS)
+		return PL_FULL;
+	if (c->ix < 0)
+		return pl_stackinfo_end(sc, st, pl, pid);
+	cx = c->cxstack + (__u64)c->ix * pl->cx_size;
+	c->ix--;
+	if (bpf_probe_read_user(st->buf, UNW_PL_CX_READ, (void *)cx))
+		return PL_SKIPPED; /* the top one may be written as it is read: it is no frame */
+	type = st->buf[0];
+	what = pl_context_word(sc, st, pl, type, &entry);
+	if (!what && !entry)
+		return PL_SKIPPED;
+	if (entry && c->idle) {
+		/* between its calls: no frame, and the C code that calls it runs at its caller's */
+		c->idle = 0;
+		c->cop = pl_buf_word(st, pl->cx_oldcop);
+		return PL_SKIPPED;
+	}
+	c->idle = 0;
+	if (what && c->top && (type & UNW_PL_CXTYPEMASK) == UNW_PL_CXt_SUB &&
+	    c->cop == pl_buf_word(st, pl->cx_oldcop)) {
+		start = pl_sub_start(pl, pl_buf_word(st, pl->cx_cv));
+		if (start)
+			c->cop = start;
+	}
+	c->top = 0;
+	if (what)
+		pl_frame_push(sc, pl, pid, what, c->cop);
+	c->cop = pl_buf_word(st, pl->cx_oldcop);
+	if (entry)
+		return what ? PL_WROTE_END : PL_END;
+	return PL_WROTE;
+}
+
+/*
+ * One step of pl_fill: the context at the cursor written ahead, and its
+ * activation's segment closed when it ends there. 1 to go on. A global
+ * function: the loop over the steps verifies one path per step.
+ */
+__noinline int pl_fill_step(struct scratch *sc, struct perl_walk *st,
+			    const struct unw_perl_proc *pl, __u32 pid)
+{
+	int r;
+
+	if (!sc || !st || !pl)
+		return 0;
+	r = pl_context(sc, st, pl, pid);
+	if (r == PL_FULL)
+		return 0;
+	if (r == PL_BOTTOM) {
+		/* frames of no activation that ended: the one the walk began in */
+		if (st->seg_frames)
+			ahead_close(sc, st->seg_frames);
+		st->seg_frames = 0;
+		st->seg_start = sc->ahead.nr_words;
+		st->seg_cursor = st->cur;
+		return 0;
+	}
+	if (r == PL_WROTE || r == PL_WROTE_END)
+		st->seg_frames++;
+	if (r == PL_WROTE || r == PL_SKIPPED)
+		return 1;
+	ahead_close(sc, st->seg_frames);
+	st->seg_frames = 0;
+	st->seg_start = sc->ahead.nr_words;
+	st->seg_cursor = st->cur;
+	return st->cur.si && !ahead_full(sc);
+}
+
+/*
+ * Writes ahead the Perl frames of the activations of the run loop from
+ * the cursor on, one segment each, until the bottom or until the ahead is
+ * full: an activation that does not fit is left for the next run, from its
+ * start (more), unless it is alone and still does not fit.
+ */
+static __always_inline void pl_fill(struct scratch *sc, struct perl_walk *st,
+				    const struct unw_perl_proc *pl, __u32 pid)
+{
+	st->seg_start = sc->ahead.nr_words;
+	st->seg_cursor = st->cur;
+	st->seg_frames = 0;
+	for (int i = 0; i < PL_FILL_STEPS; i++)
+		if (!pl_fill_step(sc, st, pl, pid))
+			break;
+	if (sc->ahead.nr_words == st->seg_start) {
+		sc->ahead.more = st->cur.si != 0;
+		return;
+	}
+	if (sc->ahead.nr_segs) {
+		ahead_drop(sc, st->seg_start);
+		st->cur = st->seg_cursor;
+		sc->ahead.more = 1;
+		return;
+	}
+	err_inc(sc, UNW_E_PL_DEPTH);
+	ahead_close(sc, st->seg_frames);
+	st->cur.si = 0;
+}
+
+/*
+ * Perl's walk of frame s->n, handed over by the native walk: the Perl
+ * frames of the thread written ahead, as many as fit, from where the last
+ * run of this walk left off (the thread's interpreter's top at the first).
+ * The native walk writes them and steps the frame.
+ */
+static __always_inline __u32 perl_step(struct scratch *sc, struct walk_saved *s)
+{
+	const struct unw_perl_proc *pl = bpf_map_lookup_elem(&perl_procs, &s->pid);
+	__u32 family = sc->family;
+	struct perl_walk *st = bpf_map_lookup_elem(&perl_walks, &family);
+
+	ahead_begin(sc, UNW_UW_PERL);
+	if (!pl || !st)
+		return RESUME_FRAME;
+	if (pl->refused) {
+		err_inc(sc, UNW_E_PL_VERSION);
+		return RESUME_FRAME;
+	}
+	if (st->walk_id != sc->walk_id) {
+		st->walk_id = sc->walk_id;
+		if (!pl_thread_start(sc, &st->cur, pl))
+			st->cur.si = 0;
+	}
+	pl_fill(sc, st, pl, s->pid);
+	return RESUME_FRAME;
+}
+
+UNW_RUNTIME_PROGRAMS(perl)
+
+#endif

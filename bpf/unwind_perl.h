@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Perl, what user space and BPF share of it (bpf/runtimes.h): the value of
+ * its process map, the words of its frames and its reasons. Its walk is
+ * bpf/unwind_perl.bpf.h; what it reads of a perl and how it names frames,
+ * core/runtimes/perl/.
+ */
+#ifndef UNWPROF_UNWIND_PERL_H
+#define UNWPROF_UNWIND_PERL_H
+
+/*
+ * Value of the Perl map (perl_procs), keyed by pid: how the Perl unwinder
+ * finds the sampled thread's interpreter (PL_current_context, a
+ * thread-local variable: at the thread pointer plus the offset the
+ * dynamic loader wrote into the GOT slot tls_got, or, in a libperl, in
+ * the TLS block of the module whose id it wrote there) and walks its
+ * context stacks (core/runtimes/perl/plruntime.h). Addresses are the
+ * process's; offsets those of the interpreter's version.
+ */
+struct unw_perl_proc {
+	__u64 tls_got;
+	__u32 tls_offset; /* in a libperl: PL_current_context in its module's TLS block */
+	__u8 tls_static;  /* tls_got holds the variable's offset from the thread pointer */
+	__u8 refused;	  /* a version or build not read: UNW_E_PL_VERSION, nothing else set */
+	__u16 interp_op;  /* PerlInterpreter: Iop, Icurcop, Icurstackinfo */
+	__u16 interp_curcop;
+	__u16 interp_curstackinfo;
+	__u8 si_cxstack; /* struct stackinfo */
+	__u8 si_prev;
+	__u8 si_cxix;
+	__u8 si_cxmax;
+	__u8 si_type;
+	__u8 cx_size; /* struct context: its size, and where in it */
+	__u8 cx_oldcop;
+	__u8 cx_retop;
+	__u8 cx_cv;
+	__u8 sv_flags; /* every SV's head: flags, and sv_u (a GV's GP) */
+	__u8 sv_u;
+	__u8 cv_gv; /* XPVCV: the GV (or a name HEK), the flags, the first op */
+	__u8 cv_flags;
+	__u8 cv_start;
+	__u8 gp_egv;   /* GP: the effective GV */
+	__u8 cop_line; /* COP: its line and file, a tag of it */
+	__u8 cop_file;
+	__u8 op_type;	    /* an op's type, the low 9 bits of the 16 there */
+	__u16 op_nextstate; /* the types of a COP: nextstate, dbstate */
+	__u16 op_dbstate;
+	__u8 pad[4];
+};
+
+/*
+ * Perl's own constants, the same in every version read (cop.h, sv.h,
+ * cv.h): a context's type and flags, the stack infos' types, SV types.
+ */
+#define UNW_PL_CXTYPEMASK 0x0f
+#define UNW_PL_CXt_NULL 0 /* only a sort BLOCK's */
+#define UNW_PL_CXt_SUB 9
+#define UNW_PL_CXt_FORMAT 10
+#define UNW_PL_CXt_EVAL 11
+#define UNW_PL_CXp_SUB_RE_FAKE 0x80
+#define UNW_PL_CXp_EVALBLOCK 0x40 /* eval {} */
+#define UNW_PL_CXp_TRY 0x80	  /* try {} */
+#define UNW_PL_PERLSI_MAIN 1
+#define UNW_PL_PERLSI_SORT 3
+#define UNW_PL_SVt_MASK 0x1f
+#define UNW_PL_SVt_PVGV 9
+#define UNW_PL_SVt_PVCV 13
+#define UNW_PL_SVpgv_GP 0x8000
+#define UNW_PL_CVf_NAMED 0x8000
+#define UNW_PL_CX_READ 80	  /* bytes of a context read: every field the walk reads */
+#define UNW_PL_OP_TYPE_MASK 0x1ff /* an op's type: 9 bits */
+
+/*
+ * A Perl frame (UNW_FRAME_PERL) is two words. The first says what runs
+ * there, its kind (enum unw_pl_kind) in bits 48 to 55 above its value;
+ * the second is the COP (the statement) being run there: its address,
+ * with in its top 16 bits a tag of it (UNW_PL_TAG of its file's pointer
+ * and its line), so that another COP later at the same address is known
+ * apart (a string eval's are freed once it has run). Its code event
+ * (UNW_EV_CODE) is of a COP first seen, addr the COP, tag its tag: to be
+ * read while its process lives.
+ */
+enum unw_pl_kind {
+	UNW_PL_SUB = 0,	  /* a sub (or format) by its GV, the effective one */
+	UNW_PL_SUB_NAMED, /* a sub by its CV, which has a name HEK and no GV */
+	UNW_PL_EVAL,	  /* a string eval, require or do FILE: value, the op that began it */
+	UNW_PL_SORT,	  /* a sort BLOCK */
+	UNW_PL_MAIN,	  /* the main program */
+};
+
+#define UNW_PL_KIND_SHIFT 48
+#define UNW_PL_VALUE_MASK ((1ULL << UNW_PL_KIND_SHIFT) - 1)
+#define UNW_PL_TAG_SHIFT 48
+#define UNW_PL_TAG(file, line) ((UNW_CODE_TAG(file) ^ (line)) & 0xffff)
+
+/* Why the Perl frames of a sample were left out, or some of them. */
+#define UNW_PERL_ERRORS(X)                                                                  \
+	X(PL_THREAD, "perl-interpreter-not-found",                                          \
+	  "a Perl thread whose interpreter or context stack was not found: no Perl frames") \
+	X(PL_FRAME, "perl-frame-unreadable",                                                \
+	  "a Perl context whose sub did not check out: that frame left out")                \
+	X(PL_DEPTH, "perl-frames-truncated",                                                \
+	  "more Perl frames in one activation than written: the rest left out")             \
+	X(PL_VERSION, "perl-version-unsupported",                                           \
+	  "in the run loop of a perl whose frames are not read: native frames only")
+
+_Static_assert(sizeof(struct unw_perl_proc) == 48, "unw_perl_proc layout");
+
+#endif
