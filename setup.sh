@@ -31,7 +31,8 @@ PACKAGES=(
 	binutils python3 gdb
 	libprotobuf-c-dev protobuf-c-compiler golang-go
 	scdoc bash-completion zsh fish chromium valgrind
-	lld mold linux-perf python3.11 ruby3.1 perl xz-utils bpftrace stress-ng
+	lld mold linux-perf python3.11 ruby3.1 perl libdevel-nytprof-perl xz-utils bpftrace
+	stress-ng
 	openjdk-17-jdk-headless sqlite3 libdebuginfod-dev debuginfod strace
 )
 # The program tests (tests/programs) build Rust with the rustc on PATH or

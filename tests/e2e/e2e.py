@@ -1505,6 +1505,125 @@ def cmd_ruby_pprof(args):
              f"not in their def: {bad[:5]}")
 
 
+def perl_sub_lines(source):
+    """Each sub of a Perl source (one "sub NAME {" a line, its body ending at the first line
+    that is "}" alone, or on its own line), by name: its first and last lines."""
+    lines = open(source).read().splitlines()
+    subs = {}
+    for i, ln in enumerate(lines, 1):
+        m = re.match(r"sub (\w+) \{(.*)$", ln)
+        if not m:
+            continue
+        last = i if m.group(2).rstrip().endswith("}") else \
+            next(j for j in range(i + 1, len(lines) + 1) if lines[j - 1] == "}")
+        subs[m.group(1)] = (i, last)
+    return subs
+
+
+def perl_names(sample):
+    """The Perl frames of sample, root first, by name, main::'s without their package."""
+    names = [PYTHON_FRAME.fullmatch(f).group(1) for f in sample.python]
+    return [n[len("main::"):] if n.startswith("main::") else n for n in names]
+
+
+def cmd_perl(args):
+    """Perl frames of the known chains of plthreads.pl, each on its own thread, the sort BLOCK
+    called back from C with the run loop's native frames between, burn's lines in its body."""
+    expect = {
+        "spin_alpha": ["alpha_main", "a1", "a2", "spin_alpha", "burn"],
+        "spin_beta": ["beta_main", "b1", "spin_beta", "burn"],
+        "spin_beta/rec": ["beta_main"] + ["rec"] * 7 + ["spin_beta", "burn"],
+        "spin_key": ["RUNTIME", "sorter", "(sort)", "cmp_fn", "keyfn", "spin_key", "burn"],
+    }
+    first, last = perl_sub_lines(args.source)["burn"]
+    samples = [s for s in read_folded(args.folded) if comm_matches(s, args.comm)]
+    total = sum(s.count for s in samples)
+    perl = sum(s.count for s in samples if s.python)
+    tids = collections.defaultdict(collections.Counter)
+    good, seen = collections.Counter(), collections.Counter()
+    between = pp_sort = burned = in_body = 0
+    for s in samples:
+        names = perl_names(s)
+        if names and names[-1] == "burn":
+            m = PYTHON_FRAME.fullmatch(s.python[-1])
+            burned += s.count
+            if m.group(2) == (args.path or args.source) and first <= int(m.group(3)) <= last:
+                in_body += s.count
+        for key in chains_seen(expect, names, s, seen, tids):
+            good[key] += s.count if names == expect[key] else 0
+            if key == "spin_key" and "(sort)" in names and "sorter" in names:
+                # pp_sort (C) calls the BLOCK back through a run loop of its own
+                i = next(k for k, f in enumerate(s.frames) if f.startswith("main::sorter ("))
+                j = next(k for k, f in enumerate(s.frames) if f.startswith("(sort) ("))
+                native = s.frames[i + 1:j]
+                ok = len(native) >= 2 and "Perl_runops_standard" in native and \
+                    not any(PYTHON_FRAME.fullmatch(f) for f in native)
+                between += s.count if ok else 0
+                pp_sort += s.count if "Perl_pp_sort" in native else 0
+    print(f"{total} samples, {perl} with Perl frames", file=sys.stderr)
+    ok = total >= args.min_samples and perl >= args.min_with_frames * total
+    ok &= chains_on_threads(expect, seen, good, tids, args.min_ratio)
+    share = between / seen["spin_key"] if seen["spin_key"] else 0
+    print(f"  native frames (the run loop's) between sorter and the sort BLOCK: {share:.2%}"
+          f" (Perl_pp_sort named in {pp_sort})", file=sys.stderr)
+    ok &= share >= args.min_ratio
+    share = in_body / burned if burned else 0
+    print(f"  burn's line in {first}..{last} of {args.path or args.source}: {share:.2%} "
+          f"of {burned}", file=sys.stderr)
+    ok &= share >= args.min_ratio
+    if not ok:
+        show(samples, "top stacks:")
+        fail("the Perl frames are not those of the threads' chains")
+
+
+def cmd_perl_shares(args):
+    """The subs' exclusive shares of time agree with Devel::NYTProf's: each sub of --subs
+    named by both, its share of their total within --max-diff points. unwprof's exclusive
+    time of a sub: the samples whose innermost Perl frame is it (its native callees too)."""
+    ours = collections.Counter()
+    for s in read_folded(args.folded):
+        names = perl_names(s)
+        if comm_matches(s, args.comm) and names and names[-1] in args.subs:
+            ours[names[-1]] += s.count
+    theirs = collections.Counter()
+    for ln in open(args.nytprof):
+        name, excl = ln.rsplit(" ", 1)
+        name = name[len("main::"):] if name.startswith("main::") else name
+        if name in args.subs:
+            theirs[name] += float(excl)
+    a, b = sum(ours.values()), sum(theirs.values())
+    ok = a >= args.min_samples and b > 0
+    for name in args.subs:
+        x, y = ours[name] / a if a else 0, theirs[name] / b if b else 0
+        print(f"  {name}: unwprof {x:.2%} ({ours[name]} samples), NYTProf {y:.2%}",
+              file=sys.stderr)
+        ok &= abs(x - y) <= args.max_diff
+    if not ok:
+        fail(f"exclusive shares differ from NYTProf's by more than {args.max_diff:.0%} "
+             f"(or {a} samples, fewer than {args.min_samples})")
+
+
+def cmd_perl_pprof(args):
+    """In pprof (go tool pprof -raw), the subs of the source are functions with its file,
+    each location's line inside the sub."""
+    subs = perl_sub_lines(args.source)
+    raw = subprocess.run(["go", "tool", "pprof", "-raw", args.pprof], capture_output=True,
+                         text=True, check=True).stdout
+    seen, bad = collections.Counter(), []
+    for m in re.finditer(r"^ +\d+: 0x[0-9a-f]+ M=\d+ main::(\w+) (.*):(\d+) s=\d+$", raw, re.M):
+        name, path, line = m.group(1), m.group(2), int(m.group(3))
+        if name not in subs:
+            continue
+        seen[name] += 1
+        first, last = subs[name]
+        if path != args.path or not first <= line <= last:
+            bad.append(m.group(0).strip())
+    print(f"pprof locations of the source's subs: {dict(seen)}", file=sys.stderr)
+    if bad or len(seen) < args.min_functions:
+        fail(f"{len(seen)} subs of the source named, expected {args.min_functions}; "
+             f"not in their sub: {bad[:5]}")
+
+
 def cmd_python_cold(args):
     """The .cold part of a stripped eval loop that dump-unwind found in .eh_frame is one FDE
     (readelf -wf), named by no symbol, whose code jumps into the loop (objdump -d)."""
@@ -1714,6 +1833,29 @@ def main():
     s.add_argument("--path", required=True)
     s.add_argument("--min-functions", type=int, default=8)
     s.set_defaults(fn=cmd_ruby_pprof)
+    s = sub.add_parser("perl")
+    s.add_argument("folded")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--source", required=True)
+    s.add_argument("--path", help="the source's path in the frames (another root's)")
+    s.add_argument("--min-with-frames", type=float, default=0.9)
+    s.add_argument("--min-ratio", type=float, default=0.95)
+    s.add_argument("--min-samples", type=int, default=200)
+    s.set_defaults(fn=cmd_perl)
+    s = sub.add_parser("perl-shares")
+    s.add_argument("folded")
+    s.add_argument("nytprof", help="lines \"SUB EXCLUSIVE_SECONDS\"")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--subs", nargs="+", required=True)
+    s.add_argument("--max-diff", type=float, default=0.05)
+    s.add_argument("--min-samples", type=int, default=300)
+    s.set_defaults(fn=cmd_perl_shares)
+    s = sub.add_parser("perl-pprof")
+    s.add_argument("pprof")
+    s.add_argument("--source", required=True)
+    s.add_argument("--path", required=True)
+    s.add_argument("--min-functions", type=int, default=5)
+    s.set_defaults(fn=cmd_perl_pprof)
     s = sub.add_parser("python-cold")
     s.add_argument("json")
     s.add_argument("elf")

@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Usage: perl_frames.sh 5.36 | 5.42
+#
+# Perl frames in place: plthreads.pl run by Debian's perl 5.36 (stripped,
+# the interpreter linked into /usr/bin/perl, a threaded build) or by Debian
+# sid's perl 5.42 in the root of sid setup.sh builds, started there with
+# chroot as in a container; recorded with --tid. Its three threads (each an
+# interpreter of its own) run known chains in pure Perl, and the main
+# thread's sort calls its BLOCK back from C (pp_sort). Checks (e2e.py perl):
+#  - at least 90% of the samples have Perl frames;
+#  - at least 95% of each chain's samples have the whole chain, exactly, each
+#    frame "NAME (FILE:LINE)" ("main::burn", "(sort)", "main::RUNTIME"),
+#    each chain on a thread of its own: a thread shows its own
+#    interpreter's frames;
+#  - the run loop's native frames (Perl_pp_sort among them where it is
+#    named) stand between sorter and the sort BLOCK in at least 95% of the
+#    BLOCK's samples;
+#  - burn's line lies in its body in at least 95% of its samples;
+#  - the native walk is as complete as without them (lib.sh's roots);
+#  - attached with -p to one already running: the same chains;
+#  - in pprof, the subs are functions with the file, each location's line
+#    inside its sub (go tool pprof -raw; skipped without go);
+#  - the subs' exclusive shares of time agree with Devel::NYTProf's, run on
+#    the same program in the same test, within 5 points (e2e.py perl-shares).
+# In the root the program runs from a directory of its own under /tmp,
+# removed at the end.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+which=$1
+src="$programs_src/plthreads.pl"
+shares="$programs_src/plshares.pl"
+case "$which" in
+5.36)
+	perl=/usr/bin/perl
+	[ -x "$perl" ] || e2e_skip "$perl is not installed (package perl; ./setup.sh installs it)"
+	run=("$perl")
+	path=$src
+	shares_path=$shares
+	elf=$perl
+	;;
+5.42)
+	need_sid_root usr/bin/perl
+	root=$sid_root
+	run=(chroot "$root" perl)
+	inside=$(mktemp -d "$root/tmp/unwprof-pl.XXXXXX")
+	trap 'rm -rf "$inside"; e2e_cleanup' EXIT
+	cp "$src" "$shares" "$inside/"
+	path=${inside#"$root"}/plthreads.pl
+	shares_path=${inside#"$root"}/plshares.pl
+	elf=$root/usr/bin/perl
+	;;
+*)
+	echo "usage: perl_frames.sh 5.36 | 5.42" >&2
+	exit 1
+	;;
+esac
+"${run[@]}" -e 'use threads; exit 0' ||
+	e2e_skip "this perl has no threads module (package libperl5.${which#5.}, a dependency of perl)"
+
+"$UNWPROF" dump-unwind --summary --json "$elf" > "$tmp/perl.json" ||
+	fail "dump-unwind $elf failed"
+python3 -c 'import json, sys
+pl = json.load(open(sys.argv[1]))["perl"]
+print("perl:", pl["version"], "run loop", pl["runops"], "PL_current_context", pl["tls"], file=sys.stderr)
+sys.exit(not pl["version"].startswith(sys.argv[2] + "."))' "$tmp/perl.json" "$which" ||
+	fail "dump-unwind does not read $elf as Perl $which"
+
+record pl -F 999 --tid -o "$tmp/pl.folded" --stats-json "$tmp/pl.json" -- \
+	"${run[@]}" "$path" 3
+expect_rc 0
+check perl "$tmp/pl.folded" --comm perl --source "$src" --path "$path"
+# The root's ld.so is stripped: its samples while it loads perl have no root
+# the check knows by name (a few, more on a busy machine).
+check roots "$tmp/pl.folded" --min-ratio 0.97
+
+# Attached: a process already running, recorded by pid.
+"${run[@]}" "$path" 30 > /dev/null 2>&1 &
+pid=$!
+background+=("$pid")
+sleep 1
+record attach -p "$pid" -d 3 -F 999 --tid -o "$tmp/attach.folded"
+expect_rc 0
+check perl "$tmp/attach.folded" --comm perl --source "$src" --path "$path"
+
+if command -v go > /dev/null; then
+	record pprof -p "$pid" -d 1 -F 999 -o "$tmp/pl.pb.gz"
+	expect_rc 0
+	check perl-pprof "$tmp/pl.pb.gz" --source "$src" --path "$path"
+else
+	echo "go is not installed: the pprof check is skipped" >&2
+fi
+kill "$pid" 2> /dev/null
+
+# Devel::NYTProf, the Perl profiler, on plshares.pl in the same run: its
+# subs' exclusive times (its sub profiler only, whose cost per call is
+# small against the milliseconds of each call) against unwprof's samples.
+if ! "${run[@]}" -MDevel::NYTProf::Data -e 1 2> /dev/null; then
+	[ "$fails" -ne 0 ] && finish
+	e2e_skip "Devel::NYTProf is not installed for perl $which (package libdevel-nytprof-perl)"
+fi
+record shares -F 999 -o "$tmp/shares.folded" -- "${run[@]}" "$shares_path" 3
+expect_rc 0
+out=$tmp/nytprof.out
+[ "$which" = 5.42 ] && out=${inside#"$root"}/nytprof.out
+NYTPROF="stmts=0:file=$out" "${run[@]}" -d:NYTProf "$shares_path" 3 ||
+	fail "perl -d:NYTProf $shares_path failed"
+"${run[@]}" -MDevel::NYTProf::Data -e '
+	my $p = Devel::NYTProf::Data->new({ filename => $ARGV[0], quiet => 1 });
+	printf "%s %.6f\n", $_->subname, $_->excl_time for values %{ $p->subname_subinfo_map };
+	' "$out" > "$tmp/nytprof.txt" || fail "reading $out failed"
+check perl-shares "$tmp/shares.folded" "$tmp/nytprof.txt" --comm perl --subs heavy medium light
+finish
