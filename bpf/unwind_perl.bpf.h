@@ -138,30 +138,65 @@ __noinline int pl_thread_start(struct scratch *sc, struct perl_cursor *c,
 	return 1;
 }
 
+/* A window of an SV, a body or a COP, read at once: the fields the walk reads of it. */
+#define PL_WIN 64
+
+static __always_inline __u64 pl_win_word(const __u8 *w, __u32 off)
+{
+	__u64 v;
+
+	if (off > PL_WIN - sizeof(v))
+		return 0;
+	__builtin_memcpy(&v, &w[off & (PL_WIN - 1)], sizeof(v));
+	return v;
+}
+
+static __always_inline __u32 pl_win_u32(const __u8 *w, __u32 off)
+{
+	__u32 v;
+
+	if (off > PL_WIN - sizeof(v))
+		return 0;
+	__builtin_memcpy(&v, &w[off & (PL_WIN - 1)], sizeof(v));
+	return v;
+}
+
+/* Whether the SV head read into w is a GV's that has its GP. */
+static __always_inline int pl_is_gv(const __u8 *w, const struct unw_perl_proc *pl)
+{
+	return (pl_win_u32(w, pl->sv_flags) & (UNW_PL_SVt_MASK | UNW_PL_SVpgv_GP)) ==
+	       (UNW_PL_SVt_PVGV | UNW_PL_SVpgv_GP);
+}
+
 /*
  * The first word of the frame of sub cv: its GV (the effective one, as
  * caller() names it), or the CV itself when it has a name HEK and no GV;
- * 0 when cv is not a CV, or its GV not a GV with its GP (counted).
+ * 0 when cv is not a CV, or its GV not a GV with its GP (counted). Each
+ * SV's head and the CV's body are read whole, once.
  */
 __noinline __u64 pl_sub_word(struct scratch *sc, const struct unw_perl_proc *pl, __u64 cv)
 {
+	__u8 w[PL_WIN];
 	__u64 body, gv, egv;
 
 	if (!sc || !pl)
 		return 0;
-	if ((pl_user_u32(cv, pl->sv_flags) & UNW_PL_SVt_MASK) != UNW_PL_SVt_PVCV)
+	if (!cv || bpf_probe_read_user(w, UNW_PL_SV_READ, (void *)cv) ||
+	    (pl_win_u32(w, pl->sv_flags) & UNW_PL_SVt_MASK) != UNW_PL_SVt_PVCV)
 		goto bad;
-	body = user_word(cv, 0);
-	if (pl_user_u32(body, pl->cv_flags) & UNW_PL_CVf_NAMED)
+	body = pl_win_word(w, 0);
+	if (!body || bpf_probe_read_user(w, UNW_PL_CV_READ, (void *)(body + pl->cv_gv)))
+		goto bad;
+	if (pl_win_u32(w, (__u32)pl->cv_flags - pl->cv_gv) & UNW_PL_CVf_NAMED)
 		return UNW_FRAME_WORD(UNW_FRAME_PERL,
 				      (__u64)UNW_PL_SUB_NAMED << UNW_PL_KIND_SHIFT | cv);
-	gv = user_word(body, pl->cv_gv);
-	if ((pl_user_u32(gv, pl->sv_flags) & (UNW_PL_SVt_MASK | UNW_PL_SVpgv_GP)) !=
-	    (UNW_PL_SVt_PVGV | UNW_PL_SVpgv_GP))
+	gv = pl_win_word(w, 0);
+	if (!gv || bpf_probe_read_user(w, UNW_PL_SV_READ, (void *)gv) || !pl_is_gv(w, pl))
 		goto bad;
-	egv = user_word(user_word(gv, pl->sv_u), pl->gp_egv);
-	if (egv && (pl_user_u32(egv, pl->sv_flags) & (UNW_PL_SVt_MASK | UNW_PL_SVpgv_GP)) ==
-			   (UNW_PL_SVt_PVGV | UNW_PL_SVpgv_GP))
+	/* a GV is its own effective GV but for a glob assigned another's */
+	egv = user_word(pl_win_word(w, pl->sv_u), pl->gp_egv);
+	if (egv && egv != gv && !bpf_probe_read_user(w, UNW_PL_SV_READ, (void *)egv) &&
+	    pl_is_gv(w, pl))
 		gv = egv;
 	return UNW_FRAME_WORD(UNW_FRAME_PERL, (__u64)UNW_PL_SUB << UNW_PL_KIND_SHIFT | gv);
 bad:
@@ -194,17 +229,15 @@ __noinline int pl_frame_push(struct scratch *sc, const struct unw_perl_proc *pl,
 			     __u64 what, __u64 cop)
 {
 	struct unw_event ev = { .type = UNW_EV_CODE, .unwinder = UNW_UW_PERL, .pid = pid };
-	__u64 file = 0;
-	__u32 line = 0;
+	__u8 w[PL_WIN] = {};
 
 	if (!sc || !pl)
 		return 0;
-	if (cop) {
-		bpf_probe_read_user(&line, sizeof(line), (void *)(cop + pl->cop_line));
-		bpf_probe_read_user(&file, sizeof(file), (void *)(cop + pl->cop_file));
-	}
+	/* its line and its file's pointer, read at once */
+	if (cop)
+		bpf_probe_read_user(w, UNW_PL_COP_READ, (void *)(cop + pl->cop_line));
 	ev.addr = cop & UNW_PL_VALUE_MASK;
-	ev.tag = UNW_PL_TAG(file, line);
+	ev.tag = UNW_PL_TAG(pl_win_word(w, (__u32)pl->cop_file - pl->cop_line), pl_win_u32(w, 0));
 	if (cop && code_first_seen(pid, ev.tag, ev.addr) &&
 	    bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
 		stat_inc(UNW_ST_EVENTS_LOST);

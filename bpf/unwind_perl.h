@@ -67,7 +67,16 @@ struct unw_perl_proc {
 #define UNW_PL_SVt_PVCV 13
 #define UNW_PL_SVpgv_GP 0x8000
 #define UNW_PL_CVf_NAMED 0x8000
-#define UNW_PL_CX_READ 80	  /* bytes of a context read: every field the walk reads */
+/*
+ * Bytes read at once (core/runtimes/perl/plruntime.c checks that the
+ * fields read lie in them): of a context, every field the walk reads; of
+ * an SV, its head (flags, sv_u); of a CV's body, from its GV to its flags;
+ * of a COP, from its line to its file.
+ */
+#define UNW_PL_CX_READ 80
+#define UNW_PL_SV_READ 24
+#define UNW_PL_CV_READ 40
+#define UNW_PL_COP_READ 24
 #define UNW_PL_OP_TYPE_MASK 0x1ff /* an op's type: 9 bits */
 
 /*

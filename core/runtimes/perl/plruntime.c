@@ -15,6 +15,7 @@
 #include "../../elf/elf_file.h"
 #include "../../util/log.h"
 #include "../../util/json.h"
+#include "bpf/abi.h"
 #include "plruntime.h"
 
 /*
@@ -64,6 +65,22 @@ const struct pl_offsets *plruntime__offsets_of(unsigned int revision, unsigned i
 		if (pl_table[i].revision == revision && pl_table[i].version == version)
 			return &pl_table[i].off;
 	return NULL;
+}
+
+/*
+ * Whether the fields the BPF walk reads lie in the bytes it reads at once
+ * (bpf/unwind_perl.h), and its offsets fit their bytes of struct
+ * unw_perl_proc.
+ */
+static bool offsets_fit(const struct pl_offsets *o)
+{
+	return o->cx_oldcop + 8 <= UNW_PL_CX_READ && o->cx_retop + 8 <= UNW_PL_CX_READ &&
+	       o->cx_cv + 8 <= UNW_PL_CX_READ && o->sv_flags + 4 <= UNW_PL_SV_READ &&
+	       o->sv_u + 8 <= UNW_PL_SV_READ && o->cv_flags >= o->cv_gv &&
+	       o->cv_flags - o->cv_gv + 4 <= UNW_PL_CV_READ && o->cv_gv + UNW_PL_CV_READ <= 255 &&
+	       o->cop_file >= o->cop_line && o->cop_file - o->cop_line + 8 <= UNW_PL_COP_READ &&
+	       o->cx_size <= 255 && o->si_type <= 255 && o->gp_egv <= 255 && o->cv_start <= 255 &&
+	       o->op_type <= 255 && o->interp_curstackinfo <= 65535 && o->interp_curcop <= 65535;
 }
 
 /* The byte of the one-byte object s into *v; -EINVAL when it is not one. */
@@ -173,6 +190,11 @@ int plruntime__read(const struct elf_file *ef, struct plruntime *pr)
 	pr->runops_lo = runops->value;
 	pr->runops_hi = runops->value + runops->size;
 	off = plruntime__offsets_of(pr->revision, pr->version);
+	if (off && !offsets_fit(off)) {
+		pr_debug("%s: Perl %u.%u's offsets lie outside what the walk reads",
+			 elf_file__path(ef), pr->revision, pr->version);
+		return -ENOTSUP;
+	}
 	if (!off) {
 		pr_debug("%s: Perl %u.%u is not supported", elf_file__path(ef), pr->revision,
 			 pr->version);
