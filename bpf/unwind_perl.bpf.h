@@ -51,6 +51,14 @@ struct perl_cursor {
 	__u32 top;  /* no frame written yet: the next is the innermost */
 };
 
+/* A cache entry of a walk (pl_sub_cached): key 0 is none. */
+#define PL_CACHE 8
+
+struct pl_seen {
+	__u64 key;
+	__u64 word;
+};
+
 /* What the Perl walk keeps of a walk, between its runs. */
 struct perl_walk {
 	__u64 walk_id; /* the walk it is of (struct scratch) */
@@ -61,6 +69,9 @@ struct perl_walk {
 	__u32 seg_frames;
 	/* The context being read. */
 	__u8 buf[PL_CX_BUF];
+	/* The subs and COPs this walk found: their frames' words. */
+	struct pl_seen subs[PL_CACHE];
+	struct pl_seen cops[PL_CACHE];
 };
 
 struct {
@@ -222,16 +233,16 @@ __noinline __u64 pl_sub_start(const struct unw_perl_proc *pl, __u64 cv)
 }
 
 /*
- * Writes the frame word what ahead at statement cop of pid; the first
- * time the COP is seen, user space is told, to read its file and line.
+ * The second word of a frame at statement cop of pid: the COP and its tag;
+ * the first time the COP is seen, user space is told, to read its file and
+ * line.
  */
-__noinline int pl_frame_push(struct scratch *sc, const struct unw_perl_proc *pl, __u32 pid,
-			     __u64 what, __u64 cop)
+__noinline __u64 pl_cop_word(const struct unw_perl_proc *pl, __u32 pid, __u64 cop)
 {
 	struct unw_event ev = { .type = UNW_EV_CODE, .unwinder = UNW_UW_PERL, .pid = pid };
 	__u8 w[PL_WIN] = {};
 
-	if (!sc || !pl)
+	if (!pl)
 		return 0;
 	/* its line and its file's pointer, read at once */
 	if (cop)
@@ -241,9 +252,40 @@ __noinline int pl_frame_push(struct scratch *sc, const struct unw_perl_proc *pl,
 	if (cop && code_first_seen(pid, ev.tag, ev.addr) &&
 	    bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
 		stat_inc(UNW_ST_EVENTS_LOST);
+	return ev.addr | (__u64)ev.tag << UNW_PL_TAG_SHIFT;
+}
+
+/*
+ * What this walk found of sub cv (its frame's first word) or COP cop (the
+ * second), found again in the cache of the walk: a recursion's frames
+ * repeat a few subs and statements, each read once a walk. The stack does
+ * not change while it is walked.
+ */
+static __always_inline __u64 pl_sub_cached(struct scratch *sc, struct perl_walk *st,
+					   const struct unw_perl_proc *pl, __u64 cv)
+{
+	struct pl_seen *e = &st->subs[(cv >> 4) & (PL_CACHE - 1)];
+
+	if (cv && e->key == cv)
+		return e->word;
+	e->word = pl_sub_word(sc, pl, cv);
+	e->key = e->word ? cv : 0;
+	return e->word;
+}
+
+/* Writes the frame of first word what ahead, at statement cop of pid. */
+static __always_inline void pl_frame_push(struct scratch *sc, struct perl_walk *st,
+					  const struct unw_perl_proc *pl, __u32 pid, __u64 what,
+					  __u64 cop)
+{
+	struct pl_seen *e = &st->cops[(cop >> 3) & (PL_CACHE - 1)];
+
+	if (!cop || e->key != cop) {
+		e->word = pl_cop_word(pl, pid, cop);
+		e->key = cop;
+	}
 	ahead_push(sc, what);
-	ahead_push(sc, ev.addr | (__u64)ev.tag << UNW_PL_TAG_SHIFT);
-	return 0;
+	ahead_push(sc, e->word);
 }
 
 /* What pl_context did: wrote a frame or not, and whether its activation ends there. */
@@ -283,7 +325,7 @@ static __always_inline __u64 pl_context_word(struct scratch *sc, struct perl_wal
 	*entry = 0;
 	if ((t == UNW_PL_CXt_SUB || t == UNW_PL_CXt_FORMAT) && !(type & UNW_PL_CXp_SUB_RE_FAKE)) {
 		*entry = pl_entry(st, pl);
-		return pl_sub_word(sc, pl, pl_buf_word(st, pl->cx_cv));
+		return pl_sub_cached(sc, st, pl, pl_buf_word(st, pl->cx_cv));
 	}
 	if (t == UNW_PL_CXt_EVAL && !(type & (UNW_PL_CXp_EVALBLOCK | UNW_PL_CXp_TRY))) {
 		*entry = pl_entry(st, pl);
@@ -309,7 +351,7 @@ static __always_inline int pl_stackinfo_end(struct scratch *sc, struct perl_walk
 	struct perl_cursor *c = &st->cur;
 
 	if (c->si_type == UNW_PL_PERLSI_MAIN) {
-		pl_frame_push(sc, pl, pid,
+		pl_frame_push(sc, st, pl, pid,
 			      UNW_FRAME_WORD(UNW_FRAME_PERL,
 					     (__u64)UNW_PL_MAIN << UNW_PL_KIND_SHIFT),
 			      c->cop);
@@ -365,7 +407,7 @@ static __always_inline int pl_context(struct scratch *sc, struct perl_walk *st,
 	}
 	c->top = 0;
 	if (what)
-		pl_frame_push(sc, pl, pid, what, c->cop);
+		pl_frame_push(sc, st, pl, pid, what, c->cop);
 	c->cop = pl_buf_word(st, pl->cx_oldcop);
 	if (entry)
 		return what ? PL_WROTE_END : PL_END;
@@ -458,6 +500,8 @@ static __always_inline __u32 perl_step(struct scratch *sc, struct walk_saved *s)
 	}
 	if (st->walk_id != sc->walk_id) {
 		st->walk_id = sc->walk_id;
+		__builtin_memset(st->subs, 0, sizeof(st->subs));
+		__builtin_memset(st->cops, 0, sizeof(st->cops));
 		if (!pl_thread_start(sc, &st->cur, pl))
 			st->cur.si = 0;
 	}
