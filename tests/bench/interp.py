@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Benchmark of interpreter frames: what reading Python and Ruby frames costs.
+"""Benchmark of interpreter frames: what reading Python, Ruby and Perl frames costs.
 
 Usage (root): tests/bench/interp.py [BUILD_DIR]          (default: build)
 Environment:  REPEAT  runs of each configuration, the median is kept (default 3)
@@ -8,9 +8,10 @@ Environment:  REPEAT  runs of each configuration, the median is kept (default 3)
               ONLY    run only the interpreters whose name holds it ("3.14")
 
 For each interpreter found (Debian's python3.11, pyenv's newest 3.12 or 3.13,
-pyenv's 3.8, Debian's ruby3.1, and sid's python3.14, python3.15 and ruby3.3 in the
-root setup.sh builds, $UNWPROF_SID_ROOT, run there with chroot), a workload of fixed work recurses to a depth D and burns CPU
-there in pure Python or Ruby, in a loop of WORK iterations; it prints its own CPU
+pyenv's 3.8, Debian's ruby3.1 and perl 5.36, and sid's python3.14, python3.15,
+ruby3.3 and perl 5.42 in the root setup.sh builds, $UNWPROF_SID_ROOT, run there
+with chroot), a workload of fixed work recurses to a depth D and burns CPU
+there in pure Python, Ruby or Perl, in a loop of WORK iterations; it prints its own CPU
 time. Run without profiling, and under `unwprof record` at 99 and 999 Hz, at
 D = 8 and D = 64, all in the same run, each configuration REPEAT times in turn.
 
@@ -22,9 +23,11 @@ D = 8 and D = 64, all in the same run, each configuration REPEAT times in turn.
                     summary counts (--stats-json), at 999 Hz
   frames per sample interpreter frames written over samples with them
   ns per frame      (ns per sample at D = 64 - at D = 8) / (frames per sample
-                    at D = 64 - at D = 8): a Python call of 3.11+ and a Ruby
-                    call add no native frame, so the difference is the cost
-                    of the interpreter frames alone
+                    at D = 64 - at D = 8): a Python call of 3.11+, a Ruby
+                    call and a Perl call add no native frame, so the
+                    difference is the cost of the interpreter frames alone
+                    (a Perl sub's context is read with the loops' contexts
+                    between, as its frames are)
 
 The figures are medians over REPEAT; the spread (max/min of the REPEAT runs)
 is printed next to each, as this machine is shared and noisy.
@@ -79,6 +82,25 @@ ARGV[1].to_i.times { down(ARGV[0].to_i) }
 warn format('cpu %.4f', Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - t)
 """
 
+PERL = """
+use Time::HiRes qw(clock_gettime CLOCK_PROCESS_CPUTIME_ID);
+sub burn {
+    my ($n) = @_;
+    my $x = 0;
+    $x += $_ * $_ % 7 for 1 .. $n;
+    return $x;
+}
+sub down {
+    my ($d) = @_;
+    return $d == 0 ? burn(20000) : down($d - 1);
+}
+my $t = clock_gettime(CLOCK_PROCESS_CPUTIME_ID);
+down($ARGV[0]) for 1 .. $ARGV[1];
+printf STDERR "cpu %.4f\\n", clock_gettime(CLOCK_PROCESS_CPUTIME_ID) - $t;
+"""
+
+SUFFIX = {"python": "py", "ruby": "rb", "perl": "pl"}
+
 
 def interpreters():
     """(name, command, script, kind, root): root is where the command runs, None for /."""
@@ -99,12 +121,17 @@ def interpreters():
         found.append(("python3.8 (pyenv)", [builds[-1]], PYTHON, "python", None))
     if os.access("/usr/bin/ruby3.1", os.X_OK):
         found.append(("ruby3.1 (Debian)", ["/usr/bin/ruby3.1"], RUBY, "ruby", None))
+    if os.access("/usr/bin/perl", os.X_OK):
+        found.append(("perl 5.36 (Debian)", ["/usr/bin/perl"], PERL, "perl", None))
     for minor in ("3.14", "3.15"):
         if os.access(f"{SID_ROOT}/usr/bin/python{minor}", os.X_OK):
             found.append((f"python{minor} (sid, chroot)", ["chroot", SID_ROOT, f"python{minor}"],
                           PYTHON, "python", SID_ROOT))
     if os.access(f"{SID_ROOT}/usr/bin/ruby3.3", os.X_OK):
         found.append(("ruby3.3 (sid, chroot)", ["chroot", SID_ROOT, "ruby3.3"], RUBY, "ruby",
+                      SID_ROOT))
+    if os.access(f"{SID_ROOT}/usr/bin/perl", os.X_OK):
+        found.append(("perl 5.42 (sid, chroot)", ["chroot", SID_ROOT, "perl"], PERL, "perl",
                       SID_ROOT))
     return [f for f in found if os.environ.get("ONLY", "") in f[0]]
 
@@ -133,7 +160,7 @@ def bpf_run_time(pid, stop, out):
         time.sleep(0.005)
 
 
-def run(exe, script_path, depth, freq, tmp):
+def run(exe, script_path, kind, depth, freq, tmp):
     """(workload CPU s, ns per sample, frames per sample); the last two None unprofiled."""
     cmd = exe + [script_path, str(depth), str(WORK)]
     if freq is None:
@@ -152,7 +179,6 @@ def run(exe, script_path, depth, freq, tmp):
     if p.returncode:
         raise SystemExit(f"interp.py: unwprof record failed:\n{err}")
     st = json.load(open(stats))
-    kind = "python" if "python" in script_path else "ruby"
     samples = st["samples"]["count"] if isinstance(st["samples"], dict) else st["samples"]
     with_frames = st[kind]["count"] if isinstance(st[kind], dict) else st[kind]
     frames = st[f"{kind}_frames"]
@@ -179,7 +205,7 @@ def main():
             for name, exe, script, kind, root in interpreters():
                 # the script where the interpreter finds it: inside its root
                 where = tempfile.mkdtemp(dir=f"{root}/tmp") if root else tmp
-                path = os.path.join(where, f"{kind}_work.{'py' if kind == 'python' else 'rb'}")
+                path = os.path.join(where, f"{kind}_work.{SUFFIX[kind]}")
                 open(path, "w").write(script)
                 if root:
                     path = path[len(root):]
@@ -187,7 +213,7 @@ def main():
                 results = {c: [] for c in configs}
                 for _ in range(REPEAT):
                     for d, f in configs:
-                        results[(d, f)].append(run(exe, path, d, f, tmp))
+                        results[(d, f)].append(run(exe, path, kind, d, f, tmp))
                 if root:
                     shutil.rmtree(where)
                 report(name, results)
