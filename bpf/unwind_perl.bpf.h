@@ -20,7 +20,11 @@
  * a sub or eval whose return op is none (call_sv, eval_sv, MULTICALL), a
  * sort BLOCK; such a context at the top while PL_op is none is between
  * its calls (the sort's comparisons, the MULTICALL's items): its
- * activation is not on the thread's stack, and it is no frame.
+ * activation is not on the thread's stack, and it is no frame. Where that
+ * C code set Perl's CATCH (call_sv without G_EVAL, MULTICALL, pp_sort),
+ * the activation's outermost eval {}, string eval or require runs the code
+ * in it in a run loop of its own (docatch): one more activation, which
+ * begins with that eval's context.
  */
 #ifndef UNWPROF_UNWIND_PERL_BPF_H
 #define UNWPROF_UNWIND_PERL_BPF_H
@@ -67,6 +71,17 @@ struct perl_walk {
 	struct perl_cursor seg_cursor;
 	__u32 seg_start;
 	__u32 seg_frames;
+	/*
+	 * Its outermost eval {}, string eval or require so far (has_eval):
+	 * where its words and frames end; one of an activation its C caller
+	 * began with CATCH set ran a run loop of its own (pl_entry).
+	 */
+	__u32 has_eval;
+	__u32 eval_at;
+	__u32 eval_frames;
+	__u32 last_eval;   /* the context just read is such an eval */
+	__u32 catch_entry; /* the activation that just ended began with CATCH set */
+	__u32 pad;
 	/* The context being read. */
 	__u8 buf[PL_CX_BUF];
 	/* The subs and COPs this walk found: their frames' words. */
@@ -292,23 +307,54 @@ static __always_inline void pl_frame_push(struct scratch *sc, struct perl_walk *
 enum { PL_WROTE = 0, PL_SKIPPED, PL_END, PL_WROTE_END, PL_FULL, PL_BOTTOM };
 
 /*
- * Whether the sub or eval context read into st->buf began an activation of
- * the run loop: its return op is none (the loop ends when it returns), and
- * it is not the last op of a sort BLOCK, the context below it, whose ops
- * end with none too: a sub called there is the BLOCK's, in its activation.
+ * Whether the context below the one read into st->buf is a sort BLOCK on
+ * its stack info: the one read is then the last of the BLOCK's ops, whose
+ * return op is none as the BLOCK's ops end with none.
  */
-static __always_inline int pl_entry(const struct perl_walk *st, const struct unw_perl_proc *pl)
+static __always_inline int pl_below_sort(const struct perl_walk *st, const struct unw_perl_proc *pl)
 {
 	const struct perl_cursor *c = &st->cur;
 	__u8 below = 0xff;
 
-	if (pl_buf_word(st, pl->cx_retop))
-		return 0;
 	if (c->si_type != UNW_PL_PERLSI_SORT || c->ix < 0)
-		return 1;
+		return 0;
 	bpf_probe_read_user(&below, sizeof(below),
 			    (void *)(c->cxstack + (__u64)c->ix * pl->cx_size));
-	return (below & UNW_PL_CXTYPEMASK) != UNW_PL_CXt_NULL;
+	return (below & UNW_PL_CXTYPEMASK) == UNW_PL_CXt_NULL;
+}
+
+/* How a context began an activation of the run loop (pl_entry). */
+enum { PL_NO_ENTRY = 0, PL_ENTRY, PL_ENTRY_CATCH };
+
+/*
+ * Whether the sub or eval context read into st->buf began an activation of
+ * the run loop: its return op is none (the loop ends when it returns), and
+ * it is not the last op of a sort BLOCK, the context below it, whose ops
+ * end with none too: a sub called there is the BLOCK's, in its activation.
+ * PL_ENTRY_CATCH: a sub its C caller called with Perl's CATCH set (call_sv
+ * without G_EVAL, whose G_EVAL pushes an eval context below it with no
+ * return op either; MULTICALL; a sort's), in whose activation the first
+ * eval {}, string eval or require runs a run loop of its own (docatch).
+ */
+static __always_inline int pl_entry(const struct perl_walk *st, const struct unw_perl_proc *pl,
+				    __u8 type)
+{
+	const struct perl_cursor *c = &st->cur;
+	__u8 below[UNW_PL_CX_READ] = {};
+	__u64 below_retop;
+
+	if (pl_buf_word(st, pl->cx_retop) || pl_below_sort(st, pl))
+		return PL_NO_ENTRY;
+	if ((type & UNW_PL_CXTYPEMASK) == UNW_PL_CXt_EVAL)
+		return PL_ENTRY; /* eval_sv, which catches what dies itself */
+	if (c->ix < 0)
+		return PL_ENTRY_CATCH;
+	bpf_probe_read_user(below, sizeof(below),
+			    (void *)(c->cxstack + (__u64)c->ix * pl->cx_size));
+	__builtin_memcpy(&below_retop, &below[pl->cx_retop & 63], sizeof(below_retop));
+	if ((below[0] & UNW_PL_CXTYPEMASK) == UNW_PL_CXt_EVAL && !below_retop)
+		return PL_ENTRY;
+	return PL_ENTRY_CATCH;
 }
 
 /*
@@ -324,18 +370,18 @@ static __always_inline __u64 pl_context_word(struct scratch *sc, struct perl_wal
 
 	*entry = 0;
 	if ((t == UNW_PL_CXt_SUB || t == UNW_PL_CXt_FORMAT) && !(type & UNW_PL_CXp_SUB_RE_FAKE)) {
-		*entry = pl_entry(st, pl);
+		*entry = pl_entry(st, pl, type);
 		return pl_sub_cached(sc, st, pl, pl_buf_word(st, pl->cx_cv));
 	}
 	if (t == UNW_PL_CXt_EVAL && !(type & (UNW_PL_CXp_EVALBLOCK | UNW_PL_CXp_TRY))) {
-		*entry = pl_entry(st, pl);
+		*entry = pl_entry(st, pl, type);
 		/* blk_u16: the op that began it, in its bits 7 to 15 */
 		__builtin_memcpy(&u16, &st->buf[2], sizeof(u16));
 		return UNW_FRAME_WORD(UNW_FRAME_PERL,
 				      (__u64)UNW_PL_EVAL << UNW_PL_KIND_SHIFT | (u16 >> 7));
 	}
 	if (t == UNW_PL_CXt_NULL && st->cur.si_type == UNW_PL_PERLSI_SORT) {
-		*entry = 1;
+		*entry = PL_ENTRY_CATCH; /* pp_sort sets CATCH */
 		return UNW_FRAME_WORD(UNW_FRAME_PERL, (__u64)UNW_PL_SORT << UNW_PL_KIND_SHIFT);
 	}
 	return 0;
@@ -378,6 +424,8 @@ static __always_inline int pl_context(struct scratch *sc, struct perl_walk *st,
 	int entry;
 	__u8 type;
 
+	st->last_eval = 0;
+	st->catch_entry = 0;
 	if (!c->si)
 		return PL_BOTTOM;
 	if (sc->ahead.nr_words + 2 > AHEAD_WORDS)
@@ -390,6 +438,12 @@ static __always_inline int pl_context(struct scratch *sc, struct perl_walk *st,
 		return PL_SKIPPED; /* the top one may be written as it is read: it is no frame */
 	type = st->buf[0];
 	what = pl_context_word(sc, st, pl, type, &entry);
+	/*
+	 * one C began (eval_sv, call_sv's G_EVAL) has no return op, and
+	 * catches itself; so has a sort BLOCK's last
+	 */
+	st->last_eval = (type & UNW_PL_CXTYPEMASK) == UNW_PL_CXt_EVAL && !entry &&
+			(pl_buf_word(st, pl->cx_retop) || pl_below_sort(st, pl));
 	if (!what && !entry)
 		return PL_SKIPPED;
 	if (entry && c->idle) {
@@ -409,9 +463,41 @@ static __always_inline int pl_context(struct scratch *sc, struct perl_walk *st,
 	if (what)
 		pl_frame_push(sc, st, pl, pid, what, c->cop);
 	c->cop = pl_buf_word(st, pl->cx_oldcop);
+	st->catch_entry = entry == PL_ENTRY_CATCH;
 	if (entry)
 		return what ? PL_WROTE_END : PL_END;
 	return PL_WROTE;
+}
+
+/* Closes a segment of the ahead at word end, with frames frames: one written before the last. */
+static __always_inline void pl_close_at(struct scratch *sc, __u32 end, __u32 frames)
+{
+	__u32 i = sc->ahead.nr_segs;
+
+	if (i >= AHEAD_SEGS || end > sc->ahead.nr_words)
+		return;
+	sc->ahead.seg_end[i & (AHEAD_SEGS - 1)] = end;
+	sc->ahead.seg_frames[i & (AHEAD_SEGS - 1)] = frames;
+	sc->ahead.nr_segs = i + 1;
+}
+
+/*
+ * Closes the activation being written, which ended at its entry context:
+ * two when its C caller began it with CATCH set and it has an eval, whose
+ * run loop (docatch) ran the frames above the eval and the eval's own.
+ */
+static __always_inline void pl_segment_end(struct scratch *sc, struct perl_walk *st)
+{
+	if (st->catch_entry && st->has_eval && st->eval_at >= st->seg_start &&
+	    st->eval_frames <= st->seg_frames) {
+		pl_close_at(sc, st->eval_at, st->eval_frames);
+		st->seg_frames -= st->eval_frames;
+	}
+	ahead_close(sc, st->seg_frames);
+	st->seg_frames = 0;
+	st->has_eval = 0;
+	st->seg_start = sc->ahead.nr_words;
+	st->seg_cursor = st->cur;
 }
 
 /*
@@ -434,18 +520,21 @@ __noinline int pl_fill_step(struct scratch *sc, struct perl_walk *st,
 		if (st->seg_frames)
 			ahead_close(sc, st->seg_frames);
 		st->seg_frames = 0;
+		st->has_eval = 0;
 		st->seg_start = sc->ahead.nr_words;
 		st->seg_cursor = st->cur;
 		return 0;
 	}
 	if (r == PL_WROTE || r == PL_WROTE_END)
 		st->seg_frames++;
+	if (st->last_eval) {
+		st->has_eval = 1;
+		st->eval_at = sc->ahead.nr_words;
+		st->eval_frames = st->seg_frames;
+	}
 	if (r == PL_WROTE || r == PL_SKIPPED)
 		return 1;
-	ahead_close(sc, st->seg_frames);
-	st->seg_frames = 0;
-	st->seg_start = sc->ahead.nr_words;
-	st->seg_cursor = st->cur;
+	pl_segment_end(sc, st);
 	return st->cur.si && !ahead_full(sc);
 }
 
@@ -461,6 +550,7 @@ static __always_inline void pl_fill(struct scratch *sc, struct perl_walk *st,
 	st->seg_start = sc->ahead.nr_words;
 	st->seg_cursor = st->cur;
 	st->seg_frames = 0;
+	st->has_eval = 0;
 	for (int i = 0; i < PL_FILL_STEPS; i++)
 		if (!pl_fill_step(sc, st, pl, pid))
 			break;

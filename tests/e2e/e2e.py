@@ -1576,6 +1576,31 @@ def cmd_perl(args):
         fail("the Perl frames are not those of the threads' chains")
 
 
+def cmd_perl_catch(args):
+    """plcatch.pl's frames, each in its activation of the run loop: the main program's,
+    the sort BLOCK's (pp_sort calls it back) and the one its eval {} runs cmp_eval in
+    (docatch), one Perl_runops_standard before each of main::RUNTIME, (sort) and
+    main::cmp_eval, and none between them."""
+    expect = ["RUNTIME", "sorter", "(sort)", "cmp_eval", "leaf"]
+    samples = [s for s in read_folded(args.folded) if comm_matches(s, args.comm)]
+    seen = good = 0
+    for s in samples:
+        names = perl_names(s)
+        if not names or names[-1] != "leaf":
+            continue
+        seen += s.count
+        at = [i for i, f in enumerate(s.frames) if PYTHON_FRAME.fullmatch(f)]
+        loops = [sum(f == "Perl_runops_standard" for f in s.frames[a + 1:b])
+                 for a, b in zip([-1] + at, at)]
+        good += s.count if names == expect and loops == [1, 0, 1, 1, 0] else 0
+    share = good / seen if seen else 0
+    print(f"  leaf: {seen} samples, {share:.2%} with the chain in its three activations",
+          file=sys.stderr)
+    if seen < args.min_samples or share < args.min_ratio:
+        show([s for s in samples if "leaf" in perl_names(s)], "top stacks:")
+        fail("the frames of an eval in a sort BLOCK are not in their activations")
+
+
 def cmd_perl_shares(args):
     """The subs' exclusive shares of time agree with Devel::NYTProf's: each sub of --subs
     named by both, its share of their total within --max-diff points. unwprof's exclusive
@@ -1842,6 +1867,12 @@ def main():
     s.add_argument("--min-ratio", type=float, default=0.95)
     s.add_argument("--min-samples", type=int, default=200)
     s.set_defaults(fn=cmd_perl)
+    s = sub.add_parser("perl-catch")
+    s.add_argument("folded")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--min-ratio", type=float, default=0.95)
+    s.add_argument("--min-samples", type=int, default=200)
+    s.set_defaults(fn=cmd_perl_catch)
     s = sub.add_parser("perl-shares")
     s.add_argument("folded")
     s.add_argument("nytprof", help="lines \"SUB EXCLUSIVE_SECONDS\"")

@@ -19,6 +19,9 @@
 #    BLOCK's samples;
 #  - burn's line lies in its body in at least 95% of its samples;
 #  - the native walk is as complete as without them (lib.sh's roots);
+#  - plcatch.pl's eval {} in a sort BLOCK, which runs what it calls in a run
+#    loop of its own (Perl's docatch): its frames in their three
+#    activations, one run loop before each (e2e.py perl-catch);
 #  - attached with -p to one already running: the same chains;
 #  - in pprof, the subs are functions with the file, each location's line
 #    inside its sub (go tool pprof -raw; skipped without go);
@@ -32,6 +35,7 @@ source "$(dirname "$0")/lib.sh"
 which=$1
 src="$programs_src/plthreads.pl"
 shares="$programs_src/plshares.pl"
+catch="$programs_src/plcatch.pl"
 case "$which" in
 5.36)
 	perl=/usr/bin/perl
@@ -39,6 +43,7 @@ case "$which" in
 	run=("$perl")
 	path=$src
 	shares_path=$shares
+	catch_path=$catch
 	elf=$perl
 	;;
 5.42)
@@ -47,9 +52,10 @@ case "$which" in
 	run=(chroot "$root" perl)
 	inside=$(mktemp -d "$root/tmp/unwprof-pl.XXXXXX")
 	trap 'rm -rf "$inside"; e2e_cleanup' EXIT
-	cp "$src" "$shares" "$inside/"
+	cp "$src" "$shares" "$catch" "$inside/"
 	path=${inside#"$root"}/plthreads.pl
 	shares_path=${inside#"$root"}/plshares.pl
+	catch_path=${inside#"$root"}/plcatch.pl
 	elf=$root/usr/bin/perl
 	;;
 *)
@@ -75,6 +81,11 @@ check perl "$tmp/pl.folded" --comm perl --source "$src" --path "$path"
 # The root's ld.so is stripped: its samples while it loads perl have no root
 # the check knows by name (a few, more on a busy machine).
 check roots "$tmp/pl.folded" --min-ratio 0.97
+
+# An eval {} in the sort BLOCK: a third activation of the run loop (docatch).
+record catch -F 999 -o "$tmp/catch.folded" -- "${run[@]}" "$catch_path" 2
+expect_rc 0
+check perl-catch "$tmp/catch.folded" --comm perl
 
 # Attached: a process already running, recorded by pid.
 "${run[@]}" "$path" 30 > /dev/null 2>&1 &
