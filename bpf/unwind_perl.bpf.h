@@ -271,13 +271,30 @@ __noinline __u64 pl_cop_word(const struct unw_perl_proc *pl, __u32 pid, __u64 co
 }
 
 /*
+ * A sub's frame word of pid first seen: user space is told, to read its
+ * name while the sub lives.
+ */
+static __always_inline void pl_sub_seen(__u32 pid, __u64 word)
+{
+	struct unw_event ev = { .type = UNW_EV_CODE,
+				.unwinder = UNW_UW_PERL,
+				.pid = pid,
+				.addr = word & UNW_FRAME_VALUE_MASK,
+				.tag = UNW_PL_NAME_TAG };
+
+	if (word && code_first_seen(pid, ev.tag, ev.addr) &&
+	    bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		stat_inc(UNW_ST_EVENTS_LOST);
+}
+
+/*
  * What this walk found of sub cv (its frame's first word) or COP cop (the
  * second), found again in the cache of the walk: a recursion's frames
  * repeat a few subs and statements, each read once a walk. The stack does
  * not change while it is walked.
  */
 static __always_inline __u64 pl_sub_cached(struct scratch *sc, struct perl_walk *st,
-					   const struct unw_perl_proc *pl, __u64 cv)
+					   const struct unw_perl_proc *pl, __u64 cv, __u32 pid)
 {
 	struct pl_seen *e = &st->subs[(cv >> 4) & (PL_CACHE - 1)];
 
@@ -285,6 +302,7 @@ static __always_inline __u64 pl_sub_cached(struct scratch *sc, struct perl_walk 
 		return e->word;
 	e->word = pl_sub_word(sc, pl, cv);
 	e->key = e->word ? cv : 0;
+	pl_sub_seen(pid, e->word);
 	return e->word;
 }
 
@@ -363,7 +381,8 @@ static __always_inline int pl_entry(const struct perl_walk *st, const struct unw
  * out. *entry: it began an activation of the run loop.
  */
 static __always_inline __u64 pl_context_word(struct scratch *sc, struct perl_walk *st,
-					     const struct unw_perl_proc *pl, __u8 type, int *entry)
+					     const struct unw_perl_proc *pl, __u32 pid, __u8 type,
+					     int *entry)
 {
 	__u8 t = type & UNW_PL_CXTYPEMASK;
 	__u16 u16;
@@ -371,7 +390,7 @@ static __always_inline __u64 pl_context_word(struct scratch *sc, struct perl_wal
 	*entry = 0;
 	if ((t == UNW_PL_CXt_SUB || t == UNW_PL_CXt_FORMAT) && !(type & UNW_PL_CXp_SUB_RE_FAKE)) {
 		*entry = pl_entry(st, pl, type);
-		return pl_sub_cached(sc, st, pl, pl_buf_word(st, pl->cx_cv));
+		return pl_sub_cached(sc, st, pl, pl_buf_word(st, pl->cx_cv), pid);
 	}
 	if (t == UNW_PL_CXt_EVAL && !(type & (UNW_PL_CXp_EVALBLOCK | UNW_PL_CXp_TRY))) {
 		*entry = pl_entry(st, pl, type);
@@ -437,7 +456,7 @@ static __always_inline int pl_context(struct scratch *sc, struct perl_walk *st,
 	if (bpf_probe_read_user(st->buf, UNW_PL_CX_READ, (void *)cx))
 		return PL_SKIPPED; /* the top one may be written as it is read: it is no frame */
 	type = st->buf[0];
-	what = pl_context_word(sc, st, pl, type, &entry);
+	what = pl_context_word(sc, st, pl, pid, type, &entry);
 	/*
 	 * one C began (eval_sv, call_sv's G_EVAL) has no return op, and
 	 * catches itself; so has a sort BLOCK's last

@@ -85,9 +85,11 @@ struct unw_perl_proc {
  * the second is the COP (the statement) being run there: its address,
  * with in its top 16 bits a tag of it (UNW_PL_TAG of its file's pointer
  * and its line), so that another COP later at the same address is known
- * apart (a string eval's are freed once it has run). Its code event
- * (UNW_EV_CODE) is of a COP first seen, addr the COP, tag its tag: to be
- * read while its process lives.
+ * apart (a string eval's are freed once it has run). Its code events
+ * (UNW_EV_CODE), to be read while the process lives: a COP first seen
+ * (addr the COP, tag its tag), and a sub first seen (addr the value of its
+ * frame's first word, tag UNW_PL_NAME_TAG), whose name is read then, as a
+ * closure's CV is freed with it.
  */
 enum unw_pl_kind {
 	UNW_PL_SUB = 0,	  /* a sub (or format) by its GV, the effective one */
@@ -101,6 +103,7 @@ enum unw_pl_kind {
 #define UNW_PL_VALUE_MASK ((1ULL << UNW_PL_KIND_SHIFT) - 1)
 #define UNW_PL_TAG_SHIFT 48
 #define UNW_PL_TAG(file, line) ((UNW_CODE_TAG(file) ^ (line)) & 0xffff)
+#define UNW_PL_NAME_TAG 0x10000u /* past every COP's tag */
 
 /* Why the Perl frames of a sample were left out, or some of them. */
 #define UNW_PERL_ERRORS(X)                                                                  \

@@ -22,6 +22,8 @@
 #  - plcatch.pl's eval {} in a sort BLOCK, which runs what it calls in a run
 #    loop of its own (Perl's docatch): its frames in their three
 #    activations, one run loop before each (e2e.py perl-catch);
+#  - a process gone before the end has its sub named (read when BPF first
+#    saw it), none "<unknown>";
 #  - attached with -p to one already running: the same chains;
 #  - in pprof, the subs are functions with the file, each location's line
 #    inside its sub (go tool pprof -raw; skipped without go);
@@ -86,6 +88,16 @@ check roots "$tmp/pl.folded" --min-ratio 0.97
 record catch -F 999 -o "$tmp/catch.folded" -- "${run[@]}" "$catch_path" 2
 expect_rc 0
 check perl-catch "$tmp/catch.folded" --comm perl
+
+# A process that is gone before the end: its sub (a CV with a name and no GV,
+# as perl makes a sub no glob refers to) named as BPF first saw it.
+record short -F 999 -o "$tmp/short.folded" -- "${run[@]}" -e \
+	'sub spin_named { my $x = 0; $x += $_ for 1 .. 3_000_000; $x } spin_named()'
+expect_rc 0
+n=$(grep -cF ";main::spin_named (-e:1);" "$tmp/short.folded")
+u=$(grep -c "<unknown>" "$tmp/short.folded")
+echo "a process gone: $n stacks with main::spin_named (-e:1), $u with an unknown frame" >&2
+[ "$n" -ge 1 ] && [ "$u" -eq 0 ] || fail "the frames of a process gone before the end are not named"
 
 # Attached: a process already running, recorded by pid.
 "${run[@]}" "$path" 30 > /dev/null 2>&1 &

@@ -143,11 +143,17 @@ static int perl_fork(void *n, uint32_t ppid, uint32_t pid)
 	return plframes__fork(n, ppid, pid);
 }
 
-/* The event is of a COP first seen: its address and its tag, as where has them. */
+/*
+ * The event is of a sub first seen (its frame's first word's value), or of
+ * a COP: its address and its tag, as where has them.
+ */
 static void perl_read_code(void *n, const struct unw_event *ev, size_t size)
 {
 	(void)size;
-	plframes__read_cop(n, ev->pid, ev->addr | (uint64_t)ev->tag << UNW_PL_TAG_SHIFT);
+	if (ev->tag == UNW_PL_NAME_TAG)
+		plframes__read_name(n, ev->pid, ev->addr);
+	else
+		plframes__read_cop(n, ev->pid, ev->addr | (uint64_t)ev->tag << UNW_PL_TAG_SHIFT);
 }
 
 /* One location per sub (or eval, sort BLOCK, main program) and COP. */

@@ -425,6 +425,14 @@ void plframes__read_cop(struct plframes *n, uint32_t pid, uint64_t where)
 		cop_get(p, where & PTR_MASK, (uint16_t)(where >> UNW_PL_TAG_SHIFT));
 }
 
+void plframes__read_name(struct plframes *n, uint32_t pid, uint64_t what)
+{
+	struct plframes_proc *p = proc_find(n, pid);
+
+	if (p)
+		name_get(p, what);
+}
+
 int plframes__name(struct plframes *n, uint32_t pid, uint64_t what, uint64_t where,
 		   struct pl_frame_name *out)
 {

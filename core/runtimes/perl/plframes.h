@@ -7,9 +7,10 @@
  * require and do FILE run, "(sort)" for a sort BLOCK, "main::RUNTIME" for
  * the main program (Devel::NYTProf's name); the COP's file and line, read
  * from the process's memory (/proc/PID/mem) with the offsets of its
- * interpreter (core/runtimes/perl/plruntime.h). A COP is read when BPF
- * first sees it, while its code lives (a string eval's is freed once it
- * has run), a sub's name when its frame is first named. Memory of a
+ * interpreter (core/runtimes/perl/plruntime.h). A COP and a sub's name
+ * are read when BPF first sees them, while they live (a string eval's
+ * COPs are freed once it has run, a closure's CV with the closure), or
+ * when the frame is named if they were not. Memory of a
  * profiled process is untrusted: every length is bounded, every SV's type
  * checked, and what does not check out names the frame "<unknown>".
  */
@@ -45,6 +46,8 @@ void plframes__remove_process(struct plframes *n, uint32_t pid);
 
 /* Reads the COP of where (its address and tag) of pid now, if it was not read yet. */
 void plframes__read_cop(struct plframes *n, uint32_t pid, uint64_t where);
+/* Reads the name of a frame's first word what (see plframes__name) of pid now, if not yet. */
+void plframes__read_name(struct plframes *n, uint32_t pid, uint64_t what);
 
 /*
  * Names frame (what, where) of pid into *out: what the first word's value
