@@ -1520,10 +1520,26 @@ def perl_sub_lines(source):
     return subs
 
 
+# A Perl frame: NAME (FILE:LINE), FILE "(eval 12)" for a string eval's code.
+PERL_FRAME = re.compile(r"(.+) \((.*):(\d+)\)")
+
+
+def perl_frames(sample):
+    """The Perl frames of sample, root first, as (name, file, line), main::'s names without
+    their package."""
+    frames = []
+    for f in sample.frames:
+        m = PERL_FRAME.fullmatch(f)
+        if m and not f.endswith("_[k]"):
+            name = m.group(1)
+            frames.append((name[len("main::"):] if name.startswith("main::") else name,
+                           m.group(2), int(m.group(3))))
+    return frames
+
+
 def perl_names(sample):
     """The Perl frames of sample, root first, by name, main::'s without their package."""
-    names = [PYTHON_FRAME.fullmatch(f).group(1) for f in sample.python]
-    return [n[len("main::"):] if n.startswith("main::") else n for n in names]
+    return [name for name, _, _ in perl_frames(sample)]
 
 
 def cmd_perl(args):
@@ -1599,6 +1615,35 @@ def cmd_perl_catch(args):
     if seen < args.min_samples or share < args.min_ratio:
         show([s for s in samples if "leaf" in perl_names(s)], "top stacks:")
         fail("the frames of an eval in a sort BLOCK are not in their activations")
+
+
+def cmd_perl_evals(args):
+    """plevals.pl's string eval and require, each a frame: of the samples in leaf, those
+    whose frames are the main program, via_eval, "(eval)" in a file "(eval N)" and leaf; of
+    those in PlSpin.pm's code, the main program, via_require and "(require)" in its file;
+    each at least --min-ratio of its samples."""
+    samples = [s for s in read_folded(args.folded) if comm_matches(s, args.comm)]
+    evals = good_evals = requires = good_requires = 0
+    for s in samples:
+        frames = perl_frames(s)
+        names = [n for n, _, _ in frames]
+        if names and names[-1] == "leaf":
+            evals += s.count
+            ok = names == ["RUNTIME", "via_eval", "(eval)", "leaf"] and \
+                re.fullmatch(r"\(eval \d+\)", frames[2][1])
+            good_evals += s.count if ok else 0
+        if frames and frames[-1][1].endswith("PlSpin.pm"):
+            requires += s.count
+            ok = names == ["RUNTIME", "via_require", "(require)"]
+            good_requires += s.count if ok else 0
+    a = good_evals / evals if evals else 0
+    b = good_requires / requires if requires else 0
+    print(f"  leaf: {evals} samples, {a:.2%} under via_eval;(eval) (FILE (eval N))\n"
+          f"  PlSpin.pm: {requires} samples, {b:.2%} under via_require;(require)",
+          file=sys.stderr)
+    if min(evals, requires) < args.min_samples or min(a, b) < args.min_ratio:
+        show(samples, "top stacks:")
+        fail("a string eval's or a require's frames are not theirs")
 
 
 def cmd_perl_shares(args):
@@ -1873,6 +1918,12 @@ def main():
     s.add_argument("--min-ratio", type=float, default=0.95)
     s.add_argument("--min-samples", type=int, default=200)
     s.set_defaults(fn=cmd_perl_catch)
+    s = sub.add_parser("perl-evals")
+    s.add_argument("folded")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--min-ratio", type=float, default=0.95)
+    s.add_argument("--min-samples", type=int, default=200)
+    s.set_defaults(fn=cmd_perl_evals)
     s = sub.add_parser("perl-shares")
     s.add_argument("folded")
     s.add_argument("nytprof", help="lines \"SUB EXCLUSIVE_SECONDS\"")

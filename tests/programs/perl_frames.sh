@@ -22,6 +22,9 @@
 #  - plcatch.pl's eval {} in a sort BLOCK, which runs what it calls in a run
 #    loop of its own (Perl's docatch): its frames in their three
 #    activations, one run loop before each (e2e.py perl-catch);
+#  - plevals.pl's string eval and require: "(eval)" (its file "(eval N)")
+#    between via_eval and leaf, "(require)" (in the file required) under
+#    via_require, each in at least 95% of its samples (e2e.py perl-evals);
 #  - a process gone before the end has its sub named (read when BPF first
 #    saw it), none "<unknown>";
 #  - attached with -p to one already running: the same chains;
@@ -38,6 +41,7 @@ which=$1
 src="$programs_src/plthreads.pl"
 shares="$programs_src/plshares.pl"
 catch="$programs_src/plcatch.pl"
+evals="$programs_src/plevals.pl"
 case "$which" in
 5.36)
 	perl=/usr/bin/perl
@@ -46,6 +50,7 @@ case "$which" in
 	path=$src
 	shares_path=$shares
 	catch_path=$catch
+	evals_path=$evals
 	elf=$perl
 	;;
 5.42)
@@ -54,10 +59,11 @@ case "$which" in
 	run=(chroot "$root" perl)
 	inside=$(mktemp -d "$root/tmp/unwprof-pl.XXXXXX")
 	trap 'rm -rf "$inside"; e2e_cleanup' EXIT
-	cp "$src" "$shares" "$catch" "$inside/"
+	cp "$src" "$shares" "$catch" "$evals" "$inside/"
 	path=${inside#"$root"}/plthreads.pl
 	shares_path=${inside#"$root"}/plshares.pl
 	catch_path=${inside#"$root"}/plcatch.pl
+	evals_path=${inside#"$root"}/plevals.pl
 	elf=$root/usr/bin/perl
 	;;
 *)
@@ -88,6 +94,11 @@ check roots "$tmp/pl.folded" --min-ratio 0.97
 record catch -F 999 -o "$tmp/catch.folded" -- "${run[@]}" "$catch_path" 2
 expect_rc 0
 check perl-catch "$tmp/catch.folded" --comm perl
+
+# A string eval and a require, each a frame of its own.
+record evals -F 999 -o "$tmp/evals.folded" -- "${run[@]}" "$evals_path" 2
+expect_rc 0
+check perl-evals "$tmp/evals.folded" --comm perl
 
 # A process that is gone before the end: its sub (a CV with a name and no GV,
 # as perl makes a sub no glob refers to) named as BPF first saw it.
