@@ -53,6 +53,8 @@ struct perl_cursor {
 	__s32 si_type;
 	__u32 idle; /* PL_op is none: an activation's first context at the top is between calls */
 	__u32 top;  /* no frame written yet: the next is the innermost */
+	__u32 pending; /* UNW_PL_MAP or UNW_PL_GREP: the next frame runs in one, written first */
+	__u32 pad;
 };
 
 /* A cache entry of a walk (pl_sub_cached): key 0 is none. */
@@ -84,9 +86,12 @@ struct perl_walk {
 	__u32 pad;
 	/* The context being read. */
 	__u8 buf[PL_CX_BUF];
-	/* The subs and COPs this walk found: their frames' words. */
+	/* The subs and COPs this walk found: their frames' words; return ops: map or grep. */
 	struct pl_seen subs[PL_CACHE];
 	struct pl_seen cops[PL_CACHE];
+	struct pl_seen blocks[PL_CACHE];
+	__u32 pushed; /* frames the context just read wrote */
+	__u32 pad2;
 };
 
 struct {
@@ -117,6 +122,29 @@ static __always_inline __u32 pl_user_u32(__u64 addr, __u32 off)
 	return v;
 }
 
+/* A window of an SV, a body, a COP or an op, read at once: the fields the walk reads of it. */
+#define PL_WIN 64
+
+static __always_inline __u64 pl_win_word(const __u8 *w, __u32 off)
+{
+	__u64 v;
+
+	if (off > PL_WIN - sizeof(v))
+		return 0;
+	__builtin_memcpy(&v, &w[off & (PL_WIN - 1)], sizeof(v));
+	return v;
+}
+
+static __always_inline __u32 pl_win_u32(const __u8 *w, __u32 off)
+{
+	__u32 v;
+
+	if (off > PL_WIN - sizeof(v))
+		return 0;
+	__builtin_memcpy(&v, &w[off & (PL_WIN - 1)], sizeof(v));
+	return v;
+}
+
 /* The cursor at the top of stack info si (its type, contexts and index); 0 when it is not one. */
 static __always_inline int pl_stackinfo(struct perl_cursor *c, const struct unw_perl_proc *pl,
 					__u64 si)
@@ -129,6 +157,40 @@ static __always_inline int pl_stackinfo(struct perl_cursor *c, const struct unw_
 	c->ix = ix;
 	/* -1 is an empty stack info */
 	return si && c->cxstack && ix >= -1 && ix <= max && max < PL_CXIX_MAX;
+}
+
+/* Steps of the ops from a return op to its map's or grep's while op. */
+#define PL_OP_STEPS 8
+
+/*
+ * Whether op, the op being run or the one a sub returns to, is in a map's
+ * or grep's BLOCK (or expression): UNW_PL_MAP or UNW_PL_GREP when its ops
+ * lead to their mapwhile or grepwhile, which runs the BLOCK again, before
+ * a statement or another map or grep begins (the ops a statement ends
+ * with, a few but for a long BLOCK, which is then taken as none); 0 when
+ * not.
+ */
+__noinline __u32 pl_op_block(const struct unw_perl_proc *pl, __u64 op)
+{
+	__u8 w[PL_WIN];
+	__u16 type;
+
+	if (!pl)
+		return 0;
+	for (int i = 0; i < PL_OP_STEPS && op; i++) {
+		if (bpf_probe_read_user(w, UNW_PL_OP_READ, (void *)op))
+			return 0;
+		type = (__u16)pl_win_u32(w, pl->op_type) & UNW_PL_OP_TYPE_MASK;
+		if (type == pl->op_mapwhile)
+			return UNW_PL_MAP;
+		if (type == pl->op_grepwhile)
+			return UNW_PL_GREP;
+		if (type == pl->op_nextstate || type == pl->op_dbstate || type == pl->op_mapstart ||
+		    type == pl->op_grepstart)
+			return 0;
+		op = pl_win_word(w, 0);
+	}
+	return 0;
 }
 
 /*
@@ -161,30 +223,8 @@ __noinline int pl_thread_start(struct scratch *sc, struct perl_cursor *c,
 	c->cop = user_word(interp, pl->interp_curcop);
 	c->idle = user_word(interp, pl->interp_op) == 0;
 	c->top = 1;
+	c->pending = pl_op_block(pl, user_word(interp, pl->interp_op));
 	return 1;
-}
-
-/* A window of an SV, a body or a COP, read at once: the fields the walk reads of it. */
-#define PL_WIN 64
-
-static __always_inline __u64 pl_win_word(const __u8 *w, __u32 off)
-{
-	__u64 v;
-
-	if (off > PL_WIN - sizeof(v))
-		return 0;
-	__builtin_memcpy(&v, &w[off & (PL_WIN - 1)], sizeof(v));
-	return v;
-}
-
-static __always_inline __u32 pl_win_u32(const __u8 *w, __u32 off)
-{
-	__u32 v;
-
-	if (off > PL_WIN - sizeof(v))
-		return 0;
-	__builtin_memcpy(&v, &w[off & (PL_WIN - 1)], sizeof(v));
-	return v;
 }
 
 /* Whether the SV head read into w is a GV's that has its GP. */
@@ -306,19 +346,63 @@ static __always_inline __u64 pl_sub_cached(struct scratch *sc, struct perl_walk 
 	return e->word;
 }
 
-/* Writes the frame of first word what ahead, at statement cop of pid. */
+/*
+ * Writes the two words of a frame ahead, if they fit. Each index is masked
+ * behind a barrier: the compiler would otherwise prove the second's mask
+ * needless from the first's bound, which the verifier does not follow.
+ */
+static __always_inline void pl_push2(struct scratch *sc, __u64 a, __u64 b)
+{
+	__u32 i = sc->ahead.nr_words, j = i + 1;
+
+	if (i + 2 > AHEAD_WORDS)
+		return;
+	barrier_var(i);
+	barrier_var(j);
+	sc->ahead.words[i & (AHEAD_WORDS - 1)] = a;
+	sc->ahead.words[j & (AHEAD_WORDS - 1)] = b;
+	sc->ahead.nr_words = i + 2;
+}
+
+/*
+ * Writes the frame of first word what ahead, at statement cop of pid, and
+ * first the frame of the map or grep it runs in, if it does, at the same
+ * statement; counts them (st->pushed).
+ */
 static __always_inline void pl_frame_push(struct scratch *sc, struct perl_walk *st,
 					  const struct unw_perl_proc *pl, __u32 pid, __u64 what,
 					  __u64 cop)
 {
 	struct pl_seen *e = &st->cops[(cop >> 3) & (PL_CACHE - 1)];
+	__u32 block = st->cur.pending;
 
 	if (!cop || e->key != cop) {
 		e->word = pl_cop_word(pl, pid, cop);
 		e->key = cop;
 	}
-	ahead_push(sc, what);
-	ahead_push(sc, e->word);
+	st->cur.pending = 0;
+	if (block) {
+		pl_push2(sc, UNW_FRAME_WORD(UNW_FRAME_PERL, (__u64)block << UNW_PL_KIND_SHIFT),
+			 e->word);
+		st->pushed++;
+	}
+	pl_push2(sc, what, e->word);
+	st->pushed++;
+}
+
+/* The map or grep (UNW_PL_MAP, UNW_PL_GREP) return op retop is in, found again in the walk's cache. */
+static __always_inline __u32 pl_block_cached(struct perl_walk *st, const struct unw_perl_proc *pl,
+					     __u64 retop)
+{
+	struct pl_seen *e = &st->blocks[(retop >> 3) & (PL_CACHE - 1)];
+
+	if (!retop)
+		return 0;
+	if (e->key != retop) {
+		e->word = pl_op_block(pl, retop);
+		e->key = retop;
+	}
+	return (__u32)e->word;
 }
 
 /* What pl_context did: wrote a frame or not, and whether its activation ends there. */
@@ -445,9 +529,11 @@ static __always_inline int pl_context(struct scratch *sc, struct perl_walk *st,
 
 	st->last_eval = 0;
 	st->catch_entry = 0;
+	st->pushed = 0;
 	if (!c->si)
 		return PL_BOTTOM;
-	if (sc->ahead.nr_words + 2 > AHEAD_WORDS)
+	/* room for a frame and the map or grep it may run in */
+	if (sc->ahead.nr_words + 4 > AHEAD_WORDS)
 		return PL_FULL;
 	if (c->ix < 0)
 		return pl_stackinfo_end(sc, st, pl, pid);
@@ -468,6 +554,7 @@ static __always_inline int pl_context(struct scratch *sc, struct perl_walk *st,
 	if (entry && c->idle) {
 		/* between its calls: no frame, and the C code that calls it runs at its caller's */
 		c->idle = 0;
+		c->pending = 0;
 		c->cop = pl_buf_word(st, pl->cx_oldcop);
 		return PL_SKIPPED;
 	}
@@ -482,6 +569,8 @@ static __always_inline int pl_context(struct scratch *sc, struct perl_walk *st,
 	if (what)
 		pl_frame_push(sc, st, pl, pid, what, c->cop);
 	c->cop = pl_buf_word(st, pl->cx_oldcop);
+	/* its caller runs on at its return op: in a map or grep, or not */
+	c->pending = entry ? 0 : pl_block_cached(st, pl, pl_buf_word(st, pl->cx_retop));
 	st->catch_entry = entry == PL_ENTRY_CATCH;
 	if (entry)
 		return what ? PL_WROTE_END : PL_END;
@@ -544,8 +633,7 @@ __noinline int pl_fill_step(struct scratch *sc, struct perl_walk *st,
 		st->seg_cursor = st->cur;
 		return 0;
 	}
-	if (r == PL_WROTE || r == PL_WROTE_END)
-		st->seg_frames++;
+	st->seg_frames += st->pushed;
 	if (st->last_eval) {
 		st->has_eval = 1;
 		st->eval_at = sc->ahead.nr_words;
@@ -611,6 +699,7 @@ static __always_inline __u32 perl_step(struct scratch *sc, struct walk_saved *s)
 		st->walk_id = sc->walk_id;
 		__builtin_memset(st->subs, 0, sizeof(st->subs));
 		__builtin_memset(st->cops, 0, sizeof(st->cops));
+		__builtin_memset(st->blocks, 0, sizeof(st->blocks));
 		if (!pl_thread_start(sc, &st->cur, pl))
 			st->cur.si = 0;
 	}

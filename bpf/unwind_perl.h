@@ -45,6 +45,10 @@ struct unw_perl_proc {
 	__u8 op_type;	    /* an op's type, the low 9 bits of the 16 there */
 	__u16 op_nextstate; /* the types of a COP: nextstate, dbstate */
 	__u16 op_dbstate;
+	__u16 op_mapstart; /* the types of the ops of map and grep */
+	__u16 op_mapwhile;
+	__u16 op_grepstart;
+	__u16 op_grepwhile;
 	__u8 pad[4];
 };
 
@@ -78,6 +82,7 @@ struct unw_perl_proc {
 #define UNW_PL_CV_READ 40
 #define UNW_PL_COP_READ 24
 #define UNW_PL_OP_TYPE_MASK 0x1ff /* an op's type: 9 bits */
+#define UNW_PL_OP_READ 40	  /* bytes of an op read: op_next (at 0) to its type */
 
 /*
  * A Perl frame (UNW_FRAME_PERL) is two words. The first says what runs
@@ -97,6 +102,8 @@ enum unw_pl_kind {
 	UNW_PL_EVAL,	  /* a string eval, require or do FILE: value, the op that began it */
 	UNW_PL_SORT,	  /* a sort BLOCK */
 	UNW_PL_MAIN,	  /* the main program */
+	UNW_PL_MAP,	  /* a map's BLOCK or expression */
+	UNW_PL_GREP,	  /* a grep's */
 };
 
 #define UNW_PL_KIND_SHIFT 48
@@ -116,6 +123,6 @@ enum unw_pl_kind {
 	X(PL_VERSION, "perl-version-unsupported",                                           \
 	  "in the run loop of a perl whose frames are not read: native frames only")
 
-_Static_assert(sizeof(struct unw_perl_proc) == 48, "unw_perl_proc layout");
+_Static_assert(sizeof(struct unw_perl_proc) == 56, "unw_perl_proc layout");
 
 #endif

@@ -1618,32 +1618,44 @@ def cmd_perl_catch(args):
 
 
 def cmd_perl_evals(args):
-    """plevals.pl's string eval and require, each a frame: of the samples in leaf, those
-    whose frames are the main program, via_eval, "(eval)" in a file "(eval N)" and leaf; of
-    those in PlSpin.pm's code, the main program, via_require and "(require)" in its file;
-    each at least --min-ratio of its samples."""
+    """plevals.pl's string eval, map and grep BLOCKs and require, each a frame: of the
+    samples in leaf, those whose frames are the main program, via_eval, "(eval)" in a file
+    "(eval N)" and leaf, or via_map, "(map)", map_leaf and leaf (grep's the same); of those
+    in PlSpin.pm's code, the main program, via_require and "(require)" in its file; each at
+    least --min-ratio of its samples."""
+    expect = {
+        "via_eval": ["RUNTIME", "via_eval", "(eval)", "leaf"],
+        "via_map": ["RUNTIME", "via_map", "(map)", "map_leaf", "leaf"],
+        "via_grep": ["RUNTIME", "via_grep", "(grep)", "grep_leaf", "leaf"],
+        "via_require": ["RUNTIME", "via_require", "(require)"],
+    }
     samples = [s for s in read_folded(args.folded) if comm_matches(s, args.comm)]
-    evals = good_evals = requires = good_requires = 0
+    seen, good = collections.Counter(), collections.Counter()
     for s in samples:
         frames = perl_frames(s)
         names = [n for n, _, _ in frames]
-        if names and names[-1] == "leaf":
-            evals += s.count
-            ok = names == ["RUNTIME", "via_eval", "(eval)", "leaf"] and \
-                re.fullmatch(r"\(eval \d+\)", frames[2][1])
-            good_evals += s.count if ok else 0
-        if frames and frames[-1][1].endswith("PlSpin.pm"):
-            requires += s.count
-            ok = names == ["RUNTIME", "via_require", "(require)"]
-            good_requires += s.count if ok else 0
-    a = good_evals / evals if evals else 0
-    b = good_requires / requires if requires else 0
-    print(f"  leaf: {evals} samples, {a:.2%} under via_eval;(eval) (FILE (eval N))\n"
-          f"  PlSpin.pm: {requires} samples, {b:.2%} under via_require;(require)",
-          file=sys.stderr)
-    if min(evals, requires) < args.min_samples or min(a, b) < args.min_ratio:
+        key = "via_require" if frames and frames[-1][1].endswith("PlSpin.pm") else \
+            next((k for k in expect if k in names), None) if names and names[-1] == "leaf" \
+            else None
+        if not key:
+            continue
+        seen[key] += s.count
+        ok = names == expect[key]
+        if key == "via_eval":
+            ok = ok and re.fullmatch(r"\(eval \d+\)", frames[2][1])
+        if key in ("via_map", "via_grep"):
+            # the BLOCK's statement is its sub's: the same line
+            ok = ok and frames[1][1:] == frames[2][1:]
+        good[key] += s.count if ok else 0
+    ok = True
+    for key in expect:
+        share = good[key] / seen[key] if seen[key] else 0
+        print(f"  {key}: {seen[key]} samples, {share:.2%} with {';'.join(expect[key])}",
+              file=sys.stderr)
+        ok &= seen[key] >= args.min_samples and share >= args.min_ratio
+    if not ok:
         show(samples, "top stacks:")
-        fail("a string eval's or a require's frames are not theirs")
+        fail("the frames of a string eval, a map, a grep or a require are not theirs")
 
 
 def cmd_perl_shares(args):
@@ -1922,7 +1934,7 @@ def main():
     s.add_argument("folded")
     s.add_argument("--comm", required=True)
     s.add_argument("--min-ratio", type=float, default=0.95)
-    s.add_argument("--min-samples", type=int, default=200)
+    s.add_argument("--min-samples", type=int, default=100)
     s.set_defaults(fn=cmd_perl_evals)
     s = sub.add_parser("perl-shares")
     s.add_argument("folded")

@@ -63,6 +63,10 @@ FIELDS = {
     "op.entereval": "OP_ENTEREVAL",
     "op.nextstate": "OP_NEXTSTATE",
     "op.dbstate": "OP_DBSTATE",
+    "op.mapstart": "OP_MAPSTART",
+    "op.mapwhile": "OP_MAPWHILE",
+    "op.grepstart": "OP_GREPSTART",
+    "op.grepwhile": "OP_GREPWHILE",
     "op.type": "op_type_offset()",
 }
 
@@ -77,6 +81,8 @@ SAME = {
     "a context's type": ("offsetof(struct context, cx_u.cx_blk.blku_type)", "0"),
     "blk_u16": ("offsetof(struct context, cx_u.cx_blk.blku_u16)", "2"),
     "sv_any": ("offsetof(struct sv, sv_any)", "0"),
+    "op_next": ("offsetof(struct op, op_next)", "0"),
+    "an op read": ("op_type_offset() + 2", "UNW_PL_OP_READ_CHECK"),
     "sv_flags' size": ("sizeof(((struct sv *)0)->sv_flags)", "4"),
     "xcv_flags' size": ("sizeof(((struct xpvcv *)0)->xcv_flags)", "4"),
     "cop_line's size": ("sizeof(((struct cop *)0)->cop_line)", "4"),
@@ -105,6 +111,7 @@ def program(consts):
              "#include <stdio.h>", "#include <string.h>",
              f"#define UNW_PL_CX_READ_CHECK {consts['CX_READ']}",
              f"#define UNW_PL_OP_TYPE_MASK_CHECK {consts['OP_TYPE_MASK']}",
+             f"#define UNW_PL_OP_READ_CHECK {consts['OP_READ']}",
              # op_type is a bitfield: the first 16 bits that hold its 9, as the walk reads them
              "static long op_type_offset(void)", "{", "\tstruct op o;", "\tU16 v;",
              "\tfor (long i = 0; i + 2 <= (long)sizeof(o); i++) {",
@@ -115,7 +122,7 @@ def program(consts):
     for name, expr in FIELDS.items():
         lines.append(f'\tprintf("field %s %ld\\n", "{name}", (long)({expr}));')
     for name, (a, b) in SAME.items():
-        op = "<=" if name in ("a context read", "op types in the mask") else "=="
+        op = "<=" if name in ("a context read", "op types in the mask", "an op read") else "=="
         lines.append(f'\tprintf("same %s %d\\n", "{name.replace(" ", "_")}", '
                      f'(int)(({a}) {op} ({b})));')
     for c in CONSTANTS:

@@ -22,9 +22,11 @@
 #  - plcatch.pl's eval {} in a sort BLOCK, which runs what it calls in a run
 #    loop of its own (Perl's docatch): its frames in their three
 #    activations, one run loop before each (e2e.py perl-catch);
-#  - plevals.pl's string eval and require: "(eval)" (its file "(eval N)")
-#    between via_eval and leaf, "(require)" (in the file required) under
-#    via_require, each in at least 95% of its samples (e2e.py perl-evals);
+#  - plevals.pl's string eval, map and grep BLOCKs and require: "(eval)"
+#    (its file "(eval N)") between via_eval and leaf, "(map)" and "(grep)"
+#    at their sub's line between it and the sub the BLOCK calls, "(require)"
+#    (in the file required) under via_require, each in at least 95% of its
+#    samples (e2e.py perl-evals);
 #  - a process gone before the end has its sub named (read when BPF first
 #    saw it), none "<unknown>";
 #  - attached with -p to one already running: the same chains;
@@ -95,8 +97,8 @@ record catch -F 999 -o "$tmp/catch.folded" -- "${run[@]}" "$catch_path" 2
 expect_rc 0
 check perl-catch "$tmp/catch.folded" --comm perl
 
-# A string eval and a require, each a frame of its own.
-record evals -F 999 -o "$tmp/evals.folded" -- "${run[@]}" "$evals_path" 2
+# A string eval, map and grep BLOCKs and a require, each a frame of its own.
+record evals -F 999 -o "$tmp/evals.folded" -- "${run[@]}" "$evals_path" 3
 expect_rc 0
 check perl-evals "$tmp/evals.folded" --comm perl
 

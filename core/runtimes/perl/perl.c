@@ -88,7 +88,11 @@ static bool perl_place(const void *state, uint64_t bias, struct runtime_place *r
 					    .cop_file = (__u8)o->cop_file,
 					    .op_type = (__u8)o->op_type,
 					    .op_nextstate = o->op_nextstate,
-					    .op_dbstate = o->op_dbstate };
+					    .op_dbstate = o->op_dbstate,
+					    .op_mapstart = o->op_mapstart,
+					    .op_mapwhile = o->op_mapwhile,
+					    .op_grepstart = o->op_grepstart,
+					    .op_grepwhile = o->op_grepwhile };
 	*rp = (struct runtime_place){
 		.ranges = { { pr->runops_lo + bias, pr->runops_hi + bias } },
 		.value_size = sizeof(v),

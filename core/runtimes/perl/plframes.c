@@ -215,6 +215,10 @@ int plframes__what_name(const struct pl_mem *m, uint64_t what, char *buf, size_t
 		return copy_name("(sort)", buf, size);
 	case UNW_PL_MAIN:
 		return copy_name("main::RUNTIME", buf, size);
+	case UNW_PL_MAP:
+		return copy_name("(map)", buf, size);
+	case UNW_PL_GREP:
+		return copy_name("(grep)", buf, size);
 	}
 	return -EINVAL;
 }

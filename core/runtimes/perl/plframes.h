@@ -4,7 +4,8 @@
  * UNW_FRAME_PERL: what runs there, and the COP being run): a sub as
  * caller() names it ("main::foo", "Foo::Bar::baz", a lexical sub by its
  * name alone), "(eval)", "(require)" and "(do)" for what a string eval,
- * require and do FILE run, "(sort)" for a sort BLOCK, "main::RUNTIME" for
+ * require and do FILE run, "(sort)" for a sort BLOCK, "(map)" and "(grep)"
+ * for a map's or grep's BLOCK (or expression), "main::RUNTIME" for
  * the main program (Devel::NYTProf's name); the COP's file and line, read
  * from the process's memory (/proc/PID/mem) with the offsets of its
  * interpreter (core/runtimes/perl/plruntime.h). A COP and a sub's name

@@ -42,11 +42,13 @@ static const struct {
 	{ 5,
 	  36,
 	  { PL_OFFSETS_COMMON, .op_require = 342, .op_dofile = 343, .op_entereval = 345,
-	    .op_nextstate = 195, .op_dbstate = 196 } },
+	    .op_nextstate = 195, .op_dbstate = 196, .op_mapstart = 171, .op_mapwhile = 172,
+	    .op_grepstart = 169, .op_grepwhile = 170 } },
 	{ 5,
 	  42,
 	  { PL_OFFSETS_COMMON, .op_require = 349, .op_dofile = 350, .op_entereval = 352,
-	    .op_nextstate = 202, .op_dbstate = 203 } },
+	    .op_nextstate = 202, .op_dbstate = 203, .op_mapstart = 178, .op_mapwhile = 179,
+	    .op_grepstart = 173, .op_grepwhile = 174 } },
 };
 
 enum { SYM_REVISION, SYM_VERSION, SYM_SUBVERSION, SYM_RUNOPS, SYM_CONTEXT, SYM_NR };
@@ -80,7 +82,8 @@ static bool offsets_fit(const struct pl_offsets *o)
 	       o->cv_flags - o->cv_gv + 4 <= UNW_PL_CV_READ && o->cv_gv + UNW_PL_CV_READ <= 255 &&
 	       o->cop_file >= o->cop_line && o->cop_file - o->cop_line + 8 <= UNW_PL_COP_READ &&
 	       o->cx_size <= 255 && o->si_type <= 255 && o->gp_egv <= 255 && o->cv_start <= 255 &&
-	       o->op_type <= 255 && o->interp_curstackinfo <= 65535 && o->interp_curcop <= 65535;
+	       o->op_type + 2 <= UNW_PL_OP_READ && o->interp_curstackinfo <= 65535 &&
+	       o->interp_curcop <= 65535;
 }
 
 /* The byte of the one-byte object s into *v; -EINVAL when it is not one. */
@@ -267,6 +270,10 @@ void plruntime__print_json(struct json_writer *jw, const struct plruntime *p)
 		{ "op.entereval", o->op_entereval },
 		{ "op.nextstate", o->op_nextstate },
 		{ "op.dbstate", o->op_dbstate },
+		{ "op.mapstart", o->op_mapstart },
+		{ "op.mapwhile", o->op_mapwhile },
+		{ "op.grepstart", o->op_grepstart },
+		{ "op.grepwhile", o->op_grepwhile },
 	};
 
 	json__key(jw, "perl");

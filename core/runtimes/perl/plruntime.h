@@ -18,7 +18,9 @@
  *   A CV: SV head .sv_any (its body), .sv_flags (its type), .sv_u; body
  *   XPVCV .xcv_stash, .xcv_start_u (its first op: a COP, nextstate or
  *   dbstate, for a sub that begins with a statement), .xcv_gv_u (a GV, or
- *   with CVf_NAMED a HEK), .xcv_flags. An op: its type, 9 bits at op_type. A GV: body XPVGV .xiv_u (its name, a HEK), .xnv_u (its
+ *   with CVf_NAMED a HEK), .xcv_flags. An op: .op_next (at 0), its type, 9
+ *   bits at op_type; a sub called in a map's or grep's BLOCK returns to ops
+ *   that lead to its mapwhile (grepwhile) before a statement begins. A GV: body XPVGV .xiv_u (its name, a HEK), .xnv_u (its
  *   stash); .sv_u its GP, whose .gp_egv is the effective GV. A stash: an
  *   HV whose body holds struct xpvhv_aux at hv_aux, .xhv_name_u (a HEK,
  *   or with .xhv_name_count an array of them, the first its name). A
@@ -59,6 +61,7 @@ struct pl_offsets {
 	int32_t hek_len, hek_key;
 	int32_t op_type; /* the 16 bits whose low 9 are an op's type */
 	uint16_t op_require, op_dofile, op_entereval, op_nextstate, op_dbstate;
+	uint16_t op_mapstart, op_mapwhile, op_grepstart, op_grepwhile;
 };
 
 struct plruntime {
