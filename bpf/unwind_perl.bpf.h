@@ -13,8 +13,12 @@
  * interpreter's stack infos, innermost first, give the frames: a sub or
  * format, a string eval, require or do FILE, a sort BLOCK (CXt_NULL on a
  * sort's stack info), the main program at the bottom of the main stack
- * info; a frame's statement is PL_curcop for the first, the blk_oldcop of
- * the frame before it for the others. Loops, bare blocks, eval {} and
+ * info; a frame's statement is PL_curcop for the first (a sub's first
+ * statement while it has not run one), the blk_oldcop of the frame before
+ * it for the others. A map's or grep's BLOCK has no context: a frame runs
+ * in one when the ops it goes on with (PL_op, or the return op of the
+ * frame before it) lead to the map's mapwhile (grep's grepwhile) before a
+ * statement begins. Loops, bare blocks, eval {} and
  * try {} are no frames (Perl's caller() skips them too). An activation of
  * the run loop begins with a context C pushed before it called the loop:
  * a sub or eval whose return op is none (call_sv, eval_sv, MULTICALL), a
