@@ -105,6 +105,14 @@ struct {
 	__type(value, struct perl_walk);
 } perl_walks SEC(".maps");
 
+/* Where the event of a COP first seen is put together (struct unw_pl_cop_event). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, WALK_FAMILIES);
+	__type(key, __u32);
+	__type(value, struct unw_pl_cop_event);
+} pl_cop_buf SEC(".maps");
+
 /* The word at off of the context read into st->buf; 0 past it. */
 static __always_inline __u64 pl_buf_word(const struct perl_walk *st, __u32 off)
 {
@@ -292,26 +300,54 @@ __noinline __u64 pl_sub_start(const struct unw_perl_proc *pl, __u64 cv)
 }
 
 /*
- * The second word of a frame at statement cop of pid: the COP and its tag;
- * the first time the COP is seen, user space is told, to read its file and
- * line.
+ * Tells user space of COP cop of pid first seen, with tag: its line and a
+ * copy of its file (struct unw_pl_cop_event), taken now, while it lives.
  */
-__noinline __u64 pl_cop_word(const struct unw_perl_proc *pl, __u32 pid, __u64 cop)
+static __always_inline void pl_cop_seen(__u32 family, __u32 pid, __u64 cop, __u32 tag, __u32 line,
+					__u64 file)
 {
-	struct unw_event ev = { .type = UNW_EV_CODE, .unwinder = UNW_UW_PERL, .pid = pid };
+	struct unw_pl_cop_event *e = bpf_map_lookup_elem(&pl_cop_buf, &family);
+	long len;
+
+	if (!e)
+		return;
+	e->ev = (struct unw_event){
+		.type = UNW_EV_CODE, .unwinder = UNW_UW_PERL, .pid = pid, .addr = cop, .tag = tag
+	};
+	e->line = line;
+	len = file ? bpf_probe_read_user_str(e->file, sizeof(e->file), (void *)file) : 0;
+	/* a file cut short is none: user space reads it whole from the process */
+	e->len = len > 0 && len < (long)sizeof(e->file) ? (__u32)len : 0;
+	if (bpf_ringbuf_output(&events, e,
+			       __builtin_offsetof(struct unw_pl_cop_event, file) +
+				       (e->len & (UNW_PL_FILE_MAX - 1)),
+			       0))
+		stat_inc(UNW_ST_EVENTS_LOST);
+}
+
+/*
+ * The second word of a frame at statement cop of pid: the COP and its tag;
+ * the first time the COP is seen, user space is told, with its line and
+ * file.
+ */
+__noinline __u64 pl_cop_word(const struct unw_perl_proc *pl, __u32 family, __u32 pid, __u64 cop)
+{
 	__u8 w[PL_WIN] = {};
+	__u64 addr, file;
+	__u32 tag, line;
 
 	if (!pl)
 		return 0;
 	/* its line and its file's pointer, read at once */
 	if (cop)
 		bpf_probe_read_user(w, UNW_PL_COP_READ, (void *)(cop + pl->cop_line));
-	ev.addr = cop & UNW_PL_VALUE_MASK;
-	ev.tag = UNW_PL_TAG(pl_win_word(w, (__u32)pl->cop_file - pl->cop_line), pl_win_u32(w, 0));
-	if (cop && code_first_seen(pid, ev.tag, ev.addr) &&
-	    bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
-		stat_inc(UNW_ST_EVENTS_LOST);
-	return ev.addr | (__u64)ev.tag << UNW_PL_TAG_SHIFT;
+	addr = cop & UNW_PL_VALUE_MASK;
+	file = pl_win_word(w, (__u32)pl->cop_file - pl->cop_line);
+	line = pl_win_u32(w, 0);
+	tag = UNW_PL_TAG(file, line);
+	if (cop && code_first_seen(pid, tag, addr))
+		pl_cop_seen(family, pid, addr, tag, line, file);
+	return addr | (__u64)tag << UNW_PL_TAG_SHIFT;
 }
 
 /*
@@ -381,7 +417,7 @@ static __always_inline void pl_frame_push(struct scratch *sc, struct perl_walk *
 	__u32 block = st->cur.pending;
 
 	if (!cop || e->key != cop) {
-		e->word = pl_cop_word(pl, pid, cop);
+		e->word = pl_cop_word(pl, sc->family, pid, cop);
 		e->key = cop;
 	}
 	st->cur.pending = 0;

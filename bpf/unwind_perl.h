@@ -112,6 +112,21 @@ enum unw_pl_kind {
 #define UNW_PL_TAG(file, line) ((UNW_CODE_TAG(file) ^ (line)) & 0xffff)
 #define UNW_PL_NAME_TAG 0x10000u /* past every COP's tag */
 
+/*
+ * The code event of a COP carries a copy of its line and file, taken when
+ * it is first seen: a string eval's COPs are freed once it has run, often
+ * before user space could read them. A file too long, or unreadable, has
+ * len 0 and is read from the process instead.
+ */
+#define UNW_PL_FILE_MAX 256
+
+struct unw_pl_cop_event {
+	struct unw_event ev; /* addr: the COP; tag: its tag */
+	__u32 line;
+	__u32 len;		    /* bytes of file, its NUL too; 0: none copied */
+	char file[UNW_PL_FILE_MAX]; /* sent as long as len says */
+};
+
 /* Why the Perl frames of a sample were left out, or some of them. */
 #define UNW_PERL_ERRORS(X)                                                                  \
 	X(PL_THREAD, "perl-interpreter-not-found",                                          \
@@ -124,5 +139,6 @@ enum unw_pl_kind {
 	  "in the run loop of a perl whose frames are not read: native frames only")
 
 _Static_assert(sizeof(struct unw_perl_proc) == 56, "unw_perl_proc layout");
+_Static_assert(sizeof(struct unw_pl_cop_event) == 32 + UNW_PL_FILE_MAX, "unw_pl_cop_event layout");
 
 #endif

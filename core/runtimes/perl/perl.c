@@ -8,6 +8,7 @@
  * its samples are counted (perl-version-unsupported).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,15 +150,24 @@ static int perl_fork(void *n, uint32_t ppid, uint32_t pid)
 
 /*
  * The event is of a sub first seen (its frame's first word's value), or of
- * a COP: its address and its tag, as where has them.
+ * a COP: its address and its tag, as where has them, and a copy of its
+ * line and file (struct unw_pl_cop_event) when it has one, NUL-terminated.
  */
 static void perl_read_code(void *n, const struct unw_event *ev, size_t size)
 {
-	(void)size;
-	if (ev->tag == UNW_PL_NAME_TAG)
+	const struct unw_pl_cop_event *e = (const struct unw_pl_cop_event *)ev;
+	size_t head = offsetof(struct unw_pl_cop_event, file);
+	uint64_t where = ev->addr | (uint64_t)ev->tag << UNW_PL_TAG_SHIFT;
+
+	if (ev->tag == UNW_PL_NAME_TAG) {
 		plframes__read_name(n, ev->pid, ev->addr);
+		return;
+	}
+	if (size >= head && e->len && e->len <= UNW_PL_FILE_MAX && size >= head + e->len &&
+	    e->file[e->len - 1] == '\0')
+		plframes__read_cop(n, ev->pid, where, e->file, e->line);
 	else
-		plframes__read_cop(n, ev->pid, ev->addr | (uint64_t)ev->tag << UNW_PL_TAG_SHIFT);
+		plframes__read_cop(n, ev->pid, where, NULL, 0);
 }
 
 /* One location per sub (or eval, sort BLOCK, main program) and COP. */

@@ -268,23 +268,12 @@ static bool cop_has_key(const void *value, const void *key)
 	return c->addr == k->addr && c->tag == k->tag;
 }
 
-/*
- * The COP at addr with tag, read now if it was not read yet; NULL when it
- * cannot be (not kept: tried again when next asked for).
- */
-static const struct pl_cop *cop_get(struct plframes_proc *p, uint64_t addr, uint16_t tag)
+/* Keeps the COP at addr with tag, of file and line; NULL when it cannot. */
+static const struct pl_cop *cop_add(struct plframes_proc *p, uint64_t addr, uint16_t tag,
+				    const char *file, uint32_t line)
 {
-	struct cop_key k = { addr, tag };
-	struct pl_mem m = proc_pl_mem(p);
-	char file[NAME_MAX_LEN];
-	struct pl_cop *c = hashmap__find(&p->cops, cop_hash(addr, tag), cop_has_key, &k);
-	uint32_t line;
+	struct pl_cop *c = calloc(1, sizeof(*c));
 
-	if (c || !addr)
-		return c;
-	if (plframes__cop(&m, addr, tag, &line, file, sizeof(file)))
-		return NULL;
-	c = calloc(1, sizeof(*c));
 	if (c)
 		*c = (struct pl_cop){ .addr = addr, .tag = tag, .line = line, .file = strdup(file) };
 	if (c && c->file && !hashmap__add(&p->cops, cop_hash(addr, tag), c))
@@ -293,6 +282,31 @@ static const struct pl_cop *cop_get(struct plframes_proc *p, uint64_t addr, uint
 		free(c->file);
 	free(c);
 	return NULL;
+}
+
+static const struct pl_cop *cop_find(const struct plframes_proc *p, uint64_t addr, uint16_t tag)
+{
+	struct cop_key k = { addr, tag };
+
+	return hashmap__find(&p->cops, cop_hash(addr, tag), cop_has_key, &k);
+}
+
+/*
+ * The COP at addr with tag, read now if it was not read yet; NULL when it
+ * cannot be (not kept: tried again when next asked for).
+ */
+static const struct pl_cop *cop_get(struct plframes_proc *p, uint64_t addr, uint16_t tag)
+{
+	struct pl_mem m = proc_pl_mem(p);
+	const struct pl_cop *c = cop_find(p, addr, tag);
+	char file[NAME_MAX_LEN];
+	uint32_t line;
+
+	if (c || !addr)
+		return c;
+	if (plframes__cop(&m, addr, tag, &line, file, sizeof(file)))
+		return NULL;
+	return cop_add(p, addr, tag, file, line);
 }
 
 static bool name_has_key(const void *value, const void *key)
@@ -421,12 +435,21 @@ void plframes__remove_process(struct plframes *n, uint32_t pid)
 	proc_mem__remove(&n->procs, pid);
 }
 
-void plframes__read_cop(struct plframes *n, uint32_t pid, uint64_t where)
+void plframes__read_cop(struct plframes *n, uint32_t pid, uint64_t where, const char *file,
+			uint32_t line)
 {
 	struct plframes_proc *p = proc_find(n, pid);
+	uint64_t addr = where & PTR_MASK;
+	uint16_t tag = (uint16_t)(where >> UNW_PL_TAG_SHIFT);
 
-	if (p)
-		cop_get(p, where & PTR_MASK, (uint16_t)(where >> UNW_PL_TAG_SHIFT));
+	if (!p)
+		return;
+	/* the copy is taken as the process's memory is: checked */
+	if (file && *file && printable(file, strlen(file)) && line < LINE_MAX_NR &&
+	    !cop_find(p, addr, tag))
+		cop_add(p, addr, tag, file, line);
+	else
+		cop_get(p, addr, tag);
 }
 
 void plframes__read_name(struct plframes *n, uint32_t pid, uint64_t what)

@@ -8,10 +8,11 @@
  * for a map's or grep's BLOCK (or expression), "main::RUNTIME" for
  * the main program (Devel::NYTProf's name); the COP's file and line, read
  * from the process's memory (/proc/PID/mem) with the offsets of its
- * interpreter (core/runtimes/perl/plruntime.h). A COP and a sub's name
- * are read when BPF first sees them, while they live (a string eval's
- * COPs are freed once it has run, a closure's CV with the closure), or
- * when the frame is named if they were not. Memory of a
+ * interpreter (core/runtimes/perl/plruntime.h). A COP's line and file
+ * come copied in the event of BPF's first sight of it, a sub's name is
+ * read at its own, while they live (a string eval's COPs are freed once it
+ * has run, a closure's CV with the closure); else when the frame is named.
+ * Memory of a
  * profiled process is untrusted: every length is bounded, every SV's type
  * checked, and what does not check out names the frame "<unknown>".
  */
@@ -45,8 +46,13 @@ int plframes__fork(struct plframes *n, uint32_t ppid, uint32_t pid);
 /* The process exited: its memory and what was read of it are dropped. */
 void plframes__remove_process(struct plframes *n, uint32_t pid);
 
-/* Reads the COP of where (its address and tag) of pid now, if it was not read yet. */
-void plframes__read_cop(struct plframes *n, uint32_t pid, uint64_t where);
+/*
+ * Reads the COP of where (its address and tag) of pid now, if it was not
+ * read yet: from file and line, a copy of its file and its line BPF took,
+ * when file is not NULL.
+ */
+void plframes__read_cop(struct plframes *n, uint32_t pid, uint64_t where, const char *file,
+			uint32_t line);
 /* Reads the name of a frame's first word what (see plframes__name) of pid now, if not yet. */
 void plframes__read_name(struct plframes *n, uint32_t pid, uint64_t what);
 
