@@ -1658,6 +1658,20 @@ def cmd_perl_evals(args):
         fail("the frames of a string eval, a map, a grep or a require are not theirs")
 
 
+def cmd_perl_chain(args):
+    """Of the samples whose innermost Perl frame is the chain's last, at least --min-ratio
+    have exactly the chain's Perl frames (";"-separated names, main::'s without it)."""
+    chain = args.chain.split(";")
+    samples = [s for s in read_folded(args.folded) if comm_matches(s, args.comm)]
+    seen = sum(s.count for s in samples if perl_names(s)[-1:] == chain[-1:])
+    good = sum(s.count for s in samples if perl_names(s) == chain)
+    share = good / seen if seen else 0
+    print(f"  {chain[-1]}: {seen} samples, {share:.2%} with {args.chain}", file=sys.stderr)
+    if seen < args.min_samples or share < args.min_ratio:
+        show(samples, "top stacks:")
+        fail(f"the Perl frames of {args.comm} are not {args.chain}")
+
+
 def cmd_perl_shares(args):
     """The subs' exclusive shares of time agree with Devel::NYTProf's: each sub of --subs
     named by both, its share of their total within --max-diff points. unwprof's exclusive
@@ -1936,6 +1950,13 @@ def main():
     s.add_argument("--min-ratio", type=float, default=0.95)
     s.add_argument("--min-samples", type=int, default=100)
     s.set_defaults(fn=cmd_perl_evals)
+    s = sub.add_parser("perl-chain")
+    s.add_argument("folded")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--chain", required=True)
+    s.add_argument("--min-ratio", type=float, default=0.95)
+    s.add_argument("--min-samples", type=int, default=200)
+    s.set_defaults(fn=cmd_perl_chain)
     s = sub.add_parser("perl-shares")
     s.add_argument("folded")
     s.add_argument("nytprof", help="lines \"SUB EXCLUSIVE_SECONDS\"")

@@ -27,6 +27,9 @@
 #    at their sub's line between it and the sub the BLOCK calls, "(require)"
 #    (in the file required) under via_require, each in at least 95% of its
 #    samples (e2e.py perl-evals);
+#  - 5.36: a program that embeds Perl (plembed.c, linked with libperl.so, whose
+#    PL_current_context is in its TLS block): its chain whole in at least
+#    95% of its samples (e2e.py perl-chain);
 #  - a process gone before the end has its sub named (read when BPF first
 #    saw it), none "<unknown>";
 #  - attached with -p to one already running: the same chains;
@@ -101,6 +104,29 @@ check perl-catch "$tmp/catch.folded" --comm perl
 record evals -F 999 -o "$tmp/evals.folded" -- "${run[@]}" "$evals_path" 3
 expect_rc 0
 check perl-evals "$tmp/evals.folded" --comm perl
+
+# A program that embeds Perl through libperl.so (5.36 only: it is built
+# against the host's perl): PL_current_context in libperl's TLS block.
+if [ "$which" = 5.36 ]; then
+	if [ -x "$PROGRAMS/plembed" ]; then
+		libperl=$(readlink -f "$(ldd "$PROGRAMS/plembed" | awk '/libperl/ { print $3 }')")
+		"$UNWPROF" dump-unwind --summary --json "$libperl" > "$tmp/libperl.json" ||
+			fail "dump-unwind $libperl failed"
+		python3 -c 'import json, sys
+sys.exit(json.load(open(sys.argv[1]))["perl"]["tls"] != "module")' "$tmp/libperl.json" ||
+			fail "$libperl: PL_current_context not read as its TLS block's"
+		record embed -F 999 -o "$tmp/embed.folded" -- "$PROGRAMS/plembed" -e \
+			'sub burn { my $x = 0; $x = ($x * 31 + $_) % 1000003 for 1 .. 3000; $x }
+			sub c2 { burn() } sub c1 { c2() }
+			sub sorter { my @s = sort { c1() <=> c1() } 1 .. 16; scalar @s }
+			my $end = time + 2; sorter() while time < $end;'
+		expect_rc 0
+		check perl-chain "$tmp/embed.folded" --comm plembed --chain \
+			"RUNTIME;sorter;(sort);c1;c2;burn"
+	elif [ "${UNWPROF_REQUIRE_BPF:-0}" = 1 ]; then
+		fail "plembed was not built: perl's headers (libperl5.36) were not found"
+	fi
+fi
 
 # A process that is gone before the end: its sub (a CV with a name and no GV,
 # as perl makes a sub no glob refers to) named as BPF first saw it.
