@@ -7,7 +7,7 @@
  * struct), CVs with a name HEK and no GV (lexical or not), COPs with their
  * files. A sub is named as caller() names it, an eval by the op that began
  * it; what is not a Perl object, too long, or another COP than the frame's
- * (its tag) is "<unknown>".
+ * (its tag) is "<unknown>"; a COP's copy taken by BPF names it once gone.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -193,9 +193,33 @@ static void test_bad_input(void)
 	plframes__free(n);
 }
 
+/* A COP's copy BPF took names it where the process's memory no longer holds it. */
+static void test_cop_copied(void)
+{
+	struct plruntime pr;
+	struct plframes *n = namer(&pr);
+	uint64_t gone = 8, where = gone | (uint64_t)0x1234 << UNW_PL_TAG_SHIFT;
+	struct pl_frame_name r;
+
+	if (!n) {
+		FAIL("no namer of this process");
+		return;
+	}
+	plframes__read_cop(n, (uint32_t)getpid(), where, "(eval 12)", 3);
+	r = name_of(n, what(UNW_PL_MAIN, 0), where);
+	CHECK_EQ_STR(r.file, "(eval 12)");
+	CHECK_EQ_INT(r.line, 3);
+	/* a copy that is no file's is not taken: the memory is read, which is not there */
+	where = gone | (uint64_t)0x4321 << UNW_PL_TAG_SHIFT;
+	plframes__read_cop(n, (uint32_t)getpid(), where, "bad\001file", 3);
+	CHECK_EQ_STR(name_of(n, what(UNW_PL_MAIN, 0), where).file, "<unknown>");
+	plframes__free(n);
+}
+
 int main(void)
 {
 	RUN(test_subs);
+	RUN(test_cop_copied);
 	RUN(test_kinds);
 	RUN(test_bad_input);
 	return test_summary();
