@@ -502,16 +502,18 @@ static __always_inline int pl_entry(const struct perl_walk *st, const struct unw
 /*
  * The frame word of the context read into st->buf, of type type, that is
  * one (see above); 0 when it is no frame, or when its sub does not check
- * out. *entry: it began an activation of the run loop.
+ * out. *entry: it began an activation of the run loop; *frame: it is a
+ * frame's, even one left out.
  */
 static __always_inline __u64 pl_context_word(struct scratch *sc, struct perl_walk *st,
 					     const struct unw_perl_proc *pl, __u32 pid, __u8 type,
-					     int *entry)
+					     int *entry, int *frame)
 {
 	__u8 t = type & UNW_PL_CXTYPEMASK;
 	__u16 u16;
 
 	*entry = 0;
+	*frame = 1;
 	if ((t == UNW_PL_CXt_SUB || t == UNW_PL_CXt_FORMAT) && !(type & UNW_PL_CXp_SUB_RE_FAKE)) {
 		*entry = pl_entry(st, pl, type);
 		return pl_sub_cached(sc, st, pl, pl_buf_word(st, pl->cx_cv), pid);
@@ -527,6 +529,7 @@ static __always_inline __u64 pl_context_word(struct scratch *sc, struct perl_wal
 		*entry = PL_ENTRY_CATCH; /* pp_sort sets CATCH */
 		return UNW_FRAME_WORD(UNW_FRAME_PERL, (__u64)UNW_PL_SORT << UNW_PL_KIND_SHIFT);
 	}
+	*frame = 0;
 	return 0;
 }
 
@@ -564,7 +567,7 @@ static __always_inline int pl_context(struct scratch *sc, struct perl_walk *st,
 {
 	struct perl_cursor *c = &st->cur;
 	__u64 what, cx, start;
-	int entry;
+	int entry, frame;
 	__u8 type;
 
 	st->last_eval = 0;
@@ -582,14 +585,18 @@ static __always_inline int pl_context(struct scratch *sc, struct perl_walk *st,
 	if (bpf_probe_read_user(st->buf, UNW_PL_CX_READ, (void *)cx))
 		return PL_SKIPPED; /* the top one may be written as it is read: it is no frame */
 	type = st->buf[0];
-	what = pl_context_word(sc, st, pl, pid, type, &entry);
+	what = pl_context_word(sc, st, pl, pid, type, &entry, &frame);
 	/*
 	 * one C began (eval_sv, call_sv's G_EVAL) has no return op, and
 	 * catches itself; so has a sort BLOCK's last
 	 */
 	st->last_eval = (type & UNW_PL_CXTYPEMASK) == UNW_PL_CXt_EVAL && !entry &&
 			(pl_buf_word(st, pl->cx_retop) || pl_below_sort(st, pl));
-	if (!what && !entry)
+	/*
+	 * a frame left out (its sub did not check out), and the map or grep
+	 * it runs in, still says its caller's statement
+	 */
+	if (!frame)
 		return PL_SKIPPED;
 	if (entry && c->idle) {
 		/* between its calls: no frame, and the C code that calls it runs at its caller's */
@@ -614,7 +621,7 @@ static __always_inline int pl_context(struct scratch *sc, struct perl_walk *st,
 	st->catch_entry = entry == PL_ENTRY_CATCH;
 	if (entry)
 		return what ? PL_WROTE_END : PL_END;
-	return PL_WROTE;
+	return what ? PL_WROTE : PL_SKIPPED;
 }
 
 /* Closes a segment of the ahead at word end, with frames frames: one written before the last. */
