@@ -34,6 +34,7 @@ with open(dst, "r+b") as f:
     f.seek(foff + addr - vaddr)
     f.write(bytes([44]))
 PY
+# shellcheck disable=SC2016 # Perl's $t and $x
 record refused -F 999 -o "$tmp/refused.folded" --stats-json "$tmp/refused.json" -- \
 	"$tmp/perl5.44" -e 'my ($t, $x) = (time, 0); $x = ($x * 31 + 7) % 1000003 while time - $t < 3'
 expect_rc 0
