@@ -24,6 +24,7 @@ enum {
 	OPT_DEBUG_FILE,
 	OPT_NO_DEBUGINFO,
 	OPT_SUMMARY,
+	OPT_FROM_CODE,
 };
 
 struct dump_args {
@@ -55,7 +56,12 @@ static const char dump_doc[] =
 	"With --summary --json, \"rows\" is left out and \"row_count\" and \"bpf_bytes\" "
 	"are given instead. Sources are \".eh_frame\", \".debug_frame\" (in the file "
 	"itself), \".debug_frame (PATH)\" (in the separate debug file PATH) and "
-	"\".gopclntab\".\n\n"
+	"\".gopclntab\"; where no CFI describes the code, \"the PLT's code\" and \"the vDSO's "
+	"code\" (aarch64) and \"the functions' code\" (x86-64: rows derived from each "
+	"function's prologue and epilogues, with \"code\" saying how many functions and "
+	"rows, how many were refused and the ranges they cover).\n\n"
+	"--from-code builds the table of an x86-64 file from the code of its functions "
+	"alone, its CFI ignored: what unwprof would derive if the file had none.\n\n"
 	"EXAMPLES:\n"
 	"  unwprof dump-unwind /usr/lib/x86_64-linux-gnu/libc.so.6\n"
 	"  unwprof dump-unwind --summary ./app\n"
@@ -76,6 +82,9 @@ static const struct argp_option dump_options[] = {
 	{ "debug-file", OPT_DEBUG_FILE, "PATH", 0,
 	  "Use PATH as the separate debug file (it must match the build ID)", 2 },
 	{ "no-debuginfo", OPT_NO_DEBUGINFO, NULL, 0, "Do not look for a separate debug file", 2 },
+	{ NULL, 0, NULL, 0, "Table:", 3 },
+	{ "from-code", OPT_FROM_CODE, NULL, 0,
+	  "Derive the rows from the functions' code alone, ignoring the CFI (x86-64)", 3 },
 	{},
 };
 
@@ -123,6 +132,9 @@ static error_t dump_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_NO_DEBUGINFO:
 		args->opts.no_debuginfo = true;
+		return 0;
+	case OPT_FROM_CODE:
+		args->opts.from_code = true;
 		return 0;
 	case ARGP_KEY_ARG:
 		if (args->opts.file)

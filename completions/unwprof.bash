@@ -22,7 +22,7 @@ _unwprof_options()
 			--folded --with-pid --with-tid --lines --diff --fail-above --fail-total --json -o --output --format'
 		;;
 	dump-unwind)
-		echo '--json --summary --pc --debug-file --no-debuginfo'
+		echo '--json --summary --pc --debug-file --no-debuginfo --from-code'
 		;;
 	shards)
 		echo '-p --pids --shard-rows --max-shards --json'

@@ -109,6 +109,7 @@ complete -c unwprof -n $c -l summary -d 'Print only the summary'
 complete -c unwprof -n $c -l pc -x -d 'Print only the row governing ADDR'
 complete -c unwprof -n $c -l debug-file -r -F -d 'Use PATH as the separate debug file'
 complete -c unwprof -n $c -l no-debuginfo -d 'Do not look for a separate debug file'
+complete -c unwprof -n $c -l from-code -d 'Derive the rows from the code alone, ignoring the CFI'
 complete -c unwprof -n $c -F
 
 # shards

@@ -331,6 +331,11 @@ size_t symtab__count(const struct symtab *st)
 	return st ? st->nr_syms : 0;
 }
 
+const struct symtab_sym *symtab__get(const struct symtab *st, size_t i)
+{
+	return &st->syms[i];
+}
+
 void symtab__free(struct symtab *st)
 {
 	if (!st)

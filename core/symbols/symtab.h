@@ -35,6 +35,8 @@ struct symtab *symtab__load(const struct elf_file *elf, const struct elf_file *d
 /* The symbol that holds ELF address vaddr, or NULL (st may be NULL). */
 const struct symtab_sym *symtab__find(const struct symtab *st, uint64_t vaddr);
 size_t symtab__count(const struct symtab *st);
+/* The i-th symbol by address, i < symtab__count(st). */
+const struct symtab_sym *symtab__get(const struct symtab *st, size_t i);
 void symtab__free(struct symtab *st);
 
 #endif

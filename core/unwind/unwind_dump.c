@@ -29,6 +29,7 @@
 #include "../util/log.h"
 #include "../runtimes/runtimes.h"
 #include "unwind_table.h"
+#include "code_x64.h"
 #include "encoder.h"
 
 /* What is printed, besides the table itself. */
@@ -43,7 +44,7 @@ struct unwind_dump {
 
 #define RULE_STR_MAX 64
 #define SRC_MAX \
-	6 /* .eh_frame, .debug_frame, the debug file's, .gopclntab, the PLT's or vDSO's code */
+	7 /* .eh_frame, .debug_frame, the debug file's, .gopclntab, the PLT's or vDSO's code, the functions' */
 #define CFA_COL 12
 #define FP_COL 11
 
@@ -504,6 +505,8 @@ static size_t table_sources(const struct unwind_dump *c, char out[SRC_MAX][PATH_
 		snprintf(out[n++], PATH_MAX + 32, "the vDSO's code");
 	if (src & TABLE_SRC_PLT_CODE)
 		snprintf(out[n++], PATH_MAX + 32, "the PLT's code");
+	if (src & TABLE_SRC_X64_CODE)
+		snprintf(out[n++], PATH_MAX + 32, "the functions' code");
 	return n;
 }
 
@@ -533,6 +536,15 @@ static void print_go_funcs(FILE *f, const struct unwind_table *t)
 		first = 0;
 	}
 	fprintf(f, "%s\n", refused ? ")" : "");
+}
+
+/* The functions whose rows come from their code (x86-64), and those refused. */
+static void print_code_funcs(FILE *f, const struct unwind_table *t)
+{
+	if (!t->nr_code_funcs && !t->nr_code_refused)
+		return;
+	fprintf(f, "code:        %zu functions, %zu rows from their code, %zu refused\n",
+		t->nr_code_funcs, t->nr_code_rows, t->nr_code_refused);
 }
 
 static const char *debug_file_text(const struct unwind_dump *c)
@@ -592,6 +604,7 @@ static void print_summary(FILE *f, const struct unwind_dump *c, const struct enc
 	if (t->nr_bad_fdes)
 		fprintf(f, "malformed:   %zu FDEs skipped\n", t->nr_bad_fdes);
 	print_go_funcs(f, t);
+	print_code_funcs(f, t);
 	print_bpf_bytes(f, c, cost);
 }
 
@@ -701,6 +714,31 @@ static void json_go_funcs(struct json_writer *jw, const struct unwind_table *t)
 	json__object_end(jw);
 }
 
+static void json_code_funcs(struct json_writer *jw, const struct unwind_table *t)
+{
+	char lo[32], hi[32];
+
+	if (!t->nr_code_funcs && !t->nr_code_refused)
+		return;
+	json__key(jw, "code");
+	json__object_start(jw);
+	json__uint_field(jw, "functions", t->nr_code_funcs);
+	json__uint_field(jw, "rows", t->nr_code_rows);
+	json__uint_field(jw, "refused", t->nr_code_refused);
+	json__key(jw, "ranges");
+	json__array_start(jw);
+	for (size_t i = 0; i < t->nr_code_ranges; i++) {
+		*fmt_hex(lo, t->code_ranges[i].lo, 0) = '\0';
+		*fmt_hex(hi, t->code_ranges[i].hi, 0) = '\0';
+		json__array_start(jw);
+		json__string(jw, lo);
+		json__string(jw, hi);
+		json__array_end(jw);
+	}
+	json__array_end(jw);
+	json__object_end(jw);
+}
+
 static void json_summary(struct json_writer *jw, const struct unwind_dump *c)
 {
 	const struct unwind_table *t = c->table;
@@ -718,6 +756,7 @@ static void json_summary(struct json_writer *jw, const struct unwind_dump *c)
 	json__array_end(jw);
 	json__uint_field(jw, "fdes", t->nr_fdes);
 	json_go_funcs(jw, t);
+	json_code_funcs(jw, t);
 }
 
 static void json_unsupported(struct json_writer *jw, const struct unwind_table *t)
@@ -888,7 +927,10 @@ struct unwind_dump *unwind_dump__open(const struct unwind_dump_opts *opts)
 	}
 	if (c->debug)
 		pr_info("%s: using debug file %s", opts->file, elf_file__path(c->debug));
-	c->table = unwind_table__build(c->elf, c->debug);
+	c->table = opts->from_code ? code_x64__table(c->elf, c->debug) :
+				     unwind_table__build(c->elf, c->debug);
+	if (!c->table && opts->from_code && errno == ENOENT)
+		pr_err("%s: --from-code: not an x86-64 file", opts->file);
 	if (!c->table) {
 		err = -errno;
 		goto fail;

@@ -29,6 +29,7 @@ struct unwind_dump_opts {
 	const char *debug_file; /* the separate debug file; NULL: looked for */
 	bool no_debuginfo;	/* no debug file looked for */
 	bool summary;		/* the summary without the rows */
+	bool from_code;		/* the rows of the functions' code alone, CFI ignored */
 };
 
 /*

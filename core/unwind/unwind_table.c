@@ -29,6 +29,7 @@
 
 #include "cfi.h"
 #include "code_a64.h"
+#include "code_x64.h"
 #include "../elf/elf_file.h"
 #include "../util/big_alloc.h"
 #include "../util/leb128.h"
@@ -877,7 +878,25 @@ void unwind_table__replace_rows(struct unwind_table *t, struct table_row *rows, 
 	rows_trim(t);
 }
 
-/* ---- rows where no CFI describes the code (core/unwind/code_a64.c) ---- */
+/* ---- rows where no CFI describes the code (core/unwind/code_a64.c, code_x64.c) ---- */
+
+int unwind_table__add_code_range(struct unwind_table *t, uint64_t lo, uint64_t hi)
+{
+	struct table_range *r;
+	size_t at = t->nr_code_ranges;
+
+	r = realloc(t->code_ranges, (t->nr_code_ranges + 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	t->code_ranges = r;
+	while (at && r[at - 1].lo > lo) {
+		r[at] = r[at - 1];
+		at--;
+	}
+	r[at] = (struct table_range){ lo, hi };
+	t->nr_code_ranges++;
+	return 0;
+}
 
 int unwind_table__add_rows(struct unwind_table *t, const struct table_row *add, size_t n,
 			   uint64_t lo, uint64_t hi)
@@ -1025,6 +1044,8 @@ struct unwind_table *unwind_table__build(const struct elf_file *elf, const struc
 	if (t)
 		table_go__add_elf(t, elf);
 	err = t ? code_a64__plt(t, elf) : 0;
+	if (!err && t)
+		err = code_x64__add_rows(t, elf, debug);
 	if (err) {
 		unwind_table__free(t);
 		errno = -err;
@@ -1057,6 +1078,7 @@ void unwind_table__free(struct unwind_table *t)
 	if (!t)
 		return;
 	big_free(t->rows, t->rows_mapped);
+	free(t->code_ranges);
 	free(t);
 }
 

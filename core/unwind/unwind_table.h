@@ -5,7 +5,9 @@
  * describe an address) and, in a Go binary, from the SP deltas of Go's
  * pclntab (merged over them in core/unwind/table_go.h), which win over both
  * where they describe a function: Go's own traceback trusts them, and the
- * .debug_frame Go's linker writes is made from them anyway. Sorted by pc,
+ * .debug_frame Go's linker writes is made from them anyway. Where no CFI
+ * describes code, rows derived from the code itself: an aarch64 PLT or vDSO
+ * (core/unwind/code_a64.h), x86-64 functions (core/unwind/code_x64.h). Sorted by pc,
  * redundant rows removed, an END row wherever a gap follows a function,
  * unsupported rules kept with a reason.
  *
@@ -52,6 +54,12 @@ enum {
 	TABLE_SRC_GOPCLNTAB = 1 << 3,	/* the SP deltas of Go's pclntab */
 	TABLE_SRC_VDSO_CODE = 1 << 4,	/* an aarch64 vDSO's code, which has no CFI */
 	TABLE_SRC_PLT_CODE = 1 << 5,	/* an aarch64 PLT's code, which has no CFI */
+	TABLE_SRC_X64_CODE = 1 << 6,	/* x86-64 functions' code where no CFI describes it */
+};
+
+/* Addresses [lo, hi) whose rows come from code (core/unwind/code_x64.h). */
+struct table_range {
+	uint64_t lo, hi;
 };
 
 struct unwind_table {
@@ -68,6 +76,11 @@ struct unwind_table {
 	size_t nr_go_funcs;		  /* Go functions described by their SP deltas */
 	size_t nr_go_sp_write;		  /* of those, the ones that switch stacks (unsupported) */
 	size_t nr_go_refused[GOPCLNTAB_BAD_NR]; /* Go functions whose deltas lie, by reason */
+	size_t nr_code_funcs;			/* functions with rows from their x86-64 code */
+	size_t nr_code_refused;			/* functions whose code is not understood */
+	size_t nr_code_rows;			/* the rows from code added */
+	struct table_range *code_ranges;	/* where they are, sorted */
+	size_t nr_code_ranges;
 };
 
 /*
@@ -87,6 +100,9 @@ void unwind_table__free(struct unwind_table *t);
  */
 int unwind_table__add_rows(struct unwind_table *t, const struct table_row *rows, size_t n,
 			   uint64_t lo, uint64_t hi);
+
+/* Notes that the rows of [lo, hi) come from code. 0 or -ENOMEM. */
+int unwind_table__add_code_range(struct unwind_table *t, uint64_t lo, uint64_t hi);
 
 /*
  * Calls fn with the range [lo, hi) of each FDE of elf's .eh_frame, in
