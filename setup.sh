@@ -15,7 +15,8 @@
 # with -dwarf appended), UNWPROF_ARM64_ROOT (where Debian's arm64 kernel and libraries
 # are unpacked for tests/arm64, default /var/cache/unwprof-tests/arm64),
 # UNWPROF_RUBY_YJIT (where Ruby 3.3 with YJIT is built for the tests, default
-# /var/cache/unwprof-tests/ruby-3.3-yjit).
+# /var/cache/unwprof-tests/ruby-3.3-yjit), UNWPROF_MUSL_CFI (where Debian's musl is
+# built with unwind tables for the tests, default /var/cache/unwprof-tests/musl-cfi).
 # The test run ends with a line "N passed, N failed, N skipped".
 set -euo pipefail
 
@@ -34,6 +35,7 @@ PACKAGES=(
 	lld mold linux-perf python3.11 ruby3.1 perl libdevel-nytprof-perl xz-utils bpftrace
 	stress-ng
 	openjdk-17-jdk-headless sqlite3 libdebuginfod-dev debuginfod strace
+	musl musl-dev musl-tools
 )
 # The program tests (tests/programs) build Rust with the rustc on PATH or
 # rustup's; without either, Debian's.
@@ -293,6 +295,48 @@ build_ruby_yjit() {
 		make install HAVE_BASERUBY=no # no download of the bundled gems: the tarball has them
 }
 
+# Debian's musl is built without unwind tables; the test of the rows unwprof derives
+# from its code (tests/oracle/code_x64_oracle.py) compares them with the CFI of the
+# same sources built with them, in MUSL_CFI, from the machine's own mirror, reused
+# while it is there. A failure is reported, not fatal: the test skips (fails in CI).
+MUSL_CFI=${UNWPROF_MUSL_CFI:-/var/cache/unwprof-tests/musl-cfi}
+
+install_musl_cfi() {
+	local src mirror
+	[ -r "$MUSL_CFI/lib/libc.so" ] && return 0
+	if [ "$(id -u)" -ne 0 ] || ! mirror=$(apt_mirror) || [ -z "$mirror" ]; then
+		echo "setup.sh: not building musl with unwind tables: needs root and a Debian mirror" >&2
+		return 0
+	fi
+	local -a PACKAGES=(dpkg-dev) # install_missing reads it
+	install_missing
+	src=$(mktemp -d)
+	echo "setup.sh: building musl with unwind tables in $MUSL_CFI (log: $src/build.log)" >&2
+	if ! (build_musl_cfi "$src" "$mirror" > "$src/build.log" 2>&1); then
+		echo "setup.sh: the build of musl with unwind tables failed (its test will say so)" >&2
+		tail -n 5 "$src/build.log" >&2
+		rm -rf "$MUSL_CFI"
+		return 0
+	fi
+	rm -rf "$src"
+}
+
+# bookworm's source of musl by a list of its own, with Debian's patches, built with
+# -fasynchronous-unwind-tables (after musl's own -fno-asynchronous-unwind-tables).
+build_musl_cfi() {
+	local src=$1 mirror=$2
+	local -a apt=(-o "Dir::Etc::SourceList=$src/sources.list" -o "Dir::Etc::SourceParts=$src/none"
+		-o "Dir::State::Lists=$src/lists")
+	mkdir -p "$src/lists/partial" || return 1
+	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm main" \
+		> "$src/sources.list"
+	apt-get "${apt[@]}" update || return 1
+	cd "$src" && apt-get "${apt[@]}" source musl || return 1
+	cd musl-*/ || return 1
+	./configure --prefix="$MUSL_CFI" --disable-static CFLAGS="-O2 -fasynchronous-unwind-tables" &&
+		make -j"$(nproc)" && make install
+}
+
 # bpftrace, the off-CPU test's reference, reads the tracepoints' formats in
 # tracefs, which a container or a minimal machine may not have mounted.
 mount_tracefs() {
@@ -368,6 +412,7 @@ test)
 	install_sid_dwarf
 	install_arm64_root
 	install_ruby_yjit
+	install_musl_cfi
 	mount_tracefs
 	# the test suite's build reads its hooks (faults, forced tail calls) from the environment
 	build -Dtest_hooks=true

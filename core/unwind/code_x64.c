@@ -841,11 +841,48 @@ static bool is_padding(const uint8_t *p, size_t avail)
 	return in.map == 1 && in.op == 0x1f;
 }
 
+/* Whether the instruction at p[0, avail) starts a prologue: endbr64, a push of a callee-saved register, sub $N,%rsp. */
+static bool is_prologue(const uint8_t *p, size_t avail)
+{
+	struct x64_insn in;
+
+	if (!code_x64__decode(p, avail, 0, &in) || in.vex)
+		return false;
+	if (in.map == 1 && in.op == 0x1e && in.rep == 0xf3 && in.mod == 3 && in.rm % 8 == 2)
+		return true; /* endbr64 */
+	if (in.map != 0 || in.opsize)
+		return false;
+	if (in.op >= 0x50 && in.op <= 0x57)
+		return in.rm == 3 || in.rm == X64_RBP || in.rm >= 12;
+	return (in.op == 0x81 || in.op == 0x83) && in.mod == 3 && in.rm == X64_RSP &&
+	       in.reg % 8 == 5 && (in.rex & 8);
+}
+
+/*
+ * Whether the code at p[0, avail), ELF address pc, right after a call, says
+ * that the callee does not return: padding (gcc aligns what follows a call
+ * only where a jump leads) or, at an aligned address, a prologue. *next is
+ * where the code after the padding starts.
+ */
+static bool call_ends(const uint8_t *p, size_t avail, uint64_t pc, uint64_t *next)
+{
+	struct x64_insn in;
+	size_t len, off = 0;
+
+	while (off < avail && is_padding(p + off, avail - off)) {
+		len = code_x64__decode(p + off, avail - off, 0, &in);
+		off += len;
+	}
+	*next = pc + off;
+	return off ? true : !(pc % 16) && is_prologue(p, avail);
+}
+
 /* Follows the instruction at off; 0, or -ENOMEM. */
 static int func_insn(struct func *fn, uint32_t off)
 {
 	struct frame f = fn->at[off];
 	struct x64_insn in;
+	uint64_t next;
 	size_t len;
 	int err = 0;
 
@@ -901,7 +938,7 @@ follow:
 	if (err || fn->why || off + len >= fn->size)
 		return err;
 	if ((in.flow == X64_CALL || in.flow == X64_CALL_IND) &&
-	    is_padding(fn->code + off + len, fn->size - off - len))
+	    call_ends(fn->code + off + len, fn->size - off - len, fn->lo + off + len, &next))
 		return 0;
 	return func_merge(fn, off + len, &f);
 }
@@ -1011,8 +1048,11 @@ struct gap {
 	uint8_t *bits;	     /* per byte: B_* */
 };
 
-/* A start, an instruction decoded, a jump's target, a start guessed after padding. */
-enum { B_START = 1, B_SEEN = 2, B_TARGET = 4, B_GUESS = 8 };
+/*
+ * A start, an instruction decoded, a jump's target, a start guessed after
+ * padding, the end of a function by its symbol's size.
+ */
+enum { B_START = 1, B_SEEN = 2, B_TARGET = 4, B_GUESS = 8, B_END = 16 };
 
 struct code_file {
 	const struct elf_file *ef;
@@ -1135,25 +1175,18 @@ static int push_addr(uint64_t **v, size_t *nr, size_t *cap, uint64_t addr)
 }
 
 /*
- * After the call at [pc, pc + len) of gap g: whether padding follows (the
- * callee does not return); the code after it, when 16-byte aligned, may be
- * a function of its own that only a pointer leads to.
+ * After the call that ends at pc in gap g: whether the callee does not
+ * return; the code that follows, when 16-byte aligned, may then be a
+ * function of its own that only a pointer leads to.
  */
-static int after_call(struct code_file *cf, const struct gap *g, uint64_t pc, bool *padding)
+static int after_call(struct code_file *cf, const struct gap *g, uint64_t pc, bool *ends)
 {
-	struct x64_insn in;
-	size_t len;
+	uint64_t next;
 
-	*padding = pc < g->hi && is_padding(g->code + (pc - g->lo), g->hi - pc);
-	if (!*padding)
+	*ends = pc < g->hi && call_ends(g->code + (pc - g->lo), g->hi - pc, pc, &next);
+	if (!*ends || next >= g->hi || next % 16)
 		return 0;
-	while (pc < g->hi && is_padding(g->code + (pc - g->lo), g->hi - pc)) {
-		len = code_x64__decode(g->code + (pc - g->lo), g->hi - pc, pc, &in);
-		pc += len;
-	}
-	if (pc >= g->hi || pc % 16)
-		return 0;
-	return push_addr(&cf->guess, &cf->nr_guess, &cf->cap_guess, pc);
+	return push_addr(&cf->guess, &cf->nr_guess, &cf->cap_guess, next);
 }
 
 static void mark_target(struct code_file *cf, uint64_t addr)
@@ -1193,10 +1226,10 @@ static int discover(struct code_file *cf, uint64_t start)
 			if (in.flow == X64_CALL)
 				err = todo_add(cf, in.target);
 			if (!err && (in.flow == X64_CALL || in.flow == X64_CALL_IND)) {
-				bool padding;
+				bool ends;
 
-				err = after_call(cf, g, pc + len, &padding);
-				more = !padding;
+				err = after_call(cf, g, pc + len, &ends);
+				more = !ends;
 			}
 			if (in.flow == X64_JMP || in.flow == X64_JCC) {
 				mark_target(cf, in.target);
@@ -1366,12 +1399,12 @@ static int follow_gap(struct code_file *cf, struct gap *g, bool collect, struct 
 
 	cf->nr_rows = 0;
 	for (uint64_t a = g->lo; a <= g->hi && !err; a++) {
-		if (a < g->hi && !(g->bits[a - g->lo] & B_START))
+		if (a < g->hi && !(g->bits[a - g->lo] & (B_START | B_END)))
 			continue;
 		if (have)
 			err = follow_function(cf, g, lo, a, collect, &first);
 		lo = a;
-		have = true;
+		have = a < g->hi && (g->bits[a - g->lo] & B_START);
 	}
 	if (err || collect || !cf->nr_rows)
 		return err;
@@ -1402,6 +1435,26 @@ static void code_file_free(struct code_file *cf)
 	free(cf->rows);
 }
 
+/*
+ * The end of a function by its symbol's size: what follows its padding,
+ * when 16-byte aligned, may be a function that only a pointer leads to.
+ */
+static int mark_end(struct code_file *cf, uint64_t end)
+{
+	struct gap *g = gap_of(cf, end);
+	struct x64_insn in;
+	uint64_t pc = end;
+
+	if (!g)
+		return 0;
+	g->bits[end - g->lo] |= B_END;
+	while (pc < g->hi && is_padding(g->code + (pc - g->lo), g->hi - pc))
+		pc += code_x64__decode(g->code + (pc - g->lo), g->hi - pc, pc, &in);
+	if (pc >= g->hi || pc % 16)
+		return 0;
+	return push_addr(&cf->guess, &cf->nr_guess, &cf->cap_guess, pc);
+}
+
 /* The starts the file gives: its function symbols and its entry. */
 static int add_symbols(struct code_file *cf, const struct elf_file *debug)
 {
@@ -1416,8 +1469,11 @@ static int add_symbols(struct code_file *cf, const struct elf_file *debug)
 	for (size_t i = 0; i < symtab__count(st) && !err; i++) {
 		const struct symtab_sym *s = symtab__get(st, i);
 
-		if (!s->label)
-			err = todo_add(cf, s->addr);
+		if (s->label)
+			continue;
+		err = todo_add(cf, s->addr);
+		if (!err && s->size)
+			err = mark_end(cf, s->addr + s->size);
 	}
 	symtab__free(st);
 	return err;
