@@ -129,6 +129,7 @@ static size_t decode_modrm(const uint8_t *p, size_t avail, struct x64_insn *in, 
 		in->base = (sib & 7) | (rex_b << 3);
 		if ((((sib >> 3) & 7) | (rex_x << 3)) != 4)
 			in->index = ((sib >> 3) & 7) | (rex_x << 3);
+		in->scale = 1 << (sib >> 6);
 		if ((sib & 7) == 5 && in->mod == 0) {
 			in->base = 16;
 			disp = 4;
@@ -750,9 +751,10 @@ struct func {
 	uint8_t *jumped;  /* per byte: a branch of its own lands there */
 	uint32_t *work;
 	size_t nr_work, cap_work;
-	struct exits *exits; /* where its jumps out go, NULL: not kept */
-	const char *why;     /* why it is refused, NULL while it is not */
-	uint64_t why_at;     /* where */
+	struct exits *exits;	   /* where its jumps out go, NULL: not kept */
+	const struct elf_file *ef; /* where its jump tables are read, NULL: not read */
+	const char *why;	   /* why it is refused, NULL while it is not */
+	uint64_t why_at;	   /* where */
 };
 
 static int exits_add(struct exits *e, uint64_t target, const struct frame *f)
@@ -823,6 +825,152 @@ static int func_branch(struct func *fn, uint64_t target, const struct frame *f)
 		return func_merge(fn, off, f);
 	}
 	return fn->exits ? exits_add(fn->exits, target, f) : 0;
+}
+
+/* ---- jump tables ---- */
+
+/* The instruction that ends where the one at off starts, decoded; false when none is known. */
+static bool insn_before(const struct func *fn, uint32_t off, uint32_t *prev, struct x64_insn *in)
+{
+	uint32_t p = off;
+
+	if (!off)
+		return false;
+	do
+		p--;
+	while (p && fn->kind[p] == AT_INSIDE);
+	if (fn->kind[p] != AT_INSN)
+		return false;
+	if (code_x64__decode(fn->code + p, fn->size - p, fn->lo + p, in) != off - p)
+		return false;
+	*prev = p;
+	return in->flow == X64_NEXT || in->flow == X64_JCC;
+}
+
+static bool is_reg_form(const struct x64_insn *in, uint8_t op)
+{
+	return in->map == 0 && !in->vex && in->op == op && in->has_modrm && in->mod == 3;
+}
+
+/*
+ * Whether in moves another register, zero-extended, into idx: movzbl,
+ * movzwl, or a 32-bit mov; *src is then that register.
+ */
+static bool zero_extends(const struct x64_insn *in, unsigned int idx, unsigned int *src)
+{
+	if (!in->has_modrm || in->mod != 3 || in->vex || (in->rex & 8) || in->opsize)
+		return false;
+	*src = in->op == 0x89 ? in->reg : in->rm;
+	if (in->map == 1 && (in->op == 0xb6 || in->op == 0xb7))
+		return in->reg == idx;
+	return in->map == 0 &&
+	       ((in->op == 0x8b && in->reg == idx) || (in->op == 0x89 && in->rm == idx));
+}
+
+/* The instructions a jump table is read with, at most this far before the jump. */
+#define JT_LOOKBACK 12
+#define JT_MAX 4096
+
+/*
+ * The targets of the jump through a register at off, when the code before
+ * it is gcc's and clang's position-independent jump table, bounded by the
+ * compare that guards it:
+ *
+ *	cmp $N, %I; ja default	(N + 1 entries)
+ *	lea T(%rip), %X
+ *	movslq (%X,%I,4), %Y
+ *	add %X, %Y
+ *	jmp *%Y
+ *
+ * Each entry is the offset of a target from T. Every target has the frame
+ * of the jump. A table not found, or one that leads out of the function,
+ * leaves its targets without rows (0), as any code no path reaches.
+ */
+static int jump_table(struct func *fn, uint32_t off, const struct x64_insn *jmp,
+		      const struct frame *f)
+{
+	struct x64_insn in;
+	unsigned int x = 16, y, idx = 16, step = 0, src;
+	uint64_t table = 0, n = 0, target;
+	uint32_t at = off;
+	const uint8_t *p;
+	bool ja = false;
+	int err = 0;
+
+	if (!fn->ef || !jmp->has_modrm || jmp->mod != 3 || jmp->opsize)
+		return 0;
+	y = jmp->rm;
+	while (step++ < JT_LOOKBACK && insn_before(fn, at, &at, &in)) {
+		bool w64 = in.rex & 8;
+
+		/* Only the instructions that run in a row before the jump. */
+		if (fn->jumped[at + in.len] && at + in.len != off)
+			return 0;
+
+		if (x == 16) {
+			if (is_reg_form(&in, 0x01) && w64 && in.rm == y)
+				x = in.reg; /* add %X, %Y */
+			else if (is_reg_form(&in, 0x03) && w64 && in.reg == y)
+				x = in.rm;
+			else if (writes_reg(&in, y))
+				return 0;
+			continue;
+		}
+		if (idx == 16) {
+			if (in.map == 0 && in.op == 0x63 && w64 && in.mod != 3 && in.reg == y &&
+			    in.base == x && in.scale == 4 && !in.disp)
+				idx = in.index; /* movslq (%X,%I,4), %Y */
+			else if (writes_reg(&in, x) || writes_reg(&in, y))
+				return 0;
+			continue;
+		}
+		if (zero_extends(&in, idx, &src)) {
+			idx = src; /* movzbl %Jl, %eI; mov %eJ, %eI: the compare is of J */
+			continue;
+		}
+		if (!table) {
+			if (in.map == 0 && in.op == 0x8d && w64 && in.reg == x && in.base == 17)
+				table = fn->lo + at + in.len +
+					(uint64_t)in.disp; /* lea T(%rip), %X */
+			else if (writes_reg(&in, x) || writes_reg(&in, idx) || in.flow == X64_JCC)
+				return 0; /* a table whose address was taken earlier is not read */
+			continue;
+		}
+		if (in.flow == X64_JCC) {
+			if ((in.map == 0 && in.op == 0x77) || (in.map == 1 && in.op == 0x87))
+				ja = true; /* ja default: unsigned, so N bounds the index */
+			else if (!ja)
+				return 0;
+			continue;
+		}
+		if (ja && in.map == 0 && !in.vex && in.reg % 8 == 7 && in.imm >= 0 &&
+		    in.imm < JT_MAX &&
+		    ((in.has_modrm && in.mod == 3 && in.rm == idx &&
+		      (in.op == 0x80 || in.op == 0x81 || in.op == 0x83)) ||
+		     ((in.op == 0x3c || in.op == 0x3d) && idx == 0))) {
+			n = (uint64_t)in.imm + 1; /* cmp $N, %I */
+			break;
+		}
+		if (writes_reg(&in, idx))
+			return 0;
+	}
+	if (!n || !(p = elf_file__vaddr_bytes(fn->ef, table, 4 * n)))
+		return 0;
+	for (uint64_t i = 0; i < n; i++) {
+		int32_t e;
+
+		memcpy(&e, p + 4 * i, 4);
+		target = table + (uint64_t)(int64_t)e;
+		if (target < fn->lo || target - fn->lo >= fn->size)
+			return 0;
+	}
+	for (uint64_t i = 0; i < n && !err && !fn->why; i++) {
+		int32_t e;
+
+		memcpy(&e, p + 4 * i, 4);
+		err = func_branch(fn, table + (uint64_t)(int64_t)e, f);
+	}
+	return err;
 }
 
 /*
@@ -919,8 +1067,9 @@ follow:
 		}
 		return 0;
 	case X64_STOP:
-	case X64_JMP_IND:
 		return 0;
+	case X64_JMP_IND:
+		return jump_table(fn, off, &in, &f);
 	case X64_JMP:
 		return func_branch(fn, in.target, &f);
 	case X64_JCC:
@@ -947,7 +1096,7 @@ follow:
  * Follows fn from its entry and the frames of seeds[0, nr) (jumps into it
  * from elsewhere). 0 (fn->why set when refused), or -ENOMEM.
  */
-static int func_follow(struct func *fn, const struct code_exit *seeds, size_t nr)
+static int func_follow(struct func *fn, const struct code_exit *seeds, size_t nr, bool entry)
 {
 	int err;
 
@@ -956,7 +1105,7 @@ static int func_follow(struct func *fn, const struct code_exit *seeds, size_t nr
 	if (!fn->at || !fn->kind)
 		return -ENOMEM;
 	fn->jumped = fn->kind + fn->size;
-	err = func_merge(fn, 0, &entry_frame);
+	err = entry ? func_merge(fn, 0, &entry_frame) : 0;
 	for (size_t i = 0; i < nr && !err && !fn->why; i++)
 		err = func_merge(fn, seeds[i].target - fn->lo, &seeds[i].frame);
 	while (!err && !fn->why && fn->nr_work)
@@ -1015,7 +1164,7 @@ long code_x64__function_rows(const uint8_t *code, size_t size, uint64_t addr,
 
 	if (!size || size > UINT32_MAX)
 		return -ENOEXEC;
-	err = func_follow(&fn, NULL, 0);
+	err = func_follow(&fn, NULL, 0, true);
 	if (!err && !fn.why) {
 		all = calloc(size + 1, sizeof(*all));
 		err = all ? 0 : -ENOMEM;
@@ -1052,13 +1201,21 @@ struct gap {
  * A start, an instruction decoded, a jump's target, a start guessed after
  * padding, the end of a function by its symbol's size.
  */
-enum { B_START = 1, B_SEEN = 2, B_TARGET = 4, B_GUESS = 8, B_END = 16 };
+enum { B_START = 1, B_SEEN = 2, B_TARGET = 4, B_GUESS = 8, B_END = 16, B_PART = 32 };
+
+/*
+ * The passes over the functions: where the jumps of those with an entry
+ * go, then where those of the parts that only jumps lead to go (gcc's
+ * .cold parts: their frame is that of the jumps), then their rows.
+ */
+enum { PASS_ENTRIES, PASS_PARTS, PASS_ROWS };
 
 struct code_file {
 	const struct elf_file *ef;
 	struct gap *gaps;
 	size_t nr_gaps, cap_gaps;
-	uint64_t *todo; /* starts to follow */
+	struct exits parts; /* where the jumps of parts go, PASS_PARTS */
+	uint64_t *todo;	    /* starts to follow */
 	size_t nr_todo, cap_todo;
 	uint64_t *guess; /* where code follows a call and its padding */
 	size_t nr_guess, cap_guess;
@@ -1293,13 +1450,14 @@ static size_t exits_in(const struct exits *e, uint64_t lo, uint64_t hi, size_t *
  * Whether a jump from elsewhere lands inside fn (past its entry) in a frame
  * the exits of the followed functions do not give.
  */
-static bool entered_unknown(const struct code_file *cf, const struct gap *g, const struct func *fn)
+static bool entered_unknown(const struct code_file *cf, const struct gap *g, const struct func *fn,
+			    bool entry)
 {
 	const struct code_exit *seeds;
 	size_t nr, first = exits_in(&cf->exits, fn->lo, fn->lo + fn->size, &nr), k = 0;
 
 	seeds = cf->exits.v + first;
-	for (size_t off = 1; off < fn->size; off++) {
+	for (size_t off = entry; off < fn->size; off++) {
 		if (!(g->bits[fn->lo - g->lo + off] & B_TARGET) || fn->jumped[off])
 			continue;
 		while (k < nr && seeds[k].target < fn->lo + off)
@@ -1325,32 +1483,36 @@ static int rows_room(struct code_file *cf, size_t more)
 }
 
 /*
- * Follows the function [lo, hi) of gap g. With collect, only keeps where
- * its jumps out go; else appends its rows to cf->rows (pcs from *first,
- * set by the first function of the gap with rows).
+ * Follows the function [lo, hi) of gap g in pass (PASS_*): its jumps out
+ * kept in the first two, its rows appended to cf->rows in the last (pcs
+ * from *first, set by the first function of the gap with rows).
  */
-static int follow_function(struct code_file *cf, struct gap *g, uint64_t lo, uint64_t hi,
-			   bool collect, uint64_t *first)
+static int follow_function(struct code_file *cf, struct gap *g, uint64_t lo, uint64_t hi, int pass,
+			   uint64_t *first)
 {
-	struct func fn = { .code = g->code + (lo - g->lo), .lo = lo, .size = hi - lo };
+	struct func fn = { .code = g->code + (lo - g->lo), .lo = lo, .size = hi - lo, .ef = cf->ef };
 	const struct code_exit *seeds = NULL;
 	size_t nr_seeds = 0, n;
 	int err;
-	bool guessed = g->bits[lo - g->lo] & B_GUESS;
+	bool guessed = g->bits[lo - g->lo] & B_GUESS, entry = g->bits[lo - g->lo] & B_START;
 	struct exits own = { 0 };
 
 	if (fn.size > REGION_MAX)
 		fn.size = REGION_MAX;
-	if (collect) {
-		fn.exits = &cf->exits;
-	} else {
+	if ((pass == PASS_ENTRIES && !entry) || (pass == PASS_PARTS && entry))
+		return 0;
+	if (pass != PASS_ENTRIES)
 		seeds = cf->exits.v + exits_in(&cf->exits, lo, lo + fn.size, &nr_seeds);
-		fn.exits = guessed ? &own : NULL;
-	}
-	err = func_follow(&fn, seeds, nr_seeds);
-	if (err || collect)
+	if (!entry && !nr_seeds)
+		return 0; /* a part no followed jump leads to */
+	fn.exits = pass == PASS_ENTRIES ? &cf->exits :
+		   pass == PASS_PARTS	? &cf->parts :
+		   guessed		? &own :
+					  NULL;
+	err = func_follow(&fn, seeds, nr_seeds, entry);
+	if (err || pass != PASS_ROWS)
 		goto out;
-	if (!fn.why && entered_unknown(cf, g, &fn)) {
+	if (!fn.why && entered_unknown(cf, g, &fn, entry)) {
 		fn.why = "a jump into it from code not followed";
 		fn.why_at = lo;
 	}
@@ -1390,8 +1552,8 @@ out:
 	return err;
 }
 
-/* Follows every function of gap g, one pass; the rows into t on the second. */
-static int follow_gap(struct code_file *cf, struct gap *g, bool collect, struct unwind_table *t)
+/* Follows every function of gap g in pass; the rows into t in PASS_ROWS. */
+static int follow_gap(struct code_file *cf, struct gap *g, int pass, struct unwind_table *t)
 {
 	uint64_t first = 0, lo = 0, end;
 	bool have = false;
@@ -1402,11 +1564,11 @@ static int follow_gap(struct code_file *cf, struct gap *g, bool collect, struct 
 		if (a < g->hi && !(g->bits[a - g->lo] & (B_START | B_END)))
 			continue;
 		if (have)
-			err = follow_function(cf, g, lo, a, collect, &first);
+			err = follow_function(cf, g, lo, a, pass, &first);
 		lo = a;
-		have = a < g->hi && (g->bits[a - g->lo] & B_START);
+		have = a < g->hi && (g->bits[a - g->lo] & (B_START | B_PART));
 	}
-	if (err || collect || !cf->nr_rows)
+	if (err || pass != PASS_ROWS || !cf->nr_rows)
 		return err;
 	/* The last row is the END the table adds itself. */
 	end = first + cf->rows[--cf->nr_rows].pc;
@@ -1432,6 +1594,7 @@ static void code_file_free(struct code_file *cf)
 	free(cf->todo);
 	free(cf->guess);
 	free(cf->exits.v);
+	free(cf->parts.v);
 	free(cf->rows);
 }
 
@@ -1455,6 +1618,22 @@ static int mark_end(struct code_file *cf, uint64_t end)
 	return push_addr(&cf->guess, &cf->nr_guess, &cf->cap_guess, pc);
 }
 
+/* Whether a function symbol names a part of another function: gcc's NAME.cold, NAME.cold.N. */
+static bool is_part(const char *name)
+{
+	const char *c = strstr(name, ".cold");
+
+	return c && (c[5] == '\0' || c[5] == '.');
+}
+
+static void mark_part(struct code_file *cf, uint64_t addr)
+{
+	struct gap *g = gap_of(cf, addr);
+
+	if (g)
+		g->bits[addr - g->lo] |= B_PART | B_END;
+}
+
 /* The starts the file gives: its function symbols and its entry. */
 static int add_symbols(struct code_file *cf, const struct elf_file *debug)
 {
@@ -1471,6 +1650,10 @@ static int add_symbols(struct code_file *cf, const struct elf_file *debug)
 
 		if (s->label)
 			continue;
+		if (is_part(s->name)) {
+			mark_part(cf, s->addr);
+			continue;
+		}
 		err = todo_add(cf, s->addr);
 		if (!err && s->size)
 			err = mark_end(cf, s->addr + s->size);
@@ -1501,7 +1684,7 @@ int code_x64__add_rows(struct unwind_table *t, const struct elf_file *ef,
 		for (size_t k = 0; k < cf.nr_guess && !err; k++) {
 			struct gap *g = gap_of(&cf, cf.guess[k]);
 
-			if (!g || (g->bits[cf.guess[k] - g->lo] & (B_START | B_TARGET)))
+			if (!g || (g->bits[cf.guess[k] - g->lo] & (B_START | B_TARGET | B_PART)))
 				continue;
 			err = todo_add(&cf, cf.guess[k]);
 			g->bits[cf.guess[k] - g->lo] |= B_GUESS;
@@ -1509,12 +1692,15 @@ int code_x64__add_rows(struct unwind_table *t, const struct elf_file *ef,
 		}
 		cf.nr_guess = 0;
 	}
-	for (size_t i = 0; i < cf.nr_gaps && !err; i++)
-		err = follow_gap(&cf, &cf.gaps[i], true, t);
-	if (!err)
-		qsort(cf.exits.v, cf.exits.nr, sizeof(*cf.exits.v), cmp_exit);
-	for (size_t i = 0; i < cf.nr_gaps && !err; i++)
-		err = follow_gap(&cf, &cf.gaps[i], false, t);
+	for (int pass = PASS_ENTRIES; pass <= PASS_ROWS && !err; pass++) {
+		for (size_t i = 0; i < cf.nr_gaps && !err; i++)
+			err = follow_gap(&cf, &cf.gaps[i], pass, t);
+		for (size_t i = 0; i < cf.parts.nr && !err; i++)
+			err = exits_add(&cf.exits, cf.parts.v[i].target, &cf.parts.v[i].frame);
+		cf.parts.nr = 0;
+		if (!err)
+			qsort(cf.exits.v, cf.exits.nr, sizeof(*cf.exits.v), cmp_exit);
+	}
 	if (!err && cf.nr_funcs)
 		t->sources |= TABLE_SRC_X64_CODE;
 	t->nr_code_funcs += cf.nr_funcs;

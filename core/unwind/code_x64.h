@@ -37,6 +37,7 @@ struct x64_insn {
 	uint8_t rm;    /* ModRM.rm with REX.B (a register when mod is 3) */
 	uint8_t base;  /* the base register of a memory operand, 16: none, 17: rip */
 	uint8_t index; /* its index register, 16: none */
+	uint8_t scale; /* and the index's scale, 1, 2, 4 or 8 */
 	uint8_t vvvv;  /* VEX/EVEX's extra register, 16: none */
 	uint8_t rex;   /* the REX prefix, 0 when none */
 	bool has_modrm;
