@@ -8,8 +8,14 @@
  * Functions start where the file says: its function symbols (.symtab and
  * .dynsym, the debug file's too), its entry, and the targets of the calls
  * found by following their code (static functions have no symbol); a
- * function runs up to the next start. Only the code no row of the table
- * (no FDE) governs is looked at, so CFI always wins.
+ * function runs up to the next start or the end its symbol's size gives.
+ * Where a call is followed by padding, or by a prologue at an aligned
+ * address, the callee does not return; what follows such a call or the end
+ * of a sized function, aligned and reached by no jump, is taken for a
+ * function that only a pointer leads to (one that jumps into another is
+ * refused). gcc's NAME.cold parts are entered only by jumps, with their
+ * frame. Only the code no row of the table (no FDE) governs is looked at,
+ * so CFI always wins.
  *
  * Each function's code is followed from its entry along every branch, one
  * instruction at a time (the length decoder below), with the state "CFA is
@@ -28,7 +34,9 @@
  * frame kept in rbp), rbp written while it holds the frame, two paths that
  * meet in different states, a ret whose CFA is not rsp+8, a jump into it
  * from code whose state is unknown, or instructions that overlap. Code that
- * no path reaches (behind an indirect jump) gets no row either.
+ * no path reaches gets no row either: behind an indirect jump, unless it is
+ * a position-independent jump table whose bound the code gives (see
+ * jump_table()), whose targets get the frame of the jump.
  *
  * The rows are those gcc's CFI gives for the same code, rule for rule:
  * the CFA follows rbp from mov %rsp,%rbp to the pop of rbp or leave
