@@ -972,6 +972,22 @@ size_t elf_file__load_segments(const struct elf_file *ef, struct elf_load_segmen
 	return n;
 }
 
+size_t elf_file__code_sections(const struct elf_file *ef, struct elf_range *ranges, size_t max)
+{
+	const uint64_t want = SHF_ALLOC | SHF_EXECINSTR;
+	Elf_Scn *scn = NULL;
+	size_t n = 0;
+	GElf_Shdr sh;
+
+	while (n < max && (scn = elf_nextscn(ef->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    (sh.sh_flags & want) != want || !sh.sh_size || sh.sh_addr + sh.sh_size < sh.sh_addr)
+			continue;
+		ranges[n++] = (struct elf_range){ sh.sh_addr, sh.sh_addr + sh.sh_size };
+	}
+	return n;
+}
+
 uint32_t elf_file__crc32(const struct elf_file *ef)
 {
 	uLong crc = crc32(0L, Z_NULL, 0);

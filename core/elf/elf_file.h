@@ -84,6 +84,16 @@ size_t elf_file__load_segments(const struct elf_file *ef, struct elf_load_segmen
 			       size_t max);
 
 /*
+ * The sections of code (SHF_EXECINSTR, in memory and in the file), in file
+ * order, as [vaddr, vaddr + size) in ranges[0, max); returns how many were
+ * stored (0 without section headers).
+ */
+struct elf_range {
+	uint64_t lo, hi;
+};
+size_t elf_file__code_sections(const struct elf_file *ef, struct elf_range *ranges, size_t max);
+
+/*
  * The bytes at ELF virtual address vaddr, when a PT_LOAD segment holds all
  * len of them in the file; NULL otherwise.
  */

@@ -53,6 +53,7 @@
 #include "unwind_table.h"
 #include "../elf/elf_file.h"
 #include "../symbols/symtab.h"
+#include "../util/common.h"
 #include "../util/log.h"
 
 /* ---- the length decoder ---- */
@@ -986,15 +987,20 @@ static int jump_table(struct func *fn, uint32_t off, const struct x64_insn *jmp,
  * call, padding says the callee does not return (gcc aligns what follows
  * only where a jump leads), and what follows it is another function.
  */
+static bool padding_insn(const struct x64_insn *in)
+{
+	if (in->vex)
+		return false;
+	if (in->map == 0)
+		return (in->op == 0x90 && !(in->rex & 1) && !in->rep) || in->op == 0xcc;
+	return in->map == 1 && in->op == 0x1f;
+}
+
 static bool is_padding(const uint8_t *p, size_t avail)
 {
 	struct x64_insn in;
 
-	if (!code_x64__decode(p, avail, 0, &in) || in.vex)
-		return false;
-	if (in.map == 0)
-		return (in.op == 0x90 && !(in.rex & 1) && !in.rep) || in.op == 0xcc;
-	return in.map == 1 && in.op == 0x1f;
+	return code_x64__decode(p, avail, 0, &in) && padding_insn(&in);
 }
 
 /* Whether the instruction at p[0, avail) starts a prologue: endbr64, a push of a callee-saved register, sub $N,%rsp. */
@@ -1250,15 +1256,62 @@ static struct gap *gap_of(const struct code_file *cf, uint64_t addr)
 	return NULL;
 }
 
-static int gap_add(struct code_file *cf, uint64_t lo, uint64_t hi)
+/*
+ * Whether code[0, size) is nothing but padding: what the linker puts between
+ * the functions CFI describes, no code of its own.
+ */
+/*
+ * The length of the padding instruction at p[0, avail) in the forms
+ * assemblers write between functions: int3, nop, and nopw/nopl with 66 and
+ * 2e prefixes (0f 1f /0); 0 for anything else. Tens of thousands of these
+ * stretches lie between the functions of a large library.
+ */
+static size_t plain_padding(const uint8_t *p, size_t avail)
 {
-	const uint8_t *code;
+	static const uint8_t disp[4] = { 0, 1, 4, 0 };
+	size_t at = 0, len;
+	uint8_t modrm;
+
+	while (at < avail && at < 8 && (p[at] == 0x66 || p[at] == 0x2e))
+		at++;
+	if (at < avail && (p[at] == 0x90 || p[at] == 0xcc))
+		return p[at] == 0xcc && at ? 0 : at + 1;
+	if (at + 3 > avail || p[at] != 0x0f || p[at + 1] != 0x1f)
+		return 0;
+	modrm = p[at + 2];
+	if ((modrm >> 6) == 3 || ((modrm >> 3) & 7) || ((modrm >> 6) == 0 && (modrm & 7) == 5))
+		return 0;
+	len = at + 3 + ((modrm & 7) == 4) + disp[modrm >> 6];
+	return len <= avail ? len : 0;
+}
+
+static bool only_padding(const uint8_t *code, size_t size)
+{
+	struct x64_insn in;
+
+	for (size_t at = 0, len; at < size; at += len) {
+		len = plain_padding(code + at, size - at);
+		if (len)
+			continue;
+		len = code_x64__decode(code + at, size - at, 0, &in);
+		if (!len || !padding_insn(&in))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Adds [lo, hi) as a gap, its bytes at code, unless it is padding. Less
+ * than 16 bytes that end where the next function is aligned are taken to
+ * be its alignment unread: reading them would fault in every page of a
+ * large library's code, as CFI describes its functions but not what lies
+ * between them.
+ */
+static int gap_add(struct code_file *cf, uint64_t lo, uint64_t hi, const uint8_t *code)
+{
 	struct gap *g;
 
-	if (hi <= lo)
-		return 0;
-	code = elf_file__vaddr_bytes(cf->ef, lo, hi - lo);
-	if (!code)
+	if (hi <= lo || (hi - lo < 16 && hi % 16 == 0) || only_padding(code, hi - lo))
 		return 0;
 	if (cf->nr_gaps == cf->cap_gaps) {
 		cf->cap_gaps = cf->cap_gaps ? 2 * cf->cap_gaps : 16;
@@ -1271,31 +1324,72 @@ static int gap_add(struct code_file *cf, uint64_t lo, uint64_t hi)
 	return 0;
 }
 
-/* The parts of the executable segments no row of t governs, in address order. */
-static int find_gaps(struct code_file *cf, const struct unwind_table *t)
+/*
+ * Adds the parts of the code [lo, hi), its bytes at code, that no row of t
+ * governs, from row *i on.
+ */
+static int find_gaps_in(struct code_file *cf, const struct unwind_table *t, uint64_t lo,
+			uint64_t hi, const uint8_t *code, size_t *i)
 {
-	struct elf_load_segment segs[32];
-	size_t nr_segs = elf_file__load_segments(cf->ef, segs, 32);
+	uint64_t at = lo;
 	int err = 0;
 
-	for (size_t s = 0; s < nr_segs && !err; s++) {
-		uint64_t lo = segs[s].vaddr, hi = lo + segs[s].filesz, at = lo;
+	/* the rows that end before lo govern none of it */
+	while (*i + 1 < t->nr_rows && unwind_table__pc(t, &t->rows[*i + 1]) <= lo)
+		(*i)++;
+	for (; *i < t->nr_rows && at < hi && !err; (*i)++) {
+		uint64_t from = unwind_table__pc(t, &t->rows[*i]);
+		uint64_t to = *i + 1 < t->nr_rows ? unwind_table__pc(t, &t->rows[*i + 1]) :
+						    UINT64_MAX;
 
-		if (!(segs[s].flags & PF_X) || hi < lo || segs[s].filesz > segs[s].memsz)
+		if (t->rows[*i].cfa == UNW_CFA_END || to <= at)
 			continue;
-		for (size_t i = 0; i < t->nr_rows && at < hi && !err; i++) {
-			uint64_t from = unwind_table__pc(t, &t->rows[i]);
-			uint64_t to = i + 1 < t->nr_rows ? unwind_table__pc(t, &t->rows[i + 1]) :
-							   UINT64_MAX;
+		if (from > at)
+			err = gap_add(cf, at, from < hi ? from : hi, code + (at - lo));
+		at = to;
+	}
+	/* the last row may govern the next range too */
+	if (*i)
+		(*i)--;
+	return !err && at < hi ? gap_add(cf, at, hi, code + (at - lo)) : err;
+}
 
-			if (t->rows[i].cfa == UNW_CFA_END || to <= at)
-				continue;
-			if (from > at)
-				err = gap_add(cf, at, from < hi ? from : hi);
-			at = to;
-		}
-		if (!err && at < hi)
-			err = gap_add(cf, at, hi);
+static int cmp_range(const void *a, const void *b)
+{
+	const struct elf_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/*
+ * The code no row of t governs, in address order: of the sections of code
+ * (a segment of code may hold .rodata and .eh_frame too), else of the
+ * executable segments.
+ */
+static int find_gaps(struct code_file *cf, const struct unwind_table *t)
+{
+	struct elf_range code[64];
+	size_t nr = elf_file__code_sections(cf->ef, code, ARRAY_SIZE(code)), row = 0;
+	int err = 0;
+
+	if (!nr || nr == ARRAY_SIZE(code)) {
+		struct elf_load_segment segs[32];
+		size_t nr_segs = elf_file__load_segments(cf->ef, segs, ARRAY_SIZE(segs));
+
+		nr = 0;
+		for (size_t s = 0; s < nr_segs; s++)
+			if ((segs[s].flags & PF_X) && segs[s].filesz <= segs[s].memsz &&
+			    segs[s].vaddr + segs[s].filesz >= segs[s].vaddr)
+				code[nr++] = (struct elf_range){ segs[s].vaddr,
+								 segs[s].vaddr + segs[s].filesz };
+	}
+	qsort(code, nr, sizeof(*code), cmp_range);
+	for (size_t s = 0; s < nr && !err; s++) {
+		const uint8_t *bytes =
+			elf_file__vaddr_bytes(cf->ef, code[s].lo, code[s].hi - code[s].lo);
+
+		if (bytes && (!s || code[s].lo >= code[s - 1].hi))
+			err = find_gaps_in(cf, t, code[s].lo, code[s].hi, bytes, &row);
 	}
 	for (size_t i = 0; i < cf->nr_gaps && !err; i++) {
 		cf->gaps[i].bits = calloc(cf->gaps[i].hi - cf->gaps[i].lo, 1);
