@@ -981,7 +981,8 @@ size_t elf_file__code_sections(const struct elf_file *ef, struct elf_range *rang
 
 	while (n < max && (scn = elf_nextscn(ef->elf, scn))) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    (sh.sh_flags & want) != want || !sh.sh_size || sh.sh_addr + sh.sh_size < sh.sh_addr)
+		    (sh.sh_flags & want) != want || !sh.sh_size ||
+		    sh.sh_addr + sh.sh_size < sh.sh_addr)
 			continue;
 		ranges[n++] = (struct elf_range){ sh.sh_addr, sh.sh_addr + sh.sh_size };
 	}
