@@ -25,7 +25,10 @@
  * code after an early ret (shrink-wrapping) or after an epilogue that other
  * paths jump past gets the rule of the paths that reach it. A jump out of a
  * function gives its target in another function the state of the jump (a
- * tail call: the entry's; a cold part: the frame of its hot part).
+ * tail call: the entry's; a cold part: the frame of its hot part). rbp
+ * zeroed by code that did not save it marks the outermost frame, as the
+ * psABI asks of _start and a thread's entry in clone: its rows say that
+ * there is no caller (the return address undefined).
  *
  * A wrong row is worse than none (without a row the walk falls back to
  * frame pointers, and counts it), so a function gets no row at all when its
@@ -560,6 +563,7 @@ enum { CFA_NONE = 0, CFA_RSP, CFA_RBP };
 struct frame {
 	uint8_t cfa;
 	bool sp_known;
+	bool outermost; /* rbp zeroed unsaved: no caller (see frame_step()) */
 	int32_t cfa_off;
 	int32_t sp_off;
 	int32_t fp_slot;
@@ -575,6 +579,8 @@ static const struct frame entry_frame = { .cfa = CFA_RSP,
 
 static bool frame_same(const struct frame *a, const struct frame *b)
 {
+	if (a->outermost || b->outermost)
+		return a->outermost == b->outermost;
 	return a->cfa == b->cfa && a->cfa_off == b->cfa_off && a->fp_slot == b->fp_slot &&
 	       a->sp_known == b->sp_known && (!a->sp_known || a->sp_off == b->sp_off);
 }
@@ -701,6 +707,14 @@ static int step_stack(struct frame *f, const struct x64_insn *in)
 	return -1;
 }
 
+/* Whether insn is xor or sub of register r with itself (any width: a 32-bit one clears it all). */
+static bool is_zeroing(const struct x64_insn *in, unsigned int r)
+{
+	return in->map == 0 && !in->vex && in->has_modrm && in->mod == 3 && !in->opsize &&
+	       (in->op == 0x31 || in->op == 0x33 || in->op == 0x29 || in->op == 0x2b) &&
+	       in->reg == r && in->rm == r;
+}
+
 /*
  * The frame after insn, in place: false when it is not understood (rsp set
  * or aligned outside a frame kept in rbp, rbp written while it holds the
@@ -710,6 +724,18 @@ static bool frame_step(struct frame *f, const struct x64_insn *in)
 {
 	int r = -1;
 
+	/*
+	 * The psABI's mark of the deepest frame: rbp zeroed by code that did
+	 * not save it (it is callee-saved), as _start and a thread's entry in
+	 * clone do before they call. What the stack holds after it is no
+	 * caller's: the frame has none, whatever rsp does next.
+	 */
+	if (f->outermost)
+		return true;
+	if (is_zeroing(in, X64_RBP) && f->cfa == CFA_RSP && !f->fp_slot) {
+		f->outermost = true;
+		return true;
+	}
 	if (in->map == 0 && !in->vex)
 		r = step_stack(f, in);
 	if (r >= 0)
@@ -727,6 +753,14 @@ static bool frame_step(struct frame *f, const struct x64_insn *in)
 
 static void frame_row(struct table_row *r, const struct frame *f, uint32_t pc)
 {
+	if (f->outermost) {
+		*r = (struct table_row){ .pc = pc,
+					 .cfa = UNW_CFA_SP,
+					 .cfa_off = 8,
+					 .fp = UNW_FP_UNCHANGED,
+					 .ra = UNW_RA_UNDEFINED };
+		return;
+	}
 	*r = (struct table_row){ .pc = pc,
 				 .cfa = f->cfa == CFA_RBP ? UNW_CFA_FP : UNW_CFA_SP,
 				 .cfa_off = f->cfa_off,
@@ -1075,7 +1109,7 @@ follow:
 	}
 	switch (in.flow) {
 	case X64_RET:
-		if (f.cfa != CFA_RSP || f.cfa_off != 8) {
+		if (f.outermost || f.cfa != CFA_RSP || f.cfa_off != 8) {
 			fn->why = "a ret whose CFA is not rsp+8";
 			fn->why_at = fn->lo + off;
 		}

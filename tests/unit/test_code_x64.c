@@ -210,7 +210,11 @@ static void test_objdump_python(void)
 
 /* ---- rows derived from small functions ---- */
 
-/* "pc:cfa:fp" for each row (pcs from the function's start), "pc:end" for an END row, joined with spaces. */
+/*
+ * "pc:cfa:fp" for each row (pcs from the function's start), "pc:undefined"
+ * for a row of the outermost frame, "pc:end" for an END row, joined with
+ * spaces.
+ */
 static const char *rows_text(const uint8_t *code, size_t size)
 {
 	static char out[1024];
@@ -228,6 +232,11 @@ static const char *rows_text(const uint8_t *code, size_t size)
 		if (rows[i].cfa == UNW_CFA_END) {
 			len += snprintf(out + len, sizeof(out) - len, "%s%x:end", i ? " " : "",
 					rows[i].pc);
+			continue;
+		}
+		if (rows[i].ra == UNW_RA_UNDEFINED) {
+			len += snprintf(out + len, sizeof(out) - len, "%s%x:undefined",
+					i ? " " : "", rows[i].pc);
 			continue;
 		}
 		unwind_dump__cfa_str(&rows[i], EM_X86_64, cfa, sizeof(cfa));
@@ -392,6 +401,42 @@ static void test_refused(void)
 	CHECK_EQ_STR(ROWS(rbp_written), "refused (-8)");
 }
 
+/*
+ * rbp zeroed by code that did not save it marks the deepest frame (the
+ * psABI): _start's and a thread's entry in clone have no caller, whatever
+ * they do to rsp next. Zeroed after it was saved, rbp is only a register.
+ */
+static void test_outermost(void)
+{
+	static const uint8_t start[] = {
+		0x48, 0x31, 0xed,	      /* 0: xor %rbp,%rbp */
+		0x48, 0x89, 0xe7,	      /* 3: mov %rsp,%rdi */
+		0x48, 0x83, 0xe4, 0xf0,	      /* 6: and $-16,%rsp */
+		0xe8, 0xf1, 0x00, 0x00, 0x00, /* a: call 100 */
+		0xf4,			      /* f: hlt */
+	};
+	static const uint8_t clone[] = {
+		0x0f, 0x05,	  /* 0: syscall */
+		0x85, 0xc0,	  /* 2: test %eax,%eax */
+		0x75, 0x08,	  /* 4: jne e: the parent returns */
+		0x31, 0xed,	  /* 6: xor %ebp,%ebp: the child */
+		0x5f,		  /* 8: pop %rdi */
+		0x41, 0xff, 0xd1, /* 9: call *%r9 */
+		0x0f, 0x0b,	  /* c: ud2 */
+		0xc3,		  /* e: ret */
+	};
+	static const uint8_t saved[] = {
+		0x55,	    /* 0: push %rbp */
+		0x31, 0xed, /* 1: xor %ebp,%ebp: a register like any other */
+		0x5d,	    /* 3: pop %rbp */
+		0xc3,	    /* 4: ret */
+	};
+
+	CHECK_EQ_STR(ROWS(start), "0:rsp+8:unchanged 3:undefined 10:end");
+	CHECK_EQ_STR(ROWS(clone), "0:rsp+8:unchanged 8:undefined e:rsp+8:unchanged f:end");
+	CHECK_EQ_STR(ROWS(saved), "0:rsp+8:unchanged 1:rsp+16:cfa-16 4:rsp+8:unchanged 5:end");
+}
+
 /* A byte register 4 without REX is ah, not spl; with REX it is spl. */
 static void test_byte_registers(void)
 {
@@ -414,6 +459,7 @@ int main(void)
 	RUN(test_tail_calls);
 	RUN(test_noreturn_call);
 	RUN(test_refused);
+	RUN(test_outermost);
 	RUN(test_byte_registers);
 	RUN(test_objdump_glibc);
 	RUN(test_objdump_musl);
