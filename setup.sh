@@ -16,7 +16,9 @@
 # are unpacked for tests/arm64, default /var/cache/unwprof-tests/arm64),
 # UNWPROF_RUBY_YJIT (where Ruby 3.3 with YJIT is built for the tests, default
 # /var/cache/unwprof-tests/ruby-3.3-yjit), UNWPROF_MUSL_CFI (where Debian's musl is
-# built with unwind tables for the tests, default /var/cache/unwprof-tests/musl-cfi).
+# built with unwind tables for the tests, default /var/cache/unwprof-tests/musl-cfi),
+# UNWPROF_MUSL_PYTHON (where Debian's CPython 3.11 is built with musl-gcc for the
+# tests, default /var/cache/unwprof-tests/musl-python3.11).
 # The test run ends with a line "N passed, N failed, N skipped".
 set -euo pipefail
 
@@ -321,20 +323,64 @@ install_musl_cfi() {
 	rm -rf "$src"
 }
 
-# bookworm's source of musl by a list of its own, with Debian's patches, built with
-# -fasynchronous-unwind-tables (after musl's own -fno-asynchronous-unwind-tables).
-build_musl_cfi() {
-	local src=$1 mirror=$2
+# apt-get source of bookworm's package $3 into directory $1, from mirror $2, by a list of
+# its own (the machine's lists may have no deb-src line); extra arguments go to apt-get.
+apt_source() {
+	local src=$1 mirror=$2 package=$3
 	local -a apt=(-o "Dir::Etc::SourceList=$src/sources.list" -o "Dir::Etc::SourceParts=$src/none"
 		-o "Dir::State::Lists=$src/lists")
 	mkdir -p "$src/lists/partial" || return 1
 	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm main" \
 		> "$src/sources.list"
 	apt-get "${apt[@]}" update || return 1
-	cd "$src" && apt-get "${apt[@]}" source musl || return 1
-	cd musl-*/ || return 1
+	(cd "$src" && apt-get "${apt[@]}" source "${@:4}" "$package")
+}
+
+# bookworm's source of musl, with Debian's patches, built with
+# -fasynchronous-unwind-tables (after musl's own -fno-asynchronous-unwind-tables).
+build_musl_cfi() {
+	local src=$1 mirror=$2
+	apt_source "$src" "$mirror" musl || return 1
+	cd "$src"/musl-*/ || return 1
 	./configure --prefix="$MUSL_CFI" --disable-static CFLAGS="-O2 -fasynchronous-unwind-tables" &&
 		make -j"$(nproc)" && make install
+}
+
+# An Alpine-style CPython: Debian's python3.11 source built with musl-gcc, whose libc has
+# no CFI, for tests/programs/python_frames.sh musl, in MUSL_PYTHON, reused while it is
+# there. Its configure asks the compiler for its multiarch triplet, which musl-gcc (gcc
+# with musl's specs) answers as glibc's: a wrapper answers musl's. Upstream's tarball
+# of the package, without Debian's patches, which are for its own glibc build.
+MUSL_PYTHON=${UNWPROF_MUSL_PYTHON:-/var/cache/unwprof-tests/musl-python3.11}
+
+install_musl_python() {
+	local src mirror
+	[ -x "$MUSL_PYTHON/bin/python3.11" ] && return 0
+	if [ "$(id -u)" -ne 0 ] || ! mirror=$(apt_mirror) || [ -z "$mirror" ]; then
+		echo "setup.sh: not building CPython with musl: needs root and a Debian mirror" >&2
+		return 0
+	fi
+	src=$(mktemp -d)
+	echo "setup.sh: building CPython 3.11 with musl-gcc in $MUSL_PYTHON (log: $src/build.log)" >&2
+	if ! (build_musl_python "$src" "$mirror" > "$src/build.log" 2>&1); then
+		echo "setup.sh: the build of CPython with musl failed (its test will say so)" >&2
+		tail -n 5 "$src/build.log" >&2
+		rm -rf "$MUSL_PYTHON"
+		return 0
+	fi
+	rm -rf "$src"
+}
+
+build_musl_python() {
+	local src=$1 mirror=$2
+	apt_source "$src" "$mirror" python3.11 --download-only || return 1
+	tar -C "$src" -xzf "$src"/python3.11_*.orig.tar.gz || return 1
+	# shellcheck disable=SC2016 # the wrapper's own "$1" and "$@"
+	printf '#!/bin/sh\n[ "$1" = --print-multiarch ] && exec echo x86_64-linux-musl\nexec musl-gcc "$@"\n' \
+		> "$src/musl-cc" && chmod +x "$src/musl-cc" || return 1
+	cd "$src"/Python-3.11.*/ || return 1
+	CC="$src/musl-cc" ./configure --prefix="$MUSL_PYTHON" --without-ensurepip \
+		--disable-test-modules && make -j"$(nproc)" && make install
 }
 
 # bpftrace, the off-CPU test's reference, reads the tracepoints' formats in
@@ -413,6 +459,7 @@ test)
 	install_arm64_root
 	install_ruby_yjit
 	install_musl_cfi
+	[ "$(uname -m)" = x86_64 ] && install_musl_python
 	mount_tracefs
 	# the test suite's build reads its hooks (faults, forced tail calls) from the environment
 	build -Dtest_hooks=true

@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Usage: python_frames.sh debian | 3.X
+# Usage: python_frames.sh debian | musl | 3.X
 #
 # Python frames in place: pythreads.py run by Debian's /usr/bin/python3.11
-# (stripped, libpython linked in) or by pyenv's build of 3.X (a shared
-# libpython), recorded with --tid. Its three threads run known chains in
-# pure Python (alpha_main;Alpha.a1;a2;spin_alpha;burn through a method and a
-# generator, beta_main;b1;spin_beta;burn
+# (stripped, libpython linked in), by Debian's python3.11 source built with
+# musl-gcc as an Alpine image's (setup.sh: musl's libc has no CFI) or by
+# pyenv's build of 3.X (a shared libpython), recorded with --tid. Its three
+# threads run known chains in pure Python (alpha_main;Alpha.a1;a2;spin_alpha;
+# burn through a method and a generator, beta_main;b1;spin_beta;burn
 # and through a 7-deep recursion), and the main thread calls back into
 # Python from C (sorted() with a key function). Checks (e2e.py python):
 #  - at least 90% of the samples have Python frames;
@@ -24,6 +25,9 @@
 #  - a recursion 130 deep keeps all of its 131 frames (e2e.py python-deep);
 #  - a process of 20 ms (python -c) has its frames named, though it is gone
 #    when the run ends;
+#  - musl's: the main thread's samples begin at _start and its threads' at
+#    musl's thread entry, __clone;start, below pythread_wrapper: walked
+#    through musl's code by rows derived from it;
 #  - Debian's: the eval loop's .cold part, which no symbol names, is found in
 #    .eh_frame: one FDE's range, no function in it, its code jumping into the
 #    loop (objdump).
@@ -31,9 +35,14 @@
 source "$(dirname "$0")/lib.sh"
 
 which=$1
+roots=()
 if [ "$which" = debian ]; then
 	python=/usr/bin/python3.11
 	[ -x "$python" ] || e2e_skip "$python is not installed (package python3.11; ./setup.sh installs it)"
+elif [ "$which" = musl ]; then
+	python=${UNWPROF_MUSL_PYTHON:-/var/cache/unwprof-tests/musl-python3.11}/bin/python3.11
+	[ -x "$python" ] || e2e_skip "no CPython built with musl at $python (./setup.sh test builds it)"
+	roots=(--root _start --root '__clone;start;pythread_wrapper')
 else
 	root=$(pyenv root 2> /dev/null || echo "${PYENV_ROOT:-$HOME/.pyenv}")
 	dir=$(find "$root/versions" -maxdepth 1 -name "$which.*" 2> /dev/null | sort -V | tail -n 1)
@@ -52,7 +61,17 @@ record py -F 999 --tid -o "$tmp/py.folded" --stats-json "$tmp/py.json" -- \
 	"$python" "$programs_src/pythreads.py" 3
 expect_rc 0
 check python "$tmp/py.folded" --comm "$(basename "$python")" $qualname
-check roots "$tmp/py.folded" --min-ratio 0.99
+check roots "$tmp/py.folded" --min-ratio 0.99 "${roots[@]}"
+# musl's: walked to _start and __clone by rows, none of them by frame pointers.
+if [ "$which" = musl ]; then
+	python3 - "$tmp/py.json" << 'PY' || fail "fewer than 99% of the samples walked to the bottom by rows"
+import json, sys
+s = json.load(open(sys.argv[1]))
+print(f"walked to the bottom by rows: {s['walked']['count']} of {s['samples']} samples",
+      file=sys.stderr)
+sys.exit(not s["walked"]["count"] >= 0.99 * s["samples"])
+PY
+fi
 # A process of 20 ms, gone when the run ends, most of it importing modules whose code is
 # freed once they have run: its code objects were copied when first seen.
 # A recursion 130 deep in pure Python, all of it written: 3.8 to 3.10 put four or five
