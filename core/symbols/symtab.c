@@ -19,6 +19,8 @@ struct symtab {
 	/* While loading: the image's segments, which tell code from data. */
 	const struct elf_load_segment *segs;
 	size_t nr_segs;
+	symtab_keep_fn keep; /* NULL: every symbol */
+	void *keep_ctx;
 };
 
 static int bind_rank(int bind)
@@ -131,6 +133,8 @@ static int syms_add_table(struct symtab *st, const struct elf_file *ef, const ch
 
 		/* The section need not be aligned in the mapped file. */
 		memcpy(&es, ss.data + i * sizeof(es), sizeof(es));
+		if (st->keep && !st->keep(st->keep_ctx, es.st_value, es.st_size))
+			continue;
 		if (es.st_name >= strs.size ||
 		    !memchr(strs.data + es.st_name, 0, strs.size - es.st_name))
 			continue; /* a name past its table: skip, do not read beyond */
@@ -247,7 +251,8 @@ static int syms_add_gopclntab(struct symtab *st, const struct elf_file *elf, siz
 		struct symtab_sym *s;
 
 		/* A function of size 0 names no address. */
-		if (gopclntab__func(t, i, &f) || f.end <= f.entry || syms_cover(st, n, f.entry))
+		if (gopclntab__func(t, i, &f) || f.end <= f.entry || syms_cover(st, n, f.entry) ||
+		    (st->keep && !st->keep(st->keep_ctx, f.entry, f.end - f.entry)))
 			continue;
 		s = syms_push(st, cap);
 		if (!s) {
@@ -292,8 +297,9 @@ static int symtab__read(struct symtab *st, const struct elf_file *elf, const str
 	return err;
 }
 
-struct symtab *symtab__load(const struct elf_file *elf, const struct elf_file *debug,
-			    const struct elf_load_segment *segs, size_t nr_segs)
+struct symtab *symtab__load_some(const struct elf_file *elf, const struct elf_file *debug,
+				 const struct elf_load_segment *segs, size_t nr_segs,
+				 symtab_keep_fn keep, void *ctx)
 {
 	struct symtab *st = calloc(1, sizeof(*st));
 	int err;
@@ -302,9 +308,12 @@ struct symtab *symtab__load(const struct elf_file *elf, const struct elf_file *d
 		return NULL;
 	st->segs = segs;
 	st->nr_segs = nr_segs;
+	st->keep = keep;
+	st->keep_ctx = ctx;
 	err = symtab__read(st, elf, debug);
 	st->segs = NULL;
 	st->nr_segs = 0;
+	st->keep = NULL;
 	if (err) {
 		symtab__free(st);
 		errno = -err;
@@ -312,6 +321,12 @@ struct symtab *symtab__load(const struct elf_file *elf, const struct elf_file *d
 	}
 	pr_debug("%s: %zu function symbols", elf_file__path(elf), st->nr_syms);
 	return st;
+}
+
+struct symtab *symtab__load(const struct elf_file *elf, const struct elf_file *debug,
+			    const struct elf_load_segment *segs, size_t nr_segs)
+{
+	return symtab__load_some(elf, debug, segs, nr_segs, NULL, NULL);
 }
 
 const struct symtab_sym *symtab__find(const struct symtab *st, uint64_t vaddr)

@@ -32,6 +32,14 @@ struct symtab_sym {
  */
 struct symtab *symtab__load(const struct elf_file *elf, const struct elf_file *debug,
 			    const struct elf_load_segment *segs, size_t nr_segs);
+/*
+ * The same, of only the symbols keep(ctx, addr, size) is true of: the few a
+ * reader of a part of the image needs, without the sort of all of them.
+ */
+typedef bool (*symtab_keep_fn)(void *ctx, uint64_t addr, uint64_t size);
+struct symtab *symtab__load_some(const struct elf_file *elf, const struct elf_file *debug,
+				 const struct elf_load_segment *segs, size_t nr_segs,
+				 symtab_keep_fn keep, void *ctx);
 /* The symbol that holds ELF address vaddr, or NULL (st may be NULL). */
 const struct symtab_sym *symtab__find(const struct symtab *st, uint64_t vaddr);
 size_t symtab__count(const struct symtab *st);

@@ -1770,12 +1770,21 @@ static void mark_part(struct code_file *cf, uint64_t addr)
 		g->bits[addr - g->lo] |= B_PART | B_END;
 }
 
+/* Whether the symbol at addr, of size bytes, starts or ends in a gap of cf. */
+static bool in_a_gap(void *ctx, uint64_t addr, uint64_t size)
+{
+	const struct code_file *cf = ctx;
+
+	return gap_of(cf, addr) || (size && gap_of(cf, addr + size));
+}
+
 /* The starts the file gives: its function symbols and its entry. */
 static int add_symbols(struct code_file *cf, const struct elf_file *debug)
 {
 	struct elf_load_segment segs[32];
 	size_t nr_segs = elf_file__load_segments(cf->ef, segs, 32);
-	struct symtab *st = symtab__load(cf->ef, debug, segs, nr_segs < 32 ? nr_segs : 0);
+	struct symtab *st =
+		symtab__load_some(cf->ef, debug, segs, nr_segs < 32 ? nr_segs : 0, in_a_gap, cf);
 	int err;
 
 	if (!st)
