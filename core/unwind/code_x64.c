@@ -1589,10 +1589,11 @@ static size_t exits_in(const struct exits *e, uint64_t lo, uint64_t hi, size_t *
 static bool entered_unknown(const struct code_file *cf, const struct gap *g, const struct func *fn,
 			    bool entry)
 {
-	const struct code_exit *seeds;
-	size_t nr, first = exits_in(&cf->exits, fn->lo, fn->lo + fn->size, &nr), k = 0;
+	const struct code_exit *seeds = NULL;
+	size_t nr = 0, k = 0;
 
-	seeds = cf->exits.v + first;
+	if (cf->exits.nr)
+		seeds = cf->exits.v + exits_in(&cf->exits, fn->lo, fn->lo + fn->size, &nr);
 	for (size_t off = entry; off < fn->size; off++) {
 		if (!(g->bits[fn->lo - g->lo + off] & B_TARGET) || fn->jumped[off])
 			continue;
@@ -1637,7 +1638,7 @@ static int follow_function(struct code_file *cf, struct gap *g, uint64_t lo, uin
 		fn.size = REGION_MAX;
 	if ((pass == PASS_ENTRIES && !entry) || (pass == PASS_PARTS && entry))
 		return 0;
-	if (pass != PASS_ENTRIES)
+	if (pass != PASS_ENTRIES && cf->exits.nr)
 		seeds = cf->exits.v + exits_in(&cf->exits, lo, lo + fn.size, &nr_seeds);
 	if (!entry && !nr_seeds)
 		return 0; /* a part no followed jump leads to */
@@ -1843,7 +1844,7 @@ int code_x64__add_rows(struct unwind_table *t, const struct elf_file *ef,
 		for (size_t i = 0; i < cf.parts.nr && !err; i++)
 			err = exits_add(&cf.exits, cf.parts.v[i].target, &cf.parts.v[i].frame);
 		cf.parts.nr = 0;
-		if (!err)
+		if (!err && cf.exits.nr)
 			qsort(cf.exits.v, cf.exits.nr, sizeof(*cf.exits.v), cmp_exit);
 	}
 	if (!err && cf.nr_funcs)
