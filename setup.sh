@@ -259,38 +259,17 @@ RUBY_YJIT=${UNWPROF_RUBY_YJIT:-/var/cache/unwprof-tests/ruby-3.3-yjit}
 RUBY_YJIT_PACKAGES=(dpkg-dev xz-utils libssl-dev libyaml-dev libffi-dev zlib1g-dev)
 
 install_ruby_yjit() {
-	local src mirror
 	[ -x "$RUBY_YJIT/bin/ruby" ] && return 0
-	if [ "$(id -u)" -ne 0 ] || ! mirror=$(apt_mirror) || [ -z "$mirror" ]; then
-		echo "setup.sh: not building Ruby 3.3 with YJIT: needs root and a Debian mirror" >&2
-		return 0
-	fi
-	local -a PACKAGES=("${RUBY_YJIT_PACKAGES[@]}") # install_missing reads it
-	install_missing
-	src=$(mktemp -d)
-	echo "setup.sh: building Ruby 3.3 with YJIT in $RUBY_YJIT (log: $src/build.log)" >&2
-	if ! (build_ruby_yjit "$src" "$mirror" > "$src/build.log" 2>&1); then
-		echo "setup.sh: the build of Ruby 3.3 with YJIT failed (its tests will say so)" >&2
-		tail -n 5 "$src/build.log" >&2
-		rm -rf "$RUBY_YJIT"
-		return 0
-	fi
-	rm -rf "$src"
+	build_from_source "Ruby 3.3 with YJIT" "$RUBY_YJIT" build_ruby_yjit "${RUBY_YJIT_PACKAGES[@]}"
 }
 
-# sid's sources by a list of their own, configure, make, install: 0 or 1 (set -e does
-# not hold in a function whose status is tested).
+# sid's source, configure, make, install: 0 or 1 (set -e does not hold in a function
+# whose status is tested).
 build_ruby_yjit() {
 	local src=$1 mirror=$2
-	local -a apt=(-o "Dir::Etc::SourceList=$src/sources.list" -o "Dir::Etc::SourceParts=$src/none"
-		-o "Dir::State::Lists=$src/lists")
-	mkdir -p "$src/lists/partial" || return 1
-	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror sid main" \
-		> "$src/sources.list"
-	apt-get "${apt[@]}" update || return 1
 	# A mirror may lack the .dsc (apt-get then fails): the upstream tarball is what is built.
-	cd "$src" && apt-get "${apt[@]}" source --download-only ruby3.3
-	tar xf ruby3.3_*.orig.tar.xz && cd ruby-3.3*/ || return 1
+	apt_source "$src" "$mirror" sid ruby3.3 --download-only
+	tar -C "$src" -xf "$src"/ruby3.3_*.orig.tar.xz && cd "$src"/ruby-3.3*/ || return 1
 	PATH=$PATH:${HOME:-/root}/.cargo/bin ./configure --prefix="$RUBY_YJIT" --enable-yjit \
 		--enable-shared --disable-install-doc || return 1
 	grep -q '^YJIT_SUPPORT=yes' Makefile && make -j"$(nproc)" &&
@@ -304,43 +283,53 @@ build_ruby_yjit() {
 MUSL_CFI=${UNWPROF_MUSL_CFI:-/var/cache/unwprof-tests/musl-cfi}
 
 install_musl_cfi() {
-	local src mirror
 	[ -r "$MUSL_CFI/lib/libc.so" ] && return 0
+	build_from_source "musl with unwind tables" "$MUSL_CFI" build_musl_cfi dpkg-dev
+}
+
+# What is built from source for the tests, once (minutes), into dest ($2), with a
+# build function ($3: it gets a scratch directory and the machine's Debian mirror) and
+# the packages it needs (the rest): reused while it is there. Tests that need it skip
+# with the reason when it could not be built (or fail in CI), so a failure here is
+# reported, not fatal.
+build_from_source() {
+	local what=$1 dest=$2 fn=$3 src mirror
 	if [ "$(id -u)" -ne 0 ] || ! mirror=$(apt_mirror) || [ -z "$mirror" ]; then
-		echo "setup.sh: not building musl with unwind tables: needs root and a Debian mirror" >&2
+		echo "setup.sh: not building $what: needs root and a Debian mirror" >&2
 		return 0
 	fi
-	local -a PACKAGES=(dpkg-dev) # install_missing reads it
-	install_missing
+	local -a PACKAGES=("${@:4}") # install_missing reads it
+	[ ${#PACKAGES[@]} -eq 0 ] || install_missing
 	src=$(mktemp -d)
-	echo "setup.sh: building musl with unwind tables in $MUSL_CFI (log: $src/build.log)" >&2
-	if ! (build_musl_cfi "$src" "$mirror" > "$src/build.log" 2>&1); then
-		echo "setup.sh: the build of musl with unwind tables failed (its test will say so)" >&2
+	echo "setup.sh: building $what in $dest (log: $src/build.log)" >&2
+	if ! ("$fn" "$src" "$mirror" > "$src/build.log" 2>&1); then
+		echo "setup.sh: the build of $what failed (its tests will say so)" >&2
 		tail -n 5 "$src/build.log" >&2
-		rm -rf "$MUSL_CFI"
+		rm -rf "$dest"
 		return 0
 	fi
 	rm -rf "$src"
 }
 
-# apt-get source of bookworm's package $3 into directory $1, from mirror $2, by a list of
-# its own (the machine's lists may have no deb-src line); extra arguments go to apt-get.
+# apt-get source of the package $4 of Debian suite $3 into directory $1, from mirror
+# $2, by a list of its own (the machine's lists may have no deb-src line); the rest of
+# the arguments go to apt-get.
 apt_source() {
-	local src=$1 mirror=$2 package=$3
+	local src=$1 mirror=$2 suite=$3 package=$4
 	local -a apt=(-o "Dir::Etc::SourceList=$src/sources.list" -o "Dir::Etc::SourceParts=$src/none"
 		-o "Dir::State::Lists=$src/lists")
 	mkdir -p "$src/lists/partial" || return 1
-	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm main" \
+	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main" \
 		> "$src/sources.list"
 	apt-get "${apt[@]}" update || return 1
-	(cd "$src" && apt-get "${apt[@]}" source "${@:4}" "$package")
+	(cd "$src" && apt-get "${apt[@]}" source "${@:5}" "$package")
 }
 
 # bookworm's source of musl, with Debian's patches, built with
 # -fasynchronous-unwind-tables (after musl's own -fno-asynchronous-unwind-tables).
 build_musl_cfi() {
 	local src=$1 mirror=$2
-	apt_source "$src" "$mirror" musl || return 1
+	apt_source "$src" "$mirror" bookworm musl || return 1
 	cd "$src"/musl-*/ || return 1
 	./configure --prefix="$MUSL_CFI" --disable-static CFLAGS="-O2 -fasynchronous-unwind-tables" &&
 		make -j"$(nproc)" && make install
@@ -354,26 +343,13 @@ build_musl_cfi() {
 MUSL_PYTHON=${UNWPROF_MUSL_PYTHON:-/var/cache/unwprof-tests/musl-python3.11}
 
 install_musl_python() {
-	local src mirror
 	[ -x "$MUSL_PYTHON/bin/python3.11" ] && return 0
-	if [ "$(id -u)" -ne 0 ] || ! mirror=$(apt_mirror) || [ -z "$mirror" ]; then
-		echo "setup.sh: not building CPython with musl: needs root and a Debian mirror" >&2
-		return 0
-	fi
-	src=$(mktemp -d)
-	echo "setup.sh: building CPython 3.11 with musl-gcc in $MUSL_PYTHON (log: $src/build.log)" >&2
-	if ! (build_musl_python "$src" "$mirror" > "$src/build.log" 2>&1); then
-		echo "setup.sh: the build of CPython with musl failed (its test will say so)" >&2
-		tail -n 5 "$src/build.log" >&2
-		rm -rf "$MUSL_PYTHON"
-		return 0
-	fi
-	rm -rf "$src"
+	build_from_source "CPython 3.11 with musl-gcc" "$MUSL_PYTHON" build_musl_python
 }
 
 build_musl_python() {
 	local src=$1 mirror=$2
-	apt_source "$src" "$mirror" python3.11 --download-only || return 1
+	apt_source "$src" "$mirror" bookworm python3.11 --download-only || return 1
 	tar -C "$src" -xzf "$src"/python3.11_*.orig.tar.gz || return 1
 	# shellcheck disable=SC2016 # the wrapper's own "$1" and "$@"
 	printf '#!/bin/sh\n[ "$1" = --print-multiarch ] && exec echo x86_64-linux-musl\nexec musl-gcc "$@"\n' \
