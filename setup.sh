@@ -331,7 +331,9 @@ build_musl_cfi() {
 	local src=$1 mirror=$2
 	apt_source "$src" "$mirror" bookworm musl || return 1
 	cd "$src"/musl-*/ || return 1
-	./configure --prefix="$MUSL_CFI" --disable-static CFLAGS="-O2 -fasynchronous-unwind-tables" &&
+	# syslibdir: musl installs its dynamic loader there, /lib's by default: Debian's stays.
+	./configure --prefix="$MUSL_CFI" --syslibdir="$MUSL_CFI/lib" --disable-static \
+		CFLAGS="-O2 -fasynchronous-unwind-tables" &&
 		make -j"$(nproc)" && make install
 }
 

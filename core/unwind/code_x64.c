@@ -1482,6 +1482,25 @@ static int after_call(struct code_file *cf, const struct gap *g, uint64_t pc, bo
 	return push_addr(&cf->guess, &cf->nr_guess, &cf->cap_guess, next);
 }
 
+/*
+ * After the jmp, ret or ud2 that ends at pc in gap g, where no path goes on:
+ * padding, then a prologue at an aligned address, may begin a function of
+ * its own that only a pointer leads to (musl's libc_start_main_stage2, a
+ * static function whose address __libc_start_main takes). Without the
+ * prologue it is more often a block of the function before, which a jump
+ * table leads to.
+ */
+static int after_end(struct code_file *cf, const struct gap *g, uint64_t pc)
+{
+	uint64_t next;
+
+	if (pc >= g->hi || !call_ends(g->code + (pc - g->lo), g->hi - pc, pc, &next) ||
+	    next == pc || next >= g->hi || next % 16 ||
+	    !is_prologue(g->code + (next - g->lo), g->hi - next))
+		return 0;
+	return push_addr(&cf->guess, &cf->nr_guess, &cf->cap_guess, next);
+}
+
 static void mark_target(struct code_file *cf, uint64_t addr)
 {
 	struct gap *g = gap_of(cf, addr);
@@ -1516,6 +1535,8 @@ static int discover(struct code_file *cf, uint64_t start)
 			g->bits[pc - g->lo] |= B_SEEN;
 			more = in.flow != X64_RET && in.flow != X64_STOP && in.flow != X64_JMP &&
 			       in.flow != X64_JMP_IND;
+			if (!more)
+				err = after_end(cf, g, pc + len);
 			if (in.flow == X64_CALL)
 				err = todo_add(cf, in.target);
 			if (!err && (in.flow == X64_CALL || in.flow == X64_CALL_IND)) {

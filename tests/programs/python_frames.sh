@@ -26,8 +26,8 @@
 #  - a process of 20 ms (python -c) has its frames named, though it is gone
 #    when the run ends;
 #  - musl's: the main thread's samples begin at _start and its threads' at
-#    musl's thread entry, __clone;start, below pythread_wrapper: walked
-#    through musl's code by rows derived from it;
+#    musl's thread entry, __clone and start, below pythread_wrapper, 99% of
+#    all walked to the bottom through musl's code by rows derived from it;
 #  - Debian's: the eval loop's .cold part, which no symbol names, is found in
 #    .eh_frame: one FDE's range, no function in it, its code jumping into the
 #    loop (objdump).
@@ -42,7 +42,10 @@ if [ "$which" = debian ]; then
 elif [ "$which" = musl ]; then
 	python=${UNWPROF_MUSL_PYTHON:-/var/cache/unwprof-tests/musl-python3.11}/bin/python3.11
 	[ -x "$python" ] || e2e_skip "no CPython built with musl at $python (./setup.sh test builds it)"
-	roots=(--root _start --root '__clone;start;pythread_wrapper')
+	# A thread's root is musl's __clone and its start, which Debian's libc.so,
+	# stripped to what it exports, names after the function before them or by
+	# an offset; walked to them by rows, checked below.
+	roots=(--root _start --root '[^;]+;[^;]+;pythread_wrapper')
 else
 	root=$(pyenv root 2> /dev/null || echo "${PYENV_ROOT:-$HOME/.pyenv}")
 	dir=$(find "$root/versions" -maxdepth 1 -name "$which.*" 2> /dev/null | sort -V | tail -n 1)
