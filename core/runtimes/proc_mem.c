@@ -61,6 +61,23 @@ int proc_mem__open(struct proc_mems *s, uint32_t pid, void **out)
 	return m->fd < 0 ? -errno : 0;
 }
 
+int proc_mem__fork(struct proc_mems *s, uint32_t ppid, uint32_t pid, void **out)
+{
+	const struct proc_mem *parent;
+	struct proc_mem *m;
+	int err;
+
+	*out = NULL;
+	if (!proc_mem__find(s, ppid) || proc_mem__find(s, pid))
+		return 0;
+	err = proc_mem__open(s, pid, out);
+	m = *out;
+	parent = proc_mem__find(s, ppid); /* the entries may have moved */
+	if (m && err && parent && parent->fd >= 0)
+		m->fd = fcntl(parent->fd, F_DUPFD_CLOEXEC, 0);
+	return m ? 0 : err;
+}
+
 void proc_mem__remove(struct proc_mems *s, uint32_t pid)
 {
 	struct proc_mem *m = proc_mem__find(s, pid);

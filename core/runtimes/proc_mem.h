@@ -38,6 +38,14 @@ void *proc_mem__at(const struct proc_mems *s, size_t i);
  */
 int proc_mem__open(struct proc_mems *s, uint32_t pid, void **out);
 
+/*
+ * The entry of pid, a child of ppid, opened as proc_mem__open() does, in
+ * *out: when the child is gone before its memory could be opened, its
+ * memory is read through its parent's, which it was until it exited or
+ * exec'd. 0 with *out NULL when ppid has no entry or pid has one already;
+ * else as proc_mem__open(). The parent's entry may have moved: find it again.
+ */
+int proc_mem__fork(struct proc_mems *s, uint32_t ppid, uint32_t pid, void **out);
 /* Clears and removes the entry of pid. */
 void proc_mem__remove(struct proc_mems *s, uint32_t pid);
 
