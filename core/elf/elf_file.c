@@ -989,6 +989,48 @@ size_t elf_file__code_sections(const struct elf_file *ef, struct elf_range *rang
 	return n;
 }
 
+/* Index in .dynsym of the symbol named name, or 0. */
+static size_t dynsym_index(const struct elf_section *dynsym, const struct elf_section *dynstr,
+			   const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 1; i < dynsym->size / sizeof(Elf64_Sym); i++) {
+		Elf64_Sym s;
+
+		memcpy(&s, dynsym->data + i * sizeof(s), sizeof(s));
+		if (s.st_name < dynstr->size && dynstr->size - s.st_name > len &&
+		    !memcmp(dynstr->data + s.st_name, name, len + 1))
+			return i;
+	}
+	return 0;
+}
+
+void elf_file__tls_slots(const struct elf_file *ef, const char *name, uint64_t *tpoff,
+			 uint64_t *dtpmod)
+{
+	struct elf_section rela, dynsym, dynstr;
+	size_t sym;
+
+	*tpoff = *dtpmod = 0;
+	if (elf_file__section(ef, ".rela.dyn", &rela) ||
+	    elf_file__section(ef, ".dynsym", &dynsym) ||
+	    elf_file__section(ef, ".dynstr", &dynstr) || rela.size % sizeof(Elf64_Rela))
+		return;
+	sym = dynsym_index(&dynsym, &dynstr, name);
+	for (size_t i = 0; sym && i < rela.size / sizeof(Elf64_Rela); i++) {
+		Elf64_Rela r;
+
+		memcpy(&r, rela.data + i * sizeof(r), sizeof(r));
+		if (ELF64_R_SYM(r.r_info) != sym || !elf_file__vaddr_mapped(ef, r.r_offset, 8))
+			continue;
+		if (ELF64_R_TYPE(r.r_info) == R_X86_64_TPOFF64 && r.r_addend == 0 && !*tpoff)
+			*tpoff = r.r_offset;
+		if (ELF64_R_TYPE(r.r_info) == R_X86_64_DTPMOD64 && !*dtpmod)
+			*dtpmod = r.r_offset;
+	}
+}
+
 uint32_t elf_file__crc32(const struct elf_file *ef)
 {
 	uLong crc = crc32(0L, Z_NULL, 0);

@@ -100,6 +100,16 @@ size_t elf_file__code_sections(const struct elf_file *ef, struct elf_range *rang
 const uint8_t *elf_file__vaddr_bytes(const struct elf_file *ef, uint64_t vaddr, size_t len);
 /* Whether [vaddr, vaddr + len) is in the memory of a PT_LOAD segment (file or zero-filled). */
 bool elf_file__vaddr_mapped(const struct elf_file *ef, uint64_t vaddr, uint64_t len);
+
+/*
+ * The GOT slots the dynamic loader fills for the thread-local variable
+ * name of .dynsym, from x86-64's relocations in .rela.dyn: *tpoff the one
+ * given its offset from the thread pointer (R_X86_64_TPOFF64, addend 0: the
+ * executable's own variable), *dtpmod the one given its module's id
+ * (R_X86_64_DTPMOD64, a library's); 0 for one there is not.
+ */
+void elf_file__tls_slots(const struct elf_file *ef, const char *name, uint64_t *tpoff,
+			 uint64_t *dtpmod);
 /* A NUL-terminated string of at most max bytes at vaddr, or NULL. */
 const char *elf_file__vaddr_string(const struct elf_file *ef, uint64_t vaddr, size_t max);
 

@@ -107,23 +107,6 @@ static int read_version(const struct elf_file *ef, const struct elf_symbol_query
 	return 0;
 }
 
-/* Index in .dynsym of the symbol named name, or 0. */
-static size_t dynsym_index(const struct elf_section *dynsym, const struct elf_section *dynstr,
-			   const char *name)
-{
-	size_t len = strlen(name);
-
-	for (size_t i = 1; i < dynsym->size / sizeof(Elf64_Sym); i++) {
-		Elf64_Sym s;
-
-		memcpy(&s, dynsym->data + i * sizeof(s), sizeof(s));
-		if (s.st_name < dynstr->size && dynstr->size - s.st_name > len &&
-		    !memcmp(dynstr->data + s.st_name, name, len + 1))
-			return i;
-	}
-	return 0;
-}
-
 /*
  * The GOT slot the dynamic loader fills for PL_current_context: with the
  * variable's offset from the thread pointer (R_X86_64_TPOFF64, the
@@ -133,28 +116,13 @@ static size_t dynsym_index(const struct elf_section *dynsym, const struct elf_se
 static int read_tls(const struct elf_file *ef, const struct elf_symbol_query *context,
 		    struct plruntime *pr)
 {
-	struct elf_section rela, dynsym, dynstr;
-	uint64_t module = 0;
-	size_t sym;
+	uint64_t tpoff, module;
 
-	if (elf_file__section(ef, ".rela.dyn", &rela) ||
-	    elf_file__section(ef, ".dynsym", &dynsym) ||
-	    elf_file__section(ef, ".dynstr", &dynstr) || rela.size % sizeof(Elf64_Rela))
-		return -ENOTSUP;
-	sym = dynsym_index(&dynsym, &dynstr, "PL_current_context");
-	for (size_t i = 0; sym && i < rela.size / sizeof(Elf64_Rela); i++) {
-		Elf64_Rela r;
-
-		memcpy(&r, rela.data + i * sizeof(r), sizeof(r));
-		if (ELF64_R_SYM(r.r_info) != sym || !elf_file__vaddr_mapped(ef, r.r_offset, 8))
-			continue;
-		if (ELF64_R_TYPE(r.r_info) == R_X86_64_TPOFF64 && r.r_addend == 0) {
-			pr->tls_got = r.r_offset;
-			pr->tls_static = true;
-			return 0;
-		}
-		if (ELF64_R_TYPE(r.r_info) == R_X86_64_DTPMOD64 && !module)
-			module = r.r_offset;
+	elf_file__tls_slots(ef, "PL_current_context", &tpoff, &module);
+	if (tpoff) {
+		pr->tls_got = tpoff;
+		pr->tls_static = true;
+		return 0;
 	}
 	if (!module || context->value % 8 || context->value >= 65536)
 		return -ENOTSUP;

@@ -204,23 +204,6 @@ static int read_version(const struct elf_file *ef, const struct elf_symbol_query
 	return 0;
 }
 
-/* Index in .dynsym of the symbol named name, or 0. */
-static size_t dynsym_index(const struct elf_section *dynsym, const struct elf_section *dynstr,
-			   const char *name)
-{
-	size_t len = strlen(name);
-
-	for (size_t i = 1; i < dynsym->size / sizeof(Elf64_Sym); i++) {
-		Elf64_Sym s;
-
-		memcpy(&s, dynsym->data + i * sizeof(s), sizeof(s));
-		if (s.st_name < dynstr->size && dynstr->size - s.st_name > len &&
-		    !memcmp(dynstr->data + s.st_name, name, len + 1))
-			return i;
-	}
-	return 0;
-}
-
 /*
  * The GOT slot the dynamic loader fills with the module id of
  * ruby_current_ec (its R_X86_64_DTPMOD64 relocation in .rela.dyn), 0 when
@@ -228,25 +211,10 @@ static size_t dynsym_index(const struct elf_section *dynsym, const struct elf_se
  */
 static uint64_t ec_module_slot(const struct elf_file *ef)
 {
-	struct elf_section rela, dynsym, dynstr;
-	size_t sym;
+	uint64_t tpoff, module;
 
-	if (elf_file__section(ef, ".rela.dyn", &rela) ||
-	    elf_file__section(ef, ".dynsym", &dynsym) ||
-	    elf_file__section(ef, ".dynstr", &dynstr) || rela.size % sizeof(Elf64_Rela))
-		return 0;
-	sym = dynsym_index(&dynsym, &dynstr, "ruby_current_ec");
-	if (!sym)
-		return 0;
-	for (size_t i = 0; i < rela.size / sizeof(Elf64_Rela); i++) {
-		Elf64_Rela r;
-
-		memcpy(&r, rela.data + i * sizeof(r), sizeof(r));
-		if (ELF64_R_TYPE(r.r_info) == R_X86_64_DTPMOD64 && ELF64_R_SYM(r.r_info) == sym &&
-		    elf_file__vaddr_mapped(ef, r.r_offset, 8))
-			return r.r_offset;
-	}
-	return 0;
+	elf_file__tls_slots(ef, "ruby_current_ec", &tpoff, &module);
+	return module;
 }
 
 /* The relocation of type type at vaddr in .rela.dyn into *r; false when there is none. */
