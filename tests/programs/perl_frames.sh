@@ -163,6 +163,9 @@ kill "$pid" 2> /dev/null
 # Devel::NYTProf, the Perl profiler, on plshares.pl in the same run: its
 # subs' exclusive times (its sub profiler only, whose cost per call is
 # small against the milliseconds of each call) against unwprof's samples.
+# Its clock is the process's CPU time (clock=2, CLOCK_PROCESS_CPUTIME_ID),
+# as unwprof's cpu-clock samples are: its default, the monotonic clock,
+# charges a sub for the time the machine ran other work.
 if ! "${run[@]}" -MDevel::NYTProf::Data -e 1 2> /dev/null; then
 	[ "$fails" -ne 0 ] && finish
 	e2e_skip "Devel::NYTProf is not installed for perl $which (package libdevel-nytprof-perl)"
@@ -171,7 +174,7 @@ record shares -F 999 -o "$tmp/shares.folded" -- "${run[@]}" "$shares_path" 3
 expect_rc 0
 out=$tmp/nytprof.out
 [ "$which" = 5.42 ] && out=${inside#"$root"}/nytprof.out
-NYTPROF="stmts=0:file=$out" "${run[@]}" -d:NYTProf "$shares_path" 3 ||
+NYTPROF="stmts=0:clock=2:file=$out" "${run[@]}" -d:NYTProf "$shares_path" 3 ||
 	fail "perl -d:NYTProf $shares_path failed"
 # shellcheck disable=SC2016 # Perl's $p, $_ and @ARGV
 "${run[@]}" -MDevel::NYTProf::Data -e '
