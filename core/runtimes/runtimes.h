@@ -96,8 +96,12 @@ struct runtime {
 	 */
 	void *(*read)(const struct elf_file *ef, const char *path);
 	void (*free)(void *state);
-	/* Where it walks in the process that maps its image at bias; false when nowhere. */
-	bool (*place)(const void *state, uint64_t bias, struct runtime_place *rp);
+	/*
+	 * Where it walks in process pid, which maps its image at bias; false
+	 * when nowhere. A runtime that describes itself in its memory (a
+	 * JVM's tables, filled as it starts) reads it here.
+	 */
+	bool (*place)(const void *state, uint32_t pid, uint64_t bias, struct runtime_place *rp);
 	/* What dump-unwind shows of it, as lines of its summary and as a JSON member. */
 	void (*print)(FILE *f, const void *state);
 	void (*print_json)(struct json_writer *jw, const void *state);

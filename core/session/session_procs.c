@@ -102,6 +102,33 @@ static bool proc_info__cut(struct unw_proc *info, uint64_t lo, uint64_t hi, uint
 }
 
 /*
+ * Cuts [lo, hi) out of every mapping of info it overlaps (proc_info__cut):
+ * a runtime's range may span mappings, as a JVM's code cache does, whose
+ * committed parts are mappings of their own. False when none was cut.
+ */
+static bool proc_info__cut_over(struct unw_proc *info, uint64_t lo, uint64_t hi, uint8_t unwinder)
+{
+	struct {
+		uint64_t lo, hi;
+	} parts[UNW_MAPS_MAX];
+	size_t n = 0;
+	bool cut = false;
+
+	for (size_t i = 0; i < info->nr_maps && n < ARRAY_SIZE(parts); i++) {
+		uint64_t a = info->maps[i].start > lo ? info->maps[i].start : lo;
+		uint64_t b = info->maps[i].end < hi ? info->maps[i].end : hi;
+
+		if (a < b) {
+			parts[n].lo = a;
+			parts[n++].hi = b;
+		}
+	}
+	for (size_t k = 0; k < n; k++)
+		cut |= proc_info__cut(info, parts[k].lo, parts[k].hi, unwinder);
+	return cut;
+}
+
+/*
  * Runtime u (core/runtimes/runtimes.h) in process pid: the first mapping of
  * a file that has it gets its pc ranges cut out with u's unwinder, u's
  * programs are loaded if they were not, and what they read is written to
@@ -124,13 +151,13 @@ static void session__add_runtime(struct session *s, pid_t pid, const struct load
 
 		if (m->kind != PROCMAP_FILE || !state || !f->image->table ||
 		    !model__image_bias(f->image, m->start, m->offset, 0, &bias) ||
-		    !rt->place(state, bias, &rp))
+		    !rt->place(state, (uint32_t)pid, bias, &rp))
 			continue;
-		if (!proc_info__cut(info, rp.ranges[0].lo, rp.ranges[0].hi, u))
+		if (!proc_info__cut_over(info, rp.ranges[0].lo, rp.ranges[0].hi, u))
 			continue;
 		for (size_t k = 1; k < ARRAY_SIZE(rp.ranges); k++)
 			if (rp.ranges[k].hi)
-				proc_info__cut(info, rp.ranges[k].lo, rp.ranges[k].hi, u);
+				proc_info__cut_over(info, rp.ranges[k].lo, rp.ranges[k].hi, u);
 		runtime_walks__enable(s->walks, u);
 		if (bpf_map_update_elem(fd, &key, rp.value, BPF_ANY) == 0)
 			pr_debug("process %d: %s in %s", (int)pid, rt->title, m->path);

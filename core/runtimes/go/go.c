@@ -36,7 +36,7 @@ static uint64_t go_hi(uint64_t hi, uint64_t bias)
 	return hi ? hi + bias : 0;
 }
 
-static bool go_place(const void *state, uint64_t bias, struct runtime_place *rp)
+static bool go_place(const void *state, uint32_t pid, uint64_t bias, struct runtime_place *rp)
 {
 	const struct goruntime *g = state;
 	struct unw_go_proc v = {
@@ -59,6 +59,7 @@ static bool go_place(const void *state, uint64_t bias, struct runtime_place *rp)
 		.sched_bp = g->sched_bp,
 	};
 
+	(void)pid; /* what it reads is all in the image */
 	*rp = (struct runtime_place){
 		.ranges = { { g->systemstack_lo + bias, g->systemstack_hi + bias },
 			    { g->morestack_lo + bias, g->morestack_hi + bias },

@@ -56,13 +56,14 @@ static void perl_free(void *state)
 }
 
 /* Perl_runops_standard, and the way to each thread's interpreter. */
-static bool perl_place(const void *state, uint64_t bias, struct runtime_place *rp)
+static bool perl_place(const void *state, uint32_t pid, uint64_t bias, struct runtime_place *rp)
 {
 	const struct perl_image *img = state;
 	const struct plruntime *pr = &img->rt;
 	const struct pl_offsets *o = &pr->off;
 	struct unw_perl_proc v = { .refused = 1 };
 
+	(void)pid; /* what it reads is all in the image */
 	if (!img->refused)
 		v = (struct unw_perl_proc){ .tls_got = pr->tls_got + bias,
 					    .tls_offset = (__u32)pr->tls_offset,

@@ -121,13 +121,14 @@ static struct unw_python_proc python_proc_of(const struct pyruntime *pr, uint64_
 }
 
 /* The eval loop and its .cold part; of a version refused, only to count its samples there. */
-static bool python_place(const void *state, uint64_t bias, struct runtime_place *rp)
+static bool python_place(const void *state, uint32_t pid, uint64_t bias, struct runtime_place *rp)
 {
 	const struct python_image *img = state;
 	const struct pyruntime *pr = &img->rt;
 	struct unw_python_proc v = img->refused ? (struct unw_python_proc){ .refused = 1 } :
 						  python_proc_of(pr, bias);
 
+	(void)pid; /* what it reads is all in the image */
 	*rp = (struct runtime_place){
 		.ranges = { { pr->eval_lo + bias, pr->eval_hi + bias } },
 		.value_size = sizeof(v),

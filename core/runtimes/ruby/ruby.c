@@ -57,13 +57,14 @@ static void ruby_free(void *state)
 }
 
 /* rb_vm_exec, and the way to each thread's control frames. */
-static bool ruby_place(const void *state, uint64_t bias, struct runtime_place *rp)
+static bool ruby_place(const void *state, uint32_t pid, uint64_t bias, struct runtime_place *rp)
 {
 	const struct ruby_image *img = state;
 	const struct rbruntime *rr = &img->rt;
 	const struct rb_offsets *o = &rr->off;
 	struct unw_ruby_proc v = { .refused = 1 };
 
+	(void)pid; /* what it reads is all in the image */
 	if (!img->refused)
 		v = (struct unw_ruby_proc){ .ec_module_got = rr->ec_module_got + bias,
 					    .ec_offset = rr->ec_offset,
