@@ -46,11 +46,36 @@ struct unw_hotspot_proc {
 	__u8 pad[3];
 };
 
-/* Why the HotSpot frames of a sample were left out. */
+/*
+ * A HotSpot frame (UNW_FRAME_HOTSPOT) is two words. The first says what
+ * runs there, its kind (enum unw_hs_kind) in bits 48 to 55 above its
+ * value: a Method* (an interpreted or compiled method) or a code blob (a
+ * stub, an adapter); the second where: the bytecode pointer of an
+ * interpreted frame, the pc of the others.
+ */
+enum unw_hs_kind {
+	UNW_HS_INTERPRETED = 0, /* value: the Method*; where: its bcp */
+	UNW_HS_COMPILED,	/* value: the Method* of the nmethod; where: the pc */
+	UNW_HS_STUB,		/* value: the code blob; where: the pc */
+};
+
+#define UNW_HS_KIND_SHIFT 48
+#define UNW_HS_VALUE_MASK ((1ULL << UNW_HS_KIND_SHIFT) - 1)
+
+/* The first 8 bytes of the names of the blobs the walk tells apart (CodeBlob::_name). */
+#define UNW_HS_NAME_NMETHOD 0x00646f6874656d6eULL     /* "nmethod" */
+#define UNW_HS_NAME_INTERPRETER 0x6572707265746e49ULL /* "Interpre" */
+
+/* Why the HotSpot frames of a sample were left out, or some of them. */
 #define UNW_HOTSPOT_ERRORS(X)                                                                    \
 	X(HS_TABLES, "hotspot-vmstructs-unsupported",                                            \
 	  "in the code cache of a JVM whose tables lack an entry the walk needs: native frames " \
-	  "only")
+	  "only")                                                                                \
+	X(HS_BLOB, "hotspot-blob-not-found",                                                     \
+	  "a pc in a JVM's code cache in no code blob its segment map knows: walked as native "  \
+	  "code")                                                                                \
+	X(HS_STEP, "hotspot-step-failed",                                                        \
+	  "a Java frame whose caller could not be read, or is not above it: the walk stops")
 
 _Static_assert(sizeof(struct unw_hotspot_proc) == 120, "unw_hotspot_proc layout");
 

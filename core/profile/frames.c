@@ -233,13 +233,18 @@ static void add_address(struct name_buf *b, const struct profile *p,
 	name_buf__addf(b, "[%.*s+0x%" PRIx64 "]", (int)len, base, l->addr - m->start + m->offset);
 }
 
-/* An interpreter's frame as py-spy names it: "QUALNAME (FILE:LINE)". */
+/*
+ * An interpreter's frame as py-spy names it: "QUALNAME (FILE:LINE)";
+ * "QUALNAME (FILE)" when its line is not known (a compiled Java method's).
+ */
 static void add_interpreter_place(struct name_buf *b, const char *function,
 				  const struct profile_line *ln)
 {
 	name_buf__addf(b, "%s", function ? function : "<unknown>");
-	if (ln && ln->file)
+	if (ln && ln->file && ln->line)
 		name_buf__addf(b, " (%s:%" PRIu32 ")", ln->file, ln->line);
+	else if (ln && ln->file)
+		name_buf__addf(b, " (%s)", ln->file);
 }
 
 static void add_line(struct name_buf *b, const struct profile_line *ln, enum frames_line line)

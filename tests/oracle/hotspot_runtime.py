@@ -94,9 +94,6 @@ def check(layout, cache, fields, sizes, ints, heaps):
             continue  # derived from frame::interpreter_frame_last_sp_offset (x86-64's layout)
         elif key == "nmethod::_method" and "CompiledMethod::_method" in fields:
             want = fields["CompiledMethod::_method"]
-        elif key == "ConstantPool::_source_file_name_index" and \
-                "InstanceKlass::_source_file_name_index" in fields:
-            want = fields["InstanceKlass::_source_file_name_index"]
         elif key == "GrowableArrayBase::_len" and "GrowableArrayBase::_len" not in fields:
             errors.append(f"{key}: not in the SA's tables")
             continue

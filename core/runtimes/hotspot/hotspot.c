@@ -17,10 +17,12 @@
 #include <unistd.h>
 
 #include "../../util/common.h"
+#include "../../util/hashmap.h"
 #include "../../util/log.h"
 #include "../proc_mem.h"
 #include "../runtimes.h"
 #include "hotspot.h"
+#include "hsframes.h"
 #include "hsruntime.h"
 
 /* What HotSpot reads of an image. */
@@ -181,6 +183,57 @@ static void hotspot_print_json(struct json_writer *jw, const void *state)
 		hsruntime__print_json(jw, &img->rt);
 }
 
+/* The namer's operations (hsframes.h). */
+
+static void *hotspot_namer_new(void)
+{
+	return hsframes__new();
+}
+
+static void hotspot_namer_free(void *n)
+{
+	hsframes__free(n);
+}
+
+static int hotspot_add_process(void *n, uint32_t pid, const void *state, uint64_t bias)
+{
+	const struct hotspot_image *img = state;
+
+	return img->refused ? -ENOENT : hsframes__add_process(n, pid, &img->rt, bias);
+}
+
+static void hotspot_remove_process(void *n, uint32_t pid)
+{
+	hsframes__remove_process(n, pid);
+}
+
+/* A method or blob first seen (addr its frame's first word, tag its kind): read now, while it lives. */
+static void hotspot_read_code(void *n, const struct unw_event *ev, size_t size)
+{
+	(void)size;
+	hsframes__read(n, ev->pid, ev->addr);
+}
+
+/* One location per method and line (an interpreted frame's), per method (a compiled one's), per blob. */
+static uint64_t hotspot_name(void *n, uint32_t pid, uint64_t what, uint64_t where,
+			     struct frame_name *out)
+{
+	struct hs_frame_name name;
+
+	hsframes__name(n, pid, what, where, &name);
+	*out = (struct frame_name){ name.name, name.file, name.line, 0 };
+	return hash_u64(what ^ hash_u64(name.line));
+}
+
+static const struct frame_namer_ops hotspot_namer = {
+	.new = hotspot_namer_new,
+	.free = hotspot_namer_free,
+	.add_process = hotspot_add_process,
+	.remove_process = hotspot_remove_process,
+	.read_code = hotspot_read_code,
+	.name = hotspot_name,
+};
+
 _Static_assert(sizeof(struct unw_hotspot_proc) <= RUNTIME_VALUE_MAX,
 	       "HotSpot's value fits a place");
 _Static_assert(HS_HEAPS_MAX == UNW_HS_HEAPS_MAX, "every heap read is placed");
@@ -194,4 +247,5 @@ const struct runtime runtime_hotspot = {
 	.place = hotspot_place,
 	.print = hotspot_print,
 	.print_json = hotspot_print_json,
+	.namer = &hotspot_namer,
 };

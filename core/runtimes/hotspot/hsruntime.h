@@ -99,7 +99,7 @@ struct hs_layout {
 	int64_t method_const_method, method_size;
 	int64_t const_method_constants, const_method_flags, const_method_code_size,
 		const_method_name_index, const_method_signature_index, const_method_size;
-	int64_t pool_holder, pool_source_file_name_index, pool_size;
+	int64_t pool_holder, pool_length, pool_source_file_name_index, pool_size;
 	int64_t klass_name;
 	int64_t symbol_length, symbol_body;
 	int64_t frame_sender_sp, frame_last_sp, frame_method, frame_bcp;
