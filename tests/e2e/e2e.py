@@ -1672,6 +1672,57 @@ def cmd_perl_chain(args):
         fail(f"the Perl frames of {args.comm} are not {args.chain}")
 
 
+JAVA_FRAME = re.compile(r"(\S+) \(([^;()]*\.java)(?::(\d+))?\)")
+
+
+def java_frames(sample):
+    """The Java frames of sample, root first: (name, file, line; 0 when not known)."""
+    return [(m.group(1), m.group(2), int(m.group(3) or 0))
+            for m in map(JAVA_FRAME.fullmatch, sample.frames) if m]
+
+
+def thread_name(sample):
+    """The thread's own name (--tid), or its process's comm when it has none of its own."""
+    m = re.fullmatch(r".*?-\d+/\d+ \((.*)\)", sample.line.split(";", 1)[0])
+    return m.group(1) if m else sample.comm
+
+
+def cmd_java_chain(args):
+    """Each --chain THREAD=A;B;C: of the samples of the thread named THREAD (--tid), at least
+    --min-ratio have exactly these Java frames, root first, and begin at the thread's root;
+    each --lines METHOD=FIRST-LAST: the lines of METHOD's frames, when known, are in its body."""
+    samples = read_folded(args.folded)
+    root = re.compile("(?:" + THREAD + ")(?:;|$)")
+    ok = True
+    for spec in args.chain:
+        thread, chain = spec.split("=", 1)
+        chain = chain.split(";")
+        mine = [s for s in samples if thread_name(s) == thread and s.user]
+        total = sum(s.count for s in mine)
+        good = sum(s.count for s in mine if [f[0] for f in java_frames(s)] == chain and
+                   root.match(";".join(s.user)))
+        share = good / total if total else 0
+        print(f"  {thread}: {total} samples, {share:.2%} with {';'.join(chain)} from the "
+              f"thread's root", file=sys.stderr)
+        if total < args.min_samples or share < args.min_ratio:
+            show(mine, f"top stacks of {thread}:")
+            ok = False
+    for spec in args.lines or []:
+        method, span = spec.split("=", 1)
+        first, last = map(int, span.split("-"))
+        seen = collections.Counter()
+        for s in samples:
+            for name, _, line in java_frames(s):
+                if name == method and line:
+                    seen[first <= line <= last] += s.count
+        inside = seen[True] / sum(seen.values()) if seen else 0
+        print(f"  {method}: {sum(seen.values())} samples with a line, {inside:.2%} in lines "
+              f"{first}-{last}", file=sys.stderr)
+        ok &= bool(seen) and seen[False] == 0
+    if not ok:
+        fail("the Java frames are not the chains expected")
+
+
 def cmd_perl_shares(args):
     """The subs' exclusive shares of time agree with Devel::NYTProf's: each sub of --subs
     named by both, its share of their total within --max-diff points. unwprof's exclusive
@@ -1957,6 +2008,13 @@ def main():
     s.add_argument("--min-ratio", type=float, default=0.95)
     s.add_argument("--min-samples", type=int, default=200)
     s.set_defaults(fn=cmd_perl_chain)
+    s = sub.add_parser("java-chain")
+    s.add_argument("folded")
+    s.add_argument("--chain", action="append", required=True, help="THREAD=A;B;C")
+    s.add_argument("--lines", action="append", help="METHOD=FIRST-LAST")
+    s.add_argument("--min-ratio", type=float, default=0.95)
+    s.add_argument("--min-samples", type=int, default=200)
+    s.set_defaults(fn=cmd_java_chain)
     s = sub.add_parser("perl-shares")
     s.add_argument("folded")
     s.add_argument("nytprof", help="lines \"SUB EXCLUSIVE_SECONDS\"")

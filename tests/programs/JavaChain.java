@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * java JavaChain SECONDS: two threads of known chains, until SECONDS have
+ * passed (java_frames.sh runs it):
+ *  - "interp": Interp.run -> interpTop -> interpMid -> interpLeaf, which the
+ *    test keeps interpreted (-XX:CompileCommand=exclude,JavaChain::interp*);
+ *  - "compiled": Compiled.run -> compTop -> compMid -> compLeaf, compiled
+ *    by the JIT and kept apart (-XX:CompileCommand=dontinline,JavaChain::comp*).
+ * Prints "pid PID" first.
+ */
+public class JavaChain {
+	static volatile long sink;
+
+	static long interpLeaf(int n)
+	{
+		long x = 1;
+
+		for (int i = 0; i < n; i++)
+			x = x * 31 + i;
+		return x;
+	}
+
+	static long interpMid(int n)
+	{
+		return interpLeaf(n) + 1;
+	}
+
+	static long interpTop(int n)
+	{
+		return interpMid(n) + 1;
+	}
+
+	static long compLeaf(int n)
+	{
+		long x = 1;
+
+		for (int i = 0; i < n; i++) {
+			x = x * 6364136223846793005L + 1442695040888963407L;
+			x ^= x >>> 29;
+		}
+		return x;
+	}
+
+	static long compMid(int n)
+	{
+		return compLeaf(n) + 1;
+	}
+
+	static long compTop(int n)
+	{
+		return compMid(n) + 1;
+	}
+
+	static class Interp extends Thread {
+		final long end;
+
+		Interp(long end)
+		{
+			super("interp");
+			this.end = end;
+		}
+
+		public void run()
+		{
+			while (System.nanoTime() < end)
+				sink += interpTop(2000);
+		}
+	}
+
+	static class Compiled extends Thread {
+		final long end;
+
+		Compiled(long end)
+		{
+			super("compiled");
+			this.end = end;
+		}
+
+		public void run()
+		{
+			while (System.nanoTime() < end)
+				sink += compTop(200000);
+		}
+	}
+
+	public static void main(String[] args) throws InterruptedException
+	{
+		long end = System.nanoTime() + Long.parseLong(args[0]) * 1_000_000_000L;
+		Thread a = new Interp(end), b = new Compiled(end);
+
+		System.out.println("pid " + ProcessHandle.current().pid());
+		System.out.flush();
+		a.start();
+		b.start();
+		a.join();
+		b.join();
+	}
+}

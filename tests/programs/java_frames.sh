@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Java frames walked and named from the JVM itself, no flag of the JVM's
+# own for profiling: JavaChain.java run by Debian's JDK 17, recorded with
+# --tid, launched and attached with -p. Its thread "interp" runs a chain
+# the interpreter runs (its methods excluded from the JIT), "compiled" one
+# the JIT compiles (its methods not inlined: inlined frames are not
+# expanded yet). Checked (e2e.py java-chain):
+#  - at least 95% of each thread's samples have exactly its chain's Java
+#    frames, root first (Interp.run, interpTop, interpMid, interpLeaf;
+#    Compiled.run, compTop, compMid, compLeaf), below the call stub, the VM's
+#    frames and the thread's root;
+#  - the interpreted frames' lines lie in their methods' bodies;
+#  - the native walk is as complete as without them (lib.sh's roots);
+#  - attached with -p to one already running: the same chains.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+need_tool java "Debian's openjdk-17-jdk-headless"
+need_tool javac "Debian's openjdk-17-jdk-headless"
+
+javac -d "$tmp" "$programs_src/JavaChain.java" || fail "javac failed"
+jvm=(java -XX:CompileCommand=quiet "-XX:CompileCommand=exclude,JavaChain::interp*"
+	"-XX:CompileCommand=dontinline,JavaChain::comp*" -cp "$tmp" JavaChain)
+# shellcheck disable=SC2016 # Java's nested classes' $
+chains=(--chain 'interp=JavaChain$Interp.run;JavaChain.interpTop;JavaChain.interpMid;JavaChain.interpLeaf'
+	--chain 'compiled=JavaChain$Compiled.run;JavaChain.compTop;JavaChain.compMid;JavaChain.compLeaf'
+	--lines 'JavaChain.interpLeaf=14-21' --lines 'JavaChain.interpMid=23-26'
+	--lines 'JavaChain.interpTop=28-31')
+
+record java -F 999 --tid -o "$tmp/java.folded" --stats-json "$tmp/java.json" -- "${jvm[@]}" 4
+expect_rc 0
+check java-chain "$tmp/java.folded" "${chains[@]}"
+check roots "$tmp/java.folded" --comm java --min-ratio 0.99
+
+# Attached: a JVM already running, recorded by pid.
+"${jvm[@]}" 30 > /dev/null 2>&1 &
+pid=$!
+background+=("$pid")
+sleep 2
+record attach -p "$pid" -d 3 -F 999 --tid -o "$tmp/attach.folded"
+expect_rc 0
+check java-chain "$tmp/attach.folded" "${chains[@]}"
+kill "$pid" 2> /dev/null
+finish
