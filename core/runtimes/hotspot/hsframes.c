@@ -144,8 +144,9 @@ int hsframes__lines(const struct hs_mem *m, uint64_t method, uint64_t *code, uin
 	const struct hs_layout *l = m->l;
 	uint64_t cm, cp, at, end;
 	uint16_t flags, size;
-	int32_t len, bci = 0, ln = 0;
+	int64_t bci = 0, ln = 0; /* wide: a table's deltas may add up past an int */
 	struct hs_line *p = NULL;
+	int32_t len;
 	size_t n = 0, cap = 0;
 
 	*pairs = NULL;
@@ -176,6 +177,8 @@ int hsframes__lines(const struct hs_mem *m, uint64_t method, uint64_t *code, uin
 		}
 		bci += dbci;
 		ln += dline;
+		if (bci < INT32_MIN || bci > INT32_MAX || ln < INT32_MIN || ln > INT32_MAX)
+			goto broken; /* no table of a method's bytecodes */
 		if (bci < 0 || bci >= size || ln <= 0 || (uint32_t)ln >= HS_LINE_MAX)
 			continue; /* not a place in the method: never the answer */
 		if (n == cap) {
