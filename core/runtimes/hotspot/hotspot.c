@@ -95,6 +95,9 @@ int hotspot__read_process(const struct hsruntime *hr, uint32_t pid, uint64_t bia
 	err = hsruntime__read_layout(hr, bias, hotspot_mem_read, &m, &hp->layout, missing);
 	if (!err)
 		err = hsruntime__read_heaps(&hp->layout, hotspot_mem_read, &m, &hp->cache, missing);
+	else if (err == -ENOTSUP)
+		/* Refused: its code cache, if its tables say where, to count its samples. */
+		hsruntime__read_bounds(&hp->layout, hotspot_mem_read, &m, &hp->cache);
 	close(m.fd);
 	return err;
 }

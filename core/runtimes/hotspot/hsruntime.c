@@ -505,6 +505,19 @@ static int read_heap(const struct hs_layout *l, hs_read_fn read, void *ctx, uint
 	return 0;
 }
 
+int hsruntime__read_bounds(const struct hs_layout *l, hs_read_fn read, void *ctx,
+			   struct hs_code_cache *c)
+{
+	*c = (struct hs_code_cache){ 0 };
+	if (!l->codecache_low_bound || !l->codecache_high_bound ||
+	    read_word(read, ctx, l->codecache_low_bound, &c->low) ||
+	    read_word(read, ctx, l->codecache_high_bound, &c->high) || c->low >= c->high) {
+		*c = (struct hs_code_cache){ 0 };
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int hsruntime__read_heaps(const struct hs_layout *l, hs_read_fn read, void *ctx,
 			  struct hs_code_cache *c, const char **missing)
 {

@@ -152,6 +152,13 @@ int hsruntime__read_layout(const struct hsruntime *hr, uint64_t bias, hs_read_fn
 int hsruntime__read_heaps(const struct hs_layout *l, hs_read_fn read, void *ctx,
 			  struct hs_code_cache *c, const char **missing);
 
+/*
+ * Only the code cache's bounds, of a layout that was refused but has
+ * them (CodeCache::_low_bound, _high_bound), into c: 0 or -EINVAL.
+ */
+int hsruntime__read_bounds(const struct hs_layout *l, hs_read_fn read, void *ctx,
+			   struct hs_code_cache *c);
+
 /* The name of symbol s (enum hs_symbol). */
 const char *hsruntime__symbol_name(unsigned int s);
 
