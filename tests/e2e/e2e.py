@@ -1723,6 +1723,59 @@ def cmd_java_chain(args):
         fail("the Java frames are not the chains expected")
 
 
+def jfr_stacks(path):
+    """JFR's execution samples (jfr print --json): (thread, Java frames root first) each."""
+    stacks = collections.Counter()
+    for e in json.load(open(path))["recording"]["events"]:
+        v = e["values"]
+        frames = (v.get("stackTrace") or {}).get("frames") or []
+        names = tuple(f["method"]["type"]["name"].replace("/", ".") + "." + f["method"]["name"]
+                      for f in reversed(frames))
+        thread = (v.get("sampledThread") or {}).get("javaName")
+        stacks[(thread, names)] += 1
+    return stacks
+
+
+def cmd_java_jfr(args):
+    """Against JFR's execution samples of the same run: the methods' self shares agree within
+    --max-diff points for every method with at least 5% of either's (unwprof's samples running
+    Java code, whose leaf is a Java frame, as JFR samples threads in Java code only), and at
+    least --min-ratio of JFR's samples have a stack whose Java frames are those of some stack
+    of unwprof's, in the same order, on a thread of the same name."""
+    theirs = jfr_stacks(args.jfr)
+    ours = collections.Counter()
+    chains = set()
+    for s in read_folded(args.folded):
+        names = tuple(f[0] for f in java_frames(s))
+        if names:
+            chains.add((thread_name(s), names))
+        user = [f for f in s.frames if not f.endswith("_[k]")]
+        if names and user and JAVA_FRAME.fullmatch(user[-1]):
+            ours[names[-1]] += s.count
+    self_theirs = collections.Counter()
+    for (thread, names), n in theirs.items():
+        if names:
+            self_theirs[names[-1]] += n
+    a, b = sum(ours.values()), sum(self_theirs.values())
+    ok = a >= args.min_samples and b >= args.min_samples / 10
+    for name in sorted(set(ours) | set(self_theirs)):
+        x, y = ours[name] / a if a else 0, self_theirs[name] / b if b else 0
+        if max(x, y) < 0.05:
+            continue
+        print(f"  {name}: unwprof {x:.2%} ({ours[name]}), JFR {y:.2%} ({self_theirs[name]})",
+              file=sys.stderr)
+        ok &= abs(x - y) <= args.max_diff
+    found = sum(n for key, n in theirs.items() if key in chains)
+    total = sum(theirs.values())
+    share = found / total if total else 0
+    print(f"  JFR's stacks found in unwprof's: {share:.2%} of its {total} samples", file=sys.stderr)
+    for (thread, names), n in theirs.most_common(10):
+        if (thread, names) not in chains:
+            print(f"    not found: {n} {thread}: {';'.join(names)}", file=sys.stderr)
+    if not ok or share < args.min_ratio:
+        fail("unwprof's Java frames do not agree with JFR's")
+
+
 def cmd_perl_shares(args):
     """The subs' exclusive shares of time agree with Devel::NYTProf's: each sub of --subs
     named by both, its share of their total within --max-diff points. unwprof's exclusive
@@ -2015,6 +2068,13 @@ def main():
     s.add_argument("--min-ratio", type=float, default=0.95)
     s.add_argument("--min-samples", type=int, default=200)
     s.set_defaults(fn=cmd_java_chain)
+    s = sub.add_parser("java-jfr")
+    s.add_argument("folded")
+    s.add_argument("jfr", help="jfr print --json --events jdk.ExecutionSample")
+    s.add_argument("--max-diff", type=float, default=0.05)
+    s.add_argument("--min-ratio", type=float, default=0.95)
+    s.add_argument("--min-samples", type=int, default=1000)
+    s.set_defaults(fn=cmd_java_jfr)
     s = sub.add_parser("perl-shares")
     s.add_argument("folded")
     s.add_argument("nytprof", help="lines \"SUB EXCLUSIVE_SECONDS\"")
