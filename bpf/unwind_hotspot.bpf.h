@@ -93,13 +93,13 @@ struct hs_run {
  * frame kind): user space is told, to read its name and line table while
  * the JVM lives.
  */
-static __always_inline void hs_seen(__u32 pid, __u32 kind, __u64 w)
+static __always_inline void hs_seen(__u32 pid, __u32 tag, __u64 w)
 {
 	struct unw_event ev = {
-		.type = UNW_EV_CODE, .unwinder = UNW_UW_HOTSPOT, .pid = pid, .addr = w, .tag = kind
+		.type = UNW_EV_CODE, .unwinder = UNW_UW_HOTSPOT, .pid = pid, .addr = w, .tag = tag
 	};
 
-	if (code_first_seen(pid, kind, w) && bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+	if (code_first_seen(pid, tag, w) && bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
 		stat_inc(UNW_ST_EVENTS_LOST);
 }
 
@@ -113,7 +113,7 @@ static __always_inline int hs_push(struct hs_run *r, __u32 kind, __u64 value, __
 		return -1;
 	r->s->n++;
 	if (value)
-		hs_seen(r->s->pid, kind, w);
+		hs_seen(r->s->pid, kind | (__u32)(where >> UNW_HS_TAG_SHIFT) << 8, w);
 	return 0;
 }
 
@@ -135,7 +135,7 @@ static long hs_frame(__u32 i, void *ctx)
 	struct walk_saved *s = r->s;
 	const struct unw_hotspot_proc *hs = r->hs;
 	struct unw_frame *f;
-	__u64 pc, look, blob, name, begin, method, ra, sp, fp;
+	__u64 pc, look, blob, name, begin, method, ra, sp, fp, id;
 	__s32 size, complete;
 
 	if (!s || !hs || !r->sc)
@@ -167,11 +167,13 @@ static long hs_frame(__u32 i, void *ctx)
 		size = hs_int(blob + hs->blob_frame_size);
 		begin = user_word(blob, hs->blob_code_begin);
 		complete = hs_int(blob + hs->blob_frame_complete);
-		if (name == UNW_HS_NAME_NMETHOD)
-			method = user_word(blob, hs->nmethod_method);
-		if (name == UNW_HS_NAME_NMETHOD ? hs_push(r, UNW_HS_COMPILED, method, pc) :
-						  hs_push(r, UNW_HS_STUB, blob, pc))
+		if (name == UNW_HS_NAME_NMETHOD) {
+			id = (__u16)hs_int(blob + hs->nmethod_compile_id);
+			if (hs_push(r, UNW_HS_COMPILED, blob, pc | id << UNW_HS_TAG_SHIFT))
+				return hs_stop(r, RESUME_STOP);
+		} else if (hs_push(r, UNW_HS_STUB, blob, pc)) {
 			return hs_stop(r, RESUME_STOP);
+		}
 		if (size > 0 && size < 1 << 16 && complete >= 0 && look >= begin + complete) {
 			sp += (__u64)size * 8;
 			ra = user_word(sp, -8);

@@ -39,25 +39,33 @@ struct unw_hotspot_proc {
 	__u16 blob_code_begin; /* code begin and end, name */
 	__u16 blob_code_end;
 	__u16 blob_name;
-	__u16 nmethod_method; /* an nmethod's Method* */
+	__u16 nmethod_method; /* an nmethod's Method* and compile id */
+	__u16 nmethod_compile_id;
 	__s8 frame_sender_sp; /* the interpreter frame's words from its fp */
 	__s8 frame_method;
 	__s8 frame_bcp;
-	__u8 pad[3];
+	__u8 pad[1];
 };
 
 /*
  * A HotSpot frame (UNW_FRAME_HOTSPOT) is two words. The first says what
  * runs there, its kind (enum unw_hs_kind) in bits 48 to 55 above its
- * value: a Method* (an interpreted or compiled method) or a code blob (a
- * stub, an adapter); the second where: the bytecode pointer of an
- * interpreted frame, the pc of the others.
+ * value: a Method* (an interpreted method), an nmethod (a compiled one)
+ * or a code blob (a stub, an adapter); the second where: the bytecode
+ * pointer of an interpreted frame, the pc of the others, an nmethod's
+ * with the low 16 bits of its compile id in its top 16 (UNW_HS_TAG_SHIFT):
+ * an nmethod flushed and another compiled at its address are told apart.
+ * Its code event (UNW_EV_CODE: addr its first word, tag its kind, an
+ * nmethod's with its compile id's 16 bits above) is sent when BPF first
+ * sees it, to be read while the JVM lives.
  */
 enum unw_hs_kind {
 	UNW_HS_INTERPRETED = 0, /* value: the Method*; where: its bcp */
-	UNW_HS_COMPILED,	/* value: the Method* of the nmethod; where: the pc */
+	UNW_HS_COMPILED,	/* value: the nmethod; where: the pc and the compile id */
 	UNW_HS_STUB,		/* value: the code blob; where: the pc */
 };
+
+#define UNW_HS_TAG_SHIFT 48
 
 #define UNW_HS_KIND_SHIFT 48
 #define UNW_HS_VALUE_MASK ((1ULL << UNW_HS_KIND_SHIFT) - 1)

@@ -60,6 +60,9 @@ struct frame_name {
 	const char *file; /* NULL: none (a function of the interpreter's own, in C) */
 	uint32_t line;	  /* the line being run; 0 when unknown */
 	uint32_t first_line;
+	/* The functions inlined into it where it runs, innermost first (a JIT's); NULL: none. */
+	const struct frame_name *inlined;
+	uint32_t nr_inlined;
 };
 
 /*

@@ -778,10 +778,11 @@ int symbolizer__fork(struct symbolizer *sym, uint32_t ppid, uint32_t pid)
 static int interp_location(struct symbolizer *sym, struct profile *p, uint32_t pid,
 			   const struct runtime *rt, uint64_t code, uint64_t where, uint32_t *id)
 {
-	struct frame_name name = { "<unknown>", "<unknown>", 0, 0 };
+	struct frame_name name = { "<unknown>", "<unknown>", 0, 0, NULL, 0 };
 	void *namer = sym->namers[rt->unwinder];
 	uint64_t key = code;
-	struct profile_line line;
+	struct profile_line lines[64];
+	size_t n;
 	bool added;
 	int err;
 
@@ -794,11 +795,19 @@ static int interp_location(struct symbolizer *sym, struct profile *p, uint32_t p
 	err = profile__set_symbol(p, *id, PROFILE_NONE, name.function, NULL, 0);
 	if (err || !name.file)
 		return err;
-	line = (struct profile_line){ .function = name.function,
-				      .file = name.file,
-				      .line = name.line,
-				      .start_line = name.first_line };
-	return profile__set_lines(p, *id, &line, 1);
+	/* The functions inlined where it runs first, innermost first, as DWARF's are. */
+	for (n = 0; n < name.nr_inlined && n < ARRAY_SIZE(lines) - 1; n++)
+		lines[n] = (struct profile_line){ .function = name.inlined[n].function,
+						  .file = name.inlined[n].file ?
+								  name.inlined[n].file :
+								  "<unknown>",
+						  .line = name.inlined[n].line,
+						  .start_line = name.inlined[n].first_line };
+	lines[n++] = (struct profile_line){ .function = name.function,
+					    .file = name.file,
+					    .line = name.line,
+					    .start_line = name.first_line };
+	return profile__set_lines(p, *id, lines, n);
 }
 
 /* "[... 3,412 frames ...]": the frames a deep stack left out, as a frame's name. */

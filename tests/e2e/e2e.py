@@ -1672,7 +1672,8 @@ def cmd_perl_chain(args):
         fail(f"the Perl frames of {args.comm} are not {args.chain}")
 
 
-JAVA_FRAME = re.compile(r"(\S+) \(([^;()]*\.java)(?::(\d+))?\)")
+# A Java frame: "CLASS.METHOD (FILE.java:LINE)", its line when known, "_[i]" when inlined.
+JAVA_FRAME = re.compile(r"(\S+) \(([^;()]*\.java)(?::(\d+))?\)(?:_\[i\])?")
 
 
 def java_frames(sample):

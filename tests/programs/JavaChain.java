@@ -5,7 +5,7 @@
  *  - "interp": Interp.run -> interpTop -> interpMid -> interpLeaf, which the
  *    test keeps interpreted (-XX:CompileCommand=exclude,JavaChain::interp*);
  *  - "compiled": Compiled.run -> compTop -> compMid -> compLeaf, compiled
- *    by the JIT and kept apart (-XX:CompileCommand=dontinline,JavaChain::comp*).
+ *    by the JIT, C2 inlining some into others.
  * Prints "pid PID" first.
  */
 public class JavaChain {

@@ -121,6 +121,7 @@ static struct unw_hotspot_proc hotspot_proc_of(const struct hotspot_process *hp)
 		.blob_code_end = (__u16)l->blob_code_end,
 		.blob_name = (__u16)l->blob_name,
 		.nmethod_method = (__u16)l->nmethod_method,
+		.nmethod_compile_id = (__u16)l->nmethod_compile_id,
 		.frame_sender_sp = (__s8)l->frame_sender_sp,
 		.frame_method = (__s8)l->frame_method,
 		.frame_bcp = (__s8)l->frame_bcp,
@@ -214,18 +215,32 @@ static void hotspot_remove_process(void *n, uint32_t pid)
 static void hotspot_read_code(void *n, const struct unw_event *ev, size_t size)
 {
 	(void)size;
-	hsframes__read(n, ev->pid, ev->addr);
+	hsframes__read(n, ev->pid, ev->addr, ev->tag);
 }
 
-/* One location per method and line (an interpreted frame's), per method (a compiled one's), per blob. */
+/*
+ * One location per method and line (an interpreted frame's), per nmethod
+ * and PcDesc (a compiled one's, with the methods inlined there), per blob.
+ */
 static uint64_t hotspot_name(void *n, uint32_t pid, uint64_t what, uint64_t where,
 			     struct frame_name *out)
 {
+	static __thread struct frame_name inlined[64];
 	struct hs_frame_name name;
+	uint32_t k;
 
 	hsframes__name(n, pid, what, where, &name);
-	*out = (struct frame_name){ name.name, name.file, name.line, 0 };
-	return hash_u64(what ^ hash_u64(name.line));
+	*out = (struct frame_name){ .function = name.name, .file = name.file, .line = name.line };
+	for (k = 0; k < name.nr_inlined && k < ARRAY_SIZE(inlined); k++)
+		inlined[k] = (struct frame_name){ .function = name.inlined[k].name,
+						  .file = name.inlined[k].file,
+						  .line = name.inlined[k].line };
+	out->inlined = k ? inlined : NULL;
+	out->nr_inlined = k;
+	/* An nmethod's frames: by the nmethod and its compile id (where's top bits), and PcDesc. */
+	if ((what >> UNW_HS_KIND_SHIFT & 0xff) == UNW_HS_COMPILED)
+		what ^= where >> UNW_HS_TAG_SHIFT << 40;
+	return hash_u64(what ^ hash_u64(name.key));
 }
 
 static const struct frame_namer_ops hotspot_namer = {

@@ -246,6 +246,156 @@ int hsframes__blob_name(const struct hs_mem *m, uint64_t blob, char *buf, size_t
 	return n && n < size - 1 && printable(buf, n) ? 0 : -EINVAL;
 }
 
+/* Bounds of an nmethod's debug information read. */
+#define HS_PCS_MAX 65536
+#define HS_SCOPES_DATA_MAX (1 << 20)
+#define HS_METADATA_MAX 65536
+#define HS_SCOPE_DEPTH_MAX 64
+
+/* An unsigned int of HotSpot's variable-length code (JDK 17) at *at of buf: 0 or -EINVAL. */
+static int buf_uint(const uint8_t *buf, size_t len, size_t *at, uint32_t *v)
+{
+	uint32_t sum = 0;
+
+	for (int i = 0; i < 5; i++) {
+		uint8_t b;
+
+		if (*at >= len)
+			return -EINVAL;
+		b = buf[(*at)++];
+		sum += (uint32_t)b << (6 * i);
+		if (b < 192)
+			break;
+	}
+	*v = sum;
+	return 0;
+}
+
+/* Reads [lo, hi) of the process into a buffer of its own, of at most max bytes. */
+static uint8_t *read_range(const struct hs_mem *m, uint64_t lo, uint64_t hi, size_t max)
+{
+	uint8_t *buf;
+
+	if (hi < lo || hi - lo > max)
+		return NULL;
+	buf = malloc(hi - lo ? hi - lo : 1);
+	if (buf && hi > lo && m->read(m->ctx, lo, buf, hi - lo)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The scopes of decode offset off, innermost first, appended to x's. */
+static int decode_scopes(struct hs_nmethod *x, const uint8_t *data, size_t len,
+			 const uint64_t *metadata, size_t nr_metadata, uint32_t off, size_t *cap)
+{
+	for (int depth = 0; off && depth < HS_SCOPE_DEPTH_MAX; depth++) {
+		uint32_t sender, index, bci;
+		size_t at = off;
+
+		if (buf_uint(data, len, &at, &sender) || buf_uint(data, len, &at, &index) ||
+		    buf_uint(data, len, &at, &bci) || !index || index > nr_metadata ||
+		    sender >= len)
+			return -EINVAL;
+		if (x->nr_scopes == *cap) {
+			struct hs_scope *q =
+				realloc(x->scopes, (*cap = *cap ? 2 * *cap : 64) * sizeof(*q));
+
+			if (!q)
+				return -ENOMEM;
+			x->scopes = q;
+		}
+		x->scopes[x->nr_scopes++] =
+			(struct hs_scope){ metadata[index - 1], (int32_t)bci - 1 };
+		off = sender;
+	}
+	return off ? -EINVAL : 0;
+}
+
+void hsframes__nmethod_free(struct hs_nmethod *x)
+{
+	if (!x)
+		return;
+	free(x->pcs);
+	free(x->scopes);
+	*x = (struct hs_nmethod){ 0 };
+}
+
+int hsframes__nmethod(const struct hs_mem *m, uint64_t nm, struct hs_nmethod *out)
+{
+	const struct hs_layout *l = m->l;
+	int32_t meta_off, pcs_off, deps_off;
+	uint64_t data_begin, *metadata = NULL;
+	uint8_t *pcs = NULL, *data = NULL;
+	size_t nr_pcs, nr_meta, cap = 0;
+	int err = -EINVAL;
+
+	*out = (struct hs_nmethod){ 0 };
+	if (!nm || mem_word(m, nm + (uint64_t)l->nmethod_method, &out->method) ||
+	    mem_word(m, nm + (uint64_t)l->blob_code_begin, &out->code_begin) ||
+	    mem_word(m, nm + (uint64_t)l->nmethod_scopes_data_begin, &data_begin) ||
+	    m->read(m->ctx, nm + (uint64_t)l->nmethod_metadata_offset, &meta_off, 4) ||
+	    m->read(m->ctx, nm + (uint64_t)l->nmethod_scopes_pcs_offset, &pcs_off, 4) ||
+	    m->read(m->ctx, nm + (uint64_t)l->nmethod_dependencies_offset, &deps_off, 4) ||
+	    meta_off < 0 || pcs_off < meta_off || deps_off < pcs_off || l->pc_desc_size < 8 ||
+	    data_begin < nm + (uint64_t)meta_off || data_begin > nm + (uint64_t)pcs_off)
+		return -EINVAL;
+	nr_meta = (data_begin - nm - (uint64_t)meta_off) / 8;
+	nr_pcs = (size_t)(deps_off - pcs_off) / (size_t)l->pc_desc_size;
+	if (nr_meta > HS_METADATA_MAX || nr_pcs > HS_PCS_MAX)
+		return -EINVAL;
+	metadata = (uint64_t *)read_range(m, nm + (uint64_t)meta_off,
+					  nm + (uint64_t)meta_off + 8 * nr_meta,
+					  8 * HS_METADATA_MAX);
+	pcs = read_range(m, nm + (uint64_t)pcs_off, nm + (uint64_t)deps_off,
+			 HS_PCS_MAX * (size_t)l->pc_desc_size);
+	data = read_range(m, data_begin, nm + (uint64_t)pcs_off, HS_SCOPES_DATA_MAX);
+	out->pcs = calloc(nr_pcs ? nr_pcs : 1, sizeof(*out->pcs));
+	if (!metadata || !pcs || !data || !out->pcs)
+		goto out;
+	for (size_t i = 0; i < nr_pcs; i++) {
+		const uint8_t *d = pcs + i * (size_t)l->pc_desc_size;
+		int32_t pc, decode;
+
+		memcpy(&pc, d + l->pc_desc_pc_offset, 4);
+		memcpy(&decode, d + l->pc_desc_scope_decode_offset, 4);
+		/* Sorted by pc, as HotSpot writes them: one out of order is not believed. */
+		if (decode < 0 || (i && pc < out->pcs[i - 1].pc_offset))
+			goto out;
+		out->pcs[i] = (struct hs_pc){ pc, (uint32_t)out->nr_scopes, 0 };
+		err = decode_scopes(out, data, nm + (uint64_t)pcs_off - data_begin, metadata,
+				    nr_meta, (uint32_t)decode, &cap);
+		if (err)
+			goto out;
+		out->pcs[i].nr = (uint32_t)(out->nr_scopes - out->pcs[i].first);
+		out->nr_pcs = i + 1;
+	}
+	err = 0;
+out:
+	free(metadata);
+	free(pcs);
+	free(data);
+	if (err)
+		hsframes__nmethod_free(out);
+	return err ? -EINVAL : 0;
+}
+
+long hsframes__pc(const struct hs_nmethod *x, int64_t off)
+{
+	size_t lo = 0, hi = x->nr_pcs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->pcs[mid].pc_offset < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->nr_pcs ? (long)lo : -1;
+}
+
 /* The namer */
 
 /* A method's or a blob's name, read once. */
@@ -259,11 +409,20 @@ struct hs_name {
 	size_t nr_lines;
 };
 
+/* An nmethod read when first seen, its scopes named: per scope, its method's name and line. */
+struct hs_compiled {
+	uint64_t key; /* the nmethod, its compile id's 16 bits above */
+	struct hs_nmethod nm;
+	const struct hs_name *own;    /* the nmethod's method */
+	struct hs_frame_name *frames; /* one per scope of nm */
+};
+
 struct hsframes_proc {
 	struct proc_mem mem; /* first: an entry of struct proc_mems */
 	struct hs_layout layout;
-	bool ready;	      /* the layout was read */
-	struct hashmap names; /* of struct hs_name, by the frame's first word */
+	bool ready;		 /* the layout was read */
+	struct hashmap names;	 /* of struct hs_name, by the frame's first word */
+	struct hashmap compiled; /* of struct hs_compiled, by its key */
 };
 
 struct hsframes {
@@ -285,6 +444,16 @@ static void proc_clear(void *entry)
 		free(nm);
 	}
 	hashmap__exit(&p->names);
+	for (size_t i = 0; i < p->compiled.cap; i++) {
+		struct hs_compiled *c = p->compiled.slots[i].value;
+
+		if (c) {
+			hsframes__nmethod_free(&c->nm);
+			free(c->frames);
+		}
+		free(c);
+	}
+	hashmap__exit(&p->compiled);
 }
 
 struct hsframes *hsframes__new(void)
@@ -376,18 +545,108 @@ static const struct hs_name *name_get(struct hsframes_proc *p, const struct hs_m
 	return NULL;
 }
 
+static bool compiled_has_key(const void *value, const void *key)
+{
+	return ((const struct hs_compiled *)value)->key == *(const uint64_t *)key;
+}
+
+/* The method at scope s named, with its line at its bci. */
+static struct hs_frame_name scope_name(struct hsframes_proc *p, const struct hs_mem *m,
+				       const struct hs_scope *s)
+{
+	const struct hs_name *nm = name_get(p, m,
+					    (uint64_t)UNW_HS_INTERPRETED << UNW_HS_KIND_SHIFT |
+						    (s->method & UNW_HS_VALUE_MASK));
+
+	if (!nm)
+		return (struct hs_frame_name){ .name = unknown };
+	return (struct hs_frame_name){
+		.name = nm->name,
+		.file = nm->file,
+		.line = s->bci >= 0 ? hsframes__line_of(nm->lines, nm->nr_lines, (uint32_t)s->bci) :
+				      0,
+	};
+}
+
+/*
+ * The nmethod of key (its address, its compile id's 16 bits above), read
+ * now if it was not: NULL when it cannot be. Another nmethod at the same
+ * address has another key: a frame of the one flushed is never named as
+ * the new one's.
+ */
+static const struct hs_compiled *compiled_get(struct hsframes_proc *p, const struct hs_mem *m,
+					      uint64_t key)
+{
+	struct hs_compiled *c = hashmap__find(&p->compiled, hash_u64(key), compiled_has_key, &key);
+
+	if (c)
+		return c;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->key = key;
+	if (hsframes__nmethod(m, key & UNW_HS_VALUE_MASK, &c->nm))
+		goto fail;
+	c->own = name_get(p, m,
+			  (uint64_t)UNW_HS_INTERPRETED << UNW_HS_KIND_SHIFT |
+				  (c->nm.method & UNW_HS_VALUE_MASK));
+	c->frames = calloc(c->nm.nr_scopes ? c->nm.nr_scopes : 1, sizeof(*c->frames));
+	if (!c->own || !c->frames)
+		goto fail;
+	for (size_t i = 0; i < c->nm.nr_scopes; i++)
+		c->frames[i] = scope_name(p, m, &c->nm.scopes[i]);
+	if (!hashmap__add(&p->compiled, hash_u64(key), c))
+		return c;
+fail:
+	hsframes__nmethod_free(&c->nm);
+	free(c->frames);
+	free(c);
+	return NULL;
+}
+
+/* Compiled frame of nmethod key at pc: its own method, its line and the methods inlined there. */
+static void compiled_name(struct hsframes_proc *p, const struct hs_mem *m, uint64_t key,
+			  uint64_t pc, struct hs_frame_name *out)
+{
+	const struct hs_compiled *c = compiled_get(p, m, key);
+	const struct hs_pc *d;
+	long i;
+
+	if (!c)
+		return;
+	out->name = c->own->name;
+	out->file = c->own->file;
+	i = hsframes__pc(&c->nm, (int64_t)(pc - c->nm.code_begin));
+	if (i < 0 || !c->nm.pcs[i].nr)
+		return;
+	d = &c->nm.pcs[i];
+	/* The last scope is the nmethod's own method; those before it were inlined into it. */
+	*out = c->frames[d->first + d->nr - 1];
+	out->nr_inlined = d->nr - 1;
+	out->inlined = d->nr > 1 ? &c->frames[d->first] : NULL;
+	out->key = (uint64_t)i + 1;
+}
+
 int hsframes__name(struct hsframes *n, uint32_t pid, uint64_t what, uint64_t where,
 		   struct hs_frame_name *out)
 {
 	struct hsframes_proc *p = proc_mem__find(&n->procs, pid);
-	struct hs_mem m;
+	unsigned int kind = what >> UNW_HS_KIND_SHIFT & 0xff;
 	const struct hs_name *nm;
+	struct hs_mem m;
 
 	*out = (struct hs_frame_name){ .name = unknown };
 	if (!p || !p->ready)
 		return -ENOENT;
 	m = (struct hs_mem){ .read = proc_read, .ctx = &p->mem, .l = &p->layout };
 	what &= UNW_FRAME_VALUE_MASK;
+	if (kind == UNW_HS_COMPILED) {
+		compiled_name(p, &m,
+			      (what & UNW_HS_VALUE_MASK) | (where >> UNW_HS_TAG_SHIFT)
+								   << UNW_HS_TAG_SHIFT,
+			      where & UNW_HS_VALUE_MASK, out);
+		return 0;
+	}
 	nm = name_get(p, &m, what);
 	if (!nm)
 		return 0;
@@ -396,10 +655,11 @@ int hsframes__name(struct hsframes *n, uint32_t pid, uint64_t what, uint64_t whe
 	if (where >= nm->code && where < nm->code + nm->code_size)
 		out->line =
 			hsframes__line_of(nm->lines, nm->nr_lines, (uint32_t)(where - nm->code));
+	out->key = out->line;
 	return 0;
 }
 
-void hsframes__read(struct hsframes *n, uint32_t pid, uint64_t what)
+void hsframes__read(struct hsframes *n, uint32_t pid, uint64_t what, uint32_t tag)
 {
 	struct hsframes_proc *p = proc_mem__find(&n->procs, pid);
 	struct hs_mem m;
@@ -407,5 +667,10 @@ void hsframes__read(struct hsframes *n, uint32_t pid, uint64_t what)
 	if (!p || !p->ready)
 		return;
 	m = (struct hs_mem){ .read = proc_read, .ctx = &p->mem, .l = &p->layout };
-	name_get(p, &m, what & UNW_FRAME_VALUE_MASK);
+	what &= UNW_FRAME_VALUE_MASK;
+	if ((what >> UNW_HS_KIND_SHIFT & 0xff) == UNW_HS_COMPILED)
+		compiled_get(p, &m,
+			     (what & UNW_HS_VALUE_MASK) | (uint64_t)(tag >> 8) << UNW_HS_TAG_SHIFT);
+	else
+		name_get(p, &m, what);
 }

@@ -35,6 +35,10 @@ struct hs_frame_name {
 	const char *name; /* "java.util.ArrayList.sort"; "<unknown>" when it does not check out */
 	const char *file; /* "ArrayList.java"; NULL when none (a stub) or unknown */
 	uint32_t line;	  /* 0 when unknown */
+	/* A compiled frame's methods inlined into it at its pc, innermost first. */
+	uint32_t nr_inlined;
+	const struct hs_frame_name *inlined;
+	uint64_t key; /* what tells its place apart in its method: a line, a pc's scopes */
 };
 
 struct hsframes *hsframes__new(void);
@@ -45,8 +49,11 @@ int hsframes__add_process(struct hsframes *n, uint32_t pid, const struct hsrunti
 			  uint64_t bias);
 void hsframes__remove_process(struct hsframes *n, uint32_t pid);
 
-/* Reads the name (and lines) of a frame's first word what of pid now, if not yet: BPF first saw it. */
-void hsframes__read(struct hsframes *n, uint32_t pid, uint64_t what);
+/*
+ * Reads the name (and lines, an nmethod's scopes) of a frame's first word
+ * what of pid now, if not yet: BPF first saw it (its code event's tag).
+ */
+void hsframes__read(struct hsframes *n, uint32_t pid, uint64_t what, uint32_t tag);
 
 /*
  * Names frame (what, where) of pid (the two words of bpf/unwind_hotspot.h)
@@ -81,6 +88,39 @@ int hsframes__lines(const struct hs_mem *m, uint64_t method, uint64_t *code, uin
 uint32_t hsframes__line_of(const struct hs_line *pairs, size_t nr, uint32_t bci);
 /* The line of bytecode pointer bcp in method m: 0 and *line, or -EINVAL, -ENOENT (none). */
 int hsframes__line(const struct hs_mem *m, uint64_t method, uint64_t bcp, uint32_t *line);
+/* A scope of a compiled method at a pc: the method (inlined, or the nmethod's own) and its bci. */
+struct hs_scope {
+	uint64_t method;
+	int32_t bci; /* -1: the method's entry */
+};
+
+/* A PcDesc of an nmethod: its pc (from the code's begin) and its scopes, innermost first. */
+struct hs_pc {
+	int32_t pc_offset;
+	uint32_t first, nr; /* in the scopes */
+};
+
+/*
+ * What is read of an nmethod (JDK 17's): its Method*, its code's begin,
+ * its PcDescs, sorted by pc, and their scopes, each decoded from its
+ * scopes data (DebugInfoReadStream: the sender's decode offset, the
+ * method's index in its metadata, the bci + 1, each an int of HotSpot's
+ * variable-length code; a sender offset of 0 ends the chain).
+ */
+struct hs_nmethod {
+	uint64_t method, code_begin;
+	struct hs_pc *pcs;
+	size_t nr_pcs;
+	struct hs_scope *scopes;
+	size_t nr_scopes;
+};
+
+/* The nmethod at nm into *out (to free with hsframes__nmethod_free): 0 or -EINVAL. */
+int hsframes__nmethod(const struct hs_mem *m, uint64_t nm, struct hs_nmethod *out);
+void hsframes__nmethod_free(struct hs_nmethod *x);
+/* The PcDesc of the frame at code offset off: the one at it, else the first past it; -1: none. */
+long hsframes__pc(const struct hs_nmethod *x, int64_t off);
+
 /* The name of code blob blob into buf: 0 or -EINVAL. */
 int hsframes__blob_name(const struct hs_mem *m, uint64_t blob, char *buf, size_t size);
 

@@ -96,6 +96,10 @@ struct hs_layout {
 	int64_t blob_name, blob_size, blob_header_size, blob_frame_complete_offset, blob_frame_size,
 		blob_code_begin, blob_code_end;
 	int64_t nmethod_method, nmethod_compile_id;
+	/* An nmethod's debug information: its metadata, scopes' PcDescs and data (nmethod, to JDK 20). */
+	int64_t nmethod_metadata_offset, nmethod_scopes_pcs_offset, nmethod_dependencies_offset,
+		nmethod_scopes_data_begin;
+	int64_t pc_desc_size, pc_desc_pc_offset, pc_desc_scope_decode_offset;
 	int64_t method_const_method, method_size;
 	int64_t const_method_constants, const_method_flags, const_method_code_size,
 		const_method_name_index, const_method_signature_index, const_method_size;
