@@ -8,8 +8,10 @@
  * lie in the method's bytecodes. Built with -Dfuzz=true under clang;
  * replay.c runs the same function over corpus-hsframes/ in every build.
  *
- * An input: the Method* (8 bytes), a bcp (8), then the process's memory
- * from MEM_BASE on (the seeds: test_hsframes --seeds); JDK 17's layout.
+ * An input: the Method* (8 bytes), a bcp (8), an nmethod (8), then the
+ * process's memory from MEM_BASE on (the seeds: test_hsframes --seeds);
+ * JDK 17's layout. An nmethod accepted has its PcDescs sorted and their
+ * scopes within its scopes.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -21,7 +23,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define HEAD 16
+#define HEAD 24
 #define MEM_BASE 0x10000
 
 static const struct hs_layout jdk17 = {
@@ -41,6 +43,15 @@ static const struct hs_layout jdk17 = {
 	.symbol_length = 4,
 	.symbol_body = 6,
 	.blob_name = 96,
+	.blob_code_begin = 32,
+	.nmethod_method = 112,
+	.nmethod_scopes_data_begin = 120,
+	.nmethod_metadata_offset = 260,
+	.nmethod_scopes_pcs_offset = 268,
+	.nmethod_dependencies_offset = 272,
+	.pc_desc_size = 16,
+	.pc_desc_pc_offset = 0,
+	.pc_desc_scope_decode_offset = 4,
 	.has_linenumber_table = 1,
 };
 
@@ -77,7 +88,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hs_line *pairs;
 	struct fake_mem fm;
 	struct hs_mem m;
-	uint64_t method, bcp, code;
+	uint64_t method, bcp, code, nm;
+	struct hs_nmethod x;
 	uint32_t code_size, line;
 	size_t nr;
 	uint8_t *copy;
@@ -87,6 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(&method, data, 8);
 	memcpy(&bcp, data + 8, 8);
+	memcpy(&nm, data + 16, 8);
 	/* A copy of exactly the memory's bytes: ASan then catches any read past the end. */
 	copy = malloc(size - HEAD ? size - HEAD : 1);
 	if (!copy)
@@ -108,6 +121,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap();
 	if (hsframes__blob_name(&m, method, name, sizeof(name)) == 0)
 		check_string(name, sizeof(name));
+	if (hsframes__nmethod(&m, nm, &x) == 0) {
+		for (size_t i = 0; i < x.nr_pcs; i++)
+			if ((i && x.pcs[i].pc_offset < x.pcs[i - 1].pc_offset) ||
+			    x.pcs[i].first + x.pcs[i].nr > x.nr_scopes)
+				__builtin_trap();
+		if (x.nr_pcs && hsframes__pc(&x, x.pcs[0].pc_offset) != 0)
+			__builtin_trap();
+		hsframes__nmethod_free(&x);
+	}
 	free(copy);
 	return 0;
 }

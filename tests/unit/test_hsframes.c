@@ -12,9 +12,13 @@
  * index past the pool, a Symbol too long or not printable, a bcp outside
  * the bytecodes, no table) is refused.
  *
+ * An nmethod's scopes are decoded (a method inlined into another at a pc,
+ * innermost first), its PcDesc found for a pc; a metadata index past its
+ * metadata, PcDescs out of order, a scope its own sender, refused.
+ *
  * test_hsframes --seeds DIR writes the images as the fuzz target's corpus
- * (tests/fuzz/corpus-hsframes/): 16 bytes (the Method* and the bcp), then
- * the memory from HS_MEM_BASE.
+ * (tests/fuzz/corpus-hsframes/): 24 bytes (the Method*, the bcp, the
+ * nmethod), then the memory from HS_MEM_BASE.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -36,6 +40,8 @@ enum {
 	AT_SYMBOLS = 0x800,
 	AT_BLOB = 0x1000,
 	AT_BLOB_NAME = 0x1100,
+	AT_NMETHOD = 0x1200, /* its metadata at +0x180, scopes data +0x190, PcDescs +0x200 */
+	AT_METHOD_B = 0x1800,
 };
 
 #define CODE_SIZE 40
@@ -58,6 +64,15 @@ static const struct hs_layout jdk17 = {
 	.symbol_length = 4,
 	.symbol_body = 6,
 	.blob_name = 96,
+	.blob_code_begin = 32,
+	.nmethod_method = 112,
+	.nmethod_scopes_data_begin = 120,
+	.nmethod_metadata_offset = 260,
+	.nmethod_scopes_pcs_offset = 268,
+	.nmethod_dependencies_offset = 272,
+	.pc_desc_size = 16,
+	.pc_desc_pc_offset = 0,
+	.pc_desc_scope_decode_offset = 4,
 	.has_linenumber_table = 1,
 };
 
@@ -71,6 +86,7 @@ struct variant {
 	uint16_t name_index; /* 0: the method's own (3) */
 	const char *method, *klass;
 	bool no_table, not_printable;
+	bool bad_index, unsorted, sender_loop; /* an nmethod's */
 };
 
 static uint64_t at(size_t off)
@@ -119,6 +135,40 @@ static const uint8_t line_table[] = {
 	0x00,
 };
 
+/*
+ * An nmethod of the method at AT_METHOD, its code at 0x7f0000001000, into
+ * which the method at AT_METHOD_B (the same ConstMethod) was inlined: its
+ * metadata the two Method*s, its scopes data (offset 0 a pad, as HotSpot's
+ * begins) a scope of the first at bci 2 (offset 1) and one of the second at
+ * bci 9 whose sender is it (offset 4), its PcDescs at -1 (no scope), 0x10
+ * (the first) and 0x20 (the second, inlined).
+ */
+static void nmethod(struct image *im, const struct variant *v)
+{
+	static const uint8_t data[] = { 0, 0, 1, 3, 1, 2, 10 };
+	const int32_t pcs[][2] = { { -1, 0 }, { v->unsorted ? 0x30 : 0x10, 1 }, { 0x20, 4 } };
+	size_t nm = AT_NMETHOD;
+
+	put64(im, AT_METHOD_B + 8, at(AT_CONST_METHOD));
+	put64(im, nm + 112, at(AT_METHOD));
+	put64(im, nm + 32, 0x7f0000001000ull);
+	put64(im, nm + 120, at(nm + 0x190));
+	put32(im, nm + 260, 0x180);
+	put32(im, nm + 268, 0x200);
+	put32(im, nm + 272, 0x230);
+	put64(im, nm + 0x180, at(AT_METHOD));
+	put64(im, nm + 0x188, at(AT_METHOD_B));
+	memcpy(im->mem + nm + 0x190, data, sizeof(data));
+	if (v->bad_index)
+		im->mem[nm + 0x190 + 5] = 3;
+	if (v->sender_loop)
+		im->mem[nm + 0x190 + 1] = 1;
+	for (size_t i = 0; i < 3; i++) {
+		put32(im, nm + 0x200 + 16 * i, (uint32_t)pcs[i][0]);
+		put32(im, nm + 0x200 + 16 * i + 4, (uint32_t)pcs[i][1]);
+	}
+}
+
 static void build(struct image *im, const struct variant *v)
 {
 	size_t code = AT_CONST_METHOD + 48;
@@ -143,6 +193,7 @@ static void build(struct image *im, const struct variant *v)
 		im->mem[AT_SYMBOLS + 6 + 2] = '\n';
 	put64(im, AT_BLOB + 96, at(AT_BLOB_NAME));
 	memcpy(im->mem + AT_BLOB_NAME, "StubRoutines (1)", 17);
+	nmethod(im, v);
 }
 
 static int image_read(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -236,6 +287,45 @@ static void test_lines(void)
 	CHECK_EQ_INT(hsframes__line(&m, at(AT_METHOD), bcp(5), &line), -ENOENT);
 }
 
+static void test_nmethod(void)
+{
+	struct variant v = { 0 };
+	struct hs_mem m = mem_of(&v);
+	struct hs_nmethod x;
+
+	CHECK_EQ_INT(hsframes__nmethod(&m, at(AT_NMETHOD), &x), 0);
+	CHECK(x.method == at(AT_METHOD));
+	CHECK(x.code_begin == 0x7f0000001000ull);
+	CHECK_EQ_INT(x.nr_pcs, 3);
+	CHECK_EQ_INT(x.nr_scopes, 3);
+	CHECK_EQ_INT(x.pcs[0].nr, 0);
+	CHECK_EQ_INT(x.pcs[1].pc_offset, 0x10);
+	CHECK_EQ_INT(x.pcs[1].nr, 1);
+	CHECK(x.scopes[x.pcs[1].first].method == at(AT_METHOD));
+	CHECK_EQ_INT(x.scopes[x.pcs[1].first].bci, 2);
+	/* Innermost first: the method inlined, then the nmethod's own. */
+	CHECK_EQ_INT(x.pcs[2].nr, 2);
+	CHECK(x.scopes[x.pcs[2].first].method == at(AT_METHOD_B));
+	CHECK_EQ_INT(x.scopes[x.pcs[2].first].bci, 9);
+	CHECK(x.scopes[x.pcs[2].first + 1].method == at(AT_METHOD));
+	/* A return address's PcDesc is at it; a leaf's pc, the first past it. */
+	CHECK_EQ_INT(hsframes__pc(&x, 0x10), 1);
+	CHECK_EQ_INT(hsframes__pc(&x, 0x15), 2);
+	CHECK_EQ_INT(hsframes__pc(&x, 0x21), -1);
+	hsframes__nmethod_free(&x);
+
+	v = (struct variant){ .bad_index = true };
+	m = mem_of(&v);
+	CHECK_EQ_INT(hsframes__nmethod(&m, at(AT_NMETHOD), &x), -EINVAL);
+	v = (struct variant){ .unsorted = true };
+	m = mem_of(&v);
+	CHECK_EQ_INT(hsframes__nmethod(&m, at(AT_NMETHOD), &x), -EINVAL);
+	v = (struct variant){ .sender_loop = true };
+	m = mem_of(&v);
+	CHECK_EQ_INT(hsframes__nmethod(&m, at(AT_NMETHOD), &x), -EINVAL);
+	CHECK_EQ_INT(hsframes__nmethod(&m, at(AT_METHOD), &x), -EINVAL);
+}
+
 static int write_seeds(const char *dir)
 {
 	static const struct {
@@ -248,10 +338,13 @@ static int write_seeds(const char *dir)
 		{ "index-past-pool", { .name_index = 6 }, 0 },
 		{ "not-printable", { .not_printable = true }, 9 },
 		{ "no-table", { .no_table = true }, 1 },
+		{ "nmethod-bad-index", { .bad_index = true }, 0 },
+		{ "nmethod-unsorted", { .unsorted = true }, 0 },
+		{ "nmethod-sender-loop", { .sender_loop = true }, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
-		uint64_t head[2] = { at(AT_METHOD), bcp(seeds[i].bci) };
+		uint64_t head[3] = { at(AT_METHOD), bcp(seeds[i].bci), at(AT_NMETHOD) };
 		char path[4096];
 		FILE *f;
 
@@ -273,5 +366,6 @@ int main(int argc, char **argv)
 		return write_seeds(argv[2]);
 	test_names();
 	test_lines();
+	test_nmethod();
 	return test_summary();
 }

@@ -361,8 +361,10 @@ int hsframes__nmethod(const struct hs_mem *m, uint64_t nm, struct hs_nmethod *ou
 		memcpy(&pc, d + l->pc_desc_pc_offset, 4);
 		memcpy(&decode, d + l->pc_desc_scope_decode_offset, 4);
 		/* Sorted by pc, as HotSpot writes them: one out of order is not believed. */
-		if (decode < 0 || (i && pc < out->pcs[i - 1].pc_offset))
+		if (decode < 0 || (i && pc < out->pcs[i - 1].pc_offset)) {
+			err = -EINVAL;
 			goto out;
+		}
 		out->pcs[i] = (struct hs_pc){ pc, (uint32_t)out->nr_scopes, 0 };
 		err = decode_scopes(out, data, nm + (uint64_t)pcs_off - data_begin, metadata,
 				    nr_meta, (uint32_t)decode, &cap);
