@@ -1690,20 +1690,24 @@ def thread_name(sample):
 
 def cmd_java_chain(args):
     """Each --chain THREAD=A;B;C: of the samples of the thread named THREAD (--tid), at least
-    --min-ratio have exactly these Java frames, root first, and begin at the thread's root;
+    --min-ratio have exactly these Java frames, root first, and begin at the thread's root
+    (--chain-re THREAD=REGEX: Java frames that REGEX matches whole, ";"-joined);
     each --lines METHOD=FIRST-LAST: the lines of METHOD's frames, when known, are in its body."""
     samples = read_folded(args.folded)
     root = re.compile("(?:" + THREAD + ")(?:;|$)")
     ok = True
-    for spec in args.chain:
+    specs = [(spec, False) for spec in args.chain or []] + \
+        [(spec, True) for spec in args.chain_re or []]
+    for spec, is_re in specs:
         thread, chain = spec.split("=", 1)
-        chain = chain.split(";")
+        want = re.compile(chain if is_re else re.escape(chain))
         mine = [s for s in samples if thread_name(s) == thread and s.user]
         total = sum(s.count for s in mine)
-        good = sum(s.count for s in mine if [f[0] for f in java_frames(s)] == chain and
+        good = sum(s.count for s in mine
+                   if want.fullmatch(";".join(f[0] for f in java_frames(s))) and
                    root.match(";".join(s.user)))
         share = good / total if total else 0
-        print(f"  {thread}: {total} samples, {share:.2%} with {';'.join(chain)} from the "
+        print(f"  {thread}: {total} samples, {share:.2%} with {chain} from the "
               f"thread's root", file=sys.stderr)
         if total < args.min_samples or share < args.min_ratio:
             show(mine, f"top stacks of {thread}:")
@@ -1730,8 +1734,10 @@ def jfr_stacks(path):
     for e in json.load(open(path))["recording"]["events"]:
         v = e["values"]
         frames = (v.get("stackTrace") or {}).get("frames") or []
+        # A lambda's proxy, a hidden class JFR names its own way, has no file: unwprof's
+        # frame of it is no Java frame of java_frames()'s either.
         names = tuple(f["method"]["type"]["name"].replace("/", ".") + "." + f["method"]["name"]
-                      for f in reversed(frames))
+                      for f in reversed(frames) if "$$Lambda" not in f["method"]["type"]["name"])
         thread = (v.get("sampledThread") or {}).get("javaName")
         stacks[(thread, names)] += 1
     return stacks
@@ -2064,7 +2070,8 @@ def main():
     s.set_defaults(fn=cmd_perl_chain)
     s = sub.add_parser("java-chain")
     s.add_argument("folded")
-    s.add_argument("--chain", action="append", required=True, help="THREAD=A;B;C")
+    s.add_argument("--chain", action="append", help="THREAD=A;B;C")
+    s.add_argument("--chain-re", action="append", help="THREAD=REGEX")
     s.add_argument("--lines", action="append", help="METHOD=FIRST-LAST")
     s.add_argument("--min-ratio", type=float, default=0.95)
     s.add_argument("--min-samples", type=int, default=200)

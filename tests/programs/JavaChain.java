@@ -5,9 +5,13 @@
  *  - "interp": Interp.run -> interpTop -> interpMid -> interpLeaf, which the
  *    test keeps interpreted (-XX:CompileCommand=exclude,JavaChain::interp*);
  *  - "compiled": Compiled.run -> compTop -> compMid -> compLeaf, compiled
- *    by the JIT, C2 inlining some into others.
+ *    by the JIT, C2 inlining some into others;
+ *  - "sorter": Sorter.run -> sortOnce -> the JDK's Arrays.sort, whose
+ *    TimSort calls back a lambda's compare -> lambda$sortOnce$0 -> sortKey.
  * Prints "pid PID" first.
  */
+import java.util.Arrays;
+
 public class JavaChain {
 	static volatile long sink;
 
@@ -51,6 +55,42 @@ public class JavaChain {
 		return compMid(n) + 1;
 	}
 
+	static int sortKey(int v)
+	{
+		int x = v;
+
+		for (int i = 0; i < 200; i++)
+			x = x * 1103515245 + 12345;
+		return x;
+	}
+
+	static long sortOnce(Integer[] a)
+	{
+		Arrays.sort(a, (p, q) -> Integer.compare(sortKey(p), sortKey(q)));
+		return a[0];
+	}
+
+	static class Sorter extends Thread {
+		final long end;
+
+		Sorter(long end)
+		{
+			super("sorter");
+			this.end = end;
+		}
+
+		public void run()
+		{
+			Integer[] a = new Integer[256];
+
+			while (System.nanoTime() < end) {
+				for (int i = 0; i < a.length; i++)
+					a[i] = (i * 7919) % 256;
+				sink += sortOnce(a);
+			}
+		}
+	}
+
 	static class Interp extends Thread {
 		final long end;
 
@@ -86,13 +126,15 @@ public class JavaChain {
 	public static void main(String[] args) throws InterruptedException
 	{
 		long end = System.nanoTime() + Long.parseLong(args[0]) * 1_000_000_000L;
-		Thread a = new Interp(end), b = new Compiled(end);
+		Thread a = new Interp(end), b = new Compiled(end), c = new Sorter(end);
 
 		System.out.println("pid " + ProcessHandle.current().pid());
 		System.out.flush();
 		a.start();
 		b.start();
+		c.start();
 		a.join();
 		b.join();
+		c.join();
 	}
 }

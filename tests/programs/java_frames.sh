@@ -6,12 +6,15 @@
 # --tid, launched and attached with -p. Its thread "interp" runs a chain
 # the interpreter runs (its methods excluded from the JIT), "compiled" one
 # the JIT compiles, C2 inlining some of its methods into others (their
-# frames expanded from the nmethod's scopes, "_[i]"). Checked (e2e.py
-# java-chain):
+# frames expanded from the nmethod's scopes, "_[i]"), "sorter" the JDK's
+# Arrays.sort calling back a lambda. Checked (e2e.py java-chain):
 #  - at least 95% of each thread's samples have exactly its chain's Java
 #    frames, root first (Interp.run, interpTop, interpMid, interpLeaf;
-#    Compiled.run, compTop, compMid, compLeaf), below the call stub, the VM's
-#    frames and the thread's root;
+#    Compiled.run, compTop, compMid, compLeaf; Sorter.run, sortOnce,
+#    Arrays.sort, TimSort.sort, then TimSort's and the lambda's, which
+#    frames a sample's pc in code C2 inlined the lambda into gets depends on
+#    the PcDescs there), below the call stub, the VM's frames and the
+#    thread's root;
 #  - the lines, interpreted frames' and compiled ones' (their scopes'), lie in
 #    their methods' bodies;
 #  - the native walk is as complete as without them (lib.sh's roots);
@@ -36,18 +39,20 @@ jvm=(java -XX:CompileCommand=quiet "-XX:CompileCommand=exclude,JavaChain::interp
 # shellcheck disable=SC2016 # Java's nested classes' $
 chains=(--chain 'interp=JavaChain$Interp.run;JavaChain.interpTop;JavaChain.interpMid;JavaChain.interpLeaf'
 	--chain 'compiled=JavaChain$Compiled.run;JavaChain.compTop;JavaChain.compMid;JavaChain.compLeaf'
-	--lines 'JavaChain.interpLeaf=14-21' --lines 'JavaChain.interpMid=23-26'
-	--lines 'JavaChain.interpTop=28-31' --lines 'JavaChain.compLeaf=33-43'
-	--lines 'JavaChain.compMid=45-48' --lines 'JavaChain.compTop=50-53')
+	--chain-re 'sorter=JavaChain\$Sorter\.run;JavaChain\.sortOnce;java\.util\.Arrays\.sort;java\.util\.TimSort\.sort(;[^;]+)*'
+	--lines 'JavaChain.interpLeaf=18-25' --lines 'JavaChain.interpMid=27-30'
+	--lines 'JavaChain.interpTop=32-35' --lines 'JavaChain.compLeaf=37-46'
+	--lines 'JavaChain.compMid=48-51' --lines 'JavaChain.compTop=53-56')
 
 record java -F 999 --tid -o "$tmp/java.folded" --stats-json "$tmp/java.json" -- \
 	"${jvm[0]}" "-XX:StartFlightRecording=filename=$tmp/java.jfr,settings=profile" \
 	-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
 	"${jvm[@]:1}" 8
 expect_rc 0
-check java-chain "$tmp/java.folded" "${chains[@]}"
+# With -XX:+DebugNonSafepoints (for JFR), the pcs in sortKey inlined have scopes of their own.
+check java-chain "$tmp/java.folded" "${chains[@]}" --lines 'JavaChain.sortKey=58-65'
 check roots "$tmp/java.folded" --comm java --min-ratio 0.99
-jfr print --json --events jdk.ExecutionSample "$tmp/java.jfr" > "$tmp/jfr.json" ||
+jfr print --json --stack-depth 64 --events jdk.ExecutionSample "$tmp/java.jfr" > "$tmp/jfr.json" ||
 	fail "jfr print $tmp/java.jfr failed"
 check java-jfr "$tmp/java.folded" "$tmp/jfr.json" --max-diff 0.10 --min-samples 2000
 

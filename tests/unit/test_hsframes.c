@@ -254,6 +254,13 @@ static void test_names(void)
 	CHECK_EQ_INT(hsframes__method(&m, at(AT_METHOD), name, sizeof(name), file, sizeof(file)),
 		     0);
 	CHECK_EQ_STR(name, "JavaChain.lambda$main$0");
+	/* A hidden class, a lambda's proxy, as the JVM names it. */
+	v = (struct variant){ .method = "compare",
+			      .klass = "JavaChain$$Lambda$3+0x00007fa0e0004000" };
+	m = mem_of(&v);
+	CHECK_EQ_INT(hsframes__method(&m, at(AT_METHOD), name, sizeof(name), file, sizeof(file)),
+		     0);
+	CHECK_EQ_STR(name, "JavaChain$$Lambda$3/0x00007fa0e0004000.compare");
 }
 
 static void test_lines(void)

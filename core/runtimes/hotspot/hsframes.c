@@ -52,9 +52,16 @@ static int read_symbol(const struct hs_mem *m, uint64_t sym, char *buf, size_t s
 	buf[len] = '\0';
 	if (!printable(buf, len))
 		return -EINVAL;
+	/*
+	 * A class's name as the JVM writes it (Klass::external_name): its
+	 * package's '/' as '.', and a hidden class's '+' before its address
+	 * as '/' ("App$$Lambda$14/0x0000000800c01234").
+	 */
 	for (size_t i = 0; dots && i < len; i++)
 		if (buf[i] == '/')
 			buf[i] = '.';
+		else if (buf[i] == '+' && !strncmp(buf + i + 1, "0x", 2))
+			buf[i] = '/';
 	return 0;
 }
 
