@@ -11,7 +11,8 @@
  * segment: 0 at a block's first, else how many segments back to step,
  * 0xff free), a HeapBlock header before the blob. Its name tells it:
  *
- *  - an nmethod (C1, C2): its frame is _frame_size words, the return
+ *  - an nmethod (C1, C2, a native method's wrapper): its frame is
+ *    _frame_size words, the return
  *    address its last, the caller's rbp below it; before its frame is
  *    complete (the prologue) the return address is at sp;
  *  - the interpreter: its frames are rbp's, the Method* and the bcp at
@@ -167,7 +168,7 @@ static long hs_frame(__u32 i, void *ctx)
 		size = hs_int(blob + hs->blob_frame_size);
 		begin = user_word(blob, hs->blob_code_begin);
 		complete = hs_int(blob + hs->blob_frame_complete);
-		if (name == UNW_HS_NAME_NMETHOD) {
+		if (name == UNW_HS_NAME_NMETHOD || name == UNW_HS_NAME_NATIVE) {
 			id = (__u16)hs_int(blob + hs->nmethod_compile_id);
 			if (hs_push(r, UNW_HS_COMPILED, blob, pc | id << UNW_HS_TAG_SHIFT))
 				return hs_stop(r, RESUME_STOP);

@@ -72,6 +72,7 @@ enum unw_hs_kind {
 
 /* The first 8 bytes of the names of the blobs the walk tells apart (CodeBlob::_name). */
 #define UNW_HS_NAME_NMETHOD 0x00646f6874656d6eULL     /* "nmethod" */
+#define UNW_HS_NAME_NATIVE 0x6e2065766974616eULL      /* "native n": a native method's wrapper */
 #define UNW_HS_NAME_INTERPRETER 0x6572707265746e49ULL /* "Interpre" */
 
 /* Why the HotSpot frames of a sample were left out, or some of them. */

@@ -7,7 +7,9 @@
  *  - "compiled": Compiled.run -> compTop -> compMid -> compLeaf, compiled
  *    by the JIT, C2 inlining some into others;
  *  - "sorter": Sorter.run -> sortOnce -> the JDK's Arrays.sort, whose
- *    TimSort calls back a lambda's compare -> lambda$sortOnce$0 -> sortKey.
+ *    TimSort calls back a lambda's compare -> lambda$sortOnce$0 -> sortKey;
+ *  - "sleeper": Sleeper.run -> nap -> Thread.sleep, and -> waitOn ->
+ *    Object.wait, blocked (an off-CPU recording's).
  * Prints "pid PID" first.
  */
 import java.util.Arrays;
@@ -91,6 +93,42 @@ public class JavaChain {
 		}
 	}
 
+	static void nap() throws InterruptedException
+	{
+		Thread.sleep(2);
+	}
+
+	static void waitOn(Object lock) throws InterruptedException
+	{
+		synchronized (lock) {
+			lock.wait(2);
+		}
+	}
+
+	static class Sleeper extends Thread {
+		final long end;
+
+		Sleeper(long end)
+		{
+			super("sleeper");
+			this.end = end;
+		}
+
+		public void run()
+		{
+			Object lock = new Object();
+
+			try {
+				while (System.nanoTime() < end) {
+					nap();
+					waitOn(lock);
+				}
+			} catch (InterruptedException e) {
+				return;
+			}
+		}
+	}
+
 	static class Interp extends Thread {
 		final long end;
 
@@ -127,14 +165,17 @@ public class JavaChain {
 	{
 		long end = System.nanoTime() + Long.parseLong(args[0]) * 1_000_000_000L;
 		Thread a = new Interp(end), b = new Compiled(end), c = new Sorter(end);
+		Thread d = new Sleeper(end);
 
 		System.out.println("pid " + ProcessHandle.current().pid());
 		System.out.flush();
 		a.start();
 		b.start();
 		c.start();
+		d.start();
 		a.join();
 		b.join();
 		c.join();
+		d.join();
 	}
 }

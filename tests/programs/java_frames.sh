@@ -25,6 +25,8 @@
 #    a few hundred, and it drops those of a thread it cannot walk at its pc:
 #    2 to 4 points off here, with -XX:+DebugNonSafepoints, which JFR needs
 #    to place its samples in code C2 inlined into, 11 to 15 without);
+#  - off-CPU (--off-cpu): the thread "sleeper", blocked in Thread.sleep and
+#    Object.wait, has its Java frames down to the native method's;
 #  - attached with -p to one already running: the same chains.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -40,9 +42,9 @@ jvm=(java -XX:CompileCommand=quiet "-XX:CompileCommand=exclude,JavaChain::interp
 chains=(--chain 'interp=JavaChain$Interp.run;JavaChain.interpTop;JavaChain.interpMid;JavaChain.interpLeaf'
 	--chain 'compiled=JavaChain$Compiled.run;JavaChain.compTop;JavaChain.compMid;JavaChain.compLeaf'
 	--chain-re 'sorter=JavaChain\$Sorter\.run;JavaChain\.sortOnce;java\.util\.Arrays\.sort;java\.util\.TimSort\.sort(;[^;]+)*'
-	--lines 'JavaChain.interpLeaf=18-25' --lines 'JavaChain.interpMid=27-30'
-	--lines 'JavaChain.interpTop=32-35' --lines 'JavaChain.compLeaf=37-46'
-	--lines 'JavaChain.compMid=48-51' --lines 'JavaChain.compTop=53-56')
+	--lines 'JavaChain.interpLeaf=20-27' --lines 'JavaChain.interpMid=29-32'
+	--lines 'JavaChain.interpTop=34-37' --lines 'JavaChain.compLeaf=39-48'
+	--lines 'JavaChain.compMid=50-53' --lines 'JavaChain.compTop=55-58')
 
 record java -F 999 --tid -o "$tmp/java.folded" --stats-json "$tmp/java.json" -- \
 	"${jvm[0]}" "-XX:StartFlightRecording=filename=$tmp/java.jfr,settings=profile" \
@@ -50,11 +52,19 @@ record java -F 999 --tid -o "$tmp/java.folded" --stats-json "$tmp/java.json" -- 
 	"${jvm[@]:1}" 8
 expect_rc 0
 # With -XX:+DebugNonSafepoints (for JFR), the pcs in sortKey inlined have scopes of their own.
-check java-chain "$tmp/java.folded" "${chains[@]}" --lines 'JavaChain.sortKey=58-65'
+check java-chain "$tmp/java.folded" "${chains[@]}" --lines 'JavaChain.sortKey=60-67'
 check roots "$tmp/java.folded" --comm java --min-ratio 0.99
 jfr print --json --stack-depth 64 --events jdk.ExecutionSample "$tmp/java.jfr" > "$tmp/jfr.json" ||
 	fail "jfr print $tmp/java.jfr failed"
 check java-jfr "$tmp/java.folded" "$tmp/jfr.json" --max-diff 0.10 --min-samples 2000
+
+# Off-CPU: the thread blocked in Thread.sleep and Object.wait (their native
+# methods' wrappers, compiled, or the interpreter's native entry) shows its
+# Java frames.
+record off --off-cpu -F 99 --tid -o "$tmp/off.folded" -- "${jvm[@]}" 3
+expect_rc 0
+# shellcheck disable=SC2016 # Java's nested classes' $
+check java-chain "$tmp/off.folded" --chain-re 'sleeper=JavaChain\$Sleeper\.run;JavaChain\.(nap;java\.lang\.Thread\.sleep|waitOn;java\.lang\.Object\.wait)'
 
 # Attached: a JVM already running, recorded by pid.
 "${jvm[@]}" 30 > /dev/null 2>&1 &
