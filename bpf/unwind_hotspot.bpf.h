@@ -35,8 +35,12 @@
 
 /* Steps back through a segment map: blobs up to 32 * 254 segments (1 MB of 128-byte segments). */
 #define HS_SEGMAP_HOPS 32
-/* Java frames walked in one run of the program; past them, the next run goes on. */
-#define HS_FRAMES_PER_RUN 256
+/*
+ * Java frames walked in one run of the program, in a bounded loop (no
+ * bpf_loop: kernels before 5.17 load it too); past them, the native walk
+ * hands the next frame over again, to a run of its own.
+ */
+#define HS_FRAMES_PER_RUN 32
 
 /*
  * The code blob that holds pc (its address), found through the segment
@@ -80,7 +84,7 @@ static __always_inline __s32 hs_int(__u64 addr)
 	return v;
 }
 
-/* What a run of the walk works on, for its bpf_loop callback. */
+/* What a run of the walk works on, for its frames' function. */
 struct hs_run {
 	struct scratch *sc;
 	struct walk_saved *s;
@@ -130,7 +134,7 @@ static __always_inline long hs_stop(struct hs_run *r, __u32 resume)
  * One frame of a run: the frame at s->f, in the code cache, recorded and
  * stepped to its caller. The caller's frame is checked to be above it.
  */
-static long hs_frame(__u32 i, void *ctx)
+static __noinline long hs_frame(__u32 i, void *ctx)
 {
 	struct hs_run *r = ctx;
 	struct walk_saved *s = r->s;
@@ -218,7 +222,9 @@ static __always_inline __u32 hotspot_step(struct scratch *sc, struct walk_saved 
 		err_inc(sc, UNW_E_HS_TABLES);
 		return RESUME_FRAME;
 	}
-	bpf_loop(HS_FRAMES_PER_RUN, hs_frame, &r, 0);
+	for (__u32 i = 0; i < HS_FRAMES_PER_RUN; i++)
+		if (hs_frame(i, &r))
+			break;
 	return r.resume;
 }
 
