@@ -48,6 +48,14 @@ struct {
 	__type(value, struct php_walk);
 } php_walks SEC(".maps");
 
+/* Where the event of a file's or an eval's code first seen is put together. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, WALK_FAMILIES);
+	__type(key, __u32);
+	__type(value, struct unw_ph_code_event);
+} ph_code_buf SEC(".maps");
+
 static __always_inline __u64 ph_win_word(const __u8 *w, __u32 off)
 {
 	__u64 v;
@@ -97,6 +105,39 @@ static __always_inline void ph_function_seen(__u32 pid, __u64 value, __u32 tag)
 		stat_inc(UNW_ST_EVENTS_LOST);
 }
 
+/*
+ * A file's or an eval's code first seen, of filename (a zend_string) and
+ * lines (its line_start and line_end at 8 and 12): user space is told,
+ * with a copy of its file and lines, taken now, while it lives.
+ */
+static __always_inline void ph_code_seen(const struct unw_php_proc *ph, __u32 family, __u32 pid,
+					 __u64 value, __u32 tag, __u64 filename, const __u8 *lines)
+{
+	struct unw_ph_code_event *e;
+	long len;
+
+	if (!code_first_seen(pid, tag, value))
+		return;
+	e = bpf_map_lookup_elem(&ph_code_buf, &family);
+	if (!e)
+		return;
+	e->ev = (struct unw_event){
+		.type = UNW_EV_CODE, .unwinder = UNW_UW_PHP, .pid = pid, .addr = value, .tag = tag
+	};
+	e->line_start = ph_win_u32(lines, 8);
+	e->line_end = ph_win_u32(lines, 12);
+	len = filename ? bpf_probe_read_user_str(e->file, sizeof(e->file),
+						 (void *)(filename + ph->str_val)) :
+			 0;
+	/* a file cut short is none: user space reads it whole from the process */
+	e->len = len > 0 && len < (long)sizeof(e->file) ? (__u32)len : 0;
+	if (bpf_ringbuf_output(&events, e,
+			       __builtin_offsetof(struct unw_ph_code_event, file) +
+				       (e->len & (UNW_PH_FILE_MAX - 1)),
+			       0))
+		stat_inc(UNW_ST_EVENTS_LOST);
+}
+
 /* Closes the segment of the activation being written, which ended at its first frame. */
 static __always_inline void ph_segment_end(struct scratch *sc, struct php_walk *st)
 {
@@ -129,8 +170,8 @@ __noinline int ph_fill_step(struct scratch *sc, struct php_walk *st, const struc
 			    __u32 pid)
 {
 	__u8 w[PH_WIN] = {}, f[PH_WIN] = {};
-	__u64 ex, func, prev, opline, name, value;
-	__u32 call_info, line = 0, tag;
+	__u64 ex, func, prev, opline, name, value, filename;
+	__u32 call_info, line = 0, tag, kind;
 	__u8 type;
 
 	if (!sc || !st || !ph)
@@ -174,10 +215,18 @@ __noinline int ph_fill_step(struct scratch *sc, struct php_walk *st, const struc
 		bpf_probe_read_user(&line, sizeof(line), (void *)(opline + ph->op_lineno));
 	if (line >= PH_LINE_MAX)
 		line = 0;
-	value = (func & UNW_PH_VALUE_MASK) | (__u64)ph_kind(type, call_info, prev)
-						     << UNW_PH_KIND_SHIFT;
-	tag = UNW_CODE_TAG(name);
-	ph_function_seen(pid, value, tag);
+	kind = ph_kind(type, call_info, prev);
+	value = (func & UNW_PH_VALUE_MASK) | (__u64)kind << UNW_PH_KIND_SHIFT;
+	if (kind == UNW_PH_FUNCTION) {
+		tag = UNW_CODE_TAG(name);
+		ph_function_seen(pid, value, tag);
+	} else {
+		/* its filename, line_start and line_end, read at once (w is free now) */
+		bpf_probe_read_user(w, 16, (void *)(func + ph->fn_filename));
+		filename = ph_win_word(w, 0);
+		tag = UNW_CODE_TAG(filename);
+		ph_code_seen(ph, sc->family, pid, value, tag, filename, w);
+	}
 	ph_push2(sc, UNW_FRAME_WORD(UNW_FRAME_PHP, value), line | (__u64)tag << UNW_PH_TAG_SHIFT);
 	st->seg_frames++;
 	if (!(call_info & UNW_PH_CALL_TOP))

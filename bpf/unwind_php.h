@@ -22,9 +22,11 @@ struct unw_php_proc {
 	__u8 ex_func;
 	__u8 ex_call_info;
 	__u8 ex_prev;
-	__u8 fn_name;	/* zend_function: common.function_name (its type, a byte at 0) */
-	__u8 op_lineno; /* zend_op: lineno */
-	__u8 pad;
+	__u8 fn_name;	  /* zend_function: common.function_name (its type, a byte at 0) */
+	__u8 op_lineno;	  /* zend_op: lineno */
+	__u8 fn_filename; /* zend_op_array: filename (its line_start and line_end follow) */
+	__u8 str_val;	  /* zend_string: val */
+	__u8 pad[6];
 };
 
 /* PHP's own constants, the same in every version read (zend_compile.h). */
@@ -46,10 +48,14 @@ struct unw_php_proc {
  * zend_function being run, with its kind (enum unw_ph_kind) in bits 48 to
  * 55; the second its line (the lineno of the frame's opline) in its low
  * 32 bits, and in its top 16 a tag of the function (UNW_CODE_TAG of its
- * name's pointer), so that another function later at the same address (a
- * closure's, freed with it) is known apart. Its code event (UNW_EV_CODE):
- * a function first seen (addr the first word's value, tag its tag), whose
- * name and file are read then, while it lives.
+ * name's pointer; of a file's or an eval's code, which has no name, of its
+ * filename's), so that another function later at the same address is known
+ * apart (an include's or an eval's code is freed once it has run, and the
+ * next one's often takes its place). Its code event (UNW_EV_CODE): a
+ * function first seen (addr the first word's value, tag its tag), whose
+ * name and file are read then, while it lives; a file's or an eval's code
+ * comes with a copy of its file and lines (struct unw_ph_code_event), as it
+ * is often freed before user space could read it.
  */
 enum unw_ph_kind {
 	UNW_PH_FUNCTION = 0, /* a function, a method, a closure */
@@ -63,6 +69,16 @@ enum unw_ph_kind {
 #define UNW_PH_TAG_SHIFT 48
 #define UNW_PH_LINE_MASK 0xffffffffULL
 
+#define UNW_PH_FILE_MAX 256
+
+struct unw_ph_code_event {
+	struct unw_event ev; /* addr: the first word's value; tag: its tag */
+	__u32 line_start, line_end;
+	__u32 len; /* bytes of file, its NUL too; 0: none copied */
+	__u32 pad;
+	char file[UNW_PH_FILE_MAX]; /* sent as long as len says */
+};
+
 /* Why the PHP frames of a sample were left out, or some of them. */
 #define UNW_PHP_ERRORS(X)                                                              \
 	X(PH_THREAD, "php-executor-not-found",                                         \
@@ -74,6 +90,8 @@ enum unw_ph_kind {
 	X(PH_VERSION, "php-version-unsupported",                                       \
 	  "in the executor of a php whose frames are not read: native frames only")
 
-_Static_assert(sizeof(struct unw_php_proc) == 16, "unw_php_proc layout");
+_Static_assert(sizeof(struct unw_php_proc) == 24, "unw_php_proc layout");
+_Static_assert(sizeof(struct unw_ph_code_event) == 40 + UNW_PH_FILE_MAX,
+	       "unw_ph_code_event layout");
 
 #endif

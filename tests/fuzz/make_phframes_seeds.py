@@ -50,9 +50,9 @@ def memory(version=0, ftype=2, name=True, scope=False, name_len=None, lines=(10,
     return mem
 
 
-def seed(kind, mem, version=0, tag=None, name=True):
+def seed(kind, mem, version=0, tag=None):
     if tag is None:
-        tag = code_tag(BASE + NAME) if name else 0
+        tag = code_tag(BASE + (NAME if kind == 0 else FILE))
     return struct.pack("<QHB", kind << 48 | (BASE + FN), tag, version) + bytes(mem)
 
 
@@ -64,9 +64,9 @@ def main():
         "seed-function": seed(0, memory()),
         "seed-method": seed(0, memory(scope=True)),
         "seed-function-84": seed(0, memory(version=1), version=1),
-        "seed-main": seed(1, memory(name=False), name=False),
-        "seed-include": seed(2, memory(name=False), name=False),
-        "seed-eval": seed(3, memory(ftype=4, name=False), name=False),
+        "seed-main": seed(1, memory(name=False)),
+        "seed-include": seed(2, memory(name=False)),
+        "seed-eval": seed(3, memory(ftype=4, name=False)),
         "seed-broken-name-long": seed(0, memory(name_len=1 << 20)),
         "seed-broken-internal": seed(0, memory(ftype=1)),
         "seed-broken-tag": seed(0, memory(), tag=0x1234),

@@ -148,11 +148,39 @@ static void test_code(void)
 	}
 	fake_php(&f, &pr.off, false);
 	put64(f.fn, pr.off.fn_name, 0);
-	CHECK_EQ_STR(name_of(n, what(UNW_PH_MAIN, &f), where(0, 11)).name, "{main}");
-	CHECK_EQ_STR(name_of(n, what(UNW_PH_MAIN, &f), where(0, 11)).file, "/tmp/app.php");
-	CHECK_EQ_STR(name_of(n, what(UNW_PH_INCLUDE, &f), where(0, 11)).name, "{include}");
+	/* a file's code is told apart by its filename's tag */
+	CHECK_EQ_STR(name_of(n, what(UNW_PH_MAIN, &f), where(addr(&f.file), 11)).name, "{main}");
+	CHECK_EQ_STR(name_of(n, what(UNW_PH_MAIN, &f), where(addr(&f.file), 11)).file,
+		     "/tmp/app.php");
+	CHECK_EQ_STR(name_of(n, what(UNW_PH_MAIN, &f), where(0, 11)).name, "<unknown>");
+	CHECK_EQ_STR(name_of(n, what(UNW_PH_INCLUDE, &f), where(addr(&f.file), 11)).name,
+		     "{include}");
 	f.fn[0] = UNW_PH_EVAL_CODE;
-	CHECK_EQ_STR(name_of(n, what(UNW_PH_EVAL, &f), where(0, 11)).name, "{eval}");
+	CHECK_EQ_STR(name_of(n, what(UNW_PH_EVAL, &f), where(addr(&f.file), 11)).name, "{eval}");
+	phframes__free(n);
+}
+
+/* The copy BPF took of a code's file and lines names it where the memory no longer holds it. */
+static void test_code_copied(void)
+{
+	struct phruntime pr;
+	struct phframes *n = namer(&pr, 4);
+	uint64_t gone = (uint64_t)UNW_PH_EVAL << UNW_PH_KIND_SHIFT | 8;
+	struct ph_frame_name r;
+
+	if (!n) {
+		FAIL("no namer of this process");
+		return;
+	}
+	phframes__read_code(n, (uint32_t)getpid(), gone, 0x1234, "/tmp/a.php(3) : eval()'d code", 1,
+			    2);
+	r = name_of(n, gone, 2 | (uint64_t)0x1234 << UNW_PH_TAG_SHIFT);
+	CHECK_EQ_STR(r.name, "{eval}");
+	CHECK_EQ_STR(r.file, "/tmp/a.php(3) : eval()'d code");
+	CHECK_EQ_INT(r.line, 2);
+	/* a copy that is no file's is not taken: the memory is read, which is not there */
+	phframes__read_code(n, (uint32_t)getpid(), gone, 0x4321, "bad\001file", 1, 2);
+	CHECK_EQ_STR(name_of(n, gone, 2 | (uint64_t)0x4321 << UNW_PH_TAG_SHIFT).file, "<unknown>");
 	phframes__free(n);
 }
 
@@ -225,6 +253,7 @@ int main(void)
 {
 	RUN(test_functions);
 	RUN(test_code);
+	RUN(test_code_copied);
 	RUN(test_bad_input);
 	RUN(test_version);
 	return test_summary();

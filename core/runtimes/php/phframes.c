@@ -109,6 +109,20 @@ static int function_name(const struct ph_mem *m, uint64_t fn, uint64_t name, cha
 	return append_string(m, name, buf, size);
 }
 
+/* The name of a file's or an eval's code of kind kind into buf; -EINVAL for a function's. */
+static int code_name(uint32_t kind, char *buf, size_t size)
+{
+	switch (kind) {
+	case UNW_PH_MAIN:
+		return copy_name("{main}", buf, size);
+	case UNW_PH_INCLUDE:
+		return copy_name("{include}", buf, size);
+	case UNW_PH_EVAL:
+		return copy_name("{eval}", buf, size);
+	}
+	return -EINVAL;
+}
+
 int phframes__function(const struct ph_mem *m, uint64_t what, uint16_t tag, struct ph_function *f)
 {
 	const struct ph_offsets *o = m->off;
@@ -121,24 +135,12 @@ int phframes__function(const struct ph_mem *m, uint64_t what, uint16_t tag, stru
 	    (type != UNW_PH_USER_FUNCTION && type != UNW_PH_EVAL_CODE))
 		return -EINVAL;
 	name = mem_word(m, fn, o->fn_name);
-	if (UNW_CODE_TAG(name) != tag)
+	if (UNW_CODE_TAG(kind == UNW_PH_FUNCTION ? name : mem_word(m, fn, o->fn_filename)) != tag)
 		return -EINVAL;
-	switch (kind) {
-	case UNW_PH_FUNCTION:
+	if (kind == UNW_PH_FUNCTION)
 		err = function_name(m, fn, name, f->name, sizeof(f->name));
-		break;
-	case UNW_PH_MAIN:
-		err = copy_name("{main}", f->name, sizeof(f->name));
-		break;
-	case UNW_PH_INCLUDE:
-		err = copy_name("{include}", f->name, sizeof(f->name));
-		break;
-	case UNW_PH_EVAL:
-		err = copy_name("{eval}", f->name, sizeof(f->name));
-		break;
-	default:
-		err = -EINVAL;
-	}
+	else
+		err = code_name(kind, f->name, sizeof(f->name));
 	if (err)
 		return err;
 	f->file[0] = '\0';
@@ -183,6 +185,29 @@ static bool fn_has_key(const void *value, const void *key)
 	return f->what == k->what && f->tag == k->tag;
 }
 
+/* Keeps function fn, of frame word what with tag; NULL when it cannot. */
+static struct ph_fn *fn_add(struct phframes_proc *p, uint64_t what, uint16_t tag,
+			    const struct ph_function *fn)
+{
+	struct ph_fn *f = calloc(1, sizeof(*f));
+
+	if (f)
+		*f = (struct ph_fn){ .what = what,
+				     .tag = tag,
+				     .name = strdup(fn->name),
+				     .file = strdup(fn->file),
+				     .line_start = fn->line_start,
+				     .line_end = fn->line_end };
+	if (f && f->name && f->file && !hashmap__add(&p->fns, fn_hash(what, tag), f))
+		return f;
+	if (f) {
+		free(f->name);
+		free(f->file);
+	}
+	free(f);
+	return NULL;
+}
+
 /*
  * The function of frame word what with tag, read now if it was not read
  * yet; NULL when it cannot be (not kept: tried again when next asked for).
@@ -201,23 +226,9 @@ static const struct ph_fn *fn_get(struct phframes_proc *p, uint64_t what, uint16
 		free(read);
 		return NULL;
 	}
-	f = calloc(1, sizeof(*f));
-	if (f)
-		*f = (struct ph_fn){ .what = what,
-				     .tag = tag,
-				     .name = strdup(read->name),
-				     .file = strdup(read->file),
-				     .line_start = read->line_start,
-				     .line_end = read->line_end };
+	f = fn_add(p, what, tag, read);
 	free(read);
-	if (f && f->name && f->file && !hashmap__add(&p->fns, fn_hash(what, tag), f))
-		return f;
-	if (f) {
-		free(f->name);
-		free(f->file);
-	}
-	free(f);
-	return NULL;
+	return f;
 }
 
 /* The namer */
@@ -319,6 +330,30 @@ void phframes__read_function(struct phframes *n, uint32_t pid, uint64_t what, ui
 
 	if (p)
 		fn_get(p, what, tag);
+}
+
+void phframes__read_code(struct phframes *n, uint32_t pid, uint64_t what, uint16_t tag,
+			 const char *file, uint32_t line_start, uint32_t line_end)
+{
+	struct phframes_proc *p = proc_find(n, pid);
+	struct fn_key k = { what, tag };
+	struct ph_function *f;
+
+	if (!p || hashmap__find(&p->fns, fn_hash(what, tag), fn_has_key, &k))
+		return;
+	f = malloc(sizeof(*f));
+	/* the copy is taken as the process's memory is: checked */
+	if (f && *file && strlen(file) < sizeof(f->file) && printable(file, strlen(file)) &&
+	    line_start <= line_end && line_end < LINE_MAX_NR &&
+	    !code_name((uint32_t)(what >> UNW_PH_KIND_SHIFT & 0xff), f->name, sizeof(f->name))) {
+		strcpy(f->file, file);
+		f->line_start = line_start;
+		f->line_end = line_end;
+		fn_add(p, what, tag, f);
+	} else {
+		fn_get(p, what, tag);
+	}
+	free(f);
 }
 
 int phframes__name(struct phframes *n, uint32_t pid, uint64_t what, uint64_t where,

@@ -49,6 +49,14 @@ void phframes__remove_process(struct phframes *n, uint32_t pid);
 void phframes__read_function(struct phframes *n, uint32_t pid, uint64_t what, uint16_t tag);
 
 /*
+ * Takes the copy BPF made of the file and lines of a file's or an eval's
+ * code, of first word what with tag tag, of pid (its memory is often freed
+ * before it could be read), if it checks out; else reads it now.
+ */
+void phframes__read_code(struct phframes *n, uint32_t pid, uint64_t what, uint16_t tag,
+			 const char *file, uint32_t line_start, uint32_t line_end);
+
+/*
  * Names frame (what, where) of pid into *out: what the first word's value
  * (its kind and the zend_function's address), where the second word (the
  * line, and the function's tag). The strings stay valid until the process
@@ -77,7 +85,8 @@ struct ph_function {
 
 /*
  * The function of frame word what (its kind and address) whose tag
- * (bpf/unwind_php.h: UNW_CODE_TAG of its name's pointer) is tag, into *f:
+ * (bpf/unwind_php.h: UNW_CODE_TAG of its name's pointer, or a file's or an
+ * eval's code's filename's) is tag, into *f:
  * 0, or -EINVAL (not a user function or code, another one than the
  * frame's, a name or file that does not check out).
  */

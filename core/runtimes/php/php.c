@@ -8,6 +8,7 @@
  * (php-version-unsupported).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,7 +70,9 @@ static bool php_place(const void *state, uint64_t bias, struct runtime_place *rp
 					   .ex_call_info = (__u8)o->ex_call_info,
 					   .ex_prev = (__u8)o->ex_prev,
 					   .fn_name = (__u8)o->fn_name,
-					   .op_lineno = (__u8)o->op_lineno };
+					   .op_lineno = (__u8)o->op_lineno,
+					   .fn_filename = (__u8)o->fn_filename,
+					   .str_val = (__u8)o->str_val };
 	*rp = (struct runtime_place){
 		.ranges = { { pr->execute_lo + bias, pr->execute_hi + bias } },
 		.value_size = sizeof(v),
@@ -124,11 +127,22 @@ static int php_fork(void *n, uint32_t ppid, uint32_t pid)
 	return phframes__fork(n, ppid, pid);
 }
 
-/* The event is of a function first seen: its frame word's value and its tag. */
+/*
+ * The event is of a function first seen: its frame word's value and its
+ * tag; of a file's or an eval's code, with a copy of its lines and file
+ * (struct unw_ph_code_event), NUL-terminated, when it has one.
+ */
 static void php_read_code(void *n, const struct unw_event *ev, size_t size)
 {
-	(void)size;
-	phframes__read_function(n, ev->pid, ev->addr, (uint16_t)ev->tag);
+	const struct unw_ph_code_event *e = (const struct unw_ph_code_event *)ev;
+	size_t head = offsetof(struct unw_ph_code_event, file);
+
+	if (size >= head && e->len && e->len <= UNW_PH_FILE_MAX && size >= head + e->len &&
+	    e->file[e->len - 1] == '\0')
+		phframes__read_code(n, ev->pid, ev->addr, (uint16_t)ev->tag, e->file, e->line_start,
+				    e->line_end);
+	else
+		phframes__read_function(n, ev->pid, ev->addr, (uint16_t)ev->tag);
 }
 
 /* One location per function and line. */

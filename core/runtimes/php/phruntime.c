@@ -86,7 +86,9 @@ static bool offsets_fit(const struct ph_offsets *o)
 	       o->ex_call_info + 4 <= UNW_PH_EX_READ && o->ex_prev >= 0 &&
 	       o->ex_prev + 8 <= UNW_PH_EX_READ && o->fn_name >= 1 &&
 	       o->fn_name + 8 <= UNW_PH_FN_READ && o->op_lineno >= 0 && o->op_lineno <= 255 &&
-	       o->eg_current_execute_data >= 0;
+	       o->eg_current_execute_data >= 0 && o->fn_filename >= 0 &&
+	       o->fn_filename + 16 <= 255 && o->fn_line_start == o->fn_filename + 8 &&
+	       o->fn_line_end == o->fn_filename + 12 && o->str_val >= 0 && o->str_val <= 255;
 }
 
 /* The number of decimal digits at s (of n bytes), up to max, into *v. */
