@@ -35,7 +35,7 @@ PACKAGES=(
 	libprotobuf-c-dev protobuf-c-compiler golang-go
 	scdoc bash-completion zsh fish chromium valgrind
 	lld mold linux-perf python3.11 ruby3.1 perl libdevel-nytprof-perl xz-utils bpftrace
-	php8.2-cli php8.2-dev php-excimer
+	php8.2-cli php8.2-dev php-excimer php8.2-fpm libfcgi-bin
 	stress-ng
 	openjdk-17-jdk-headless sqlite3 libdebuginfod-dev debuginfod strace
 	musl musl-dev musl-tools

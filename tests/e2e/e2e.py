@@ -1897,8 +1897,8 @@ def cmd_php_excimer(args):
 def cmd_php_pprof(args):
     """In pprof (go tool pprof -raw), the functions of the source are functions with its
     file, each location's line inside the function, or 0 (unknown: the frame's opline's line
-    was not in its function, which the namer does not keep), in at most --max-unknown of
-    them."""
+    was not in its function, which the namer does not keep; a few samples of thousands) in at
+    most --max-unknown locations."""
     funcs = php_function_lines(args.source)
     raw = subprocess.run(["go", "tool", "pprof", "-raw", args.pprof], capture_output=True,
                          text=True, check=True).stdout
@@ -1915,7 +1915,7 @@ def cmd_php_pprof(args):
     total = sum(seen.values())
     print(f"pprof locations of the source's functions: {dict(seen)}, {unknown} of them "
           f"without a line", file=sys.stderr)
-    if unknown > args.max_unknown * total:
+    if unknown > args.max_unknown:
         bad.append(f"{unknown} of {total} locations without a line")
     if bad or len(seen) < args.min_functions:
         fail(f"{len(seen)} functions of the source named, expected {args.min_functions}; "
@@ -2204,7 +2204,7 @@ def main():
     s.add_argument("--source", required=True)
     s.add_argument("--path", required=True)
     s.add_argument("--min-functions", type=int, default=5)
-    s.add_argument("--max-unknown", type=float, default=0.1)
+    s.add_argument("--max-unknown", type=int, default=2)
     s.set_defaults(fn=cmd_php_pprof)
     s = sub.add_parser("python-cold")
     s.add_argument("json")

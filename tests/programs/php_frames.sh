@@ -27,7 +27,10 @@
 #    first saw it), none "<unknown>";
 #  - attached with -p to one already running: the same chains;
 #  - in pprof, the functions are functions with the file, each location's
-#    line inside its function (go tool pprof -raw; skipped without go).
+#    line inside its function (go tool pprof -raw; skipped without go);
+#  - 8.2: a php-fpm worker (php8.2-fpm, a pool of one worker) attached with
+#    -p while it runs phchain.php for a request (cgi-fcgi, libfcgi-bin): the
+#    same chains.
 # In the root the program runs from a directory of its own under /tmp,
 # removed at the end.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -131,4 +134,31 @@ else
 	echo "go is not installed: the pprof check is skipped" >&2
 fi
 kill "$pid" 2> /dev/null
+
+# A php-fpm worker, attached while it runs the script for a request.
+fpm=/usr/sbin/php-fpm8.2
+if [ "$which" = 8.2 ] && [ -x "$fpm" ] && command -v cgi-fcgi > /dev/null; then
+	printf '[global]\nerror_log = %s\ndaemonize = no\n[work]\nlisten = %s\npm = static\npm.max_children = 1\n' \
+		"$tmp/fpm.log" "$tmp/fpm.sock" > "$tmp/fpm.conf"
+	"$fpm" -n -R -F -y "$tmp/fpm.conf" &
+	master=$!
+	background+=("$master")
+	for _ in $(seq 50); do
+		[ -S "$tmp/fpm.sock" ] && worker=$(pgrep -P "$master") && break
+		sleep 0.1
+	done
+	[ -n "${worker:-}" ] || fail "php-fpm started no worker"
+	SCRIPT_FILENAME=$src REQUEST_METHOD=GET QUERY_STRING='' \
+		cgi-fcgi -bind -connect "$tmp/fpm.sock" > "$tmp/fpm.out" 2>&1 &
+	background+=("$!")
+	sleep 0.5
+	record fpm -p "$worker" -d 2 -F 999 -o "$tmp/fpm.folded"
+	expect_rc 0
+	check php "$tmp/fpm.folded" --comm php-fpm8.2 --source "$src" --path "$src"
+	kill "$master" 2> /dev/null
+elif [ "$which" = 8.2 ] && [ "${UNWPROF_REQUIRE_BPF:-0}" = 1 ]; then
+	fail "php-fpm8.2 or cgi-fcgi is not installed (packages php8.2-fpm, libfcgi-bin)"
+elif [ "$which" = 8.2 ]; then
+	echo "php-fpm8.2 or cgi-fcgi is not installed: the php-fpm check is skipped" >&2
+fi
 finish
