@@ -51,7 +51,10 @@ struct unw_php_proc {
  * name's pointer; of a file's or an eval's code, which has no name, of its
  * filename's), so that another function later at the same address is known
  * apart (an include's or an eval's code is freed once it has run, and the
- * next one's often takes its place). Its code event (UNW_EV_CODE): a
+ * next one's often takes its place; PHP 8.2's closures may share their
+ * name's string, "{closure}", as opcache interns it: then one made where
+ * another was freed is not known apart, and keeps the first one's file and
+ * lines). Its code event (UNW_EV_CODE): a
  * function first seen (addr the first word's value, tag its tag), whose
  * name and file are read then, while it lives; a file's or an eval's code
  * comes with a copy of its file and lines (struct unw_ph_code_event), as it
