@@ -3,7 +3,6 @@
  * Naming PHP frames from the process's memory. See phframes.h.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,24 +298,15 @@ int phframes__add_process(struct phframes *n, uint32_t pid, const struct phrunti
 
 int phframes__fork(struct phframes *n, uint32_t ppid, uint32_t pid)
 {
-	struct phframes_proc *parent = proc_find(n, ppid), *p;
-	struct phruntime rt;
-	uint64_t bias;
-	int err;
+	struct phframes_proc *p, *parent;
+	int err = proc_mem__fork(&n->procs, ppid, pid, (void **)&p);
 
-	if (!parent || proc_find(n, pid))
-		return 0;
-	rt = parent->rt;
-	bias = parent->bias;
-	err = proc_mem__open(&n->procs, pid, (void **)&p);
-	if (!p)
-		return err;
-	p->rt = rt;
-	p->bias = bias;
-	parent = proc_find(n, ppid); /* the entries may have moved */
-	if (err && parent && parent->mem.fd >= 0)
-		p->mem.fd = fcntl(parent->mem.fd, F_DUPFD_CLOEXEC, 0);
-	return 0;
+	parent = proc_find(n, ppid);
+	if (p && parent) {
+		p->rt = parent->rt;
+		p->bias = parent->bias;
+	}
+	return err;
 }
 
 void phframes__remove_process(struct phframes *n, uint32_t pid)
