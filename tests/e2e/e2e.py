@@ -1897,26 +1897,35 @@ def cmd_php_excimer(args):
 def cmd_php_pprof(args):
     """In pprof (go tool pprof -raw), the functions of the source are functions with its
     file, each location's line inside the function, or 0 (unknown: the frame's opline's line
-    was not in its function, which the namer does not keep; a few samples of thousands) in at
-    most --max-unknown locations."""
+    was not in its function, which the namer does not keep) in at most --max-unknown of the
+    samples with the source's functions."""
     funcs = php_function_lines(args.source)
     raw = subprocess.run(["go", "tool", "pprof", "-raw", args.pprof], capture_output=True,
                          text=True, check=True).stdout
-    seen, bad, unknown = collections.Counter(), [], 0
-    for m in re.finditer(r"^ +\d+: 0x[0-9a-f]+ M=\d+ (\S+) (.*):(\d+) s=\d+$", raw, re.M):
-        name, path, line = php_name(m.group(1)), m.group(2), int(m.group(3))
+    seen, bad, unknown_locs = collections.Counter(), [], set()
+    ours = set()
+    for m in re.finditer(r"^ +(\d+): 0x[0-9a-f]+ M=\d+ (\S+) (.*):(\d+) s=\d+$", raw, re.M):
+        loc, name, path, line = int(m.group(1)), php_name(m.group(2)), m.group(3), \
+            int(m.group(4))
         if name not in funcs:
             continue
         seen[name] += 1
+        ours.add(loc)
         first, last = funcs[name]
-        unknown += line == 0
+        if line == 0:
+            unknown_locs.add(loc)
         if path != args.path or not (first <= line <= last or line == 0):
             bad.append(m.group(0).strip())
-    total = sum(seen.values())
-    print(f"pprof locations of the source's functions: {dict(seen)}, {unknown} of them "
-          f"without a line", file=sys.stderr)
-    if unknown > args.max_unknown:
-        bad.append(f"{unknown} of {total} locations without a line")
+    total = unknown = 0
+    for m in re.finditer(r"^ +(\d+) +\d+: ([\d ]+)$", raw, re.M):
+        locs = {int(x) for x in m.group(2).split()}
+        if locs & ours:
+            total += int(m.group(1))
+            unknown += int(m.group(1)) if locs & unknown_locs else 0
+    print(f"pprof locations of the source's functions: {dict(seen)}, {len(unknown_locs)} of "
+          f"them without a line, in {unknown} of {total} samples", file=sys.stderr)
+    if not total or unknown > args.max_unknown * total:
+        bad.append(f"{unknown} of {total} samples with a location without a line")
     if bad or len(seen) < args.min_functions:
         fail(f"{len(seen)} functions of the source named, expected {args.min_functions}; "
              f"not in their function: {bad[:5]}")
@@ -2204,7 +2213,7 @@ def main():
     s.add_argument("--source", required=True)
     s.add_argument("--path", required=True)
     s.add_argument("--min-functions", type=int, default=5)
-    s.add_argument("--max-unknown", type=int, default=2)
+    s.add_argument("--max-unknown", type=float, default=0.02)
     s.set_defaults(fn=cmd_php_pprof)
     s = sub.add_parser("python-cold")
     s.add_argument("json")

@@ -20,6 +20,9 @@
 #    95% of its samples are among unwprof's, their functions in the same
 #    order, and the innermost functions' shares agree within 5 points
 #    (e2e.py php-excimer);
+#  - with opcache's JIT on (tracing, function): each chain whole in 95% of
+#    its samples (e2e.py php-chains), walked to the root as often as
+#    without it;
 #  - phevals.php's eval() and include: "{eval}" between via_eval and leaf,
 #    "{include}" between via_include and leaf, each in at least 95% of its
 #    samples (e2e.py php-chains);
@@ -97,6 +100,17 @@ elif [ "${UNWPROF_REQUIRE_BPF:-0}" = 1 ]; then
 else
 	echo "excimer is not installed for php $which: its check is skipped" >&2
 fi
+
+# opcache's JIT on, in both its modes: the code it compiled runs on
+# execute_ex's frame, and walks as execute_ex's body does, to the root.
+for jit in tracing function; do
+	record "jit-$jit" -F 999 -o "$tmp/jit-$jit.folded" -- "${run[@]}" -d opcache.enable_cli=1 \
+		-d opcache.jit=$jit -d opcache.jit_buffer_size=32M "$path" 3
+	expect_rc 0
+	check php-chains "$tmp/jit-$jit.folded" --comm "$comm" --chain "{main};c1;c2;burn" \
+		--chain "{main};Sorter::run;Sorter::cmp;keyfn;burn" --chain "{main};mapper;{closure};burn"
+	check roots "$tmp/jit-$jit.folded" --min-ratio 0.97
+done
 
 # The code an eval() and an include run, each a frame of its own.
 record evals -F 999 -o "$tmp/evals.folded" -- "${run[@]}" "$evals_path" 3

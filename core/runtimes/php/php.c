@@ -15,6 +15,7 @@
 #include "../../util/common.h"
 #include "../../util/hashmap.h"
 #include "../../util/log.h"
+#include "../../targets/procmaps.h"
 #include "../runtimes.h"
 #include "phframes.h"
 #include "phruntime.h"
@@ -79,6 +80,23 @@ static bool php_place(const void *state, uint64_t bias, struct runtime_place *rp
 	};
 	memcpy(rp->value, &v, sizeof(v));
 	return true;
+}
+
+/*
+ * The code opcache's JIT compiled: the end of its shared memory (mapped
+ * MAP_SHARED | MAP_ANONYMOUS, which /proc names /dev/zero), made
+ * executable; a php has no other code there. In the hybrid executor (GCC's
+ * global registers, as Debian's php), it runs on execute_ex's frame,
+ * jumped to and from its handlers: it walks as execute_ex's body does.
+ */
+static uint64_t php_claims(const void *state, uint64_t bias, const struct procmap *m)
+{
+	const struct php_image *img = state;
+	const struct phruntime *pr = &img->rt;
+
+	if (img->refused || !pr->body_hi || !m->path || strcmp(m->path, "/dev/zero (deleted)"))
+		return 0;
+	return pr->body_lo + (pr->body_hi - pr->body_lo) / 2 + bias;
 }
 
 /* dump-unwind shows a php it reads; a refused one was said when it was read. */
@@ -175,6 +193,7 @@ const struct runtime runtime_php = {
 	.read = php_read,
 	.free = php_free,
 	.place = php_place,
+	.claims = php_claims,
 	.print = php_print,
 	.print_json = php_print_json,
 	.namer = &php_namer,

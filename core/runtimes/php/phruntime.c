@@ -15,6 +15,7 @@
 #include "../../elf/elf_file.h"
 #include "../../util/log.h"
 #include "../../util/json.h"
+#include "../../unwind/unwind_table.h"
 #include "bpf/abi.h"
 #include "phruntime.h"
 
@@ -151,6 +152,24 @@ int phruntime__version(const uint8_t *data, size_t size, struct phruntime *pr)
 	return read_build_id(data, size, pr);
 }
 
+/*
+ * execute_ex's body, for the JIT code that runs on its frame: none when its
+ * CFI cannot say, and then JIT code is walked by frame pointers as before.
+ */
+static void read_body(const struct elf_file *ef, struct phruntime *pr)
+{
+	uint64_t lo, hi;
+
+	if (unwind_table__widest_rows(ef, pr->execute_lo, &lo, &hi) || lo < pr->execute_lo ||
+	    hi > pr->execute_hi || hi - lo < 2) {
+		pr_debug("%s: no rows of execute_ex's body: its JIT code is not walked",
+			 elf_file__path(ef));
+		return;
+	}
+	pr->body_lo = lo;
+	pr->body_hi = hi;
+}
+
 int phruntime__read(const struct elf_file *ef, struct phruntime *pr)
 {
 	struct elf_symbol_query syms[SYM_NR];
@@ -201,6 +220,7 @@ int phruntime__read(const struct elf_file *ef, struct phruntime *pr)
 	}
 	pr->executor_globals = eg->value;
 	pr->off = *off;
+	read_body(ef, pr);
 	return 0;
 }
 
@@ -209,9 +229,9 @@ void phruntime__print(FILE *f, const struct phruntime *p)
 {
 	fprintf(f,
 		"PHP:         %u.%u.%u (API %u), execute_ex %#" PRIx64 "-%#" PRIx64
-		", executor_globals %#" PRIx64 "\n",
-		p->major, p->minor, p->release, p->api, p->execute_lo, p->execute_hi,
-		p->executor_globals);
+		" (body %#" PRIx64 "-%#" PRIx64 "), executor_globals %#" PRIx64 "\n",
+		p->major, p->minor, p->release, p->api, p->execute_lo, p->execute_hi, p->body_lo,
+		p->body_hi, p->executor_globals);
 }
 
 void phruntime__print_json(struct json_writer *jw, const struct phruntime *p)
@@ -247,6 +267,11 @@ void phruntime__print_json(struct json_writer *jw, const struct phruntime *p)
 	json__array_start(jw);
 	json__stringf(jw, "%#" PRIx64, p->execute_lo);
 	json__stringf(jw, "%#" PRIx64, p->execute_hi);
+	json__array_end(jw);
+	json__key(jw, "execute_ex_body");
+	json__array_start(jw);
+	json__stringf(jw, "%#" PRIx64, p->body_lo);
+	json__stringf(jw, "%#" PRIx64, p->body_hi);
 	json__array_end(jw);
 	json__key(jw, "executor_globals");
 	json__stringf(jw, "%#" PRIx64, p->executor_globals);

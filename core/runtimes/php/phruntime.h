@@ -7,7 +7,11 @@
  * version, without threads), the range of its executor (execute_ex),
  * where its executor's globals are (executor_globals), and the offsets of
  * the fields that lead from them to the frames and from a frame to its
- * names and lines.
+ * names and lines; and the widest range of execute_ex's rows (its body,
+ * past its prologue), which stands for the code opcache's JIT compiled: in
+ * the executor of a php built with GCC's global registers (the hybrid VM,
+ * as Debian's), JIT code runs on execute_ex's own frame, jumped to and
+ * from its handlers, and its frame unwinds as execute_ex's body does.
  *
  *   executor_globals .current_execute_data -> zend_execute_data .opline
  *   (the zend_op it is at: .lineno), .func (zend_function: .type, a byte
@@ -47,6 +51,7 @@ struct phruntime {
 	uint32_t api;			 /* 20220829 */
 	bool zts;			 /* a build with threads */
 	uint64_t execute_lo, execute_hi; /* execute_ex: [lo, hi), ELF addresses */
+	uint64_t body_lo, body_hi;	 /* the widest range of its rows; 0, 0: none */
 	uint64_t executor_globals;	 /* its ELF address */
 	struct ph_offsets off;
 };
