@@ -107,6 +107,7 @@ struct runtime {
 	 * walks every pc of m; 0 when not. NULL: it claims none.
 	 */
 	uint64_t (*claims)(const void *state, uint64_t bias, const struct procmap *m);
+	const char *claimed_name; /* what a frame in the code it claims is named */
 	/* What dump-unwind shows of it, as lines of its summary and as a JSON member. */
 	void (*print)(FILE *f, const void *state);
 	void (*print_json)(struct json_writer *jw, const void *state);

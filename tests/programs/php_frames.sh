@@ -22,7 +22,7 @@
 #    (e2e.py php-excimer);
 #  - with opcache's JIT on (tracing, function): each chain whole in 95% of
 #    its samples (e2e.py php-chains), walked to the root as often as
-#    without it;
+#    without it, the JIT's code one frame "[PHP JIT]";
 #  - phevals.php's eval() and include: "{eval}" between via_eval and leaf,
 #    "{include}" between via_include and leaf, each in at least 95% of its
 #    samples (e2e.py php-chains);
@@ -110,6 +110,10 @@ for jit in tracing function; do
 	check php-chains "$tmp/jit-$jit.folded" --comm "$comm" --chain "{main};c1;c2;burn" \
 		--chain "{main};Sorter::run;Sorter::cmp;keyfn;burn" --chain "{main};mapper;{closure};burn"
 	check roots "$tmp/jit-$jit.folded" --min-ratio 0.97
+	if grep -qF "[zero (deleted)" "$tmp/jit-$jit.folded" ||
+		! grep -qF ";[PHP JIT];" "$tmp/jit-$jit.folded"; then
+		fail "the JIT's code is not one frame named [PHP JIT] ($jit)"
+	fi
 done
 
 # The code an eval() and an include run, each a frame of its own.

@@ -194,6 +194,7 @@ const struct runtime runtime_php = {
 	.free = php_free,
 	.place = php_place,
 	.claims = php_claims,
+	.claimed_name = "[PHP JIT]",
 	.print = php_print,
 	.print_json = php_print_json,
 	.namer = &php_namer,
