@@ -192,12 +192,13 @@ ARM64_ROOT=${UNWPROF_ARM64_ROOT:-/var/cache/unwprof-tests/arm64}
 # The cross compilers' C library and C++ headers and libraries are only recommended.
 ARM64_HOST_PACKAGES=(qemu-system-arm gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 	libc6-dev-arm64-cross cpio)
-# The guest's interpreters too (Debian's python3.11, its minimal standard library), and
+# The guest's interpreters too (Debian's python3.11, its minimal standard library, and
+# ruby3.1, with the libraries libruby links), and
 # in dwarf/, not the guest's root, the DWARF of the same source built for debugging
 # (python3.11-dbg's python3.11d), the reference of the offsets read of them.
 ARM64_PACKAGES=(busybox-static libc6 libgcc-s1 libstdc++6 libbpf1 libbpf-dev libelf1 libelf-dev zlib1g
 	zlib1g-dev libprotobuf-c1 libprotobuf-c-dev libdwarf1 libdwarf-dev
-	python3.11-minimal libpython3.11-minimal libexpat1)
+	python3.11-minimal libpython3.11-minimal libexpat1 ruby3.1 libruby3.1 libgmp10 libcrypt1)
 ARM64_DWARF_PACKAGES=(python3.11-dbg)
 
 install_arm64_root() {

@@ -405,6 +405,9 @@ static __always_inline __u64 thread_pointer(void)
 #endif
 }
 
+/* Where the thread's DTV is: the thread pointer's word 1 on x86_64 (after the TCB's self), 0 on aarch64. */
+#define TP_DTV (UNW_ARCH_AARCH64 ? 0 : 8)
+
 /* The most bytes struct pthread takes below the thread pointer on aarch64 (glibc's 1.8 KiB). */
 #define PTHREAD_BELOW_TP_MAX 4096
 

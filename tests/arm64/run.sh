@@ -14,7 +14,7 @@
 #    record's status. PROGRAM is an arm64 file of this machine, copied into
 #    the guest with the libraries beside it that it links, or a command of
 #    the guest (busybox's: sh, ls, ...; the interpreters of the arm64 root:
-#    python3.11, with its standard library);
+#    python3.11 and ruby3.1, with their standard libraries);
 #  - or, with --script, SCRIPT, run by busybox sh with UNWPROF, WORKLOADS
 #    (the workloads and tests/arm64 programs) and OUT set; the files it
 #    writes into $OUT come back into DIR (with run.log, its output, and
@@ -119,9 +119,12 @@ base_cpio() {
 	cp -a "$root/sysroot/lib" "$dir/"
 	find "$root/sysroot/usr/lib/aarch64-linux-gnu" -maxdepth 1 -name 'lib*.so*' \
 		-exec cp -a {} "$dir/usr/lib/aarch64-linux-gnu/" \;
-	# The interpreters, with their standard libraries.
+	# The interpreters, with their standard libraries (Ruby's extensions too).
 	cp -a "$root/sysroot/usr/bin/." "$dir/usr/bin/"
-	find "$root/sysroot/usr/lib" -maxdepth 1 -name 'python3*' -exec cp -a {} "$dir/usr/lib/" \;
+	find "$root/sysroot/usr/lib" -maxdepth 1 \( -name 'python3*' -o -name ruby \) \
+		-exec cp -a {} "$dir/usr/lib/" \;
+	find "$root/sysroot/usr/lib/aarch64-linux-gnu" -maxdepth 1 -name ruby \
+		-exec cp -a {} "$dir/usr/lib/aarch64-linux-gnu/" \;
 	if ! make_cpio "$dir" > "$cpio.$$" 2> /dev/null || ! mv "$cpio.$$" "$cpio" 2> /dev/null; then
 		rm -f "$cpio.$$"
 		cpio=$tmp/base.cpio # the root is not writable: made for this run only
