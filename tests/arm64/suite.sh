@@ -153,6 +153,12 @@ grep -q 'samples accounted' "$out/run.err" || fail "run.sh: no summary of record
 check stacks "$out/run.folded" --comm chain-static --leaf leaf --expect "$chain" \
 	--min-ratio 0.99 --min-samples 50
 
+# What the walk reads of the guest's libruby, against readelf (e2e.py ruby-runtime).
+libruby=$root/sysroot/usr/lib/aarch64-linux-gnu/libruby-3.1.so.3.1
+"$UNWPROF" dump-unwind --summary --json "$libruby" > "$out/libruby.json" ||
+	fail "dump-unwind $libruby failed"
+check ruby-runtime "$out/libruby.json" "$libruby"
+
 # Every arm64 ELF file of the guest (run.sh puts them there): the cross build's and the
 # arm64 root's.
 elfs=$(find "$cross/cmd/unwprof" "$cross/tests/workloads" "$cross/tests/arm64" \

@@ -1414,8 +1414,9 @@ def ruby_vm_exec_by_objdump(elf):
 
 
 def cmd_ruby_runtime(args):
-    """What dump-unwind reads of libruby equals what readelf says of it, or, where libruby
-    does not export them (3.3), what objdump shows of the code that uses them."""
+    """What dump-unwind reads of libruby equals what readelf says of it (on aarch64, the
+    slot of ruby_current_ec's TLS descriptor), or, where libruby does not export them
+    (3.3), what objdump shows of the code that uses them."""
     got = json.load(open(args.json))["ruby"]
     syms = subprocess.run(["readelf", "-Ws", "--dyn-syms", args.elf], capture_output=True,
                           text=True, check=True).stdout
@@ -1436,7 +1437,9 @@ def cmd_ruby_runtime(args):
             by_type[f[2]] += f[0].lstrip("0") + " "
         if len(f) >= 5 and f[2] == "R_X86_64_DTPMOD64" and f[4] == "ruby_current_ec":
             want["ec_module_got"] = hex(int(f[0], 16))
-    if "ec_module_got" not in want:
+        if len(f) >= 5 and f[2] == "R_AARCH64_TLSDESC" and f[4] == "ruby_current_ec":
+            want["ec_tlsdesc_got"] = hex(int(f[0], 16))
+    if "ec_module_got" not in want and "ec_tlsdesc_got" not in want:
         # hidden: found in the code; a local symbol, where there is one, must agree
         code = ruby_ec_by_objdump(args.elf, by_type)
         if want.get("ec_offset", code["ec_offset"]) != code["ec_offset"]:
@@ -1451,7 +1454,8 @@ def cmd_ruby_runtime(args):
     for key, value in want.items():
         if got.get(key) != value:
             fail(f"{key} is {got.get(key)}, readelf and objdump say {value}")
-    if not {"vm_exec", "ec_offset", "ec_module_got"} <= want.keys():
+    if not {"vm_exec", "ec_offset"} <= want.keys() or \
+            not {"ec_module_got", "ec_tlsdesc_got"} & want.keys():
         fail(f"readelf and objdump did not show rb_vm_exec, ruby_current_ec and its module: {want}")
 
 

@@ -516,7 +516,7 @@ static int read_ec(const struct elf_file *ef, const struct elf_symbol_query *sym
 
 	rr->ec_module_got = ec->found ? ec_module_slot(ef, rr) : 0;
 	if (rr->ec_module_got) {
-		rr->ec_offset = rr->ec_tlsdesc ? 0 : ec->value;
+		rr->ec_offset = ec->value;
 		return 0;
 	}
 	if (elf_file__machine(ef) != EM_X86_64) {
@@ -583,8 +583,10 @@ void rbruntime__print(FILE *f, const struct rbruntime *r)
 		r->minor, r->teeny, r->vm_exec_lo, r->vm_exec_hi,
 		r->vm_exec_from_code ? " (where rb_iseq_eval jumps)" : "");
 	if (r->ec_tlsdesc)
-		fprintf(f, "ruby_current_ec by its TLS descriptor in the GOT at %#" PRIx64 "\n",
-			r->ec_module_got);
+		fprintf(f,
+			"ruby_current_ec at %#" PRIx64 " of its TLS block"
+			" (its TLS descriptor in the GOT at %#" PRIx64 ")\n",
+			r->ec_offset, r->ec_module_got);
 	else
 		fprintf(f,
 			"ruby_current_ec at %#" PRIx64 " of its TLS block"

@@ -116,9 +116,9 @@ struct rbruntime {
 	uint64_t vm_exec_lo, vm_exec_hi; /* rb_vm_exec: [lo, hi), ELF virtual addresses */
 	uint64_t ec_module_got;		 /* the GOT slot of ruby_current_ec's DTPMOD64 */
 	uint64_t ec_offset;		 /* ruby_current_ec in its module's TLS block */
-	bool ec_tlsdesc;	/* ec_module_got is its TLS descriptor's (aarch64), ec_offset 0 */
-	bool ec_from_code;	/* both read from rb_thread_current's code */
-	bool vm_exec_from_code; /* rb_vm_exec found by rb_iseq_eval's jump */
+	bool ec_tlsdesc;		 /* ec_module_got is its TLS descriptor's (aarch64) */
+	bool ec_from_code;		 /* both read from rb_thread_current's code */
+	bool vm_exec_from_code;		 /* rb_vm_exec found by rb_iseq_eval's jump */
 	/*
 	 * The symbol table, for the names of C methods by their IDs:
 	 * ruby_global_symbols' last_id (a 32-bit serial) and ids (an Array of
