@@ -516,6 +516,12 @@ static int read_ec(const struct elf_file *ef, const struct elf_symbol_query *sym
 
 	rr->ec_module_got = ec->found ? ec_module_slot(ef, rr) : 0;
 	if (rr->ec_module_got) {
+		if (ec->value % 8 || ec->value >= TLS_OFFSET_MAX) {
+			pr_debug("%s: ruby_current_ec at %#" PRIx64
+				 " is no variable of a TLS block",
+				 elf_file__path(ef), ec->value);
+			return -EINVAL;
+		}
 		rr->ec_offset = ec->value;
 		return 0;
 	}
