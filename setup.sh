@@ -35,6 +35,7 @@ PACKAGES=(
 	libprotobuf-c-dev protobuf-c-compiler golang-go
 	scdoc bash-completion zsh fish chromium valgrind
 	lld mold linux-perf python3.11 ruby3.1 perl libdevel-nytprof-perl xz-utils bpftrace
+	php8.2-cli php8.2-dev php-excimer php8.2-fpm libfcgi-bin
 	stress-ng
 	openjdk-17-jdk-headless sqlite3 libdebuginfod-dev debuginfod strace
 	musl musl-dev musl-tools
@@ -191,19 +192,25 @@ ARM64_ROOT=${UNWPROF_ARM64_ROOT:-/var/cache/unwprof-tests/arm64}
 # The cross compilers' C library and C++ headers and libraries are only recommended.
 ARM64_HOST_PACKAGES=(qemu-system-arm gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 	libc6-dev-arm64-cross cpio)
+# The guest's interpreters too (Debian's python3.11, its minimal standard library, and
+# ruby3.1, with the libraries libruby links), and
+# in dwarf/, not the guest's root, the DWARF of the same source built for debugging
+# (python3.11-dbg's python3.11d), the reference of the offsets read of them.
 ARM64_PACKAGES=(busybox-static libc6 libgcc-s1 libstdc++6 libbpf1 libbpf-dev libelf1 libelf-dev zlib1g
-	zlib1g-dev libprotobuf-c1 libprotobuf-c-dev libdwarf1 libdwarf-dev)
+	zlib1g-dev libprotobuf-c1 libprotobuf-c-dev libdwarf1 libdwarf-dev
+	python3.11-minimal libpython3.11-minimal libexpat1 ruby3.1 libruby3.1 libgmp10 libcrypt1)
+ARM64_DWARF_PACKAGES=(python3.11-dbg)
 
 install_arm64_root() {
 	local stamp="$ARM64_ROOT/.unwprof-packages" tmp
 	local -a PACKAGES=("${ARM64_HOST_PACKAGES[@]}") # install_missing reads it
 	if [ "$(id -u)" -ne 0 ]; then
-		[ "$(cat "$stamp" 2>/dev/null)" = "${ARM64_PACKAGES[*]}" ] ||
+		[ "$(cat "$stamp" 2>/dev/null)" = "${ARM64_PACKAGES[*]} ${ARM64_DWARF_PACKAGES[*]}" ] ||
 			echo "setup.sh: not making the arm64 root $ARM64_ROOT: needs root" >&2
 		return 0
 	fi
 	install_missing
-	[ "$(cat "$stamp" 2>/dev/null)" = "${ARM64_PACKAGES[*]}" ] && return 0
+	[ "$(cat "$stamp" 2>/dev/null)" = "${ARM64_PACKAGES[*]} ${ARM64_DWARF_PACKAGES[*]}" ] && return 0
 	echo "setup.sh: downloading Debian's arm64 kernel and libraries into $ARM64_ROOT" >&2
 	tmp="$ARM64_ROOT.tmp"
 	rm -rf "$tmp"
@@ -215,7 +222,7 @@ install_arm64_root() {
 		rm -rf "$tmp"
 		return 0
 	fi
-	echo "${ARM64_PACKAGES[*]}" > "$tmp/.unwprof-packages"
+	echo "${ARM64_PACKAGES[*]} ${ARM64_DWARF_PACKAGES[*]}" > "$tmp/.unwprof-packages"
 	rm -rf "$ARM64_ROOT" "$tmp.log"
 	mv "$tmp" "$ARM64_ROOT"
 }
@@ -232,10 +239,11 @@ arm64_download() {
 		sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*-cloud-arm64\).*/\1/p' | head -n 1)
 	[ -n "$kernel" ] || { echo "no linux-image-cloud-arm64:arm64 in the mirror"; return 1; }
 	(cd "$dir/debs" && apt-get download "$kernel-unsigned:arm64" \
-		"${ARM64_PACKAGES[@]/%/:arm64}") || return 1
+		"${ARM64_PACKAGES[@]/%/:arm64}" "${ARM64_DWARF_PACKAGES[@]/%/:arm64}") || return 1
 	for deb in "$dir"/debs/*.deb; do
 		case "$deb" in
 		*/linux-image-*) dpkg-deb -x "$deb" "$dir/kernel" ;;
+		*/python3.11-dbg_*) dpkg-deb -x "$deb" "$dir/dwarf" ;;
 		*) dpkg-deb -x "$deb" "$dir/sysroot" ;;
 		esac
 	done

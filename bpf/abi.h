@@ -248,17 +248,23 @@ enum unw_unwinder {
 struct unw_mapping {
 	__u64 start;
 	__u64 end;
-	__u64 bias;    /* table pc = pc - bias */
+	__u64 bias;    /* table pc = pc - bias; with UNW_MAP_ONE_ROW, the table pc */
 	__u32 exec_id; /* the table of UNW_UW_TABLE; 0: none */
 	__u8 unwinder; /* enum unw_unwinder */
-	__u8 pad[3];
+	__u8 flags;    /* UNW_MAP_* */
+	__u8 pad[2];
 };
 
 /*
  * A range of pcs inside a mapping with an unwinder of its own (an
  * interpreter's loop, a runtime's stack switch) is a mapping of its own in
- * the process info, cut out of the one it lies in.
+ * the process info, cut out of the one it lies in. A mapping of no file
+ * that a runtime claims (a JIT's code that runs on its interpreter's
+ * frame: PHP's on execute_ex's) has the runtime's unwinder, and each of its
+ * pcs walks with one row of another table, that of the function whose
+ * frame it runs on (UNW_MAP_ONE_ROW).
  */
+#define UNW_MAP_ONE_ROW 1
 
 /*
  * Value of the process map, keyed by pid (tgid). gen names this version of

@@ -271,7 +271,7 @@ __weak __noinline int frame_place(const struct unw_proc *proc, struct scratch *s
 	if (proc && i >= 0) {
 		m = &proc->maps[i & (UNW_MAPS_MAX - 1)];
 		pl->exec_id = m->exec_id;
-		pl->rel = pc - m->bias;
+		pl->rel = m->flags & UNW_MAP_ONE_ROW ? m->bias : pc - m->bias;
 		pl->unwinder = m->unwinder;
 		pl->gen = proc->gen;
 		if (m->unwinder == UNW_UW_FP)

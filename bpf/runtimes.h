@@ -23,17 +23,20 @@
 #ifndef UNWPROF_BPF_RUNTIMES_H
 #define UNWPROF_BPF_RUNTIMES_H
 
-#define UNW_RUNTIMES(X) X(GO, go) X(PYTHON, python) X(RUBY, ruby) X(PERL, perl) X(HOTSPOT, hotspot)
+#define UNW_RUNTIMES(X) \
+	X(GO, go) X(PYTHON, python) X(RUBY, ruby) X(PERL, perl) X(PHP, php) X(HOTSPOT, hotspot)
 
 /* Every runtime's reasons, after the walk's own (bpf/abi.h, UNW_ERRORS). */
 #define UNW_RUNTIMES_ERRORS(X) \
 	UNW_GO_ERRORS(X)       \
-	UNW_PYTHON_ERRORS(X) UNW_RUBY_ERRORS(X) UNW_PERL_ERRORS(X) UNW_HOTSPOT_ERRORS(X)
+	UNW_PYTHON_ERRORS(X)   \
+	UNW_RUBY_ERRORS(X) UNW_PERL_ERRORS(X) UNW_PHP_ERRORS(X) UNW_HOTSPOT_ERRORS(X)
 
 #include "unwind_go.h"
 #include "unwind_python.h"
 #include "unwind_ruby.h"
 #include "unwind_perl.h"
+#include "unwind_php.h"
 #include "unwind_hotspot.h"
 
 #endif
@@ -48,5 +51,6 @@
 #include "unwind_python.bpf.h"
 #include "unwind_ruby.bpf.h"
 #include "unwind_perl.bpf.h"
+#include "unwind_php.bpf.h"
 #include "unwind_hotspot.bpf.h"
 #endif

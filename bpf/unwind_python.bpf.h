@@ -59,24 +59,21 @@ static __always_inline __u64 py_buf_word(const struct python_walk *st, __u32 off
 
 /*
  * The current Python frame of the sampled thread: its thread state is the
- * one of the interpreter's threads whose pthread_t is the thread's fs base
- * (glibc: pthread_self() is the TCB), not the one holding the GIL; 0 when
- * none is (a thread that never ran Python, more threads than searched).
- * Not by native_thread_id: that is the thread's id in its own pid
- * namespace, which in a container is not the kernel's tid here.
+ * one of the interpreter's threads whose pthread_t is the thread's
+ * (pthread_is_thread), not the one holding the GIL; 0 when none is (a
+ * thread that never ran Python, more threads than searched). Not by
+ * native_thread_id: that is the thread's id in its own pid namespace,
+ * which in a container is not the kernel's tid here.
  */
 __noinline __u64 py_thread_frame(struct scratch *sc, const struct unw_python_proc *py)
 {
-	__u64 self = 0, tstate, frame;
+	__u64 tp = thread_pointer(), tstate, frame;
 
 	if (!py)
 		return 0;
-#ifdef __TARGET_ARCH_x86 /* core/runtimes/python/pyruntime.c reads amd64 binaries only */
-	self = BPF_CORE_READ(bpf_get_current_task_btf(), thread.fsbase);
-#endif
 	tstate = user_word(user_word(py->runtime, py->interp_head), py->threads_head);
 	for (int i = 0; i < PY_THREADS_MAX && tstate; i++) {
-		if (user_word(tstate, py->tstate_thread_id) == self && self)
+		if (pthread_is_thread(user_word(tstate, py->tstate_thread_id), tp))
 			break;
 		tstate = user_word(tstate, py->tstate_next);
 	}

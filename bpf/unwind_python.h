@@ -26,7 +26,7 @@ enum unw_py_entry {
  * current frame of the sampled thread and walks its frames. Offsets are
  * those of the interpreter's version (core/runtimes/python/pyruntime.h); runtime is the
  * process's address of _PyRuntime. The thread is found by its pthread_t,
- * which glibc makes the thread's TCB, the fs base on x86_64.
+ * which the thread pointer gives (bpf/walk_state.bpf.h: pthread_is_thread).
  */
 struct unw_python_proc {
 	__u64 runtime;

@@ -18,6 +18,7 @@
 #define RB_FILL_STEPS (AHEAD_WORDS / 2)
 #define RB_MODULES_MAX 4096 /* a module id past this is not one */
 #define RB_TLS_UNALLOCATED ((__u64)-1)
+#define RB_TLS_OFF_MAX (1u << 20) /* a static TLS offset past this is not one */
 #define RB_FRAME_MAGIC_MASK 0x7fff0001u
 #define RB_FRAME_MAGIC_CFUNC 0x55550001u
 #define RB_FRAME_FLAG_FINISH 0x0020u
@@ -43,25 +44,38 @@ struct {
 } ruby_walks SEC(".maps");
 
 /*
+ * Where the sampled thread's ruby_current_ec is: at the offset its TLS
+ * descriptor holds from the thread pointer (aarch64's static TLS), else in
+ * its module's block of the thread's DTV (bpf/walk_state.bpf.h: TP_DTV),
+ * at its offset there. 0 when neither is found.
+ */
+static __always_inline __u64 rb_ec_var(const struct unw_ruby_proc *rb)
+{
+	__u64 tp = thread_pointer(), module, block, off;
+
+	if (rb->ec_tlsdesc) {
+		off = user_word(rb->ec_module_got, 8);
+		return off && off < RB_TLS_OFF_MAX ? tp + off : 0;
+	}
+	module = user_word(rb->ec_module_got, 0);
+	block = module && module < RB_MODULES_MAX ? user_word(user_word(tp, TP_DTV), module * 16) :
+						    0;
+	return block && block != RB_TLS_UNALLOCATED ? block + rb->ec_offset : 0;
+}
+
+/*
  * The innermost control frame of the sampled thread, from its own
- * execution context (ruby_current_ec, thread-local: through the thread's
- * DTV at fs:8, its module's block, the variable's offset in it), not the
+ * execution context (ruby_current_ec, thread-local: rb_ec_var), not the
  * main thread's; sets the end of its VM stack. 0 when there is none.
  */
 __noinline __u64 rb_thread_cfp(struct scratch *sc, struct ruby_walk *st,
 			       const struct unw_ruby_proc *rb)
 {
-	__u64 fsbase = 0, module, block, ec, stack, cfp, end;
+	__u64 ec, stack, cfp, end;
 
 	if (!sc || !st || !rb)
 		return 0;
-#ifdef __TARGET_ARCH_x86 /* core/runtimes/ruby/rbruntime.c reads amd64 binaries only */
-	fsbase = BPF_CORE_READ(bpf_get_current_task_btf(), thread.fsbase);
-#endif
-	module = user_word(rb->ec_module_got, 0);
-	block = module && module < RB_MODULES_MAX ? user_word(user_word(fsbase, 8), module * 16) :
-						    0;
-	ec = block && block != RB_TLS_UNALLOCATED ? user_word(block, rb->ec_offset) : 0;
+	ec = user_word(rb_ec_var(rb), 0);
 	stack = user_word(ec, rb->ec_vm_stack);
 	end = stack + user_word(ec, rb->ec_vm_stack_size) * 8;
 	cfp = user_word(ec, rb->ec_cfp);

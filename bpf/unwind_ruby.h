@@ -11,7 +11,8 @@
 /*
  * Value of the Ruby map (ruby_procs), keyed by pid: how the Ruby unwinder finds the
  * sampled thread's execution context (core/runtimes/ruby/rbruntime.h: through its DTV,
- * the module id in the GOT slot ec_module_got) and walks its control
+ * the module id in the GOT slot ec_module_got; or, ec_tlsdesc, at the offset from the
+ * thread pointer in the second word of the TLS descriptor there) and walks its control
  * frames. Addresses are the process's.
  */
 struct unw_ruby_proc {
@@ -27,7 +28,7 @@ struct unw_ruby_proc {
 	__u16 iseq_body; /* an iseq's body: its tag */
 	__u16 me_def;	 /* a method entry's definition: its tag */
 	__u8 refused;	 /* a version not read: UNW_E_RB_VERSION, nothing else set */
-	__u8 pad;
+	__u8 ec_tlsdesc; /* ec_module_got is a TLS descriptor (aarch64) */
 };
 
 /*

@@ -389,6 +389,36 @@ static __always_inline int stack_read(struct scratch *sc, __u64 addr, __u64 *val
 	return bpf_probe_read_user(val, sizeof(*val), (void *)addr);
 }
 
+/*
+ * The sampled thread's thread pointer, from which its TLS is found: the fs
+ * base on x86_64, TPIDR_EL0 on aarch64. In glibc and musl, pthread_self()
+ * is the thread pointer on x86_64 (TLS variant 2: the TCB is struct
+ * pthread, above the TLS blocks) and just below it on aarch64 (variant 1:
+ * the TLS blocks above a TCB of two words, which struct pthread precedes).
+ */
+static __always_inline __u64 thread_pointer(void)
+{
+#if UNW_ARCH_AARCH64
+	return BPF_CORE_READ(bpf_get_current_task_btf(), thread.uw.tp_value);
+#else
+	return BPF_CORE_READ(bpf_get_current_task_btf(), thread.fsbase);
+#endif
+}
+
+/* Where the thread's DTV is: the thread pointer's word 1 on x86_64 (after the TCB's self), 0 on aarch64. */
+#define TP_DTV (UNW_ARCH_AARCH64 ? 0 : 8)
+
+/* The most bytes struct pthread takes below the thread pointer on aarch64 (glibc's 1.8 KiB). */
+#define PTHREAD_BELOW_TP_MAX 4096
+
+/* Whether pthread_t self is the thread's whose thread pointer is tp (thread_pointer). */
+static __always_inline int pthread_is_thread(__u64 self, __u64 tp)
+{
+	if (UNW_ARCH_AARCH64)
+		return self && self < tp && tp - self <= PTHREAD_BELOW_TP_MAX;
+	return self && self == tp;
+}
+
 /* A word of the profiled process at addr + off; 0 when it cannot be read. */
 static __always_inline __u64 user_word(__u64 addr, __s64 off)
 {

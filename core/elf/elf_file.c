@@ -1006,29 +1006,46 @@ static size_t dynsym_index(const struct elf_section *dynsym, const struct elf_se
 	return 0;
 }
 
-void elf_file__tls_slots(const struct elf_file *ef, const char *name, uint64_t *tpoff,
-			 uint64_t *dtpmod)
+/* The TLS slots of symbol sym among the relocations of rela (elf_file__tls_slots). */
+static void tls_slots_in(const struct elf_file *ef, const struct elf_section *rela, size_t sym,
+			 struct elf_tls_slots *out)
 {
+	bool a64 = elf_file__machine(ef) == EM_AARCH64;
+	uint32_t tpoff = a64 ? R_AARCH64_TLS_TPREL : R_X86_64_TPOFF64;
+	uint32_t dtpmod = a64 ? R_AARCH64_TLS_DTPMOD : R_X86_64_DTPMOD64;
+
+	for (size_t i = 0; i < rela->size / sizeof(Elf64_Rela); i++) {
+		uint32_t type;
+		Elf64_Rela r;
+
+		memcpy(&r, rela->data + i * sizeof(r), sizeof(r));
+		if (ELF64_R_SYM(r.r_info) != sym || !elf_file__vaddr_mapped(ef, r.r_offset, 8))
+			continue;
+		type = (uint32_t)ELF64_R_TYPE(r.r_info);
+		if (type == tpoff && r.r_addend == 0 && !out->tpoff)
+			out->tpoff = r.r_offset;
+		if (type == dtpmod && !out->dtpmod)
+			out->dtpmod = r.r_offset;
+		if (a64 && type == R_AARCH64_TLSDESC && r.r_addend == 0 && !out->tlsdesc &&
+		    elf_file__vaddr_mapped(ef, r.r_offset, 16))
+			out->tlsdesc = r.r_offset;
+	}
+}
+
+void elf_file__tls_slots(const struct elf_file *ef, const char *name, struct elf_tls_slots *out)
+{
+	/* aarch64's linkers put TLS descriptors with the PLT's relocations */
+	static const char *const relas[] = { ".rela.dyn", ".rela.plt" };
 	struct elf_section rela, dynsym, dynstr;
 	size_t sym;
 
-	*tpoff = *dtpmod = 0;
-	if (elf_file__section(ef, ".rela.dyn", &rela) ||
-	    elf_file__section(ef, ".dynsym", &dynsym) ||
-	    elf_file__section(ef, ".dynstr", &dynstr) || rela.size % sizeof(Elf64_Rela))
+	*out = (struct elf_tls_slots){ 0 };
+	if (elf_file__section(ef, ".dynsym", &dynsym) || elf_file__section(ef, ".dynstr", &dynstr))
 		return;
 	sym = dynsym_index(&dynsym, &dynstr, name);
-	for (size_t i = 0; sym && i < rela.size / sizeof(Elf64_Rela); i++) {
-		Elf64_Rela r;
-
-		memcpy(&r, rela.data + i * sizeof(r), sizeof(r));
-		if (ELF64_R_SYM(r.r_info) != sym || !elf_file__vaddr_mapped(ef, r.r_offset, 8))
-			continue;
-		if (ELF64_R_TYPE(r.r_info) == R_X86_64_TPOFF64 && r.r_addend == 0 && !*tpoff)
-			*tpoff = r.r_offset;
-		if (ELF64_R_TYPE(r.r_info) == R_X86_64_DTPMOD64 && !*dtpmod)
-			*dtpmod = r.r_offset;
-	}
+	for (size_t i = 0; sym && i < ARRAY_SIZE(relas); i++)
+		if (!elf_file__section(ef, relas[i], &rela) && rela.size % sizeof(Elf64_Rela) == 0)
+			tls_slots_in(ef, &rela, sym, out);
 }
 
 uint32_t elf_file__crc32(const struct elf_file *ef)

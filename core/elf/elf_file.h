@@ -103,13 +103,20 @@ bool elf_file__vaddr_mapped(const struct elf_file *ef, uint64_t vaddr, uint64_t 
 
 /*
  * The GOT slots the dynamic loader fills for the thread-local variable
- * name of .dynsym, from x86-64's relocations in .rela.dyn: *tpoff the one
- * given its offset from the thread pointer (R_X86_64_TPOFF64, addend 0: the
- * executable's own variable), *dtpmod the one given its module's id
- * (R_X86_64_DTPMOD64, a library's); 0 for one there is not.
+ * name of .dynsym, from the relocations in .rela.dyn and .rela.plt
+ * (x86-64's or aarch64's), each 0 when there is none: tpoff the one given its offset
+ * from the thread pointer (R_X86_64_TPOFF64, R_AARCH64_TLS_TPREL, addend
+ * 0: the executable's own variable, or initial-exec code's), dtpmod the one
+ * given its module's id (R_X86_64_DTPMOD64, R_AARCH64_TLS_DTPMOD: a
+ * library's, general-dynamic code's), tlsdesc a TLS descriptor's
+ * (R_AARCH64_TLSDESC, addend 0: aarch64's general-dynamic code), two
+ * words, the second of which a library loaded at startup (static TLS)
+ * gets its offset from the thread pointer in.
  */
-void elf_file__tls_slots(const struct elf_file *ef, const char *name, uint64_t *tpoff,
-			 uint64_t *dtpmod);
+struct elf_tls_slots {
+	uint64_t tpoff, dtpmod, tlsdesc;
+};
+void elf_file__tls_slots(const struct elf_file *ef, const char *name, struct elf_tls_slots *out);
 /* A NUL-terminated string of at most max bytes at vaddr, or NULL. */
 const char *elf_file__vaddr_string(const struct elf_file *ef, uint64_t vaddr, size_t max);
 

@@ -10,7 +10,8 @@
  *    print_json);
  *  - the session (core/session/) loads a runtime's BPF programs when a
  *    process of it is found, cuts the pc ranges its walk takes out of their
- *    mappings and writes the value its program reads to its map (place);
+ *    mappings, gives it the mappings of no file it claims (claims), and
+ *    writes the value its program reads to its map (place);
  *  - the symbolizer (core/symbols/symbolizer.c) names its frames (namer):
  *    a frame is two words, (code, where), named from the process's memory,
  *    and a code object first seen arrives in an event (UNW_EV_CODE) to be
@@ -36,6 +37,7 @@
 
 struct elf_file;
 struct json_writer;
+struct procmap;
 
 /* What the runtimes read of one image: each one's state, by unwinder; NULL: none of it. */
 struct image_runtimes {
@@ -105,6 +107,14 @@ struct runtime {
 	 * JVM's tables, filled as it starts) reads it here.
 	 */
 	bool (*place)(const void *state, uint32_t pid, uint64_t bias, struct runtime_place *rp);
+	/*
+	 * Whether mapping m, of no image, of the process that maps its image
+	 * at bias holds code its walk takes as its own (a JIT's code that runs
+	 * on its interpreter's frame): then the pc in its image whose row
+	 * walks every pc of m; 0 when not. NULL: it claims none.
+	 */
+	uint64_t (*claims)(const void *state, uint64_t bias, const struct procmap *m);
+	const char *claimed_name; /* what a frame in the code it claims is named */
 	/* What dump-unwind shows of it, as lines of its summary and as a JSON member. */
 	void (*print)(FILE *f, const void *state);
 	void (*print_json)(struct json_writer *jw, const void *state);

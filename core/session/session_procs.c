@@ -101,6 +101,45 @@ static bool proc_info__cut(struct unw_proc *info, uint64_t lo, uint64_t hi, uint
 	return true;
 }
 
+/* The mapping of info that holds pc and has a table; NULL: none. */
+static const struct unw_mapping *proc_info__table_at(const struct unw_proc *info, uint64_t pc)
+{
+	for (uint32_t k = 0; k < info->nr_maps; k++)
+		if (info->maps[k].start <= pc && pc < info->maps[k].end && info->maps[k].exec_id)
+			return &info->maps[k];
+	return NULL;
+}
+
+/*
+ * The mappings of no table of lp that runtime u, placed with state at
+ * bias, claims: u's, each pc of them walked with the row of the pc its
+ * runtime names (bpf/abi.h: UNW_MAP_ONE_ROW).
+ */
+static void session__claim_mappings(const struct loader_proc *lp, struct unw_proc *info,
+				    unsigned int u, const void *state, uint64_t bias)
+{
+	const struct runtime *rt = runtimes__of_unwinder(u);
+
+	for (size_t i = 0; i < lp->nr_maps && rt->claims; i++) {
+		const struct procmap *m = lp->maps[i].map;
+		uint64_t pc = rt->claims(state, bias, m);
+		const struct unw_mapping *row = pc ? proc_info__table_at(info, pc) : NULL;
+
+		if (!row)
+			continue;
+		for (uint32_t k = 0; k < info->nr_maps; k++) {
+			struct unw_mapping *um = &info->maps[k];
+
+			if (um->start != m->start || um->end != m->end || um->exec_id)
+				continue;
+			um->unwinder = (uint8_t)u;
+			um->exec_id = row->exec_id;
+			um->bias = pc - row->bias;
+			um->flags = UNW_MAP_ONE_ROW;
+		}
+	}
+}
+
 /*
  * Cuts [lo, hi) out of every mapping of info it overlaps (proc_info__cut):
  * a runtime's range may span mappings, as a JVM's code cache does, whose
@@ -130,10 +169,11 @@ static bool proc_info__cut_over(struct unw_proc *info, uint64_t lo, uint64_t hi,
 
 /*
  * Runtime u (core/runtimes/runtimes.h) in process pid: the first mapping of
- * a file that has it gets its pc ranges cut out with u's unwinder, u's
- * programs are loaded if they were not, and what they read is written to
- * its map; a runtime whose frames are named from the process's memory is
- * told where it is. A process without it has no entry.
+ * a file that has it gets its pc ranges cut out with u's unwinder, and the
+ * mappings of no file it claims get it too; u's programs are loaded if
+ * they were not, and what they read is written to its map; a runtime whose
+ * frames are named from the process's memory is told where it is. A
+ * process without it has no entry.
  */
 static void session__add_runtime(struct session *s, pid_t pid, const struct loader_proc *lp,
 				 struct unw_proc *info, unsigned int u)
@@ -158,6 +198,7 @@ static void session__add_runtime(struct session *s, pid_t pid, const struct load
 		for (size_t k = 1; k < ARRAY_SIZE(rp.ranges); k++)
 			if (rp.ranges[k].hi)
 				proc_info__cut_over(info, rp.ranges[k].lo, rp.ranges[k].hi, u);
+		session__claim_mappings(lp, info, u, state, bias);
 		runtime_walks__enable(s->walks, u);
 		if (bpf_map_update_elem(fd, &key, rp.value, BPF_ANY) == 0)
 			pr_debug("process %d: %s in %s", (int)pid, rt->title, m->path);

@@ -48,6 +48,13 @@ struct symbolizer_proc {
 	struct jit_map *jitdump; /* the jit-PID.dump it maps, else the one next to the perf map */
 	bool jitdump_mapped;	 /* jitdump is the one it maps */
 	uint32_t changes_seen;	 /* of its model process's mappings, when last looked at */
+	/* The runtimes in it that claim code of no file (core/runtimes/runtimes.h: claims). */
+	struct {
+		const struct runtime *rt;
+		const void *state;
+		uint64_t bias;
+	} claimers[UNW_UW_NR];
+	size_t nr_claimers;
 };
 
 /*
@@ -349,6 +356,18 @@ static void lookup_jit(struct symbolizer *sym, struct symbolizer_proc *p,
 		jit_map__lookup(p->jitdump, addr, &info->name, &info->offset);
 }
 
+/* Code of no file that a runtime of p claims: named as the runtime names it, one name for all. */
+static void lookup_claimed(const struct symbolizer_proc *p, const struct model_map *m,
+			   uint64_t addr, struct symbol_info *info)
+{
+	for (size_t i = 0; i < p->nr_claimers; i++)
+		if (p->claimers[i].rt->claims(p->claimers[i].state, p->claimers[i].bias, &m->map)) {
+			info->name = p->claimers[i].rt->claimed_name;
+			info->offset = addr - m->map.start;
+			return;
+		}
+}
+
 int symbolizer__lookup(struct symbolizer *sym, uint32_t pid, uint64_t addr,
 		       struct symbol_info *info)
 {
@@ -364,6 +383,9 @@ int symbolizer__lookup(struct symbolizer *sym, uint32_t pid, uint64_t addr,
 		lookup_jit(sym, p, mp, addr, info);
 	if (m)
 		lookup_in_map(sym, m, addr, info);
+	p = m && !(m->file && m->file->image) ? proc_find(sym, pid) : NULL;
+	if (m && !info->name && p)
+		lookup_claimed(p, m, addr, info);
 	return 0;
 }
 
@@ -735,12 +757,36 @@ static int user_location(struct symbolizer *sym, struct profile *p, uint32_t pid
 	return own_location(sym, p, pid, addr, return_addr, id);
 }
 
+/* Runtime rt of pid, which claims code of no file, kept (again: its state may be new). */
+static int symbolizer__add_claimer(struct symbolizer *sym, uint32_t pid, const struct runtime *rt,
+				   const void *state, uint64_t bias)
+{
+	struct symbolizer_proc *p = proc_get(sym, pid);
+	size_t i = 0;
+
+	if (!p)
+		return -1;
+	while (i < p->nr_claimers && p->claimers[i].rt != rt)
+		i++;
+	if (i == ARRAY_SIZE(p->claimers))
+		return 0;
+	p->claimers[i].rt = rt;
+	p->claimers[i].state = state;
+	p->claimers[i].bias = bias;
+	p->nr_claimers += i == p->nr_claimers;
+	return 0;
+}
+
 int symbolizer__add_runtime(struct symbolizer *sym, uint32_t pid, const struct runtime *rt,
 			    const void *state, uint64_t bias)
 {
 	unsigned int u = rt->unwinder;
 
-	if (!rt->namer || u >= UNW_UW_NR)
+	if (u >= UNW_UW_NR)
+		return 0;
+	if (rt->claims && symbolizer__add_claimer(sym, pid, rt, state, bias))
+		return -ENOMEM;
+	if (!rt->namer)
 		return 0;
 	if (!sym->namers[u])
 		sym->namers[u] = rt->namer->new ();

@@ -1073,6 +1073,52 @@ int unwind_table__each_fde(const struct elf_file *elf, unwind_fde_fn fn, void *c
 	return err;
 }
 
+/* The widest range of one FDE's rows seen so far. */
+struct widest_rows {
+	uint64_t lo, hi;
+};
+
+static int widest_row(void *ctx, uint64_t start, uint64_t end, const struct cfi_state *st)
+{
+	struct widest_rows *w = ctx;
+
+	(void)st;
+	if (end - start > w->hi - w->lo) {
+		w->lo = start;
+		w->hi = end;
+	}
+	return 0;
+}
+
+int unwind_table__widest_rows(const struct elf_file *elf, uint64_t pc, uint64_t *lo, uint64_t *hi)
+{
+	struct cfi_section secs[1];
+	struct widest_rows w = { 0 };
+	struct cfi *cfi;
+	size_t nr = 0;
+	int err = add_section(elf, ".eh_frame", TABLE_SRC_EH_FRAME, secs, &nr);
+
+	if (err)
+		return err;
+	if (!nr)
+		return -ENOENT;
+	cfi = cfi__parse(&secs[0]);
+	if (!cfi)
+		return -errno;
+	err = -ENOENT;
+	for (size_t i = 0; i < cfi->nr_fdes; i++)
+		if (cfi->fdes[i].lo <= pc && pc < cfi->fdes[i].hi) {
+			err = cfi__run_fde(cfi, &cfi->fdes[i], widest_row, &w);
+			break;
+		}
+	cfi__free(cfi);
+	if (!err && w.hi <= w.lo)
+		err = -ENOENT;
+	*lo = w.lo;
+	*hi = w.hi;
+	return err;
+}
+
 void unwind_table__free(struct unwind_table *t)
 {
 	if (!t)

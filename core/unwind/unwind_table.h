@@ -113,6 +113,14 @@ typedef int (*unwind_fde_fn)(void *ctx, uint64_t lo, uint64_t hi);
 int unwind_table__each_fde(const struct elf_file *elf, unwind_fde_fn fn, void *ctx);
 
 /*
+ * The widest range [lo, hi) of pcs over which one set of rules holds in the
+ * .eh_frame FDE of elf that covers pc: a function's body, past its
+ * prologue, where its frame is whole. 0, -ENOENT when no FDE covers pc,
+ * or -errno when the section cannot be read.
+ */
+int unwind_table__widest_rows(const struct elf_file *elf, uint64_t pc, uint64_t *lo, uint64_t *hi);
+
+/*
  * Frees the rows of t once they are encoded where they are used (the BPF
  * maps); what describes them (nr_rows, the counts by reason) stays.
  */

@@ -30,6 +30,11 @@ rec dlopen -F 99 -d 6 -- "$WORKLOADS/dlopen" 5
 rec vdso -F 99 -d 4 -- "$WORKLOADS/vdso" 3
 rec sigframe -F 99 -d 4 -- "$WORKLOADS/sigframe" 3
 
+# The guest's python3.11 (Debian's arm64 build): pythreads.py's threads, each its own chain.
+rec python --tid -F 99 -d 8 -- python3.11 /files/pythreads.py 7
+# Its ruby3.1: rbthreads.rb's threads, each its own chain.
+rec ruby --tid -F 99 -d 8 -- ruby3.1 /files/rbthreads.rb 7
+
 # -p: a process already running; -a: the whole machine, with one running.
 "$WORKLOADS/chain-nopie" 600 > /dev/null 2>&1 &
 pid=$!

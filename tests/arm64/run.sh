@@ -13,7 +13,8 @@
 #    profile on stdout and record's summary on stderr, and exiting with
 #    record's status. PROGRAM is an arm64 file of this machine, copied into
 #    the guest with the libraries beside it that it links, or a command of
-#    the guest (busybox's: sh, ls, ...);
+#    the guest (busybox's: sh, ls, ...; the interpreters of the arm64 root:
+#    python3.11 and ruby3.1, with their standard libraries);
 #  - or, with --script, SCRIPT, run by busybox sh with UNWPROF, WORKLOADS
 #    (the workloads and tests/arm64 programs) and OUT set; the files it
 #    writes into $OUT come back into DIR (with run.log, its output, and
@@ -22,6 +23,7 @@
 #
 # Options:
 #   -d N          seconds of the recording (default 3)
+#   --file PATH   copied into the guest's /files (a script for PROGRAM to run)
 #   --no-pauth    -cpu cortex-a72: no pointer authentication
 #   --timeout S   seconds the guest may take, boot included (default 600)
 #   -v            the guest's console on stderr while it runs
@@ -41,6 +43,7 @@ timeout=600
 verbose=0
 script=
 out=
+files=()
 
 usage() {
 	sed -n '3,4s/^# \{0,1\}//p' "$0" >&2
@@ -55,6 +58,7 @@ unavailable() {
 while [ $# -gt 0 ]; do
 	case $1 in
 	-d) duration=$2; shift 2 ;;
+	--file) files+=("$2"); shift 2 ;;
 	--no-pauth) cpu=cortex-a72; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	-v) verbose=1; shift ;;
@@ -110,10 +114,16 @@ base_cpio() {
 		echo "$cpio"
 		return
 	fi
-	mkdir -p "$dir"/{bin,proc,sys,dev,tmp,usr/lib/aarch64-linux-gnu}
+	mkdir -p "$dir"/{bin,proc,sys,dev,tmp,usr/bin,usr/lib/aarch64-linux-gnu}
 	cp -a "$root/sysroot/bin/busybox" "$dir/bin/"
 	cp -a "$root/sysroot/lib" "$dir/"
 	find "$root/sysroot/usr/lib/aarch64-linux-gnu" -maxdepth 1 -name 'lib*.so*' \
+		-exec cp -a {} "$dir/usr/lib/aarch64-linux-gnu/" \;
+	# The interpreters, with their standard libraries (Ruby's extensions too).
+	cp -a "$root/sysroot/usr/bin/." "$dir/usr/bin/"
+	find "$root/sysroot/usr/lib" -maxdepth 1 \( -name 'python3*' -o -name ruby \) \
+		-exec cp -a {} "$dir/usr/lib/" \;
+	find "$root/sysroot/usr/lib/aarch64-linux-gnu" -maxdepth 1 -name ruby \
 		-exec cp -a {} "$dir/usr/lib/aarch64-linux-gnu/" \;
 	if ! make_cpio "$dir" > "$cpio.$$" 2> /dev/null || ! mv "$cpio.$$" "$cpio" 2> /dev/null; then
 		rm -f "$cpio.$$"
@@ -169,11 +179,10 @@ find "$build/tests/workloads" "$build/tests/arm64" -maxdepth 1 -type f -perm -u+
 		record_script "$@"
 	fi
 } > "$tmp/run/run.sh"
-if [ -n "$script" ]; then
-	for f in "$@"; do
-		cp -r "$f" "$tmp/run/files/"
-	done
-fi
+[ -n "$script" ] && files+=("$@")
+for f in "${files[@]}"; do
+	cp -r "$f" "$tmp/run/files/"
+done
 cat "$(base_cpio)" > "$tmp/initrd.cpio"
 make_cpio "$tmp/run" >> "$tmp/initrd.cpio"
 

@@ -10,7 +10,8 @@
 # as the e2e tests check it on x86_64: at least 99% of each chain's samples
 # complete, through PIE, static and static-PIE executables, .debug_frame,
 # a libc callback, recursion, threads, dlopen, the vDSO, a signal frame and
-# return addresses signed with pointer authentication; -p and -a; no BPF
+# return addresses signed with pointer authentication; Python and Ruby
+# frames of Debian's arm64 python3.11 and ruby3.1; -p and -a; no BPF
 # object left after the runs. A second boot records a program as a user of
 # run.sh would. Then `dump-unwind` of every arm64 ELF file of the guest is
 # compared with readelf's interpretation of its CFI
@@ -72,7 +73,8 @@ ninja -C "$cross" > "$out/build.log" 2>&1 ||
 	{ grep -E 'error|FAILED' "$out/build.log" | head -n 20 >&2; echo "FAIL: the cross build" >&2; exit 1; }
 echo "cross build: $(($(date +%s) - start)) s" >&2
 
-"$here/run.sh" "$cross" --script "$here/guest.sh" --out "$out/guest"
+"$here/run.sh" "$cross" --script "$here/guest.sh" --out "$out/guest" \
+	"$src/tests/programs/pythreads.py" "$src/tests/programs/rbthreads.rb"
 status=$?
 [ "$status" -eq 77 ] && unavailable "the emulated machine cannot be made (above)"
 [ -f "$out/guest/run.log" ] || { echo "FAIL: the guest ran nothing" >&2; exit 1; }
@@ -82,7 +84,7 @@ g=$out/guest
 
 chain='{START};main;f1;f2;f3;f4;f5;f6;f7;f8;leaf'
 for name in chain-pie chain-nopie chain-static chain-static-pie chain-debug-frame chain-pac qsort \
-	recurse threads dlopen vdso sigframe attach system; do
+	recurse threads dlopen vdso sigframe python ruby attach system; do
 	[ "$(cat "$g/$name.rc" 2> /dev/null)" = 0 ] ||
 		{ fail "$name: record exited $(cat "$g/$name.rc" 2> /dev/null)"; sed 's/^/    /' "$g/$name.err" >&2; }
 done
@@ -92,8 +94,14 @@ for name in chain-pie chain-nopie chain-static chain-static-pie chain-debug-fram
 done
 # The guest has pointer authentication: chain-pac's return addresses were signed.
 grep -qw paca "$g/cpu" || fail "the guest has no pointer authentication (paca in /proc/cpuinfo)"
-grep -qE '^ *errors .*pc-not-covered' "$g/chain-pac.err" &&
-	fail "chain-pac: return addresses not stripped of their PAC: pc-not-covered"
+# A return address kept signed is in no mapping: every sample would count one. A few are
+# the process's first samples, before its mappings are read.
+samples=$(sed -n 's/^ *samples  *\([0-9]*\)$/\1/p' "$g/chain-pac.err")
+uncovered=$(sed -n 's/^ *errors .*pc-not-covered \([0-9]*\).*/\1/p' "$g/chain-pac.err")
+if [ -z "$samples" ] || [ "${uncovered:-0}" -gt $((samples / 100)) ]; then
+	fail "chain-pac: return addresses not stripped of their PAC: pc-not-covered" \
+		"${uncovered:-0} of ${samples:-no} samples"
+fi
 
 libc_unknown='\[libc\.so\.6\+0x[0-9a-f]+\]'
 check stacks "$g/qsort.folded" --comm qsort --leaf weigh \
@@ -121,6 +129,13 @@ check stacks "$g/sigframe.folded" --comm sigframe --leaf sig_work \
 	--min-ratio 0.99 --min-samples 50
 check stacks "$g/attach.folded" --comm chain-nopie --leaf leaf --expect "$chain" \
 	--min-ratio 0.99 --min-samples 50
+# Python frames in place, each thread its own, found through aarch64's thread pointer.
+check python "$g/python.folded" --comm python3.11 --qualname --min-samples 100
+check roots "$g/python.folded" --min-ratio 0.99
+# Ruby frames in place, each thread its own, its execution context through its TLS descriptor.
+check ruby "$g/ruby.folded" --comm ruby3.1 --source "$src/tests/programs/rbthreads.rb" \
+	--path /files/rbthreads.rb --min-samples 100
+check roots "$g/ruby.folded" --min-ratio 0.99
 check comms "$g/system.folded" --min 2
 # -a builds the tables of each process as BPF reports it: samples before that use frame pointers.
 check stacks "$g/system.folded" --comm chain-nopie --leaf leaf --expect "$chain" \
@@ -137,6 +152,12 @@ fi
 grep -q 'samples accounted' "$out/run.err" || fail "run.sh: no summary of record on stderr"
 check stacks "$out/run.folded" --comm chain-static --leaf leaf --expect "$chain" \
 	--min-ratio 0.99 --min-samples 50
+
+# What the walk reads of the guest's libruby, against readelf (e2e.py ruby-runtime).
+libruby=$root/sysroot/usr/lib/aarch64-linux-gnu/libruby-3.1.so.3.1
+"$UNWPROF" dump-unwind --summary --json "$libruby" > "$out/libruby.json" ||
+	fail "dump-unwind $libruby failed"
+check ruby-runtime "$out/libruby.json" "$libruby"
 
 # Every arm64 ELF file of the guest (run.sh puts them there): the cross build's and the
 # arm64 root's.

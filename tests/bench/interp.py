@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Benchmark of interpreter frames: what reading Python, Ruby and Perl frames costs.
+"""Benchmark of interpreter frames: what reading Python, Ruby, Perl and PHP frames costs.
 
 Usage (root): tests/bench/interp.py [BUILD_DIR]          (default: build)
 Environment:  REPEAT  runs of each configuration, the median is kept (default 3)
@@ -8,10 +8,10 @@ Environment:  REPEAT  runs of each configuration, the median is kept (default 3)
               ONLY    run only the interpreters whose name holds it ("3.14")
 
 For each interpreter found (Debian's python3.11, pyenv's newest 3.12 or 3.13,
-pyenv's 3.8, Debian's ruby3.1 and perl 5.36, and sid's python3.14, python3.15,
-ruby3.3 and perl 5.42 in the root setup.sh builds, $UNWPROF_SID_ROOT, run there
-with chroot), a workload of fixed work recurses to a depth D and burns CPU
-there in pure Python, Ruby or Perl, in a loop of WORK iterations; it prints its own CPU
+pyenv's 3.8, Debian's ruby3.1, perl 5.36 and php8.2, and sid's python3.14,
+python3.15, ruby3.3, perl 5.42 and php8.4 in the root setup.sh builds,
+$UNWPROF_SID_ROOT, run there with chroot), a workload of fixed work recurses to
+a depth D and burns CPU there in pure Python, Ruby, Perl or PHP, in a loop of WORK iterations; it prints its own CPU
 time. Run without profiling, and under `unwprof record` at 99 and 999 Hz, at
 D = 8 and D = 64, all in the same run, each configuration REPEAT times in turn.
 
@@ -24,7 +24,7 @@ D = 8 and D = 64, all in the same run, each configuration REPEAT times in turn.
   frames per sample interpreter frames written over samples with them
   ns per frame      (ns per sample at D = 64 - at D = 8) / (frames per sample
                     at D = 64 - at D = 8): a Python call of 3.11+, a Ruby
-                    call and a Perl call add no native frame, so the
+                    call, a Perl call and a PHP call add no native frame, so the
                     difference is the cost of the interpreter frames alone
                     (a Perl sub's context is read with the loops' contexts
                     between, as its frames are)
@@ -99,7 +99,30 @@ down($ARGV[0]) for 1 .. $ARGV[1];
 printf STDERR "cpu %.4f\\n", clock_gettime(CLOCK_PROCESS_CPUTIME_ID) - $t;
 """
 
-SUFFIX = {"python": "py", "ruby": "rb", "perl": "pl"}
+PHP = """<?php
+function burn(int $n): int
+{
+    $x = 0;
+    for ($i = 0; $i < $n; $i++) {
+        $x += $i * $i % 7;
+    }
+    return $x;
+}
+function down(int $d): int
+{
+    return $d == 0 ? burn(20000) : down($d - 1);
+}
+$t = getrusage();
+for ($k = 0; $k < (int)$argv[2]; $k++) {
+    down((int)$argv[1]);
+}
+$u = getrusage();
+$cpu = ($u["ru_utime.tv_sec"] + $u["ru_stime.tv_sec"] - $t["ru_utime.tv_sec"] - $t["ru_stime.tv_sec"])
+    + ($u["ru_utime.tv_usec"] + $u["ru_stime.tv_usec"] - $t["ru_utime.tv_usec"] - $t["ru_stime.tv_usec"]) / 1e6;
+fprintf(STDERR, "cpu %.4f\\n", $cpu);
+"""
+
+SUFFIX = {"python": "py", "ruby": "rb", "perl": "pl", "php": "php"}
 
 
 def interpreters():
@@ -123,6 +146,8 @@ def interpreters():
         found.append(("ruby3.1 (Debian)", ["/usr/bin/ruby3.1"], RUBY, "ruby", None))
     if os.access("/usr/bin/perl", os.X_OK):
         found.append(("perl 5.36 (Debian)", ["/usr/bin/perl"], PERL, "perl", None))
+    if os.access("/usr/bin/php8.2", os.X_OK):
+        found.append(("php8.2 (Debian)", ["/usr/bin/php8.2"], PHP, "php", None))
     for minor in ("3.14", "3.15"):
         if os.access(f"{SID_ROOT}/usr/bin/python{minor}", os.X_OK):
             found.append((f"python{minor} (sid, chroot)", ["chroot", SID_ROOT, f"python{minor}"],
@@ -132,6 +157,9 @@ def interpreters():
                       SID_ROOT))
     if os.access(f"{SID_ROOT}/usr/bin/perl", os.X_OK):
         found.append(("perl 5.42 (sid, chroot)", ["chroot", SID_ROOT, "perl"], PERL, "perl",
+                      SID_ROOT))
+    if os.access(f"{SID_ROOT}/usr/bin/php8.4", os.X_OK):
+        found.append(("php8.4 (sid, chroot)", ["chroot", SID_ROOT, "php8.4"], PHP, "php",
                       SID_ROOT))
     return [f for f in found if os.environ.get("ONLY", "") in f[0]]
 

@@ -1414,8 +1414,9 @@ def ruby_vm_exec_by_objdump(elf):
 
 
 def cmd_ruby_runtime(args):
-    """What dump-unwind reads of libruby equals what readelf says of it, or, where libruby
-    does not export them (3.3), what objdump shows of the code that uses them."""
+    """What dump-unwind reads of libruby equals what readelf says of it (on aarch64, the
+    slot of ruby_current_ec's TLS descriptor), or, where libruby does not export them
+    (3.3), what objdump shows of the code that uses them."""
     got = json.load(open(args.json))["ruby"]
     syms = subprocess.run(["readelf", "-Ws", "--dyn-syms", args.elf], capture_output=True,
                           text=True, check=True).stdout
@@ -1436,7 +1437,9 @@ def cmd_ruby_runtime(args):
             by_type[f[2]] += f[0].lstrip("0") + " "
         if len(f) >= 5 and f[2] == "R_X86_64_DTPMOD64" and f[4] == "ruby_current_ec":
             want["ec_module_got"] = hex(int(f[0], 16))
-    if "ec_module_got" not in want:
+        if len(f) >= 5 and f[2] == "R_AARCH64_TLSDESC" and f[4] == "ruby_current_ec":
+            want["ec_tlsdesc_got"] = hex(int(f[0], 16))
+    if "ec_module_got" not in want and "ec_tlsdesc_got" not in want:
         # hidden: found in the code; a local symbol, where there is one, must agree
         code = ruby_ec_by_objdump(args.elf, by_type)
         if want.get("ec_offset", code["ec_offset"]) != code["ec_offset"]:
@@ -1451,7 +1454,8 @@ def cmd_ruby_runtime(args):
     for key, value in want.items():
         if got.get(key) != value:
             fail(f"{key} is {got.get(key)}, readelf and objdump say {value}")
-    if not {"vm_exec", "ec_offset", "ec_module_got"} <= want.keys():
+    if not {"vm_exec", "ec_offset"} <= want.keys() or \
+            not {"ec_module_got", "ec_tlsdesc_got"} & want.keys():
         fail(f"readelf and objdump did not show rb_vm_exec, ruby_current_ec and its module: {want}")
 
 
@@ -1831,6 +1835,217 @@ def cmd_perl_pprof(args):
              f"not in their sub: {bad[:5]}")
 
 
+def php_function_lines(source):
+    """Each function, method and closure of a PHP source (one "function NAME(" a line, a
+    method's name with its class's, a closure "{closure}"), its body ending at the first line
+    that is its indent and "}" (a closure's "};"), by name: its first and last lines."""
+    lines = open(source).read().splitlines()
+    funcs, cls = {}, None
+    for i, ln in enumerate(lines, 1):
+        m = re.match(r"class (\w+)", ln)
+        if m:
+            cls = m.group(1)
+        m = re.match(r"(\s*)(?:(?:public|private|protected|static) )*function (\w+)\(", ln) or \
+            re.match(r"(\s*)\$\w+ = function ()\(", ln)
+        if not m:
+            continue
+        indent, name = m.group(1), m.group(2)
+        end = indent + ("}" if name else "};")
+        if not name:
+            name = "{closure}"
+        elif indent and cls:
+            name = f"{cls}::{name}"
+        funcs[name] = (i, next(j for j in range(i + 1, len(lines) + 1) if lines[j - 1] == end))
+    return funcs
+
+
+def php_name(name):
+    """A PHP frame's name, PHP 8.4's closures ("{closure:FILE:LINE}") as 8.2's."""
+    return "{closure}" if name.startswith("{closure") else name
+
+
+# A PHP frame: NAME (FILE:LINE), FILE "app.php(21) : eval()'d code" for an eval's code.
+PHP_FRAME = re.compile(r"(\S+) \((.*):(\d+)\)")
+
+
+def php_frames(sample):
+    """The PHP frames of sample, root first, as (name, file, line)."""
+    frames = []
+    for f in sample.frames:
+        m = PHP_FRAME.fullmatch(f)
+        if m and not f.endswith("_[k]"):
+            frames.append((php_name(m.group(1)), m.group(2), int(m.group(3))))
+    return frames
+
+
+def php_names(sample):
+    return [name for name, _, _ in php_frames(sample)]
+
+
+# phchain.php's chains, root first, by the function that calls burn.
+PHP_CHAINS = {
+    "c2": ["{main}", "c1", "c2", "burn"],
+    "keyfn": ["{main}", "Sorter::run", "Sorter::cmp", "keyfn", "burn"],
+    "{closure}": ["{main}", "mapper", "{closure}", "burn"],
+}
+# Where C code calls PHP back: the caller, the callee.
+PHP_CALLBACKS = [("Sorter::run", "Sorter::cmp"), ("mapper", "{closure}")]
+
+
+def cmd_php(args):
+    """PHP frames of phchain.php's known chains: each whole, the callbacks of usort and
+    array_map with the executor's C frames between caller and callee, burn's lines in its
+    body."""
+    first, last = php_function_lines(args.source)["burn"]
+    samples = [s for s in read_folded(args.folded) if comm_matches(s, args.comm)]
+    total = sum(s.count for s in samples)
+    php = sum(s.count for s in samples if s.python)
+    seen, good = collections.Counter(), collections.Counter()
+    calls, between = collections.Counter(), collections.Counter()
+    burned = in_body = 0
+    for s in samples:
+        frames = php_frames(s)
+        names = [n for n, _, _ in frames]
+        if len(names) >= 2 and names[-1] == "burn" and names[-2] in PHP_CHAINS:
+            key = names[-2]
+            seen[key] += s.count
+            good[key] += s.count if names == PHP_CHAINS[key] else 0
+            burned += s.count
+            if frames[-1][1] == (args.path or args.source) and first <= frames[-1][2] <= last:
+                in_body += s.count
+        for caller, callee in PHP_CALLBACKS:
+            if caller not in names or callee not in names:
+                continue
+            named = [php_name(PHP_FRAME.fullmatch(f).group(1))
+                     if PHP_FRAME.fullmatch(f) else f for f in s.frames]
+            i, j = named.index(caller), named.index(callee)
+            native = s.frames[i + 1:j]
+            calls[caller] += s.count
+            ok = "zend_call_function" in native and "execute_ex" in native and \
+                not any(PHP_FRAME.fullmatch(f) for f in native)
+            between[caller] += s.count if ok else 0
+    print(f"{total} samples, {php} with PHP frames", file=sys.stderr)
+    ok = total >= args.min_samples and php >= args.min_with_frames * total
+    for key, chain in PHP_CHAINS.items():
+        share = good[key] / seen[key] if seen[key] else 0
+        print(f"  {';'.join(chain)}: {seen[key]} samples, {share:.2%} whole", file=sys.stderr)
+        ok &= seen[key] >= 20 and share >= args.min_ratio
+    for caller, callee in PHP_CALLBACKS:
+        share = between[caller] / calls[caller] if calls[caller] else 0
+        print(f"  zend_call_function and execute_ex between {caller} and {callee}: "
+              f"{share:.2%} of {calls[caller]}", file=sys.stderr)
+        ok &= share >= args.min_ratio
+    share = in_body / burned if burned else 0
+    print(f"  burn's line in {first}..{last} of {args.path or args.source}: {share:.2%} "
+          f"of {burned}", file=sys.stderr)
+    ok &= share >= args.min_ratio
+    if not ok:
+        show(samples, "top stacks:")
+        fail("the PHP frames are not those of phchain.php's chains")
+
+
+def excimer_stacks(path, script):
+    """excimer's collapsed stacks ("FRAME;...;FRAME COUNT", root first), named as unwprof
+    names them: the script's own code (excimer names it by its file) "{main}", a closure
+    "{closure}"."""
+    stacks = collections.Counter()
+    for ln in open(path):
+        ln = ln.strip()
+        if not ln:
+            continue
+        stack, count = ln.rsplit(" ", 1)
+        names = ["{main}" if f == script else php_name(f) for f in stack.split(";") if f]
+        stacks[tuple(names)] += int(count)
+    return stacks
+
+
+def cmd_php_chains(args):
+    """Of the samples whose two innermost PHP frames are a chain's last two, at least
+    --min-ratio have exactly the chain's PHP frames, for each --chain (";"-separated
+    names)."""
+    samples = [s for s in read_folded(args.folded) if comm_matches(s, args.comm)]
+    ok = True
+    for arg in args.chain:
+        chain = arg.split(";")
+        seen = sum(s.count for s in samples if php_names(s)[-2:] == chain[-2:])
+        good = sum(s.count for s in samples if php_names(s) == chain)
+        share = good / seen if seen else 0
+        print(f"  {arg}: {seen} samples, {share:.2%} whole", file=sys.stderr)
+        ok &= seen >= args.min_samples and share >= args.min_ratio
+    if not ok:
+        show(samples, "top stacks:")
+        fail(f"the PHP frames of {args.comm} are not {args.chain}")
+
+
+def cmd_php_excimer(args):
+    """unwprof's PHP frames against excimer's, sampling the same run: the stacks of at least
+    --min-ratio of excimer's samples appear among unwprof's (their functions in the same
+    order), and each function's share of the innermost frames agrees within --max-diff."""
+    theirs = excimer_stacks(args.excimer, args.path or args.source)
+    ours = collections.Counter()
+    for s in read_folded(args.folded):
+        names = php_names(s)
+        if comm_matches(s, args.comm) and names:
+            ours[tuple(names)] += s.count
+    a, b = sum(ours.values()), sum(theirs.values())
+    found = sum(n for stack, n in theirs.items() if stack in ours)
+    share = found / b if b else 0
+    print(f"  excimer: {b} samples, {share:.2%} of them of a stack unwprof has "
+          f"({a} samples with PHP frames)", file=sys.stderr)
+    ok = a >= args.min_samples and b >= args.min_samples and share >= args.min_ratio
+    top_ours, top_theirs = collections.Counter(), collections.Counter()
+    for stack, n in ours.items():
+        top_ours[stack[-1]] += n
+    for stack, n in theirs.items():
+        top_theirs[stack[-1]] += n
+    for name in sorted(set(top_ours) | set(top_theirs)):
+        x, y = top_ours[name] / a if a else 0, top_theirs[name] / b if b else 0
+        if max(x, y) < 0.02:
+            continue
+        print(f"  {name}: unwprof {x:.2%}, excimer {y:.2%}", file=sys.stderr)
+        ok &= abs(x - y) <= args.max_diff
+    if not ok:
+        fail(f"unwprof's PHP stacks differ from excimer's (their order, or the innermost "
+             f"functions' shares by more than {args.max_diff:.0%})")
+
+
+def cmd_php_pprof(args):
+    """In pprof (go tool pprof -raw), the functions of the source are functions with its
+    file, each location's line inside the function, or 0 (unknown: the frame's opline's line
+    was not in its function, which the namer does not keep) in at most --max-unknown of the
+    samples with the source's functions."""
+    funcs = php_function_lines(args.source)
+    raw = subprocess.run(["go", "tool", "pprof", "-raw", args.pprof], capture_output=True,
+                         text=True, check=True).stdout
+    seen, bad, unknown_locs = collections.Counter(), [], set()
+    ours = set()
+    for m in re.finditer(r"^ +(\d+): 0x[0-9a-f]+ M=\d+ (\S+) (.*):(\d+) s=\d+$", raw, re.M):
+        loc, name, path, line = int(m.group(1)), php_name(m.group(2)), m.group(3), \
+            int(m.group(4))
+        if name not in funcs:
+            continue
+        seen[name] += 1
+        ours.add(loc)
+        first, last = funcs[name]
+        if line == 0:
+            unknown_locs.add(loc)
+        if path != args.path or not (first <= line <= last or line == 0):
+            bad.append(m.group(0).strip())
+    total = unknown = 0
+    for m in re.finditer(r"^ +(\d+) +\d+: ([\d ]+)$", raw, re.M):
+        locs = {int(x) for x in m.group(2).split()}
+        if locs & ours:
+            total += int(m.group(1))
+            unknown += int(m.group(1)) if locs & unknown_locs else 0
+    print(f"pprof locations of the source's functions: {dict(seen)}, {len(unknown_locs)} of "
+          f"them without a line, in {unknown} of {total} samples", file=sys.stderr)
+    if not total or unknown > args.max_unknown * total:
+        bad.append(f"{unknown} of {total} samples with a location without a line")
+    if bad or len(seen) < args.min_functions:
+        fail(f"{len(seen)} functions of the source named, expected {args.min_functions}; "
+             f"not in their function: {bad[:5]}")
+
+
 def cmd_python_cold(args):
     """The .cold part of a stripped eval loop that dump-unwind found in .eh_frame is one FDE
     (readelf -wf), named by no symbol, whose code jumps into the loop (objdump -d)."""
@@ -2097,6 +2312,39 @@ def main():
     s.add_argument("--path", required=True)
     s.add_argument("--min-functions", type=int, default=5)
     s.set_defaults(fn=cmd_perl_pprof)
+    s = sub.add_parser("php")
+    s.add_argument("folded")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--source", required=True)
+    s.add_argument("--path", help="the source's path in the frames (another root's)")
+    s.add_argument("--min-with-frames", type=float, default=0.9)
+    s.add_argument("--min-ratio", type=float, default=0.95)
+    s.add_argument("--min-samples", type=int, default=200)
+    s.set_defaults(fn=cmd_php)
+    s = sub.add_parser("php-chains")
+    s.add_argument("folded")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--chain", action="append", required=True)
+    s.add_argument("--min-ratio", type=float, default=0.95)
+    s.add_argument("--min-samples", type=int, default=100)
+    s.set_defaults(fn=cmd_php_chains)
+    s = sub.add_parser("php-excimer")
+    s.add_argument("folded")
+    s.add_argument("excimer", help="excimer's stacks, formatCollapsed()")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--source", required=True)
+    s.add_argument("--path", help="the source's path in the frames (another root's)")
+    s.add_argument("--min-ratio", type=float, default=0.95)
+    s.add_argument("--max-diff", type=float, default=0.05)
+    s.add_argument("--min-samples", type=int, default=200)
+    s.set_defaults(fn=cmd_php_excimer)
+    s = sub.add_parser("php-pprof")
+    s.add_argument("pprof")
+    s.add_argument("--source", required=True)
+    s.add_argument("--path", required=True)
+    s.add_argument("--min-functions", type=int, default=5)
+    s.add_argument("--max-unknown", type=float, default=0.02)
+    s.set_defaults(fn=cmd_php_pprof)
     s = sub.add_parser("python-cold")
     s.add_argument("json")
     s.add_argument("elf")

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Writes corpus-rbruntime/: small ELF64 x86_64 files shaped like a libruby 3.3.
+"""Writes corpus-rbruntime/: small ELF64 x86_64 files shaped like a libruby 3.3, and
+aarch64 ones shaped like Debian's arm64 libruby 3.1.
 
 usage: make_rbruntime_seeds.py [OUTDIR]   (default: corpus-rbruntime next to this script)
 
@@ -54,6 +55,18 @@ def lookup():
     return cmp + mov + b"\xc3"
 
 
+def a64(*insns):
+    return b"".join(struct.pack("<I", i) for i in insns)
+
+
+def lookup_a64():
+    """adrp x0, SYMBOLS; ldr w1, [x0, #lo]; add x0, x0, #lo; ldr x0, [x0, #16]; ret
+    (SYMBOLS in LOOKUP's page)."""
+    lo = SYMBOLS & 0xfff
+    return a64(0x90000000, 0xb9400000 | (lo // 4) << 10 | 1, 0x91000000 | lo << 10,
+               0xf9400000 | (16 // 8) << 10, 0xd65f03c0)
+
+
 def eh_frame(lo, size):
     """A CIE (zR, pc-relative sdata4 FDE pointers) and one FDE for [lo, lo + size)."""
     cie_body = struct.pack("<IB", 0, 1) + b"zR\0" + b"\x01\x78\x10\x01\x1b" + \
@@ -66,7 +79,9 @@ def eh_frame(lo, size):
 
 
 def elf(version=b"3.3.8", iseq_eval=(VM_EXEC,), main=(VM_EXEC,), fde=True, reloc=True,
-        offset=0x10, file_end=END):
+        offset=0x10, file_end=END, aarch64=False):
+    if aarch64:
+        return elf_a64(version, reloc, file_end)
     body = bytearray(END)
     body[VERSION:VERSION + len(version) + 1] = version + b"\0"
     tc = thread_current()
@@ -114,7 +129,53 @@ def elf(version=b"3.3.8", iseq_eval=(VM_EXEC,), main=(VM_EXEC,), fde=True, reloc
     return out + b"\0" * (shoff - len(out)) + sh
 
 
+def elf_a64(version, reloc, file_end):
+    """An aarch64 libruby 3.1's shape: rb_vm_exec and ruby_current_ec (TLS, at 8 of its
+    block) exported in .dynsym, the variable's TLS descriptor (R_AARCH64_TLSDESC) among
+    .rela.plt's relocations, rb_id2str a branch to the lookup."""
+    body = bytearray(END)
+    body[VERSION:VERSION + len(version) + 1] = version + b"\0"
+    body[VM_EXEC:VM_EXEC + FN_SIZE] = a64(*[0xd503201f] * (FN_SIZE // 4 - 1), 0xd65f03c0)
+    body[ID2STR:ID2STR + 4] = a64(0x14000000 | (LOOKUP - ID2STR) // 4)
+    lk = lookup_a64()
+    body[LOOKUP:LOOKUP + len(lk)] = lk
+    body[GOT:GOT + 16] = struct.pack("<QQ", 0, 0x40)
+    body[SYMBOLS:SYMBOLS + 24] = struct.pack("<IIQQ", 1000, 0, 0, 0)
+    syms = [("ruby_version", VERSION, len(version) + 1, 1, BASE),
+            ("rb_vm_exec", VM_EXEC, FN_SIZE, 2, BASE),
+            ("rb_id2str", ID2STR, 4, 2, BASE),
+            ("ruby_current_ec", 8, 8, 6, 0)]
+    strtab = b"\0"
+    symtab = b"\0" * 24
+    for name, off, size, typ, base in syms:
+        symtab += struct.pack("<IBBHQQ", len(strtab), 0x10 | typ, 0, 1, base + off, size)
+        strtab += name.encode() + b"\0"
+    rela = struct.pack("<QQq", BASE + GOT, (len(syms) << 32) | (1031 if reloc else 1026), 0)
+    body[RELA:RELA + 24] = rela
+    shstr = b"\0.text\0.rela.plt\0.dynsym\0.dynstr\0.shstrtab\0"
+    symtab_off = END
+    strtab_off = symtab_off + len(symtab)
+    shstr_off = strtab_off + len(strtab)
+    shoff = (shstr_off + len(shstr) + 7) & ~7
+    ehdr = (b"\x7fELF\x02\x01\x01" + b"\0" * 9 +
+            struct.pack("<HHIQQQIHHHHHH", 3, 183, 1, 0, 64, shoff, 0, 64, 56, 1, 64, 6, 5))
+    phdr = struct.pack("<IIQQQQQQ", 1, 7, 0, BASE, BASE, file_end, END, 0x1000)
+    body[0:64] = ehdr
+    body[64:120] = phdr
+    sh = b"\0" * 64
+    sh += struct.pack("<IIQQQQIIQQ", 1, 1, 6, BASE + 0x100, 0x100, EH_FRAME - 0x100, 0, 0, 16, 0)
+    sh += struct.pack("<IIQQQQIIQQ", 7, 4, 2, BASE + RELA, RELA, 24, 3, 0, 8, 24)
+    sh += struct.pack("<IIQQQQIIQQ", 17, 11, 2, 0, symtab_off, len(symtab), 4, 1, 8, 24)
+    sh += struct.pack("<IIQQQQIIQQ", 25, 3, 2, 0, strtab_off, len(strtab), 0, 0, 1, 0)
+    sh += struct.pack("<IIQQQQIIQQ", 33, 3, 0, 0, shstr_off, len(shstr), 0, 0, 1, 0)
+    out = bytes(body) + symtab + strtab + shstr
+    return out + b"\0" * (shoff - len(out)) + sh
+
+
 SEEDS = {
+    "aarch64-ruby31": elf(version=b"3.1.2", aarch64=True),
+    "aarch64-no-tlsdesc": elf(version=b"3.1.2", aarch64=True, reloc=False),
+    "aarch64-code-past-file": elf(version=b"3.1.2", aarch64=True, file_end=ID2STR + 2),
     "ruby33": elf(),
     "ruby31-version": elf(version=b"3.1.2"),
     "ruby32-unknown": elf(version=b"3.2.4"),

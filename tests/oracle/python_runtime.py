@@ -18,9 +18,14 @@ setup.sh keeps in $UNWPROF_SID_ROOT-dwarf: every offset read from
 _Py_DebugOffsets is checked against it, and so is the .cold part of the
 eval loop found in .eh_frame, against the symbol the DWARF file has.
 
+Debian's arm64 python3.11 (setup.sh arm64), which this machine cannot run,
+is checked against the DWARF of the same package version's python3.11d
+(python3.11-dbg), its version against its package's.
+
 Usage: python_runtime.py UNWPROF --pyenv 3.X
        python_runtime.py UNWPROF --debian /usr/bin/python3.11
        python_runtime.py UNWPROF --sid 3.14
+       python_runtime.py UNWPROF --arm64
 Exit 77 (skip) when the build, gdb or readelf is absent; a failure instead
 when UNWPROF_REQUIRE_BPF=1 (CI), since setup.sh installs them there.
 """
@@ -208,6 +213,8 @@ def main():
                    help="Debian's stripped interpreter, checked against the pyenv build of its version")
     g.add_argument("--sid", metavar="3.X",
                    help="the sid root's python3.X, checked against its own DWARF")
+    g.add_argument("--arm64", action="store_true",
+                   help="the arm64 root's python3.11, checked against python3.11-dbg's DWARF")
     args = p.parse_args()
     for tool in ("gdb", "readelf"):
         if not shutil.which(tool):
@@ -221,6 +228,8 @@ def main():
         if not os.path.exists(dwarf):
             return skip(f"no DWARF of python{args.sid} in {dwarf} (./setup.sh test fetches it)")
         return check(args.unwprof, interp, interp, dwarf, root=root, own_dwarf=True)
+    if args.arm64:
+        return check_arm64(args.unwprof)
     if args.pyenv:
         minor = int(args.pyenv.split(".")[1])
         lib, interp = pyenv_build(minor)
@@ -240,7 +249,26 @@ def main():
     return check(args.unwprof, lib, interp, dwarf)
 
 
-def check(unwprof, libpython, interpreter, dwarf_file, root=None, own_dwarf=False):
+def check_arm64(unwprof):
+    """Debian's arm64 python3.11 (setup.sh arm64), which this machine cannot run: its
+    version from its package's, its offsets against the DWARF of python3.11-dbg's
+    python3.11d, the same source built for debugging, of the same package version."""
+    root = os.environ.get("UNWPROF_ARM64_ROOT", "/var/cache/unwprof-tests/arm64")
+    interp = f"{root}/sysroot/usr/bin/python3.11"
+    dwarf = f"{root}/dwarf/usr/bin/python3.11d"
+    debs = glob.glob(f"{root}/debs/python3.11-minimal_*_arm64.deb")
+    if not os.path.exists(interp) or not os.path.exists(dwarf) or not debs:
+        return skip(f"no arm64 python3.11 and python3.11-dbg in {root} (./setup.sh arm64)")
+    version = subprocess.run(["dpkg-deb", "-f", debs[0], "Version"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+    m = re.match(r"(\d+)\.(\d+)\.(\d+)-", version)
+    info = (int(m.group(1)), int(m.group(2)), int(m.group(3)), "final", 0)
+    hexv = "%x" % (info[0] << 24 | info[1] << 16 | info[2] << 8 | 0xf0)
+    return check(unwprof, interp, interp, dwarf, version=(info, hexv))
+
+
+def check(unwprof, libpython, interpreter, dwarf_file, root=None, own_dwarf=False,
+          version=None):
     out = subprocess.run([unwprof, "dump-unwind", "--summary", "--json", libpython],
                          capture_output=True, text=True)
     if out.returncode:
@@ -253,7 +281,7 @@ def check(unwprof, libpython, interpreter, dwarf_file, root=None, own_dwarf=Fals
         return 1
     print(f"{libpython}: {json.dumps(py)}", file=sys.stderr)
 
-    info, hexv = interpreter_version(interpreter, root)
+    info, hexv = version or interpreter_version(interpreter, root)
     ver = version_text(info)
     if py["version"] != ver:
         fail(f"version {py['version']}, {interpreter} says {ver} ({info})")
@@ -312,7 +340,7 @@ def check(unwprof, libpython, interpreter, dwarf_file, root=None, own_dwarf=Fals
             if minor >= 13 else "table"
         if py.get("offset_sources", {}).get(key) != want_src:
             fail(f"{key}: source {py.get('offset_sources', {}).get(key)}, expected {want_src}")
-    if dwarf_file:
+    if dwarf_file and not version:
         check_tls_code(libpython, py)
     if failures:
         return 1

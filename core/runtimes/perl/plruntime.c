@@ -116,17 +116,17 @@ static int read_version(const struct elf_file *ef, const struct elf_symbol_query
 static int read_tls(const struct elf_file *ef, const struct elf_symbol_query *context,
 		    struct plruntime *pr)
 {
-	uint64_t tpoff, module;
+	struct elf_tls_slots slots;
 
-	elf_file__tls_slots(ef, "PL_current_context", &tpoff, &module);
-	if (tpoff) {
-		pr->tls_got = tpoff;
+	elf_file__tls_slots(ef, "PL_current_context", &slots);
+	if (slots.tpoff) {
+		pr->tls_got = slots.tpoff;
 		pr->tls_static = true;
 		return 0;
 	}
-	if (!module || context->value % 8 || context->value >= 65536)
+	if (!slots.dtpmod || context->value % 8 || context->value >= 65536)
 		return -ENOTSUP;
-	pr->tls_got = module;
+	pr->tls_got = slots.dtpmod;
 	pr->tls_offset = context->value;
 	return 0;
 }

@@ -626,6 +626,18 @@ static int read_debug_offsets(const struct elf_file *ef, const struct elf_symbol
 
 /* ---- all of it ---- */
 
+/*
+ * _PyRuntime.autoTSSkey on aarch64, where it alone of the table's offsets
+ * differs: the GIL's two mutexes before it are pthread_mutex_t, 48 bytes
+ * there and 40 on x86_64. Checked for 3.11 against python3.11-dbg's arm64
+ * DWARF; unknown for the others (only dump-unwind shows it: the walk finds
+ * threads without it).
+ */
+static int32_t aarch64_tss_key(unsigned int minor)
+{
+	return minor == 11 ? 608 : PY_OFF_NONE;
+}
+
 static int read_offsets(const struct elf_file *ef, const struct elf_symbol_query *syms,
 			struct pyruntime *pr)
 {
@@ -636,6 +648,8 @@ static int read_offsets(const struct elf_file *ef, const struct elf_symbol_query
 		if (py_table[i].minor == pr->minor) {
 			pr->off = py_table[i].off;
 			pr->offsets_source = PY_OFFSETS_TABLE;
+			if (elf_file__machine(ef) == EM_AARCH64)
+				pr->off.runtime_tss_key = aarch64_tss_key(pr->minor);
 			return 0;
 		}
 	}
@@ -839,8 +853,9 @@ int pyruntime__read(const struct elf_file *ef, struct pyruntime *pr)
 		return err;
 	if (!syms[SYM_EVAL].found || (!syms[SYM_RUNTIME].found && !syms[SYM_INTERP_HEAD].found))
 		return -ENOENT;
-	if (elf_file__machine(ef) != EM_X86_64)
-		return py_refuse(ef, pr, -ENOTSUP, "CPython's offsets are known on x86_64 only");
+	if (elf_file__machine(ef) != EM_X86_64 && elf_file__machine(ef) != EM_AARCH64)
+		return py_refuse(ef, pr, -ENOTSUP,
+				 "CPython's offsets are known on x86_64 and aarch64 only");
 	err = read_version(ef, syms, pr);
 	if (!err)
 		err = read_offsets(ef, syms, pr);

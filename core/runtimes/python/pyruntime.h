@@ -29,8 +29,10 @@
  * DWARF of each build by tests/oracle/python_runtime.py. What is neither
  * is refused (-ENOTSUP), never guessed: a minor version whose layout of
  * _Py_DebugOffsets is not known here (3.16 on), free-threaded builds,
- * versions before 3.6, and architectures other than x86_64, on which the
- * table was not checked. A refused interpreter keeps its version and its
+ * versions before 3.6, architectures other than x86_64 and aarch64 (LP64
+ * both, with one layout; the table was checked on aarch64 against Debian's
+ * arm64 python3.11-dbg), and, on aarch64, versions before 3.11, whose
+ * version is read from x86_64 code. A refused interpreter keeps its version and its
  * eval loop, so that its samples are counted (python-version-unsupported).
  *
  * 3.14 on: f_executable is a _PyStackRef, whose low bits are tags (the

@@ -159,18 +159,17 @@ static uint64_t rip_operand(const uint8_t *code, size_t size, uint64_t vaddr, co
 }
 
 /*
- * Where ruby_global_symbols is, from rb_id2str's code: it jumps to the
- * lookup, which compares the serial with last_id (cmp %edi, disp(%rip))
- * and loads ids 16 bytes on (mov disp(%rip), %rdi). Nothing is set when
- * the code is not of that shape: C methods are then "<cfunc>".
+ * x86_64: rb_id2str jumps (jmp rel32) to the lookup, which compares the
+ * serial with last_id (cmp %edi, disp(%rip)) and loads ids 16 bytes on
+ * (mov disp(%rip), %rdi).
  */
-static void read_symbols(const struct elf_file *ef, const struct elf_symbol_query *id2str,
-			 struct rbruntime *rr)
+static void symbols_x64(const struct elf_file *ef, const struct elf_symbol_query *id2str,
+			uint64_t *last_id, uint64_t *ids)
 {
 	static const uint8_t cmp_edi[] = { 0x39, 0x3d }, mov_rdi[] = { 0x48, 0x8b, 0x3d };
 	size_t n = id2str->size < ID2STR_CODE_MAX ? id2str->size : ID2STR_CODE_MAX;
 	const uint8_t *code = elf_file__vaddr_bytes(ef, id2str->value, n);
-	uint64_t lookup = 0, last_id, ids;
+	uint64_t lookup = 0;
 
 	for (size_t i = 0; code && i + 5 <= n && !lookup; i++)
 		if (code[i] == X86_JMP_REL32)
@@ -178,8 +177,76 @@ static void read_symbols(const struct elf_file *ef, const struct elf_symbol_quer
 	code = lookup ? elf_file__vaddr_bytes(ef, lookup, ID_LOOKUP_CODE_MAX) : NULL;
 	if (!code)
 		return;
-	last_id = rip_operand(code, ID_LOOKUP_CODE_MAX, lookup, cmp_edi, sizeof(cmp_edi));
-	ids = rip_operand(code, ID_LOOKUP_CODE_MAX, lookup, mov_rdi, sizeof(mov_rdi));
+	*last_id = rip_operand(code, ID_LOOKUP_CODE_MAX, lookup, cmp_edi, sizeof(cmp_edi));
+	*ids = rip_operand(code, ID_LOOKUP_CODE_MAX, lookup, mov_rdi, sizeof(mov_rdi));
+}
+
+/* The aarch64 instruction at code + i. */
+static uint32_t a64_insn(const uint8_t *code, size_t i)
+{
+	uint32_t insn;
+
+	memcpy(&insn, code + i, sizeof(insn));
+	return insn;
+}
+
+/* Bits [lo, lo + n) of insn, sign-extended. */
+static int64_t a64_sbits(uint32_t insn, unsigned int lo, unsigned int n)
+{
+	uint64_t v = (insn >> lo) & ((1ULL << n) - 1);
+
+	return (int64_t)(v << (64 - n)) >> (64 - n);
+}
+
+/*
+ * aarch64: rb_id2str branches (b) to the lookup, which forms last_id's
+ * page (adrp), loads it (ldr w, [page, #off]), adds its offset to the page
+ * (add x, page, #off) and loads ids 16 bytes on (ldr x, [last_id, #16]).
+ * Each register's address formed so far is followed in addr.
+ */
+static void symbols_a64(const struct elf_file *ef, const struct elf_symbol_query *id2str,
+			uint64_t *last_id, uint64_t *ids)
+{
+	size_t n = id2str->size < ID2STR_CODE_MAX ? id2str->size : ID2STR_CODE_MAX;
+	const uint8_t *code = elf_file__vaddr_bytes(ef, id2str->value, n);
+	uint64_t lookup = 0, addr[32] = { 0 };
+
+	for (size_t i = 0; code && i + 4 <= n && !lookup; i += 4)
+		if ((a64_insn(code, i) & 0xfc000000) == 0x14000000) /* b imm26 */
+			lookup = id2str->value + i +
+				 (uint64_t)(a64_sbits(a64_insn(code, i), 0, 26) * 4);
+	code = lookup ? elf_file__vaddr_bytes(ef, lookup, ID_LOOKUP_CODE_MAX) : NULL;
+	for (size_t i = 0; code && i + 4 <= ID_LOOKUP_CODE_MAX; i += 4) {
+		uint32_t insn = a64_insn(code, i), rd = insn & 31, rn = (insn >> 5) & 31;
+		uint64_t imm12 = (insn >> 10) & 0xfff, pc = lookup + i;
+
+		if ((insn & 0x9f000000) == 0x90000000) /* adrp */
+			addr[rd] =
+				(pc & ~0xfffULL) +
+				(uint64_t)(a64_sbits(insn, 5, 19) * 4 + ((insn >> 29) & 3)) * 4096;
+		else if ((insn & 0xffc00000) == 0xb9400000 && addr[rn] && !*last_id) /* ldr w */
+			*last_id = addr[rn] + imm12 * 4;
+		else if ((insn & 0xffc00000) == 0x91000000 && addr[rn]) /* add x, #imm12 */
+			addr[rd] = addr[rn] + imm12;
+		else if ((insn & 0xffc00000) == 0xf9400000 && addr[rn] && *last_id && !*ids)
+			*ids = addr[rn] + imm12 * 8; /* ldr x */
+	}
+}
+
+/*
+ * Where ruby_global_symbols is, from rb_id2str's code (symbols_x64,
+ * symbols_a64). Nothing is set when the code is not of the shape known:
+ * C methods are then "<cfunc>".
+ */
+static void read_symbols(const struct elf_file *ef, const struct elf_symbol_query *id2str,
+			 struct rbruntime *rr)
+{
+	uint64_t last_id = 0, ids = 0;
+
+	if (elf_file__machine(ef) == EM_AARCH64)
+		symbols_a64(ef, id2str, &last_id, &ids);
+	else
+		symbols_x64(ef, id2str, &last_id, &ids);
 	if (!last_id || ids != last_id + SYMBOLS_IDS_OFF ||
 	    !elf_file__vaddr_mapped(ef, last_id, 24))
 		return;
@@ -206,15 +273,17 @@ static int read_version(const struct elf_file *ef, const struct elf_symbol_query
 
 /*
  * The GOT slot the dynamic loader fills with the module id of
- * ruby_current_ec (its R_X86_64_DTPMOD64 relocation in .rela.dyn), 0 when
- * the variable is reached another way (TLSDESC, a static offset).
+ * ruby_current_ec (its DTPMOD64 relocation in .rela.dyn), else on aarch64
+ * its TLS descriptor's (ec_tlsdesc); 0 when the variable is reached
+ * another way (a static offset).
  */
-static uint64_t ec_module_slot(const struct elf_file *ef)
+static uint64_t ec_module_slot(const struct elf_file *ef, struct rbruntime *rr)
 {
-	uint64_t tpoff, module;
+	struct elf_tls_slots slots;
 
-	elf_file__tls_slots(ef, "ruby_current_ec", &tpoff, &module);
-	return module;
+	elf_file__tls_slots(ef, "ruby_current_ec", &slots);
+	rr->ec_tlsdesc = !slots.dtpmod && slots.tlsdesc;
+	return slots.dtpmod ? slots.dtpmod : slots.tlsdesc;
 }
 
 /* The relocation of type type at vaddr in .rela.dyn into *r; false when there is none. */
@@ -419,6 +488,10 @@ static int read_vm_exec(const struct elf_file *ef, const struct elf_symbol_query
 {
 	const struct elf_symbol_query *exec = &syms[SYM_VM_EXEC];
 
+	if (!exec->found && elf_file__machine(ef) != EM_X86_64) {
+		pr_debug("%s: rb_vm_exec is found from x86_64 code only", elf_file__path(ef));
+		return -ENOTSUP;
+	}
 	if (!exec->found)
 		return vm_exec_from_code(ef, syms, rr);
 	if (!exec->size || !elf_file__vaddr_bytes(ef, exec->value, exec->size)) {
@@ -441,10 +514,20 @@ static int read_ec(const struct elf_file *ef, const struct elf_symbol_query *sym
 	const struct elf_symbol_query *ec = &syms[SYM_EC];
 	int err;
 
-	rr->ec_module_got = ec->found ? ec_module_slot(ef) : 0;
+	rr->ec_module_got = ec->found ? ec_module_slot(ef, rr) : 0;
 	if (rr->ec_module_got) {
+		if (ec->value % 8 || ec->value >= TLS_OFFSET_MAX) {
+			pr_debug("%s: ruby_current_ec at %#" PRIx64
+				 " is no variable of a TLS block",
+				 elf_file__path(ef), ec->value);
+			return -EINVAL;
+		}
 		rr->ec_offset = ec->value;
 		return 0;
+	}
+	if (elf_file__machine(ef) != EM_X86_64) {
+		pr_debug("%s: ruby_current_ec is found from x86_64 code only", elf_file__path(ef));
+		return -ENOTSUP;
 	}
 	err = ec_from_code(ef, &syms[SYM_THREAD_CURRENT], rr);
 	if (!err && ec->found && ec->value != rr->ec_offset) {
@@ -469,8 +552,9 @@ int rbruntime__read(const struct elf_file *ef, struct rbruntime *rr)
 	/* libruby, or a ruby with it linked in: it has its version and runs Ruby's threads */
 	if (!syms[SYM_VERSION].found || !(syms[SYM_EC].found || syms[SYM_THREAD_CURRENT].found))
 		return -ENOENT;
-	if (elf_file__machine(ef) != EM_X86_64) {
-		pr_debug("%s: Ruby's offsets are known on x86_64 only", elf_file__path(ef));
+	if (elf_file__machine(ef) != EM_X86_64 && elf_file__machine(ef) != EM_AARCH64) {
+		pr_debug("%s: Ruby's offsets are known on x86_64 and aarch64 only",
+			 elf_file__path(ef));
 		return -ENOTSUP;
 	}
 	if (read_version(ef, &syms[SYM_VERSION], rr)) {
@@ -501,13 +585,20 @@ int rbruntime__read(const struct elf_file *ef, struct rbruntime *rr)
 /* What a walk of Ruby's frames reads in this file, as dump-unwind shows it. */
 void rbruntime__print(FILE *f, const struct rbruntime *r)
 {
-	fprintf(f,
-		"Ruby:        %u.%u.%u, rb_vm_exec %#" PRIx64 "-%#" PRIx64
-		"%s, ruby_current_ec at %#" PRIx64 " of its TLS block"
-		" (module id in the GOT at %#" PRIx64 "%s)\n",
-		r->major, r->minor, r->teeny, r->vm_exec_lo, r->vm_exec_hi,
-		r->vm_exec_from_code ? " (where rb_iseq_eval jumps)" : "", r->ec_offset,
-		r->ec_module_got, r->ec_from_code ? "; from rb_thread_current's code" : "");
+	fprintf(f, "Ruby:        %u.%u.%u, rb_vm_exec %#" PRIx64 "-%#" PRIx64 "%s, ", r->major,
+		r->minor, r->teeny, r->vm_exec_lo, r->vm_exec_hi,
+		r->vm_exec_from_code ? " (where rb_iseq_eval jumps)" : "");
+	if (r->ec_tlsdesc)
+		fprintf(f,
+			"ruby_current_ec at %#" PRIx64 " of its TLS block"
+			" (its TLS descriptor in the GOT at %#" PRIx64 ")\n",
+			r->ec_offset, r->ec_module_got);
+	else
+		fprintf(f,
+			"ruby_current_ec at %#" PRIx64 " of its TLS block"
+			" (module id in the GOT at %#" PRIx64 "%s)\n",
+			r->ec_offset, r->ec_module_got,
+			r->ec_from_code ? "; from rb_thread_current's code" : "");
 	if (r->symbols_ids)
 		fprintf(f, "             symbol table at %#" PRIx64 " (C methods named)\n",
 			r->symbols_last_id);
@@ -530,7 +621,7 @@ void rbruntime__print_json(struct json_writer *jw, const struct rbruntime *r)
 	json__string(jw, r->vm_exec_from_code ? "rb_iseq_eval" : "symbol");
 	json__key(jw, "ec_offset");
 	json__stringf(jw, "%#" PRIx64, r->ec_offset);
-	json__key(jw, "ec_module_got");
+	json__key(jw, r->ec_tlsdesc ? "ec_tlsdesc_got" : "ec_module_got");
 	json__stringf(jw, "%#" PRIx64, r->ec_module_got);
 	json__key(jw, "ec_from");
 	json__string(jw, r->ec_from_code ? "rb_thread_current" : "symbol");

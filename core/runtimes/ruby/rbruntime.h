@@ -26,11 +26,15 @@
  *   exported (a jump to the function that compares the serial with
  *   .last_id and loads .ids, both RIP-relative).
  *
- * The thread-local variable is reached as glibc lays out TLS on x86_64:
- * the thread's DTV at fs:8, the module's block at dtv[module].pointer.val
- * (16 bytes an entry), ruby_current_ec at its offset in the block; the
- * module id is the word the dynamic loader writes into the GOT slot of
- * the variable's R_X86_64_DTPMOD64 relocation.
+ * The thread-local variable is reached as glibc lays out TLS: the
+ * thread's DTV at the thread pointer's word 1 (x86_64's fs:8) or 0
+ * (aarch64's), the module's block at dtv[module].pointer.val (16 bytes an
+ * entry), ruby_current_ec at its offset in the block; the module id is the
+ * word the dynamic loader writes into the GOT slot of the variable's
+ * DTPMOD64 relocation. aarch64's code reaches it through a TLS descriptor
+ * instead (R_AARCH64_TLSDESC): libruby loaded at startup has static TLS,
+ * and the loader writes the variable's offset from the thread pointer into
+ * the descriptor's second word.
  *
  * From 3.3 on, libruby exports neither ruby_current_ec nor rb_vm_exec.
  * They are then found in the code of functions it exports, which use
@@ -112,6 +116,7 @@ struct rbruntime {
 	uint64_t vm_exec_lo, vm_exec_hi; /* rb_vm_exec: [lo, hi), ELF virtual addresses */
 	uint64_t ec_module_got;		 /* the GOT slot of ruby_current_ec's DTPMOD64 */
 	uint64_t ec_offset;		 /* ruby_current_ec in its module's TLS block */
+	bool ec_tlsdesc;		 /* ec_module_got is its TLS descriptor's (aarch64) */
 	bool ec_from_code;		 /* both read from rb_thread_current's code */
 	bool vm_exec_from_code;		 /* rb_vm_exec found by rb_iseq_eval's jump */
 	/*

@@ -68,6 +68,7 @@ static bool ruby_place(const void *state, uint32_t pid, uint64_t bias, struct ru
 	if (!img->refused)
 		v = (struct unw_ruby_proc){ .ec_module_got = rr->ec_module_got + bias,
 					    .ec_offset = rr->ec_offset,
+					    .ec_tlsdesc = rr->ec_tlsdesc,
 					    .ec_vm_stack = o->ec_vm_stack,
 					    .ec_vm_stack_size = o->ec_vm_stack_size,
 					    .ec_cfp = o->ec_cfp,
