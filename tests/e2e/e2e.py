@@ -1864,8 +1864,9 @@ def php_name(name):
     return "{closure}" if name.startswith("{closure") else name
 
 
-# A PHP frame: NAME (FILE:LINE), FILE "app.php(21) : eval()'d code" for an eval's code.
-PHP_FRAME = re.compile(r"(\S+) \((.*):(\d+)\)")
+# A PHP frame: NAME (FILE:LINE), FILE "app.php(21) : eval()'d code" for an eval's code;
+# NAME (FILE) when its line is not known (JIT code's).
+PHP_FRAME = re.compile(r"(\S+) \((.*?)(?::(\d+))?\)")
 
 
 def php_frames(sample):
@@ -1874,7 +1875,7 @@ def php_frames(sample):
     for f in sample.frames:
         m = PHP_FRAME.fullmatch(f)
         if m and not f.endswith("_[k]"):
-            frames.append((php_name(m.group(1)), m.group(2), int(m.group(3))))
+            frames.append((php_name(m.group(1)), m.group(2), int(m.group(3) or 0)))
     return frames
 
 
