@@ -50,6 +50,7 @@ struct runtime_place {
 	struct {
 		uint64_t lo, hi; /* process addresses; the first is needed, hi 0: none */
 	} ranges[RUNTIME_RANGES_MAX];
+	bool jit; /* the process's executable memory of no file (JIT code) is walked too */
 	uint8_t value[RUNTIME_VALUE_MAX]; /* struct unw_NAME_proc (bpf/unwind_NAME.h) */
 	size_t value_size;
 };
