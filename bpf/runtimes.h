@@ -23,16 +23,17 @@
 #ifndef UNWPROF_BPF_RUNTIMES_H
 #define UNWPROF_BPF_RUNTIMES_H
 
-#define UNW_RUNTIMES(X) X(GO, go) X(PYTHON, python) X(RUBY, ruby) X(PERL, perl)
+#define UNW_RUNTIMES(X) X(GO, go) X(PYTHON, python) X(RUBY, ruby) X(PERL, perl) X(V8, v8)
 
 /* Every runtime's reasons, after the walk's own (bpf/abi.h, UNW_ERRORS). */
 #define UNW_RUNTIMES_ERRORS(X) \
-	UNW_GO_ERRORS(X) UNW_PYTHON_ERRORS(X) UNW_RUBY_ERRORS(X) UNW_PERL_ERRORS(X)
+	UNW_GO_ERRORS(X) UNW_PYTHON_ERRORS(X) UNW_RUBY_ERRORS(X) UNW_PERL_ERRORS(X) UNW_V8_ERRORS(X)
 
 #include "unwind_go.h"
 #include "unwind_python.h"
 #include "unwind_ruby.h"
 #include "unwind_perl.h"
+#include "unwind_v8.h"
 
 #endif
 
@@ -46,4 +47,5 @@
 #include "unwind_python.bpf.h"
 #include "unwind_ruby.bpf.h"
 #include "unwind_perl.bpf.h"
+#include "unwind_v8.bpf.h"
 #endif

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The walk of V8's frames (bpf/unwind_v8.h, core/runtimes/v8/): the
+ * program the native walk hands a frame of V8's code over to (UNW_UW_V8),
+ * the embedded builtins' or the JIT code's. V8's code keeps frame
+ * pointers: from that frame on, as long as the frames are in V8's code,
+ * each is stepped by its frame pointer and written, a JavaScript frame as
+ * its function's SharedFunctionInfo and its bytecode offset (interpreted)
+ * or pc (compiled), any other (a stub's, an entry's, a builtin's of a type
+ * of its own) as its pc. The first frame outside V8's code is handed back
+ * to the native walk. Its process entries are v8_procs (bpf/maps.bpf.h).
+ *
+ * A JavaScript frame is known by the slot below its saved frame pointer:
+ * its context, a tagged pointer, where a frame of a type has a Smi, its
+ * type's marker; and by the slot below, a JSFunction, whose map's instance
+ * type says so. An interpreted frame runs in the builtins (the
+ * interpreter's entry trampoline and the bytecodes' handlers, which keep
+ * to its frame) and holds its bytecode offset as a Smi.
+ */
+#ifndef UNWPROF_UNWIND_V8_BPF_H
+#define UNWPROF_UNWIND_V8_BPF_H
+
+#include "walk.bpf.h"
+
+/* Frames one run of the program walks; a deeper stack of V8 frames is handed over again. */
+#define V8_STEPS 64
+/* A frame larger than this is taken for a broken frame pointer. */
+#define V8_FRAME_MAX (1 << 20)
+
+/* What one step did (v8_frame_step). */
+enum { V8_NEXT = 0, V8_OUT, V8_BROKEN, V8_FULL };
+
+/* The word at off of a frame's window (fp - UNW_V8_FP_BELOW); 0 past it. */
+static __always_inline __u64 v8_win_word(const __u8 *w, __s32 off)
+{
+	__u64 v;
+	__s32 at = off + UNW_V8_FP_BELOW;
+
+	if (at < 0 || at > UNW_V8_FP_READ - (__s32)sizeof(v))
+		return 0;
+	__builtin_memcpy(&v, &w[at & (UNW_V8_FP_READ - 1)], sizeof(v));
+	return v;
+}
+
+/* Whether tagged value p is a JSFunction (or of one of its subclasses). */
+static __always_inline int v8_is_function(const struct unw_v8_proc *v, __u64 p)
+{
+	__u64 map;
+	__u16 type = 0;
+
+	if ((p & UNW_V8_HEAP_OBJECT_MASK) != UNW_V8_HEAP_OBJECT_TAG)
+		return 0;
+	map = user_word(p - UNW_V8_HEAP_OBJECT_TAG, v->map);
+	if ((map & UNW_V8_HEAP_OBJECT_MASK) != UNW_V8_HEAP_OBJECT_TAG)
+		return 0;
+	if (bpf_probe_read_user(&type, sizeof(type),
+				(void *)(map - UNW_V8_HEAP_OBJECT_TAG + v->instance_type)))
+		return 0;
+	return type >= v->type_function_first && type <= v->type_function_last;
+}
+
+/* A SharedFunctionInfo first seen of pid: user space is told, to read it while it lives. */
+static __always_inline void v8_sfi_seen(__u32 pid, __u64 sfi)
+{
+	struct unw_event ev = { .type = UNW_EV_CODE,
+				.unwinder = UNW_UW_V8,
+				.pid = pid,
+				.addr = sfi,
+				.tag = UNW_V8_SFI_TAG };
+
+	if (code_first_seen(pid, ev.tag, ev.addr) &&
+	    bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		stat_inc(UNW_ST_EVENTS_LOST);
+}
+
+/*
+ * The two words of the JavaScript frame whose window (fp -
+ * UNW_V8_FP_BELOW) is w, at pc: 0 in *first when it is none.
+ */
+static __always_inline void v8_js_words(const struct unw_v8_proc *v, const __u8 *w, __u64 pc,
+					__u64 *first, __u64 *second)
+{
+	__u64 fn, sfi, off;
+
+	*first = 0;
+	if (!(v8_win_word(w, v->fp_marker) & UNW_V8_SMI_MASK))
+		return; /* a Smi: a frame of a type */
+	fn = v8_win_word(w, v->fp_function);
+	if (!v8_is_function(v, fn))
+		return;
+	sfi = user_word(fn - UNW_V8_HEAP_OBJECT_TAG, v->shared);
+	if ((sfi & UNW_V8_HEAP_OBJECT_MASK) != UNW_V8_HEAP_OBJECT_TAG)
+		return;
+	off = v8_win_word(w, v->fp_bytecode_offset);
+	*first = UNW_FRAME_WORD(UNW_FRAME_V8, sfi - UNW_V8_HEAP_OBJECT_TAG);
+	if (pc >= v->builtins_lo && pc < v->builtins_hi && !(off & UNW_V8_SMI_MASK))
+		*second = (__u64)UNW_V8_BYTECODE << UNW_V8_KIND_SHIFT |
+			  ((off >> UNW_V8_SMI_SHIFT) & 0xffffffffULL);
+	else
+		*second = (__u64)UNW_V8_PC << UNW_V8_KIND_SHIFT | (pc & UNW_V8_VALUE_MASK);
+}
+
+/*
+ * Writes the frame of the walk's state saved in sc (its frame n), steps it
+ * by its frame pointer and says whether its caller is in V8's code
+ * (V8_NEXT) or not (V8_OUT); V8_BROKEN when the frame cannot be stepped
+ * (nothing written), V8_FULL when the stack is. A global function: the
+ * loop over the steps verifies one path per step.
+ */
+__noinline int v8_frame_step(struct scratch *sc, const struct unw_v8_proc *v)
+{
+	struct frame_place pl = {};
+	struct walk_saved *s;
+	__u8 w[UNW_V8_FP_READ];
+	__u64 fp, pc, caller_fp, ret, first, second;
+
+	if (!sc || !v)
+		return V8_BROKEN;
+	s = &sc->saved;
+	fp = s->f.fp;
+	pc = s->f.pc;
+	if (!fp || (fp & 7) || fp < s->f.sp || fp - s->f.sp > V8_FRAME_MAX ||
+	    bpf_probe_read_user(w, sizeof(w), (void *)(fp - UNW_V8_FP_BELOW))) {
+		err_inc(sc, UNW_E_V8_FP);
+		return V8_BROKEN;
+	}
+	caller_fp = v8_win_word(w, 0);
+	ret = v8_win_word(w, 8);
+	if (caller_fp <= fp || caller_fp - fp > V8_FRAME_MAX || !ret) {
+		err_inc(sc, UNW_E_V8_FP);
+		return V8_BROKEN;
+	}
+	/* a return address is looked up at the call */
+	v8_js_words(v, w, s->n && !s->f.signal ? pc - 1 : pc, &first, &second);
+	if (first) {
+		if (stack_push(sc, &s->hash, first) || stack_push(sc, &s->hash, second))
+			return V8_FULL;
+		s->n++;
+		sc->runtime_frames[UNW_UW_V8]++;
+		v8_sfi_seen(s->pid, first & UNW_FRAME_VALUE_MASK);
+	} else if (walk_push_frame(sc, s)) {
+		return V8_FULL;
+	}
+	s->f.pc = ret;
+	s->f.sp = fp + 16;
+	s->f.fp = caller_fp;
+	s->f.lr = 0;
+	s->f.signal = 0;
+	s->f.fp_linked = 1;
+	frame_place_of_pid(sc, s->pid, ret - 1, &pl);
+	return pl.unwinder == UNW_UW_V8 ? V8_NEXT : V8_OUT;
+}
+
+/*
+ * V8's walk of frame s->n, handed over by the native walk: its frames
+ * written and stepped while they are in V8's code, the first one outside
+ * it handed back.
+ */
+static __always_inline __u32 v8_step(struct scratch *sc, struct walk_saved *s)
+{
+	const struct unw_v8_proc *v = bpf_map_lookup_elem(&v8_procs, &s->pid);
+	int r = V8_NEXT;
+
+	/*
+	 * no frames ahead, and more to come: every frame of V8's code the
+	 * native walk meets is handed over (bpf/walk.bpf.h, walk_runtime); the
+	 * walk's frames of V8 are counted from a count reset at its start
+	 */
+	ahead_begin(sc, UNW_UW_V8);
+	sc->ahead.more = 1;
+	if (!v)
+		return RESUME_FRAME;
+	if (v->refused) {
+		err_inc(sc, UNW_E_V8_VERSION);
+		return RESUME_FRAME;
+	}
+	for (int i = 0; i < V8_STEPS && r == V8_NEXT; i++) {
+		if (s->n >= s->frames_max)
+			break;
+		r = v8_frame_step(sc, v);
+	}
+	if (r == V8_FULL)
+		return RESUME_STOP;
+	/* a frame not stepped is the native walk's, which may yet step it */
+	return r == V8_BROKEN ? RESUME_FRAME : RESUME_GO_ON;
+}
+
+UNW_RUNTIME_PROGRAMS(v8)
+
+#endif
