@@ -75,22 +75,23 @@ static __always_inline void v8_sfi_seen(__u32 pid, __u64 sfi)
 
 /*
  * The two words of the JavaScript frame whose window (fp -
- * UNW_V8_FP_BELOW) is w, at pc: 0 in *first when it is none.
+ * UNW_V8_FP_BELOW) is w, at pc: 0 in *first when it is none. -1 when it
+ * has a context but its function does not check out.
  */
-static __always_inline void v8_js_words(const struct unw_v8_proc *v, const __u8 *w, __u64 pc,
-					__u64 *first, __u64 *second)
+static __always_inline int v8_js_words(const struct unw_v8_proc *v, const __u8 *w, __u64 pc,
+				       __u64 *first, __u64 *second)
 {
 	__u64 fn, sfi, off;
 
 	*first = 0;
 	if (!(v8_win_word(w, v->fp_marker) & UNW_V8_SMI_MASK))
-		return; /* a Smi: a frame of a type */
+		return 0; /* a Smi: a frame of a type */
 	fn = v8_win_word(w, v->fp_function);
 	if (!v8_is_function(v, fn))
-		return;
+		return -1;
 	sfi = user_word(fn - UNW_V8_HEAP_OBJECT_TAG, v->shared);
 	if ((sfi & UNW_V8_HEAP_OBJECT_MASK) != UNW_V8_HEAP_OBJECT_TAG)
-		return;
+		return -1;
 	off = v8_win_word(w, v->fp_bytecode_offset);
 	*first = UNW_FRAME_WORD(UNW_FRAME_V8, sfi - UNW_V8_HEAP_OBJECT_TAG);
 	if (pc >= v->builtins_lo && pc < v->builtins_hi && !(off & UNW_V8_SMI_MASK))
@@ -98,6 +99,7 @@ static __always_inline void v8_js_words(const struct unw_v8_proc *v, const __u8 
 			  ((off >> UNW_V8_SMI_SHIFT) & 0xffffffffULL);
 	else
 		*second = (__u64)UNW_V8_PC << UNW_V8_KIND_SHIFT | (pc & UNW_V8_VALUE_MASK);
+	return 0;
 }
 
 /*
@@ -131,7 +133,8 @@ __noinline int v8_frame_step(struct scratch *sc, const struct unw_v8_proc *v)
 		return V8_BROKEN;
 	}
 	/* a return address is looked up at the call */
-	v8_js_words(v, w, s->n && !s->f.signal ? pc - 1 : pc, &first, &second);
+	if (v8_js_words(v, w, s->n && !s->f.signal ? pc - 1 : pc, &first, &second))
+		err_inc(sc, UNW_E_V8_FRAME);
 	if (first) {
 		if (stack_push(sc, &s->hash, first) || stack_push(sc, &s->hash, second))
 			return V8_FULL;
