@@ -215,6 +215,104 @@ static void read_builtins(const struct elf_file *ef, const struct elf_symbol_que
 	r->builtins_hi = blob->value + (uint64_t)n;
 }
 
+/* The covered ranges of .eh_frame's FDEs, as .eh_frame_hdr's table lists them. */
+struct fde_range {
+	uint64_t lo, hi;
+};
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct fde_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int32_t le_s32(const uint8_t *p)
+{
+	int32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * The ranges of the FDEs .eh_frame_hdr's table lists (the encodings gcc
+ * and clang emit on x86-64: a table of datarel sdata4 pairs, FDEs whose
+ * initial location is pcrel sdata4, their range a 4-byte length), sorted,
+ * in *out (malloc'd); their number, or 0 when they are not so.
+ */
+static size_t fde_ranges(const struct elf_file *ef, struct fde_range **out)
+{
+	struct elf_section hdr, eh;
+	struct fde_range *r;
+	uint32_t n;
+
+	*out = NULL;
+	if (elf_file__section(ef, ".eh_frame_hdr", &hdr) ||
+	    elf_file__section(ef, ".eh_frame", &eh) || hdr.size < 12 || hdr.data[0] != 1 ||
+	    hdr.data[2] != 0x03 || hdr.data[3] != 0x3b)
+		return 0;
+	memcpy(&n, hdr.data + 8, sizeof(n));
+	if (!n || n > (hdr.size - 12) / 8 || !(r = calloc(n, sizeof(*r))))
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t loc = hdr.addr + (uint64_t)(int64_t)le_s32(hdr.data + 12 + 8 * i);
+		uint64_t fde = hdr.addr + (uint64_t)(int64_t)le_s32(hdr.data + 16 + 8 * i);
+		uint64_t at = fde - eh.addr;
+
+		/* length, CIE pointer, initial location (pcrel), range */
+		if (fde < eh.addr || at + 16 > eh.size ||
+		    fde + 8 + (uint64_t)(int64_t)le_s32(eh.data + at + 8) != loc) {
+			free(r);
+			return 0;
+		}
+		r[i] = (struct fde_range){ loc, loc + (uint32_t)le_s32(eh.data + at + 12) };
+	}
+	qsort(r, n, sizeof(*r), range_cmp);
+	*out = r;
+	return n;
+}
+
+/*
+ * Where .symtab does not say (a stripped libnode), the embedded builtins'
+ * code is the largest stretch of .text that no FDE covers: V8 emits its
+ * builtins without CFI, as one blob, the only such stretch of megabytes.
+ * Taken when it is at least BUILTINS_MIN bytes.
+ */
+#define BUILTINS_MIN (512u << 10)
+
+static void find_builtins(const struct elf_file *ef, struct v8runtime *r)
+{
+	struct elf_section text;
+	struct fde_range *fr;
+	size_t n = fde_ranges(ef, &fr);
+	uint64_t at, best = 0, lo = 0;
+
+	if (!n || elf_file__section(ef, ".text", &text)) {
+		free(fr);
+		return;
+	}
+	at = text.addr;
+	for (size_t i = 0; i <= n; i++) {
+		uint64_t next = i < n ? fr[i].lo : text.addr + text.size;
+
+		if (next > text.addr + text.size)
+			next = text.addr + text.size;
+		if (next > at && next - at > best) {
+			best = next - at;
+			lo = at;
+		}
+		if (i < n && fr[i].hi > at)
+			at = fr[i].hi;
+	}
+	free(fr);
+	if (best >= BUILTINS_MIN) {
+		r->builtins_lo = lo;
+		r->builtins_hi = lo + best;
+		r->builtins_guessed = true;
+	}
+}
+
 /*
  * The fields the metadata lost, placed as V8's classes lay them out: a
  * SharedFunctionInfo's function data before its name (V8 12 and later:
@@ -301,6 +399,8 @@ int v8runtime__read(const struct elf_file *ef, struct v8runtime *r)
 	if (!err) {
 		read_version(ef, qs, r);
 		read_builtins(ef, qs, r);
+		if (!r->builtins_hi)
+			find_builtins(ef, r);
 		if (elf_file__machine(ef) != EM_X86_64) {
 			r->missing = "an x86-64 build";
 			err = -ENOTSUP;
@@ -317,8 +417,8 @@ void v8runtime__print(FILE *f, const struct v8runtime *r)
 {
 	fprintf(f, "V8:          %u.%u.%u.%u, ", r->major, r->minor, r->build, r->patch);
 	if (r->builtins_hi)
-		fprintf(f, "embedded builtins %#" PRIx64 "-%#" PRIx64 ", ", r->builtins_lo,
-			r->builtins_hi);
+		fprintf(f, "embedded builtins %#" PRIx64 "-%#" PRIx64 "%s, ", r->builtins_lo,
+			r->builtins_hi, r->builtins_guessed ? " (code without CFI)" : "");
 	else
 		fprintf(f, "embedded builtins not known, ");
 	fprintf(f, "JSFunction at fp%+d, bytecode offset at fp%+d, JSFunction types %d-%d\n",

@@ -3,7 +3,8 @@
  * What a walk of V8's frames and its namer need to know of one V8, read
  * from its ELF file (node, or a libnode.so): its version
  * (v8::internal::Version), where its embedded builtins' code is
- * (v8_Default_embedded_blob_code_ and its size, in .symtab), and V8's own
+ * (v8_Default_embedded_blob_code_ and its size, in .symtab; in a stripped
+ * file, the largest stretch of .text without CFI), and V8's own
  * description of its layout, the v8dbg_ symbols its build exports for
  * debuggers (gen-postmortem-metadata.py), each an int:
  *
@@ -56,6 +57,7 @@ struct v8_layout {
 struct v8runtime {
 	uint32_t major, minor, build, patch;
 	uint64_t builtins_lo, builtins_hi; /* file addresses; 0: not known */
+	bool builtins_guessed;		   /* the largest stretch of .text without CFI */
 	const char *missing;		   /* the v8dbg_ symbol of a layout refused */
 	struct v8_layout l;
 };
