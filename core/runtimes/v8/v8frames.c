@@ -196,8 +196,10 @@ int v8frames__string(const struct v8_mem *m, uint64_t p, char *buf, size_t size)
 	if (!size)
 		return -EINVAL;
 	buf[0] = '\0';
-	if (len < 0 || (uint64_t)len >= size || str_walk(m, p, 0, (uint32_t)len, &sink, 0))
+	if (len < 0 || (uint64_t)len >= size || str_walk(m, p, 0, (uint32_t)len, &sink, 0)) {
+		buf[0] = '\0'; /* nothing of a string cut short */
 		return -EINVAL;
+	}
 	buf[b.have] = '\0';
 	for (size_t i = 0; i < b.have; i++)
 		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
