@@ -60,13 +60,14 @@ static __always_inline int v8_is_function(const struct unw_v8_proc *v, __u64 p)
 }
 
 /* A SharedFunctionInfo first seen of pid: user space is told, to read it while it lives. */
-static __always_inline void v8_sfi_seen(__u32 pid, __u64 sfi)
+static __always_inline void v8_sfi_seen(__u32 pid, __u64 word)
 {
 	struct unw_event ev = { .type = UNW_EV_CODE,
 				.unwinder = UNW_UW_V8,
 				.pid = pid,
-				.addr = sfi,
-				.tag = UNW_V8_SFI_TAG };
+				.addr = word & UNW_V8_ADDR_MASK,
+				.tag = UNW_V8_SFI_TAG +
+				       ((word & UNW_FRAME_VALUE_MASK) >> UNW_V8_TAG_SHIFT) };
 
 	if (code_first_seen(pid, ev.tag, ev.addr) &&
 	    bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
@@ -81,7 +82,7 @@ static __always_inline void v8_sfi_seen(__u32 pid, __u64 sfi)
 static __always_inline int v8_js_words(const struct unw_v8_proc *v, const __u8 *w, __u64 pc,
 				       __u64 *first, __u64 *second)
 {
-	__u64 fn, sfi, off;
+	__u64 fn, sfi, off, name;
 
 	*first = 0;
 	if (!(v8_win_word(w, v->fp_marker) & UNW_V8_SMI_MASK))
@@ -93,7 +94,9 @@ static __always_inline int v8_js_words(const struct unw_v8_proc *v, const __u8 *
 	if ((sfi & UNW_V8_HEAP_OBJECT_MASK) != UNW_V8_HEAP_OBJECT_TAG)
 		return -1;
 	off = v8_win_word(w, v->fp_bytecode_offset);
-	*first = UNW_FRAME_WORD(UNW_FRAME_V8, sfi - UNW_V8_HEAP_OBJECT_TAG);
+	name = user_word(sfi - UNW_V8_HEAP_OBJECT_TAG, v->sfi_name);
+	*first = UNW_FRAME_WORD(UNW_FRAME_V8, (sfi - UNW_V8_HEAP_OBJECT_TAG) |
+						      (__u64)UNW_V8_TAG(name) << UNW_V8_TAG_SHIFT);
 	if (pc >= v->builtins_lo && pc < v->builtins_hi && !(off & UNW_V8_SMI_MASK))
 		*second = (__u64)UNW_V8_BYTECODE << UNW_V8_KIND_SHIFT |
 			  ((off >> UNW_V8_SMI_SHIFT) & 0xffffffffULL);
@@ -140,7 +143,7 @@ __noinline int v8_frame_step(struct scratch *sc, const struct unw_v8_proc *v)
 			return V8_FULL;
 		s->n++;
 		sc->runtime_frames[UNW_UW_V8]++;
-		v8_sfi_seen(s->pid, first & UNW_FRAME_VALUE_MASK);
+		v8_sfi_seen(s->pid, first);
 	} else if (walk_push_frame(sc, s)) {
 		return V8_FULL;
 	}
@@ -150,6 +153,9 @@ __noinline int v8_frame_step(struct scratch *sc, const struct unw_v8_proc *v)
 	s->f.lr = 0;
 	s->f.signal = 0;
 	s->f.fp_linked = 1;
+	/* an interpreted caller returns into the builtins: no lookup of its mapping */
+	if (ret - 1 >= v->builtins_lo && ret - 1 < v->builtins_hi)
+		return V8_NEXT;
 	frame_place_of_pid(sc, s->pid, ret - 1, &pl);
 	return pl.unwinder == UNW_UW_V8 ? V8_NEXT : V8_OUT;
 }

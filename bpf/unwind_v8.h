@@ -20,14 +20,14 @@
 struct unw_v8_proc {
 	__u64 builtins_lo; /* the embedded builtins' code; 0: not known */
 	__u64 builtins_hi;
-	__s8 fp_marker;		 /* off_fp_context_or_frame_type: a Smi in a frame of a type */
-	__s8 fp_function;	 /* off_fp_function: the JSFunction */
-	__s8 fp_bytecode_offset; /* off_fp_bytecode_offset: a Smi in an interpreted frame */
-	__u8 refused;		 /* a layout not read: UNW_E_V8_VERSION, nothing else set */
-	__u8 map;		 /* HeapObject: its map */
-	__u8 instance_type;	 /* Map: the u16 instance type */
-	__u8 shared;		 /* JSFunction: its SharedFunctionInfo */
-	__u8 pad;
+	__s8 fp_marker;		   /* off_fp_context_or_frame_type: a Smi in a frame of a type */
+	__s8 fp_function;	   /* off_fp_function: the JSFunction */
+	__s8 fp_bytecode_offset;   /* off_fp_bytecode_offset: a Smi in an interpreted frame */
+	__u8 refused;		   /* a layout not read: UNW_E_V8_VERSION, nothing else set */
+	__u8 map;		   /* HeapObject: its map */
+	__u8 instance_type;	   /* Map: the u16 instance type */
+	__u8 shared;		   /* JSFunction: its SharedFunctionInfo */
+	__u8 sfi_name;		   /* SharedFunctionInfo: its name or ScopeInfo, its tag's source */
 	__u16 type_function_first; /* the instance types of JSFunction and its subclasses */
 	__u16 type_function_last;
 	__u8 pad2[4];
@@ -44,11 +44,13 @@ struct unw_v8_proc {
 
 /*
  * A V8 frame (UNW_FRAME_V8) is two words: the first its function's
- * SharedFunctionInfo (an untagged address), the second where it runs, its
- * kind (enum unw_v8_kind) in bits 56 to 63 above its value. The code event
- * of a SharedFunctionInfo first seen (addr the address, tag
- * UNW_V8_SFI_TAG) has user space read its name, file and position table
- * while the process lives.
+ * SharedFunctionInfo (an untagged address) and in bits 48 to 55 a tag of
+ * it (UNW_V8_TAG of its name or ScopeInfo's pointer), so that another
+ * SharedFunctionInfo the garbage collector later puts at the same address
+ * is known apart; the second where it runs, its kind (enum unw_v8_kind) in
+ * bits 56 to 63 above its value. The code event of a SharedFunctionInfo
+ * first seen (addr the address, tag UNW_V8_SFI_TAG plus its tag) has user
+ * space read its name, file and position table while the process lives.
  */
 enum unw_v8_kind {
 	UNW_V8_BYTECODE = 0, /* interpreted: the frame's bytecode offset, as V8 keeps it */
@@ -57,7 +59,10 @@ enum unw_v8_kind {
 
 #define UNW_V8_KIND_SHIFT 56
 #define UNW_V8_VALUE_MASK ((1ULL << UNW_V8_KIND_SHIFT) - 1)
-#define UNW_V8_SFI_TAG 0x10001u
+#define UNW_V8_TAG_SHIFT 48
+#define UNW_V8_ADDR_MASK ((1ULL << UNW_V8_TAG_SHIFT) - 1)
+#define UNW_V8_TAG(p) (UNW_CODE_TAG(p) & 0xff)
+#define UNW_V8_SFI_TAG 0x10000u /* past every other runtime's tag: plus the frame's */
 
 /* Why the V8 frames of a sample were left out, or some of them. */
 #define UNW_V8_ERRORS(X)                                                                   \

@@ -69,6 +69,7 @@ static bool v8_place(const void *state, uint64_t bias, struct runtime_place *rp)
 					  .map = (__u8)l->map,
 					  .instance_type = (__u8)l->instance_type,
 					  .shared = (__u8)l->fn_shared,
+					  .sfi_name = (__u8)l->sfi_name,
 					  .type_function_first = (__u16)l->type_function_first,
 					  .type_function_last = (__u16)l->type_function_last };
 	*rp = (struct runtime_place){
@@ -130,11 +131,13 @@ static int v8_fork(void *n, uint32_t ppid, uint32_t pid)
 static void v8_read_code(void *n, const struct unw_event *ev, size_t size)
 {
 	(void)size;
-	if (ev->tag == UNW_V8_SFI_TAG)
-		v8frames__read_sfi(n, ev->pid, ev->addr);
+	if (ev->tag >= UNW_V8_SFI_TAG && ev->tag <= UNW_V8_SFI_TAG + 0xff)
+		v8frames__read_sfi(n, ev->pid,
+				   ev->addr | (uint64_t)(ev->tag - UNW_V8_SFI_TAG)
+						      << UNW_V8_TAG_SHIFT);
 }
 
-/* One location per function and line. */
+/* One location per function (its tag: another at its address is another) and line. */
 static uint64_t v8_name(void *n, uint32_t pid, uint64_t sfi, uint64_t where, struct frame_name *out)
 {
 	struct v8_frame_name name;

@@ -437,6 +437,7 @@ int v8frames__sfi_read(const struct v8_mem *m, uint64_t addr, struct v8_sfi *s)
 	if (obj_type(m, p) != l->type_sfi)
 		return -EINVAL;
 	nos = mem_word(m, addr, l->sfi_name);
+	s->tag = UNW_V8_TAG(nos);
 	type = obj_type(m, nos);
 	buf[0] = '\0';
 	if (type >= 0 && type < l->first_nonstring)
@@ -492,7 +493,7 @@ static int proc_read(void *ctx, uint64_t addr, void *buf, size_t len)
 
 static bool sfi_eq(const void *value, const void *key)
 {
-	return ((const struct v8_sfi *)value)->addr == *(const uint64_t *)key;
+	return ((const struct v8_sfi *)value)->key == *(const uint64_t *)key;
 }
 
 static void proc_clear(void *entry)
@@ -564,19 +565,29 @@ void v8frames__remove_process(struct v8frames *n, uint32_t pid)
 	proc_mem__remove(&n->procs, pid);
 }
 
-/* The SharedFunctionInfo at addr of p, read now if it was not. */
-static const struct v8_sfi *proc_sfi(struct v8frames_proc *p, uint64_t addr)
+/*
+ * The SharedFunctionInfo of frame word key (its address and tag) of p, read
+ * now if it was not; NULL when it does not check out or is another's.
+ */
+static const struct v8_sfi *proc_sfi(struct v8frames_proc *p, uint64_t key)
 {
 	struct v8_mem m = { proc_read, &p->mem, &p->l };
-	uint64_t h = hash_u64(addr);
-	struct v8_sfi *s = hashmap__find(&p->sfis, h, sfi_eq, &addr);
+	uint64_t h = hash_u64(key);
+	struct v8_sfi *s = hashmap__find(&p->sfis, h, sfi_eq, &key);
 
 	if (s || !p->read)
 		return s;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	if (v8frames__sfi_read(&m, addr, s) || hashmap__add(&p->sfis, h, s)) {
+	if (v8frames__sfi_read(&m, key & UNW_V8_ADDR_MASK, s) ||
+	    s->tag != (key >> UNW_V8_TAG_SHIFT & 0xff)) {
+		v8frames__sfi_clear(s);
+		free(s);
+		return NULL;
+	}
+	s->key = key;
+	if (hashmap__add(&p->sfis, h, s)) {
 		v8frames__sfi_clear(s);
 		free(s);
 		return NULL;

@@ -40,12 +40,19 @@ int v8frames__fork(struct v8frames *n, uint32_t ppid, uint32_t pid);
 /* The process exited: its memory and what was read of it are dropped. */
 void v8frames__remove_process(struct v8frames *n, uint32_t pid);
 
-/* Reads SharedFunctionInfo sfi (an untagged address) of pid now, if it was not read yet. */
+/*
+ * Reads the SharedFunctionInfo of sfi (a frame's first word's value: its
+ * address and tag, bpf/unwind_v8.h) of pid now, if it was not read yet.
+ * One whose name or ScopeInfo has another tag is another's, that the
+ * garbage collector put at the address: it is refused, the frame
+ * "<unknown>".
+ */
 void v8frames__read_sfi(struct v8frames *n, uint32_t pid, uint64_t sfi);
 
 /*
- * Names frame (sfi, where) of pid into *out; the strings stay valid until
- * the process is removed. 0, or -ENOENT when pid was never added.
+ * Names frame (sfi, where) of pid into *out, sfi as v8frames__read_sfi
+ * takes it; the strings stay valid until the process is removed. 0, or
+ * -ENOENT when pid was never added.
  */
 int v8frames__name(struct v8frames *n, uint32_t pid, uint64_t sfi, uint64_t where,
 		   struct v8_frame_name *out);
@@ -63,6 +70,8 @@ struct v8_mem {
 /* What is read of a SharedFunctionInfo. */
 struct v8_sfi {
 	uint64_t addr;
+	uint64_t key; /* the frame's word it was read for: its address and tag */
+	uint8_t tag;  /* UNW_V8_TAG of its name or ScopeInfo's pointer */
 	char *name;
 	char *file;	     /* NULL: no Script */
 	uint8_t *positions;  /* its bytecode's source position table; NULL: none */

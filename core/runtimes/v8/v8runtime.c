@@ -341,8 +341,9 @@ static bool layout_fits(const struct v8_layout *l)
 		if (slots[i] < -UNW_V8_FP_BELOW || slots[i] > -8 || slots[i] % 8)
 			return false;
 	return l->map >= 0 && l->map < 256 && l->instance_type >= 0 && l->instance_type < 256 &&
-	       l->fn_shared >= 0 && l->fn_shared < 256 && l->type_function_first > 0 &&
-	       l->type_function_last >= l->type_function_first && l->type_function_last < 65536;
+	       l->fn_shared >= 0 && l->fn_shared < 256 && l->sfi_name >= 0 && l->sfi_name < 256 &&
+	       l->type_function_first > 0 && l->type_function_last >= l->type_function_first &&
+	       l->type_function_last < 65536;
 }
 
 static int read_layout(const struct elf_file *ef, const struct elf_symbol_query *qs,
