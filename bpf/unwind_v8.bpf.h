@@ -30,6 +30,30 @@
 /* What one step did (v8_frame_step). */
 enum { V8_NEXT = 0, V8_OUT, V8_BROKEN, V8_FULL };
 
+/* Entries of a walk's cache of the functions it found (v8_walk). */
+#define V8_CACHE 16
+
+/*
+ * What the V8 walk keeps of a walk, between its runs: the first words of
+ * the JSFunctions it found, by JSFunction (key 0: none), each read and told
+ * to user space once a walk: a recursion's frames repeat a few functions.
+ * The stack does not change while it is walked.
+ */
+struct v8_walk {
+	__u64 walk_id; /* the walk it is of (struct scratch) */
+	struct {
+		__u64 fn;
+		__u64 first;
+	} seen[V8_CACHE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, WALK_FAMILIES);
+	__type(key, __u32);
+	__type(value, struct v8_walk);
+} v8_walks SEC(".maps");
+
 /* The word at off of a frame's window (fp - UNW_V8_FP_BELOW); 0 past it. */
 static __always_inline __u64 v8_win_word(const __u8 *w, __s32 off)
 {
@@ -75,28 +99,51 @@ static __always_inline void v8_sfi_seen(__u32 pid, __u64 word)
 }
 
 /*
+ * The first word of the frame of JSFunction fn (tagged) of pid, read, and
+ * told to user space the first time, unless this walk found it already
+ * (st); 0 when fn does not check out.
+ */
+static __always_inline __u64 v8_function_word(const struct unw_v8_proc *v, struct v8_walk *st,
+					      __u32 pid, __u64 fn)
+{
+	__u32 i = (fn >> 4) & (V8_CACHE - 1);
+	__u64 sfi, name, first;
+
+	if (st && st->seen[i].fn == fn)
+		return st->seen[i].first;
+	if (!v8_is_function(v, fn))
+		return 0;
+	sfi = user_word(fn - UNW_V8_HEAP_OBJECT_TAG, v->shared);
+	if ((sfi & UNW_V8_HEAP_OBJECT_MASK) != UNW_V8_HEAP_OBJECT_TAG)
+		return 0;
+	name = user_word(sfi - UNW_V8_HEAP_OBJECT_TAG, v->sfi_name);
+	first = UNW_FRAME_WORD(UNW_FRAME_V8, (sfi - UNW_V8_HEAP_OBJECT_TAG) |
+						     (__u64)UNW_V8_TAG(name) << UNW_V8_TAG_SHIFT);
+	v8_sfi_seen(pid, first);
+	if (st) {
+		st->seen[i].fn = fn;
+		st->seen[i].first = first;
+	}
+	return first;
+}
+
+/*
  * The two words of the JavaScript frame whose window (fp -
  * UNW_V8_FP_BELOW) is w, at pc: 0 in *first when it is none. -1 when it
  * has a context but its function does not check out.
  */
-static __always_inline int v8_js_words(const struct unw_v8_proc *v, const __u8 *w, __u64 pc,
-				       __u64 *first, __u64 *second)
+static __always_inline int v8_js_words(const struct unw_v8_proc *v, struct v8_walk *st, __u32 pid,
+				       const __u8 *w, __u64 pc, __u64 *first, __u64 *second)
 {
-	__u64 fn, sfi, off, name;
+	__u64 off;
 
 	*first = 0;
 	if (!(v8_win_word(w, v->fp_marker) & UNW_V8_SMI_MASK))
 		return 0; /* a Smi: a frame of a type */
-	fn = v8_win_word(w, v->fp_function);
-	if (!v8_is_function(v, fn))
-		return -1;
-	sfi = user_word(fn - UNW_V8_HEAP_OBJECT_TAG, v->shared);
-	if ((sfi & UNW_V8_HEAP_OBJECT_MASK) != UNW_V8_HEAP_OBJECT_TAG)
+	*first = v8_function_word(v, st, pid, v8_win_word(w, v->fp_function));
+	if (!*first)
 		return -1;
 	off = v8_win_word(w, v->fp_bytecode_offset);
-	name = user_word(sfi - UNW_V8_HEAP_OBJECT_TAG, v->sfi_name);
-	*first = UNW_FRAME_WORD(UNW_FRAME_V8, (sfi - UNW_V8_HEAP_OBJECT_TAG) |
-						      (__u64)UNW_V8_TAG(name) << UNW_V8_TAG_SHIFT);
 	if (pc >= v->builtins_lo && pc < v->builtins_hi && !(off & UNW_V8_SMI_MASK))
 		*second = (__u64)UNW_V8_BYTECODE << UNW_V8_KIND_SHIFT |
 			  ((off >> UNW_V8_SMI_SHIFT) & 0xffffffffULL);
@@ -112,7 +159,7 @@ static __always_inline int v8_js_words(const struct unw_v8_proc *v, const __u8 *
  * (nothing written), V8_FULL when the stack is. A global function: the
  * loop over the steps verifies one path per step.
  */
-__noinline int v8_frame_step(struct scratch *sc, const struct unw_v8_proc *v)
+__noinline int v8_frame_step(struct scratch *sc, const struct unw_v8_proc *v, struct v8_walk *st)
 {
 	struct frame_place pl = {};
 	struct walk_saved *s;
@@ -136,14 +183,13 @@ __noinline int v8_frame_step(struct scratch *sc, const struct unw_v8_proc *v)
 		return V8_BROKEN;
 	}
 	/* a return address is looked up at the call */
-	if (v8_js_words(v, w, s->n && !s->f.signal ? pc - 1 : pc, &first, &second))
+	if (v8_js_words(v, st, s->pid, w, s->n && !s->f.signal ? pc - 1 : pc, &first, &second))
 		err_inc(sc, UNW_E_V8_FRAME);
 	if (first) {
 		if (stack_push(sc, &s->hash, first) || stack_push(sc, &s->hash, second))
 			return V8_FULL;
 		s->n++;
 		sc->runtime_frames[UNW_UW_V8]++;
-		v8_sfi_seen(s->pid, first);
 	} else if (walk_push_frame(sc, s)) {
 		return V8_FULL;
 	}
@@ -168,6 +214,8 @@ __noinline int v8_frame_step(struct scratch *sc, const struct unw_v8_proc *v)
 static __always_inline __u32 v8_step(struct scratch *sc, struct walk_saved *s)
 {
 	const struct unw_v8_proc *v = bpf_map_lookup_elem(&v8_procs, &s->pid);
+	__u32 family = sc->family;
+	struct v8_walk *st = bpf_map_lookup_elem(&v8_walks, &family);
 	int r = V8_NEXT;
 
 	/*
@@ -183,10 +231,14 @@ static __always_inline __u32 v8_step(struct scratch *sc, struct walk_saved *s)
 		err_inc(sc, UNW_E_V8_VERSION);
 		return RESUME_FRAME;
 	}
+	if (st && st->walk_id != sc->walk_id) {
+		st->walk_id = sc->walk_id;
+		__builtin_memset(st->seen, 0, sizeof(st->seen));
+	}
 	for (int i = 0; i < V8_STEPS && r == V8_NEXT; i++) {
 		if (s->n >= s->frames_max)
 			break;
-		r = v8_frame_step(sc, v);
+		r = v8_frame_step(sc, v, st);
 	}
 	if (r == V8_FULL)
 		return RESUME_STOP;
