@@ -54,13 +54,14 @@ static const char *const own_names[FRAMES_NR_OWN] = {
 	[FRAMES_OFF_CPU] = "[off-cpu]",
 };
 
-/* A location's frames: an interpreter's one, else one per source line, else one. */
+/*
+ * A location's frames: one per source line (an interpreter's frame and the
+ * functions its JIT inlined into its code), else one.
+ */
 static uint32_t frames_of(const struct profile *p, uint32_t id)
 {
 	size_t n;
 
-	if (interpreted(profile__location(p, id)))
-		return 1;
 	profile__lines(p, id, &n);
 	return n ? (uint32_t)n : 1;
 }
@@ -145,8 +146,8 @@ static const struct profile_line *frame_line(const struct frames *fr, uint32_t l
 
 	if (!n)
 		return NULL;
-	/* an interpreter's one frame: its function at the line being run */
-	return interpreted(profile__location(fr->p, loc)) ? &lines[0] : &lines[n - 1 - k];
+	/* an interpreter's frame: its function at the line being run, or one inlined */
+	return &lines[n - 1 - k];
 }
 
 const char *frames__function(const struct frames *fr, uint32_t i, const struct frames_name_opts *o)
@@ -272,6 +273,7 @@ char *frames__name(const struct frames *fr, uint32_t i, const struct frames_name
 	ln = frame_line(fr, loc, k);
 	if (o->interpreter_place && interpreted(l)) {
 		add_interpreter_place(&b, function, ln);
+		add_marks(&b, k > 0, false, o->marks);
 	} else {
 		if (function)
 			name_buf__addf(&b, "%s", function);

@@ -61,7 +61,17 @@ struct frame_name {
 	const char *file; /* NULL: none (a function of the interpreter's own, in C) */
 	uint32_t line;	  /* the line being run; 0 when unknown */
 	uint32_t first_line;
+	/*
+	 * The functions compiled into the frame's code that run there,
+	 * innermost first, each called by the next, the last by the frame's
+	 * function (a JIT's inlining); NULL: none. Valid as the names are.
+	 */
+	const struct frame_name *inlined;
+	size_t nr_inlined;
 };
+
+/* Functions inlined into one frame's code, at most. */
+#define FRAME_INLINED_MAX 16
 
 /*
  * The namer of a runtime's frames (bpf/abi.h: a frame word of the runtime's

@@ -778,10 +778,11 @@ int symbolizer__fork(struct symbolizer *sym, uint32_t ppid, uint32_t pid)
 static int interp_location(struct symbolizer *sym, struct profile *p, uint32_t pid,
 			   const struct runtime *rt, uint64_t code, uint64_t where, uint32_t *id)
 {
-	struct frame_name name = { "<unknown>", "<unknown>", 0, 0 };
+	struct frame_name name = { "<unknown>", "<unknown>", 0, 0, NULL, 0 };
 	void *namer = sym->namers[rt->unwinder];
+	struct profile_line lines[FRAME_INLINED_MAX + 1];
 	uint64_t key = code;
-	struct profile_line line;
+	size_t n = 0;
 	bool added;
 	int err;
 
@@ -794,11 +795,17 @@ static int interp_location(struct symbolizer *sym, struct profile *p, uint32_t p
 	err = profile__set_symbol(p, *id, PROFILE_NONE, name.function, NULL, 0);
 	if (err || !name.file)
 		return err;
-	line = (struct profile_line){ .function = name.function,
-				      .file = name.file,
-				      .line = name.line,
-				      .start_line = name.first_line };
-	return profile__set_lines(p, *id, &line, 1);
+	/* the functions inlined into its code, innermost first, then its own */
+	for (size_t i = 0; i < name.nr_inlined && i < FRAME_INLINED_MAX; i++)
+		lines[n++] = (struct profile_line){ .function = name.inlined[i].function,
+						    .file = name.inlined[i].file,
+						    .line = name.inlined[i].line,
+						    .start_line = name.inlined[i].first_line };
+	lines[n++] = (struct profile_line){ .function = name.function,
+					    .file = name.file,
+					    .line = name.line,
+					    .start_line = name.first_line };
+	return profile__set_lines(p, *id, lines, n);
 }
 
 /* "[... 3,412 frames ...]": the frames a deep stack left out, as a frame's name. */

@@ -177,7 +177,7 @@ static uint64_t perl_name(void *n, uint32_t pid, uint64_t what, uint64_t where,
 	struct pl_frame_name name;
 
 	plframes__name(n, pid, what, where, &name);
-	*out = (struct frame_name){ name.name, name.file, name.line, 0 };
+	*out = (struct frame_name){ .function = name.name, .file = name.file, .line = name.line };
 	return hash_u64(what ^ hash_u64(where));
 }
 

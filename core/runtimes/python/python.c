@@ -190,7 +190,10 @@ static uint64_t python_name(void *n, uint32_t pid, uint64_t code, uint64_t where
 	struct py_frame_name name = { out->function, out->file, out->line, out->first_line };
 
 	pyframes__name(n, pid, code, where, &name);
-	*out = (struct frame_name){ name.qualname, name.file, name.line, name.first_line };
+	*out = (struct frame_name){ .function = name.qualname,
+				    .file = name.file,
+				    .line = name.line,
+				    .first_line = name.first_line };
 	return code | (where >> UNW_PY_TAG_SHIFT) << UNW_PY_TAG_SHIFT;
 }
 

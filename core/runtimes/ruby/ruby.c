@@ -147,8 +147,10 @@ static uint64_t ruby_name(void *n, uint32_t pid, uint64_t iseq, uint64_t where,
 	struct rb_frame_name name = { out->function, out->file, out->line, out->first_line };
 
 	rbframes__name(n, pid, iseq, where, &name);
-	*out = (struct frame_name){ name.label, where & UNW_RB_CFUNC ? NULL : name.file, name.line,
-				    name.first_line };
+	*out = (struct frame_name){ .function = name.label,
+				    .file = where & UNW_RB_CFUNC ? NULL : name.file,
+				    .line = name.line,
+				    .first_line = name.first_line };
 	return iseq | (where & ~((1ULL << UNW_RB_TAG_SHIFT) - 1));
 }
 
