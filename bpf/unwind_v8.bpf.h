@@ -98,6 +98,20 @@ static __always_inline void v8_sfi_seen(__u32 pid, __u64 word)
 		stat_inc(UNW_ST_EVENTS_LOST);
 }
 
+/* A pc of JIT code first seen of pid: user space is told, to read its code while it lives. */
+static __always_inline void v8_pc_seen(__u32 pid, __u64 pc)
+{
+	struct unw_event ev = { .type = UNW_EV_CODE,
+				.unwinder = UNW_UW_V8,
+				.pid = pid,
+				.addr = pc,
+				.tag = UNW_V8_PC_TAG };
+
+	if (code_first_seen(pid, ev.tag, ev.addr) &&
+	    bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		stat_inc(UNW_ST_EVENTS_LOST);
+}
+
 /*
  * The first word of the frame of JSFunction fn (tagged) of pid, read, and
  * told to user space the first time, unless this walk found it already
@@ -144,11 +158,16 @@ static __always_inline int v8_js_words(const struct unw_v8_proc *v, struct v8_wa
 	if (!*first)
 		return -1;
 	off = v8_win_word(w, v->fp_bytecode_offset);
-	if (pc >= v->builtins_lo && pc < v->builtins_hi && !(off & UNW_V8_SMI_MASK))
-		*second = (__u64)UNW_V8_BYTECODE << UNW_V8_KIND_SHIFT |
-			  ((off >> UNW_V8_SMI_SHIFT) & 0xffffffffULL);
-	else
-		*second = (__u64)UNW_V8_PC << UNW_V8_KIND_SHIFT | (pc & UNW_V8_VALUE_MASK);
+	if (pc >= v->builtins_lo && pc < v->builtins_hi) {
+		if (!(off & UNW_V8_SMI_MASK)) {
+			*second = (__u64)UNW_V8_BYTECODE << UNW_V8_KIND_SHIFT |
+				  ((off >> UNW_V8_SMI_SHIFT) & 0xffffffffULL);
+			return 0;
+		}
+	} else {
+		v8_pc_seen(pid, pc); /* JIT code, which may inline other functions */
+	}
+	*second = (__u64)UNW_V8_PC << UNW_V8_KIND_SHIFT | (pc & UNW_V8_VALUE_MASK);
 	return 0;
 }
 

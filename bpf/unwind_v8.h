@@ -63,6 +63,11 @@ enum unw_v8_kind {
 #define UNW_V8_ADDR_MASK ((1ULL << UNW_V8_TAG_SHIFT) - 1)
 #define UNW_V8_TAG(p) (UNW_CODE_TAG(p) & 0xff)
 #define UNW_V8_SFI_TAG 0x10000u /* past every other runtime's tag: plus the frame's */
+/*
+ * The code event of a pc of JIT code first seen (addr the pc): user space
+ * reads what its code inlined there while the code lives.
+ */
+#define UNW_V8_PC_TAG 0x10100u
 
 /* Why the V8 frames of a sample were left out, or some of them. */
 #define UNW_V8_ERRORS(X)                                                                   \

@@ -127,11 +127,13 @@ static int v8_fork(void *n, uint32_t ppid, uint32_t pid)
 	return v8frames__fork(n, ppid, pid);
 }
 
-/* The event of a SharedFunctionInfo first seen: read while it lives. */
+/* The event of a SharedFunctionInfo, or a pc of JIT code, first seen: read while it lives. */
 static void v8_read_code(void *n, const struct unw_event *ev, size_t size)
 {
 	(void)size;
-	if (ev->tag >= UNW_V8_SFI_TAG && ev->tag <= UNW_V8_SFI_TAG + 0xff)
+	if (ev->tag == UNW_V8_PC_TAG)
+		v8frames__read_pc(n, ev->pid, ev->addr);
+	else if (ev->tag >= UNW_V8_SFI_TAG && ev->tag <= UNW_V8_SFI_TAG + 0xff)
 		v8frames__read_sfi(n, ev->pid,
 				   ev->addr | (uint64_t)(ev->tag - UNW_V8_SFI_TAG)
 						      << UNW_V8_TAG_SHIFT);
@@ -143,7 +145,15 @@ static uint64_t v8_name(void *n, uint32_t pid, uint64_t sfi, uint64_t where, str
 	struct v8_frame_name name;
 
 	v8frames__name(n, pid, sfi, where, &name);
-	*out = (struct frame_name){ name.name, name.file, name.line, name.first_line };
+	*out = (struct frame_name){ .function = name.name,
+				    .file = name.file,
+				    .line = name.line,
+				    .first_line = name.first_line,
+				    .inlined = name.inlined,
+				    .nr_inlined = name.nr_inlined };
+	/* compiled code: one per pc, whose inlined functions are its own */
+	if (where >> UNW_V8_KIND_SHIFT == UNW_V8_PC && name.nr_inlined)
+		return hash_u64(sfi ^ hash_u64(where));
 	return hash_u64(sfi ^ hash_u64(name.line));
 }
 

@@ -14,6 +14,7 @@
 #include "v8frames.h"
 #include "v8runtime.h"
 #include "../proc_mem.h"
+#include "../runtimes.h"
 
 #define NAME_MAX_LEN 1024	 /* longest name or file read */
 #define SOURCE_MAX (16u << 20)	 /* a Script's source scanned for its lines, at most */
@@ -321,12 +322,13 @@ static bool read_vlq(const uint8_t *p, size_t n, size_t *at, int64_t *v)
 }
 
 /*
- * The script offset of code offset off in source position table p (n
+ * The source position of code offset off in source position table p (n
  * bytes): pairs of code offset and source position, each a delta from the
- * last, a code delta negative for a position that is no statement's.
- * -1 when none.
+ * last, a code delta negative for a position that is no statement's. A
+ * position: bit 0 external, bits 1 to 30 the script offset plus one, bits
+ * 31 to 46 the inlining plus one (0: none). -1 when none.
  */
-static int64_t position_of(const uint8_t *p, size_t n, uint32_t off)
+static int64_t raw_position_of(const uint8_t *p, size_t n, uint32_t off)
 {
 	int64_t code = -1, source = 0, found = -1, d;
 	size_t at = 0;
@@ -342,9 +344,20 @@ static int64_t position_of(const uint8_t *p, size_t n, uint32_t off)
 		source += d;
 		found = source;
 	}
-	if (found < 0 || (found & 1)) /* none, or an external position (not a script's) */
+	return found;
+}
+
+/* The script offset of source position pos; -1 when none, or external (not a script's). */
+static int64_t script_offset(int64_t pos)
+{
+	if (pos < 0 || (pos & 1))
 		return -1;
-	return ((found >> 1) & ((1 << 30) - 1)) - 1;
+	return ((pos >> 1) & ((1 << 30) - 1)) - 1;
+}
+
+static int64_t position_of(const uint8_t *p, size_t n, uint32_t off)
+{
+	return script_offset(raw_position_of(p, n, off));
 }
 
 uint32_t v8frames__line(const struct v8_mem *m, const struct v8_sfi *s, uint32_t off)
@@ -473,12 +486,180 @@ void v8frames__sfi_clear(struct v8_sfi *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* Compiled code */
+
+#define CODE_SCAN (256u << 10) /* bytes below a pc looked through for its InstructionStream */
+#define CODE_ALIGN 32	       /* V8's code alignment: an InstructionStream starts at one */
+#define PAGE 4096
+
+/* Whether the layout says what compiled code's inlining needs (V8 12 and later). */
+static bool code_known(const struct v8_layout *l)
+{
+	return l->type_instruction_stream > 0 && l->is_code > 0 && l->is_instructions > 0 &&
+	       l->type_code > 0 && l->code_instructions > 0 && l->code_size > 0 &&
+	       l->code_deopt > 0 && l->code_positions > 0 && l->deopt_inlined_count > 0 &&
+	       l->deopt_literals > 0 && l->deopt_inlining > 0;
+}
+
+/*
+ * Whether the InstructionStream at untagged address a (32-aligned) holds
+ * pc: its map's type says an InstructionStream (*map, once known, the map
+ * itself), its Code's instructions start where its own do and hold pc.
+ * Its Code (tagged) in *code.
+ */
+static bool stream_holds(const struct v8_mem *m, uint64_t a, uint64_t word0, uint64_t pc,
+			 uint64_t *map, uint64_t *code)
+{
+	const struct v8_layout *l = m->l;
+	uint64_t start;
+	uint32_t size = 0;
+	uint16_t type;
+
+	if (!is_object(word0) || (*map && word0 != *map))
+		return false;
+	if (!*map &&
+	    (m->read(m->ctx, word0 - TAG + (uint64_t)l->instance_type, &type, sizeof(type)) ||
+	     type != l->type_instruction_stream))
+		return false;
+	*code = mem_word(m, a, l->is_code);
+	if (obj_type(m, *code) != l->type_code)
+		return false;
+	start = mem_word(m, *code - TAG, l->code_instructions);
+	if (start != a + (uint64_t)l->is_instructions ||
+	    m->read(m->ctx, *code - TAG + (uint64_t)l->code_size, &size, sizeof(size)))
+		return false;
+	if (pc < start || pc - start >= size)
+		return false;
+	*map = word0;
+	return true;
+}
+
+/*
+ * The Code (tagged) whose instructions hold pc, from the InstructionStream
+ * before them, looked for a page at a time down to CODE_SCAN below pc; 0
+ * when none is found. *map: the InstructionStreams' map, once known.
+ */
+static uint64_t code_of_pc(const struct v8_mem *m, uint64_t pc, uint64_t *map)
+{
+	uint64_t page = pc & ~(uint64_t)(PAGE - 1), code;
+	uint8_t *buf = malloc(PAGE);
+
+	if (!buf)
+		return 0;
+	for (uint64_t lo = page; page - lo < CODE_SCAN && lo >= PAGE; lo -= PAGE) {
+		uint64_t top = lo == page ? (pc & ~(uint64_t)(CODE_ALIGN - 1)) - lo :
+					    PAGE - CODE_ALIGN;
+
+		if (m->read(m->ctx, lo, buf, PAGE))
+			break;
+		for (int64_t at = (int64_t)top; at >= 0; at -= CODE_ALIGN) {
+			uint64_t word0;
+
+			memcpy(&word0, buf + at, sizeof(word0));
+			if (stream_holds(m, lo + (uint64_t)at, word0, pc, map, &code)) {
+				free(buf);
+				return code;
+			}
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* Entry i of the deoptimization data at tagged pointer dd; 0 past its length. */
+static uint64_t deopt_entry(const struct v8_mem *m, uint64_t dd, int32_t i)
+{
+	uint64_t n = mem_word(m, dd - TAG, m->l->array_length);
+
+	if (!is_smi(n) || i < 0 || i >= smi_value(n))
+		return 0;
+	return mem_word(m, dd - TAG, m->l->array_length + 8 + 8 * i);
+}
+
+/* A function's position in compiled code: its SharedFunctionInfo (untagged; 0: the frame's own). */
+struct code_frame {
+	uint64_t sfi;
+	int64_t offset; /* its script offset; -1: unknown */
+};
+
+/*
+ * The functions running at pc of Code code (tagged), innermost first, the
+ * last the code's own function (sfi 0): from its source position table,
+ * whose position at pc says an inlining, and its deoptimization data's
+ * inlining positions (each a position in the function it is inlined into,
+ * and the inlined function's index in the data's literals). Their number,
+ * at most max; 0 when they do not check out.
+ */
+static size_t code_frames(const struct v8_mem *m, uint64_t code, uint64_t pc,
+			  struct code_frame *out, size_t max)
+{
+	const struct v8_layout *l = m->l;
+	uint64_t start = mem_word(m, code - TAG, l->code_instructions), t, n, dd, lits, ip;
+	uint8_t *table = NULL, inl[FRAME_INLINED_MAX * 16];
+	size_t k = 0, nr_inl;
+	int64_t pos, count;
+
+	t = mem_word(m, code - TAG, l->code_positions);
+	n = obj_type(m, t) >= 0 ? mem_word(m, t - TAG, l->array_length) : 1;
+	if (!is_smi(n) || smi_value(n) <= 0 || (uint32_t)smi_value(n) > POSITIONS_MAX ||
+	    !(table = malloc((size_t)smi_value(n))) ||
+	    m->read(m->ctx, t - TAG + (uint64_t)l->array_length + 8, table, (size_t)smi_value(n))) {
+		free(table);
+		return 0;
+	}
+	pos = raw_position_of(table, (size_t)smi_value(n), (uint32_t)(pc - start));
+	free(table);
+	dd = mem_word(m, code - TAG, l->code_deopt);
+	count = is_object(dd) ? smi_value(deopt_entry(m, dd, l->deopt_inlined_count)) : 0;
+	lits = count > 0 ? deopt_entry(m, dd, l->deopt_literals) : 0;
+	ip = count > 0 ? deopt_entry(m, dd, l->deopt_inlining) : 0;
+	n = is_object(ip) ? mem_word(m, ip - TAG, l->array_length) : 0;
+	nr_inl = is_smi(n) && smi_value(n) > 0 ? (size_t)smi_value(n) / 16 : 0;
+	if (nr_inl > FRAME_INLINED_MAX)
+		nr_inl = FRAME_INLINED_MAX;
+	if (nr_inl && m->read(m->ctx, ip - TAG + (uint64_t)l->array_length + 8, inl, nr_inl * 16))
+		nr_inl = 0;
+	while (pos >= 0 && k + 1 < max) {
+		uint32_t id = (uint32_t)((uint64_t)pos >> 31) & 0xffff;
+		int64_t next;
+		int32_t fn;
+
+		if (!id)
+			break;
+		if (id > nr_inl || !is_object(lits))
+			return 0;
+		memcpy(&next, inl + 16 * (id - 1), sizeof(next));
+		memcpy(&fn, inl + 16 * (id - 1) + 8, sizeof(fn));
+		if (fn < 0 || fn >= count)
+			return 0;
+		out[k].sfi = mem_word(m, lits - TAG, l->array_length + 8 + 8 * fn);
+		if (!is_object(out[k].sfi))
+			return 0;
+		out[k].sfi -= TAG;
+		out[k++].offset = script_offset(pos);
+		pos = next;
+	}
+	out[k++] = (struct code_frame){ 0, script_offset(pos) };
+	return k;
+}
+
 /* The namer */
+
+/* What runs at a pc of compiled code: the functions inlined there, its own function's position. */
+struct v8_pc {
+	uint64_t pc;
+	bool found;	    /* its code was found and checked out */
+	int64_t own_offset; /* its own function's script offset; -1: unknown */
+	size_t nr;
+	struct frame_name inlined[FRAME_INLINED_MAX];
+};
 
 struct v8frames_proc {
 	struct proc_mem mem; /* first: an entry of struct proc_mems */
 	struct v8_layout l;
 	struct hashmap sfis; /* of struct v8_sfi, by address */
+	struct hashmap pcs;  /* of struct v8_pc, by SharedFunctionInfo and pc */
+	uint64_t stream_map; /* the InstructionStreams' map, once found */
 	bool read;	     /* it has a layout */
 };
 
@@ -509,6 +690,10 @@ static void proc_clear(void *entry)
 		free(s);
 	}
 	hashmap__exit(&p->sfis);
+	for (size_t i = 0; i < p->pcs.cap; i++)
+		free(p->pcs.slots[i].value);
+	hashmap__exit(&p->pcs);
+	p->stream_map = 0;
 }
 
 struct v8frames *v8frames__new(void)
@@ -595,6 +780,74 @@ static const struct v8_sfi *proc_sfi(struct v8frames_proc *p, uint64_t key)
 	return s;
 }
 
+static bool pc_eq(const void *value, const void *key)
+{
+	return ((const struct v8_pc *)value)->pc == *(const uint64_t *)key;
+}
+
+/* The line of script offset off of s: its function's first when unknown. */
+static uint32_t sfi_line(const struct v8_sfi *s, int64_t off)
+{
+	uint32_t line = off >= 0 ? line_of(s, (uint32_t)off) : 0;
+
+	return line ? line : s->first_line;
+}
+
+/*
+ * What runs at pc of compiled code of p, read now if it was not (none
+ * found is kept too: compiled code is read once, while it lives); NULL
+ * when its code was not found or does not check out.
+ */
+static const struct v8_pc *proc_pc(struct v8frames_proc *p, uint64_t pc)
+{
+	struct v8_mem m = { proc_read, &p->mem, &p->l };
+	uint64_t h = hash_u64(pc), code;
+	struct v8_pc *e = hashmap__find(&p->pcs, h, pc_eq, &pc);
+	struct code_frame frames[FRAME_INLINED_MAX + 1];
+	size_t n = 0;
+
+	if (e || !p->read || !code_known(&p->l))
+		return e && e->found ? e : NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->pc = pc;
+	code = code_of_pc(&m, pc, &p->stream_map);
+	if (code)
+		n = code_frames(&m, code, pc, frames, FRAME_INLINED_MAX + 1);
+	for (size_t i = 0; n && i + 1 < n; i++) {
+		uint64_t nos = mem_word(&m, frames[i].sfi, p->l.sfi_name);
+		const struct v8_sfi *in =
+			proc_sfi(p, frames[i].sfi | (uint64_t)UNW_V8_TAG(nos) << UNW_V8_TAG_SHIFT);
+
+		/* an inlined function that does not check out: none of them is named */
+		if (!in) {
+			e->nr = 0;
+			n = 0;
+			break;
+		}
+		e->inlined[e->nr++] = (struct frame_name){ .function = in->name,
+							   .file = in->file,
+							   .line = sfi_line(in, frames[i].offset),
+							   .first_line = in->first_line };
+	}
+	e->found = n > 0;
+	e->own_offset = n ? frames[n - 1].offset : -1;
+	if (hashmap__add(&p->pcs, h, e)) {
+		free(e);
+		return NULL;
+	}
+	return e->found ? e : NULL;
+}
+
+void v8frames__read_pc(struct v8frames *n, uint32_t pid, uint64_t pc)
+{
+	struct v8frames_proc *p = proc_mem__find(&n->procs, pid);
+
+	if (p)
+		proc_pc(p, pc);
+}
+
 void v8frames__read_sfi(struct v8frames *n, uint32_t pid, uint64_t sfi)
 {
 	struct v8frames_proc *p = proc_mem__find(&n->procs, pid);
@@ -609,7 +862,7 @@ int v8frames__name(struct v8frames *n, uint32_t pid, uint64_t sfi, uint64_t wher
 	struct v8frames_proc *p = proc_mem__find(&n->procs, pid);
 	const struct v8_sfi *s;
 
-	*out = (struct v8_frame_name){ unknown, NULL, 0, 0 };
+	*out = (struct v8_frame_name){ unknown, NULL, 0, 0, NULL, 0 };
 	if (!p)
 		return -ENOENT;
 	s = proc_sfi(p, sfi);
@@ -622,8 +875,16 @@ int v8frames__name(struct v8frames *n, uint32_t pid, uint64_t sfi, uint64_t wher
 		struct v8_mem m = { proc_read, &p->mem, &p->l };
 
 		out->line = v8frames__line(&m, s, (uint32_t)(where & UNW_V8_VALUE_MASK));
+	} else if (where >> UNW_V8_KIND_SHIFT == UNW_V8_PC) {
+		const struct v8_pc *e = proc_pc(p, where & UNW_V8_VALUE_MASK);
+
+		if (e) {
+			out->line = sfi_line(s, e->own_offset);
+			out->inlined = e->nr ? e->inlined : NULL;
+			out->nr_inlined = e->nr;
+		}
 	}
-	/* compiled code's line is not read yet: its function's, as --cpu-prof names a frame */
+	/* a line not known: its function's first, as --cpu-prof names a frame */
 	if (!out->line)
 		out->line = s->first_line;
 	return 0;

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../runtimes.h"
+
 struct v8runtime;
 struct v8_layout;
 struct v8frames;
@@ -28,6 +30,9 @@ struct v8_frame_name {
 	const char *file;    /* the Script's name; NULL when it has none (a builtin's function) */
 	uint32_t line;	     /* the line being run, else its function's first; 0 when unknown */
 	uint32_t first_line; /* its function's first line; 0 when unknown */
+	/* the functions inlined into its compiled code running there, innermost first */
+	const struct frame_name *inlined;
+	size_t nr_inlined;
 };
 
 struct v8frames *v8frames__new(void);
@@ -48,6 +53,13 @@ void v8frames__remove_process(struct v8frames *n, uint32_t pid);
  * "<unknown>".
  */
 void v8frames__read_sfi(struct v8frames *n, uint32_t pid, uint64_t sfi);
+
+/*
+ * Reads what the JIT code at pc of pid inlined there now (its functions, its
+ * own function's position), if it was not read yet: compiled code is freed
+ * once it is deoptimized or replaced.
+ */
+void v8frames__read_pc(struct v8frames *n, uint32_t pid, uint64_t pc);
 
 /*
  * Names frame (sfi, where) of pid into *out, sfi as v8frames__read_sfi

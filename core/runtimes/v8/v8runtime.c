@@ -120,6 +120,36 @@ static const struct v8_entry entries[] = {
 	{ "SlicedStringTag", L(sliced_tag), false, { "SlicedStringTag" } },
 	{ "ThinStringTag", L(thin_tag), false, { "ThinStringTag" } },
 	{ "ExternalStringTag", L(external_tag), false, { "ExternalStringTag" } },
+	{ "type.InstructionStream",
+	  L(type_instruction_stream),
+	  true,
+	  { "type_InstructionStream__INSTRUCTION_STREAM_TYPE" } },
+	{ "InstructionStream.instruction_start",
+	  L(is_instructions),
+	  true,
+	  { "class_InstructionStream__instruction_start__uintptr_t" } },
+	{ "type.Code", L(type_code), true, { "type_Code__CODE_TYPE" } },
+	{ "Code.instruction_stream",
+	  L(code_stream),
+	  true,
+	  { "class_Code__instruction_stream__Tagged_InstructionStream_" } },
+	{ "Code.instruction_start",
+	  L(code_instructions),
+	  true,
+	  { "class_Code__instruction_start__Address" } },
+	{ "Code.instruction_size", L(code_size), true, { "class_Code__instruction_size__int" } },
+	{ "DeoptimizationData.inlined_function_count",
+	  L(deopt_inlined_count),
+	  true,
+	  { "DeoptimizationDataInlinedFunctionCountIndex" } },
+	{ "DeoptimizationData.literal_array",
+	  L(deopt_literals),
+	  true,
+	  { "DeoptimizationDataLiteralArrayIndex" } },
+	{ "DeoptimizationData.inlining_positions",
+	  L(deopt_inlining),
+	  true,
+	  { "DeoptimizationDataInliningPositionsIndex" } },
 };
 
 /* The tags the walk and the namer take as fixed: a 64-bit V8 without pointer compression. */
@@ -330,6 +360,17 @@ static void place_lost(struct v8runtime *r)
 		l->bytecode_positions = l->array_length + (r->major >= 12 ? 16 : 24);
 	if (l->type_function_last < 0)
 		l->type_function_last = l->type_function_first + 14;
+	/*
+	 * V8 12's Code: its deoptimization data and source position table
+	 * the two words after its map, its instruction stream's Code the word
+	 * after the stream's map
+	 */
+	l->is_code = l->code_deopt = l->code_positions = -1;
+	if (r->major >= 12 && l->code_stream >= 24) {
+		l->code_deopt = 8;
+		l->code_positions = 16;
+		l->is_code = 8;
+	}
 }
 
 /* Whether the frame's slots lie where the walk reads them (bpf/unwind_v8.h). */

@@ -52,6 +52,16 @@ struct v8_layout {
 	int32_t type_byte_array, type_trusted_byte_array, type_fixed_array;
 	int32_t first_nonstring, string_repr_mask, string_enc_mask, one_byte_tag;
 	int32_t seq_tag, cons_tag, sliced_tag, thin_tag, external_tag;
+	/*
+	 * Compiled code, for the functions inlined into it (-1: not read; V8
+	 * 12 and later): an InstructionStream's type, its Code and where its
+	 * instructions start; a Code's type, its instruction stream,
+	 * instructions and their size, its deoptimization data and source
+	 * position table; the deoptimization data's entries.
+	 */
+	int32_t type_instruction_stream, is_code, is_instructions;
+	int32_t type_code, code_stream, code_instructions, code_size, code_deopt, code_positions;
+	int32_t deopt_inlined_count, deopt_literals, deopt_inlining;
 };
 
 struct v8runtime {
