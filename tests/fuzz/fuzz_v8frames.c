@@ -10,9 +10,10 @@
  * replay.c runs the same function over corpus-v8frames/ in every build.
  *
  * An input: the SharedFunctionInfo's address (8 bytes), a frame's bytecode
- * offset (4), which layout (1 byte: even node 20's V8 11.3, odd node 24's
- * V8 13.6, as their v8dbg_ symbols give them), then the process's memory
- * from MEM_BASE on.
+ * offset (4; its low 16 bits also a pc of compiled code past MEM_BASE, whose
+ * inlined functions are read), which layout (1 byte: even node 20's V8
+ * 11.3, odd node 24's V8 13.6, as their v8dbg_ symbols give them), then
+ * the process's memory from MEM_BASE on.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -43,11 +44,35 @@ static const struct v8_layout layouts[2] = {
 	  .type_function_first = 2066, .type_function_last = 2080, .type_sfi = 262,
 	  .type_script = 167, .type_scope_info = 261, .type_bytecode_array = 191,
 	  .type_byte_array = 190, .type_trusted_byte_array = -1, .type_fixed_array = 175 },
-	{ STRING_TAGS, .fn_shared = 32, .sfi_name = 24, .sfi_data = 8, .sfi_script = 40,
-	  .bytecode_data = 64, .bytecode_positions = 24, .scope_first_vars = 5,
-	  .type_function_first = 2065, .type_function_last = 2081, .type_sfi = 282,
-	  .type_script = 167, .type_scope_info = 280, .type_bytecode_array = 186,
-	  .type_byte_array = 217, .type_trusted_byte_array = 196, .type_fixed_array = 205 },
+	{ STRING_TAGS,
+	  .fn_shared = 32,
+	  .sfi_name = 24,
+	  .sfi_data = 8,
+	  .sfi_script = 40,
+	  .bytecode_data = 64,
+	  .bytecode_positions = 24,
+	  .scope_first_vars = 5,
+	  .type_instruction_stream = 192,
+	  .is_code = 8,
+	  .is_instructions = 32,
+	  .type_code = 187,
+	  .code_stream = 32,
+	  .code_instructions = 40,
+	  .code_size = 56,
+	  .code_deopt = 8,
+	  .code_positions = 16,
+	  .deopt_inlined_count = 1,
+	  .deopt_literals = 3,
+	  .deopt_inlining = 8,
+	  .type_function_first = 2065,
+	  .type_function_last = 2081,
+	  .type_sfi = 282,
+	  .type_script = 167,
+	  .type_scope_info = 280,
+	  .type_bytecode_array = 186,
+	  .type_byte_array = 217,
+	  .type_trusted_byte_array = 196,
+	  .type_fixed_array = 205 },
 };
 
 struct fake_mem {
@@ -82,6 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fake_mem fm;
 	struct v8_mem m;
+	struct v8_code_frame frames[FRAME_INLINED_MAX + 1];
+	uint64_t stream_map = 0;
 	struct v8_sfi s;
 	char name[256];
 	uint64_t sfi;
@@ -111,6 +138,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		v8frames__sfi_clear(&s);
 	}
+	/* the bytecode offset's word as a pc of compiled code */
+	if (v8frames__pc_frames(&m, MEM_BASE + (off & 0xffff), &stream_map, frames,
+				FRAME_INLINED_MAX + 1) > FRAME_INLINED_MAX + 1)
+		__builtin_trap();
 	free(copy);
 	return 0;
 }

@@ -10,6 +10,8 @@ layout's byte (0: node 20's V8 11.3, 1: node 24's V8 13.6), then memory from
 instance types, the SharedFunctionInfo with its name (a sequential string, a
 cons string, a two-byte string, a ScopeInfo's), its Script (name
 "/tmp/app.js" and its source) and its BytecodeArray's source position table.
+Compiled code of node 24's layout (an InstructionStream, its Code, source
+positions and deoptimization data) with a function inlined at the seed's pc.
 Broken ones: a name longer than the memory, a cons string that is its own
 part, a table of bytes that never end a number, no SharedFunctionInfo.
 """
@@ -135,6 +137,38 @@ def looped(h, lay):
     return sfi(h, lay, tagged(c))
 
 
+def compiled(h, lay):
+    """Compiled code (node 24's layout) whose pc 0x10000 + 0x800 + 32 + 20 runs a function
+    inlined into it, in a page of memory; the seed's offset word is that pc's low bits."""
+    callee = sfi(h, lay, tagged(h.one_byte(b"callee")))
+    code = h.obj(187, 64)
+    deopt = h.obj(193, 16 + 10 * 8)
+    lits = h.obj(199, 24)
+    fn = SOURCE.index(b"function")
+    table = vlq(1) + vlq((fn + 1) << 1) + vlq(16) + vlq(((8 + 1) << 1 | 1 << 31) - ((fn + 1) << 1))
+    t = h.obj(196, 16 + len(table))
+    inl = h.obj(196, 32)
+    m = h.alloc(16)
+    h.put(m + 12, struct.pack("<H", 192))
+    if len(h.mem) > 0x800:
+        raise SystemExit("the seed's objects outgrew 0x800 bytes")
+    # the whole page: the code is looked for a page at a time
+    h.mem += bytes(0x1000 - len(h.mem))
+    stream = 0x800
+    h.put(stream, struct.pack("<QQ", BASE + m + 1, tagged(code)))
+    h.put(code + 40, struct.pack("<Q", BASE + stream + 32))
+    h.put(code + 56, struct.pack("<I", 64))
+    h.put(code + 8, struct.pack("<QQ", tagged(deopt), tagged(t)))
+    h.put(t + 8, struct.pack("<Q", smi(len(table))) + table)
+    h.put(deopt + 8, struct.pack("<Q", smi(10)))
+    h.put(deopt + 16 + 8, struct.pack("<Q", smi(1)))
+    h.put(deopt + 16 + 24, struct.pack("<Q", tagged(lits)))
+    h.put(deopt + 16 + 64, struct.pack("<Q", tagged(inl)))
+    h.put(lits + 8, struct.pack("<QQ", smi(1), tagged(callee)))
+    h.put(inl + 8, struct.pack("<Q", smi(16)) + struct.pack("<qiI", (50 + 1) << 1, 0, 0))
+    return callee
+
+
 SEEDS = {
     "named": lambda h, lay: sfi(h, lay, tagged(h.one_byte(b"inner"))),
     "cons": lambda h, lay: sfi(h, lay, tagged(h.cons(h.one_byte(b"Foo."), h.one_byte(b"bar"), 7))),
@@ -146,6 +180,8 @@ SEEDS = {
     "table-unended": lambda h, lay: sfi(h, lay, tagged(h.one_byte(b"t")), table=b"\xff" * 12),
     "none": lambda h, lay: None,
 }
+# node 24's layout only, the pc's low bits as the offset
+CODE_SEEDS = {"compiled": (compiled, 0x800 + 32 + 20)}
 
 
 def main():
@@ -158,6 +194,9 @@ def main():
                 path = os.path.join(out, f"v{20 if which == 0 else 24}-{name}-{offset}")
                 with open(path, "wb") as f:
                     f.write(seed(which, build, offset))
+    for name, (build, offset) in CODE_SEEDS.items():
+        with open(os.path.join(out, f"v24-{name}"), "wb") as f:
+            f.write(seed(1, build, offset))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,10 @@
  * source position table. A function is named, its file and the line of a
  * bytecode offset found; what is not a V8 object, a string that does not
  * end, a cons string that loops or a broken table is refused or gives no
- * line, never a wrong one.
+ * line, never a wrong one. Compiled code laid out as node 24's V8 13.6 lays
+ * it out (an InstructionStream, its Code, source positions, deoptimization
+ * data): the function inlined at a pc and its caller's position found from
+ * the pc alone, an inlining the data does not have refused.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -309,10 +312,108 @@ static void test_bad_input(void)
 	v8frames__sfi_clear(&s);
 }
 
+/* Node 24's compiled code (V8 13.6's v8dbg_ symbols, and the fields v8runtime.c places). */
+static struct v8_layout code_layout(void)
+{
+	struct v8_layout l = layout;
+
+	l.type_instruction_stream = 192;
+	l.is_code = 8;
+	l.is_instructions = 32;
+	l.type_code = 187;
+	l.code_stream = 32;
+	l.code_instructions = 40;
+	l.code_size = 56;
+	l.code_deopt = 8;
+	l.code_positions = 16;
+	l.deopt_inlined_count = 1;
+	l.deopt_literals = 3;
+	l.deopt_inlining = 8;
+	return l;
+}
+
+/* A position: script offset off, inlined as inlining id (0: none). */
+static int64_t position(int64_t off, uint32_t inlining)
+{
+	return (off + 1) << 1 | (int64_t)inlining << 31;
+}
+
+/*
+ * Compiled code of 64 bytes: its instructions 0 to 15 at script offset 40
+ * of its own function, 16 on in a function inlined there (inlining id,
+ * its literal 0) at its script offset 7, called at offset 50 of its own.
+ * Its instructions' start.
+ */
+static uint64_t compiled(const struct v8_layout *l, uint64_t inlined_sfi, uint32_t id)
+{
+	uint64_t code = object(187, 64), deopt = object(193, 16 + 10 * 8), lits = object(199, 24);
+	uint64_t table = object(196, 32), inl = object(196, 32), map = alloc(16), stream;
+	uint8_t enc[32];
+	size_t n = 0;
+	int64_t e0[2] = { position(50, 0), 0 };
+
+	put16(map, l->instance_type, 192);
+	heap_top = (heap_top + 31) & ~31ULL;
+	stream = alloc(32 + 64);
+	put64(stream, 0, tagged(map));
+	put64(stream, l->is_code, tagged(code));
+	put64(code, l->code_instructions, stream + (uint64_t)l->is_instructions);
+	put32(code, l->code_size, 64);
+	put64(code, l->code_deopt, tagged(deopt));
+	put64(code, l->code_positions, tagged(table));
+	n += vlq(enc + n, 1); /* code 0 */
+	n += vlq(enc + n, position(40, 0));
+	n += vlq(enc + n, 16);
+	n += vlq(enc + n, position(7, id) - position(40, 0));
+	put64(table, l->array_length, smi((int32_t)n));
+	memcpy(heap + (table - HEAP_BASE) + l->array_length + 8, enc, n);
+	put64(deopt, l->array_length, smi(10));
+	put64(deopt, l->array_length + 8 + 8 * l->deopt_inlined_count, smi(1));
+	put64(deopt, l->array_length + 8 + 8 * l->deopt_literals, tagged(lits));
+	put64(deopt, l->array_length + 8 + 8 * l->deopt_inlining, tagged(inl));
+	put64(lits, l->array_length, smi(1));
+	put64(lits, l->array_length + 8, tagged(inlined_sfi));
+	put64(inl, l->array_length, smi(16));
+	memcpy(heap + (inl - HEAP_BASE) + l->array_length + 8, e0, sizeof(e0));
+	return stream + (uint64_t)l->is_instructions;
+}
+
+static void test_inlined(void)
+{
+	struct v8_layout l = code_layout();
+	struct v8_mem m = { heap_read, NULL, &l };
+	struct v8_code_frame f[4];
+	uint64_t start, callee, map = 0;
+
+	reset();
+	callee = object(282, 48);
+	start = compiled(&l, callee, 1);
+	/* in its own function's code */
+	CHECK_EQ_INT(v8frames__pc_frames(&m, start + 4, &map, f, 4), 1);
+	CHECK(f[0].sfi == 0);
+	CHECK_EQ_INT(f[0].offset, 40);
+	/* in the inlined function's: it, then its caller at the call */
+	CHECK_EQ_INT(v8frames__pc_frames(&m, start + 20, &map, f, 4), 2);
+	CHECK(f[0].sfi == callee);
+	CHECK_EQ_INT(f[0].offset, 7);
+	CHECK(f[1].sfi == 0);
+	CHECK_EQ_INT(f[1].offset, 50);
+	CHECK(map != 0);
+	/* past its code, or a layout without compiled code's fields: none */
+	CHECK_EQ_INT(v8frames__pc_frames(&m, start + 64, &map, f, 4), 0);
+	CHECK_EQ_INT(v8frames__pc_frames(&mem, start + 20, &map, f, 4), 0);
+	/* an inlining its deoptimization data does not have: none, never a wrong one */
+	map = 0;
+	start = compiled(&l, callee, 2);
+	CHECK_EQ_INT(v8frames__pc_frames(&m, start + 20, &map, f, 4), 0);
+	CHECK_EQ_INT(v8frames__pc_frames(&m, start + 4, &map, f, 4), 1);
+}
+
 int main(void)
 {
 	RUN(test_named);
 	RUN(test_names);
 	RUN(test_bad_input);
+	RUN(test_inlined);
 	return test_summary();
 }

@@ -576,12 +576,6 @@ static uint64_t deopt_entry(const struct v8_mem *m, uint64_t dd, int32_t i)
 	return mem_word(m, dd - TAG, m->l->array_length + 8 + 8 * i);
 }
 
-/* A function's position in compiled code: its SharedFunctionInfo (untagged; 0: the frame's own). */
-struct code_frame {
-	uint64_t sfi;
-	int64_t offset; /* its script offset; -1: unknown */
-};
-
 /*
  * The functions running at pc of Code code (tagged), innermost first, the
  * last the code's own function (sfi 0): from its source position table,
@@ -591,7 +585,7 @@ struct code_frame {
  * at most max; 0 when they do not check out.
  */
 static size_t code_frames(const struct v8_mem *m, uint64_t code, uint64_t pc,
-			  struct code_frame *out, size_t max)
+			  struct v8_code_frame *out, size_t max)
 {
 	const struct v8_layout *l = m->l;
 	uint64_t start = mem_word(m, code - TAG, l->code_instructions), t, n, dd, lits, ip;
@@ -639,8 +633,19 @@ static size_t code_frames(const struct v8_mem *m, uint64_t code, uint64_t pc,
 		out[k++].offset = script_offset(pos);
 		pos = next;
 	}
-	out[k++] = (struct code_frame){ 0, script_offset(pos) };
+	out[k++] = (struct v8_code_frame){ 0, script_offset(pos) };
 	return k;
+}
+
+size_t v8frames__pc_frames(const struct v8_mem *m, uint64_t pc, uint64_t *stream_map,
+			   struct v8_code_frame *out, size_t max)
+{
+	uint64_t code;
+
+	if (!code_known(m->l) || !max)
+		return 0;
+	code = code_of_pc(m, pc, stream_map);
+	return code ? code_frames(m, code, pc, out, max) : 0;
 }
 
 /* The namer */
@@ -801,20 +806,18 @@ static uint32_t sfi_line(const struct v8_sfi *s, int64_t off)
 static const struct v8_pc *proc_pc(struct v8frames_proc *p, uint64_t pc)
 {
 	struct v8_mem m = { proc_read, &p->mem, &p->l };
-	uint64_t h = hash_u64(pc), code;
+	uint64_t h = hash_u64(pc);
 	struct v8_pc *e = hashmap__find(&p->pcs, h, pc_eq, &pc);
-	struct code_frame frames[FRAME_INLINED_MAX + 1];
+	struct v8_code_frame frames[FRAME_INLINED_MAX + 1];
 	size_t n = 0;
 
-	if (e || !p->read || !code_known(&p->l))
+	if (e || !p->read)
 		return e && e->found ? e : NULL;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
 	e->pc = pc;
-	code = code_of_pc(&m, pc, &p->stream_map);
-	if (code)
-		n = code_frames(&m, code, pc, frames, FRAME_INLINED_MAX + 1);
+	n = v8frames__pc_frames(&m, pc, &p->stream_map, frames, FRAME_INLINED_MAX + 1);
 	for (size_t i = 0; n && i + 1 < n; i++) {
 		uint64_t nos = mem_word(&m, frames[i].sfi, p->l.sfi_name);
 		const struct v8_sfi *in =

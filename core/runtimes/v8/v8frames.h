@@ -102,4 +102,21 @@ void v8frames__sfi_clear(struct v8_sfi *s);
 /* The line of bytecode offset off (as its frame keeps it) of s; 0 when unknown. */
 uint32_t v8frames__line(const struct v8_mem *m, const struct v8_sfi *s, uint32_t off);
 
+/* A function's position in compiled code. */
+struct v8_code_frame {
+	uint64_t sfi;	/* its SharedFunctionInfo, untagged; 0: the code's own function */
+	int64_t offset; /* its script offset; -1: unknown */
+};
+
+/*
+ * The functions running at pc of V8's JIT code (V8 12 and later), innermost
+ * first, each called by the next, the last the code's own function: its
+ * Code found from the InstructionStream before pc (*stream_map, their map,
+ * once known), its source position table's position at pc, and the
+ * inlining positions and literals of its deoptimization data. Their
+ * number, at most max; 0 when its code is not found or does not check out.
+ */
+size_t v8frames__pc_frames(const struct v8_mem *m, uint64_t pc, uint64_t *stream_map,
+			   struct v8_code_frame *out, size_t max);
+
 #endif
