@@ -16,7 +16,10 @@ instance type in the range unwprof takes, a SharedFunctionInfo's type,
 its function data the BytecodeArray (a field the metadata lost in V8 12 and
 later), its name "probe" (a string or its ScopeInfo's), its Script, whose
 name is the file's path, and the BytecodeArray's source position table a
-byte array (another field lost).
+byte array (another field lost). In V8 12 and later, the TurboFan code of a
+function that inlines probe: its InstructionStream and back, where its
+instructions start, its source position table and its deoptimization
+data (fields the metadata lost), whose one inlined function is probe's.
 
 Exit 0 when all agree, 1 when one does not, 77 (skip) when the node is
 absent (a failure under CI, where setup.sh installs it).
@@ -36,8 +39,17 @@ PROGRAM = """'use strict';
 function probe(a, b) {
   return a + b;
 }
+function twice(a) {
+  return probe(a, a) + probe(a, 1);
+}
 for (let i = 0; i < 10; i++) probe(i, i);
 %DebugPrint(probe);
+%PrepareFunctionForOptimization(twice);
+twice(1);
+twice(2);
+%OptimizeFunctionOnNextCall(twice);
+twice(3);
+%DebugPrint(twice);
 setTimeout(() => {}, 20000);
 """
 
@@ -109,7 +121,7 @@ def main():
                             stderr=subprocess.STDOUT, text=True)
     printed = ""
     deadline = time.time() + 20
-    while time.time() < deadline and "source code" not in printed:
+    while time.time() < deadline and printed.count("source code") < 2:
         line = proc.stdout.readline()
         if not line:
             break
@@ -179,6 +191,30 @@ def main():
         check("SharedFunctionInfo.script's instance type", type_of(script),
               lay["type.Script"])
         check("Script.name", string(mem.word(script, lay["Script.name"])), inside)
+        # compiled code (V8 12 and later): twice's TurboFan code, which inlines probe
+        m = re.search(r"(0x[0-9a-f]+) <Code TURBOFAN", printed)
+        if lay.get("Code.deoptimization_data", -1) > 0 and m:
+            code = int(m.group(1), 16)
+            check("Code's instance type", type_of(code), lay["type.Code"])
+            stream = mem.word(code, lay["Code.instruction_stream"])
+            check("Code.instruction_stream's instance type", type_of(stream),
+                  lay["type.InstructionStream"])
+            check("InstructionStream.code", mem.word(stream, lay["InstructionStream.code"]),
+                  code)
+            check("Code.instruction_start",
+                  mem.word(code, lay["Code.instruction_start"]),
+                  stream - 1 + lay["InstructionStream.instruction_start"])
+            positions = mem.word(code, lay["Code.source_position_table"])
+            check("Code.source_position_table's instance type", type_of(positions),
+                  lay["type.TrustedByteArray"])
+            deopt = mem.word(code, lay["Code.deoptimization_data"])
+            inlined = mem.word(deopt, 16 + 8 * lay["DeoptimizationData.inlined_function_count"])
+            check("DeoptimizationData's inlined functions (probe)", inlined >> 32, 1)
+            lits = mem.word(deopt, 16 + 8 * lay["DeoptimizationData.literal_array"])
+            first = mem.word(lits, 16)
+            check("the inlined function's SharedFunctionInfo", first, sfi)
+        elif lay.get("Code.deoptimization_data", -1) > 0:
+            check("%DebugPrint printed twice's TurboFan code", 0, 1)
     finally:
         proc.kill()
         proc.wait()

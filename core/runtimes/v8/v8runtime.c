@@ -485,6 +485,13 @@ void v8runtime__print_json(struct json_writer *jw, const struct v8runtime *r)
 		json__key(jw, entries[i].key);
 		json__int(jw, *(const int32_t *)((const char *)&r->l + entries[i].off));
 	}
+	/* the fields placed where the metadata has none (-1: not read) */
+	json__key(jw, "InstructionStream.code");
+	json__int(jw, r->l.is_code);
+	json__key(jw, "Code.deoptimization_data");
+	json__int(jw, r->l.code_deopt);
+	json__key(jw, "Code.source_position_table");
+	json__int(jw, r->l.code_positions);
 	json__object_end(jw);
 	json__object_end(jw);
 }
