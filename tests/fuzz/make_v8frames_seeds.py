@@ -150,6 +150,7 @@ def compiled(h, lay):
     inl = h.obj(196, 32)
     m = h.alloc(16)
     h.put(m + 12, struct.pack("<H", 192))
+    # (the code's own function: the callee's SharedFunctionInfo serves)
     if len(h.mem) > 0x800:
         raise SystemExit("the seed's objects outgrew 0x800 bytes")
     # the whole page: the code is looked for a page at a time
@@ -164,6 +165,9 @@ def compiled(h, lay):
     h.put(deopt + 16 + 8, struct.pack("<Q", smi(1)))
     h.put(deopt + 16 + 24, struct.pack("<Q", tagged(lits)))
     h.put(deopt + 16 + 64, struct.pack("<Q", tagged(inl)))
+    wrapper = h.obj(195, 16)
+    h.put(deopt + 16 + 56, struct.pack("<Q", tagged(wrapper)))
+    h.put(wrapper + 8, struct.pack("<Q", tagged(callee)))
     h.put(lits + 8, struct.pack("<QQ", smi(1), tagged(callee)))
     h.put(inl + 8, struct.pack("<Q", smi(16)) + struct.pack("<qiI", (50 + 1) << 1, 0, 0))
     return callee

@@ -329,6 +329,8 @@ static struct v8_layout code_layout(void)
 	l.deopt_inlined_count = 1;
 	l.deopt_literals = 3;
 	l.deopt_inlining = 8;
+	l.deopt_wrapped_sfi = 7;
+	l.wrapper_sfi = 8;
 	return l;
 }
 
@@ -344,9 +346,11 @@ static int64_t position(int64_t off, uint32_t inlining)
  * its literal 0) at its script offset 7, called at offset 50 of its own.
  * Its instructions' start.
  */
-static uint64_t compiled(const struct v8_layout *l, uint64_t inlined_sfi, uint32_t id)
+static uint64_t compiled(const struct v8_layout *l, uint64_t own_sfi, uint64_t inlined_sfi,
+			 uint32_t id)
 {
 	uint64_t code = object(187, 64), deopt = object(193, 16 + 10 * 8), lits = object(199, 24);
+	uint64_t wrapper = object(195, 16);
 	uint64_t table = object(196, 32), inl = object(196, 32), map = alloc(16), stream;
 	uint8_t enc[32];
 	size_t n = 0;
@@ -371,6 +375,8 @@ static uint64_t compiled(const struct v8_layout *l, uint64_t inlined_sfi, uint32
 	put64(deopt, l->array_length + 8 + 8 * l->deopt_inlined_count, smi(1));
 	put64(deopt, l->array_length + 8 + 8 * l->deopt_literals, tagged(lits));
 	put64(deopt, l->array_length + 8 + 8 * l->deopt_inlining, tagged(inl));
+	put64(deopt, l->array_length + 8 + 8 * l->deopt_wrapped_sfi, tagged(wrapper));
+	put64(wrapper, l->wrapper_sfi, tagged(own_sfi));
 	put64(lits, l->array_length, smi(1));
 	put64(lits, l->array_length + 8, tagged(inlined_sfi));
 	put64(inl, l->array_length, smi(16));
@@ -383,20 +389,21 @@ static void test_inlined(void)
 	struct v8_layout l = code_layout();
 	struct v8_mem m = { heap_read, NULL, &l };
 	struct v8_code_frame f[4];
-	uint64_t start, callee, map = 0;
+	uint64_t start, callee, caller, map = 0;
 
 	reset();
 	callee = object(282, 48);
-	start = compiled(&l, callee, 1);
+	caller = object(282, 48);
+	start = compiled(&l, caller, callee, 1);
 	/* in its own function's code */
 	CHECK_EQ_INT(v8frames__pc_frames(&m, start + 4, &map, f, 4), 1);
-	CHECK(f[0].sfi == 0);
+	CHECK(f[0].sfi == caller);
 	CHECK_EQ_INT(f[0].offset, 40);
 	/* in the inlined function's: it, then its caller at the call */
 	CHECK_EQ_INT(v8frames__pc_frames(&m, start + 20, &map, f, 4), 2);
 	CHECK(f[0].sfi == callee);
 	CHECK_EQ_INT(f[0].offset, 7);
-	CHECK(f[1].sfi == 0);
+	CHECK(f[1].sfi == caller);
 	CHECK_EQ_INT(f[1].offset, 50);
 	CHECK(map != 0);
 	/* past its code, or a layout without compiled code's fields: none */
@@ -404,7 +411,7 @@ static void test_inlined(void)
 	CHECK_EQ_INT(v8frames__pc_frames(&mem, start + 20, &map, f, 4), 0);
 	/* an inlining its deoptimization data does not have: none, never a wrong one */
 	map = 0;
-	start = compiled(&l, callee, 2);
+	start = compiled(&l, caller, callee, 2);
 	CHECK_EQ_INT(v8frames__pc_frames(&m, start + 20, &map, f, 4), 0);
 	CHECK_EQ_INT(v8frames__pc_frames(&m, start + 4, &map, f, 4), 1);
 }

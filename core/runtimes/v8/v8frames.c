@@ -498,7 +498,8 @@ static bool code_known(const struct v8_layout *l)
 	return l->type_instruction_stream > 0 && l->is_code > 0 && l->is_instructions > 0 &&
 	       l->type_code > 0 && l->code_instructions > 0 && l->code_size > 0 &&
 	       l->code_deopt > 0 && l->code_positions > 0 && l->deopt_inlined_count > 0 &&
-	       l->deopt_literals > 0 && l->deopt_inlining > 0;
+	       l->deopt_literals > 0 && l->deopt_inlining > 0 &&
+	       (l->deopt_sfi > 0 || (l->deopt_wrapped_sfi > 0 && l->wrapper_sfi > 0));
 }
 
 /*
@@ -588,7 +589,7 @@ static size_t code_frames(const struct v8_mem *m, uint64_t code, uint64_t pc,
 			  struct v8_code_frame *out, size_t max)
 {
 	const struct v8_layout *l = m->l;
-	uint64_t start = mem_word(m, code - TAG, l->code_instructions), t, n, dd, lits, ip;
+	uint64_t start = mem_word(m, code - TAG, l->code_instructions), t, n, dd, lits, ip, own;
 	uint8_t *table = NULL, inl[FRAME_INLINED_MAX * 16];
 	size_t k = 0, nr_inl;
 	int64_t pos, count;
@@ -604,7 +605,16 @@ static size_t code_frames(const struct v8_mem *m, uint64_t code, uint64_t pc,
 	pos = raw_position_of(table, (size_t)smi_value(n), (uint32_t)(pc - start));
 	free(table);
 	dd = mem_word(m, code - TAG, l->code_deopt);
-	count = is_object(dd) ? smi_value(deopt_entry(m, dd, l->deopt_inlined_count)) : 0;
+	if (!is_object(dd))
+		return 0;
+	/* the code's own function, which the frame's must be */
+	if (l->deopt_sfi > 0)
+		own = deopt_entry(m, dd, l->deopt_sfi);
+	else
+		own = mem_word(m, deopt_entry(m, dd, l->deopt_wrapped_sfi) - TAG, l->wrapper_sfi);
+	if (!is_object(own))
+		return 0;
+	count = smi_value(deopt_entry(m, dd, l->deopt_inlined_count));
 	lits = count > 0 ? deopt_entry(m, dd, l->deopt_literals) : 0;
 	ip = count > 0 ? deopt_entry(m, dd, l->deopt_inlining) : 0;
 	n = is_object(ip) ? mem_word(m, ip - TAG, l->array_length) : 0;
@@ -627,13 +637,15 @@ static size_t code_frames(const struct v8_mem *m, uint64_t code, uint64_t pc,
 		if (fn < 0 || fn >= count)
 			return 0;
 		out[k].sfi = mem_word(m, lits - TAG, l->array_length + 8 + 8 * fn);
+		if ((out[k].sfi & 3) == 3) /* a weak reference (V8 11's literals) */
+			out[k].sfi &= ~2ULL;
 		if (!is_object(out[k].sfi))
 			return 0;
 		out[k].sfi -= TAG;
 		out[k++].offset = script_offset(pos);
 		pos = next;
 	}
-	out[k++] = (struct v8_code_frame){ 0, script_offset(pos) };
+	out[k++] = (struct v8_code_frame){ own - TAG, script_offset(pos) };
 	return k;
 }
 
@@ -653,6 +665,7 @@ size_t v8frames__pc_frames(const struct v8_mem *m, uint64_t pc, uint64_t *stream
 /* What runs at a pc of compiled code: the functions inlined there, its own function's position. */
 struct v8_pc {
 	uint64_t pc;
+	uint64_t own;	    /* its code's own SharedFunctionInfo, untagged */
 	bool found;	    /* its code was found and checked out */
 	int64_t own_offset; /* its own function's script offset; -1: unknown */
 	size_t nr;
@@ -835,6 +848,7 @@ static const struct v8_pc *proc_pc(struct v8frames_proc *p, uint64_t pc)
 							   .first_line = in->first_line };
 	}
 	e->found = n > 0;
+	e->own = n ? frames[n - 1].sfi : 0;
 	e->own_offset = n ? frames[n - 1].offset : -1;
 	if (hashmap__add(&p->pcs, h, e)) {
 		free(e);
@@ -881,7 +895,8 @@ int v8frames__name(struct v8frames *n, uint32_t pid, uint64_t sfi, uint64_t wher
 	} else if (where >> UNW_V8_KIND_SHIFT == UNW_V8_PC) {
 		const struct v8_pc *e = proc_pc(p, where & UNW_V8_VALUE_MASK);
 
-		if (e) {
+		/* code of another function at the pc, since it was read: none of it */
+		if (e && e->own == (sfi & UNW_V8_ADDR_MASK)) {
 			out->line = sfi_line(s, e->own_offset);
 			out->inlined = e->nr ? e->inlined : NULL;
 			out->nr_inlined = e->nr;

@@ -104,13 +104,14 @@ uint32_t v8frames__line(const struct v8_mem *m, const struct v8_sfi *s, uint32_t
 
 /* A function's position in compiled code. */
 struct v8_code_frame {
-	uint64_t sfi;	/* its SharedFunctionInfo, untagged; 0: the code's own function */
+	uint64_t sfi;	/* its SharedFunctionInfo, untagged */
 	int64_t offset; /* its script offset; -1: unknown */
 };
 
 /*
  * The functions running at pc of V8's JIT code (V8 12 and later), innermost
- * first, each called by the next, the last the code's own function: its
+ * first, each called by the next, the last the code's own function (its
+ * deoptimization data's, which a frame's must be to be named so): its
  * Code found from the InstructionStream before pc (*stream_map, their map,
  * once known), its source position table's position at pc, and the
  * inlining positions and literals of its deoptimization data. Their

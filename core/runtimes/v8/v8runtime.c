@@ -138,6 +138,26 @@ static const struct v8_entry entries[] = {
 	  true,
 	  { "class_Code__instruction_start__Address" } },
 	{ "Code.instruction_size", L(code_size), true, { "class_Code__instruction_size__int" } },
+	{ "Code.deoptimization_data",
+	  L(code_deopt),
+	  true,
+	  { "class_Code__deoptimization_data__FixedArray" } },
+	{ "Code.source_position_table",
+	  L(code_positions),
+	  true,
+	  { "class_Code__source_position_table__ByteArray" } },
+	{ "DeoptimizationData.shared_function_info",
+	  L(deopt_sfi),
+	  true,
+	  { "DeoptimizationDataSharedFunctionInfoIndex" } },
+	{ "DeoptimizationData.wrapped_shared_function_info",
+	  L(deopt_wrapped_sfi),
+	  true,
+	  { "DeoptimizationDataWrappedSharedFunctionInfoIndex" } },
+	{ "SharedFunctionInfoWrapper.shared_info",
+	  L(wrapper_sfi),
+	  true,
+	  { "class_SharedFunctionInfoWrapper__shared_info__Tagged_SharedFunctionInfo_" } },
 	{ "DeoptimizationData.inlined_function_count",
 	  L(deopt_inlined_count),
 	  true,
@@ -361,15 +381,25 @@ static void place_lost(struct v8runtime *r)
 	if (l->type_function_last < 0)
 		l->type_function_last = l->type_function_first + 14;
 	/*
-	 * V8 12's Code: its deoptimization data and source position table
-	 * the two words after its map, its instruction stream's Code the word
-	 * after the stream's map
+	 * A Code: in V8 12 and later its deoptimization data and source
+	 * position table are the two words after its map; in V8 11 (whose
+	 * metadata has those two) its instruction stream, instructions' start
+	 * and their size are where V8 12 has them. An instruction stream's
+	 * Code is the word after its map.
 	 */
-	l->is_code = l->code_deopt = l->code_positions = -1;
+	l->is_code = -1;
 	if (r->major >= 12 && l->code_stream >= 24) {
 		l->code_deopt = 8;
 		l->code_positions = 16;
 		l->is_code = 8;
+	} else if (r->major == 11 && l->code_deopt > 0 && l->code_positions > 0 &&
+		   l->code_stream < 0 && l->code_instructions < 0 && l->code_size < 0) {
+		l->code_stream = 32;
+		l->code_instructions = 40;
+		l->code_size = 56;
+		l->is_code = 8;
+	} else {
+		l->code_deopt = l->code_positions = -1;
 	}
 }
 
@@ -488,10 +518,6 @@ void v8runtime__print_json(struct json_writer *jw, const struct v8runtime *r)
 	/* the fields placed where the metadata has none (-1: not read) */
 	json__key(jw, "InstructionStream.code");
 	json__int(jw, r->l.is_code);
-	json__key(jw, "Code.deoptimization_data");
-	json__int(jw, r->l.code_deopt);
-	json__key(jw, "Code.source_position_table");
-	json__int(jw, r->l.code_positions);
 	json__object_end(jw);
 	json__object_end(jw);
 }

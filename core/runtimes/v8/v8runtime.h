@@ -62,6 +62,8 @@ struct v8_layout {
 	int32_t type_instruction_stream, is_code, is_instructions;
 	int32_t type_code, code_stream, code_instructions, code_size, code_deopt, code_positions;
 	int32_t deopt_inlined_count, deopt_literals, deopt_inlining;
+	/* the code's own function: a SharedFunctionInfo (V8 11), or its wrapper's (V8 12) */
+	int32_t deopt_sfi, deopt_wrapped_sfi, wrapper_sfi;
 };
 
 struct v8runtime {
