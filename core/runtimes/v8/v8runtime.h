@@ -20,8 +20,12 @@
  *
  * A few fields the metadata lost across versions (a BytecodeArray's source
  * position table, a SharedFunctionInfo's function data in V8 12 and
- * later) are placed next to one it has, as the layout of V8's classes
- * puts them; tests/oracle/v8_offsets.sh checks them against a running node.
+ * later, a Code's deoptimization data and source positions in V8 12, its
+ * instructions in V8 11) are placed next to one it has, as the layout of
+ * V8's classes puts them; tests/oracle/v8_offsets.py checks them against
+ * V8's own printer in a running node. Compiled code: an InstructionStream,
+ * its Code, the Code's deoptimization data (the functions inlined, their
+ * positions) and source position table.
  * A V8 whose metadata lacks what is needed is refused.
  */
 #ifndef UNWPROF_V8RUNTIME_H
