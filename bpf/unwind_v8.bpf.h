@@ -36,11 +36,13 @@ enum { V8_NEXT = 0, V8_OUT, V8_BROKEN, V8_FULL };
 /*
  * What the V8 walk keeps of a walk, between its runs: the first words of
  * the JSFunctions it found, by JSFunction (key 0: none), each read and told
- * to user space once a walk: a recursion's frames repeat a few functions.
+ * to user space once a walk, and the pc of JIT code told last: a
+ * recursion's frames repeat a few functions and return to one pc.
  * The stack does not change while it is walked.
  */
 struct v8_walk {
 	__u64 walk_id; /* the walk it is of (struct scratch) */
+	__u64 last_pc; /* the pc of JIT code last told (a recursion's frames return to one) */
 	struct {
 		__u64 fn;
 		__u64 first;
@@ -164,8 +166,10 @@ static __always_inline int v8_js_words(const struct unw_v8_proc *v, struct v8_wa
 				  ((off >> UNW_V8_SMI_SHIFT) & 0xffffffffULL);
 			return 0;
 		}
-	} else {
+	} else if (!st || st->last_pc != pc) {
 		v8_pc_seen(pid, pc); /* JIT code, which may inline other functions */
+		if (st)
+			st->last_pc = pc;
 	}
 	*second = (__u64)UNW_V8_PC << UNW_V8_KIND_SHIFT | (pc & UNW_V8_VALUE_MASK);
 	return 0;
@@ -252,6 +256,7 @@ static __always_inline __u32 v8_step(struct scratch *sc, struct walk_saved *s)
 	}
 	if (st && st->walk_id != sc->walk_id) {
 		st->walk_id = sc->walk_id;
+		st->last_pc = 0;
 		__builtin_memset(st->seen, 0, sizeof(st->seen));
 	}
 	for (int i = 0; i < V8_STEPS && r == V8_NEXT; i++) {
