@@ -24,13 +24,15 @@
 #define UNWPROF_BPF_RUNTIMES_H
 
 #define UNW_RUNTIMES(X) \
-	X(GO, go) X(PYTHON, python) X(RUBY, ruby) X(PERL, perl) X(PHP, php) X(HOTSPOT, hotspot)
+	X(GO, go)       \
+	X(PYTHON, python) X(RUBY, ruby) X(PERL, perl) X(PHP, php) X(HOTSPOT, hotspot) X(V8, v8)
 
 /* Every runtime's reasons, after the walk's own (bpf/abi.h, UNW_ERRORS). */
 #define UNW_RUNTIMES_ERRORS(X) \
 	UNW_GO_ERRORS(X)       \
 	UNW_PYTHON_ERRORS(X)   \
-	UNW_RUBY_ERRORS(X) UNW_PERL_ERRORS(X) UNW_PHP_ERRORS(X) UNW_HOTSPOT_ERRORS(X)
+	UNW_RUBY_ERRORS(X)     \
+	UNW_PERL_ERRORS(X) UNW_PHP_ERRORS(X) UNW_HOTSPOT_ERRORS(X) UNW_V8_ERRORS(X)
 
 #include "unwind_go.h"
 #include "unwind_python.h"
@@ -38,6 +40,7 @@
 #include "unwind_perl.h"
 #include "unwind_php.h"
 #include "unwind_hotspot.h"
+#include "unwind_v8.h"
 
 #endif
 
@@ -53,4 +56,5 @@
 #include "unwind_perl.bpf.h"
 #include "unwind_php.bpf.h"
 #include "unwind_hotspot.bpf.h"
+#include "unwind_v8.bpf.h"
 #endif

@@ -56,7 +56,7 @@ static const char *const own_names[FRAMES_NR_OWN] = {
 
 /*
  * A location's frames: one per source line (a function inlined into
- * another, a JIT's method inlined into the one compiled), else one.
+ * another, a JIT's method or function inlined into the one compiled), else one.
  */
 static uint32_t frames_of(const struct profile *p, uint32_t id)
 {

@@ -52,6 +52,7 @@ struct runtime_place {
 	struct {
 		uint64_t lo, hi; /* process addresses; the first is needed, hi 0: none */
 	} ranges[RUNTIME_RANGES_MAX];
+	bool jit; /* the process's executable memory of no file (JIT code) is walked too */
 	uint8_t value[RUNTIME_VALUE_MAX]; /* struct unw_NAME_proc (bpf/unwind_NAME.h) */
 	size_t value_size;
 };
@@ -62,10 +63,17 @@ struct frame_name {
 	const char *file; /* NULL: none (a function of the interpreter's own, in C) */
 	uint32_t line;	  /* the line being run; 0 when unknown */
 	uint32_t first_line;
-	/* The functions inlined into it where it runs, innermost first (a JIT's); NULL: none. */
+	/*
+	 * The functions compiled into the frame's code that run there,
+	 * innermost first, each called by the next, the last by the frame's
+	 * function (a JIT's inlining); NULL: none. Valid as the names are.
+	 */
 	const struct frame_name *inlined;
 	uint32_t nr_inlined;
 };
+
+/* Functions inlined into one frame's code, at most. */
+#define FRAME_INLINED_MAX 64
 
 /*
  * The namer of a runtime's frames (bpf/abi.h: a frame word of the runtime's

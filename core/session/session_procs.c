@@ -168,6 +168,24 @@ static bool proc_info__cut_over(struct unw_proc *info, uint64_t lo, uint64_t hi,
 }
 
 /*
+ * The mappings of info that are executable memory of no file (JIT code,
+ * walked by frame pointers) walked by unwinder instead.
+ */
+static void proc_info__take_jit(struct unw_proc *info, const struct loader_proc *lp,
+				uint8_t unwinder)
+{
+	for (size_t i = 0; i < lp->nr_maps; i++) {
+		const struct procmap *m = lp->maps[i].map;
+
+		if (m->kind != PROCMAP_ANON)
+			continue;
+		for (size_t k = 0; k < info->nr_maps; k++)
+			if (info->maps[k].start == m->start && info->maps[k].unwinder == UNW_UW_FP)
+				info->maps[k].unwinder = unwinder;
+	}
+}
+
+/*
  * Runtime u (core/runtimes/runtimes.h) in process pid: the first mapping of
  * a file that has it gets its pc ranges cut out with u's unwinder, and the
  * mappings of no file it claims get it too; u's programs are loaded if
@@ -199,6 +217,8 @@ static void session__add_runtime(struct session *s, pid_t pid, const struct load
 			if (rp.ranges[k].hi)
 				proc_info__cut_over(info, rp.ranges[k].lo, rp.ranges[k].hi, u);
 		session__claim_mappings(lp, info, u, state, bias);
+		if (rp.jit)
+			proc_info__take_jit(info, lp, u);
 		runtime_walks__enable(s->walks, u);
 		if (bpf_map_update_elem(fd, &key, rp.value, BPF_ANY) == 0)
 			pr_debug("process %d: %s in %s", (int)pid, rt->title, m->path);

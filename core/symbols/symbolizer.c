@@ -826,8 +826,8 @@ static int interp_location(struct symbolizer *sym, struct profile *p, uint32_t p
 {
 	struct frame_name name = { "<unknown>", "<unknown>", 0, 0, NULL, 0 };
 	void *namer = sym->namers[rt->unwinder];
+	struct profile_line lines[FRAME_INLINED_MAX + 1];
 	uint64_t key = code;
-	struct profile_line lines[64];
 	size_t n;
 	bool added;
 	int err;

@@ -2047,6 +2047,155 @@ def cmd_php_pprof(args):
              f"not in their function: {bad[:5]}")
 
 
+def v8_frames(sample, script):
+    """The JavaScript frames of sample in file script (its basename), root first, as
+    (name, line), and the index of each in the sample's frames; inlined ones too."""
+    out = []
+    for i, f in enumerate(sample.frames):
+        # a function V8 inlined into its caller's compiled code: "NAME (FILE:LINE)_[i]"
+        m = PYTHON_FRAME.fullmatch(f[:-4] if f.endswith("_[i]") else f)
+        if m and os.path.basename(m.group(2)) == script:
+            out.append((m.group(1), int(m.group(3)), i))
+    return out
+
+
+def v8_function_lines(path):
+    """The first and last line of each function declared in the JavaScript file at path, by
+    its closing brace at the start of a line."""
+    lines = {}
+    name = None
+    with open(path) as f:
+        for n, text in enumerate(f, 1):
+            m = re.match(r"function (\w+)\(", text)
+            if m:
+                name, first = m.group(1), n
+            elif name and text.startswith("}"):
+                lines[name] = (first, n)
+                name = None
+    return lines
+
+
+V8_CHAINS = {
+    "inner": ["(anonymous)", "main", "outer", "middle", "inner"],
+    "byKey": ["(anonymous)", "main", "sorter", "byKey"],
+}
+
+
+def in_order(names, chain):
+    """Whether names are chain's, in its order, some left out (inlined)."""
+    it = iter(chain)
+    return all(n in it for n in names)
+
+
+def cmd_v8(args):
+    """The JavaScript frames of tests/programs/chain.js on its main thread: in at least
+    --min-ratio of the samples with frames of the file, they are one chain's, in order, each
+    "NAME (FILE:LINE)" (with "_[i]" when V8 inlined it into its caller's code); each chain
+    whole and in order in at least --min-ratio of the samples whose innermost frame of the
+    file is the chain's last (at least --min-samples of them), the comparator byKey under the
+    builtin sort's frame, each leaf's line in its function."""
+    script = os.path.basename(args.source)
+    lines = v8_function_lines(args.source)
+    samples = [s for s in read_folded(args.folded) if comm_matches(s, args.comm)]
+    total = sum(s.count for s in samples)
+    with_js = [s for s in samples if v8_frames(s, script)]
+    n_js = sum(s.count for s in with_js)
+    ordered = sum(s.count for s in with_js
+                  if any(in_order([n for n, _, _ in v8_frames(s, script)], c)
+                         for c in V8_CHAINS.values()))
+    print(f"  {args.comm}: {total} samples, {n_js} with frames of {script}, "
+          f"{ordered / n_js if n_js else 0:.2%} of those one chain's in order", file=sys.stderr)
+    if not total or n_js / total < 0.9 or ordered < args.min_ratio * n_js:
+        show(samples, "top stacks:")
+        fail(f"the frames of {script} on {args.comm} are not the chains'")
+    for leaf, chain in V8_CHAINS.items():
+        first, last = lines[leaf]
+        seen = good = in_body = 0
+        for s in with_js:
+            frames = v8_frames(s, script)
+            if frames[-1][0] != leaf:
+                continue
+            seen += s.count
+            if [n for n, _, _ in frames] != chain:
+                continue
+            if leaf == "byKey" and "sort" not in s.frames[frames[-2][2] + 1:frames[-1][2]]:
+                continue
+            good += s.count
+            if first <= frames[-1][1] <= last:
+                in_body += s.count
+        share = good / seen if seen else 0
+        body = in_body / seen if seen else 0
+        print(f"  {leaf}: {seen} samples, {share:.2%} with {';'.join(chain)}, "
+              f"{body:.2%} at a line of {leaf} ({first}-{last})", file=sys.stderr)
+        if seen < args.min_samples or share < args.min_ratio or body < args.min_ratio:
+            show([s for s in samples if leaf in s.line], f"top stacks with {leaf}:")
+            fail(f"the chain of {leaf} is not whole in {args.min_ratio:.0%} of its samples")
+
+
+def cpuprofile_self(path, script, groups):
+    """Of the samples of node --cpu-prof's profile at path that have a frame of script, the
+    share whose leaf function is in each group."""
+    with open(path) as f:
+        prof = json.load(f)
+    nodes = {n["id"]: n for n in prof["nodes"]}
+    parent = {}
+    for n in prof["nodes"]:
+        for c in n.get("children", []):
+            parent[c] = n["id"]
+    in_script = {}
+
+    def has_script(i):
+        if i not in in_script:
+            frame = nodes[i]["callFrame"]
+            in_script[i] = (os.path.basename(frame["url"]) == script or
+                            (i in parent and has_script(parent[i])))
+        return in_script[i]
+    counts = collections.Counter()
+    total = 0
+    for i in prof["samples"]:
+        if not has_script(i):
+            continue
+        total += 1
+        name = nodes[i]["callFrame"]["functionName"]
+        for g, names in groups.items():
+            if name in names:
+                counts[g] += 1
+    return {g: counts[g] / total if total else 0 for g in groups}, total
+
+
+def cmd_v8_cpuprof(args):
+    """The self shares of chain.js's functions agree with node --cpu-prof's, recorded in the
+    same run, within --points: of the samples with a frame of the file, those whose innermost
+    frame of the file is in a group. Grouped as V8 inlines them, main, outer, middle and inner:
+    V8's profiler charges much of an inlined function's time to the function it is inlined
+    into (node 24: inner 27% against unwprof's 73%, the group the same); byKey."""
+    script = os.path.basename(args.source)
+    groups = {"main+outer+middle+inner": {"main", "outer", "middle", "inner"},
+              "byKey": {"byKey"}}
+    ref, ref_total = cpuprofile_self(args.cpuprofile, script, groups)
+    samples = [s for s in read_folded(args.folded) if comm_matches(s, args.comm)]
+    counts = collections.Counter()
+    total = 0
+    for s in samples:
+        frames = v8_frames(s, script)
+        if not frames:
+            continue
+        total += s.count
+        for g, names in groups.items():
+            if frames[-1][0] in names:
+                counts[g] += s.count
+    bad = []
+    for g in groups:
+        ours = counts[g] / total if total else 0
+        print(f"  {g}: unwprof {ours:.1%} of {total}, --cpu-prof {ref[g]:.1%} of {ref_total}",
+              file=sys.stderr)
+        if abs(ours - ref[g]) * 100 > args.points:
+            bad.append(g)
+    if bad or not total or not ref_total:
+        fail(f"self shares differ from node --cpu-prof's by more than {args.points} points: "
+             f"{', '.join(bad) or 'no samples'}")
+
+
 def cmd_python_cold(args):
     """The .cold part of a stripped eval loop that dump-unwind found in .eh_frame is one FDE
     (readelf -wf), named by no symbol, whose code jumps into the loop (objdump -d)."""
@@ -2299,6 +2448,20 @@ def main():
     s.add_argument("--min-ratio", type=float, default=0.95)
     s.add_argument("--min-samples", type=int, default=1000)
     s.set_defaults(fn=cmd_java_jfr)
+    s = sub.add_parser("v8")
+    s.add_argument("folded")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--source", required=True)
+    s.add_argument("--min-ratio", type=float, default=0.95)
+    s.add_argument("--min-samples", type=int, default=100)
+    s.set_defaults(fn=cmd_v8)
+    s = sub.add_parser("v8-cpuprof")
+    s.add_argument("folded")
+    s.add_argument("cpuprofile")
+    s.add_argument("--comm", required=True)
+    s.add_argument("--source", required=True)
+    s.add_argument("--points", type=float, default=5)
+    s.set_defaults(fn=cmd_v8_cpuprof)
     s = sub.add_parser("perl-shares")
     s.add_argument("folded")
     s.add_argument("nytprof", help="lines \"SUB EXCLUSIVE_SECONDS\"")

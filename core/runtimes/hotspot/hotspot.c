@@ -225,7 +225,7 @@ static void hotspot_read_code(void *n, const struct unw_event *ev, size_t size)
 static uint64_t hotspot_name(void *n, uint32_t pid, uint64_t what, uint64_t where,
 			     struct frame_name *out)
 {
-	static __thread struct frame_name inlined[64];
+	static __thread struct frame_name inlined[FRAME_INLINED_MAX];
 	struct hs_frame_name name;
 	uint32_t k;
 
