@@ -581,6 +581,7 @@ def perf_map_names(path):
 
 def cmd_jit_unnamed(args):
     names = perf_map_names(args.map)
+    own = re.compile(args.named_re) if args.named_re else None
     anon = re.compile(r"\[anon\+0x[0-9a-f]+\]")
     total = unnamed = named = 0
     for s in read_folded(args.folded):
@@ -588,12 +589,14 @@ def cmd_jit_unnamed(args):
             continue
         total += s.count
         unnamed += s.count if any(anon.fullmatch(f) for f in s.user) else 0
-        named += s.count if any(f in names for f in s.user) else 0
+        named += s.count if any(f in names for f in s.user) or \
+            (own and any(own.fullmatch(f) for f in s.python)) else 0
     ratio = unnamed / total if total else 1
     print(f"samples of {args.comm}'s main thread: {total}, with a JIT frame named from "
-          f"{args.map}: {named}, with one unnamed: {unnamed} ({ratio:.2%})", file=sys.stderr)
+          f"{args.map}{' or by the runtime' if own else ''}: {named}, with one unnamed: "
+          f"{unnamed} ({ratio:.2%})", file=sys.stderr)
     if named < args.min_named:
-        fail(f"{named} samples with a JIT frame named from the map, expected {args.min_named}")
+        fail(f"{named} samples with a JIT frame named, expected {args.min_named}")
     if ratio > args.max_ratio:
         fail(f"{ratio:.2%} of the main thread's samples have an unnamed JIT frame, expected "
              f"at most {args.max_ratio:.0%}")
@@ -2321,6 +2324,7 @@ def main():
     s.add_argument("--comm", required=True)
     s.add_argument("--max-ratio", type=float, required=True)
     s.add_argument("--min-named", type=int, default=100)
+    s.add_argument("--named-re", help="a frame named by the runtime itself (V8's), as named too")
     s.set_defaults(fn=cmd_jit_unnamed)
     s = sub.add_parser("fde-starts")
     s.add_argument("folded")
