@@ -137,7 +137,7 @@ def check_types(s):
     errors = s.get("errors")
     if check(isinstance(errors, dict) and errors, f"errors is {errors!r}, expected reasons"):
         for k, v in errors.items():
-            check(re.fullmatch(r"[a-z][a-z-]*", k) and is_count(v),
+            check(re.fullmatch(r"[a-z][a-z0-9-]*", k) and is_count(v),
                   f"errors: {k!r}: {v!r}, expected a reason and a count")
     v = s.get("bpf_ns_per_sample", "missing")
     try:
