@@ -162,7 +162,8 @@ def fail(msg):
     sys.exit(1)
 
 
-PYTHON_FRAME = re.compile(r"(.+) \(([^;()]*):(\d+)\)")
+# An interpreter's frame: NAME (FILE:LINE), or NAME (FILE) when its line is not known.
+PYTHON_FRAME = re.compile(r"(.+) \(([^;()]*?)(?::(\d+))?\)")
 
 
 class Sample:
@@ -1246,7 +1247,7 @@ def python_leaf_lines(samples, source, name, min_ratio):
             continue
         leaf += s.count
         if (os.path.basename(m.group(2)) == os.path.basename(source)
-                and first <= int(m.group(3)) <= last):
+                and first <= int(m.group(3) or 0) <= last):
             inside += s.count
     share = inside / leaf if leaf else 0
     print(f"  {name}'s line in {first}..{last} of {os.path.basename(source)}: {share:.2%} "
@@ -1313,7 +1314,7 @@ def cmd_ruby(args):
         if names and names[-1] == "burn":
             m = PYTHON_FRAME.fullmatch(ruby[-1])
             burned += s.count
-            if m.group(2) == (args.path or args.source) and first <= int(m.group(3)) <= last:
+            if m.group(2) == (args.path or args.source) and first <= int(m.group(3) or 0) <= last:
                 in_loop += s.count
             # JIT code (anonymous memory, no CFI) between the VM loop and burn's callees
             jitted += s.count if any(f.startswith("[anon+") for f in s.frames) else 0
@@ -1570,7 +1571,7 @@ def cmd_perl(args):
         if names and names[-1] == "burn":
             m = PYTHON_FRAME.fullmatch(s.python[-1])
             burned += s.count
-            if m.group(2) == (args.path or args.source) and first <= int(m.group(3)) <= last:
+            if m.group(2) == (args.path or args.source) and first <= int(m.group(3) or 0) <= last:
                 in_body += s.count
         for key in chains_seen(expect, names, s, seen, tids):
             good[key] += s.count if names == expect[key] else 0
@@ -2058,7 +2059,7 @@ def v8_frames(sample, script):
         # a function V8 inlined into its caller's compiled code: "NAME (FILE:LINE)_[i]"
         m = PYTHON_FRAME.fullmatch(f[:-4] if f.endswith("_[i]") else f)
         if m and os.path.basename(m.group(2)) == script:
-            out.append((m.group(1), int(m.group(3)), i))
+            out.append((m.group(1), int(m.group(3) or 0), i))
     return out
 
 
