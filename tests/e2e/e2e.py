@@ -2097,7 +2097,7 @@ def cmd_v8(args):
     "NAME (FILE:LINE)" (with "_[i]" when V8 inlined it into its caller's code); each chain
     whole and in order in at least --min-ratio of the samples whose innermost frame of the
     file is the chain's last (at least --min-samples of them), the comparator byKey under the
-    builtin sort's frame, each leaf's line in its function."""
+    builtin sort's frame, each leaf's line, where it has one, in its function."""
     script = os.path.basename(args.source)
     lines = v8_function_lines(args.source)
     samples = [s for s in read_folded(args.folded) if comm_matches(s, args.comm)]
@@ -2114,7 +2114,7 @@ def cmd_v8(args):
         fail(f"the frames of {script} on {args.comm} are not the chains'")
     for leaf, chain in V8_CHAINS.items():
         first, last = lines[leaf]
-        seen = good = in_body = 0
+        seen = good = in_body = lined = 0
         for s in with_js:
             frames = v8_frames(s, script)
             if frames[-1][0] != leaf:
@@ -2125,12 +2125,16 @@ def cmd_v8(args):
             if leaf == "byKey" and "sort" not in s.frames[frames[-2][2] + 1:frames[-1][2]]:
                 continue
             good += s.count
+            lined += s.count if frames[-1][1] else 0
             if first <= frames[-1][1] <= last:
                 in_body += s.count
         share = good / seen if seen else 0
-        body = in_body / seen if seen else 0
+        # a line V8 cannot give (its script's line ends not computed yet) is none, not a
+        # wrong one: the lines given must be the function's
+        body = in_body / lined if lined else 1
         print(f"  {leaf}: {seen} samples, {share:.2%} with {';'.join(chain)}, "
-              f"{body:.2%} at a line of {leaf} ({first}-{last})", file=sys.stderr)
+              f"{lined} with a line, {body:.2%} of those at a line of {leaf} ({first}-{last})",
+              file=sys.stderr)
         if seen < args.min_samples or share < args.min_ratio or body < args.min_ratio:
             show([s for s in samples if leaf in s.line], f"top stacks with {leaf}:")
             fail(f"the chain of {leaf} is not whole in {args.min_ratio:.0%} of its samples")
