@@ -10,8 +10,11 @@
  *    print_json);
  *  - the session (core/session/) loads a runtime's BPF programs when a
  *    process of it is found, cuts the pc ranges its walk takes out of their
- *    mappings, gives it the mappings of no file it claims (claims), and
- *    writes the value its program reads to its map (place);
+ *    mappings, gives it the mappings of no file it claims (claims: each
+ *    pc stepped with one row of its image) or, when it asks, all of the
+ *    process's anonymous executable memory (runtime_place.jit: stepped by
+ *    frame pointers), and writes the value its program reads to its map
+ *    (place);
  *  - the symbolizer (core/symbols/symbolizer.c) names its frames (namer):
  *    a frame is two words, (code, where), named from the process's memory,
  *    and a code object first seen arrives in an event (UNW_EV_CODE) to be
