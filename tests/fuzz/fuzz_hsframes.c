@@ -20,40 +20,12 @@
 
 #include "core/util/log.h"
 #include "core/runtimes/hotspot/hsframes.h"
+#include "tests/unit/hs_jdk17.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define HEAD 24
 #define MEM_BASE 0x10000
-
-static const struct hs_layout jdk17 = {
-	.method_const_method = 8,
-	.method_size = 88,
-	.const_method_constants = 8,
-	.const_method_flags = 28,
-	.const_method_code_size = 32,
-	.const_method_name_index = 34,
-	.const_method_signature_index = 36,
-	.const_method_size = 48,
-	.pool_holder = 24,
-	.pool_length = 60,
-	.pool_source_file_name_index = 54,
-	.pool_size = 72,
-	.klass_name = 24,
-	.symbol_length = 4,
-	.symbol_body = 6,
-	.blob_name = 96,
-	.blob_code_begin = 32,
-	.nmethod_method = 112,
-	.nmethod_scopes_data_begin = 120,
-	.nmethod_metadata_offset = 260,
-	.nmethod_scopes_pcs_offset = 268,
-	.nmethod_dependencies_offset = 272,
-	.pc_desc_size = 16,
-	.pc_desc_pc_offset = 0,
-	.pc_desc_scope_decode_offset = 4,
-	.has_linenumber_table = 1,
-};
 
 struct fake_mem {
 	const uint8_t *bytes;
